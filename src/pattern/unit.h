@@ -1,0 +1,111 @@
+// The verification unit: what drivestress writes at every unit offset and how
+// a read-back unit is checked and, when it is wrong, diagnosed.
+//
+// Every unit's content is a pure function of (run, file, offset, generation),
+// so any unit can be checked alone, in any order, at any queue depth.
+//
+// Layout of a unit of U bytes (U a power of two, >= 512), little endian:
+//   bytes  0..7   magic            kUnitMagic ("DSTRUNIT")
+//   bytes  8..15  run id           derived from the seed (run_id_from_seed)
+//   bytes 16..23  offset           absolute byte offset of the unit in its file
+//   bytes 24..27  file index
+//   bytes 28..31  generation       1..255 (0 is never written: "unknown")
+//   bytes 32..35  unit size        U
+//   bytes 36..39  format version   kFormatVersion
+//   bytes 40..47  header check     hash of bytes 0..39 and a constant
+//   bytes 48..63  reserved         copied from the payload stream
+//   bytes 64..U-1 payload          stream of unit_key(...) from byte 64 on
+// (the whole unit is the stream of unit_key with bytes 0..47 replaced by the
+// header, so payload bytes depend on every identity field.)
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace ds::pattern {
+
+inline constexpr std::uint64_t kUnitMagic = 0x54494e5552545344ULL;  // "DSTRUNIT"
+inline constexpr std::uint32_t kFormatVersion = 1;
+inline constexpr std::size_t kHeaderBytes = 48;
+inline constexpr std::size_t kMinUnitBytes = 512;
+// Sector granularity used to recognise torn writes.
+inline constexpr std::size_t kSectorBytes = 512;
+
+using Generation = std::uint8_t;
+// Generation 0 marks a unit whose content is unknown (never written, or a
+// write to it failed); it is never verified.
+inline constexpr Generation kUnknownGeneration = 0;
+
+// Next generation after g: 1, 2, ... 255, 1, ... (skips 0).
+constexpr Generation next_generation(Generation g) {
+    return g == 255 ? Generation{1} : static_cast<Generation>(g + 1);
+}
+constexpr Generation previous_generation(Generation g) {
+    return g <= 1 ? Generation{255} : static_cast<Generation>(g - 1);
+}
+
+std::uint64_t run_id_from_seed(std::uint64_t seed);
+
+// Identity of one unit: what it must contain is a function of these alone.
+struct UnitIdentity {
+    std::uint64_t run_id = 0;
+    std::uint32_t file_index = 0;
+    std::uint64_t offset = 0;  // bytes, multiple of unit_bytes
+    Generation generation = 1;
+    std::uint32_t unit_bytes = 4096;
+};
+
+// Key of the unit's pseudorandom stream.
+std::uint64_t unit_key(const UnitIdentity& id);
+
+// Writes the unit's full content; dst.size() == id.unit_bytes.
+void fill_unit(std::span<std::byte> dst, const UnitIdentity& id);
+
+// The fast check: index of the first byte of `actual` that differs from the
+// expected content of `id`, or actual.size() when the unit is intact.
+std::size_t first_mismatch(std::span<const std::byte> actual, const UnitIdentity& id);
+
+// The header fields as read back from a unit, when magic, version and check
+// are valid.
+struct ParsedHeader {
+    std::uint64_t run_id;
+    std::uint64_t offset;
+    std::uint32_t file_index;
+    Generation generation;
+    std::uint32_t unit_bytes;
+};
+std::optional<ParsedHeader> parse_header(std::span<const std::byte> unit);
+
+enum class MismatchClass {
+    stale,         // a valid, older generation of this very unit: a lost write
+    misdirected,   // a valid unit of this run, but of another offset or file
+    foreign,       // a valid unit of another run (another seed)
+    zeroed,        // all zero bytes
+    uniform_fill,  // one repeated non-zero byte
+    torn,          // some sectors hold the expected generation, others an older one
+    corrupt,       // anything else: right header with a damaged payload, flipped bits
+    io_error,      // the read or write failed (set by the I/O path, not by diagnose)
+    short_read,    // the read returned fewer bytes than asked (set by the I/O path)
+};
+inline constexpr std::size_t kMismatchClassCount = 9;
+
+// Names as printed and as written in JSON: "stale", "misdirected", "foreign",
+// "zeroed", "uniform-fill", "torn", "corrupt", "io-error", "short-read".
+std::string_view to_string(MismatchClass c);
+
+struct Diagnosis {
+    MismatchClass cls = MismatchClass::corrupt;
+    std::size_t first_bad_byte = 0;  // index in the unit of the first byte != expected
+    std::size_t bad_bytes = 0;       // how many bytes differ from the expected content
+    // What the header says, when it parses (misdirected/foreign/stale/torn).
+    std::optional<ParsedHeader> found;
+};
+
+// Slow path, called only when first_mismatch() found a difference: explains
+// what `actual` holds instead of the content of `expected`.
+Diagnosis diagnose(std::span<const std::byte> actual, const UnitIdentity& expected);
+
+}  // namespace ds::pattern

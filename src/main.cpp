@@ -1,1 +1,98 @@
-int main() { return 0; }
+// drivestress: parse the command line, run, report, map the outcome to an
+// exit status.  Everything else lives in the libraries under src/.
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "cli/options.h"
+#include "drivestress_version.h"
+#include "report/host_info.h"
+#include "report/json_report.h"
+#include "report/text_report.h"
+#include "run/errors.h"
+#include "run/runner.h"
+
+namespace {
+
+constexpr int kExitUsage = 1;
+
+int fail(const std::string& message) {
+    std::fprintf(stderr, "drivestress: %s\n", message.c_str());
+    return kExitUsage;
+}
+
+// Writes the result document; "-" is stdout.  Returns false on failure.
+bool write_json(const std::string& path, const nlohmann::json& doc, std::string& error) {
+    std::string text = doc.dump(2) + "\n";
+    if (path == "-") {
+        if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() ||
+            std::fflush(stdout) != 0) {
+            error = "--json -: writing to stdout failed";
+            return false;
+        }
+        return true;
+    }
+    std::ofstream f(path, std::ios::trunc);
+    f << text;
+    f.close();
+    if (!f) {
+        error = "--json " + path + ": write failed";
+        return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    ds::cli::ParsedCommandLine cmd;
+    try {
+        cmd = ds::cli::parse_command_line(args);
+    } catch (const ds::cli::UsageError& e) {
+        return fail(std::string(e.what()) + " (see --help)");
+    }
+    if (cmd.action == ds::cli::ParsedCommandLine::Action::help) {
+        std::fputs(cmd.help_text.c_str(), stdout);
+        return 0;
+    }
+    if (cmd.action == ds::cli::ParsedCommandLine::Action::version) {
+        std::printf("drivestress %s\n", DRIVESTRESS_VERSION);
+        return 0;
+    }
+
+    const ds::run::RunConfig& cfg = cmd.config;
+    const bool json_to_stdout = cfg.json_path == "-";
+    std::FILE* text_out = json_to_stdout ? stderr : stdout;
+    bool live = cfg.progress == ds::run::ProgressMode::always ||
+                (cfg.progress == ds::run::ProgressMode::automatic && ::isatty(STDERR_FILENO));
+    ds::report::TextReport text(text_out, live ? stderr : nullptr, ds::report::HostInfo::current());
+
+    ds::run::RunResult result;
+    try {
+        ds::run::Runner runner(cfg, &text);
+        result = runner.run();
+    } catch (const ds::run::SetupError& e) {
+        return fail(e.what());
+    } catch (const std::system_error& e) {
+        return fail(e.what());
+    } catch (const std::exception& e) {
+        return fail(e.what());
+    }
+    text.finish(cfg, result);
+
+    int code = ds::run::exit_status(result);
+    if (!cfg.json_path.empty()) {
+        std::string error;
+        auto doc = ds::report::result_json(cfg, result, ds::report::HostInfo::current());
+        if (!write_json(cfg.json_path, doc, error)) {
+            std::fprintf(stderr, "drivestress: %s\n", error.c_str());
+            if (code == 0) code = kExitUsage;
+        }
+    }
+    return code;
+}

@@ -1,0 +1,272 @@
+#include "cli/options.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+#include <cerrno>
+#include <cstring>
+#include <set>
+#include <sstream>
+
+#include "units/units.h"
+
+namespace po = boost::program_options;
+
+namespace ds::cli {
+
+namespace {
+
+constexpr std::uint64_t kMaxFiles = 4096;
+constexpr std::uint64_t kMaxQd = 4096;
+constexpr std::uint64_t kMaxBlock = 64ULL << 20;
+
+bool is_power_of_two(std::uint64_t v) {
+    return v && (v & (v - 1)) == 0;
+}
+
+// Runs a parser and turns its complaint into a UsageError naming the option.
+template <typename F>
+auto with_option(const char* option, const std::string& text, F&& parse) {
+    try {
+        return parse(text);
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string(option) + ": " + e.what());
+    }
+}
+
+std::uint64_t size_option(const po::variables_map& vm, const char* name) {
+    std::string opt = std::string("--") + name;
+    return with_option(opt.c_str(), vm[name].as<std::string>(),
+                       [](const std::string& t) { return units::parse_size(t); });
+}
+
+std::uint64_t count_option(const po::variables_map& vm, const char* name, std::uint64_t lo,
+                           std::uint64_t hi) {
+    std::string opt = std::string("--") + name;
+    const std::string& text = vm[name].as<std::string>();
+    std::uint64_t v =
+        with_option(opt.c_str(), text, [](const std::string& t) { return units::parse_count(t); });
+    if (v < lo || v > hi)
+        throw UsageError(opt + ": '" + text + "' is out of range (" + std::to_string(lo) + " to " +
+                         std::to_string(hi) + ")");
+    return v;
+}
+
+double duration_option(const po::variables_map& vm, const char* name) {
+    std::string opt = std::string("--") + name;
+    return with_option(opt.c_str(), vm[name].as<std::string>(),
+                       [](const std::string& t) { return units::parse_duration(t); });
+}
+
+void check_output_path(const std::string& option, const std::string& path) {
+    if (path.empty()) throw UsageError(option + ": empty path");
+    if (path == "-") return;
+    auto slash = path.rfind('/');
+    std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+    struct stat st {};
+    if (::stat(dir.c_str(), &st) != 0)
+        throw UsageError(option + " " + path + ": directory " + dir + ": " + std::strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        throw UsageError(option + " " + path + ": " + dir + " is not a directory");
+    if (::access(dir.c_str(), W_OK) != 0)
+        throw UsageError(option + " " + path + ": directory " + dir + " is not writable");
+    if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+        throw UsageError(option + " " + path + ": is a directory");
+}
+
+}  // namespace
+
+ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
+    po::options_description visible(
+        "Usage: drivestress [OPTIONS] [TARGET]\n\n"
+        "Writes deterministic data to files in TARGET (a directory, or a path prefix; default: "
+        "the\n"
+        "current directory), reads it back, verifies every byte and reports throughput, IOPS,\n"
+        "latency and CPU cost.  Sizes take K/M/G/T (binary); durations take s/m/h.\n\nOptions",
+        100, 50);
+    // clang-format off
+    visible.add_options()
+        ("size,s", po::value<std::string>()->default_value("256M"), "size of each file")
+        ("files,j", po::value<std::string>()->default_value("4"), "workers, one file each")
+        ("qd,q", po::value<std::string>()->default_value("32"), "operations in flight per worker (io_uring)")
+        ("backend", po::value<std::string>()->default_value("auto"), "auto|io_uring|sync; auto falls back to sync with a reason")
+        ("seq-block", po::value<std::string>()->default_value("1M"), "sequential block")
+        ("rand-block", po::value<std::string>()->default_value("4K"), "random block, also the verification unit")
+        ("read-pct", po::value<std::string>()->default_value("70"), "share of random ops that are reads (0-100)")
+        ("rand-time", po::value<std::string>()->default_value("10s"), "random phase length per iteration (0 disables)")
+        ("rand-ops", po::value<std::string>(), "random phase ends after N ops in total instead of a time (default: off)")
+        ("iterations", po::value<std::string>()->default_value("1"), "iterations; 0 = until interrupted or --duration")
+        ("duration", po::value<std::string>(), "stop after this long (default: off)")
+        ("phases", po::value<std::string>()->default_value("seq-write,seq-read,random,reverify"), "subset of the phases to run (seq-write is required)")
+        ("seed", po::value<std::string>(), "base seed for reproducible data (default: random, printed)")
+        ("recreate", po::bool_switch(), "delete and recreate the files every iteration")
+        ("buffered", po::bool_switch(), "buffered I/O instead of O_DIRECT")
+        ("no-verify", po::bool_switch(), "skip verification (pure throughput; drops reverify)")
+        ("json", po::value<std::string>(), "write the result document to PATH (- = stdout)")
+        ("progress", po::value<std::string>()->default_value("auto"), "live status line: auto|always|never")
+        ("help,h", "print this help and exit")
+        ("version,V", "print the version and exit");
+    po::options_description aliases("Aliases kept from the seed tool");
+    aliases.add_options()
+        ("path", po::value<std::string>(), "same as TARGET")
+        ("size-mb", po::value<std::string>(), "size of each file in MiB")
+        ("mixed-sec", po::value<std::string>(), "same as --rand-time in seconds")
+        ("no-direct", po::bool_switch(), "same as --buffered");
+    po::options_description hidden;
+    hidden.add_options()("target", po::value<std::vector<std::string>>());
+    // clang-format on
+    po::options_description all;
+    all.add(visible).add(aliases).add(hidden);
+    po::positional_options_description positional;
+    positional.add("target", -1);
+
+    po::variables_map vm;
+    try {
+        po::store(po::command_line_parser(args)
+                      .options(all)
+                      .positional(positional)
+                      .style(po::command_line_style::default_style &
+                             ~po::command_line_style::allow_guessing)
+                      .run(),
+                  vm);
+        po::notify(vm);
+    } catch (const po::error& e) {
+        throw UsageError(e.what());
+    }
+
+    ParsedCommandLine out;
+    if (vm.count("help")) {
+        std::ostringstream help;
+        help << visible << "\n"
+             << aliases
+             << "\nExit status: 0 clean, 1 usage or setup error, 2 data mismatch or I/O error,\n"
+                "130/143 interrupted by SIGINT/SIGTERM (files removed).\n";
+        out.action = ParsedCommandLine::Action::help;
+        out.help_text = help.str();
+        return out;
+    }
+    if (vm.count("version")) {
+        out.action = ParsedCommandLine::Action::version;
+        return out;
+    }
+
+    run::RunConfig& c = out.config;
+    // Target: positional, or --path; not both, not two.
+    std::vector<std::string> targets;
+    if (vm.count("target")) targets = vm["target"].as<std::vector<std::string>>();
+    if (vm.count("path")) targets.push_back(vm["path"].as<std::string>());
+    if (targets.size() > 1)
+        throw UsageError("more than one target given ('" + targets[0] + "', '" + targets[1] + "')");
+    if (!targets.empty()) c.target = targets[0];
+    if (c.target.empty()) throw UsageError("target: empty path");
+
+    auto defaulted = [&](const char* name) { return vm[name].defaulted(); };
+
+    if (vm.count("size-mb")) {
+        if (!defaulted("size")) throw UsageError("--size and --size-mb both given");
+        std::uint64_t mb = count_option(vm, "size-mb", 1, 1ULL << 40);
+        c.file_bytes = mb << 20;
+    } else {
+        c.file_bytes = size_option(vm, "size");
+    }
+    c.files = static_cast<unsigned>(count_option(vm, "files", 1, kMaxFiles));
+    c.qd = static_cast<unsigned>(count_option(vm, "qd", 1, kMaxQd));
+
+    const std::string& backend = vm["backend"].as<std::string>();
+    if (backend == "auto")
+        c.backend = run::BackendChoice::automatic;
+    else if (backend == "io_uring" || backend == "io-uring" || backend == "uring")
+        c.backend = run::BackendChoice::io_uring;
+    else if (backend == "sync")
+        c.backend = run::BackendChoice::sync;
+    else
+        throw UsageError("--backend: '" + backend + "' is not one of auto, io_uring, sync");
+
+    std::uint64_t seq_block = size_option(vm, "seq-block");
+    std::uint64_t rand_block = size_option(vm, "rand-block");
+    if (!is_power_of_two(rand_block) || rand_block < 512 || rand_block > kMaxBlock)
+        throw UsageError("--rand-block: " + units::format_size_option(rand_block) +
+                         " must be a power of two from 512 to 64M");
+    if (seq_block == 0 || seq_block > kMaxBlock)
+        throw UsageError("--seq-block: " + units::format_size_option(seq_block) +
+                         " must be from 512 to 64M");
+    if (seq_block % rand_block != 0)
+        throw UsageError("--seq-block " + units::format_size_option(seq_block) +
+                         " is not a multiple of --rand-block " +
+                         units::format_size_option(rand_block));
+    if (c.file_bytes == 0) throw UsageError("--size: must be greater than zero");
+    if (c.file_bytes % rand_block != 0)
+        throw UsageError("--size " + units::format_size_option(c.file_bytes) +
+                         " is not a multiple of --rand-block " +
+                         units::format_size_option(rand_block));
+    if (seq_block > c.file_bytes)
+        throw UsageError("--seq-block " + units::format_size_option(seq_block) +
+                         " is larger than --size " + units::format_size_option(c.file_bytes));
+    c.seq_block = static_cast<std::uint32_t>(seq_block);
+    c.rand_block = static_cast<std::uint32_t>(rand_block);
+
+    c.read_pct = static_cast<unsigned>(count_option(vm, "read-pct", 0, 100));
+
+    if (vm.count("mixed-sec")) {
+        if (!defaulted("rand-time")) throw UsageError("--rand-time and --mixed-sec both given");
+        c.rand_time_s = static_cast<double>(count_option(vm, "mixed-sec", 0, 1ULL << 30));
+    } else {
+        c.rand_time_s = duration_option(vm, "rand-time");
+    }
+    if (vm.count("rand-ops")) {
+        c.rand_ops = count_option(vm, "rand-ops", 1, UINT64_MAX);
+        if (!defaulted("rand-time") || vm.count("mixed-sec"))
+            throw UsageError(
+                "--rand-ops and --rand-time both given (the random phase ends on one)");
+    }
+    c.iterations = count_option(vm, "iterations", 0, UINT64_MAX);
+    if (vm.count("duration")) {
+        c.duration_s = duration_option(vm, "duration");
+        if (*c.duration_s <= 0) throw UsageError("--duration: must be greater than zero");
+    }
+
+    c.verify = !vm["no-verify"].as<bool>();
+    c.phases.clear();
+    std::set<run::Phase> seen;
+    const std::string& phases = vm["phases"].as<std::string>();
+    std::vector<std::string> names =
+        with_option("--phases", phases, [](const std::string& t) { return units::split_list(t); });
+    for (const auto& name : names) {
+        auto p = run::phase_from_string(name);
+        if (!p)
+            throw UsageError("--phases: unknown phase '" + name +
+                             "' (use seq-write, seq-read, random, reverify)");
+        if (!seen.insert(*p).second) throw UsageError("--phases: '" + name + "' given twice");
+    }
+    if (!seen.count(run::Phase::seq_write))
+        throw UsageError("--phases: must include seq-write (the files start empty every run)");
+    if (!c.verify && !defaulted("phases") && seen.count(run::Phase::reverify))
+        throw UsageError("--phases reverify conflicts with --no-verify (it only verifies)");
+    for (run::Phase p : run::kAllPhases)  // always in their natural order
+        if (seen.count(p) && !(p == run::Phase::reverify && !c.verify)) c.phases.push_back(p);
+
+    if (vm.count("seed")) {
+        c.seed = with_option("--seed", vm["seed"].as<std::string>(),
+                             [](const std::string& t) { return units::parse_count(t); });
+        c.seed_given = true;
+    }
+    c.recreate = vm["recreate"].as<bool>();
+    c.buffered = vm["buffered"].as<bool>() || vm["no-direct"].as<bool>();
+    if (vm.count("json")) {
+        c.json_path = vm["json"].as<std::string>();
+        check_output_path("--json", c.json_path);
+    }
+    const std::string& progress = vm["progress"].as<std::string>();
+    if (progress == "auto")
+        c.progress = run::ProgressMode::automatic;
+    else if (progress == "always")
+        c.progress = run::ProgressMode::always;
+    else if (progress == "never")
+        c.progress = run::ProgressMode::never;
+    else
+        throw UsageError("--progress: '" + progress + "' is not one of auto, always, never");
+    return out;
+}
+
+}  // namespace ds::cli

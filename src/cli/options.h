@@ -1,0 +1,27 @@
+// The command line: Boost.Program_options in, a validated RunConfig out.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "run/config.h"
+
+namespace ds::cli {
+
+// A bad command line; what() is the one-line message (without program name).
+class UsageError : public std::runtime_error {
+  public:
+    explicit UsageError(const std::string& what) : std::runtime_error(what) {}
+};
+
+struct ParsedCommandLine {
+    enum class Action { run, help, version } action = Action::run;
+    run::RunConfig config;
+    std::string help_text;
+};
+
+// Throws UsageError naming the option and what is wrong with it.
+ParsedCommandLine parse_command_line(const std::vector<std::string>& args);
+
+}  // namespace ds::cli

@@ -1,0 +1,61 @@
+// The I/O backend interface: prepare / submit / reap, one instance per worker
+// and file.  It is abstract so the run engine drives io_uring and plain
+// pread/pwrite the same way, and so tests can put a fault-injecting backend
+// in between.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ds::io {
+
+enum class BackendKind { io_uring, sync };
+std::string_view to_string(BackendKind k);
+
+enum class OpKind : std::uint8_t { read, write };
+
+// One operation in flight.  The engine owns these (one per slot, its buffer
+// beside it); backends hand the pointer back in the completion.
+struct Request {
+    OpKind kind = OpKind::read;
+    std::uint32_t length = 0;     // bytes still to transfer (shrinks on a short transfer)
+    std::uint64_t offset = 0;     // file offset of the next byte to transfer
+    std::byte* buf = nullptr;     // where the next byte goes / comes from
+    std::uint64_t submit_ns = 0;  // clock at first submission
+    std::uint32_t slot = 0;       // engine's bookkeeping
+};
+
+struct Completion {
+    Request* req;
+    std::int32_t result;  // bytes transferred, or -errno
+};
+
+class Backend {
+  public:
+    virtual ~Backend() = default;
+    virtual BackendKind kind() const = 0;
+    // Most operations this backend keeps in flight at once.
+    virtual unsigned depth() const = 0;
+    // Queues one operation (at most depth() queued + in flight).
+    virtual void prepare(Request& r) = 0;
+    // Hands everything queued to the device; returns how many were queued.
+    virtual unsigned submit() = 0;
+    // Submits what is queued, waits until at least `min_complete` operations
+    // are done (fewer when interrupted by a signal), returns up to out.size().
+    virtual std::size_t reap(std::span<Completion> out, unsigned min_complete) = 0;
+};
+
+// io_uring features a backend actually enabled, for the report.
+struct UringFeatures {
+    std::vector<std::string> setup_flags;  // e.g. "SINGLE_ISSUER", "DEFER_TASKRUN"
+    bool fixed_files = false;
+    bool fixed_buffers = false;
+    std::vector<std::string> notes;  // why an optional feature is off
+    unsigned sq_entries = 0;
+};
+
+}  // namespace ds::io

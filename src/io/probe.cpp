@@ -1,0 +1,81 @@
+#include "io/probe.h"
+
+#include <liburing.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include "io/backend.h"
+#include "io/unique_fd.h"
+
+namespace ds::io {
+
+std::string_view to_string(BackendKind k) {
+    return k == BackendKind::io_uring ? "io_uring" : "sync";
+}
+
+namespace {
+
+// What the kernel sysctl says, if it restricts io_uring ("" when it does not).
+std::string sysctl_hint() {
+    std::ifstream f("/proc/sys/kernel/io_uring_disabled");
+    int v = 0;
+    if (f >> v && v != 0) return " (kernel.io_uring_disabled=" + std::to_string(v) + ")";
+    return "";
+}
+
+std::string explain(const char* call, int err) {
+    std::string why = std::string(call) + ": " + std::strerror(err);
+    if (err == ENOSYS) return why + " (kernel built without io_uring)";
+    if (err == EPERM || err == EACCES) {
+        std::string hint = sysctl_hint();
+        return why + (hint.empty() ? " (blocked by a seccomp filter or security policy?)" : hint);
+    }
+    return why;
+}
+
+}  // namespace
+
+UringProbe probe_io_uring() {
+    io_uring ring{};
+    int ret = io_uring_queue_init(4, &ring, 0);
+    if (ret < 0) return {false, explain("io_uring_setup", -ret)};
+
+    UringProbe result{false, ""};
+    int fds[2];
+    if (::pipe(fds) != 0) {
+        io_uring_queue_exit(&ring);
+        return {false, explain("pipe", errno)};
+    }
+    UniqueFd rd(fds[0]), wr(fds[1]);
+    char out = 'x', in = 0;
+    if (::write(wr.get(), &out, 1) != 1) {
+        io_uring_queue_exit(&ring);
+        return {false, explain("write", errno)};
+    }
+    io_uring_sqe* sqe = io_uring_get_sqe(&ring);
+    io_uring_prep_read(sqe, rd.get(), &in, 1, 0);
+    ret = io_uring_submit_and_wait(&ring, 1);
+    if (ret < 0) {
+        result.reason = explain("io_uring_enter", -ret);
+    } else {
+        io_uring_cqe* cqe = nullptr;
+        ret = io_uring_peek_cqe(&ring, &cqe);
+        if (ret < 0 || !cqe) {
+            result.reason = "io_uring: read completion missing";
+        } else if (cqe->res < 0) {
+            result.reason = explain("io_uring read", -cqe->res);
+        } else if (cqe->res != 1 || in != out) {
+            result.reason = "io_uring read returned wrong data";
+        } else {
+            result.usable = true;
+        }
+        if (cqe) io_uring_cqe_seen(&ring, cqe);
+    }
+    io_uring_queue_exit(&ring);
+    return result;
+}
+
+}  // namespace ds::io

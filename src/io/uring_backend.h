@@ -1,0 +1,41 @@
+// io_uring backend: one ring per worker, batched submission, batch reaping.
+#pragma once
+
+#include <liburing.h>
+
+#include <span>
+#include <vector>
+
+#include "io/backend.h"
+
+namespace ds::io {
+
+class UringBackend final : public Backend {
+  public:
+    // Sets up a ring for `depth` operations on `fd`, and registers the file
+    // and `buffers` (the memory every request's buf points into) where the
+    // kernel allows.  Must be constructed on the thread that will submit
+    // (SINGLE_ISSUER).  Throws std::system_error naming the failing call.
+    UringBackend(int fd, unsigned depth, std::span<std::byte> buffers);
+    ~UringBackend() override;
+    UringBackend(const UringBackend&) = delete;
+    UringBackend& operator=(const UringBackend&) = delete;
+
+    BackendKind kind() const override { return BackendKind::io_uring; }
+    unsigned depth() const override { return depth_; }
+    void prepare(Request& r) override;
+    unsigned submit() override;
+    std::size_t reap(std::span<Completion> out, unsigned min_complete) override;
+
+    const UringFeatures& features() const { return features_; }
+
+  private:
+    io_uring ring_{};
+    int fd_;
+    unsigned depth_;
+    std::span<std::byte> buffers_;
+    std::vector<io_uring_cqe*> cqes_;
+    UringFeatures features_;
+};
+
+}  // namespace ds::io

@@ -1,0 +1,214 @@
+#include "report/json_report.h"
+
+#include "drivestress_version.h"
+#include "pattern/unit.h"
+
+namespace ds::report {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr std::pair<const char*, double> kPercentiles[] = {
+    {"p50", 50}, {"p90", 90}, {"p95", 95}, {"p99", 99}, {"p99.9", 99.9}, {"p99.99", 99.99}};
+
+double per_second(std::uint64_t v, double s) {
+    return s > 0 ? static_cast<double>(v) / s : 0.0;
+}
+
+json class_counts(const run::ClassCounts& counts) {
+    json j = json::object();
+    for (std::size_t i = 0; i < counts.size(); ++i)
+        j[std::string(pattern::to_string(static_cast<pattern::MismatchClass>(i)))] = counts[i];
+    return j;
+}
+
+json phase_json(const run::PhaseResult& p, std::uint64_t file_count) {
+    const auto& c = p.counters;
+    const double s = p.seconds;
+    stats::LatencyHistogram all = c.read_latency;
+    all.merge(c.write_latency);
+    json j;
+    j["phase"] = std::string(run::to_string(p.phase));
+    j["interrupted"] = p.interrupted;
+    j["elapsed_s"] = s;
+    j["read_bytes"] = c.read_bytes;
+    j["write_bytes"] = c.write_bytes;
+    j["read_ops"] = c.read_ops;
+    j["write_ops"] = c.write_ops;
+    j["bandwidth_bytes_per_sec"] = per_second(c.read_bytes + c.write_bytes, s);
+    j["read_bandwidth_bytes_per_sec"] = per_second(c.read_bytes, s);
+    j["write_bandwidth_bytes_per_sec"] = per_second(c.write_bytes, s);
+    j["iops"] = per_second(c.read_ops + c.write_ops, s);
+    j["read_iops"] = per_second(c.read_ops, s);
+    j["write_iops"] = per_second(c.write_ops, s);
+    j["verified_bytes"] = c.verified_bytes;
+    j["unverified_units"] = c.unverified_units;
+    j["retries"] = c.retries;
+    j["workers"] = file_count;
+    double cpu_total = p.cpu.user_s + p.cpu.system_s;
+    j["cpu"] = {
+        {"user_s", p.cpu.user_s},
+        {"system_s", p.cpu.system_s},
+        {"user_pct", s > 0 ? 100.0 * p.cpu.user_s / s : 0.0},
+        {"system_pct", s > 0 ? 100.0 * p.cpu.system_s / s : 0.0},
+        {"ops_per_cpu_s", cpu_total > 0 ? (c.read_ops + c.write_ops) / cpu_total : 0.0},
+        {"bytes_per_cpu_s", cpu_total > 0 ? (c.read_bytes + c.write_bytes) / cpu_total : 0.0}};
+    j["latency"] = latency_json(all);
+    j["read_latency"] = latency_json(c.read_latency);
+    j["write_latency"] = latency_json(c.write_latency);
+    j["mismatches"] = class_counts(c.mismatches);
+    return j;
+}
+
+json mismatch_json(const run::MismatchRecord& m) {
+    json j;
+    j["iteration"] = m.iteration;
+    j["phase"] = std::string(run::to_string(m.phase));
+    j["file"] = m.path;
+    j["file_index"] = m.file_index;
+    j["offset_bytes"] = m.offset;
+    j["unit_offset_bytes"] = m.unit_offset;
+    j["length_bytes"] = m.length;
+    j["class"] = std::string(pattern::to_string(m.cls));
+    j["op"] = m.op == io::OpKind::read ? "read" : "write";
+    j["bad_bytes"] = m.bad_bytes;
+    j["errno"] = m.error;
+    j["expected_generation"] = m.expected_generation;
+    if (m.found) {
+        j["found"] = {{"run_id", m.found->run_id},
+                      {"file_index", m.found->file_index},
+                      {"offset_bytes", m.found->offset},
+                      {"generation", m.found->generation},
+                      {"unit_bytes", m.found->unit_bytes}};
+    } else {
+        j["found"] = nullptr;
+    }
+    return j;
+}
+
+}  // namespace
+
+json latency_json(const stats::LatencyHistogram& h) {
+    json j;
+    j["count"] = h.count();
+    j["min_ns"] = h.min();
+    j["mean_ns"] = h.mean();
+    j["max_ns"] = h.max();
+    json pct = json::object();
+    for (auto [name, p] : kPercentiles)
+        pct[name] = h.value_at_percentile(p);
+    j["percentiles_ns"] = pct;
+    json buckets = json::array();
+    for (std::size_t i = 0; i < stats::LatencyHistogram::kBucketCount; ++i)
+        if (auto n = h.bucket_count(i))
+            buckets.push_back({stats::LatencyHistogram::bucket_lower(i), n});
+    j["histogram"] = {
+        {"scheme", "log-linear"},
+        {"sub_bucket_bits", stats::LatencyHistogram::kSubBucketBits},
+        {"relative_error", stats::LatencyHistogram::kRelativeError},
+        // [lower bound in ns, count]; a bucket spans lower .. lower + width
+        // where width = max(1, 2^(floor(log2(lower)) - sub_bucket_bits)).
+        {"buckets", buckets},
+    };
+    return j;
+}
+
+json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostInfo& host) {
+    json doc;
+    doc["schema_version"] = kSchemaVersion;
+    doc["tool"] = {{"name", "drivestress"}, {"version", DRIVESTRESS_VERSION}};
+    doc["started_at"] = r.started_at;
+    doc["host"] = {{"hostname", host.hostname},
+                   {"kernel", host.kernel},
+                   {"machine", host.machine},
+                   {"cpu_model", host.cpu_model},
+                   {"cpus", host.cpus},
+                   {"memory_bytes", host.memory_bytes},
+                   {"generator_simd", host.simd_path}};
+    doc["target"] = {{"path", cfg.target},
+                     {"directory", r.target.directory},
+                     {"filesystem", r.target.filesystem},
+                     {"device", r.target.device},
+                     {"free_bytes", r.target.free_bytes},
+                     {"direct_io", r.direct_io},
+                     {"direct_io_fallback_reason",
+                      r.direct_io_note.empty() ? json(nullptr) : json(r.direct_io_note)},
+                     {"files", r.file_paths}};
+    const auto& b = r.backend;
+    json uring = nullptr;
+    if (b.used == io::BackendKind::io_uring) {
+        uring = {{"setup_flags", b.uring.setup_flags},
+                 {"registered_files", b.uring.fixed_files},
+                 {"registered_buffers", b.uring.fixed_buffers},
+                 {"sq_entries", b.uring.sq_entries},
+                 {"notes", b.uring.notes}};
+    }
+    doc["backend"] = {
+        {"requested", std::string(run::to_string(b.requested))},
+        {"used", std::string(io::to_string(b.used))},
+        {"fallback_reason", b.fallback_reason.empty() ? json(nullptr) : json(b.fallback_reason)},
+        {"io_uring", uring},
+        {"random_qd_per_worker", b.effective_qd},
+        {"seq_qd_per_worker", b.seq_qd}};
+    json phases = json::array();
+    for (auto p : cfg.phases)
+        phases.push_back(std::string(run::to_string(p)));
+    doc["config"] = {{"file_size_bytes", cfg.file_bytes},
+                     {"files", cfg.files},
+                     {"qd", cfg.qd},
+                     {"seq_block_bytes", cfg.seq_block},
+                     {"rand_block_bytes", cfg.rand_block},
+                     {"unit_bytes", cfg.rand_block},
+                     {"read_pct", cfg.read_pct},
+                     {"rand_time_s", cfg.rand_ops ? json(nullptr) : json(cfg.rand_time_s)},
+                     {"rand_ops", cfg.rand_ops ? json(*cfg.rand_ops) : json(nullptr)},
+                     {"iterations", cfg.iterations},
+                     {"duration_s", cfg.duration_s ? json(*cfg.duration_s) : json(nullptr)},
+                     {"phases", phases},
+                     {"seed", r.seed},
+                     {"recreate", cfg.recreate},
+                     {"buffered", cfg.buffered},
+                     {"verify", cfg.verify}};
+    json iterations = json::array();
+    std::uint64_t written = 0, read = 0, verified = 0;
+    for (const auto& it : r.iterations) {
+        json ij;
+        ij["index"] = it.index;
+        json ps = json::array();
+        for (const auto& p : it.phases) {
+            ps.push_back(phase_json(p, cfg.files));
+            written += p.counters.write_bytes;
+            read += p.counters.read_bytes;
+            verified += p.counters.verified_bytes;
+        }
+        ij["phases"] = ps;
+        iterations.push_back(ij);
+    }
+    doc["iterations"] = iterations;
+    json mm = json::array();
+    for (const auto& m : r.mismatch_records)
+        mm.push_back(mismatch_json(m));
+    doc["mismatches"] = mm;
+    doc["mismatches_truncated"] = r.mismatch_count() > r.mismatch_records.size();
+    const int code = run::exit_status(r);
+    const char* stop = r.stop == run::StopReason::completed  ? "completed"
+                       : r.stop == run::StopReason::duration ? "duration"
+                                                             : "signal";
+    doc["summary"] = {{"written_bytes", written},
+                      {"read_bytes", read},
+                      {"verified_bytes", verified},
+                      {"elapsed_s", r.wall_seconds},
+                      {"iterations_run", r.iterations.size()},
+                      {"mismatch_total", r.mismatch_count()},
+                      {"mismatches", class_counts(r.mismatch_totals)},
+                      {"stop_reason", stop},
+                      {"signal", r.stop_signal ? json(r.stop_signal) : json(nullptr)},
+                      {"status", code == 2   ? "failed"
+                                 : code == 0 ? "passed"
+                                             : "interrupted"},
+                      {"exit_code", code}};
+    return doc;
+}
+
+}  // namespace ds::report

@@ -1,0 +1,22 @@
+// The versioned result document (`--json`).  Keys carry their unit (_ns,
+// _bytes, _bytes_per_sec, _s); numbers are numbers; no diagnostics inside.
+// schema/result.schema.json describes it; bump kSchemaVersion on any
+// incompatible change.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "report/host_info.h"
+#include "run/config.h"
+#include "run/results.h"
+#include "stats/histogram.h"
+
+namespace ds::report {
+
+inline constexpr int kSchemaVersion = 1;
+
+nlohmann::json latency_json(const stats::LatencyHistogram& h);
+nlohmann::json result_json(const run::RunConfig& cfg, const run::RunResult& r,
+                           const HostInfo& host);
+
+}  // namespace ds::report

@@ -1,0 +1,212 @@
+#include "report/text_report.h"
+
+#include <cinttypes>
+#include <cstdarg>
+#include <cstring>
+
+#include "drivestress_version.h"
+#include "units/units.h"
+
+namespace ds::report {
+
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+std::string printf_string(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+std::string printf_string(const char* fmt, ...) {
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    std::vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return buf;
+}
+
+std::string ms(std::uint64_t ns) {
+    return printf_string("%.3f", ns / 1e6);
+}
+
+std::string iops_text(double iops) {
+    if (iops >= 1e6) return printf_string("%.2fM", iops / 1e6);
+    if (iops >= 1e3) return printf_string("%.1fk", iops / 1e3);
+    return printf_string("%.0f", iops);
+}
+
+}  // namespace
+
+std::string phase_line(const run::PhaseResult& p) {
+    const auto& c = p.counters;
+    const double s = p.seconds > 0 ? p.seconds : 1e-9;
+    const double mib_s = (c.read_bytes + c.write_bytes) / kMiB / s;
+    const double cpu_pct = 100.0 * (p.cpu.user_s + p.cpu.system_s) / s;
+    std::string line =
+        printf_string("  %-10s %9.1f MiB/s  %7.2f s", std::string(run::to_string(p.phase)).c_str(),
+                      mib_s, p.seconds);
+    if (p.phase == run::Phase::random) {
+        stats::LatencyHistogram all = c.read_latency;
+        all.merge(c.write_latency);
+        line += printf_string(
+            "  %s IOPS (r %s / w %s)", iops_text((c.read_ops + c.write_ops) / s).c_str(),
+            iops_text(c.read_ops / s).c_str(), iops_text(c.write_ops / s).c_str());
+        line += "  lat ms p50 " + ms(all.value_at_percentile(50)) + " p95 " +
+                ms(all.value_at_percentile(95)) + " p99 " + ms(all.value_at_percentile(99)) +
+                " p99.9 " + ms(all.value_at_percentile(99.9)) + " max " + ms(all.max());
+    }
+    if (c.verified_bytes) line += "  verified " + units::format_bytes(c.verified_bytes);
+    line += printf_string("  cpu %.0f%%", cpu_pct);
+    if (c.mismatch_total()) line += printf_string("  MISMATCHES %" PRIu64, c.mismatch_total());
+    if (p.interrupted) line += "  (interrupted)";
+    return line;
+}
+
+TextReport::TextReport(std::FILE* out, std::FILE* live, HostInfo host)
+    : out_(out), live_(live), host_(std::move(host)) {}
+
+void TextReport::clear_live() {
+    if (live_ && live_shown_) {
+        std::fputs("\r\033[K", live_);
+        std::fflush(live_);
+        live_shown_ = false;
+    }
+}
+
+void TextReport::started(const run::RunConfig& cfg, const run::RunResult& r) {
+    const auto& t = r.target;
+    std::fprintf(out_, "drivestress %s  %s  kernel %s  %u cpus  generator %s\n",
+                 DRIVESTRESS_VERSION, host_.hostname.c_str(), host_.kernel.c_str(), host_.cpus,
+                 host_.simd_path.c_str());
+    std::fprintf(out_, "target   %s (%s on %s)  %u x %s  %s\n", cfg.target.c_str(),
+                 t.filesystem.empty() ? "?" : t.filesystem.c_str(),
+                 t.device.empty() ? "?" : t.device.c_str(), cfg.files,
+                 units::format_bytes(cfg.file_bytes).c_str(),
+                 r.direct_io ? "O_DIRECT" : "buffered (page cache evicted between phases)");
+    if (!r.direct_io_note.empty()) std::fprintf(out_, "note     %s\n", r.direct_io_note.c_str());
+    const auto& b = r.backend;
+    std::string backend(io::to_string(b.used));
+    if (b.used == io::BackendKind::io_uring) {
+        std::string flags;
+        for (const auto& f : b.uring.setup_flags)
+            flags += (flags.empty() ? "" : ",") + f;
+        backend += " [" + (flags.empty() ? std::string("no setup flags") : flags);
+        if (b.uring.fixed_files) backend += ", registered files";
+        if (b.uring.fixed_buffers) backend += ", registered buffers";
+        backend += "]";
+    }
+    std::fprintf(out_, "backend  %s  qd %u per worker (sequential %u x %s)\n", backend.c_str(),
+                 b.effective_qd, b.seq_qd, units::format_size_option(cfg.seq_block).c_str());
+    if (!b.fallback_reason.empty())
+        std::fprintf(out_, "note     io_uring unavailable, using sync: %s\n",
+                     b.fallback_reason.c_str());
+    if (b.requested == run::BackendChoice::sync && cfg.qd > 1)
+        std::fprintf(out_, "note     sync backend: queue depth is 1 per worker (--qd %u ignored)\n",
+                     cfg.qd);
+    for (const auto& n : b.uring.notes)
+        std::fprintf(out_, "note     %s\n", n.c_str());
+    std::string phases;
+    for (auto p : cfg.phases)
+        phases += (phases.empty() ? "" : ",") + std::string(run::to_string(p));
+    std::string random = cfg.rand_ops ? std::to_string(*cfg.rand_ops) + " ops"
+                                      : units::format_seconds(cfg.rand_time_s);
+    std::fprintf(
+        out_, "workload %s  unit %s  random %u%% reads for %s  iterations %s%s%s\n", phases.c_str(),
+        units::format_bytes(cfg.rand_block).c_str(), cfg.read_pct, random.c_str(),
+        cfg.iterations ? std::to_string(cfg.iterations).c_str() : "until stopped",
+        cfg.duration_s ? ("  duration " + units::format_seconds(*cfg.duration_s)).c_str() : "",
+        cfg.verify ? "" : "  NO VERIFICATION");
+    std::fprintf(out_, "seed     %" PRIu64 "  (reproduce with --seed %" PRIu64 ")\n", r.seed,
+                 r.seed);
+    std::fflush(out_);
+}
+
+void TextReport::progress(const run::ProgressSnapshot& s) {
+    if (!live_) return;
+    double rate = s.elapsed_s > 0 ? s.bytes / kMiB / s.elapsed_s : 0;
+    std::string done =
+        s.fraction_done >= 0 ? printf_string("%3.0f%%", 100 * std::min(1.0, s.fraction_done)) : "";
+    std::string ops = s.phase == run::Phase::random && s.elapsed_s > 0
+                          ? "  " + iops_text(s.ops / s.elapsed_s) + " IOPS"
+                          : "";
+    std::fprintf(live_, "\r\033[K[iteration %" PRIu64 "] %-9s %s  %.1f MiB/s%s  %.1f s",
+                 s.iteration, std::string(run::to_string(s.phase)).c_str(), done.c_str(), rate,
+                 ops.c_str(), s.elapsed_s);
+    std::fflush(live_);
+    live_shown_ = true;
+}
+
+void TextReport::phase_done(std::uint64_t iteration, const run::PhaseResult& p) {
+    clear_live();
+    if (header_iteration_ != iteration) {
+        std::fprintf(out_, "\niteration %" PRIu64 "\n", iteration);
+        header_iteration_ = iteration;
+    }
+    std::fprintf(out_, "%s\n", phase_line(p).c_str());
+    std::fflush(out_);
+}
+
+void TextReport::iteration_done(const run::IterationResult& it) {
+    std::uint64_t n = 0;
+    for (const auto& p : it.phases)
+        n += p.counters.mismatch_total();
+    mismatches_seen_ += n;
+    std::fprintf(out_, "  mismatches %" PRIu64 "\n", n);
+    std::fflush(out_);
+}
+
+void TextReport::finish(const run::RunConfig& cfg, const run::RunResult& r) {
+    clear_live();
+    (void)cfg;
+    std::uint64_t written = 0, read = 0, verified = 0;
+    for (const auto& it : r.iterations)
+        for (const auto& p : it.phases) {
+            written += p.counters.write_bytes;
+            read += p.counters.read_bytes;
+            verified += p.counters.verified_bytes;
+        }
+    if (!r.mismatch_records.empty()) {
+        std::fprintf(out_, "\nmismatches (first %zu of %" PRIu64 ")\n", r.mismatch_records.size(),
+                     r.mismatch_count());
+        for (const auto& m : r.mismatch_records) {
+            std::string what(pattern::to_string(m.cls));
+            std::string detail;
+            if (m.cls == pattern::MismatchClass::io_error)
+                detail = printf_string("%s failed: %s", m.op == io::OpKind::read ? "read" : "write",
+                                       std::strerror(m.error));
+            else if (m.cls == pattern::MismatchClass::short_read)
+                detail = "read returned end of file";
+            else
+                detail = printf_string("%" PRIu64 " bytes differ, expected generation %u",
+                                       m.bad_bytes, m.expected_generation);
+            if (m.found && m.cls != pattern::MismatchClass::io_error)
+                detail += printf_string("; header says file %u offset %" PRIu64 " generation %u%s",
+                                        m.found->file_index, m.found->offset, m.found->generation,
+                                        m.found->run_id == r.run_id ? "" : " of another run");
+            std::fprintf(out_,
+                         "  %s offset %" PRIu64 " (unit at %" PRIu64 "): %s [%s, iteration %" PRIu64
+                         "] %s\n",
+                         m.path.c_str(), m.offset, m.unit_offset, what.c_str(),
+                         std::string(run::to_string(m.phase)).c_str(), m.iteration, detail.c_str());
+        }
+    }
+    std::string classes;
+    for (std::size_t i = 0; i < r.mismatch_totals.size(); ++i)
+        if (r.mismatch_totals[i])
+            classes += printf_string(
+                " %s=%" PRIu64,
+                std::string(pattern::to_string(static_cast<pattern::MismatchClass>(i))).c_str(),
+                r.mismatch_totals[i]);
+    const int code = run::exit_status(r);
+    const char* verdict = code == 2   ? "FAIL: data mismatch or I/O error"
+                          : code != 0 ? "INTERRUPTED: nothing wrong found so far"
+                          : r.stop == run::StopReason::duration ? "PASS (stopped at --duration)"
+                                                                : "PASS";
+    std::fprintf(
+        out_, "\nsummary  %s written, %s read, %s verified in %.2f s; %" PRIu64 " mismatches%s%s\n",
+        units::format_bytes(written).c_str(), units::format_bytes(read).c_str(),
+        units::format_bytes(verified).c_str(), r.wall_seconds, r.mismatch_count(),
+        classes.empty() ? "" : " (", classes.empty() ? "" : (classes.substr(1) + ")").c_str());
+    std::fprintf(out_, "result   %s (exit %d)\n", verdict, code);
+    std::fflush(out_);
+}
+
+}  // namespace ds::report

@@ -1,0 +1,50 @@
+// The effective run configuration: plain values, already validated by the
+// command-line layer.  Nothing here knows how it was spelled.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ds::run {
+
+enum class Phase { seq_write, seq_read, random, reverify };
+inline constexpr Phase kAllPhases[] = {Phase::seq_write, Phase::seq_read, Phase::random,
+                                       Phase::reverify};
+// "seq-write", "seq-read", "random", "reverify"
+std::string_view to_string(Phase p);
+std::optional<Phase> phase_from_string(std::string_view s);
+
+enum class BackendChoice { automatic, io_uring, sync };
+std::string_view to_string(BackendChoice b);
+
+enum class ProgressMode { automatic, always, never };
+
+struct RunConfig {
+    std::string target = ".";
+    std::uint64_t file_bytes = 256ULL << 20;
+    unsigned files = 4;
+    unsigned qd = 32;
+    BackendChoice backend = BackendChoice::automatic;
+    std::uint32_t seq_block = 1U << 20;
+    std::uint32_t rand_block = 4096;  // also the verification unit
+    unsigned read_pct = 70;
+    double rand_time_s = 10;                // 0 disables the random phase
+    std::optional<std::uint64_t> rand_ops;  // total across workers; replaces rand_time
+    std::uint64_t iterations = 1;           // 0 = until interrupted or duration
+    std::optional<double> duration_s;
+    std::vector<Phase> phases{std::begin(kAllPhases), std::end(kAllPhases)};
+    std::uint64_t seed = 0;
+    bool seed_given = false;
+    bool recreate = false;
+    bool buffered = false;
+    bool verify = true;
+    std::string json_path;  // "" = none, "-" = stdout
+    ProgressMode progress = ProgressMode::automatic;
+
+    bool has_phase(Phase p) const;
+};
+
+}  // namespace ds::run

@@ -1,0 +1,37 @@
+#include "run/results.h"
+
+#include <numeric>
+
+namespace ds::run {
+
+void PhaseCounters::merge(const PhaseCounters& o) {
+    read_ops += o.read_ops;
+    write_ops += o.write_ops;
+    read_bytes += o.read_bytes;
+    write_bytes += o.write_bytes;
+    verified_bytes += o.verified_bytes;
+    unverified_units += o.unverified_units;
+    retries += o.retries;
+    for (std::size_t i = 0; i < mismatches.size(); ++i)
+        mismatches[i] += o.mismatches[i];
+    read_latency.merge(o.read_latency);
+    write_latency.merge(o.write_latency);
+}
+
+std::uint64_t PhaseCounters::mismatch_total() const {
+    return std::accumulate(mismatches.begin(), mismatches.end(), std::uint64_t{0});
+}
+
+std::uint64_t RunResult::mismatch_count() const {
+    return std::accumulate(mismatch_totals.begin(), mismatch_totals.end(), std::uint64_t{0});
+}
+
+}  // namespace ds::run
+
+namespace ds::run {
+int exit_status(const RunResult& r) {
+    if (r.mismatch_count() > 0) return 2;
+    if (r.stop == StopReason::signal) return 128 + r.stop_signal;
+    return 0;
+}
+}  // namespace ds::run

@@ -1,0 +1,110 @@
+// What a run measured and found: plain data that the report layer renders.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "io/backend.h"
+#include "pattern/unit.h"
+#include "run/config.h"
+#include "stats/cpu_time.h"
+#include "stats/histogram.h"
+
+namespace ds::run {
+
+struct TargetInfo {
+    std::string directory;   // where the files are
+    std::string filesystem;  // e.g. "ext4", "tmpfs"
+    std::string device;      // source of the mount, e.g. "/dev/vda"
+    std::uint64_t free_bytes = 0;
+};
+
+// One detected mismatch (a unit read back wrong, or an operation that failed).
+struct MismatchRecord {
+    std::uint64_t iteration = 0;
+    Phase phase = Phase::seq_read;
+    unsigned file_index = 0;
+    std::string path;
+    std::uint64_t offset = 0;       // absolute byte offset of the first bad byte
+    std::uint64_t unit_offset = 0;  // offset of the unit (or of the failed I/O)
+    std::uint32_t length = 0;       // unit size, or the failed I/O's length
+    pattern::MismatchClass cls = pattern::MismatchClass::corrupt;
+    std::uint64_t bad_bytes = 0;
+    int error = 0;  // errno for io-error
+    unsigned expected_generation = 0;
+    std::optional<pattern::ParsedHeader> found;  // what the unit's header says
+    io::OpKind op = io::OpKind::read;
+};
+
+using ClassCounts = std::array<std::uint64_t, pattern::kMismatchClassCount>;
+
+// Counters one worker keeps for one phase; merged across workers.
+struct PhaseCounters {
+    std::uint64_t read_ops = 0, write_ops = 0;
+    std::uint64_t read_bytes = 0, write_bytes = 0;
+    std::uint64_t verified_bytes = 0;
+    std::uint64_t unverified_units = 0;  // content unknown after a failed write
+    std::uint64_t retries = 0;           // -EAGAIN resubmissions and short-transfer resumes
+    ClassCounts mismatches{};
+    stats::LatencyHistogram read_latency;
+    stats::LatencyHistogram write_latency;
+
+    void merge(const PhaseCounters& o);
+    std::uint64_t mismatch_total() const;
+};
+
+struct PhaseResult {
+    Phase phase = Phase::seq_write;
+    bool interrupted = false;  // stopped early by a signal or --duration
+    double seconds = 0;
+    stats::CpuTime cpu;
+    PhaseCounters counters;
+};
+
+struct IterationResult {
+    std::uint64_t index = 0;  // 1-based
+    std::vector<PhaseResult> phases;
+};
+
+// How the run ended.
+enum class StopReason { completed, duration, signal };
+
+struct BackendInfo {
+    BackendChoice requested = BackendChoice::automatic;
+    io::BackendKind used = io::BackendKind::io_uring;
+    std::string fallback_reason;  // why auto fell back to sync
+    io::UringFeatures uring;      // features of worker 0's ring
+    unsigned effective_qd = 1;    // random-phase depth per worker
+    unsigned seq_qd = 1;          // sequential-phase depth per worker
+};
+
+struct RunResult {
+    std::uint64_t seed = 0;
+    std::uint64_t run_id = 0;
+    BackendInfo backend;
+    TargetInfo target;
+    bool direct_io = true;
+    std::string direct_io_note;
+    std::vector<std::string> file_paths;
+    std::vector<IterationResult> iterations;
+    std::vector<MismatchRecord> mismatch_records;  // the first kMaxRecords
+    ClassCounts mismatch_totals{};
+    StopReason stop = StopReason::completed;
+    int stop_signal = 0;
+    double wall_seconds = 0;
+    std::string started_at;  // ISO 8601 UTC
+
+    static constexpr std::size_t kMaxRecords = 100;
+    std::uint64_t mismatch_count() const;
+};
+
+}  // namespace ds::run
+
+namespace ds::run {
+// The process exit status a run maps to: 2 on any mismatch or I/O error (it
+// wins), else 128+signal when interrupted, else 0.
+int exit_status(const RunResult& r);
+}  // namespace ds::run

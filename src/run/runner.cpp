@@ -1,0 +1,334 @@
+#include "run/runner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <csignal>
+#include <cstdlib>
+#include <ctime>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <thread>
+#include <tuple>
+
+#include "io/probe.h"
+#include "io/uring_backend.h"
+#include "pattern/unit.h"
+#include "run/errors.h"
+#include "run/signals.h"
+#include "run/target.h"
+#include "run/worker.h"
+
+namespace ds::run {
+
+TestHooks TestHooks::from_environment() {
+    TestHooks h;
+    const char* v = std::getenv("DRIVESTRESS_TEST_STOP");
+    if (!v || !*v) return h;
+    std::string s(v);
+    auto colon = s.find(':');
+    h.stop_phase = phase_from_string(s.substr(0, colon));
+    if (colon != std::string::npos)
+        h.stop_after_ops = std::strtoull(s.c_str() + colon + 1, nullptr, 10);
+    return h;
+}
+
+BackendInfo choose_backend(const RunConfig& cfg) {
+    BackendInfo info;
+    info.requested = cfg.backend;
+    if (cfg.backend == BackendChoice::sync) {
+        info.used = io::BackendKind::sync;
+        return info;
+    }
+    io::UringProbe probe = io::probe_io_uring();
+    if (probe.usable) {
+        info.used = io::BackendKind::io_uring;
+        return info;
+    }
+    if (cfg.backend == BackendChoice::io_uring)
+        throw SetupError("--backend io_uring: io_uring is not usable here: " + probe.reason);
+    info.used = io::BackendKind::sync;
+    info.fallback_reason = probe.reason;
+    return info;
+}
+
+namespace {
+
+std::string utc_now_iso8601() {
+    std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+// Runs a task on every worker's own thread and lets the coordinator wait for
+// all of them with a timeout (so it can watch signals and the clock).
+class WorkerPool {
+  public:
+    using Task = std::function<void(unsigned, Worker&)>;
+
+    explicit WorkerPool(std::vector<std::unique_ptr<Worker>>& workers) : workers_(workers) {
+        errors_.resize(workers.size());
+        for (unsigned i = 0; i < workers.size(); ++i)
+            threads_.emplace_back([this, i] { loop(i); });
+    }
+    ~WorkerPool() {
+        {
+            std::lock_guard lk(m_);
+            quit_ = true;
+        }
+        work_cv_.notify_all();
+        for (auto& t : threads_)
+            t.join();
+    }
+
+    void start(Task task) {
+        std::lock_guard lk(m_);
+        task_ = std::move(task);
+        done_ = 0;
+        ++epoch_;
+        work_cv_.notify_all();
+    }
+    // True when every worker finished the task.
+    bool wait_for(std::chrono::milliseconds timeout) {
+        std::unique_lock lk(m_);
+        return done_cv_.wait_for(lk, timeout, [&] { return done_ == workers_.size(); });
+    }
+    // The first error a worker's task threw, if any (cleared).
+    std::exception_ptr take_error() {
+        std::lock_guard lk(m_);
+        for (auto& e : errors_)
+            if (e) return std::exchange(e, nullptr);
+        return nullptr;
+    }
+
+  private:
+    void loop(unsigned i) {
+        std::uint64_t seen = 0;
+        while (true) {
+            Task task;
+            {
+                std::unique_lock lk(m_);
+                work_cv_.wait(lk, [&] { return quit_ || epoch_ != seen; });
+                if (quit_) return;
+                seen = epoch_;
+                task = task_;
+            }
+            std::exception_ptr err;
+            try {
+                task(i, *workers_[i]);
+            } catch (...) {
+                err = std::current_exception();
+            }
+            {
+                std::lock_guard lk(m_);
+                if (err) errors_[i] = err;
+                ++done_;
+            }
+            done_cv_.notify_all();
+        }
+    }
+
+    std::vector<std::unique_ptr<Worker>>& workers_;
+    std::vector<std::thread> threads_;
+    std::mutex m_;
+    std::condition_variable work_cv_, done_cv_;
+    Task task_;
+    std::uint64_t epoch_ = 0;
+    std::size_t done_ = 0;
+    bool quit_ = false;
+    std::vector<std::exception_ptr> errors_;
+};
+
+std::uint64_t random_seed() {
+    std::random_device rd;
+    std::uint64_t s = (std::uint64_t{rd()} << 32) ^ rd();
+    return s ? s : 1;
+}
+
+}  // namespace
+
+Runner::Runner(RunConfig cfg, RunObserver* observer) : cfg_(std::move(cfg)), observer_(observer) {
+    static RunObserver silent;
+    if (!observer_) observer_ = &silent;
+}
+
+RunResult Runner::run() {
+    RunResult res;
+    res.started_at = utc_now_iso8601();
+    if (!cfg_.seed_given) cfg_.seed = random_seed();
+    res.seed = cfg_.seed;
+    res.run_id = pattern::run_id_from_seed(cfg_.seed);
+    const TestHooks hooks = TestHooks::from_environment();
+
+    // Everything that can refuse the run does so before a file exists.
+    Target target(cfg_);
+    res.backend = choose_backend(cfg_);
+    install_signal_handlers();
+    target.create_files();
+    res.target = target.info();
+    res.direct_io = target.direct_io();
+    res.direct_io_note = target.direct_io_note();
+    for (std::size_t i = 0; i < target.file_count(); ++i)
+        res.file_paths.push_back(target.path(i));
+
+    const io::BackendKind kind = res.backend.used;
+    const unsigned backend_depth = kind == io::BackendKind::sync ? 1 : cfg_.qd;
+    const WorkerGeometry geo = make_geometry(cfg_, backend_depth);
+    res.backend.effective_qd = geo.rand_depth;
+    res.backend.seq_qd = geo.seq_depth;
+
+    std::atomic<bool> stop{false};
+    std::vector<std::unique_ptr<Worker>> workers;
+    for (unsigned i = 0; i < cfg_.files; ++i)
+        workers.push_back(std::make_unique<Worker>(geo, i, target.path(i), target.fd(i), cfg_.seed,
+                                                   res.run_id, stop));
+
+    const auto wall_start = std::chrono::steady_clock::now();
+    const std::uint64_t start_ns = monotonic_ns();
+    const std::uint64_t duration_deadline =
+        cfg_.duration_s ? start_ns + static_cast<std::uint64_t>(*cfg_.duration_s * 1e9) : 0;
+
+    WorkerPool pool(workers);
+    // Runs a task on all workers; watches signals, the duration and progress
+    // meanwhile.  Rethrows a worker's exception.
+    auto run_on_workers = [&](WorkerPool::Task task, const std::function<void()>& tick) {
+        pool.start(std::move(task));
+        while (!pool.wait_for(std::chrono::milliseconds(100))) {
+            if (!stop.load()) {
+                if (int sig = stop_signal()) {
+                    res.stop = StopReason::signal;
+                    res.stop_signal = sig;
+                    stop.store(true);
+                } else if (duration_deadline && monotonic_ns() >= duration_deadline) {
+                    res.stop = StopReason::duration;
+                    stop.store(true);
+                }
+            }
+            if (tick) tick();
+        }
+        if (auto err = pool.take_error()) std::rethrow_exception(err);
+    };
+
+    run_on_workers([&](unsigned i, Worker& w) { w.open_backend(kind, target.fd(i)); }, {});
+    if (auto* uring = dynamic_cast<const io::UringBackend*>(workers[0]->backend()))
+        res.backend.uring = uring->features();
+
+    observer_->started(cfg_, res);
+
+    const bool random_enabled = cfg_.rand_ops ? *cfg_.rand_ops > 0 : cfg_.rand_time_s > 0;
+    const std::uint64_t total_bytes = cfg_.file_bytes * cfg_.files;
+
+    for (std::uint64_t it = 1; cfg_.iterations == 0 || it <= cfg_.iterations; ++it) {
+        if (stop.load() || stop_signal()) break;
+        if (it > 1 && cfg_.recreate) {
+            target.remove_files();
+            target.create_files();
+            run_on_workers(
+                [&](unsigned i, Worker& w) {
+                    w.reset_generations();
+                    w.open_backend(kind, target.fd(i));
+                },
+                {});
+        }
+        IterationResult iter;
+        iter.index = it;
+        for (Phase phase : kAllPhases) {
+            if (!cfg_.has_phase(phase)) continue;
+            if (phase == Phase::random && !random_enabled) continue;
+            if (stop.load()) break;
+            if (hooks.stop_phase == phase && hooks.stop_after_ops == 0) ::raise(SIGSTOP);
+            if (!target.direct_io()) target.drop_caches();
+
+            PhasePlan plan;
+            plan.phase = phase;
+            plan.iteration = it;
+            PhaseResult pr;
+            pr.phase = phase;
+            const auto cpu0 = stats::CpuTime::process_now();
+            const std::uint64_t t0 = monotonic_ns();
+            if (phase == Phase::random) {
+                if (!cfg_.rand_ops)
+                    plan.deadline_ns = t0 + static_cast<std::uint64_t>(cfg_.rand_time_s * 1e9);
+                if (duration_deadline)
+                    plan.deadline_ns = plan.deadline_ns
+                                           ? std::min(plan.deadline_ns, duration_deadline)
+                                           : duration_deadline;
+            }
+
+            std::vector<Worker::Outcome> outcomes(workers.size());
+            auto tick = [&] {
+                ProgressSnapshot snap{it, phase, -1, (monotonic_ns() - t0) / 1e9, 0, 0};
+                for (auto& w : workers) {
+                    snap.bytes += w->progress_bytes.load(std::memory_order_relaxed);
+                    snap.ops += w->progress_ops.load(std::memory_order_relaxed);
+                }
+                if (phase != Phase::random) {
+                    snap.fraction_done =
+                        static_cast<double>(snap.bytes) / static_cast<double>(total_bytes);
+                } else if (cfg_.rand_ops) {
+                    snap.fraction_done =
+                        static_cast<double>(snap.ops) / static_cast<double>(*cfg_.rand_ops);
+                } else if (plan.deadline_ns) {
+                    snap.fraction_done = static_cast<double>(monotonic_ns() - t0) /
+                                         static_cast<double>(plan.deadline_ns - t0);
+                }
+                observer_->progress(snap);
+            };
+            run_on_workers(
+                [&](unsigned i, Worker& w) {
+                    PhasePlan mine = plan;
+                    if (phase == Phase::random && cfg_.rand_ops) {
+                        std::uint64_t n = *cfg_.rand_ops;
+                        mine.op_limit = n / cfg_.files + (i < n % cfg_.files ? 1 : 0);
+                        if (mine.op_limit == 0) return;  // nothing to do for this worker
+                    }
+                    if (i == 0 && hooks.stop_phase == phase)
+                        mine.stop_after_ops = hooks.stop_after_ops;
+                    outcomes[i] = w.run(mine);
+                },
+                tick);
+            // Writes in buffered mode are only done once they reached the device.
+            if (!target.direct_io() && phase != Phase::seq_read && phase != Phase::reverify)
+                target.drop_caches();
+            pr.seconds = (monotonic_ns() - t0) / 1e9;
+            pr.cpu = stats::CpuTime::process_now() - cpu0;
+            for (auto& o : outcomes) {
+                pr.counters.merge(o.counters);
+                if (!o.completed) pr.interrupted = true;
+            }
+            for (std::size_t m = 0; m < res.mismatch_totals.size(); ++m)
+                res.mismatch_totals[m] += pr.counters.mismatches[m];
+            observer_->phase_done(it, pr);
+            iter.phases.push_back(std::move(pr));
+        }
+        observer_->iteration_done(iter);
+        res.iterations.push_back(std::move(iter));
+        if (stop.load()) break;
+    }
+
+    for (auto& w : workers)
+        for (auto& r : w->records())
+            res.mismatch_records.push_back(r);
+    std::sort(res.mismatch_records.begin(), res.mismatch_records.end(),
+              [](const MismatchRecord& a, const MismatchRecord& b) {
+                  return std::tie(a.iteration, a.phase, a.file_index, a.offset) <
+                         std::tie(b.iteration, b.phase, b.file_index, b.offset);
+              });
+    if (res.mismatch_records.size() > RunResult::kMaxRecords)
+        res.mismatch_records.resize(RunResult::kMaxRecords);
+    if (!stop.load() && stop_signal()) {  // arrived after the last phase finished
+        res.stop = StopReason::signal;
+        res.stop_signal = stop_signal();
+    }
+    res.wall_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    return res;  // pool joins, then target removes the files
+}
+
+}  // namespace ds::run

@@ -1,0 +1,59 @@
+// Where the test files live, the safety checks before anything is written,
+// and the files' lifecycle: created exclusively, deleted by their owner's
+// destructor and by the second-signal path.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "io/unique_fd.h"
+#include "run/config.h"
+#include "run/results.h"
+
+namespace ds::run {
+
+class Target {
+  public:
+    // Validates the target and everything that would be overwritten; throws
+    // SetupError naming the problem.  Creates nothing.
+    Target(const RunConfig& cfg);
+    ~Target();
+    Target(const Target&) = delete;
+    Target& operator=(const Target&) = delete;
+
+    // Creates (or, after a crashed run, replaces) every test file at full
+    // size.  O_DIRECT unless buffered was asked for or the filesystem
+    // refuses it (then direct_io() is false and direct_io_note() says why).
+    void create_files();
+    // Closes and unlinks every file this object created.
+    void remove_files() noexcept;
+
+    std::size_t file_count() const { return paths_.size(); }
+    const std::string& path(std::size_t i) const { return paths_[i]; }
+    int fd(std::size_t i) const { return fds_[i].get(); }
+    bool direct_io() const { return direct_io_; }
+    const std::string& direct_io_note() const { return direct_io_note_; }
+    const TargetInfo& info() const { return info_; }
+
+    // For buffered I/O: write back and drop the files' cached pages so the
+    // next reads reach the device.
+    void drop_caches() const;
+
+    // Full path of file `index` for a TARGET (directory or path prefix).
+    static std::string file_path(const std::string& target, bool target_is_dir, unsigned index);
+
+  private:
+    std::uint64_t file_bytes_;
+    bool want_direct_;
+    bool direct_io_ = true;
+    std::string direct_io_note_;
+    TargetInfo info_;
+    std::vector<std::string> paths_;
+    std::vector<const char*> c_paths_;  // for the signal handler
+    std::vector<io::UniqueFd> fds_;
+    std::size_t created_ = 0;
+};
+
+}  // namespace ds::run

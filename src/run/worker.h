@@ -1,0 +1,112 @@
+// One worker: one file, one backend, its own generation map.  It runs one
+// phase at a time with up to `depth` operations in flight, verifies every
+// read right after its completion while the others stay in flight, and
+// counts what it saw.  Nothing here is shared with other workers, so the hot
+// loop takes no lock.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "io/aligned_buffer.h"
+#include "io/backend.h"
+#include "pattern/unit.h"
+#include "run/config.h"
+#include "run/results.h"
+
+namespace ds::run {
+
+// What the coordinator asks of a worker for one phase.
+struct PhasePlan {
+    Phase phase = Phase::seq_write;
+    std::uint64_t iteration = 1;
+    std::uint64_t op_limit = 0;        // random phase: this worker's share of --rand-ops (0 = none)
+    std::uint64_t deadline_ns = 0;     // random phase: monotonic deadline (0 = none)
+    std::uint64_t stop_after_ops = 0;  // test hook: SIGSTOP the process after this many completions
+};
+
+struct WorkerGeometry {
+    std::uint64_t file_bytes;
+    std::uint32_t seq_block;
+    std::uint32_t rand_block;  // = unit size
+    unsigned seq_depth;
+    unsigned rand_depth;
+    unsigned read_pct;
+    bool verify;
+};
+
+// Sequential phases keep at most this many bytes in flight per worker, so
+// `--qd 256 --seq-block 1M` does not need 256 MiB of buffers per worker.
+inline constexpr std::uint64_t kSeqInflightBytes = 8ULL << 20;
+
+WorkerGeometry make_geometry(const RunConfig& cfg, unsigned backend_depth);
+
+class Worker {
+  public:
+    Worker(const WorkerGeometry& geo, unsigned file_index, std::string path, int fd,
+           std::uint64_t seed, std::uint64_t run_id, const std::atomic<bool>& stop);
+
+    // Creates the backend for `fd`; call on the thread that runs the phases
+    // (again after the file was recreated).
+    void open_backend(io::BackendKind kind, int fd);
+    // Or use one made elsewhere (tests wrap backends to inject faults).
+    void set_backend(std::unique_ptr<io::Backend> backend) { backend_ = std::move(backend); }
+    const io::Backend* backend() const { return backend_.get(); }
+    std::span<std::byte> buffer_arena() const { return arena_.span(); }
+
+    struct Outcome {
+        PhaseCounters counters;
+        bool completed = true;  // false when stopped early
+    };
+    Outcome run(const PhasePlan& plan);
+
+    // Forget all content (the file was recreated).
+    void reset_generations();
+    std::span<const pattern::Generation> generations() const { return gens_; }
+
+    // Worker-local mismatch details (capped), drained by the coordinator.
+    std::vector<MismatchRecord>& records() { return records_; }
+
+    // Progress, read by the coordinator while a phase runs.
+    std::atomic<std::uint64_t> progress_bytes{0};
+    std::atomic<std::uint64_t> progress_ops{0};
+
+  private:
+    struct Slot {
+        io::Request req;
+        std::uint64_t first_offset = 0;  // offset and length as first issued
+        std::uint32_t first_length = 0;
+        std::byte* first_buf = nullptr;
+    };
+
+    void fill_for_write(std::byte* buf, std::uint64_t offset, std::uint32_t length);
+    void verify_block(const PhasePlan& plan, const std::byte* buf, std::uint64_t offset,
+                      std::uint32_t length, PhaseCounters& c);
+    void forget_range(std::uint64_t offset, std::uint32_t length);
+    void record(const PhasePlan& plan, PhaseCounters& c, MismatchRecord rec);
+    std::uint64_t next_random();
+
+    WorkerGeometry geo_;
+    unsigned file_index_;
+    std::string path_;
+    int fd_;
+    std::uint64_t seed_;
+    std::uint64_t run_id_;
+    const std::atomic<bool>& stop_;
+    std::uint64_t units_;
+    std::vector<pattern::Generation> gens_;
+    std::vector<std::uint8_t> unit_in_flight_;
+    io::AlignedBuffer arena_;
+    std::vector<Slot> slots_;
+    std::unique_ptr<io::Backend> backend_;
+    std::vector<MismatchRecord> records_;
+    std::uint64_t rng_state_[2] = {1, 2};
+};
+
+std::uint64_t monotonic_ns();
+
+}  // namespace ds::run

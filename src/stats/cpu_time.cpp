@@ -1,0 +1,17 @@
+#include "stats/cpu_time.h"
+
+#include <sys/resource.h>
+
+namespace ds::stats {
+
+static double seconds(const timeval& tv) {
+    return tv.tv_sec + tv.tv_usec / 1e6;
+}
+
+CpuTime CpuTime::process_now() {
+    rusage ru{};
+    getrusage(RUSAGE_SELF, &ru);
+    return {seconds(ru.ru_utime), seconds(ru.ru_stime)};
+}
+
+}  // namespace ds::stats

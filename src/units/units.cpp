@@ -1,0 +1,170 @@
+#include "units/units.h"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+namespace ds::units {
+
+namespace {
+
+std::string quoted(std::string_view s) {
+    return "'" + std::string(s) + "'";
+}
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
+        s.remove_prefix(1);
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
+        s.remove_suffix(1);
+    return s;
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (std::tolower(static_cast<unsigned char>(a[i])) !=
+            std::tolower(static_cast<unsigned char>(b[i])))
+            return false;
+    return true;
+}
+
+}  // namespace
+
+std::uint64_t parse_count(std::string_view text) {
+    std::string_view s = trim(text);
+    if (s.empty()) throw std::invalid_argument("empty number");
+    if (s.front() == '-') throw std::invalid_argument(quoted(text) + " is negative");
+    std::uint64_t v = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec == std::errc::result_out_of_range)
+        throw std::invalid_argument(quoted(text) + " is too large");
+    if (ec != std::errc() || p != s.data() + s.size())
+        throw std::invalid_argument(quoted(text) + " is not a whole number");
+    return v;
+}
+
+std::uint64_t parse_size(std::string_view text) {
+    std::string_view s = trim(text);
+    if (s.empty()) throw std::invalid_argument("empty size");
+    if (s.front() == '-') throw std::invalid_argument("size " + quoted(text) + " is negative");
+    std::size_t digits = 0;
+    while (digits < s.size() && std::isdigit(static_cast<unsigned char>(s[digits])))
+        ++digits;
+    if (digits == 0)
+        throw std::invalid_argument("size " + quoted(text) + " does not start with a number");
+    std::uint64_t v = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + digits, v);
+    if (ec != std::errc()) throw std::invalid_argument("size " + quoted(text) + " is too large");
+    (void)p;
+    std::string_view suffix = s.substr(digits);
+    unsigned shift = 0;
+    static constexpr std::string_view kSuffixes[][3] = {{"", "b", ""},
+                                                        {"k", "kb", "kib"},
+                                                        {"m", "mb", "mib"},
+                                                        {"g", "gb", "gib"},
+                                                        {"t", "tb", "tib"}};
+    bool matched = false;
+    for (unsigned i = 0; i < 5 && !matched; ++i)
+        for (auto spelled : kSuffixes[i])
+            if ((i == 0 && suffix.empty()) || (!spelled.empty() && iequals(suffix, spelled))) {
+                shift = 10 * i;
+                matched = true;
+                break;
+            }
+    if (!matched)
+        throw std::invalid_argument("size " + quoted(text) + " has unknown suffix " +
+                                    quoted(suffix) + " (use K, M, G or T)");
+    if (shift && v > (UINT64_MAX >> shift))
+        throw std::invalid_argument("size " + quoted(text) + " is too large");
+    return v << shift;
+}
+
+double parse_duration(std::string_view text) {
+    std::string_view s = trim(text);
+    if (s.empty()) throw std::invalid_argument("empty duration");
+    if (s.front() == '-') throw std::invalid_argument("duration " + quoted(text) + " is negative");
+    std::size_t n = 0;
+    while (n < s.size() && (std::isdigit(static_cast<unsigned char>(s[n])) || s[n] == '.'))
+        ++n;
+    if (n == 0)
+        throw std::invalid_argument("duration " + quoted(text) + " does not start with a number");
+    double v = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + n, v);
+    if (ec != std::errc() || p != s.data() + n)
+        throw std::invalid_argument("duration " + quoted(text) + " is not a number");
+    std::string_view suffix = s.substr(n);
+    double scale;
+    if (suffix.empty() || suffix == "s" || suffix == "sec")
+        scale = 1;
+    else if (suffix == "ms")
+        scale = 1e-3;
+    else if (suffix == "m" || suffix == "min")
+        scale = 60;
+    else if (suffix == "h")
+        scale = 3600;
+    else
+        throw std::invalid_argument("duration " + quoted(text) + " has unknown suffix " +
+                                    quoted(suffix) + " (use s, m or h)");
+    double seconds = v * scale;
+    if (!std::isfinite(seconds) || seconds > 1e9)
+        throw std::invalid_argument("duration " + quoted(text) + " is too large");
+    return seconds;
+}
+
+std::vector<std::string> split_list(std::string_view text) {
+    std::vector<std::string> items;
+    std::size_t start = 0;
+    while (true) {
+        auto comma = text.find(',', start);
+        std::string_view item =
+            trim(text.substr(start, comma == std::string_view::npos ? comma : comma - start));
+        if (item.empty())
+            throw std::invalid_argument("list " + quoted(text) + " has an empty item");
+        items.emplace_back(item);
+        if (comma == std::string_view::npos) break;
+        start = comma + 1;
+    }
+    return items;
+}
+
+std::string format_bytes(std::uint64_t bytes) {
+    static const char* kNames[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    unsigned i = 0;
+    double v = static_cast<double>(bytes);
+    while (v >= 1024 && i < 5) {
+        v /= 1024;
+        ++i;
+    }
+    char buf[48];
+    if (i == 0 || v == std::floor(v))
+        std::snprintf(buf, sizeof buf, "%.0f %s", v, kNames[i]);
+    else
+        std::snprintf(buf, sizeof buf, "%.1f %s", v, kNames[i]);
+    return buf;
+}
+
+std::string format_size_option(std::uint64_t bytes) {
+    static const char kSuffix[] = {'K', 'M', 'G', 'T'};
+    int i = -1;
+    while (i < 3 && bytes != 0 && bytes % 1024 == 0) {
+        bytes /= 1024;
+        ++i;
+    }
+    return std::to_string(bytes) + (i >= 0 ? std::string(1, kSuffix[i]) : std::string());
+}
+
+std::string format_seconds(double s) {
+    char buf[32];
+    if (s < 1e-3)
+        std::snprintf(buf, sizeof buf, "%.0f us", s * 1e6);
+    else if (s < 1)
+        std::snprintf(buf, sizeof buf, "%.2f ms", s * 1e3);
+    else
+        std::snprintf(buf, sizeof buf, "%.2f s", s);
+    return buf;
+}
+
+}  // namespace ds::units

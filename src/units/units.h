@@ -1,0 +1,34 @@
+// Quantities as people type and read them: sizes (K/M/G/T, binary) and
+// durations (s/m/h).  Parsing rejects anything ambiguous with a message
+// naming the bad text; it never guesses.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ds::units {
+
+// "4096", "4K", "4k", "4KiB", "1M", "2G", "1T" -> bytes (KiB = 1024).
+// Throws std::invalid_argument with a one-line reason on a bad spelling,
+// a negative value or overflow.  Zero is accepted (callers decide).
+std::uint64_t parse_size(std::string_view text);
+
+// "10", "10s", "1.5s", "500ms", "2m", "1h" -> seconds (plain number = seconds).
+double parse_duration(std::string_view text);
+
+// Non-negative integer without suffix; throws std::invalid_argument.
+std::uint64_t parse_count(std::string_view text);
+
+// Splits "a,b,c" into its non-empty items; empty items are an error.
+std::vector<std::string> split_list(std::string_view text);
+
+// 1536 -> "1.5 KiB", 268435456 -> "256 MiB" (exact values print without decimals).
+std::string format_bytes(std::uint64_t bytes);
+// Option-style spelling: 268435456 -> "256M", 4096 -> "4K", 1000 -> "1000".
+std::string format_size_option(std::uint64_t bytes);
+// 0.000412 -> "412 us", 2.5 -> "2.50 s".
+std::string format_seconds(double s);
+
+}  // namespace ds::units

@@ -195,23 +195,29 @@ RunResult Runner::run() {
         cfg_.duration_s ? start_ns + static_cast<std::uint64_t>(*cfg_.duration_s * 1e9) : 0;
 
     WorkerPool pool(workers);
+    // Turns a signal or the end of --duration into a stop request.  Workers
+    // see signals themselves at once; this records why the run stopped.
+    auto check_stop = [&] {
+        if (stop.load()) return true;
+        if (int sig = stop_signal()) {
+            res.stop = StopReason::signal;
+            res.stop_signal = sig;
+            stop.store(true);
+        } else if (duration_deadline && monotonic_ns() >= duration_deadline) {
+            res.stop = StopReason::duration;
+            stop.store(true);
+        }
+        return stop.load();
+    };
     // Runs a task on all workers; watches signals, the duration and progress
     // meanwhile.  Rethrows a worker's exception.
     auto run_on_workers = [&](WorkerPool::Task task, const std::function<void()>& tick) {
         pool.start(std::move(task));
         while (!pool.wait_for(std::chrono::milliseconds(100))) {
-            if (!stop.load()) {
-                if (int sig = stop_signal()) {
-                    res.stop = StopReason::signal;
-                    res.stop_signal = sig;
-                    stop.store(true);
-                } else if (duration_deadline && monotonic_ns() >= duration_deadline) {
-                    res.stop = StopReason::duration;
-                    stop.store(true);
-                }
-            }
+            check_stop();
             if (tick) tick();
         }
+        check_stop();
         if (auto err = pool.take_error()) std::rethrow_exception(err);
     };
 
@@ -225,7 +231,7 @@ RunResult Runner::run() {
     const std::uint64_t total_bytes = cfg_.file_bytes * cfg_.files;
 
     for (std::uint64_t it = 1; cfg_.iterations == 0 || it <= cfg_.iterations; ++it) {
-        if (stop.load() || stop_signal()) break;
+        if (check_stop()) break;
         if (it > 1 && cfg_.recreate) {
             target.remove_files();
             target.create_files();
@@ -241,7 +247,7 @@ RunResult Runner::run() {
         for (Phase phase : kAllPhases) {
             if (!cfg_.has_phase(phase)) continue;
             if (phase == Phase::random && !random_enabled) continue;
-            if (stop.load()) break;
+            if (check_stop()) break;
             if (hooks.stop_phase == phase && hooks.stop_after_ops == 0) ::raise(SIGSTOP);
             if (!target.direct_io()) target.drop_caches();
 
@@ -322,7 +328,7 @@ RunResult Runner::run() {
               });
     if (res.mismatch_records.size() > RunResult::kMaxRecords)
         res.mismatch_records.resize(RunResult::kMaxRecords);
-    if (!stop.load() && stop_signal()) {  // arrived after the last phase finished
+    if (!stop.load() && stop_signal()) {  // arrived after the last phase: still counts
         res.stop = StopReason::signal;
         res.stop_signal = stop_signal();
     }

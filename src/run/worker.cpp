@@ -8,6 +8,7 @@
 
 #include "io/sync_backend.h"
 #include "io/uring_backend.h"
+#include "run/signals.h"
 
 namespace ds::run {
 
@@ -152,7 +153,7 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
     const bool random = plan.phase == Phase::random;
     const bool writes = plan.phase == Phase::seq_write;
     const std::uint32_t block = random ? geo_.rand_block : geo_.seq_block;
-    const unsigned depth = random ? geo_.rand_depth : geo_.seq_depth;
+    const unsigned depth = std::min(random ? geo_.rand_depth : geo_.seq_depth, backend_->depth());
     const bool verify = geo_.verify;
     progress_bytes.store(0, std::memory_order_relaxed);
     progress_ops.store(0, std::memory_order_relaxed);
@@ -186,7 +187,7 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
     while (true) {
         unsigned n_fresh = 0;
         while (in_flight < depth) {
-            if (stop_.load(std::memory_order_relaxed)) {
+            if (stop_.load(std::memory_order_relaxed) || stop_signal() != 0) {
                 out.completed = false;
                 break;
             }
@@ -289,7 +290,8 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
         progress_bytes.store(c.read_bytes + c.write_bytes, std::memory_order_relaxed);
         progress_ops.store(completed, std::memory_order_relaxed);
     }
-    if (!exhausted && stop_.load(std::memory_order_relaxed)) out.completed = false;
+    if (!exhausted && (stop_.load(std::memory_order_relaxed) || stop_signal() != 0))
+        out.completed = false;
     return out;
 }
 

@@ -1,0 +1,81 @@
+// A backend decorator for tests: passes operations to a real backend and
+// alters chosen completions (an errno at an offset, a short transfer, an
+// -EAGAIN), and checks the engine never has two overlapping operations in
+// flight.
+#pragma once
+
+#include <cerrno>
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "io/backend.h"
+
+namespace ds::test {
+
+class FaultyBackend final : public io::Backend {
+public:
+    explicit FaultyBackend(std::unique_ptr<io::Backend> inner) : inner_(std::move(inner)) {}
+
+    // The first operation of `kind` covering `offset` completes with -err.
+    void fail_at(io::OpKind kind, std::uint64_t offset, int err) { faults_.push_back({kind, offset, err}); }
+    // Every Nth completion transfers only half of what was asked.
+    void short_every(unsigned n) { short_every_ = n; }
+    // Every Nth completion answers -EAGAIN (nothing transferred).
+    void eagain_every(unsigned n) { eagain_every_ = n; }
+
+    std::uint64_t overlaps() const { return overlaps_; }
+    std::uint64_t injected() const { return injected_; }
+
+    io::BackendKind kind() const override { return inner_->kind(); }
+    unsigned depth() const override { return inner_->depth(); }
+    void prepare(io::Request& r) override {
+        for (const auto& [off, len] : in_flight_)
+            if (r.offset < off + len && off < r.offset + r.length) ++overlaps_;
+        in_flight_.insert({r.offset, r.length});
+        inner_->prepare(r);
+    }
+    unsigned submit() override { return inner_->submit(); }
+    std::size_t reap(std::span<io::Completion> out, unsigned min_complete) override {
+        std::size_t n = inner_->reap(out, min_complete);
+        for (std::size_t i = 0; i < n; ++i) {
+            io::Request& r = *out[i].req;
+            in_flight_.erase({r.offset, r.length});
+            ++completions_;
+            for (auto& f : faults_) {
+                if (!f.used && f.kind == r.kind && f.offset >= r.offset &&
+                    f.offset < r.offset + r.length) {
+                    f.used = true;
+                    out[i].result = -f.err;
+                    ++injected_;
+                }
+            }
+            if (out[i].result <= 0) continue;
+            if (eagain_every_ && completions_ % eagain_every_ == 0) {
+                out[i].result = -EAGAIN;
+                ++injected_;
+            } else if (short_every_ && completions_ % short_every_ == 0 && out[i].result > 1) {
+                out[i].result /= 2;  // the rest is transferred again by the engine
+                ++injected_;
+            }
+        }
+        return n;
+    }
+
+private:
+    struct Fault {
+        io::OpKind kind;
+        std::uint64_t offset;
+        int err;
+        bool used = false;
+    };
+    std::unique_ptr<io::Backend> inner_;
+    std::vector<Fault> faults_;
+    std::set<std::pair<std::uint64_t, std::uint32_t>> in_flight_;
+    unsigned short_every_ = 0, eagain_every_ = 0;
+    std::uint64_t completions_ = 0, overlaps_ = 0, injected_ = 0;
+};
+
+}  // namespace ds::test

@@ -1,0 +1,186 @@
+// The worker's phase loop on a real file, through a fault-injecting backend:
+// verification, error accounting, retries and the in-flight exclusion.
+#include "run/worker.h"
+
+#include <doctest/doctest.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "io/sync_backend.h"
+#include "io/uring_backend.h"
+#include "io/probe.h"
+#include "faulty_backend.h"
+
+using namespace ds;
+using run::Phase;
+
+namespace {
+
+constexpr std::uint64_t kFileBytes = 4ULL << 20;
+constexpr std::uint32_t kUnit = 4096;
+
+struct TempFile {
+    std::string path;
+    int fd = -1;
+    TempFile() {
+        char name[] = "/tmp/drivestress-worker-test-XXXXXX";
+        fd = ::mkstemp(name);
+        REQUIRE(fd >= 0);
+        path = name;
+        REQUIRE(::ftruncate(fd, kFileBytes) == 0);
+    }
+    ~TempFile() {
+        ::close(fd);
+        ::unlink(path.c_str());
+    }
+};
+
+struct Fixture {
+    TempFile file;
+    std::atomic<bool> stop{false};
+    run::WorkerGeometry geo{kFileBytes, 64 * 1024, kUnit, 8, 16, 50, true};
+    run::Worker worker{geo, 0, file.path, file.fd, 42, pattern::run_id_from_seed(42), stop};
+    test::FaultyBackend* faulty = nullptr;
+
+    explicit Fixture(bool uring = false) {
+        std::unique_ptr<io::Backend> inner;
+        if (uring)
+            inner = std::make_unique<io::UringBackend>(file.fd, 16, worker.buffer_arena());
+        else
+            inner = std::make_unique<io::SyncBackend>(file.fd);
+        auto f = std::make_unique<test::FaultyBackend>(std::move(inner));
+        faulty = f.get();
+        worker.set_backend(std::move(f));
+    }
+    run::Worker::Outcome phase(Phase p, std::uint64_t ops = 0) {
+        run::PhasePlan plan;
+        plan.phase = p;
+        plan.op_limit = ops;
+        return worker.run(plan);
+    }
+};
+
+bool uring_usable() { return io::probe_io_uring().usable; }
+
+}  // namespace
+
+TEST_CASE("a clean write and read verify every byte") {
+    for (bool uring : {false, true}) {
+        if (uring && !uring_usable()) {
+            MESSAGE("io_uring unusable here: uring case skipped");
+            continue;
+        }
+        CAPTURE(uring);
+        Fixture f(uring);
+        auto w = f.phase(Phase::seq_write);
+        CHECK(w.completed);
+        CHECK(w.counters.write_bytes == kFileBytes);
+        CHECK(w.counters.write_ops == kFileBytes / (64 * 1024));
+        auto r = f.phase(Phase::seq_read);
+        CHECK(r.counters.read_bytes == kFileBytes);
+        CHECK(r.counters.verified_bytes == kFileBytes);
+        CHECK(r.counters.mismatch_total() == 0);
+        CHECK(r.counters.read_latency.count() == r.counters.read_ops);
+        CHECK(f.faulty->overlaps() == 0);
+    }
+}
+
+TEST_CASE("a damaged unit is found at its exact offset and classified") {
+    Fixture f;
+    f.phase(Phase::seq_write);
+    const std::uint64_t bad = 3 * kUnit + 1000;
+    unsigned char byte;
+    REQUIRE(::pread(f.file.fd, &byte, 1, bad) == 1);
+    byte ^= 0x10;
+    REQUIRE(::pwrite(f.file.fd, &byte, 1, bad) == 1);
+    auto r = f.phase(Phase::seq_read);
+    CHECK(r.counters.mismatch_total() == 1);
+    CHECK(r.counters.mismatches[static_cast<int>(pattern::MismatchClass::corrupt)] == 1);
+    REQUIRE(f.worker.records().size() == 1);
+    const auto& rec = f.worker.records()[0];
+    CHECK(rec.offset == bad);
+    CHECK(rec.unit_offset == 3 * kUnit);
+    CHECK(rec.bad_bytes == 1);
+    CHECK(rec.phase == Phase::seq_read);
+}
+
+TEST_CASE("a read error is counted with its offset and the run goes on") {
+    Fixture f;
+    f.phase(Phase::seq_write);
+    f.faulty->fail_at(io::OpKind::read, 5 * 64 * 1024, EIO);
+    auto r = f.phase(Phase::seq_read);
+    CHECK(r.completed);
+    CHECK(r.counters.mismatches[static_cast<int>(pattern::MismatchClass::io_error)] == 1);
+    CHECK(r.counters.verified_bytes == kFileBytes - 64 * 1024);  // everything else checked
+    REQUIRE(f.worker.records().size() == 1);
+    CHECK(f.worker.records()[0].offset == 5 * 64 * 1024);
+    CHECK(f.worker.records()[0].error == EIO);
+}
+
+TEST_CASE("after a failed write its units are not verified, and nothing false is reported") {
+    Fixture f;
+    f.faulty->fail_at(io::OpKind::write, 2 * 64 * 1024, ENOSPC);
+    auto w = f.phase(Phase::seq_write);
+    CHECK(w.counters.mismatches[static_cast<int>(pattern::MismatchClass::io_error)] == 1);
+    auto r = f.phase(Phase::seq_read);
+    CHECK(r.counters.mismatch_total() == 0);
+    CHECK(r.counters.unverified_units == 64 * 1024 / kUnit);
+    CHECK(r.counters.verified_bytes == kFileBytes - 64 * 1024);
+}
+
+TEST_CASE("short transfers and EAGAIN are completed, not reported") {
+    Fixture f;
+    f.faulty->short_every(3);
+    f.faulty->eagain_every(7);
+    auto w = f.phase(Phase::seq_write);
+    auto r = f.phase(Phase::seq_read);
+    CHECK(f.faulty->injected() > 0);
+    CHECK(w.counters.retries + r.counters.retries > 0);
+    CHECK(r.counters.mismatch_total() == 0);
+    CHECK(r.counters.verified_bytes == kFileBytes);
+    CHECK(w.counters.write_bytes == kFileBytes);
+}
+
+TEST_CASE("random phase: no unit is in flight twice, reads after writes verify") {
+    if (!uring_usable()) {
+        MESSAGE("io_uring unusable here: skipped");
+        return;
+    }
+    Fixture f(true);
+    f.phase(Phase::seq_write);
+    auto r = f.phase(Phase::random, 20000);
+    CHECK(r.counters.read_ops + r.counters.write_ops == 20000);
+    CHECK(r.counters.write_ops > 5000);
+    CHECK(r.counters.read_ops > 5000);
+    CHECK(f.faulty->overlaps() == 0);
+    CHECK(r.counters.mismatch_total() == 0);
+    // Every unit holds its latest generation: a full read agrees.
+    auto v = f.phase(Phase::reverify);
+    CHECK(v.counters.mismatch_total() == 0);
+    CHECK(v.counters.verified_bytes == kFileBytes);
+}
+
+TEST_CASE("a stop request drains and reports an incomplete phase") {
+    Fixture f;
+    f.stop = true;
+    auto w = f.phase(Phase::seq_write);
+    CHECK_FALSE(w.completed);
+    CHECK(w.counters.write_ops == 0);
+}
+
+TEST_CASE("geometry: depths are bounded by qd, buffer budget and file size") {
+    run::RunConfig cfg;
+    cfg.qd = 256;
+    cfg.file_bytes = 64ULL << 20;
+    auto g = run::make_geometry(cfg, 256);
+    CHECK(g.rand_depth == 256);
+    CHECK(g.seq_depth == run::kSeqInflightBytes / cfg.seq_block);
+    CHECK(run::make_geometry(cfg, 1).rand_depth == 1);  // sync backend
+    cfg.file_bytes = 16 * 4096;
+    cfg.seq_block = 4096;
+    CHECK(run::make_geometry(cfg, 256).rand_depth == 8);  // half the units
+}

@@ -1,0 +1,357 @@
+"""Shared machinery of the drivestress end-to-end tests.
+
+Each test file is run by meson as `python3 test_x.py --drivestress PATH
+--no-io-uring PATH Class.test_method`.  It runs the real binary on a fresh
+temporary directory under /tmp, optionally stops it at a known point
+(DRIVESTRESS_TEST_STOP) to damage its files or signal it, and checks exit
+codes, offsets, classes and file counts.
+
+Exit status of a test program (see main()): 0 passed, 1 failed, 77 skipped
+(meson SKIP: the case cannot run here, e.g. no io_uring, not root).
+"""
+
+import argparse
+import ctypes
+import errno
+import json
+import mmap
+import os
+import platform
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+EXIT_SKIP = 77
+
+# Paths of the programs under test; set by main() from the command line.
+DRIVESTRESS = os.environ.get("DRIVESTRESS", "")
+NO_IO_URING = os.environ.get("NO_IO_URING", "")
+
+BACKENDS = ("io_uring", "sync")
+PHASES = ("seq-write", "seq-read", "random", "reverify")
+MISMATCH_CLASSES = ("stale", "misdirected", "foreign", "zeroed", "uniform-fill",
+                    "torn", "corrupt", "io-error", "short-read")
+UNIT_BYTES = 4096  # the default --rand-block: the verification unit
+MiB = 1024 * 1024
+
+# Seconds to wait for a stop, or for the process to exit.
+STOP_TIMEOUT_S = 30
+EXIT_TIMEOUT_S = 60
+
+
+# ---------------------------------------------------------------- environment
+
+_io_uring_reason = None
+
+
+def io_uring_unavailable_reason():
+    """Why io_uring cannot be set up here, or None when it can.
+
+    Probed with the raw io_uring_setup system call, independently of the
+    binary under test, so a broken probe in drivestress fails a test instead
+    of skipping it.
+    """
+    global _io_uring_reason
+    if _io_uring_reason is None:
+        numbers = {"x86_64": 425, "aarch64": 425}  # asm-generic and x86_64 agree
+        nr = numbers.get(platform.machine())
+        if nr is None:
+            _io_uring_reason = "io_uring probe: unknown architecture " + platform.machine()
+        else:
+            libc = ctypes.CDLL(None, use_errno=True)
+            params = ctypes.create_string_buffer(120)  # struct io_uring_params
+            fd = libc.syscall(ctypes.c_long(nr), ctypes.c_uint(4), params)
+            if fd < 0:
+                err = ctypes.get_errno()
+                _io_uring_reason = "io_uring_setup: " + os.strerror(err)
+            else:
+                os.close(fd)
+                _io_uring_reason = ""
+    return _io_uring_reason or None
+
+
+def first_difference(a, b):
+    """Index of the first byte where a and b differ (len when equal)."""
+    n = min(len(a), len(b))
+    for i in range(n):
+        if a[i] != b[i]:
+            return i
+    return n
+
+
+def count_differences(a, b):
+    return sum(1 for x, y in zip(a, b) if x != y)
+
+
+def _open_direct(path, flags):
+    """An O_DIRECT descriptor, or a buffered one where O_DIRECT is refused."""
+    try:
+        return os.open(path, flags | os.O_DIRECT), True
+    except OSError as e:
+        if e.errno != errno.EINVAL:
+            raise
+        return os.open(path, flags), False
+
+
+def read_block(path, offset, length):
+    """Reads what the device holds (O_DIRECT: no page cache in between)."""
+    fd, direct = _open_direct(path, os.O_RDONLY)
+    try:
+        if not direct:
+            os.posix_fadvise(fd, offset, length, os.POSIX_FADV_DONTNEED)
+        buf = mmap.mmap(-1, length)  # page aligned, as O_DIRECT needs
+        n = os.preadv(fd, [buf], offset)
+        if n != length:
+            raise AssertionError(f"{path}: read {n} of {length} bytes at {offset}")
+        return bytes(buf)
+    finally:
+        os.close(fd)
+
+
+def write_block(path, offset, data):
+    """Overwrites bytes of a file so that drivestress's next read sees them."""
+    fd, direct = _open_direct(path, os.O_WRONLY)
+    try:
+        buf = mmap.mmap(-1, len(data))
+        buf[:] = bytes(data)
+        n = os.pwritev(fd, [buf], offset)
+        if n != len(data):
+            raise AssertionError(f"{path}: wrote {n} of {len(data)} bytes at {offset}")
+        os.fsync(fd)
+        if not direct:
+            os.posix_fadvise(fd, offset, len(data), os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+
+
+# ---------------------------------------------------------------- a process
+
+class Result:
+    """What a finished drivestress run left: exit code, output, JSON."""
+
+    def __init__(self, returncode, stdout, stderr, doc, seconds):
+        self.returncode = returncode
+        self.stdout = stdout
+        self.stderr = stderr
+        self.doc = doc  # parsed --json document, or None
+        self.seconds = seconds  # from start (or from the last SIGCONT) to exit
+
+    def describe(self):
+        return (f"exit {self.returncode}\n--- stdout\n{self.stdout}"
+                f"--- stderr\n{self.stderr}---")
+
+
+def _thread_states(pid):
+    states = []
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except FileNotFoundError:
+        return states
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                states.append(f.read().rsplit(")", 1)[1].split()[0])
+        except (FileNotFoundError, ProcessLookupError):
+            pass
+    return states
+
+
+class Run:
+    """A drivestress process in progress.  Output goes to temporary files,
+    never pipes, so a stopped or chatty process cannot deadlock the test."""
+
+    def __init__(self, argv, env, json_path):
+        self.argv = argv
+        self.json_path = json_path
+        self._out = tempfile.TemporaryFile(mode="w+")
+        self._err = tempfile.TemporaryFile(mode="w+")
+        self.started = time.monotonic()
+        self.proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL,
+                                     stdout=self._out, stderr=self._err)
+
+    def wait_stopped(self, timeout=STOP_TIMEOUT_S):
+        """Waits until every thread is stopped (DRIVESTRESS_TEST_STOP)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise AssertionError("drivestress exited instead of stopping: "
+                                     + self._collect().describe())
+            states = _thread_states(self.proc.pid)
+            if states and all(s == "T" for s in states):
+                return
+            time.sleep(0.005)
+        raise AssertionError(f"drivestress did not stop within {timeout} s")
+
+    def send(self, sig):
+        os.kill(self.proc.pid, sig)
+
+    def resume(self):
+        """SIGCONT.  The kernel wakes every stopped thread before kill()
+        returns, so a following wait_stopped() sees only a new stop."""
+        self.started = time.monotonic()  # Result.seconds counts from here
+        self.send(signal.SIGCONT)
+
+    def finish(self, timeout=EXIT_TIMEOUT_S):
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            raise AssertionError(f"drivestress did not exit within {timeout} s: "
+                                 + self._collect().describe())
+        return self._collect()
+
+    def close(self):
+        """Cleanup: a failed test must not leave a (stopped) process behind."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self._out.close()
+        self._err.close()
+
+    def _collect(self):
+        seconds = time.monotonic() - self.started
+        outputs = []
+        for f in (self._out, self._err):
+            f.seek(0)
+            outputs.append(f.read())
+        doc = None
+        if self.json_path and os.path.exists(self.json_path):
+            with open(self.json_path) as f:
+                text = f.read()
+            try:
+                doc = json.loads(text)
+            except ValueError as e:
+                raise AssertionError(f"--json output does not parse ({e}):\n{text[:2000]}")
+        return Result(self.proc.returncode, outputs[0], outputs[1], doc, seconds)
+
+
+# ---------------------------------------------------------------- test cases
+
+class DriveStressTest(unittest.TestCase):
+    """Base of every end-to-end test: a fresh target directory under /tmp,
+    helpers to run drivestress on it and to check what it left behind.
+
+    Backend-parametrised cases live in a mixin and are instantiated once per
+    backend by subclasses that set `backend`."""
+
+    backend = None  # "io_uring", "sync", or None for the default (auto)
+    maxDiff = None
+
+    def setUp(self):
+        if not DRIVESTRESS or not os.access(DRIVESTRESS, os.X_OK):
+            self.fail(f"drivestress binary not found: {DRIVESTRESS!r} (use --drivestress)")
+        if self.backend == "io_uring":
+            reason = io_uring_unavailable_reason()
+            if reason:
+                self.skipTest(f"io_uring is not available here ({reason})")
+        self.tmp = tempfile.mkdtemp(prefix="drivestress-e2e-", dir="/tmp")
+        self.addCleanup(shutil.rmtree, self.tmp, True)
+        self.target = os.path.join(self.tmp, "target")
+        os.mkdir(self.target)
+        self.json_path = os.path.join(self.tmp, "result.json")
+
+    # -- running
+
+    def command(self, *args, target=None, json_out=True, wrapper=()):
+        argv = list(wrapper) + [DRIVESTRESS, "--progress", "never"]
+        if self.backend:
+            argv += ["--backend", self.backend]
+        argv += [str(a) for a in args]
+        if json_out:
+            argv += ["--json", self.json_path]
+        argv.append(self.target if target is None else target)
+        return argv
+
+    def start(self, *args, stop=None, target=None, json_out=True, wrapper=()):
+        """Starts drivestress; `stop` sets DRIVESTRESS_TEST_STOP."""
+        env = dict(os.environ)
+        env.pop("DRIVESTRESS_TEST_STOP", None)
+        if stop:
+            env["DRIVESTRESS_TEST_STOP"] = stop
+        if os.path.exists(self.json_path):
+            os.unlink(self.json_path)
+        run = Run(self.command(*args, target=target, json_out=json_out, wrapper=wrapper),
+                  env, self.json_path if json_out else None)
+        self.addCleanup(run.close)
+        return run
+
+    def drivestress(self, *args, **kwargs):
+        """Runs drivestress to the end and returns its Result."""
+        return self.start(*args, **kwargs).finish()
+
+    # -- files
+
+    def data_file(self, index):
+        return os.path.join(self.target, f"drivestress-{index}.dat")
+
+    def target_files(self):
+        return sorted(os.listdir(self.target))
+
+    def assertFilesPresent(self, count, size_bytes):
+        names = [f"drivestress-{i}.dat" for i in range(count)]
+        self.assertEqual(self.target_files(), names, "data files while the run is stopped")
+        for n in names:
+            self.assertEqual(os.path.getsize(os.path.join(self.target, n)), size_bytes, n)
+
+    def assertNoFilesLeft(self, result=None, directory=None):
+        left = sorted(os.listdir(directory or self.target))
+        self.assertEqual(left, [], "files left behind" +
+                         ("\n" + result.describe() if result else ""))
+
+    # -- outcomes
+
+    def assertExit(self, result, code):
+        self.assertEqual(result.returncode, code, result.describe())
+
+    def assertSetupError(self, result, *names):
+        """Exit 1 and exactly one stderr line `drivestress: ...` naming each
+        of `names` (an option or a path)."""
+        self.assertExit(result, 1)
+        lines = result.stderr.splitlines()
+        self.assertEqual(len(lines), 1, "stderr must be one line:\n" + result.stderr)
+        self.assertTrue(lines[0].startswith("drivestress: "), lines[0])
+        for name in names:
+            self.assertIn(name, lines[0])
+        self.assertNotIn("Traceback", result.stderr)
+
+    def assertJson(self, result):
+        self.assertIsNotNone(result.doc, "no --json document written\n" + result.describe())
+        return result.doc
+
+
+def phases_of(doc):
+    """[(iteration index, phase dict)] in run order."""
+    return [(it["index"], p) for it in doc["iterations"] for p in it["phases"]]
+
+
+# ---------------------------------------------------------------- entry point
+
+def main():
+    """Runs the selected tests of the calling module; exits 0, 1 or 77."""
+    global DRIVESTRESS, NO_IO_URING
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--drivestress", default=DRIVESTRESS)
+    parser.add_argument("--no-io-uring", default=NO_IO_URING)
+    opts, rest = parser.parse_known_args()
+    DRIVESTRESS = os.path.abspath(opts.drivestress) if opts.drivestress else ""
+    NO_IO_URING = os.path.abspath(opts.no_io_uring) if opts.no_io_uring else ""
+
+    prog = unittest.main(module="__main__", argv=[sys.argv[0]] + rest, exit=False,
+                         verbosity=2)
+    result = prog.result
+    if not result.wasSuccessful():
+        sys.exit(1)
+    if result.testsRun == 0:
+        print("no test selected", file=sys.stderr)
+        sys.exit(1)
+    if result.skipped:
+        # Not a pass: the case did not run.  meson shows SKIP.
+        for test, reason in result.skipped:
+            print(f"SKIP {test.id()}: {reason}")
+        sys.exit(EXIT_SKIP)
+    sys.exit(0)

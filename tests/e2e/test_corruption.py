@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""Damage injected into the files of a running drivestress (stopped right
+before seq-read) is found at high queue depth: exit 2, the right class, the
+absolute offset of the first wrong byte, the number of wrong bytes.
+
+The random phase is off, so the damaged unit is read exactly twice: by
+seq-read and by reverify, and each reports it once."""
+
+import harness
+from harness import UNIT_BYTES, MiB, count_differences, first_difference, read_block, \
+    write_block
+
+FILES = 2
+FILE_BYTES = 8 * MiB
+ARGS = ("-s", "8M", "-j", FILES, "--qd", 64, "--seq-block", "64K", "--rand-time", 0)
+VERIFYING_PHASES = ("seq-read", "reverify")
+UNIT = 37 * UNIT_BYTES  # the damaged unit, in file 0
+OTHER_UNIT = 1000 * UNIT_BYTES
+
+
+class CorruptionCases:
+    """Mixin of the cases; instantiated per backend below."""
+
+    def run_with_damage(self, damage, iterations=1):
+        """Runs drivestress, calls damage() at the stop before the last
+        iteration's seq-read (earlier stops are passed to damage too, with
+        their iteration number), returns the finished Result."""
+        run = self.start(*ARGS, "--iterations", iterations, stop="seq-read")
+        for iteration in range(1, iterations + 1):
+            run.wait_stopped()
+            self.assertFilesPresent(FILES, FILE_BYTES)
+            damage(iteration)
+            run.resume()
+        return run.finish()
+
+    def overwrite(self, path, offset, data):
+        """Replaces a unit; returns (first wrong byte's offset, wrong bytes)."""
+        before = read_block(path, offset, len(data))
+        self.assertNotEqual(before, data, "the damage changes nothing")
+        write_block(path, offset, data)
+        self.assertEqual(read_block(path, offset, len(data)), data, "damage did not land")
+        return offset + first_difference(data, before), count_differences(data, before)
+
+    def assertDetected(self, r, cls, offset, bad_bytes, iteration=1, file_index=0,
+                       found=None, expected_generation=None):
+        """One mismatch of class `cls` at `offset` in seq-read and in
+        reverify of `iteration`, nothing else; reported in JSON and text."""
+        self.assertExit(r, 2)
+        self.assertNoFilesLeft(r)
+        doc = self.assertJson(r)
+        self.assertEqual(doc["backend"]["seq_qd_per_worker"],
+                         64 if self.backend == "io_uring" else 1, "queue depth in seq-read")
+        path = self.data_file(file_index)
+        unit = offset // UNIT_BYTES * UNIT_BYTES
+        records = doc["mismatches"]
+        self.assertEqual([(m["iteration"], m["phase"]) for m in records],
+                         [(iteration, p) for p in VERIFYING_PHASES], r.describe())
+        for m in records:
+            self.assertEqual(m["class"], cls)
+            self.assertEqual(m["file"], path)
+            self.assertEqual(m["file_index"], file_index)
+            self.assertEqual(m["offset_bytes"], offset)
+            self.assertEqual(m["unit_offset_bytes"], unit)
+            self.assertEqual(m["length_bytes"], UNIT_BYTES)
+            self.assertEqual(m["op"], "read")
+            self.assertEqual(m["bad_bytes"], bad_bytes)
+            if expected_generation is not None:
+                self.assertEqual(m["expected_generation"], expected_generation)
+            if found is None:
+                continue
+            self.assertIsNotNone(m["found"], "header should parse")
+            for key, want in found.items():
+                self.assertEqual(m["found"][key], want, "found." + key)
+        self.assertFalse(doc["mismatches_truncated"])
+
+        s = doc["summary"]
+        self.assertEqual((s["status"], s["exit_code"], s["stop_reason"]),
+                         ("failed", 2, "completed"))
+        self.assertEqual(s["mismatch_total"], len(VERIFYING_PHASES))
+        self.assertEqual(s["mismatches"][cls], len(VERIFYING_PHASES))
+        for it_index, p in harness.phases_of(doc):
+            want = 1 if it_index == iteration and p["phase"] in VERIFYING_PHASES else 0
+            self.assertEqual(p["mismatches"][cls], want, (it_index, p["phase"]))
+            self.assertEqual(sum(p["mismatches"].values()), want, (it_index, p["phase"]))
+
+        for phase in VERIFYING_PHASES:
+            self.assertIn(f"{path} offset {offset} (unit at {unit}): {cls} "
+                          f"[{phase}, iteration {iteration}]", r.stdout)
+        self.assertIn(f"{bad_bytes} bytes differ", r.stdout)
+        self.assertIn("result   FAIL", r.stdout)
+
+    # -- the cases
+
+    def test_bit_flip(self):
+        """One flipped payload bit: corrupt, at that byte, 1 byte wrong."""
+        at = {}
+
+        def flip(_):
+            unit = bytearray(read_block(self.data_file(0), UNIT, UNIT_BYTES))
+            unit[1000] ^= 0x10
+            at["offset"], at["bad"] = self.overwrite(self.data_file(0), UNIT, unit)
+
+        r = self.run_with_damage(flip)
+        self.assertEqual((at["offset"], at["bad"]), (UNIT + 1000, 1))
+        self.assertDetected(r, "corrupt", UNIT + 1000, 1, found={"offset_bytes": UNIT})
+
+    def test_zeroed_unit(self):
+        at = {}
+
+        def zero(_):
+            at["offset"], at["bad"] = self.overwrite(self.data_file(0), UNIT,
+                                                     bytes(UNIT_BYTES))
+
+        r = self.run_with_damage(zero)
+        self.assertEqual(at["offset"], UNIT, "a unit's first byte is never zero")
+        self.assertDetected(r, "zeroed", at["offset"], at["bad"])
+
+    def test_stale_unit(self):
+        """Generation 1 of a unit put back over generation 2: a lost write."""
+        saved, at = {}, {}
+
+        def restore_old(iteration):
+            if iteration == 1:
+                saved["unit"] = read_block(self.data_file(0), UNIT, UNIT_BYTES)
+            else:
+                at["offset"], at["bad"] = self.overwrite(self.data_file(0), UNIT,
+                                                         saved["unit"])
+
+        r = self.run_with_damage(restore_old, iterations=2)
+        self.assertDetected(r, "stale", at["offset"], at["bad"], iteration=2,
+                            expected_generation=2,
+                            found={"generation": 1, "offset_bytes": UNIT, "file_index": 0})
+
+    def test_misdirected_within_file(self):
+        """Another unit of the same file written at UNIT."""
+        at = {}
+
+        def copy(_):
+            data = read_block(self.data_file(0), OTHER_UNIT, UNIT_BYTES)
+            at["offset"], at["bad"] = self.overwrite(self.data_file(0), UNIT, data)
+
+        r = self.run_with_damage(copy)
+        self.assertDetected(r, "misdirected", at["offset"], at["bad"],
+                            found={"offset_bytes": OTHER_UNIT, "file_index": 0})
+
+    def test_misdirected_from_other_file(self):
+        """The unit at the same offset of file 1 written into file 0."""
+        at = {}
+
+        def copy(_):
+            data = read_block(self.data_file(1), UNIT, UNIT_BYTES)
+            at["offset"], at["bad"] = self.overwrite(self.data_file(0), UNIT, data)
+
+        r = self.run_with_damage(copy)
+        self.assertDetected(r, "misdirected", at["offset"], at["bad"],
+                            found={"offset_bytes": UNIT, "file_index": 1})
+
+
+class CorruptionIoUring(CorruptionCases, harness.DriveStressTest):
+    backend = "io_uring"
+
+
+class CorruptionSync(CorruptionCases, harness.DriveStressTest):
+    backend = "sync"
+
+
+if __name__ == "__main__":
+    harness.main()

@@ -84,6 +84,8 @@ int main(int argc, char** argv) {
         return fail(e.what());
     }
     text.finish(cfg, result);
+    if (!result.fatal_error.empty())
+        std::fprintf(stderr, "drivestress: %s\n", result.fatal_error.c_str());
 
     int code = ds::run::exit_status(result);
     if (!cfg.json_path.empty()) {

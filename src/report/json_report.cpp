@@ -194,6 +194,7 @@ json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostI
     const int code = run::exit_status(r);
     const char* stop = r.stop == run::StopReason::completed  ? "completed"
                        : r.stop == run::StopReason::duration ? "duration"
+                       : r.stop == run::StopReason::error    ? "error"
                                                              : "signal";
     doc["summary"] = {{"written_bytes", written},
                       {"read_bytes", read},
@@ -206,7 +207,9 @@ json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostI
                       {"signal", r.stop_signal ? json(r.stop_signal) : json(nullptr)},
                       {"status", code == 2   ? "failed"
                                  : code == 0 ? "passed"
+                                 : code == 1 ? "error"
                                              : "interrupted"},
+                      {"error", r.fatal_error.empty() ? json(nullptr) : json(r.fatal_error)},
                       {"exit_code", code}};
     return doc;
 }

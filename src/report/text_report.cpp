@@ -106,14 +106,19 @@ void TextReport::started(const run::RunConfig& cfg, const run::RunResult& r) {
     std::string phases;
     for (auto p : cfg.phases)
         phases += (phases.empty() ? "" : ",") + std::string(run::to_string(p));
-    std::string random = cfg.rand_ops ? std::to_string(*cfg.rand_ops) + " ops"
-                                      : units::format_seconds(cfg.rand_time_s);
-    std::fprintf(
-        out_, "workload %s  unit %s  random %u%% reads for %s  iterations %s%s%s\n", phases.c_str(),
-        units::format_bytes(cfg.rand_block).c_str(), cfg.read_pct, random.c_str(),
-        cfg.iterations ? std::to_string(cfg.iterations).c_str() : "until stopped",
-        cfg.duration_s ? ("  duration " + units::format_seconds(*cfg.duration_s)).c_str() : "",
-        cfg.verify ? "" : "  NO VERIFICATION");
+    const bool random_on = cfg.has_phase(run::Phase::random) &&
+                           (cfg.rand_ops ? *cfg.rand_ops > 0 : cfg.rand_time_s > 0);
+    std::string random = "random off";
+    if (random_on)
+        random = "random " + std::to_string(cfg.read_pct) + "% reads for " +
+                 (cfg.rand_ops ? std::to_string(*cfg.rand_ops) + " ops"
+                               : units::format_seconds(cfg.rand_time_s));
+    std::string iterations = cfg.iterations ? std::to_string(cfg.iterations) : "until stopped";
+    std::string duration =
+        cfg.duration_s ? "  duration " + units::format_seconds(*cfg.duration_s) : "";
+    std::fprintf(out_, "workload %s  unit %s  %s  iterations %s%s%s\n", phases.c_str(),
+                 units::format_bytes(cfg.rand_block).c_str(), random.c_str(), iterations.c_str(),
+                 duration.c_str(), cfg.verify ? "" : "  NO VERIFICATION");
     std::fprintf(out_, "seed     %" PRIu64 "  (reproduce with --seed %" PRIu64 ")\n", r.seed,
                  r.seed);
     std::fflush(out_);
@@ -197,6 +202,7 @@ void TextReport::finish(const run::RunConfig& cfg, const run::RunResult& r) {
                 r.mismatch_totals[i]);
     const int code = run::exit_status(r);
     const char* verdict = code == 2   ? "FAIL: data mismatch or I/O error"
+                          : code == 1 ? "ERROR: the run could not go on"
                           : code != 0 ? "INTERRUPTED: nothing wrong found so far"
                           : r.stop == run::StopReason::duration ? "PASS (stopped at --duration)"
                                                                 : "PASS";

@@ -70,7 +70,7 @@ struct IterationResult {
 };
 
 // How the run ended.
-enum class StopReason { completed, duration, signal };
+enum class StopReason { completed, duration, signal, error };
 
 struct BackendInfo {
     BackendChoice requested = BackendChoice::automatic;
@@ -93,6 +93,9 @@ struct RunResult {
     std::vector<MismatchRecord> mismatch_records;  // the first kMaxRecords
     ClassCounts mismatch_totals{};
     StopReason stop = StopReason::completed;
+    // A problem that ended the run early without being the drive's fault
+    // (the filesystem filled up): one line, exit 1.
+    std::string fatal_error;
     int stop_signal = 0;
     double wall_seconds = 0;
     std::string started_at;  // ISO 8601 UTC
@@ -105,6 +108,7 @@ struct RunResult {
 
 namespace ds::run {
 // The process exit status a run maps to: 2 on any mismatch or I/O error (it
-// wins), else 128+signal when interrupted, else 0.
+// wins), else 1 after a fatal setup problem, else 128+signal when
+// interrupted, else 0.
 int exit_status(const RunResult& r);
 }  // namespace ds::run

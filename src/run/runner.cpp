@@ -304,9 +304,15 @@ RunResult Runner::run() {
                 target.drop_caches();
             pr.seconds = (monotonic_ns() - t0) / 1e9;
             pr.cpu = stats::CpuTime::process_now() - cpu0;
-            for (auto& o : outcomes) {
-                pr.counters.merge(o.counters);
-                if (!o.completed) pr.interrupted = true;
+            for (std::size_t i = 0; i < outcomes.size(); ++i) {
+                pr.counters.merge(outcomes[i].counters);
+                if (!outcomes[i].completed) pr.interrupted = true;
+                if (outcomes[i].no_space_at && res.fatal_error.empty())
+                    res.fatal_error = target.path(i) +
+                                      ": no space left on device writing at offset " +
+                                      std::to_string(*outcomes[i].no_space_at) +
+                                      " (the filesystem filled up during the run)";
+                res.stop = StopReason::error;
             }
             for (std::size_t m = 0; m < res.mismatch_totals.size(); ++m)
                 res.mismatch_totals[m] += pr.counters.mismatches[m];

@@ -49,7 +49,7 @@ WorkerGeometry make_geometry(const RunConfig& cfg, unsigned backend_depth) {
 }
 
 Worker::Worker(const WorkerGeometry& geo, unsigned file_index, std::string path, int fd,
-               std::uint64_t seed, std::uint64_t run_id, const std::atomic<bool>& stop)
+               std::uint64_t seed, std::uint64_t run_id, std::atomic<bool>& stop)
     : geo_(geo),
       file_index_(file_index),
       path_(std::move(path)),
@@ -254,7 +254,12 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
                 backend_->prepare(r);
                 continue;
             }
-            if (res <= 0) {
+            if (!is_read && (res == -ENOSPC || res == -EDQUOT)) {
+                // Not the drive's fault: the filesystem filled up under us.
+                if (!out.no_space_at) out.no_space_at = r.offset;
+                forget_range(s.first_offset, s.first_length);
+                stop_.store(true, std::memory_order_relaxed);
+            } else if (res <= 0) {
                 MismatchRecord rec;
                 rec.offset = r.offset;
                 rec.unit_offset = s.first_offset;

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -48,7 +49,7 @@ WorkerGeometry make_geometry(const RunConfig& cfg, unsigned backend_depth);
 class Worker {
   public:
     Worker(const WorkerGeometry& geo, unsigned file_index, std::string path, int fd,
-           std::uint64_t seed, std::uint64_t run_id, const std::atomic<bool>& stop);
+           std::uint64_t seed, std::uint64_t run_id, std::atomic<bool>& stop);
 
     // Creates the backend for `fd`; call on the thread that runs the phases
     // (again after the file was recreated).
@@ -61,6 +62,9 @@ class Worker {
     struct Outcome {
         PhaseCounters counters;
         bool completed = true;  // false when stopped early
+        // Set when a write found the filesystem full: the run cannot go on
+        // (a setup problem, exit 1), and every worker is asked to stop.
+        std::optional<std::uint64_t> no_space_at;
     };
     Outcome run(const PhasePlan& plan);
 
@@ -96,7 +100,7 @@ class Worker {
     int fd_;
     std::uint64_t seed_;
     std::uint64_t run_id_;
-    const std::atomic<bool>& stop_;
+    std::atomic<bool>& stop_;
     std::uint64_t units_;
     std::vector<pattern::Generation> gens_;
     std::vector<std::uint8_t> unit_in_flight_;

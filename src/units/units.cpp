@@ -134,7 +134,8 @@ std::string format_bytes(std::uint64_t bytes) {
     static const char* kNames[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
     unsigned i = 0;
     double v = static_cast<double>(bytes);
-    while (v >= 1024 && i < 5) {
+    // Step up while the value would print as 1024.0 or more.
+    while (i < 5 && std::round(v * 10) / 10 >= 1024) {
         v /= 1024;
         ++i;
     }
@@ -158,9 +159,10 @@ std::string format_size_option(std::uint64_t bytes) {
 
 std::string format_seconds(double s) {
     char buf[32];
-    if (s < 1e-3)
+    // Thresholds on the rounded value, so 0.9999 ms prints as "1.00 ms".
+    if (std::round(s * 1e6) < 1000)
         std::snprintf(buf, sizeof buf, "%.0f us", s * 1e6);
-    else if (s < 1)
+    else if (std::round(s * 1e5) < 100000)
         std::snprintf(buf, sizeof buf, "%.2f ms", s * 1e3);
     else
         std::snprintf(buf, sizeof buf, "%.2f s", s);

@@ -16,11 +16,13 @@
 namespace ds::test {
 
 class FaultyBackend final : public io::Backend {
-public:
+  public:
     explicit FaultyBackend(std::unique_ptr<io::Backend> inner) : inner_(std::move(inner)) {}
 
     // The first operation of `kind` covering `offset` completes with -err.
-    void fail_at(io::OpKind kind, std::uint64_t offset, int err) { faults_.push_back({kind, offset, err}); }
+    void fail_at(io::OpKind kind, std::uint64_t offset, int err) {
+        faults_.push_back({kind, offset, err});
+    }
     // Every Nth completion transfers only half of what was asked.
     void short_every(unsigned n) { short_every_ = n; }
     // Every Nth completion answers -EAGAIN (nothing transferred).
@@ -64,7 +66,7 @@ public:
         return n;
     }
 
-private:
+  private:
     struct Fault {
         io::OpKind kind;
         std::uint64_t offset;

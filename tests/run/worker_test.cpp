@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "faulty_backend.h"
+#include "io/probe.h"
 #include "io/sync_backend.h"
 #include "io/uring_backend.h"
-#include "io/probe.h"
-#include "faulty_backend.h"
 
 using namespace ds;
 using run::Phase;
@@ -64,7 +64,9 @@ struct Fixture {
     }
 };
 
-bool uring_usable() { return io::probe_io_uring().usable; }
+bool uring_usable() {
+    return io::probe_io_uring().usable;
+}
 
 }  // namespace
 
@@ -123,13 +125,24 @@ TEST_CASE("a read error is counted with its offset and the run goes on") {
 
 TEST_CASE("after a failed write its units are not verified, and nothing false is reported") {
     Fixture f;
-    f.faulty->fail_at(io::OpKind::write, 2 * 64 * 1024, ENOSPC);
+    f.faulty->fail_at(io::OpKind::write, 2 * 64 * 1024, EIO);
     auto w = f.phase(Phase::seq_write);
     CHECK(w.counters.mismatches[static_cast<int>(pattern::MismatchClass::io_error)] == 1);
     auto r = f.phase(Phase::seq_read);
     CHECK(r.counters.mismatch_total() == 0);
     CHECK(r.counters.unverified_units == 64 * 1024 / kUnit);
     CHECK(r.counters.verified_bytes == kFileBytes - 64 * 1024);
+}
+
+TEST_CASE("a full filesystem stops the run instead of counting a drive error") {
+    Fixture f;
+    f.faulty->fail_at(io::OpKind::write, 7 * 64 * 1024, ENOSPC);
+    auto w = f.phase(Phase::seq_write);
+    REQUIRE(w.no_space_at.has_value());
+    CHECK(*w.no_space_at == 7 * 64 * 1024);
+    CHECK(w.counters.mismatch_total() == 0);
+    CHECK_FALSE(w.completed);
+    CHECK(f.stop.load());  // every other worker is asked to stop too
 }
 
 TEST_CASE("short transfers and EAGAIN are completed, not reported") {

@@ -10,6 +10,7 @@
 
 #include "cli/options.h"
 #include "drivestress_version.h"
+#include "report/backend_comparison.h"
 #include "report/host_info.h"
 #include "report/json_report.h"
 #include "report/text_report.h"
@@ -46,6 +47,16 @@ bool write_json(const std::string& path, const nlohmann::json& doc, std::string&
     return true;
 }
 
+// Writes the document; a failed write turns a clean exit into 1.
+int finish_json(const std::string& path, const nlohmann::json& doc, int code) {
+    std::string error;
+    if (!write_json(path, doc, error)) {
+        std::fprintf(stderr, "drivestress: %s\n", error.c_str());
+        if (code == 0) code = kExitUsage;
+    }
+    return code;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -72,29 +83,37 @@ int main(int argc, char** argv) {
                 (cfg.progress == ds::run::ProgressMode::automatic && ::isatty(STDERR_FILENO));
     ds::report::TextReport text(text_out, live ? stderr : nullptr, ds::report::HostInfo::current());
 
-    ds::run::RunResult result;
     try {
-        ds::run::Runner runner(cfg, &text);
-        result = runner.run();
+        if (cfg.compare_backends) {
+            ds::report::TextReport second(text_out, live ? stderr : nullptr,
+                                          ds::report::HostInfo::current());
+            auto cmp = ds::run::compare_backends(cfg, &text, &second);
+            text.finish(cmp.uring_config, cmp.uring);
+            if (cmp.sync_ran) {
+                second.finish(cmp.sync_config, cmp.sync);
+                std::fputs(ds::report::comparison_table(cmp.uring, cmp.sync).c_str(), text_out);
+            }
+            int code = ds::run::exit_status(cmp);
+            if (cfg.json_path.empty()) return code;
+            auto doc = ds::report::result_json(cmp.uring_config, cmp.uring,
+                                               ds::report::HostInfo::current());
+            if (cmp.sync_ran)
+                doc["compare_backends"] =
+                    ds::report::comparison_json(cmp.sync_config, cmp.uring, cmp.sync);
+            return finish_json(cfg.json_path, doc, code);
+        }
+        ds::run::RunResult result = ds::run::Runner(cfg, &text).run();
+        text.finish(cfg, result);
+        if (!result.fatal_error.empty())
+            std::fprintf(stderr, "drivestress: %s\n", result.fatal_error.c_str());
+        int code = ds::run::exit_status(result);
+        if (cfg.json_path.empty()) return code;
+        return finish_json(cfg.json_path,
+                           ds::report::result_json(cfg, result, ds::report::HostInfo::current()),
+                           code);
     } catch (const ds::run::SetupError& e) {
-        return fail(e.what());
-    } catch (const std::system_error& e) {
         return fail(e.what());
     } catch (const std::exception& e) {
         return fail(e.what());
     }
-    text.finish(cfg, result);
-    if (!result.fatal_error.empty())
-        std::fprintf(stderr, "drivestress: %s\n", result.fatal_error.c_str());
-
-    int code = ds::run::exit_status(result);
-    if (!cfg.json_path.empty()) {
-        std::string error;
-        auto doc = ds::report::result_json(cfg, result, ds::report::HostInfo::current());
-        if (!write_json(cfg.json_path, doc, error)) {
-            std::fprintf(stderr, "drivestress: %s\n", error.c_str());
-            if (code == 0) code = kExitUsage;
-        }
-    }
-    return code;
 }

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cerrno>
 #include <cstring>
@@ -77,6 +78,59 @@ void check_output_path(const std::string& option, const std::string& path) {
 
 }  // namespace
 
+run::Sweep parse_sweep(const std::string& text) {
+    auto eq = text.find('=');
+    if (eq == std::string::npos)
+        throw UsageError("--sweep: '" + text + "' is not NAME=VALUES (e.g. qd=1..128)");
+    std::string name = text.substr(0, eq), list = text.substr(eq + 1);
+    run::Sweep sw;
+    if (name == "qd")
+        sw.param = run::SweepParam::qd;
+    else if (name == "files")
+        sw.param = run::SweepParam::files;
+    else if (name == "rand-block")
+        sw.param = run::SweepParam::rand_block;
+    else
+        throw UsageError("--sweep: unknown parameter '" + name + "' (use qd, files or rand-block)");
+    const bool sizes = sw.param == run::SweepParam::rand_block;
+    auto value = [&](const std::string& t) {
+        return with_option("--sweep", t, [&](const std::string& v) {
+            return sizes ? units::parse_size(v) : units::parse_count(v);
+        });
+    };
+    auto range = list.find("..");
+    if (range != std::string::npos) {
+        std::uint64_t lo = value(list.substr(0, range)), hi = value(list.substr(range + 2));
+        if (lo == 0 || hi < lo)
+            throw UsageError("--sweep: range '" + list + "' must go from a positive value up");
+        for (std::uint64_t v = lo; v <= hi; v *= 2) {
+            sw.values.push_back(v);
+            if (v > hi / 2) break;
+        }
+        if (sw.values.back() != hi) sw.values.push_back(hi);
+    } else {
+        for (const auto& item : with_option(
+                 "--sweep", list, [](const std::string& t) { return units::split_list(t); }))
+            sw.values.push_back(value(item));
+    }
+    std::set<std::uint64_t> seen;
+    for (auto v : sw.values) {
+        if (v == 0) throw UsageError("--sweep: values must be greater than zero");
+        if (!seen.insert(v).second)
+            throw UsageError("--sweep: value " + std::to_string(v) + " given twice");
+        std::uint64_t limit = sw.param == run::SweepParam::qd      ? kMaxQd
+                              : sw.param == run::SweepParam::files ? kMaxFiles
+                                                                   : kMaxBlock;
+        if (v > limit)
+            throw UsageError("--sweep: " + name + " value " + std::to_string(v) + " is above " +
+                             std::to_string(limit));
+        if (sizes && (!is_power_of_two(v) || v < 512))
+            throw UsageError("--sweep: rand-block " + units::format_size_option(v) +
+                             " must be a power of two of at least 512");
+    }
+    return sw;
+}
+
 ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
     po::options_description visible(
         "Usage: drivestress [OPTIONS] [TARGET]\n\n"
@@ -105,6 +159,10 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
         ("no-verify", po::bool_switch(), "skip verification (pure throughput; drops reverify)")
         ("json", po::value<std::string>(), "write the result document to PATH (- = stdout)")
         ("progress", po::value<std::string>()->default_value("auto"), "live status line: auto|always|never")
+        ("sweep", po::value<std::string>(), "random phase once per value: qd=, files= or rand-block= a list (1,4,16) or a range of powers of two (1..256)")
+        ("knee-gain", po::value<std::string>()->default_value("5"), "sweep saturation: the next point adds less than this % of IOPS")
+        ("latency-thresholds", po::value<std::string>()->default_value("2s,10s"), "report the share of requests slower than each duration")
+        ("compare-backends", po::bool_switch(), "run the workload on io_uring, then on sync, and compare")
         ("help,h", "print this help and exit")
         ("version,V", "print the version and exit");
     po::options_description aliases("Aliases kept from the seed tool");
@@ -257,6 +315,57 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
         c.json_path = vm["json"].as<std::string>();
         check_output_path("--json", c.json_path);
     }
+    if (vm.count("sweep")) {
+        c.sweep = parse_sweep(vm["sweep"].as<std::string>());
+        if (!c.has_phase(run::Phase::random) || !(c.rand_ops || c.rand_time_s > 0))
+            throw UsageError(
+                "--sweep needs the random phase (--phases with random, --rand-time > 0)");
+        if (c.iterations != 1) throw UsageError("--sweep runs one iteration; drop --iterations");
+        const auto& v = c.sweep->values;
+        std::uint64_t lo = *std::min_element(v.begin(), v.end());
+        std::uint64_t hi = *std::max_element(v.begin(), v.end());
+        switch (c.sweep->param) {
+            case run::SweepParam::qd:
+                if (!defaulted("qd")) throw UsageError("--sweep qd=... and --qd both given");
+                c.qd = static_cast<unsigned>(hi);
+                break;
+            case run::SweepParam::files:
+                if (!defaulted("files"))
+                    throw UsageError("--sweep files=... and --files both given");
+                c.files = static_cast<unsigned>(hi);
+                break;
+            case run::SweepParam::rand_block:
+                if (!defaulted("rand-block"))
+                    throw UsageError("--sweep rand-block=... and --rand-block both given");
+                // The smallest block is the verification unit; the others are
+                // whole multiples of it.
+                if (c.seq_block % lo != 0 || c.file_bytes % hi != 0 || hi > c.file_bytes)
+                    throw UsageError("--sweep rand-block: values must divide --seq-block " +
+                                     units::format_size_option(c.seq_block) +
+                                     " (smallest) and --size " +
+                                     units::format_size_option(c.file_bytes) + " (largest)");
+                c.rand_block = static_cast<std::uint32_t>(lo);
+                break;
+        }
+    }
+    c.knee_gain_pct = static_cast<double>(count_option(vm, "knee-gain", 0, 1000));
+    c.latency_thresholds_s.clear();
+    for (const auto& item :
+         with_option("--latency-thresholds", vm["latency-thresholds"].as<std::string>(),
+                     [](const std::string& t) { return units::split_list(t); })) {
+        double sec = with_option("--latency-thresholds", item,
+                                 [](const std::string& t) { return units::parse_duration(t); });
+        if (sec <= 0)
+            throw UsageError("--latency-thresholds: '" + item + "' must be greater than zero");
+        c.latency_thresholds_s.push_back(sec);
+    }
+    c.compare_backends = vm["compare-backends"].as<bool>();
+    if (c.compare_backends) {
+        if (!defaulted("backend"))
+            throw UsageError("--compare-backends runs both backends; drop --backend");
+        if (c.sweep) throw UsageError("--compare-backends and --sweep cannot be combined");
+    }
+
     const std::string& progress = vm["progress"].as<std::string>();
     if (progress == "auto")
         c.progress = run::ProgressMode::automatic;

@@ -21,6 +21,10 @@ struct ParsedCommandLine {
     std::string help_text;
 };
 
+// "qd=1,2,4", "qd=1..256" (powers of two from 1 to 256), "files=1..8",
+// "rand-block=4K,16K,64K".  Throws UsageError naming --sweep.
+run::Sweep parse_sweep(const std::string& text);
+
 // Throws UsageError naming the option and what is wrong with it.
 ParsedCommandLine parse_command_line(const std::vector<std::string>& args);
 

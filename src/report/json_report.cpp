@@ -23,7 +23,7 @@ json class_counts(const run::ClassCounts& counts) {
     return j;
 }
 
-json phase_json(const run::PhaseResult& p, std::uint64_t file_count) {
+json phase_json(const run::PhaseResult& p, const run::RunConfig& cfg) {
     const auto& c = p.counters;
     const double s = p.seconds;
     stats::LatencyHistogram all = c.read_latency;
@@ -45,7 +45,7 @@ json phase_json(const run::PhaseResult& p, std::uint64_t file_count) {
     j["verified_bytes"] = c.verified_bytes;
     j["unverified_units"] = c.unverified_units;
     j["retries"] = c.retries;
-    j["workers"] = file_count;
+    j["workers"] = p.workers;
     double cpu_total = p.cpu.user_s + p.cpu.system_s;
     j["cpu"] = {
         {"user_s", p.cpu.user_s},
@@ -54,6 +54,15 @@ json phase_json(const run::PhaseResult& p, std::uint64_t file_count) {
         {"system_pct", s > 0 ? 100.0 * p.cpu.system_s / s : 0.0},
         {"ops_per_cpu_s", cpu_total > 0 ? (c.read_ops + c.write_ops) / cpu_total : 0.0},
         {"bytes_per_cpu_s", cpu_total > 0 ? (c.read_bytes + c.write_bytes) / cpu_total : 0.0}};
+    json thresholds = json::array();
+    for (double t : cfg.latency_thresholds_s) {
+        auto ns = static_cast<std::uint64_t>(t * 1e9);
+        std::uint64_t slower = all.count_above(ns);
+        thresholds.push_back({{"threshold_ns", ns},
+                              {"slower_count", slower},
+                              {"slower_share", all.count() ? double(slower) / all.count() : 0.0}});
+    }
+    j["latency_thresholds"] = thresholds;
     j["latency"] = latency_json(all);
     j["read_latency"] = latency_json(c.read_latency);
     j["write_latency"] = latency_json(c.write_latency);
@@ -177,7 +186,7 @@ json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostI
         ij["index"] = it.index;
         json ps = json::array();
         for (const auto& p : it.phases) {
-            ps.push_back(phase_json(p, cfg.files));
+            ps.push_back(phase_json(p, cfg));
             written += p.counters.write_bytes;
             read += p.counters.read_bytes;
             verified += p.counters.verified_bytes;
@@ -186,6 +195,31 @@ json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostI
         iterations.push_back(ij);
     }
     doc["iterations"] = iterations;
+    if (!r.sweep.points.empty()) {
+        json points = json::array();
+        for (const auto& pt : r.sweep.points) {
+            json pj = phase_json(pt.random, cfg);
+            pj["value"] = pt.value;
+            points.push_back(pj);
+        }
+        json knee = nullptr;
+        if (auto k = r.sweep.knee) {
+            const auto& a = r.sweep.points[*k].random;
+            const auto& b = r.sweep.points[*k + 1].random;
+            double p99a = static_cast<double>(a.latency().value_at_percentile(99));
+            double p99b = static_cast<double>(b.latency().value_at_percentile(99));
+            knee = {{"index", *k},
+                    {"value", r.sweep.points[*k].value},
+                    {"iops", a.iops()},
+                    {"p99_ns", p99a},
+                    {"next_iops_gain_pct", a.iops() > 0 ? (b.iops() / a.iops() - 1) * 100 : 0.0},
+                    {"next_p99_change_pct", p99a > 0 ? (p99b / p99a - 1) * 100 : 0.0}};
+        }
+        doc["sweep"] = {{"parameter", std::string(run::to_string(r.sweep.param))},
+                        {"knee_gain_pct", cfg.knee_gain_pct},
+                        {"points", points},
+                        {"knee", knee}};
+    }
     json mm = json::array();
     for (const auto& m : r.mismatch_records)
         mm.push_back(mismatch_json(m));

@@ -1,6 +1,7 @@
 #include "report/text_report.h"
 
 #include <cinttypes>
+#include <cmath>
 #include <cstdarg>
 #include <cstring>
 
@@ -35,29 +36,68 @@ std::string iops_text(double iops) {
 
 }  // namespace
 
-std::string phase_line(const run::PhaseResult& p) {
+static std::string threshold_name(double s) {
+    return s >= 1 && s == std::floor(s) ? printf_string("%.0fs", s) : units::format_seconds(s);
+}
+
+std::string phase_line(const run::PhaseResult& p, const std::vector<double>& thresholds_s) {
     const auto& c = p.counters;
     const double s = p.seconds > 0 ? p.seconds : 1e-9;
-    const double mib_s = (c.read_bytes + c.write_bytes) / kMiB / s;
-    const double cpu_pct = 100.0 * (p.cpu.user_s + p.cpu.system_s) / s;
+    const double mib_s = p.bytes_per_sec() / kMiB;
+    const double cpu_s = p.cpu.user_s + p.cpu.system_s;
     std::string line =
         printf_string("  %-10s %9.1f MiB/s  %7.2f s", std::string(run::to_string(p.phase)).c_str(),
                       mib_s, p.seconds);
+    const stats::LatencyHistogram all = p.latency();
     if (p.phase == run::Phase::random) {
-        stats::LatencyHistogram all = c.read_latency;
-        all.merge(c.write_latency);
-        line += printf_string(
-            "  %s IOPS (r %s / w %s)", iops_text((c.read_ops + c.write_ops) / s).c_str(),
-            iops_text(c.read_ops / s).c_str(), iops_text(c.write_ops / s).c_str());
+        line +=
+            printf_string("  %s IOPS (r %s / w %s)", iops_text(p.iops()).c_str(),
+                          iops_text(c.read_ops / s).c_str(), iops_text(c.write_ops / s).c_str());
         line += "  lat ms p50 " + ms(all.value_at_percentile(50)) + " p95 " +
                 ms(all.value_at_percentile(95)) + " p99 " + ms(all.value_at_percentile(99)) +
                 " p99.9 " + ms(all.value_at_percentile(99.9)) + " max " + ms(all.max());
     }
     if (c.verified_bytes) line += "  verified " + units::format_bytes(c.verified_bytes);
-    line += printf_string("  cpu %.0f%%", cpu_pct);
+    line += printf_string("  cpu usr %.0f%% sys %.0f%%", 100 * p.cpu.user_s / s,
+                          100 * p.cpu.system_s / s);
+    if (cpu_s > 0) {
+        line +=
+            p.phase == run::Phase::random
+                ? "  " + iops_text(p.iops() * p.seconds / cpu_s) + " IOPS/cpu-s"
+                : printf_string("  %.0f MiB/cpu-s", p.bytes_per_sec() * p.seconds / kMiB / cpu_s);
+    }
+    for (double t : thresholds_s) {
+        std::uint64_t slower = all.count_above(static_cast<std::uint64_t>(t * 1e9));
+        if (slower)
+            line += printf_string(
+                "  >%s %.4f%%", threshold_name(t).c_str(),
+                100.0 * static_cast<double>(slower) / static_cast<double>(all.count()));
+    }
     if (c.mismatch_total()) line += printf_string("  MISMATCHES %" PRIu64, c.mismatch_total());
     if (p.interrupted) line += "  (interrupted)";
     return line;
+}
+
+std::string knee_line(const run::SweepResult& sweep) {
+    const std::string name(run::to_string(sweep.param));
+    auto value_text = [&](std::uint64_t v) {
+        return sweep.param == run::SweepParam::rand_block ? units::format_size_option(v)
+                                                          : std::to_string(v);
+    };
+    if (sweep.points.empty()) return "saturation: no points";
+    if (!sweep.knee)
+        return "saturation: not reached (IOPS still climbing at " + name + " " +
+               value_text(sweep.points.back().value) + ")";
+    const auto& a = sweep.points[*sweep.knee];
+    const auto& b = sweep.points[*sweep.knee + 1];
+    const double p99a = static_cast<double>(a.random.latency().value_at_percentile(99));
+    const double p99b = static_cast<double>(b.random.latency().value_at_percentile(99));
+    return printf_string(
+        "saturation: %s %s \u2014 %s IOPS, p99 %s ms (next step %+.0f%% IOPS, %+.0f%% p99)",
+        name.c_str(), value_text(a.value).c_str(), iops_text(a.random.iops()).c_str(),
+        ms(static_cast<std::uint64_t>(p99a)).c_str(),
+        a.random.iops() > 0 ? (b.random.iops() / a.random.iops() - 1) * 100 : 0.0,
+        p99a > 0 ? (p99b / p99a - 1) * 100 : 0.0);
 }
 
 TextReport::TextReport(std::FILE* out, std::FILE* live, HostInfo host)
@@ -72,6 +112,7 @@ void TextReport::clear_live() {
 }
 
 void TextReport::started(const run::RunConfig& cfg, const run::RunResult& r) {
+    thresholds_s_ = cfg.latency_thresholds_s;
     const auto& t = r.target;
     std::fprintf(out_, "drivestress %s  %s  kernel %s  %u cpus  generator %s\n",
                  DRIVESTRESS_VERSION, host_.hostname.c_str(), host_.kernel.c_str(), host_.cpus,
@@ -145,7 +186,7 @@ void TextReport::phase_done(std::uint64_t iteration, const run::PhaseResult& p) 
         std::fprintf(out_, "\niteration %" PRIu64 "\n", iteration);
         header_iteration_ = iteration;
     }
-    std::fprintf(out_, "%s\n", phase_line(p).c_str());
+    std::fprintf(out_, "%s\n", phase_line(p, thresholds_s_).c_str());
     std::fflush(out_);
 }
 
@@ -155,6 +196,48 @@ void TextReport::iteration_done(const run::IterationResult& it) {
         n += p.counters.mismatch_total();
     mismatches_seen_ += n;
     std::fprintf(out_, "  mismatches %" PRIu64 "\n", n);
+    std::fflush(out_);
+}
+
+void TextReport::sweep_point_done(const run::RunConfig& cfg, const run::SweepPoint& point) {
+    clear_live();
+    const std::string name(run::to_string(cfg.sweep->param));
+    if (sweep_rows_++ == 0) {
+        std::string head =
+            printf_string("\nsweep %s: random phase, %u%% reads, ", name.c_str(), cfg.read_pct);
+        head += cfg.rand_ops ? std::to_string(*cfg.rand_ops) + " ops"
+                             : units::format_seconds(cfg.rand_time_s);
+        head += " per point, verified\n";
+        std::fputs(head.c_str(), out_);
+        std::string cols = printf_string(
+            "  %10s %9s %9s %9s %9s %9s %9s %9s %5s %5s %12s", name.c_str(), "IOPS", "MiB/s",
+            "mean ms", "p50 ms", "p99 ms", "p99.9 ms", "max ms", "usr%", "sys%", "IOPS/cpu-s");
+        for (double t : cfg.latency_thresholds_s)
+            cols += printf_string(" %8s", (">" + threshold_name(t)).c_str());
+        std::fprintf(out_, "%s\n", cols.c_str());
+    }
+    const auto& p = point.random;
+    const auto all = p.latency();
+    const double s = p.seconds > 0 ? p.seconds : 1e-9;
+    const double cpu_s = p.cpu.user_s + p.cpu.system_s;
+    std::string value = cfg.sweep->param == run::SweepParam::rand_block
+                            ? units::format_size_option(point.value)
+                            : std::to_string(point.value);
+    std::string row = printf_string(
+        "  %10s %9s %9.1f %9s %9s %9s %9s %9s %5.0f %5.0f %12s", value.c_str(),
+        iops_text(p.iops()).c_str(), p.bytes_per_sec() / kMiB,
+        ms(static_cast<std::uint64_t>(all.mean())).c_str(), ms(all.value_at_percentile(50)).c_str(),
+        ms(all.value_at_percentile(99)).c_str(), ms(all.value_at_percentile(99.9)).c_str(),
+        ms(all.max()).c_str(), 100 * p.cpu.user_s / s, 100 * p.cpu.system_s / s,
+        cpu_s > 0 ? iops_text(p.iops() * p.seconds / cpu_s).c_str() : "-");
+    for (double t : cfg.latency_thresholds_s) {
+        std::uint64_t slower = all.count_above(static_cast<std::uint64_t>(t * 1e9));
+        row += printf_string(" %7.3f%%", all.count() ? 100.0 * slower / all.count() : 0.0);
+    }
+    if (p.counters.mismatch_total())
+        row += printf_string("  MISMATCHES %" PRIu64, p.counters.mismatch_total());
+    if (p.interrupted) row += "  (interrupted)";
+    std::fprintf(out_, "%s\n", row.c_str());
     std::fflush(out_);
 }
 
@@ -168,6 +251,7 @@ void TextReport::finish(const run::RunConfig& cfg, const run::RunResult& r) {
             read += p.counters.read_bytes;
             verified += p.counters.verified_bytes;
         }
+    if (!r.sweep.points.empty()) std::fprintf(out_, "%s\n", knee_line(r.sweep).c_str());
     if (!r.mismatch_records.empty()) {
         std::fprintf(out_, "\nmismatches (first %zu of %" PRIu64 ")\n", r.mismatch_records.size(),
                      r.mismatch_count());

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "report/host_info.h"
 #include "run/runner.h"
@@ -21,6 +22,7 @@ class TextReport final : public run::RunObserver {
     void progress(const run::ProgressSnapshot& s) override;
     void phase_done(std::uint64_t iteration, const run::PhaseResult& p) override;
     void iteration_done(const run::IterationResult& it) override;
+    void sweep_point_done(const run::RunConfig& cfg, const run::SweepPoint& point) override;
     // The summary and the verdict.
     void finish(const run::RunConfig& cfg, const run::RunResult& r);
 
@@ -33,9 +35,14 @@ class TextReport final : public run::RunObserver {
     bool live_shown_ = false;
     std::uint64_t header_iteration_ = 0;
     std::uint64_t mismatches_seen_ = 0;
+    std::size_t sweep_rows_ = 0;
+    std::vector<double> thresholds_s_;
 };
 
 // One line per phase, e.g. "seq-write  1234.5 MiB/s  ..." (also used by tests).
-std::string phase_line(const run::PhaseResult& p);
+std::string phase_line(const run::PhaseResult& p, const std::vector<double>& thresholds_s = {});
+// "saturation: qd 32 — 241k IOPS, p99 0.410 ms (next step +3% IOPS, +92% p99)"
+// or "saturation: not reached (IOPS still climbing at qd 128)".
+std::string knee_line(const run::SweepResult& sweep);
 
 }  // namespace ds::report

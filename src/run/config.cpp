@@ -36,6 +36,26 @@ std::string_view to_string(BackendChoice b) {
     return "?";
 }
 
+std::string_view to_string(SweepParam p) {
+    switch (p) {
+        case SweepParam::qd:
+            return "qd";
+        case SweepParam::files:
+            return "files";
+        case SweepParam::rand_block:
+            return "rand-block";
+    }
+    return "?";
+}
+
+std::uint32_t RunConfig::max_rand_block() const {
+    std::uint32_t b = rand_block;
+    if (sweep && sweep->param == SweepParam::rand_block)
+        for (auto v : sweep->values)
+            b = std::max<std::uint32_t>(b, static_cast<std::uint32_t>(v));
+    return b;
+}
+
 bool RunConfig::has_phase(Phase p) const {
     return std::find(phases.begin(), phases.end(), p) != phases.end();
 }

@@ -22,6 +22,15 @@ std::string_view to_string(BackendChoice b);
 
 enum class ProgressMode { automatic, always, never };
 
+// A sweep runs the random phase once per value of one parameter, on files
+// written and verified once.
+enum class SweepParam { qd, files, rand_block };
+std::string_view to_string(SweepParam p);  // "qd", "files", "rand-block"
+struct Sweep {
+    SweepParam param = SweepParam::qd;
+    std::vector<std::uint64_t> values;  // in the order given
+};
+
 struct RunConfig {
     std::string target = ".";
     std::uint64_t file_bytes = 256ULL << 20;
@@ -43,6 +52,15 @@ struct RunConfig {
     bool verify = true;
     std::string json_path;  // "" = none, "-" = stdout
     ProgressMode progress = ProgressMode::automatic;
+    // With a sweep, qd and files hold the largest value swept and rand_block
+    // (the verification unit) the smallest; each point overrides them.
+    std::optional<Sweep> sweep;
+    double knee_gain_pct = 5;  // saturation: next point adds less IOPS than this
+    std::vector<double> latency_thresholds_s{2, 10};
+    bool compare_backends = false;
+
+    // Largest random block of the run (the sweep's, or rand_block).
+    std::uint32_t max_rand_block() const;
 
     bool has_phase(Phase p) const;
 };

@@ -22,6 +22,22 @@ std::uint64_t PhaseCounters::mismatch_total() const {
     return std::accumulate(mismatches.begin(), mismatches.end(), std::uint64_t{0});
 }
 
+double PhaseResult::iops() const {
+    return seconds > 0 ? static_cast<double>(counters.read_ops + counters.write_ops) / seconds
+                       : 0.0;
+}
+
+double PhaseResult::bytes_per_sec() const {
+    return seconds > 0 ? static_cast<double>(counters.read_bytes + counters.write_bytes) / seconds
+                       : 0.0;
+}
+
+stats::LatencyHistogram PhaseResult::latency() const {
+    stats::LatencyHistogram all = counters.read_latency;
+    all.merge(counters.write_latency);
+    return all;
+}
+
 std::uint64_t RunResult::mismatch_count() const {
     return std::accumulate(mismatch_totals.begin(), mismatch_totals.end(), std::uint64_t{0});
 }

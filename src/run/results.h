@@ -58,15 +58,32 @@ struct PhaseCounters {
 
 struct PhaseResult {
     Phase phase = Phase::seq_write;
+    unsigned workers = 0;      // workers that took part
     bool interrupted = false;  // stopped early by a signal or --duration
     double seconds = 0;
     stats::CpuTime cpu;
     PhaseCounters counters;
+
+    double iops() const;
+    double bytes_per_sec() const;
+    // Reads and writes together.
+    stats::LatencyHistogram latency() const;
 };
 
 struct IterationResult {
     std::uint64_t index = 0;  // 1-based
     std::vector<PhaseResult> phases;
+};
+
+struct SweepPoint {
+    std::uint64_t value = 0;  // qd, workers or random block bytes
+    PhaseResult random;       // the random phase run at this value
+};
+
+struct SweepResult {
+    SweepParam param = SweepParam::qd;
+    std::vector<SweepPoint> points;
+    std::optional<std::size_t> knee;  // index of the saturation point (stats::find_knee)
 };
 
 // How the run ended.
@@ -90,6 +107,7 @@ struct RunResult {
     std::string direct_io_note;
     std::vector<std::string> file_paths;
     std::vector<IterationResult> iterations;
+    SweepResult sweep;                             // points empty unless --sweep
     std::vector<MismatchRecord> mismatch_records;  // the first kMaxRecords
     ClassCounts mismatch_totals{};
     StopReason stop = StopReason::completed;

@@ -21,6 +21,7 @@
 #include "run/signals.h"
 #include "run/target.h"
 #include "run/worker.h"
+#include "stats/knee.h"
 
 namespace ds::run {
 
@@ -227,8 +228,86 @@ RunResult Runner::run() {
 
     observer_->started(cfg_, res);
 
-    const bool random_enabled = cfg_.rand_ops ? *cfg_.rand_ops > 0 : cfg_.rand_time_s > 0;
-    const std::uint64_t total_bytes = cfg_.file_bytes * cfg_.files;
+    const bool random_enabled = cfg_.has_phase(Phase::random) &&
+                                (cfg_.rand_ops ? *cfg_.rand_ops > 0 : cfg_.rand_time_s > 0);
+
+    // Runs one phase on the first `active` workers (all when 0), with the
+    // random-phase overrides of a sweep point, and accounts for it.
+    auto run_phase = [&](std::uint64_t it, Phase phase, const SweepOverrides& over) {
+        if (hooks.stop_phase == phase && hooks.stop_after_ops == 0) ::raise(SIGSTOP);
+        if (!target.direct_io()) target.drop_caches();
+        const unsigned active = over.files ? over.files : cfg_.files;
+        const std::uint64_t total_bytes = cfg_.file_bytes * active;
+
+        PhasePlan plan;
+        plan.phase = phase;
+        plan.iteration = it;
+        plan.depth = over.qd;
+        plan.rand_block = over.rand_block;
+        PhaseResult pr;
+        pr.phase = phase;
+        const auto cpu0 = stats::CpuTime::process_now();
+        const std::uint64_t t0 = monotonic_ns();
+        if (phase == Phase::random) {
+            if (!cfg_.rand_ops)
+                plan.deadline_ns = t0 + static_cast<std::uint64_t>(cfg_.rand_time_s * 1e9);
+            if (duration_deadline)
+                plan.deadline_ns = plan.deadline_ns ? std::min(plan.deadline_ns, duration_deadline)
+                                                    : duration_deadline;
+        }
+
+        std::vector<Worker::Outcome> outcomes(active);
+        auto tick = [&] {
+            ProgressSnapshot snap{it, phase, -1, (monotonic_ns() - t0) / 1e9, 0, 0};
+            for (unsigned i = 0; i < active; ++i) {
+                snap.bytes += workers[i]->progress_bytes.load(std::memory_order_relaxed);
+                snap.ops += workers[i]->progress_ops.load(std::memory_order_relaxed);
+            }
+            if (phase != Phase::random) {
+                snap.fraction_done =
+                    static_cast<double>(snap.bytes) / static_cast<double>(total_bytes);
+            } else if (cfg_.rand_ops) {
+                snap.fraction_done =
+                    static_cast<double>(snap.ops) / static_cast<double>(*cfg_.rand_ops);
+            } else if (plan.deadline_ns) {
+                snap.fraction_done = static_cast<double>(monotonic_ns() - t0) /
+                                     static_cast<double>(plan.deadline_ns - t0);
+            }
+            observer_->progress(snap);
+        };
+        run_on_workers(
+            [&](unsigned i, Worker& w) {
+                if (i >= active) return;
+                PhasePlan mine = plan;
+                if (phase == Phase::random && cfg_.rand_ops) {
+                    std::uint64_t n = *cfg_.rand_ops;
+                    mine.op_limit = n / active + (i < n % active ? 1 : 0);
+                    if (mine.op_limit == 0) return;  // nothing to do for this worker
+                }
+                if (i == 0 && hooks.stop_phase == phase) mine.stop_after_ops = hooks.stop_after_ops;
+                outcomes[i] = w.run(mine);
+            },
+            tick);
+        // Writes in buffered mode are only done once they reached the device.
+        if (!target.direct_io() && phase != Phase::seq_read && phase != Phase::reverify)
+            target.drop_caches();
+        pr.seconds = (monotonic_ns() - t0) / 1e9;
+        pr.cpu = stats::CpuTime::process_now() - cpu0;
+        pr.workers = active;
+        for (std::size_t i = 0; i < outcomes.size(); ++i) {
+            pr.counters.merge(outcomes[i].counters);
+            if (!outcomes[i].completed) pr.interrupted = true;
+            if (outcomes[i].no_space_at && res.fatal_error.empty()) {
+                res.fatal_error = target.path(i) + ": no space left on device writing at offset " +
+                                  std::to_string(*outcomes[i].no_space_at) +
+                                  " (the filesystem filled up during the run)";
+                res.stop = StopReason::error;
+            }
+        }
+        for (std::size_t m = 0; m < res.mismatch_totals.size(); ++m)
+            res.mismatch_totals[m] += pr.counters.mismatches[m];
+        return pr;
+    };
 
     for (std::uint64_t it = 1; cfg_.iterations == 0 || it <= cfg_.iterations; ++it) {
         if (check_stop()) break;
@@ -248,74 +327,30 @@ RunResult Runner::run() {
             if (!cfg_.has_phase(phase)) continue;
             if (phase == Phase::random && !random_enabled) continue;
             if (check_stop()) break;
-            if (hooks.stop_phase == phase && hooks.stop_after_ops == 0) ::raise(SIGSTOP);
-            if (!target.direct_io()) target.drop_caches();
-
-            PhasePlan plan;
-            plan.phase = phase;
-            plan.iteration = it;
-            PhaseResult pr;
-            pr.phase = phase;
-            const auto cpu0 = stats::CpuTime::process_now();
-            const std::uint64_t t0 = monotonic_ns();
-            if (phase == Phase::random) {
-                if (!cfg_.rand_ops)
-                    plan.deadline_ns = t0 + static_cast<std::uint64_t>(cfg_.rand_time_s * 1e9);
-                if (duration_deadline)
-                    plan.deadline_ns = plan.deadline_ns
-                                           ? std::min(plan.deadline_ns, duration_deadline)
-                                           : duration_deadline;
-            }
-
-            std::vector<Worker::Outcome> outcomes(workers.size());
-            auto tick = [&] {
-                ProgressSnapshot snap{it, phase, -1, (monotonic_ns() - t0) / 1e9, 0, 0};
-                for (auto& w : workers) {
-                    snap.bytes += w->progress_bytes.load(std::memory_order_relaxed);
-                    snap.ops += w->progress_ops.load(std::memory_order_relaxed);
+            if (phase == Phase::random && cfg_.sweep) {
+                // One random phase per sweep point, on the same verified files.
+                res.sweep.param = cfg_.sweep->param;
+                for (std::uint64_t value : cfg_.sweep->values) {
+                    if (check_stop()) break;
+                    SweepOverrides over;
+                    if (cfg_.sweep->param == SweepParam::qd) over.qd = static_cast<unsigned>(value);
+                    if (cfg_.sweep->param == SweepParam::files)
+                        over.files = static_cast<unsigned>(value);
+                    if (cfg_.sweep->param == SweepParam::rand_block)
+                        over.rand_block = static_cast<std::uint32_t>(value);
+                    SweepPoint point{value, run_phase(it, phase, over)};
+                    observer_->sweep_point_done(cfg_, point);
+                    res.sweep.points.push_back(std::move(point));
                 }
-                if (phase != Phase::random) {
-                    snap.fraction_done =
-                        static_cast<double>(snap.bytes) / static_cast<double>(total_bytes);
-                } else if (cfg_.rand_ops) {
-                    snap.fraction_done =
-                        static_cast<double>(snap.ops) / static_cast<double>(*cfg_.rand_ops);
-                } else if (plan.deadline_ns) {
-                    snap.fraction_done = static_cast<double>(monotonic_ns() - t0) /
-                                         static_cast<double>(plan.deadline_ns - t0);
+                std::vector<double> iops, p99;
+                for (const auto& pt : res.sweep.points) {
+                    iops.push_back(pt.random.iops());
+                    p99.push_back(static_cast<double>(pt.random.latency().value_at_percentile(99)));
                 }
-                observer_->progress(snap);
-            };
-            run_on_workers(
-                [&](unsigned i, Worker& w) {
-                    PhasePlan mine = plan;
-                    if (phase == Phase::random && cfg_.rand_ops) {
-                        std::uint64_t n = *cfg_.rand_ops;
-                        mine.op_limit = n / cfg_.files + (i < n % cfg_.files ? 1 : 0);
-                        if (mine.op_limit == 0) return;  // nothing to do for this worker
-                    }
-                    if (i == 0 && hooks.stop_phase == phase)
-                        mine.stop_after_ops = hooks.stop_after_ops;
-                    outcomes[i] = w.run(mine);
-                },
-                tick);
-            // Writes in buffered mode are only done once they reached the device.
-            if (!target.direct_io() && phase != Phase::seq_read && phase != Phase::reverify)
-                target.drop_caches();
-            pr.seconds = (monotonic_ns() - t0) / 1e9;
-            pr.cpu = stats::CpuTime::process_now() - cpu0;
-            for (std::size_t i = 0; i < outcomes.size(); ++i) {
-                pr.counters.merge(outcomes[i].counters);
-                if (!outcomes[i].completed) pr.interrupted = true;
-                if (outcomes[i].no_space_at && res.fatal_error.empty())
-                    res.fatal_error = target.path(i) +
-                                      ": no space left on device writing at offset " +
-                                      std::to_string(*outcomes[i].no_space_at) +
-                                      " (the filesystem filled up during the run)";
-                res.stop = StopReason::error;
+                res.sweep.knee = stats::find_knee(iops, p99, cfg_.knee_gain_pct);
+                continue;
             }
-            for (std::size_t m = 0; m < res.mismatch_totals.size(); ++m)
-                res.mismatch_totals[m] += pr.counters.mismatches[m];
+            PhaseResult pr = run_phase(it, phase, SweepOverrides{});
             observer_->phase_done(it, pr);
             iter.phases.push_back(std::move(pr));
         }
@@ -341,6 +376,35 @@ RunResult Runner::run() {
     res.wall_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     return res;  // pool joins, then target removes the files
+}
+
+}  // namespace ds::run
+
+namespace ds::run {
+
+BackendComparison compare_backends(RunConfig cfg, RunObserver* uring_observer,
+                                   RunObserver* sync_observer) {
+    BackendComparison c;
+    if (!cfg.seed_given) {
+        cfg.seed = random_seed();
+        cfg.seed_given = true;
+    }
+    c.uring_config = cfg;
+    c.uring_config.backend = BackendChoice::io_uring;
+    c.sync_config = cfg;
+    c.sync_config.backend = BackendChoice::sync;
+    c.uring = Runner(c.uring_config, uring_observer).run();
+    if (c.uring.stop == StopReason::completed || c.uring.stop == StopReason::duration) {
+        c.sync = Runner(c.sync_config, sync_observer).run();
+        c.sync_ran = true;
+    }
+    return c;
+}
+
+int exit_status(const BackendComparison& c) {
+    int a = exit_status(c.uring), b = c.sync_ran ? exit_status(c.sync) : 0;
+    auto rank = [](int code) { return code == 2 ? 3 : code == 1 ? 2 : code != 0 ? 1 : 0; };
+    return rank(a) >= rank(b) ? a : b;
 }
 
 }  // namespace ds::run

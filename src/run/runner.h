@@ -34,6 +34,7 @@ class RunObserver {
     virtual void progress(const ProgressSnapshot&) {}
     virtual void phase_done(std::uint64_t /*iteration*/, const PhaseResult&) {}
     virtual void iteration_done(const IterationResult&) {}
+    virtual void sweep_point_done(const RunConfig&, const SweepPoint&) {}
 };
 
 // Test hooks, read from the environment so the product's command line stays
@@ -44,6 +45,13 @@ struct TestHooks {
     std::optional<Phase> stop_phase;
     std::uint64_t stop_after_ops = 0;
     static TestHooks from_environment();
+};
+
+// A sweep point's changes to the random phase (0 = the configured value).
+struct SweepOverrides {
+    unsigned qd = 0;
+    unsigned files = 0;
+    std::uint32_t rand_block = 0;
 };
 
 // Decides which backend to use; throws SetupError when --backend io_uring
@@ -61,5 +69,18 @@ class Runner {
     RunConfig cfg_;
     RunObserver* observer_;
 };
+
+// --compare-backends: the same workload (one seed, so the same data) on
+// io_uring and then, unless the first run was interrupted or failed to
+// start, on sync.  Each run creates and removes its own files.
+struct BackendComparison {
+    RunConfig uring_config, sync_config;
+    RunResult uring, sync;
+    bool sync_ran = false;
+};
+BackendComparison compare_backends(RunConfig cfg, RunObserver* uring_observer,
+                                   RunObserver* sync_observer);
+// The worst of both runs: 2 beats 1 beats a signal beats 0.
+int exit_status(const BackendComparison& c);
 
 }  // namespace ds::run

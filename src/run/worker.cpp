@@ -35,6 +35,7 @@ WorkerGeometry make_geometry(const RunConfig& cfg, unsigned backend_depth) {
     g.file_bytes = cfg.file_bytes;
     g.seq_block = cfg.seq_block;
     g.rand_block = cfg.rand_block;
+    g.max_rand_block = cfg.max_rand_block();
     std::uint64_t units = cfg.file_bytes / cfg.rand_block;
     std::uint64_t seq_cap = std::max<std::uint64_t>(1, kSeqInflightBytes / cfg.seq_block);
     std::uint64_t blocks = (cfg.file_bytes + cfg.seq_block - 1) / cfg.seq_block;
@@ -61,7 +62,7 @@ Worker::Worker(const WorkerGeometry& geo, unsigned file_index, std::string path,
       gens_(units_, pattern::kUnknownGeneration),
       unit_in_flight_(units_, 0),
       arena_(std::max<std::uint64_t>(std::uint64_t{geo.seq_depth} * geo.seq_block,
-                                     std::uint64_t{geo.rand_depth} * geo.rand_block)),
+                                     std::uint64_t{geo.rand_depth} * geo.max_rand_block)),
       slots_(std::max(geo.seq_depth, geo.rand_depth)) {
     for (std::size_t i = 0; i < slots_.size(); ++i)
         slots_[i].req.slot = static_cast<std::uint32_t>(i);
@@ -152,8 +153,16 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
     PhaseCounters& c = out.counters;
     const bool random = plan.phase == Phase::random;
     const bool writes = plan.phase == Phase::seq_write;
-    const std::uint32_t block = random ? geo_.rand_block : geo_.seq_block;
-    const unsigned depth = std::min(random ? geo_.rand_depth : geo_.seq_depth, backend_->depth());
+    const std::uint32_t block =
+        random ? (plan.rand_block ? plan.rand_block : geo_.rand_block) : geo_.seq_block;
+    // Random blocks are aligned to their size, so two never partly overlap
+    // and the unit at a block's start stands for the whole block in the
+    // in-flight map.  At most half of them in flight keeps picking cheap.
+    const std::uint64_t rand_blocks = geo_.file_bytes / block;
+    const unsigned rand_depth = static_cast<unsigned>(std::min<std::uint64_t>(
+        plan.depth ? plan.depth : geo_.rand_depth, std::max<std::uint64_t>(1, rand_blocks / 2)));
+    const unsigned depth = std::min({random ? rand_depth : geo_.seq_depth,
+                                     static_cast<unsigned>(slots_.size()), backend_->depth()});
     const bool verify = geo_.verify;
     progress_bytes.store(0, std::memory_order_relaxed);
     progress_ops.store(0, std::memory_order_relaxed);
@@ -201,12 +210,12 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
             io::Request& r = s.req;
             r.buf = arena_.data() + std::size_t{si} * block;
             if (random) {
-                std::uint64_t unit;
+                std::uint64_t first_unit;
                 do {
-                    unit = next_random() % units_;
-                } while (unit_in_flight_[unit]);
-                unit_in_flight_[unit] = 1;
-                r.offset = unit * block;
+                    first_unit = next_random() % rand_blocks * (block / geo_.rand_block);
+                } while (unit_in_flight_[first_unit]);
+                unit_in_flight_[first_unit] = 1;
+                r.offset = first_unit * geo_.rand_block;
                 r.length = block;
                 bool is_read = (next_random() % 100) < geo_.read_pct;
                 r.kind = is_read ? io::OpKind::read : io::OpKind::write;

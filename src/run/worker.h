@@ -28,12 +28,15 @@ struct PhasePlan {
     std::uint64_t op_limit = 0;        // random phase: this worker's share of --rand-ops (0 = none)
     std::uint64_t deadline_ns = 0;     // random phase: monotonic deadline (0 = none)
     std::uint64_t stop_after_ops = 0;  // test hook: SIGSTOP the process after this many completions
+    unsigned depth = 0;                // random phase: in-flight limit (0 = geometry's)
+    std::uint32_t rand_block = 0;      // random phase: block, a multiple of the unit (0 = unit)
 };
 
 struct WorkerGeometry {
     std::uint64_t file_bytes;
     std::uint32_t seq_block;
-    std::uint32_t rand_block;  // = unit size
+    std::uint32_t rand_block;      // = unit size
+    std::uint32_t max_rand_block;  // largest random block (a sweep's), multiple of the unit
     unsigned seq_depth;
     unsigned rand_depth;
     unsigned read_pct;

@@ -1,0 +1,249 @@
+#include "report/prometheus.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <optional>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "io/backend.h"
+#include "io/unique_fd.h"
+#include "pattern/unit.h"
+#include "stats/histogram.h"
+
+namespace ds::report {
+
+namespace {
+
+using Labels = std::vector<std::pair<std::string_view, std::string>>;
+
+// One metric family: its name, help text and rendered sample lines.
+struct Family {
+    std::string_view name;
+    std::string_view help;
+    std::vector<std::string> samples;
+
+    void add(const Labels& labels, double value);
+};
+
+// Sample values: shortest text that reads back as the same double; the
+// exposition format spells the special values NaN, +Inf and -Inf.
+std::string format_value(double v) {
+    if (std::isnan(v)) return "NaN";
+    if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
+    char buf[64];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+    return ec == std::errc{} ? std::string(buf, end) : "NaN";
+}
+
+void Family::add(const Labels& labels, double value) {
+    std::string line(name);
+    if (!labels.empty()) {
+        line += '{';
+        for (std::size_t i = 0; i < labels.size(); ++i) {
+            if (i) line += ',';
+            line += labels[i].first;
+            line += "=\"";
+            line += prometheus_escape_label(labels[i].second);
+            line += '"';
+        }
+        line += '}';
+    }
+    line += ' ';
+    line += format_value(value);
+    samples.push_back(std::move(line));
+}
+
+// HELP text escapes only backslash and newline.
+std::string escape_help(std::string_view s) {
+    std::string out;
+    for (char c : s) {
+        if (c == '\\')
+            out += "\\\\";
+        else if (c == '\n')
+            out += "\\n";
+        else
+            out += c;
+    }
+    return out;
+}
+
+double per_second(std::uint64_t v, double s) {
+    return s > 0 ? static_cast<double>(v) / s : 0.0;
+}
+
+// Seconds since the epoch at which the run ended: started_at ("%FT%TZ", UTC,
+// whole seconds) plus its wall time; the current time if started_at is unset.
+double ended_at(const run::RunResult& r) {
+    std::tm tm{};
+    const char* end = r.started_at.empty()
+                          ? nullptr
+                          : ::strptime(r.started_at.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    if (end && *end == '\0') return static_cast<double>(::timegm(&tm)) + r.wall_seconds;
+    using namespace std::chrono;
+    return duration<double>(system_clock::now().time_since_epoch()).count();
+}
+
+// A temporary file this process created: removed by the destructor unless
+// commit() says it was renamed into place, so a failed write leaves nothing.
+class TempFile {
+  public:
+    explicit TempFile(std::string path) : path_(std::move(path)) {}
+    TempFile(const TempFile&) = delete;
+    TempFile& operator=(const TempFile&) = delete;
+    ~TempFile() {
+        if (!committed_) ::unlink(path_.c_str());
+    }
+    const std::string& path() const { return path_; }
+    void commit() { committed_ = true; }
+
+  private:
+    std::string path_;
+    bool committed_ = false;
+};
+
+// Throws errno as a std::system_error "CALL PATH" (or "CALL FROM to TO");
+// errno is read before anything else can touch it.
+[[noreturn]] void throw_errno(const char* call, std::string_view path, std::string_view to = {}) {
+    const int err = errno;
+    std::string what = std::string(call) + " " + std::string(path);
+    if (!to.empty()) what += " to " + std::string(to);
+    throw std::system_error(err, std::generic_category(), what);
+}
+
+}  // namespace
+
+std::string prometheus_escape_label(std::string_view value) {
+    std::string out;
+    out.reserve(value.size());
+    for (char c : value) {
+        if (c == '\\')
+            out += "\\\\";
+        else if (c == '"')
+            out += "\\\"";
+        else if (c == '\n')
+            out += "\\n";
+        else
+            out += c;
+    }
+    return out;
+}
+
+std::string prometheus_text(const run::RunConfig& cfg, const run::RunResult& r) {
+    const std::string target = cfg.target;
+    const std::string backend(io::to_string(r.backend.used));
+
+    Family bandwidth{"drivestress_bandwidth_bytes_per_second",
+                     "Bytes read and written per second, per phase of the latest iteration.",
+                     {}};
+    Family iops{"drivestress_iops",
+                "Read and write operations per second, per phase of the latest iteration.",
+                {}};
+    Family p50{"drivestress_latency_p50_seconds",
+               "Median operation latency in seconds, per phase of the latest iteration.",
+               {}};
+    Family p99{"drivestress_latency_p99_seconds",
+               "99th percentile operation latency in seconds, per phase of the latest iteration.",
+               {}};
+    Family max{"drivestress_latency_max_seconds",
+               "Largest operation latency in seconds, per phase of the latest iteration.",
+               {}};
+    Family mismatches{"drivestress_mismatches_total",
+                      "Data mismatches and I/O errors found by the run, per class.",
+                      {}};
+    Family exit_status{"drivestress_exit_status",
+                       "Exit status of the run: 0 passed, 1 error, 2 mismatch or I/O error, "
+                       "128+N interrupted by signal N.",
+                       {}};
+    Family last_run{"drivestress_last_run_timestamp_seconds",
+                    "Time the run ended, in seconds since the Unix epoch.",
+                    {}};
+
+    if (!r.iterations.empty()) {
+        const run::IterationResult& it = r.iterations.back();
+        const std::string iteration = std::to_string(it.index);
+        for (const run::PhaseResult& p : it.phases) {
+            const Labels labels{{"phase", std::string(run::to_string(p.phase))},
+                                {"target", target},
+                                {"backend", backend},
+                                {"iteration", iteration}};
+            const auto& c = p.counters;
+            bandwidth.add(labels, per_second(c.read_bytes + c.write_bytes, p.seconds));
+            iops.add(labels, per_second(c.read_ops + c.write_ops, p.seconds));
+            stats::LatencyHistogram all = c.read_latency;
+            all.merge(c.write_latency);
+            // A phase without operations has no latency: no sample rather than a 0.
+            if (all.count() == 0) continue;
+            p50.add(labels, static_cast<double>(all.value_at_percentile(50)) * 1e-9);
+            p99.add(labels, static_cast<double>(all.value_at_percentile(99)) * 1e-9);
+            max.add(labels, static_cast<double>(all.max()) * 1e-9);
+        }
+    }
+    for (std::size_t i = 0; i < r.mismatch_totals.size(); ++i) {
+        const auto cls = static_cast<pattern::MismatchClass>(i);
+        mismatches.add({{"class", std::string(pattern::to_string(cls))},
+                        {"target", target},
+                        {"backend", backend}},
+                       static_cast<double>(r.mismatch_totals[i]));
+    }
+    // Labelled by target and backend too: the collector merges the files of
+    // several runs, and two unlabelled samples of one name would clash.
+    const Labels run_labels{{"target", target}, {"backend", backend}};
+    exit_status.add(run_labels, run::exit_status(r));
+    last_run.add(run_labels, ended_at(r));
+
+    std::string out;
+    for (const Family* f :
+         {&bandwidth, &iops, &p50, &p99, &max, &mismatches, &exit_status, &last_run}) {
+        out += "# HELP ";
+        out += f->name;
+        out += ' ';
+        out += escape_help(f->help);
+        out += "\n# TYPE ";
+        out += f->name;
+        out += " gauge\n";
+        for (const auto& s : f->samples) {
+            out += s;
+            out += '\n';
+        }
+    }
+    return out;
+}
+
+void write_prometheus_file(const std::string& path, const std::string& text) {
+    const std::string tmp_path = path + ".tmp." + std::to_string(::getpid());
+    // 0644 before umask: node_exporter usually runs as another user.
+    io::UniqueFd fd(::open(tmp_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    if (!fd.valid()) throw_errno("open", tmp_path);
+    TempFile tmp(tmp_path);
+    std::string_view rest = text;
+    while (!rest.empty()) {
+        ssize_t n = ::write(fd.get(), rest.data(), rest.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) throw_errno("write", tmp.path());
+        rest.remove_prefix(static_cast<std::size_t>(n));
+    }
+    if (::fsync(fd.get()) != 0) throw_errno("fsync", tmp.path());
+    if (::close(fd.release()) != 0) throw_errno("close", tmp.path());
+    if (::rename(tmp.path().c_str(), path.c_str()) != 0) throw_errno("rename", tmp.path(), path);
+    tmp.commit();
+
+    // Make the rename itself durable; the file is already in place, so a
+    // failure here is not worth failing the run for.
+    const auto slash = path.rfind('/');
+    const std::string dir = slash == std::string::npos ? "."
+                            : slash == 0               ? "/"
+                                                       : path.substr(0, slash);
+    io::UniqueFd dfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (dfd.valid()) (void)::fsync(dfd.get());
+}
+
+}  // namespace ds::report

@@ -42,7 +42,14 @@ struct TempFile {
 struct Fixture {
     TempFile file;
     std::atomic<bool> stop{false};
-    run::WorkerGeometry geo{kFileBytes, 64 * 1024, kUnit, 8, 16, 50, true};
+    run::WorkerGeometry geo{.file_bytes = kFileBytes,
+                            .seq_block = 64 * 1024,
+                            .rand_block = kUnit,
+                            .max_rand_block = 4 * kUnit,
+                            .seq_depth = 8,
+                            .rand_depth = 16,
+                            .read_pct = 50,
+                            .verify = true};
     run::Worker worker{geo, 0, file.path, file.fd, 42, pattern::run_id_from_seed(42), stop};
     test::FaultyBackend* faulty = nullptr;
 
@@ -56,10 +63,13 @@ struct Fixture {
         faulty = f.get();
         worker.set_backend(std::move(f));
     }
-    run::Worker::Outcome phase(Phase p, std::uint64_t ops = 0) {
+    run::Worker::Outcome phase(Phase p, std::uint64_t ops = 0, std::uint32_t block = 0,
+                               unsigned depth = 0) {
         run::PhasePlan plan;
         plan.phase = p;
         plan.op_limit = ops;
+        plan.rand_block = block;
+        plan.depth = depth;
         return worker.run(plan);
     }
 };
@@ -172,6 +182,21 @@ TEST_CASE("random phase: no unit is in flight twice, reads after writes verify")
     CHECK(f.faulty->overlaps() == 0);
     CHECK(r.counters.mismatch_total() == 0);
     // Every unit holds its latest generation: a full read agrees.
+    auto v = f.phase(Phase::reverify);
+    CHECK(v.counters.mismatch_total() == 0);
+    CHECK(v.counters.verified_bytes == kFileBytes);
+}
+
+TEST_CASE("sweep points: larger aligned random blocks and a lower depth still verify") {
+    Fixture f(uring_usable());
+    f.phase(Phase::seq_write);
+    auto r = f.phase(Phase::random, 5000, 4 * kUnit, 4);
+    CHECK(r.counters.read_ops + r.counters.write_ops == 5000);
+    CHECK(r.counters.read_bytes % (4 * kUnit) == 0);
+    CHECK(r.counters.write_bytes % (4 * kUnit) == 0);
+    CHECK(f.faulty->overlaps() == 0);
+    CHECK(r.counters.mismatch_total() == 0);
+    CHECK(r.counters.verified_bytes == r.counters.read_bytes);
     auto v = f.phase(Phase::reverify);
     CHECK(v.counters.mismatch_total() == 0);
     CHECK(v.counters.verified_bytes == kFileBytes);

@@ -13,6 +13,7 @@
 #include "report/backend_comparison.h"
 #include "report/host_info.h"
 #include "report/json_report.h"
+#include "report/preset_report.h"
 #include "report/text_report.h"
 #include "run/errors.h"
 #include "run/runner.h"
@@ -84,6 +85,27 @@ int main(int argc, char** argv) {
     ds::report::TextReport text(text_out, live ? stderr : nullptr, ds::report::HostInfo::current());
 
     try {
+        if (!cmd.preset.empty()) {
+            ds::report::PresetResults results;
+            int code = 0;
+            for (const auto& [label, test_cfg] : cmd.preset_tests) {
+                std::fprintf(text_out, "\n=== %s: %s\n", cmd.preset.c_str(), label.c_str());
+                ds::report::TextReport report(text_out, live ? stderr : nullptr,
+                                              ds::report::HostInfo::current());
+                ds::run::RunResult r = ds::run::Runner(test_cfg, &report).run();
+                report.finish(test_cfg, r);
+                code = ds::run::worse_exit_status(code, ds::run::exit_status(r));
+                results.emplace_back(label, std::move(r));
+                if (results.back().second.stop != ds::run::StopReason::completed) break;
+            }
+            std::fputs(ds::report::preset_table(cmd.preset, results).c_str(), text_out);
+            if (cfg.json_path.empty()) return code;
+            auto doc =
+                ds::report::result_json(cmd.preset_tests.front().second, results.front().second,
+                                        ds::report::HostInfo::current());
+            doc["preset"] = ds::report::preset_json(cmd.preset, results);
+            return finish_json(cfg.json_path, doc, code);
+        }
         if (cfg.compare_backends) {
             ds::report::TextReport second(text_out, live ? stderr : nullptr,
                                           ds::report::HostInfo::current());

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "cli/presets.h"
 #include "units/units.h"
 
 namespace po = boost::program_options;
@@ -163,6 +164,7 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
         ("knee-gain", po::value<std::string>()->default_value("5"), "sweep saturation: the next point adds less than this % of IOPS")
         ("latency-thresholds", po::value<std::string>()->default_value("2s,10s"), "report the share of requests slower than each duration")
         ("compare-backends", po::bool_switch(), "run the workload on io_uring, then on sync, and compare")
+        ("preset", po::value<std::string>(), "a named set of tests: quick, desktop, nvme, burn-in (see below)")
         ("help,h", "print this help and exit")
         ("version,V", "print the version and exit");
     po::options_description aliases("Aliases kept from the seed tool");
@@ -197,7 +199,8 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
     if (vm.count("help")) {
         std::ostringstream help;
         help << visible << "\n"
-             << aliases
+             << aliases << "\n"
+             << presets_help()
              << "\nExit status: 0 clean, 1 usage or setup error, 2 data mismatch or I/O error,\n"
                 "130/143 interrupted by SIGINT/SIGTERM (files removed).\n";
         out.action = ParsedCommandLine::Action::help;
@@ -206,6 +209,37 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
     }
     if (vm.count("version")) {
         out.action = ParsedCommandLine::Action::version;
+        return out;
+    }
+
+    if (vm.count("preset")) {
+        const std::string name = vm["preset"].as<std::string>();
+        const Preset* preset = find_preset(name);
+        if (!preset)
+            throw UsageError("--preset: unknown preset '" + name +
+                             "' (use quick, desktop, nvme, burn-in)");
+        // The user's own arguments without --preset, then each test's
+        // options that the user did not give.
+        std::vector<std::string> own;
+        for (std::size_t i = 0; i < args.size(); ++i) {
+            if (args[i] == "--preset") {
+                ++i;
+                continue;
+            }
+            if (args[i].rfind("--preset=", 0) == 0) continue;
+            own.push_back(args[i]);
+        }
+        out.preset = name;
+        for (const auto& test : preset->tests) {
+            std::vector<std::string> merged = own;
+            for (const auto& [key, value] : test.options) {
+                if (vm.count(key) && !vm[key].defaulted()) continue;
+                merged.push_back("--" + key);
+                if (!value.empty()) merged.push_back(value);
+            }
+            out.preset_tests.emplace_back(test.label, parse_command_line(merged).config);
+        }
+        out.config = out.preset_tests.front().second;
         return out;
     }
 

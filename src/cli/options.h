@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "run/config.h"
@@ -19,6 +20,9 @@ struct ParsedCommandLine {
     enum class Action { run, help, version } action = Action::run;
     run::RunConfig config;
     std::string help_text;
+    // With --preset: one labelled configuration per test, run in order.
+    std::string preset;
+    std::vector<std::pair<std::string, run::RunConfig>> preset_tests;
 };
 
 // "qd=1,2,4", "qd=1..256" (powers of two from 1 to 256), "files=1..8",

@@ -182,9 +182,9 @@ std::string prometheus_text(const run::RunConfig& cfg, const run::RunResult& r) 
             all.merge(c.write_latency);
             // A phase without operations has no latency: no sample rather than a 0.
             if (all.count() == 0) continue;
-            p50.add(labels, static_cast<double>(all.value_at_percentile(50)) * 1e-9);
-            p99.add(labels, static_cast<double>(all.value_at_percentile(99)) * 1e-9);
-            max.add(labels, static_cast<double>(all.max()) * 1e-9);
+            p50.add(labels, static_cast<double>(all.value_at_percentile(50)) / 1e9);
+            p99.add(labels, static_cast<double>(all.value_at_percentile(99)) / 1e9);
+            max.add(labels, static_cast<double>(all.max()) / 1e9);
         }
     }
     for (std::size_t i = 0; i < r.mismatch_totals.size(); ++i) {

@@ -401,10 +401,13 @@ BackendComparison compare_backends(RunConfig cfg, RunObserver* uring_observer,
     return c;
 }
 
-int exit_status(const BackendComparison& c) {
-    int a = exit_status(c.uring), b = c.sync_ran ? exit_status(c.sync) : 0;
+int worse_exit_status(int a, int b) {
     auto rank = [](int code) { return code == 2 ? 3 : code == 1 ? 2 : code != 0 ? 1 : 0; };
     return rank(a) >= rank(b) ? a : b;
+}
+
+int exit_status(const BackendComparison& c) {
+    return worse_exit_status(exit_status(c.uring), c.sync_ran ? exit_status(c.sync) : 0);
 }
 
 }  // namespace ds::run

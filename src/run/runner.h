@@ -82,5 +82,7 @@ BackendComparison compare_backends(RunConfig cfg, RunObserver* uring_observer,
                                    RunObserver* sync_observer);
 // The worst of both runs: 2 beats 1 beats a signal beats 0.
 int exit_status(const BackendComparison& c);
+// The more severe of two exit statuses, in that order.
+int worse_exit_status(int a, int b);
 
 }  // namespace ds::run

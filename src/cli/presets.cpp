@@ -1,0 +1,87 @@
+#include "cli/presets.h"
+
+namespace ds::cli {
+
+namespace {
+
+using Options = std::vector<std::pair<std::string, std::string>>;
+
+// A sequential test: write then read-and-verify the file with this block
+// and depth, one worker.
+PresetTest seq(const std::string& label, const std::string& block, const std::string& qd) {
+    return {
+        label,
+        Options{
+            {"seq-block", block}, {"qd", qd}, {"files", "1"}, {"phases", "seq-write,seq-read"}}};
+}
+
+// Random tests come in pairs: 100% reads (each read verified), then 100%
+// writes followed by a full re-verify, so every written byte is checked.
+std::vector<PresetTest> rnd(const std::string& label, const std::string& qd,
+                            const std::string& files) {
+    return {{label + " read", Options{{"rand-block", "4K"},
+                                      {"qd", qd},
+                                      {"files", files},
+                                      {"read-pct", "100"},
+                                      {"phases", "seq-write,random"}}},
+            {label + " write", Options{{"rand-block", "4K"},
+                                       {"qd", qd},
+                                       {"files", files},
+                                       {"read-pct", "0"},
+                                       {"phases", "seq-write,random,reverify"}}}};
+}
+
+std::vector<Preset> make_presets() {
+    std::vector<Preset> all;
+    all.push_back({"quick", "the default run: all four phases, 70% reads", {{"quick", {}}}});
+
+    Preset desktop{"desktop", "SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, RND4K Q1T1 (T = workers)", {}};
+    desktop.tests.push_back(seq("SEQ1M Q8T1", "1M", "8"));
+    desktop.tests.push_back(seq("SEQ1M Q1T1", "1M", "1"));
+    for (auto& t : rnd("RND4K Q32T1", "32", "1"))
+        desktop.tests.push_back(t);
+    for (auto& t : rnd("RND4K Q1T1", "1", "1"))
+        desktop.tests.push_back(t);
+    all.push_back(desktop);
+
+    Preset nvme{"nvme", "SEQ128K Q32T1, RND4K Q32T16", {}};
+    nvme.tests.push_back(seq("SEQ128K Q32T1", "128K", "32"));
+    for (auto& t : rnd("RND4K Q32T16", "32", "16"))
+        nvme.tests.push_back(t);
+    all.push_back(nvme);
+
+    all.push_back({"burn-in",
+                   "all phases, 50% writes, iterations until --duration or Ctrl+C",
+                   {{"burn-in", Options{{"iterations", "0"}, {"read-pct", "50"}}}}});
+    return all;
+}
+
+}  // namespace
+
+std::span<const Preset> presets() {
+    static const std::vector<Preset> all = make_presets();
+    return all;
+}
+
+const Preset* find_preset(std::string_view name) {
+    for (const auto& p : presets())
+        if (p.name == name) return &p;
+    return nullptr;
+}
+
+std::string presets_help() {
+    std::string out = "Presets (--preset NAME; explicit options override):\n";
+    for (const auto& p : presets()) {
+        out += "  " + p.name + ": " + p.summary + "\n";
+        for (const auto& t : p.tests) {
+            if (t.options.empty()) continue;
+            out += "      " + t.label + ":";
+            for (const auto& [k, v] : t.options)
+                out += " --" + k + (v.empty() ? "" : " " + v);
+            out += "\n";
+        }
+    }
+    return out;
+}
+
+}  // namespace ds::cli

@@ -101,13 +101,15 @@ double parse_duration(std::string_view text) {
         scale = 1;
     else if (suffix == "ms")
         scale = 1e-3;
+    else if (suffix == "us")
+        scale = 1e-6;
     else if (suffix == "m" || suffix == "min")
         scale = 60;
     else if (suffix == "h")
         scale = 3600;
     else
         throw std::invalid_argument("duration " + quoted(text) + " has unknown suffix " +
-                                    quoted(suffix) + " (use s, m or h)");
+                                    quoted(suffix) + " (use us, ms, s, m or h)");
     double seconds = v * scale;
     if (!std::isfinite(seconds) || seconds > 1e9)
         throw std::invalid_argument("duration " + quoted(text) + " is too large");

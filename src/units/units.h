@@ -15,7 +15,7 @@ namespace ds::units {
 // a negative value or overflow.  Zero is accepted (callers decide).
 std::uint64_t parse_size(std::string_view text);
 
-// "10", "10s", "1.5s", "500ms", "2m", "1h" -> seconds (plain number = seconds).
+// "10", "10s", "1.5s", "500ms", "250us", "2m", "1h" -> seconds (plain number = seconds).
 double parse_duration(std::string_view text);
 
 // Non-negative integer without suffix; throws std::invalid_argument.

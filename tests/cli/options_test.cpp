@@ -1,0 +1,481 @@
+#include "cli/options.h"
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+using ds::cli::parse_command_line;
+using ds::cli::ParsedCommandLine;
+using ds::cli::UsageError;
+using ds::run::BackendChoice;
+using ds::run::Phase;
+using ds::run::ProgressMode;
+using ds::run::RunConfig;
+
+namespace {
+
+constexpr std::uint64_t KiB = 1024;
+constexpr std::uint64_t MiB = KiB * 1024;
+constexpr std::uint64_t GiB = MiB * 1024;
+
+using Args = std::vector<std::string>;
+
+RunConfig parse(const Args& args) {
+    ParsedCommandLine p = parse_command_line(args);
+    REQUIRE(p.action == ParsedCommandLine::Action::run);
+    return p.config;
+}
+
+// The UsageError message for `args`, or "" when they are accepted (so a
+// missing rejection fails the check on the message).
+std::string usage_error(const Args& args) {
+    try {
+        parse_command_line(args);
+    } catch (const UsageError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+bool contains(const std::string& s, const std::string& part) {
+    return s.find(part) != std::string::npos;
+}
+
+// Checks that `args` are rejected with a message naming `option`.
+void check_rejected(const Args& args, const std::string& option) {
+    std::string msg = usage_error(args);
+    CAPTURE(msg);
+    CHECK(!msg.empty());
+    CHECK(contains(msg, option));
+}
+
+const std::vector<Phase> kAll{Phase::seq_write, Phase::seq_read, Phase::random, Phase::reverify};
+
+}  // namespace
+
+TEST_CASE("defaults are the table in DESIGN.md") {
+    RunConfig c = parse({});
+    CHECK(c.target == ".");
+    CHECK(c.file_bytes == 256 * MiB);
+    CHECK(c.files == 4);
+    CHECK(c.qd == 32);
+    CHECK(c.backend == BackendChoice::automatic);
+    CHECK(c.seq_block == 1 * MiB);
+    CHECK(c.rand_block == 4 * KiB);
+    CHECK(c.read_pct == 70);
+    CHECK(c.rand_time_s == 10.0);
+    CHECK(!c.rand_ops.has_value());
+    CHECK(c.iterations == 1);
+    CHECK(!c.duration_s.has_value());
+    CHECK(c.phases == kAll);
+    CHECK(!c.seed_given);
+    CHECK(!c.recreate);
+    CHECK(!c.buffered);
+    CHECK(c.verify);
+    CHECK(c.json_path.empty());
+    CHECK(c.progress == ProgressMode::automatic);
+    CHECK(!c.sweep.has_value());
+    CHECK(c.knee_gain_pct == 5.0);
+    CHECK(c.latency_thresholds_s == std::vector<double>{2.0, 10.0});
+    CHECK(!c.compare_backends);
+}
+
+TEST_CASE("every option sets its field") {
+    SUBCASE("--size / -s") {
+        CHECK(parse({"--size", "64M"}).file_bytes == 64 * MiB);
+        CHECK(parse({"-s", "8M"}).file_bytes == 8 * MiB);
+        CHECK(parse({"--size=2G"}).file_bytes == 2 * GiB);
+        CHECK(parse({"--size", "1048576"}).file_bytes == 1 * MiB);
+    }
+    SUBCASE("--files / -j") {
+        CHECK(parse({"--files", "7"}).files == 7);
+        CHECK(parse({"-j", "1"}).files == 1);
+    }
+    SUBCASE("--qd / -q") {
+        CHECK(parse({"--qd", "128"}).qd == 128);
+        CHECK(parse({"-q", "1"}).qd == 1);
+    }
+    SUBCASE("--backend") {
+        CHECK(parse({"--backend", "io_uring"}).backend == BackendChoice::io_uring);
+        CHECK(parse({"--backend", "sync"}).backend == BackendChoice::sync);
+        CHECK(parse({"--backend", "auto"}).backend == BackendChoice::automatic);
+    }
+    SUBCASE("--seq-block") {
+        CHECK(parse({"--seq-block", "256K"}).seq_block == 256 * KiB);
+        CHECK(parse({"--seq-block", "4M"}).seq_block == 4 * MiB);
+    }
+    SUBCASE("--rand-block") {
+        CHECK(parse({"--rand-block", "512"}).rand_block == 512);
+        CHECK(parse({"--rand-block", "64K"}).rand_block == 64 * KiB);
+        RunConfig c = parse({"--rand-block", "64M", "--seq-block", "64M", "--size", "128M"});
+        CHECK(c.rand_block == 64 * MiB);
+        CHECK(c.seq_block == 64 * MiB);
+    }
+    SUBCASE("--read-pct") {
+        CHECK(parse({"--read-pct", "0"}).read_pct == 0);
+        CHECK(parse({"--read-pct", "100"}).read_pct == 100);
+        CHECK(parse({"--read-pct", "35"}).read_pct == 35);
+    }
+    SUBCASE("--rand-time") {
+        CHECK(parse({"--rand-time", "30s"}).rand_time_s == 30.0);
+        CHECK(parse({"--rand-time", "2m"}).rand_time_s == 120.0);
+        CHECK(parse({"--rand-time", "0"}).rand_time_s == 0.0);
+        CHECK(parse({"--rand-time", "1.5"}).rand_time_s == doctest::Approx(1.5));
+    }
+    SUBCASE("--rand-ops") {
+        RunConfig c = parse({"--rand-ops", "5000"});
+        REQUIRE(c.rand_ops.has_value());
+        CHECK(*c.rand_ops == 5000);
+    }
+    SUBCASE("--iterations") {
+        CHECK(parse({"--iterations", "3"}).iterations == 3);
+        CHECK(parse({"--iterations", "0"}).iterations == 0);
+    }
+    SUBCASE("--duration") {
+        RunConfig c = parse({"--duration", "1h"});
+        REQUIRE(c.duration_s.has_value());
+        CHECK(*c.duration_s == 3600.0);
+        c = parse({"--duration", "90"});
+        REQUIRE(c.duration_s.has_value());
+        CHECK(*c.duration_s == 90.0);
+    }
+    SUBCASE("--phases keeps the natural order") {
+        CHECK(parse({"--phases", "seq-write"}).phases == std::vector<Phase>{Phase::seq_write});
+        CHECK(parse({"--phases", "seq-write,random"}).phases ==
+              std::vector<Phase>{Phase::seq_write, Phase::random});
+        CHECK(parse({"--phases", "reverify,random,seq-write"}).phases ==
+              std::vector<Phase>{Phase::seq_write, Phase::random, Phase::reverify});
+        CHECK(parse({"--phases", "seq-write,seq-read,random,reverify"}).phases == kAll);
+    }
+    SUBCASE("--seed") {
+        RunConfig c = parse({"--seed", "12345"});
+        CHECK(c.seed == 12345);
+        CHECK(c.seed_given);
+        c = parse({"--seed", "0"});
+        CHECK(c.seed == 0);
+        CHECK(c.seed_given);
+        CHECK(parse({"--seed", "18446744073709551615"}).seed == UINT64_MAX);
+    }
+    SUBCASE("--recreate") {
+        CHECK(parse({"--recreate"}).recreate);
+    }
+    SUBCASE("--buffered") {
+        CHECK(parse({"--buffered"}).buffered);
+    }
+    SUBCASE("--no-verify drops reverify from the default phases") {
+        RunConfig c = parse({"--no-verify"});
+        CHECK(!c.verify);
+        CHECK(c.phases == std::vector<Phase>{Phase::seq_write, Phase::seq_read, Phase::random});
+        c = parse({"--no-verify", "--phases", "seq-write,random"});
+        CHECK(!c.verify);
+        CHECK(c.phases == std::vector<Phase>{Phase::seq_write, Phase::random});
+    }
+    SUBCASE("--json") {
+        CHECK(parse({"--json", "-"}).json_path == "-");
+        CHECK(parse({"--json", "/tmp/drivestress-options-test.json"}).json_path ==
+              "/tmp/drivestress-options-test.json");
+        CHECK(parse({"--json", "result.json"}).json_path == "result.json");
+    }
+    SUBCASE("--progress") {
+        CHECK(parse({"--progress", "always"}).progress == ProgressMode::always);
+        CHECK(parse({"--progress", "never"}).progress == ProgressMode::never);
+        CHECK(parse({"--progress", "auto"}).progress == ProgressMode::automatic);
+    }
+}
+
+TEST_CASE("TARGET positional and --path") {
+    CHECK(parse({"/mnt/scratch"}).target == "/mnt/scratch");
+    CHECK(parse({"/mnt/scratch/prefix-"}).target == "/mnt/scratch/prefix-");
+    CHECK(parse({"-s", "8M", "/mnt/x", "-j", "2"}).target == "/mnt/x");
+    CHECK(parse({"--path", "/mnt/y"}).target == "/mnt/y");
+    CHECK(parse({"--path=/mnt/z"}).target == "/mnt/z");
+}
+
+TEST_CASE("seed tool aliases") {
+    SUBCASE("--size-mb N is N MiB") {
+        CHECK(parse({"--size-mb", "64"}).file_bytes == 64 * MiB);
+        CHECK(parse({"--size-mb", "1"}).file_bytes == 1 * MiB);
+    }
+    SUBCASE("--mixed-sec N is --rand-time N seconds") {
+        CHECK(parse({"--mixed-sec", "5"}).rand_time_s == 5.0);
+        CHECK(parse({"--mixed-sec", "0"}).rand_time_s == 0.0);
+    }
+    SUBCASE("--no-direct is --buffered") {
+        CHECK(parse({"--no-direct"}).buffered);
+    }
+    SUBCASE("--path is TARGET") {
+        CHECK(parse({"--path", "/srv/t"}).target == "/srv/t");
+    }
+}
+
+TEST_CASE("rejections name the option") {
+    SUBCASE("--size 0") {
+        check_rejected({"--size", "0"}, "--size");
+    }
+    SUBCASE("--size with a bad spelling") {
+        check_rejected({"--size", "4X"}, "--size");
+        check_rejected({"--size", "1.5M"}, "--size");
+    }
+    SUBCASE("--size not a multiple of --rand-block") {
+        check_rejected({"--size", "6K", "--seq-block", "4K"}, "--size");
+        check_rejected({"--size", "1000", "--seq-block", "512", "--rand-block", "512"}, "--size");
+    }
+    SUBCASE("--rand-block not a power of two from 512 to 64M") {
+        check_rejected({"--rand-block", "3000"}, "--rand-block");
+        check_rejected({"--rand-block", "256"}, "--rand-block");
+        check_rejected({"--rand-block", "128M"}, "--rand-block");
+        check_rejected({"--rand-block", "0"}, "--rand-block");
+    }
+    SUBCASE("--seq-block not a multiple of --rand-block") {
+        check_rejected({"--seq-block", "6K"}, "--seq-block");
+        check_rejected({"--seq-block", "1M", "--rand-block", "2M", "--size", "4M"}, "--seq-block");
+    }
+    SUBCASE("--seq-block larger than --size") {
+        check_rejected({"--size", "1M", "--seq-block", "2M"}, "--seq-block");
+        check_rejected({"--size", "512K"}, "--seq-block");  // default 1M
+    }
+    SUBCASE("--seq-block 0") {
+        check_rejected({"--seq-block", "0"}, "--seq-block");
+    }
+    SUBCASE("--read-pct out of 0..100") {
+        check_rejected({"--read-pct", "101"}, "--read-pct");
+        check_rejected({"--read-pct", "-1"}, "--read-pct");
+        check_rejected({"--read-pct=-1"}, "--read-pct");
+        check_rejected({"--read-pct", "50%"}, "--read-pct");
+    }
+    SUBCASE("--files 0, --qd 0") {
+        check_rejected({"--files", "0"}, "--files");
+        check_rejected({"-j", "0"}, "--files");
+        check_rejected({"--qd", "0"}, "--qd");
+        check_rejected({"-q", "0"}, "--qd");
+        check_rejected({"--files", "two"}, "--files");
+    }
+    SUBCASE("unknown --backend") {
+        check_rejected({"--backend", "aio"}, "--backend");
+        check_rejected({"--backend", ""}, "--backend");
+    }
+    SUBCASE("unknown phase") {
+        std::string msg = usage_error({"--phases", "seq-write,sideways"});
+        CHECK(contains(msg, "--phases"));
+        CHECK(contains(msg, "sideways"));
+    }
+    SUBCASE("duplicate phase") {
+        check_rejected({"--phases", "seq-write,random,random"}, "--phases");
+    }
+    SUBCASE("empty phase item") {
+        check_rejected({"--phases", "seq-write,,random"}, "--phases");
+    }
+    SUBCASE("--phases without seq-write") {
+        std::string msg = usage_error({"--phases", "seq-read,random"});
+        CHECK(contains(msg, "--phases"));
+        CHECK(contains(msg, "seq-write"));
+    }
+    SUBCASE("--no-verify with --phases including reverify") {
+        std::string msg = usage_error({"--no-verify", "--phases", "seq-write,reverify"});
+        CHECK(contains(msg, "--no-verify"));
+        CHECK(contains(msg, "reverify"));
+        check_rejected({"--no-verify", "--phases", "seq-write,seq-read,random,reverify"},
+                       "--no-verify");
+    }
+    SUBCASE("--rand-ops with --rand-time") {
+        std::string msg = usage_error({"--rand-ops", "100", "--rand-time", "5s"});
+        CHECK(contains(msg, "--rand-ops"));
+        CHECK(contains(msg, "--rand-time"));
+        check_rejected({"--rand-ops", "100", "--mixed-sec", "5"}, "--rand-ops");
+        check_rejected({"--rand-ops", "0"}, "--rand-ops");
+    }
+    SUBCASE("--size with --size-mb") {
+        std::string msg = usage_error({"--size", "8M", "--size-mb", "8"});
+        CHECK(contains(msg, "--size "));
+        CHECK(contains(msg, "--size-mb"));
+        check_rejected({"--size-mb", "0"}, "--size-mb");
+    }
+    SUBCASE("--rand-time with --mixed-sec") {
+        std::string msg = usage_error({"--rand-time", "5s", "--mixed-sec", "5"});
+        CHECK(contains(msg, "--rand-time"));
+        CHECK(contains(msg, "--mixed-sec"));
+    }
+    SUBCASE("two targets") {
+        std::string msg = usage_error({"/mnt/a", "/mnt/b"});
+        CHECK(contains(msg, "target"));
+        CHECK(contains(msg, "/mnt/a"));
+        CHECK(contains(msg, "/mnt/b"));
+        msg = usage_error({"/mnt/a", "--path", "/mnt/b"});
+        CHECK(contains(msg, "/mnt/a"));
+        CHECK(contains(msg, "/mnt/b"));
+    }
+    SUBCASE("unknown option") {
+        check_rejected({"--frobnicate"}, "--frobnicate");
+        check_rejected({"--direct"}, "--direct");
+    }
+    SUBCASE("abbreviations are not guessed") {
+        check_rejected({"--si", "1M"}, "--si");
+        check_rejected({"--iter", "2"}, "--iter");
+        check_rejected({"--no-v"}, "--no-v");
+    }
+    SUBCASE("an option given twice") {
+        check_rejected({"--size", "1M", "--size", "2M"}, "--size");
+    }
+    SUBCASE("a value is required") {
+        check_rejected({"--size"}, "--size");
+    }
+    SUBCASE("--json into a missing directory") {
+        check_rejected({"--json", "/nonexistent-drivestress-dir/out.json"}, "--json");
+        check_rejected({"--json", ""}, "--json");
+    }
+    SUBCASE("--json naming a directory") {
+        check_rejected({"--json", "/tmp"}, "--json");
+    }
+    SUBCASE("--progress bogus") {
+        std::string msg = usage_error({"--progress", "bogus"});
+        CHECK(contains(msg, "--progress"));
+        CHECK(contains(msg, "bogus"));
+    }
+    SUBCASE("--duration 0 and bad durations") {
+        check_rejected({"--duration", "0"}, "--duration");
+        check_rejected({"--duration", "0s"}, "--duration");
+        check_rejected({"--duration", "soon"}, "--duration");
+        check_rejected({"--rand-time", "-1"}, "--rand-time");
+        check_rejected({"--rand-time", "10x"}, "--rand-time");
+    }
+    SUBCASE("bad counts") {
+        check_rejected({"--iterations", "-1"}, "--iterations");
+        check_rejected({"--iterations", "1.5"}, "--iterations");
+        check_rejected({"--seed", "abc"}, "--seed");
+    }
+}
+
+TEST_CASE("--help lists every option with its default") {
+    ParsedCommandLine p = parse_command_line({"--help"});
+    CHECK(p.action == ParsedCommandLine::Action::help);
+    const std::string& h = p.help_text;
+    const std::vector<std::string> options{"--size",
+                                           "--files",
+                                           "--qd",
+                                           "--backend",
+                                           "--seq-block",
+                                           "--rand-block",
+                                           "--read-pct",
+                                           "--rand-time",
+                                           "--rand-ops",
+                                           "--iterations",
+                                           "--duration",
+                                           "--phases",
+                                           "--seed",
+                                           "--recreate",
+                                           "--buffered",
+                                           "--no-verify",
+                                           "--json",
+                                           "--progress",
+                                           "--help",
+                                           "--version",
+                                           "--size-mb",
+                                           "--mixed-sec",
+                                           "--no-direct",
+                                           "--path",
+                                           "--sweep",
+                                           "--knee-gain",
+                                           "--latency-thresholds",
+                                           "--compare-backends"};
+    for (const auto& opt : options) {
+        CAPTURE(opt);
+        CHECK(contains(h, opt));
+    }
+    for (const char* def : {"256M", "1M", "4K", "10s", "70", "32", "auto",
+                            "seq-write,seq-read,random,reverify", "2s,10s"}) {
+        CAPTURE(def);
+        CHECK(contains(h, def));
+    }
+    CHECK(contains(h, "TARGET"));
+
+    CHECK(parse_command_line({"-h"}).action == ParsedCommandLine::Action::help);
+    // Help wins over an otherwise bad command line.
+    CHECK(parse_command_line({"--size", "0", "--help"}).action == ParsedCommandLine::Action::help);
+}
+
+TEST_CASE("--version") {
+    CHECK(parse_command_line({"--version"}).action == ParsedCommandLine::Action::version);
+    CHECK(parse_command_line({"-V"}).action == ParsedCommandLine::Action::version);
+}
+
+TEST_CASE("--sweep: one parameter, a list or a range of powers of two") {
+    SUBCASE("qd list; --qd becomes the largest value") {
+        RunConfig c = parse({"--sweep", "qd=1,4,16"});
+        REQUIRE(c.sweep.has_value());
+        CHECK(c.sweep->param == ds::run::SweepParam::qd);
+        CHECK(c.sweep->values == std::vector<std::uint64_t>{1, 4, 16});
+        CHECK(c.qd == 16);
+    }
+    SUBCASE("values keep the order given") {
+        RunConfig c = parse({"--sweep", "qd=8,1,2"});
+        REQUIRE(c.sweep.has_value());
+        CHECK(c.sweep->values == std::vector<std::uint64_t>{8, 1, 2});
+        CHECK(c.qd == 8);
+    }
+    SUBCASE("qd range") {
+        RunConfig c = parse({"--sweep", "qd=1..8"});
+        REQUIRE(c.sweep.has_value());
+        CHECK(c.sweep->values == std::vector<std::uint64_t>{1, 2, 4, 8});
+    }
+    SUBCASE("a range ends on its upper bound") {
+        RunConfig c = parse({"--sweep", "qd=1..6"});
+        REQUIRE(c.sweep.has_value());
+        CHECK(c.sweep->values == std::vector<std::uint64_t>{1, 2, 4, 6});
+    }
+    SUBCASE("files; --files becomes the largest value") {
+        RunConfig c = parse({"--sweep", "files=1..4"});
+        REQUIRE(c.sweep.has_value());
+        CHECK(c.sweep->param == ds::run::SweepParam::files);
+        CHECK(c.sweep->values == std::vector<std::uint64_t>{1, 2, 4});
+        CHECK(c.files == 4);
+    }
+    SUBCASE("rand-block sizes; the smallest is the verification unit") {
+        RunConfig c = parse({"--sweep", "rand-block=4K,16K,64K"});
+        REQUIRE(c.sweep.has_value());
+        CHECK(c.sweep->param == ds::run::SweepParam::rand_block);
+        CHECK(c.sweep->values == std::vector<std::uint64_t>{4 * KiB, 16 * KiB, 64 * KiB});
+        CHECK(c.rand_block == 4 * KiB);
+    }
+}
+
+TEST_CASE("--sweep rejections name --sweep") {
+    check_rejected({"--sweep", "qd"}, "--sweep");
+    check_rejected({"--sweep", "depth=1,2"}, "--sweep");
+    check_rejected({"--sweep", "qd=0,1"}, "--sweep");
+    check_rejected({"--sweep", "qd=4,4"}, "--sweep");
+    check_rejected({"--sweep", "qd=8..2"}, "--sweep");
+    check_rejected({"--sweep", "qd=0..8"}, "--sweep");
+    check_rejected({"--sweep", "qd=1,,2"}, "--sweep");
+    check_rejected({"--sweep", "qd=1,x"}, "--sweep");
+    check_rejected({"--sweep", "qd=1,5000"}, "--sweep");
+    check_rejected({"--sweep", "files=1,5000"}, "--sweep");
+    check_rejected({"--sweep", "rand-block=3000"}, "--sweep");
+    check_rejected({"--sweep", "rand-block=256,4K"}, "--sweep");
+    check_rejected({"--sweep", "rand-block=2M,4M"}, "--sweep");  // do not divide --seq-block 1M
+    check_rejected({"--sweep", "qd=1,2", "--qd", "4"}, "--sweep");
+    check_rejected({"--sweep", "files=1,2", "--files", "4"}, "--sweep");
+    check_rejected({"--sweep", "rand-block=4K,8K", "--rand-block", "4K"}, "--sweep");
+    check_rejected({"--sweep", "qd=1,2", "--iterations", "2"}, "--sweep");
+    check_rejected({"--sweep", "qd=1,2", "--rand-time", "0"}, "--sweep");
+    check_rejected({"--sweep", "qd=1,2", "--phases", "seq-write,seq-read"}, "--sweep");
+}
+
+TEST_CASE("--knee-gain, --latency-thresholds, --compare-backends") {
+    CHECK(parse({"--knee-gain", "10"}).knee_gain_pct == 10.0);
+    CHECK(parse({"--knee-gain", "0"}).knee_gain_pct == 0.0);
+    check_rejected({"--knee-gain", "1001"}, "--knee-gain");
+    check_rejected({"--knee-gain", "-1"}, "--knee-gain");
+
+    CHECK(parse({"--latency-thresholds", "1s,500ms"}).latency_thresholds_s ==
+          std::vector<double>{1.0, 0.5});
+    CHECK(parse({"--latency-thresholds", "2m"}).latency_thresholds_s == std::vector<double>{120.0});
+    check_rejected({"--latency-thresholds", "0"}, "--latency-thresholds");
+    check_rejected({"--latency-thresholds", "1s,,2s"}, "--latency-thresholds");
+    check_rejected({"--latency-thresholds", "soon"}, "--latency-thresholds");
+
+    CHECK(parse({"--compare-backends"}).compare_backends);
+    check_rejected({"--compare-backends", "--backend", "sync"}, "--compare-backends");
+    check_rejected({"--compare-backends", "--sweep", "qd=1,2"}, "--compare-backends");
+}

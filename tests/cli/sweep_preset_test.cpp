@@ -1,0 +1,122 @@
+// --sweep parsing and --preset expansion.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "cli/options.h"
+#include "cli/presets.h"
+
+using ds::cli::parse_command_line;
+using ds::cli::parse_sweep;
+using ds::cli::UsageError;
+using ds::run::SweepParam;
+using V = std::vector<std::uint64_t>;
+
+TEST_CASE("sweep lists and power-of-two ranges") {
+    CHECK(parse_sweep("qd=1,4,16").values == V{1, 4, 16});
+    CHECK(parse_sweep("qd=1..128").values == V{1, 2, 4, 8, 16, 32, 64, 128});
+    CHECK(parse_sweep("qd=3..20").values == V{3, 6, 12, 20});
+    CHECK(parse_sweep("files=1..8").param == SweepParam::files);
+    auto rb = parse_sweep("rand-block=4K..64K");
+    CHECK(rb.param == SweepParam::rand_block);
+    CHECK(rb.values == V{4096, 8192, 16384, 32768, 65536});
+}
+
+TEST_CASE("sweep rejections name --sweep") {
+    for (const char* bad :
+         {"qd", "qd=", "depth=1,2", "qd=0,1", "qd=1,1", "qd=8..2", "qd=0..4", "qd=1,x", "qd=1,,2",
+          "qd=1,99999", "rand-block=3000,4096", "rand-block=256,4K", "files=1..99999"}) {
+        CAPTURE(bad);
+        try {
+            parse_sweep(bad);
+            FAIL("accepted");
+        } catch (const UsageError& e) {
+            CHECK(std::string(e.what()).find("--sweep") != std::string::npos);
+        }
+    }
+}
+
+TEST_CASE("a qd sweep runs at the largest depth; conflicting options are refused") {
+    auto cmd = parse_command_line({"--sweep", "qd=1..64", "/tmp"});
+    CHECK(cmd.config.qd == 64);
+    REQUIRE(cmd.config.sweep.has_value());
+    CHECK(cmd.config.sweep->values.size() == 7);
+    CHECK_THROWS_AS(parse_command_line({"--sweep", "qd=1,2", "--qd", "8"}), UsageError);
+    CHECK_THROWS_AS(parse_command_line({"--sweep", "files=1,2", "-j", "2"}), UsageError);
+    CHECK_THROWS_AS(parse_command_line({"--sweep", "qd=1,2", "--rand-time", "0"}), UsageError);
+    CHECK_THROWS_AS(parse_command_line({"--sweep", "qd=1,2", "--iterations", "3"}), UsageError);
+    CHECK_THROWS_AS(parse_command_line({"--sweep", "qd=1,2", "--compare-backends"}), UsageError);
+    auto rb = parse_command_line({"--sweep", "rand-block=4K,64K", "-s", "64M"});
+    CHECK(rb.config.rand_block == 4096);
+    CHECK(rb.config.max_rand_block() == 65536);
+    // The largest block must divide the file, the smallest the sequential block.
+    CHECK_THROWS_AS(
+        parse_command_line({"--sweep", "rand-block=4K,2M", "--seq-block", "1M", "-s", "3M"}),
+        UsageError);
+}
+
+TEST_CASE("latency thresholds and knee gain") {
+    auto d = parse_command_line({});
+    CHECK(d.config.latency_thresholds_s == std::vector<double>{2, 10});
+    CHECK(d.config.knee_gain_pct == 5);
+    auto c = parse_command_line({"--latency-thresholds", "500us,1s", "--knee-gain", "10"});
+    CHECK(c.config.latency_thresholds_s == std::vector<double>{0.0005, 1});
+    CHECK(c.config.knee_gain_pct == 10);
+    CHECK_THROWS_AS(parse_command_line({"--latency-thresholds", "0"}), UsageError);
+    CHECK_THROWS_AS(parse_command_line({"--latency-thresholds", "1s,,2s"}), UsageError);
+}
+
+TEST_CASE("presets expand to exactly their documented options") {
+    auto desktop = parse_command_line({"--preset", "desktop", "/tmp"});
+    REQUIRE(desktop.preset_tests.size() == 6);
+    const auto& seq8 = desktop.preset_tests[0];
+    CHECK(seq8.first == "SEQ1M Q8T1");
+    CHECK(seq8.second.seq_block == 1U << 20);
+    CHECK(seq8.second.qd == 8);
+    CHECK(seq8.second.files == 1);
+    CHECK(seq8.second.phases.size() == 2);
+    CHECK(seq8.second.verify);
+    const auto& rnd_write = desktop.preset_tests[3];
+    CHECK(rnd_write.first == "RND4K Q32T1 write");
+    CHECK(rnd_write.second.read_pct == 0);
+    CHECK(rnd_write.second.qd == 32);
+    CHECK(rnd_write.second.has_phase(ds::run::Phase::reverify));
+    CHECK(rnd_write.second.target == "/tmp");
+
+    auto nvme = parse_command_line({"--preset", "nvme"});
+    REQUIRE(nvme.preset_tests.size() == 3);
+    CHECK(nvme.preset_tests[0].second.seq_block == 128 * 1024);
+    CHECK(nvme.preset_tests[1].second.files == 16);
+
+    auto burn = parse_command_line({"--preset", "burn-in", "--duration", "1h"});
+    REQUIRE(burn.preset_tests.size() == 1);
+    CHECK(burn.preset_tests[0].second.iterations == 0);
+    CHECK(burn.preset_tests[0].second.read_pct == 50);
+    CHECK(burn.preset_tests[0].second.phases.size() == 4);
+
+    auto quick = parse_command_line({"--preset", "quick"});
+    REQUIRE(quick.preset_tests.size() == 1);
+    CHECK(quick.preset_tests[0].second.file_bytes == parse_command_line({}).config.file_bytes);
+}
+
+TEST_CASE("explicit options override a preset's values") {
+    auto cmd = parse_command_line({"--preset", "desktop", "--qd", "4", "-s", "64M"});
+    for (const auto& [label, cfg] : cmd.preset_tests) {
+        CAPTURE(label);
+        CHECK(cfg.qd == 4);
+        CHECK(cfg.file_bytes == 64ULL << 20);
+    }
+    CHECK_THROWS_AS(parse_command_line({"--preset", "fastest"}), UsageError);
+}
+
+TEST_CASE("help lists every preset with its options") {
+    auto help = parse_command_line({"--help"}).help_text;
+    for (const auto& p : ds::cli::presets()) {
+        CHECK(help.find(p.name + ": ") != std::string::npos);
+        for (const auto& t : p.tests)
+            for (const auto& [key, value] : t.options)
+                CHECK(help.find("--" + key + (value.empty() ? "" : " " + value)) !=
+                      std::string::npos);
+    }
+}

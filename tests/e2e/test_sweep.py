@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Sweeps, backend comparison, presets and latency thresholds, end to end."""
+
+import harness
+from harness import MiB
+
+SMALL = ("-s", "8M", "--seq-block", "256K")
+
+
+class Sweep(harness.DriveStressTest):
+    backend = "io_uring"
+
+    def test_qd_sweep_one_row_and_point_per_value(self):
+        r = self.drivestress(*SMALL, "-j", "1", "--sweep", "qd=1..4", "--rand-ops", "3000")
+        self.assertExit(r, 0)
+        doc = self.assertJson(r)
+        sweep = doc["sweep"]
+        self.assertEqual(sweep["parameter"], "qd")
+        self.assertEqual([p["value"] for p in sweep["points"]], [1, 2, 4])
+        for p in sweep["points"]:
+            self.assertEqual(p["phase"], "random")
+            self.assertEqual(p["read_ops"] + p["write_ops"], 3000)
+            self.assertEqual(p["mismatches"]["corrupt"], 0)
+            self.assertGreater(p["verified_bytes"], 0)
+        rows = [l.split() for l in r.stdout.splitlines() if l.strip().split()[:1] in (["1"], ["2"], ["4"])]
+        self.assertEqual([row[0] for row in rows], ["1", "2", "4"], r.stdout)
+        self.assertIn("saturation: ", r.stdout)
+        # Files are written and verified once, then re-verified once.
+        names = [p["phase"] for _, p in harness.phases_of(doc)]
+        self.assertEqual(names, ["seq-write", "seq-read", "reverify"])
+        self.assertNoFilesLeft(r)
+
+    def test_rand_block_sweep_uses_aligned_multiples_of_the_unit(self):
+        r = self.drivestress(*SMALL, "-j", "1", "--sweep", "rand-block=4K,16K", "--rand-ops", "2000")
+        self.assertExit(r, 0)
+        doc = self.assertJson(r)
+        self.assertEqual(doc["config"]["unit_bytes"], 4096)
+        big = doc["sweep"]["points"][1]
+        self.assertEqual(big["value"], 16384)
+        self.assertEqual(big["read_bytes"] % 16384, 0)
+        self.assertEqual(big["verified_bytes"], big["read_bytes"])
+        self.assertEqual(doc["summary"]["mismatch_total"], 0)
+
+    def test_files_sweep_runs_on_that_many_workers(self):
+        r = self.drivestress(*SMALL, "--sweep", "files=1,2", "--rand-ops", "2000")
+        self.assertExit(r, 0)
+        doc = self.assertJson(r)
+        self.assertEqual([p["workers"] for p in doc["sweep"]["points"]], [1, 2])
+        self.assertEqual(len(doc["target"]["files"]), 2)
+
+    def test_latency_thresholds_count_slower_requests(self):
+        r = self.drivestress(*SMALL, "-j", "1", "--rand-ops", "3000",
+                             "--latency-thresholds", "20us,1ms,10s")
+        self.assertExit(r, 0)
+        doc = self.assertJson(r)
+        for _, phase in harness.phases_of(doc):
+            got = phase["latency_thresholds"]
+            self.assertEqual([t["threshold_ns"] for t in got], [20000, 1000000, 10000000000])
+            buckets = phase["latency"]["histogram"]["buckets"]
+            for t in got:
+                expected = sum(n for lower, n in buckets if lower > t["threshold_ns"])
+                self.assertEqual(t["slower_count"], expected, phase["phase"])
+                count = phase["latency"]["count"]
+                self.assertAlmostEqual(t["slower_share"], expected / count if count else 0.0)
+
+
+class CompareBackends(harness.DriveStressTest):
+    backend = None
+
+    def test_both_backends_side_by_side(self):
+        if harness.io_uring_unavailable_reason():
+            self.skipTest("io_uring is not available here")
+        r = self.drivestress(*SMALL, "-j", "1", "--rand-ops", "2000", "--compare-backends")
+        self.assertExit(r, 0)
+        doc = self.assertJson(r)
+        self.assertEqual(doc["backend"]["used"], "io_uring")
+        cmp = doc["compare_backends"]
+        self.assertEqual(cmp["sync"]["backend"]["used"], "sync")
+        self.assertEqual([row["phase"] for row in cmp["rows"]], list(harness.PHASES))
+        for row in cmp["rows"]:
+            if row["sync_iops"]:
+                self.assertAlmostEqual(row["iops_ratio"], row["io_uring_iops"] / row["sync_iops"])
+        self.assertIn("backends compared", r.stdout)
+        self.assertNoFilesLeft(r)
+
+
+class Presets(harness.DriveStressTest):
+    backend = None
+
+    def test_desktop_preset_table_has_a_row_per_test(self):
+        r = self.drivestress("-s", "8M", "--rand-ops", "1000", "--preset", "desktop")
+        self.assertExit(r, 0)
+        doc = self.assertJson(r)
+        labels = [t["label"] for t in doc["preset"]["tests"]]
+        self.assertEqual(labels, ["SEQ1M Q8T1", "SEQ1M Q1T1", "RND4K Q32T1 read",
+                                  "RND4K Q32T1 write", "RND4K Q1T1 read", "RND4K Q1T1 write"])
+        for t in doc["preset"]["tests"]:
+            self.assertEqual(t["mismatch_total"], 0)
+            self.assertEqual(t["exit_code"], 0)
+        self.assertGreater(doc["preset"]["tests"][2]["read_iops"], 0)
+        self.assertEqual(doc["preset"]["tests"][2]["write_iops"], 0)
+        self.assertGreater(doc["preset"]["tests"][3]["write_iops"], 0)
+        table = r.stdout[r.stdout.index("preset desktop"):]
+        for label in labels:
+            self.assertIn(label, table)
+        self.assertNoFilesLeft(r)
+
+
+if __name__ == "__main__":
+    harness.main()

@@ -264,8 +264,9 @@ void TextReport::finish(const run::RunConfig& cfg, const run::RunResult& r) {
             else if (m.cls == pattern::MismatchClass::short_read)
                 detail = "read returned end of file";
             else
-                detail = printf_string("%" PRIu64 " bytes differ, expected generation %u",
-                                       m.bad_bytes, m.expected_generation);
+                detail = printf_string("%" PRIu64 " %s, expected generation %u", m.bad_bytes,
+                                       m.bad_bytes == 1 ? "byte differs" : "bytes differ",
+                                       m.expected_generation);
             if (m.found && m.cls != pattern::MismatchClass::io_error)
                 detail += printf_string("; header says file %u offset %" PRIu64 " generation %u%s",
                                         m.found->file_index, m.found->offset, m.found->generation,

@@ -86,7 +86,8 @@ class CorruptionCases:
         for phase in VERIFYING_PHASES:
             self.assertIn(f"{path} offset {offset} (unit at {unit}): {cls} "
                           f"[{phase}, iteration {iteration}]", r.stdout)
-        self.assertIn(f"{bad_bytes} bytes differ", r.stdout)
+        self.assertIn(f"{bad_bytes} byte differs" if bad_bytes == 1 else f"{bad_bytes} bytes differ",
+                      r.stdout)
         self.assertIn("result   FAIL", r.stdout)
 
     # -- the cases

@@ -22,8 +22,24 @@ namespace {
 
 constexpr int kExitUsage = 1;
 
+// Errors are one line: control characters from user input are escaped.
+std::string one_line(const std::string& text) {
+    std::string out;
+    for (unsigned char c : text) {
+        if (c == '\n')
+            out += "\\n";
+        else if (c < 0x20 || c == 0x7f) {
+            char esc[8];
+            std::snprintf(esc, sizeof esc, "\\x%02x", c);
+            out += esc;
+        } else
+            out += static_cast<char>(c);
+    }
+    return out;
+}
+
 int fail(const std::string& message) {
-    std::fprintf(stderr, "drivestress: %s\n", message.c_str());
+    std::fprintf(stderr, "drivestress: %s\n", one_line(message).c_str());
     return kExitUsage;
 }
 
@@ -127,7 +143,7 @@ int main(int argc, char** argv) {
         ds::run::RunResult result = ds::run::Runner(cfg, &text).run();
         text.finish(cfg, result);
         if (!result.fatal_error.empty())
-            std::fprintf(stderr, "drivestress: %s\n", result.fatal_error.c_str());
+            std::fprintf(stderr, "drivestress: %s\n", one_line(result.fatal_error).c_str());
         int code = ds::run::exit_status(result);
         if (cfg.json_path.empty()) return code;
         return finish_json(cfg.json_path,

@@ -1,5 +1,6 @@
 #include "cli/options.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -73,8 +74,19 @@ void check_output_path(const std::string& option, const std::string& path) {
         throw UsageError(option + " " + path + ": " + dir + " is not a directory");
     if (::access(dir.c_str(), W_OK) != 0)
         throw UsageError(option + " " + path + ": directory " + dir + " is not writable");
-    if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-        throw UsageError(option + " " + path + ": is a directory");
+    if (::stat(path.c_str(), &st) == 0) {
+        if (S_ISDIR(st.st_mode)) throw UsageError(option + " " + path + ": is a directory");
+        int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);  // no O_TRUNC: only a check
+        if (fd < 0) throw UsageError(option + " " + path + ": " + std::strerror(errno));
+        ::close(fd);
+        return;
+    }
+    // Prove the file can be created (name too long, pseudo-filesystem,
+    // quota...) before the run, then leave nothing behind.
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) throw UsageError(option + " " + path + ": cannot create: " + std::strerror(errno));
+    ::close(fd);
+    ::unlink(path.c_str());
 }
 
 }  // namespace
@@ -309,8 +321,9 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
     if (vm.count("rand-ops")) {
         c.rand_ops = count_option(vm, "rand-ops", 1, UINT64_MAX);
         if (!defaulted("rand-time") || vm.count("mixed-sec"))
-            throw UsageError(
-                "--rand-ops and --rand-time both given (the random phase ends on one)");
+            throw UsageError(std::string("--rand-ops and ") +
+                             (vm.count("mixed-sec") ? "--mixed-sec" : "--rand-time") +
+                             " both given (the random phase ends on one)");
     }
     c.iterations = count_option(vm, "iterations", 0, UINT64_MAX);
     if (vm.count("duration")) {

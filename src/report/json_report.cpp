@@ -56,7 +56,7 @@ json phase_json(const run::PhaseResult& p, const run::RunConfig& cfg) {
         {"bytes_per_cpu_s", cpu_total > 0 ? (c.read_bytes + c.write_bytes) / cpu_total : 0.0}};
     json thresholds = json::array();
     for (double t : cfg.latency_thresholds_s) {
-        auto ns = static_cast<std::uint64_t>(t * 1e9);
+        auto ns = run::seconds_to_ns(t);
         std::uint64_t slower = all.count_above(ns);
         thresholds.push_back({{"threshold_ns", ns},
                               {"slower_count", slower},
@@ -180,17 +180,12 @@ json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostI
                      {"buffered", cfg.buffered},
                      {"verify", cfg.verify}};
     json iterations = json::array();
-    std::uint64_t written = 0, read = 0, verified = 0;
     for (const auto& it : r.iterations) {
         json ij;
         ij["index"] = it.index;
         json ps = json::array();
-        for (const auto& p : it.phases) {
+        for (const auto& p : it.phases)
             ps.push_back(phase_json(p, cfg));
-            written += p.counters.write_bytes;
-            read += p.counters.read_bytes;
-            verified += p.counters.verified_bytes;
-        }
         ij["phases"] = ps;
         iterations.push_back(ij);
     }
@@ -230,9 +225,10 @@ json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostI
                        : r.stop == run::StopReason::duration ? "duration"
                        : r.stop == run::StopReason::error    ? "error"
                                                              : "signal";
-    doc["summary"] = {{"written_bytes", written},
-                      {"read_bytes", read},
-                      {"verified_bytes", verified},
+    const auto totals = r.totals();
+    doc["summary"] = {{"written_bytes", totals.written},
+                      {"read_bytes", totals.read},
+                      {"verified_bytes", totals.verified},
                       {"elapsed_s", r.wall_seconds},
                       {"iterations_run", r.iterations.size()},
                       {"mismatch_total", r.mismatch_count()},

@@ -67,7 +67,7 @@ std::string phase_line(const run::PhaseResult& p, const std::vector<double>& thr
                 : printf_string("  %.0f MiB/cpu-s", p.bytes_per_sec() * p.seconds / kMiB / cpu_s);
     }
     for (double t : thresholds_s) {
-        std::uint64_t slower = all.count_above(static_cast<std::uint64_t>(t * 1e9));
+        std::uint64_t slower = all.count_above(run::seconds_to_ns(t));
         if (slower)
             line += printf_string(
                 "  >%s %.4f%%", threshold_name(t).c_str(),
@@ -231,7 +231,7 @@ void TextReport::sweep_point_done(const run::RunConfig& cfg, const run::SweepPoi
         ms(all.max()).c_str(), 100 * p.cpu.user_s / s, 100 * p.cpu.system_s / s,
         cpu_s > 0 ? iops_text(p.iops() * p.seconds / cpu_s).c_str() : "-");
     for (double t : cfg.latency_thresholds_s) {
-        std::uint64_t slower = all.count_above(static_cast<std::uint64_t>(t * 1e9));
+        std::uint64_t slower = all.count_above(run::seconds_to_ns(t));
         row += printf_string(" %7.3f%%", all.count() ? 100.0 * slower / all.count() : 0.0);
     }
     if (p.counters.mismatch_total())
@@ -244,13 +244,7 @@ void TextReport::sweep_point_done(const run::RunConfig& cfg, const run::SweepPoi
 void TextReport::finish(const run::RunConfig& cfg, const run::RunResult& r) {
     clear_live();
     (void)cfg;
-    std::uint64_t written = 0, read = 0, verified = 0;
-    for (const auto& it : r.iterations)
-        for (const auto& p : it.phases) {
-            written += p.counters.write_bytes;
-            read += p.counters.read_bytes;
-            verified += p.counters.verified_bytes;
-        }
+    const auto totals = r.totals();
     if (!r.sweep.points.empty()) std::fprintf(out_, "%s\n", knee_line(r.sweep).c_str());
     if (!r.mismatch_records.empty()) {
         std::fprintf(out_, "\nmismatches (first %zu of %" PRIu64 ")\n", r.mismatch_records.size(),
@@ -293,8 +287,8 @@ void TextReport::finish(const run::RunConfig& cfg, const run::RunResult& r) {
                                                                 : "PASS";
     std::fprintf(
         out_, "\nsummary  %s written, %s read, %s verified in %.2f s; %" PRIu64 " mismatches%s%s\n",
-        units::format_bytes(written).c_str(), units::format_bytes(read).c_str(),
-        units::format_bytes(verified).c_str(), r.wall_seconds, r.mismatch_count(),
+        units::format_bytes(totals.written).c_str(), units::format_bytes(totals.read).c_str(),
+        units::format_bytes(totals.verified).c_str(), r.wall_seconds, r.mismatch_count(),
         classes.empty() ? "" : " (", classes.empty() ? "" : (classes.substr(1) + ")").c_str());
     std::fprintf(out_, "result   %s (exit %d)\n", verdict, code);
     std::fflush(out_);

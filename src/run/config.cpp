@@ -1,6 +1,7 @@
 #include "run/config.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ds::run {
 
@@ -34,6 +35,10 @@ std::string_view to_string(BackendChoice b) {
             return "sync";
     }
     return "?";
+}
+
+std::uint64_t seconds_to_ns(double s) {
+    return s > 0 ? static_cast<std::uint64_t>(std::llround(s * 1e9)) : 0;
 }
 
 std::string_view to_string(SweepParam p) {

@@ -31,6 +31,10 @@ struct Sweep {
     std::vector<std::uint64_t> values;  // in the order given
 };
 
+// Durations given in seconds, as whole nanoseconds (rounded: 100us is
+// 100000 ns, not 99999).
+std::uint64_t seconds_to_ns(double s);
+
 struct RunConfig {
     std::string target = ".";
     std::uint64_t file_bytes = 256ULL << 20;
@@ -56,7 +60,7 @@ struct RunConfig {
     // (the verification unit) the smallest; each point overrides them.
     std::optional<Sweep> sweep;
     double knee_gain_pct = 5;  // saturation: next point adds less IOPS than this
-    std::vector<double> latency_thresholds_s{2, 10};
+    std::vector<double> latency_thresholds_s{2, 10};  // see seconds_to_ns
     bool compare_backends = false;
 
     // Largest random block of the run (the sweep's, or rand_block).

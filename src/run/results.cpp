@@ -38,6 +38,21 @@ stats::LatencyHistogram PhaseResult::latency() const {
     return all;
 }
 
+RunResult::Totals RunResult::totals() const {
+    Totals t;
+    auto add = [&](const PhaseResult& p) {
+        t.written += p.counters.write_bytes;
+        t.read += p.counters.read_bytes;
+        t.verified += p.counters.verified_bytes;
+    };
+    for (const auto& it : iterations)
+        for (const auto& p : it.phases)
+            add(p);
+    for (const auto& pt : sweep.points)
+        add(pt.random);
+    return t;
+}
+
 std::uint64_t RunResult::mismatch_count() const {
     return std::accumulate(mismatch_totals.begin(), mismatch_totals.end(), std::uint64_t{0});
 }

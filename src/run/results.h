@@ -120,6 +120,12 @@ struct RunResult {
 
     static constexpr std::size_t kMaxRecords = 100;
     std::uint64_t mismatch_count() const;
+
+    // Bytes over every phase of every iteration and every sweep point.
+    struct Totals {
+        std::uint64_t written = 0, read = 0, verified = 0;
+    };
+    Totals totals() const;
 };
 
 }  // namespace ds::run

@@ -42,6 +42,9 @@ void install_signal_handlers() {
     struct sigaction ign {};
     ign.sa_handler = SIG_IGN;
     sigaction(SIGPIPE, &ign, nullptr);
+    // A file size limit (ulimit -f) below --size must fail the write with
+    // EFBIG, reported and cleaned up, not kill the process.
+    sigaction(SIGXFSZ, &ign, nullptr);
 }
 
 int stop_signal() {

@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -115,8 +116,17 @@ Target::Target(const RunConfig& cfg)
     struct statfs sfs {};
     if (::statfs(dir.c_str(), &sfs) != 0)
         throw SetupError("target " + t + ": statfs: " + errno_text(errno));
-    if (sfs.f_type == PROC_SUPER_MAGIC || sfs.f_type == SYSFS_MAGIC ||
-        sfs.f_type == DEBUGFS_MAGIC || sfs.f_type == CGROUP2_SUPER_MAGIC)
+    // Kernel interfaces are not storage, whatever is mounted there (here
+    // /sys/fs/cgroup may be a tmpfs).
+    char real[PATH_MAX];
+    std::string canonical = ::realpath(dir.c_str(), real) ? real : dir;
+    auto under = [&](const char* root) {
+        std::size_t n = std::strlen(root);
+        return canonical.compare(0, n, root) == 0 && (canonical.size() == n || canonical[n] == '/');
+    };
+    if (under("/proc") || under("/sys") || sfs.f_type == PROC_SUPER_MAGIC ||
+        sfs.f_type == SYSFS_MAGIC || sfs.f_type == DEBUGFS_MAGIC ||
+        sfs.f_type == CGROUP_SUPER_MAGIC || sfs.f_type == CGROUP2_SUPER_MAGIC)
         throw SetupError("target " + t + ": " + dir +
                          " is a kernel pseudo-filesystem, not storage");
     struct statvfs vfs {};
@@ -147,7 +157,10 @@ Target::Target(const RunConfig& cfg)
     }
 
     info_.free_bytes = static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize;
-    std::uint64_t need = cfg.file_bytes * cfg.files;
+    std::uint64_t need = 0;
+    if (__builtin_mul_overflow(cfg.file_bytes, std::uint64_t{cfg.files}, &need))
+        throw SetupError("not enough free space in " + dir + ": " + std::to_string(cfg.files) +
+                         " x " + units::format_bytes(cfg.file_bytes) + " is more than 16 EiB");
     if (info_.free_bytes + reclaimable < need)
         throw SetupError("not enough free space in " + dir + ": need " + units::format_bytes(need) +
                          " (" + std::to_string(cfg.files) + " x " +

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -14,7 +15,9 @@
 #include "report/host_info.h"
 #include "report/json_report.h"
 #include "report/preset_report.h"
+#include "report/prometheus.h"
 #include "report/text_report.h"
+#include "report/timeseries.h"
 #include "run/errors.h"
 #include "run/runner.h"
 
@@ -74,6 +77,94 @@ int finish_json(const std::string& path, const nlohmann::json& doc, int code) {
     return code;
 }
 
+// Where the text report and the live status line go.
+struct Output {
+    std::FILE* text;
+    std::FILE* live;  // nullptr: no status line
+};
+
+Output output_for(const ds::run::RunConfig& cfg) {
+    Output o;
+    o.text = cfg.json_path == "-" ? stderr : stdout;  // never mix text into JSON
+    bool live = cfg.progress == ds::run::ProgressMode::always ||
+                (cfg.progress == ds::run::ProgressMode::automatic && ::isatty(STDERR_FILENO));
+    o.live = live ? stderr : nullptr;
+    return o;
+}
+
+ds::report::TextReport text_report(const Output& out) {
+    return ds::report::TextReport(out.text, out.live, ds::report::HostInfo::current());
+}
+
+int run_single(const ds::run::RunConfig& cfg, const Output& out) {
+    auto text = text_report(out);
+    std::vector<ds::run::RunObserver*> observers{&text};
+    std::unique_ptr<ds::report::TimeseriesWriter> timeseries;
+    if (!cfg.timeseries_path.empty()) {
+        timeseries = std::make_unique<ds::report::TimeseriesWriter>(cfg.timeseries_path);
+        observers.push_back(timeseries.get());
+    }
+    ds::run::ObserverList all(observers);
+    ds::run::RunResult result = ds::run::Runner(cfg, &all).run();
+    text.finish(cfg, result);
+    if (!result.fatal_error.empty())
+        std::fprintf(stderr, "drivestress: %s\n", one_line(result.fatal_error).c_str());
+    int code = ds::run::exit_status(result);
+    if (!cfg.prom_path.empty()) {
+        try {
+            ds::report::write_prometheus_file(cfg.prom_path,
+                                              ds::report::prometheus_text(cfg, result));
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "drivestress: --prom: %s\n", one_line(e.what()).c_str());
+            if (code == 0) code = kExitUsage;
+        }
+    }
+    if (cfg.json_path.empty()) return code;
+    return finish_json(cfg.json_path,
+                       ds::report::result_json(cfg, result, ds::report::HostInfo::current()), code);
+}
+
+int run_comparison(const ds::run::RunConfig& cfg, const Output& out) {
+    auto first = text_report(out);
+    auto second = text_report(out);
+    auto cmp = ds::run::compare_backends(cfg, &first, &second);
+    first.finish(cmp.uring_config, cmp.uring);
+    if (cmp.sync_ran) {
+        second.finish(cmp.sync_config, cmp.sync);
+        std::fputs(ds::report::comparison_table(cmp.uring, cmp.sync).c_str(), out.text);
+    }
+    int code = ds::run::exit_status(cmp);
+    if (cfg.json_path.empty()) return code;
+    auto doc =
+        ds::report::result_json(cmp.uring_config, cmp.uring, ds::report::HostInfo::current());
+    if (cmp.sync_ran)
+        doc["compare_backends"] = ds::report::comparison_json(cmp.sync_config, cmp.uring, cmp.sync);
+    ds::report::set_verdict(doc, code);
+    return finish_json(cfg.json_path, doc, code);
+}
+
+int run_preset(const ds::cli::ParsedCommandLine& cmd, const Output& out) {
+    ds::report::PresetResults results;
+    int code = 0;
+    for (const auto& [label, test_cfg] : cmd.preset_tests) {
+        std::fprintf(out.text, "\n=== %s: %s\n", cmd.preset.c_str(), label.c_str());
+        auto report = text_report(out);
+        ds::run::RunResult r = ds::run::Runner(test_cfg, &report).run();
+        report.finish(test_cfg, r);
+        code = ds::run::worse_exit_status(code, ds::run::exit_status(r));
+        results.emplace_back(label, std::move(r));
+        if (results.back().second.stop != ds::run::StopReason::completed) break;
+    }
+    std::fputs(ds::report::preset_table(cmd.preset, results).c_str(), out.text);
+    const std::string& json_path = cmd.config.json_path;
+    if (json_path.empty()) return code;
+    auto doc = ds::report::result_json(cmd.preset_tests.front().second, results.front().second,
+                                       ds::report::HostInfo::current());
+    doc["preset"] = ds::report::preset_json(cmd.preset, results);
+    ds::report::set_verdict(doc, code);
+    return finish_json(json_path, doc, code);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -94,61 +185,11 @@ int main(int argc, char** argv) {
     }
 
     const ds::run::RunConfig& cfg = cmd.config;
-    const bool json_to_stdout = cfg.json_path == "-";
-    std::FILE* text_out = json_to_stdout ? stderr : stdout;
-    bool live = cfg.progress == ds::run::ProgressMode::always ||
-                (cfg.progress == ds::run::ProgressMode::automatic && ::isatty(STDERR_FILENO));
-    ds::report::TextReport text(text_out, live ? stderr : nullptr, ds::report::HostInfo::current());
-
+    const Output out = output_for(cfg);
     try {
-        if (!cmd.preset.empty()) {
-            ds::report::PresetResults results;
-            int code = 0;
-            for (const auto& [label, test_cfg] : cmd.preset_tests) {
-                std::fprintf(text_out, "\n=== %s: %s\n", cmd.preset.c_str(), label.c_str());
-                ds::report::TextReport report(text_out, live ? stderr : nullptr,
-                                              ds::report::HostInfo::current());
-                ds::run::RunResult r = ds::run::Runner(test_cfg, &report).run();
-                report.finish(test_cfg, r);
-                code = ds::run::worse_exit_status(code, ds::run::exit_status(r));
-                results.emplace_back(label, std::move(r));
-                if (results.back().second.stop != ds::run::StopReason::completed) break;
-            }
-            std::fputs(ds::report::preset_table(cmd.preset, results).c_str(), text_out);
-            if (cfg.json_path.empty()) return code;
-            auto doc =
-                ds::report::result_json(cmd.preset_tests.front().second, results.front().second,
-                                        ds::report::HostInfo::current());
-            doc["preset"] = ds::report::preset_json(cmd.preset, results);
-            return finish_json(cfg.json_path, doc, code);
-        }
-        if (cfg.compare_backends) {
-            ds::report::TextReport second(text_out, live ? stderr : nullptr,
-                                          ds::report::HostInfo::current());
-            auto cmp = ds::run::compare_backends(cfg, &text, &second);
-            text.finish(cmp.uring_config, cmp.uring);
-            if (cmp.sync_ran) {
-                second.finish(cmp.sync_config, cmp.sync);
-                std::fputs(ds::report::comparison_table(cmp.uring, cmp.sync).c_str(), text_out);
-            }
-            int code = ds::run::exit_status(cmp);
-            if (cfg.json_path.empty()) return code;
-            auto doc = ds::report::result_json(cmp.uring_config, cmp.uring,
-                                               ds::report::HostInfo::current());
-            if (cmp.sync_ran)
-                doc["compare_backends"] =
-                    ds::report::comparison_json(cmp.sync_config, cmp.uring, cmp.sync);
-            return finish_json(cfg.json_path, doc, code);
-        }
-        ds::run::RunResult result = ds::run::Runner(cfg, &text).run();
-        text.finish(cfg, result);
-        if (!result.fatal_error.empty())
-            std::fprintf(stderr, "drivestress: %s\n", one_line(result.fatal_error).c_str());
-        int code = ds::run::exit_status(result);
-        if (cfg.json_path.empty()) return code;
-        return finish_json(cfg.json_path,
-                           ds::report::result_json(cfg, result, ds::report::HostInfo::current()),
-                           code);
+        if (!cmd.preset.empty()) return run_preset(cmd, out);
+        if (cfg.compare_backends) return run_comparison(cfg, out);
+        return run_single(cfg, out);
     } catch (const ds::run::SetupError& e) {
         return fail(e.what());
     } catch (const std::exception& e) {

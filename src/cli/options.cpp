@@ -172,6 +172,8 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
         ("no-verify", po::bool_switch(), "skip verification (pure throughput; drops reverify)")
         ("json", po::value<std::string>(), "write the result document to PATH (- = stdout)")
         ("progress", po::value<std::string>()->default_value("auto"), "live status line: auto|always|never")
+        ("timeseries", po::value<std::string>(), "write one JSON line per second per phase to PATH")
+        ("prom", po::value<std::string>(), "write Prometheus gauges to PATH (textfile collector), atomically")
         ("sweep", po::value<std::string>(), "random phase once per value: qd=, files= or rand-block= a list (1,4,16) or a range of powers of two (1..256)")
         ("knee-gain", po::value<std::string>()->default_value("5"), "sweep saturation: the next point adds less than this % of IOPS")
         ("latency-thresholds", po::value<std::string>()->default_value("2s,10s"), "report the share of requests slower than each duration")
@@ -411,6 +413,18 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
         if (!defaulted("backend"))
             throw UsageError("--compare-backends runs both backends; drop --backend");
         if (c.sweep) throw UsageError("--compare-backends and --sweep cannot be combined");
+    }
+
+    for (const char* name : {"timeseries", "prom"}) {
+        if (!vm.count(name)) continue;
+        std::string opt = std::string("--") + name;
+        if (vm.count("preset") || c.compare_backends)
+            throw UsageError(opt +
+                             " works with a single run, not with --preset or --compare-backends");
+        const std::string& path = vm[name].as<std::string>();
+        if (path == "-") throw UsageError(opt + ": give a file path ('-' is for --json)");
+        check_output_path(opt, path);
+        (std::string(name) == "prom" ? c.prom_path : c.timeseries_path) = path;
     }
 
     const std::string& progress = vm["progress"].as<std::string>();

@@ -96,7 +96,16 @@ json mismatch_json(const run::MismatchRecord& m) {
     return j;
 }
 
+const char* status_name(int code) {
+    return code == 2 ? "failed" : code == 0 ? "passed" : code == 1 ? "error" : "interrupted";
+}
+
 }  // namespace
+
+void set_verdict(json& doc, int exit_code) {
+    doc["summary"]["status"] = status_name(exit_code);
+    doc["summary"]["exit_code"] = exit_code;
+}
 
 json latency_json(const stats::LatencyHistogram& h) {
     json j;
@@ -235,10 +244,7 @@ json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostI
                       {"mismatches", class_counts(r.mismatch_totals)},
                       {"stop_reason", stop},
                       {"signal", r.stop_signal ? json(r.stop_signal) : json(nullptr)},
-                      {"status", code == 2   ? "failed"
-                                 : code == 0 ? "passed"
-                                 : code == 1 ? "error"
-                                             : "interrupted"},
+                      {"status", status_name(code)},
                       {"error", r.fatal_error.empty() ? json(nullptr) : json(r.fatal_error)},
                       {"exit_code", code}};
     return doc;

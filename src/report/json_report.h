@@ -19,4 +19,8 @@ nlohmann::json latency_json(const stats::LatencyHistogram& h);
 nlohmann::json result_json(const run::RunConfig& cfg, const run::RunResult& r,
                            const HostInfo& host);
 
+// A document that stands for several runs (--preset, --compare-backends)
+// carries their combined verdict in summary.status and summary.exit_code.
+void set_verdict(nlohmann::json& doc, int exit_code);
+
 }  // namespace ds::report

@@ -54,7 +54,9 @@ struct RunConfig {
     bool recreate = false;
     bool buffered = false;
     bool verify = true;
-    std::string json_path;  // "" = none, "-" = stdout
+    std::string json_path;        // "" = none, "-" = stdout
+    std::string timeseries_path;  // "" = no per-second statistics
+    std::string prom_path;        // "" = no Prometheus textfile
     ProgressMode progress = ProgressMode::automatic;
     // With a sweep, qd and files hold the largest value swept and rand_block
     // (the verification unit) the smallest; each point overrides them.

@@ -22,6 +22,15 @@ std::uint64_t PhaseCounters::mismatch_total() const {
     return std::accumulate(mismatches.begin(), mismatches.end(), std::uint64_t{0});
 }
 
+void IntervalStats::merge(const IntervalStats& o) {
+    read_ops += o.read_ops;
+    write_ops += o.write_ops;
+    read_bytes += o.read_bytes;
+    write_bytes += o.write_bytes;
+    mismatches += o.mismatches;
+    latency.merge(o.latency);
+}
+
 double PhaseResult::iops() const {
     return seconds > 0 ? static_cast<double>(counters.read_ops + counters.write_ops) / seconds
                        : 0.0;

@@ -56,6 +56,17 @@ struct PhaseCounters {
     std::uint64_t mismatch_total() const;
 };
 
+// One second of one phase (summed over workers), for --timeseries.
+struct IntervalStats {
+    std::uint64_t second = 0;  // whole seconds since the phase started
+    std::uint64_t read_ops = 0, write_ops = 0;
+    std::uint64_t read_bytes = 0, write_bytes = 0;
+    std::uint64_t mismatches = 0;
+    stats::LatencyHistogram latency;  // operations completed in this second
+
+    void merge(const IntervalStats& o);
+};
+
 struct PhaseResult {
     Phase phase = Phase::seq_write;
     unsigned workers = 0;      // workers that took part

@@ -8,8 +8,10 @@
 #include <ctime>
 #include <exception>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <numeric>
 #include <random>
 #include <thread>
 #include <tuple>
@@ -244,10 +246,47 @@ RunResult Runner::run() {
         plan.iteration = it;
         plan.depth = over.qd;
         plan.rand_block = over.rand_block;
+        const std::uint64_t sweep_value = cfg_.sweep && phase == Phase::random
+                                              ? (over.qd      ? over.qd
+                                                 : over.files ? over.files
+                                                              : over.rand_block)
+                                              : 0;
         PhaseResult pr;
         pr.phase = phase;
         const auto cpu0 = stats::CpuTime::process_now();
         const std::uint64_t t0 = monotonic_ns();
+        const bool timeseries = !cfg_.timeseries_path.empty();
+        if (timeseries) plan.intervals_from_ns = t0;
+        // Seconds are emitted once every worker has moved past them.
+        std::map<std::uint64_t, IntervalStats> pending;
+        std::vector<std::uint64_t> worker_second(active, 0);
+        std::uint64_t next_second = 0;
+        std::uint64_t mismatches_so_far = std::accumulate(
+            res.mismatch_totals.begin(), res.mismatch_totals.end(), std::uint64_t{0});
+        auto emit_intervals = [&](bool phase_over, double phase_seconds) {
+            for (unsigned i = 0; i < active; ++i)
+                for (auto& iv : workers[i]->take_intervals()) {
+                    worker_second[i] = std::max(worker_second[i], iv.second);
+                    auto [slot, fresh] = pending.try_emplace(iv.second, iv);
+                    if (!fresh) slot->second.merge(iv);
+                }
+            std::uint64_t done_before =
+                phase_over ? (pending.empty() ? next_second : pending.rbegin()->first + 1)
+                           : *std::min_element(worker_second.begin(), worker_second.end());
+            for (; next_second < done_before; ++next_second) {
+                IntervalStats iv;
+                iv.second = next_second;
+                if (auto found = pending.find(next_second); found != pending.end()) {
+                    iv = std::move(found->second);
+                    pending.erase(found);
+                }
+                mismatches_so_far += iv.mismatches;
+                double length = 1.0;
+                if (phase_over && next_second + 1 == done_before)
+                    length = std::clamp(phase_seconds - static_cast<double>(next_second), 0.0, 1.0);
+                observer_->interval_done(it, phase, sweep_value, iv, length, mismatches_so_far);
+            }
+        };
         if (phase == Phase::random) {
             if (!cfg_.rand_ops)
                 plan.deadline_ns = t0 + static_cast<std::uint64_t>(cfg_.rand_time_s * 1e9);
@@ -274,6 +313,7 @@ RunResult Runner::run() {
                                      static_cast<double>(plan.deadline_ns - t0);
             }
             observer_->progress(snap);
+            if (timeseries) emit_intervals(false, 0);
         };
         run_on_workers(
             [&](unsigned i, Worker& w) {
@@ -292,6 +332,7 @@ RunResult Runner::run() {
         if (!target.direct_io() && phase != Phase::seq_read && phase != Phase::reverify)
             target.drop_caches();
         pr.seconds = (monotonic_ns() - t0) / 1e9;
+        if (timeseries) emit_intervals(true, pr.seconds);
         pr.cpu = stats::CpuTime::process_now() - cpu0;
         pr.workers = active;
         for (std::size_t i = 0; i < outcomes.size(); ++i) {

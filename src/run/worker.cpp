@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <utility>
 
 #include "io/sync_backend.h"
 #include "io/uring_backend.h"
@@ -148,6 +149,11 @@ void Worker::verify_block(const PhasePlan& plan, const std::byte* buf, std::uint
     }
 }
 
+std::vector<IntervalStats> Worker::take_intervals() {
+    std::lock_guard lk(intervals_mutex_);
+    return std::exchange(intervals_, {});
+}
+
 Worker::Outcome Worker::run(const PhasePlan& plan) {
     Outcome out;
     PhaseCounters& c = out.counters;
@@ -183,6 +189,28 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
     std::uint64_t now = monotonic_ns();
     unsigned in_flight = 0;
     bool exhausted = false;  // no more work in this phase (not a stop)
+
+    // --timeseries: counters at the start of the current second, and that
+    // second's latencies; published when a completion lands in a later second.
+    const bool intervals = plan.intervals_from_ns != 0;
+    IntervalStats interval;
+    PhaseCounters at_interval_start;
+    std::uint64_t next_boundary = plan.intervals_from_ns + 1'000'000'000ULL;
+    auto publish_interval = [&] {
+        interval.read_ops = c.read_ops - at_interval_start.read_ops;
+        interval.write_ops = c.write_ops - at_interval_start.write_ops;
+        interval.read_bytes = c.read_bytes - at_interval_start.read_bytes;
+        interval.write_bytes = c.write_bytes - at_interval_start.write_bytes;
+        interval.mismatches = c.mismatch_total() - at_interval_start.mismatch_total();
+        at_interval_start.read_ops = c.read_ops;
+        at_interval_start.write_ops = c.write_ops;
+        at_interval_start.read_bytes = c.read_bytes;
+        at_interval_start.write_bytes = c.write_bytes;
+        at_interval_start.mismatches = c.mismatches;
+        std::lock_guard lk(intervals_mutex_);
+        intervals_.push_back(interval);
+        interval.latency.reset();
+    };
 
     auto more_work = [&]() -> bool {
         if (random) {
@@ -243,6 +271,11 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
             fresh[i]->submit_ns = now;
         std::size_t n = backend_->reap(done, 1);
         now = monotonic_ns();
+        if (intervals && now >= next_boundary) {
+            publish_interval();
+            interval.second = (now - plan.intervals_from_ns) / 1'000'000'000ULL;
+            next_boundary = plan.intervals_from_ns + (interval.second + 1) * 1'000'000'000ULL;
+        }
 
         for (std::size_t i = 0; i < n; ++i) {
             io::Request& r = *done[i].req;
@@ -284,6 +317,7 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
                 record(plan, c, std::move(rec));
             } else {
                 std::uint64_t lat = now - r.submit_ns;
+                if (intervals) interval.latency.record(lat);
                 if (is_read) {
                     c.read_latency.record(lat);
                     ++c.read_ops;
@@ -304,6 +338,7 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
         progress_bytes.store(c.read_bytes + c.write_bytes, std::memory_order_relaxed);
         progress_ops.store(completed, std::memory_order_relaxed);
     }
+    if (intervals) publish_interval();
     if (!exhausted && (stop_.load(std::memory_order_relaxed) || stop_signal() != 0))
         out.completed = false;
     return out;

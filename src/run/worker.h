@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -30,6 +31,7 @@ struct PhasePlan {
     std::uint64_t stop_after_ops = 0;  // test hook: SIGSTOP the process after this many completions
     unsigned depth = 0;                // random phase: in-flight limit (0 = geometry's)
     std::uint32_t rand_block = 0;      // random phase: block, a multiple of the unit (0 = unit)
+    std::uint64_t intervals_from_ns = 0;  // --timeseries: phase start; 0 = no per-second stats
 };
 
 struct WorkerGeometry {
@@ -78,6 +80,11 @@ class Worker {
     // Worker-local mismatch details (capped), drained by the coordinator.
     std::vector<MismatchRecord>& records() { return records_; }
 
+    // Per-second statistics published so far in this phase (taken by the
+    // coordinator while the phase runs; once a second per worker, so the
+    // lock is never contended in the hot loop).
+    std::vector<IntervalStats> take_intervals();
+
     // Progress, read by the coordinator while a phase runs.
     std::atomic<std::uint64_t> progress_bytes{0};
     std::atomic<std::uint64_t> progress_ops{0};
@@ -111,6 +118,8 @@ class Worker {
     std::vector<Slot> slots_;
     std::unique_ptr<io::Backend> backend_;
     std::vector<MismatchRecord> records_;
+    std::mutex intervals_mutex_;
+    std::vector<IntervalStats> intervals_;
     std::uint64_t rng_state_[2] = {1, 2};
 };
 

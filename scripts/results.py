@@ -1,0 +1,238 @@
+"""Reading drivestress result documents (--json) and their latency histograms.
+
+Shared by scripts/plot.py and scripts/compare.py; standard library only.
+
+A document is schema_version 1 (src/report/json_report.h): iterations[] of
+phases[], each phase with bandwidth_bytes_per_sec, iops and latency{count,
+min_ns, mean_ns, max_ns, percentiles_ns, histogram}.  The histogram is
+log-linear with fixed bucket boundaries, so histograms of different workers,
+iterations, runs or hosts merge exactly by adding the counts of equal buckets.
+"""
+
+import json
+import math
+
+# The schema major version these scripts understand.
+SCHEMA_MAJOR = 1
+
+# Phases in run order; anything else sorts after them, in order of appearance.
+PHASE_ORDER = ("seq-write", "seq-read", "random", "reverify")
+
+MIB = 1024 * 1024
+
+
+class InputError(Exception):
+    """A file the scripts cannot use; the message is one line for the user."""
+
+
+def schema_major(version):
+    """The major part of a schema_version: 1 for 1, "1", "1.2" or 1.2."""
+    try:
+        return int(str(version).split(".")[0])
+    except ValueError:
+        return None
+
+
+def load_document(path):
+    """The parsed result document at `path`; InputError if it is not one."""
+    try:
+        with open(path, "rb") as f:
+            doc = json.load(f)
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory") from None
+    except OSError as e:
+        raise InputError(f"{path}: {e.strerror}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise InputError(f"{path}: not JSON ({e})") from None
+    if (not isinstance(doc, dict) or "schema_version" not in doc
+            or not isinstance(doc.get("tool"), dict)
+            or doc["tool"].get("name") != "drivestress"):
+        raise InputError(f"{path}: not a drivestress result document")
+    major = schema_major(doc["schema_version"])
+    if major != SCHEMA_MAJOR:
+        raise InputError(f"{path}: schema_version {doc['schema_version']} "
+                         f"(these scripts read major version {SCHEMA_MAJOR})")
+    if not isinstance(doc.get("iterations"), list):
+        raise InputError(f"{path}: no iterations list")
+    return doc
+
+
+def phase_rows(doc):
+    """(iteration index, phase name, phase object) for every phase, in order."""
+    for it in doc["iterations"]:
+        for p in it.get("phases", []):
+            yield it.get("index"), p.get("phase"), p
+
+
+def phase_sort_key(name, seen):
+    """Run order for the known phases, then first appearance in `seen`."""
+    if name in PHASE_ORDER:
+        return (0, PHASE_ORDER.index(name))
+    return (1, seen.index(name) if name in seen else len(seen))
+
+
+def describe(doc):
+    """'TARGET (BACKEND)' for titles and table headers."""
+    target = doc.get("target", {}).get("path") or doc.get("target", {}).get("directory") or "?"
+    backend = doc.get("backend", {}).get("used") or "?"
+    return f"{target} ({backend})"
+
+
+class Histogram:
+    """A log-linear latency histogram as the C++ LatencyHistogram keeps it.
+
+    Below 2^sub_bucket_bits ns every value has its own bucket; above, each
+    power of two is split into 2^sub_bucket_bits equal buckets.  A bucket is
+    known by its lower bound; min and max are exact beside the buckets.
+    """
+
+    def __init__(self, sub_bucket_bits=7):
+        self.sub_bucket_bits = sub_bucket_bits
+        self.buckets = {}  # lower bound in ns -> count
+        self.count = 0
+        self.sum_ns = 0.0  # for the mean: documents carry mean_ns, not the sum
+        self.min_ns = None
+        self.max_ns = 0
+
+    @classmethod
+    def from_latency(cls, latency, where="latency"):
+        """From a document's latency object (count, min_ns, mean_ns, max_ns, histogram)."""
+        try:
+            hist = latency["histogram"]
+            if hist.get("scheme") != "log-linear":
+                raise InputError(f"{where}: histogram scheme {hist.get('scheme')!r}, "
+                                 "not log-linear")
+            h = cls(int(hist["sub_bucket_bits"]))
+            for lower, n in hist["buckets"]:
+                h.buckets[int(lower)] = h.buckets.get(int(lower), 0) + int(n)
+            h.count = int(latency["count"])
+            if h.count:
+                h.min_ns = int(latency["min_ns"])
+                h.max_ns = int(latency["max_ns"])
+                h.sum_ns = float(latency["mean_ns"]) * h.count
+        except (KeyError, TypeError, ValueError) as e:
+            raise InputError(f"{where}: malformed latency histogram ({e!r})") from None
+        if sum(h.buckets.values()) != h.count:
+            raise InputError(f"{where}: histogram buckets hold {sum(h.buckets.values())} "
+                             f"samples, count says {h.count}")
+        return h
+
+    def width(self, lower):
+        """Width in ns of the bucket starting at `lower`."""
+        if lower < (1 << self.sub_bucket_bits):
+            return 1
+        return 1 << (lower.bit_length() - 1 - self.sub_bucket_bits)
+
+    def merge(self, other):
+        """Adds `other`'s samples: exact, the bucket boundaries are fixed."""
+        if other.sub_bucket_bits != self.sub_bucket_bits:
+            raise InputError("cannot merge histograms of different sub_bucket_bits "
+                             f"({self.sub_bucket_bits} and {other.sub_bucket_bits})")
+        for lower, n in other.buckets.items():
+            self.buckets[lower] = self.buckets.get(lower, 0) + n
+        if other.count:
+            self.min_ns = other.min_ns if self.min_ns is None else min(self.min_ns, other.min_ns)
+            self.max_ns = max(self.max_ns, other.max_ns)
+        self.count += other.count
+        self.sum_ns += other.sum_ns
+        return self
+
+    def mean(self):
+        return self.sum_ns / self.count if self.count else 0.0
+
+    def percentile(self, p):
+        """Nearest rank, as LatencyHistogram::value_at_percentile: the bucket
+        holding the sample of rank ceil(p/100 * count) (clamped to 1..count),
+        as its midpoint clamped to [min, max]; 0 when empty."""
+        if not self.count:
+            return 0
+        p = min(max(p, 0.0), 100.0)
+        rank = math.ceil(p / 100.0 * float(self.count))
+        rank = min(max(rank, 1), self.count)
+        seen = 0
+        for lower in sorted(self.buckets):
+            seen += self.buckets[lower]
+            if seen >= rank:
+                mid = lower + self.width(lower) // 2
+                return min(max(mid, self.min_ns), self.max_ns)
+        return self.max_ns
+
+    def to_json(self, percentiles):
+        """A latency object shaped like the document's (percentiles: {name: p})."""
+        return {
+            "count": self.count,
+            "min_ns": self.min_ns or 0,
+            "mean_ns": self.mean(),
+            "max_ns": self.max_ns,
+            "percentiles_ns": {name: self.percentile(p) for name, p in percentiles.items()},
+            "histogram": {
+                "scheme": "log-linear",
+                "sub_bucket_bits": self.sub_bucket_bits,
+                "relative_error": 1.0 / (2 << self.sub_bucket_bits),
+                "buckets": [[lower, self.buckets[lower]] for lower in sorted(self.buckets)
+                            if self.buckets[lower]],
+            },
+        }
+
+
+def phase_histogram(phase, path="document"):
+    """The Histogram of a phase's latency (reads and writes together)."""
+    where = f"{path}: phase {phase.get('phase')}"
+    if "latency" not in phase:
+        raise InputError(f"{where}: no latency")
+    return Histogram.from_latency(phase["latency"], where)
+
+
+def percentile_ns(phase, name, p):
+    """A phase's percentile `name` ("p99") from the document, else from its histogram."""
+    pct = phase.get("latency", {}).get("percentiles_ns", {})
+    if name in pct and pct[name] is not None:
+        return pct[name]
+    return phase_histogram(phase).percentile(p)
+
+
+def load_timeseries(path):
+    """The records of an NDJSON time series (one JSON object per line; blank
+    lines skipped), each with at least elapsed_s."""
+    records = []
+    try:
+        with open(path, encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError as e:
+                    raise InputError(f"{path}:{n}: not JSON ({e})") from None
+                if not isinstance(rec, dict) or not isinstance(rec.get("elapsed_s"), (int, float)):
+                    raise InputError(f"{path}:{n}: not a time-series record (no elapsed_s)")
+                records.append(rec)
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except OSError as e:
+        raise InputError(f"{path}: {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        raise InputError(f"{path}: not text ({e})") from None
+    return records
+
+
+def sweep_points(doc, path="document"):
+    """The sweep of a document as (parameter, [(value, iops, p99_ns)], knee
+    value or None), or None without one.  A point carries p99_ns itself or a
+    latency object with percentiles_ns.p99."""
+    sweep = doc.get("sweep")
+    if not sweep:
+        return None
+    try:
+        points = []
+        for pt in sweep["points"]:
+            p99 = pt.get("p99_ns")
+            if p99 is None and "latency" in pt:
+                p99 = percentile_ns(pt, "p99", 99)
+            points.append((pt["value"], pt["iops"], p99))
+        knee = sweep.get("knee")
+        return sweep["parameter"], points, knee["value"] if knee else None
+    except (KeyError, TypeError) as e:
+        raise InputError(f"{path}: malformed sweep section ({e!r})") from None

@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""--timeseries, --prom and the live progress line, end to end."""
+
+import json
+import os
+import pty
+import re
+import subprocess
+
+import harness
+
+SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "schema",
+                      "timeseries.schema.json")
+
+
+def load_lines(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+class Timeseries(harness.DriveStressTest):
+    backend = None
+
+    def test_seconds_add_up_to_the_phase_totals(self):
+        ts = os.path.join(self.tmp, "ts.ndjson")
+        r = self.drivestress("-s", "16M", "-j", "2", "--seq-block", "64K", "--rand-time", "2.5",
+                             "--timeseries", ts)
+        self.assertExit(r, 0)
+        doc = self.assertJson(r)
+        lines = load_lines(ts)
+        for it, phase in harness.phases_of(doc):
+            mine = [l for l in lines if l["iteration"] == it and l["phase"] == phase["phase"]]
+            self.assertTrue(mine, phase["phase"])
+            self.assertEqual([l["second"] for l in mine], list(range(len(mine))), "no second skipped")
+            for key in ("read_bytes", "write_bytes", "read_ops", "write_ops"):
+                self.assertEqual(sum(l[key] for l in mine), phase[key], (phase["phase"], key))
+            # Whole seconds but the last; their lengths add up to the phase's.
+            self.assertTrue(all(l["interval_s"] == 1 for l in mine[:-1]))
+            self.assertAlmostEqual(sum(l["interval_s"] for l in mine), phase["elapsed_s"], delta=0.05)
+            for l in mine:
+                if l["interval_s"]:
+                    self.assertAlmostEqual(l["read_bytes_per_sec"], l["read_bytes"] / l["interval_s"])
+                if l["read_ops"] + l["write_ops"]:
+                    self.assertLessEqual(l["p50_ns"], l["p99_ns"])
+                    self.assertLessEqual(l["p99_ns"], l["max_ns"])
+        random_lines = [l for l in lines if l["phase"] == "random"]
+        self.assertGreaterEqual(len(random_lines), 3)  # 2.5 s: seconds 0, 1 and a partial 2
+        elapsed = [l["elapsed_s"] for l in lines]
+        self.assertEqual(elapsed, sorted(elapsed))
+        try:
+            import jsonschema
+        except ImportError:
+            self.skipTest("python3-jsonschema missing: lines not validated against the schema")
+        with open(SCHEMA) as f:
+            schema = json.load(f)
+        for l in lines:
+            jsonschema.validate(l, schema)
+
+    def test_sweep_lines_carry_the_point(self):
+        ts = os.path.join(self.tmp, "ts.ndjson")
+        r = self.drivestress("-s", "8M", "-j", "1", "--seq-block", "256K", "--sweep", "qd=1,4",
+                             "--rand-ops", "2000", "--timeseries", ts)
+        self.assertExit(r, 0)
+        doc = self.assertJson(r)
+        lines = load_lines(ts)
+        for point in doc["sweep"]["points"]:
+            mine = [l for l in lines if l.get("sweep_value") == point["value"]]
+            self.assertEqual(sum(l["read_ops"] + l["write_ops"] for l in mine), 2000)
+
+    def test_mismatches_are_cumulative(self):
+        ts = os.path.join(self.tmp, "ts.ndjson")
+        run = self.start("-s", "8M", "-j", "1", "--seq-block", "256K", "--rand-time", "0",
+                         "--timeseries", ts, stop="seq-read")
+        run.wait_stopped()
+        harness.write_block(self.data_file(0), 4096, bytes(4096))  # one zeroed unit
+        run.resume()
+        r = run.finish()
+        self.assertExit(r, 2)
+        lines = load_lines(ts)
+        counts = [l["mismatches"] for l in lines]
+        self.assertEqual(counts, sorted(counts))
+        self.assertEqual(counts[-1], r.doc["summary"]["mismatch_total"])
+
+
+class Prometheus(harness.DriveStressTest):
+    backend = None
+
+    def test_textfile_is_written_with_the_run_figures(self):
+        prom = os.path.join(self.tmp, "drivestress.prom")
+        r = self.drivestress("-s", "8M", "-j", "1", "--seq-block", "256K", "--rand-ops", "2000",
+                             "--prom", prom)
+        self.assertExit(r, 0)
+        with open(prom) as f:
+            text = f.read()
+        sample = re.compile(r'^[a-zA-Z_:][a-zA-Z0-9_:]*(\{[^}]*\})? -?[0-9.e+-]+$')
+        for line in text.splitlines():
+            if line.startswith("#"):
+                self.assertRegex(line, r"^# (HELP|TYPE) [a-zA-Z_:][a-zA-Z0-9_:]* .+$")
+            else:
+                self.assertRegex(line, sample)
+        self.assertIn('drivestress_exit_status{', text)
+        iops = [l for l in text.splitlines() if l.startswith('drivestress_iops{phase="random"')]
+        self.assertEqual(len(iops), 1)
+        random_phase = [p for _, p in harness.phases_of(r.doc) if p["phase"] == "random"][0]
+        self.assertAlmostEqual(float(iops[0].split()[-1]), random_phase["iops"], delta=1e-6 * random_phase["iops"])
+        self.assertEqual([n for n in os.listdir(self.tmp) if ".tmp." in n], [])
+
+
+class Progress(harness.DriveStressTest):
+    backend = None
+
+    def run_with_stderr(self, stderr_is_tty, *extra):
+        argv = [harness.DRIVESTRESS, "-s", "8M", "-j", "1", "--seq-block", "64K", "--qd", "1",
+                "--rand-time", "1", *extra, self.target]
+        if stderr_is_tty:
+            master, slave = pty.openpty()
+            # stdout to a file: a pipe could fill while we drain the terminal.
+            out_file = open(os.path.join(self.tmp, "stdout"), "w+b")
+            proc = subprocess.Popen(argv, stdout=out_file, stderr=slave)
+            os.close(slave)
+            chunks = []
+            while True:
+                try:
+                    data = os.read(master, 4096)
+                except OSError:
+                    break
+                if not data:
+                    break
+                chunks.append(data)
+            proc.wait()
+            os.close(master)
+            out_file.seek(0)
+            out = out_file.read()
+            out_file.close()
+            return proc.returncode, out.decode(), b"".join(chunks).decode(errors="replace")
+        proc = subprocess.run(argv, capture_output=True, text=True)
+        return proc.returncode, proc.stdout, proc.stderr
+
+    def test_status_line_only_on_a_terminal(self):
+        code, out, err = self.run_with_stderr(True)
+        self.assertEqual(code, 0)
+        self.assertIn("[iteration 1] random", err)
+        self.assertIn("IOPS", err)
+        self.assertNotIn("[iteration", out)
+        code, out, err = self.run_with_stderr(False)
+        self.assertEqual(code, 0)
+        self.assertNotIn("[iteration", err + out)
+        self.assertNotIn("\r", err + out)
+
+    def test_never_means_never_and_json_stdout_stays_clean(self):
+        code, out, err = self.run_with_stderr(True, "--progress", "never")
+        self.assertEqual(code, 0)
+        self.assertNotIn("[iteration", err)
+        code, out, err = self.run_with_stderr(True, "--json", "-")
+        self.assertEqual(code, 0)
+        json.loads(out)  # the document alone on stdout
+        self.assertIn("[iteration 1]", err)
+
+
+if __name__ == "__main__":
+    harness.main()

@@ -1,0 +1,1139 @@
+#include "report/json_report.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <csignal>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "io/backend.h"
+#include "pattern/unit.h"
+#include "report/backend_comparison.h"
+#include "report/preset_report.h"
+#include "run/config.h"
+#include "run/results.h"
+#include "stats/histogram.h"
+#include "tests/report/schema_path.h"  // DS_SCHEMA_PATH, written by tests/report/meson.build
+#include "units/units.h"
+
+using nlohmann::json;
+using namespace ds;
+
+namespace {
+
+constexpr std::uint64_t MiB = 1024 * 1024;
+
+// Latency samples of the synthetic phases, nanoseconds.
+std::vector<std::uint64_t> write_samples() {
+    std::vector<std::uint64_t> v;
+    for (std::uint64_t i = 1; i <= 16; ++i)
+        v.push_back(i * 10'000);  // 10 us .. 160 us
+    return v;
+}
+const std::vector<std::uint64_t> kReadSamples{100, 200, 300, 400, 5'000};
+
+run::RunConfig make_config() {
+    run::RunConfig c;
+    c.target = "/mnt/test";
+    c.file_bytes = 8 * MiB;
+    c.files = 2;
+    c.qd = 16;
+    c.seq_block = 1 * MiB;
+    c.rand_block = 4096;
+    c.read_pct = 70;
+    c.rand_time_s = 2;
+    c.iterations = 1;
+    c.seed = 42;
+    c.seed_given = true;
+    return c;
+}
+
+report::HostInfo make_host() {
+    report::HostInfo h;
+    h.hostname = "testhost";
+    h.kernel = "6.1.0-18-amd64";
+    h.machine = "x86_64";
+    h.cpu_model = "Test CPU";
+    h.cpus = 8;
+    h.memory_bytes = 16ULL << 30;
+    h.simd_path = "avx2";
+    return h;
+}
+
+run::MismatchRecord make_record() {
+    run::MismatchRecord m;
+    m.iteration = 1;
+    m.phase = run::Phase::seq_read;
+    m.file_index = 1;
+    m.path = "/mnt/test/drivestress-1.dat";
+    m.unit_offset = 7 * 4096;
+    m.offset = 7 * 4096 + 100;
+    m.length = 4096;
+    m.cls = pattern::MismatchClass::corrupt;
+    m.bad_bytes = 17;
+    m.expected_generation = 1;
+    m.found = pattern::ParsedHeader{
+        .run_id = 0x1234, .offset = 7 * 4096, .file_index = 1, .generation = 1, .unit_bytes = 4096};
+    m.op = io::OpKind::read;
+    return m;
+}
+
+// One iteration: seq-write (16 MiB in 0.5 s) and seq-read (16 MiB in 0.25 s,
+// verified); with `mismatch`, one corrupt unit found by the read.
+run::RunResult make_result(bool mismatch) {
+    run::RunResult r;
+    r.seed = 42;
+    r.run_id = 0x1234;
+    r.backend.requested = run::BackendChoice::automatic;
+    r.backend.used = io::BackendKind::io_uring;
+    r.backend.uring.setup_flags = {"SINGLE_ISSUER", "DEFER_TASKRUN"};
+    r.backend.uring.fixed_files = true;
+    r.backend.uring.fixed_buffers = false;
+    r.backend.uring.notes = {"registered buffers off: io_uring_register_buffers: ENOMEM"};
+    r.backend.uring.sq_entries = 16;
+    r.backend.effective_qd = 16;
+    r.backend.seq_qd = 8;
+    r.target = {.directory = "/mnt/test",
+                .filesystem = "ext4",
+                .device = "/dev/vdb",
+                .free_bytes = 10ULL << 30};
+    r.direct_io = true;
+    r.file_paths = {"/mnt/test/drivestress-0.dat", "/mnt/test/drivestress-1.dat"};
+    r.wall_seconds = 0.8;
+    r.started_at = "2025-01-31T12:00:00Z";
+
+    run::IterationResult it;
+    it.index = 1;
+
+    run::PhaseResult w;
+    w.phase = run::Phase::seq_write;
+    w.workers = 2;
+    w.seconds = 0.5;
+    w.cpu = {.user_s = 0.1, .system_s = 0.2};
+    w.counters.write_ops = 16;
+    w.counters.write_bytes = 16 * MiB;
+    for (auto ns : write_samples())
+        w.counters.write_latency.record(ns);
+    it.phases.push_back(w);
+
+    run::PhaseResult rd;
+    rd.phase = run::Phase::seq_read;
+    rd.workers = 2;
+    rd.seconds = 0.25;
+    rd.cpu = {.user_s = 0.05, .system_s = 0.05};
+    rd.counters.read_ops = 16;
+    rd.counters.read_bytes = 16 * MiB;
+    rd.counters.verified_bytes = 16 * MiB;
+    for (auto ns : kReadSamples)
+        rd.counters.read_latency.record(ns);
+    if (mismatch) {
+        rd.counters.mismatches[static_cast<std::size_t>(pattern::MismatchClass::corrupt)] = 1;
+        r.mismatch_records.push_back(make_record());
+        r.mismatch_totals[static_cast<std::size_t>(pattern::MismatchClass::corrupt)] = 1;
+    }
+    it.phases.push_back(rd);
+    r.iterations.push_back(it);
+    return r;
+}
+
+json load_schema() {
+    std::ifstream f(DS_SCHEMA_PATH);
+    REQUIRE_MESSAGE(f.good(), "cannot open " DS_SCHEMA_PATH);
+    std::stringstream text;
+    text << f.rdbuf();
+    json s = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+    REQUIRE_MESSAGE(!s.is_discarded(), DS_SCHEMA_PATH " is not valid JSON");
+    return s;
+}
+
+// A JSON Schema (2020-12) validator for the keywords result.schema.json
+// uses.  A keyword it does not know is reported as an error, so the schema
+// cannot quietly rely on something this test does not check.
+class SchemaValidator {
+  public:
+    explicit SchemaValidator(json root) : root_(std::move(root)) {}
+
+    std::vector<std::string> errors(const json& doc) const {
+        std::vector<std::string> out;
+        check(root_, doc, "$", out);
+        return out;
+    }
+
+  private:
+    const json& resolve(const std::string& ref, const std::string& path,
+                        std::vector<std::string>& out) const {
+        static const json kFalse = false;
+        const std::string prefix = "#/$defs/";
+        if (ref.rfind(prefix, 0) != 0 || !root_["$defs"].contains(ref.substr(prefix.size()))) {
+            out.push_back(path + ": unresolvable $ref " + ref);
+            return kFalse;
+        }
+        return root_["$defs"][ref.substr(prefix.size())];
+    }
+
+    static bool has_type(const json& v, const std::string& t) {
+        if (t == "null") return v.is_null();
+        if (t == "boolean") return v.is_boolean();
+        if (t == "object") return v.is_object();
+        if (t == "array") return v.is_array();
+        if (t == "string") return v.is_string();
+        if (t == "number") return v.is_number();
+        if (t == "integer")
+            return v.is_number_integer() ||
+                   (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>());
+        return false;
+    }
+
+    void check(const json& s, const json& v, const std::string& path,
+               std::vector<std::string>& out) const {
+        if (s.is_boolean()) {
+            if (!s.get<bool>()) out.push_back(path + ": not allowed here");
+            return;
+        }
+        static const std::set<std::string> kAnnotations{"$schema", "$id",     "$comment",
+                                                        "$defs",   "title",   "description",
+                                                        "format",  "default", "examples"};
+        static const std::set<std::string> kKeywords{"$ref",
+                                                     "type",
+                                                     "enum",
+                                                     "const",
+                                                     "minimum",
+                                                     "maximum",
+                                                     "exclusiveMinimum",
+                                                     "minLength",
+                                                     "pattern",
+                                                     "required",
+                                                     "properties",
+                                                     "additionalProperties",
+                                                     "prefixItems",
+                                                     "items",
+                                                     "minItems",
+                                                     "maxItems",
+                                                     "anyOf",
+                                                     "not"};
+        for (const auto& [k, _] : s.items())
+            if (!kAnnotations.count(k) && !kKeywords.count(k))
+                out.push_back(path + ": schema keyword '" + k + "' unknown to this validator");
+
+        if (s.contains("$ref")) check(resolve(s["$ref"], path, out), v, path, out);
+        if (s.contains("type")) {
+            bool ok = false;
+            if (s["type"].is_string())
+                ok = has_type(v, s["type"]);
+            else
+                for (const auto& t : s["type"])
+                    ok = ok || has_type(v, t);
+            if (!ok) out.push_back(path + ": " + v.dump() + " is not of type " + s["type"].dump());
+        }
+        if (s.contains("enum") &&
+            std::find(s["enum"].begin(), s["enum"].end(), v) == s["enum"].end())
+            out.push_back(path + ": " + v.dump() + " is not one of " + s["enum"].dump());
+        if (s.contains("const") && s["const"] != v)
+            out.push_back(path + ": " + v.dump() + " is not " + s["const"].dump());
+        if (v.is_number()) {
+            const double d = v.get<double>();
+            if (s.contains("minimum") && d < s["minimum"].get<double>())
+                out.push_back(path + ": " + v.dump() + " is below the minimum");
+            if (s.contains("maximum") && d > s["maximum"].get<double>())
+                out.push_back(path + ": " + v.dump() + " is above the maximum");
+            if (s.contains("exclusiveMinimum") && d <= s["exclusiveMinimum"].get<double>())
+                out.push_back(path + ": " + v.dump() + " is not above the exclusive minimum");
+        }
+        if (v.is_string()) {
+            const auto& str = v.get_ref<const std::string&>();
+            if (s.contains("minLength") && str.size() < s["minLength"].get<std::size_t>())
+                out.push_back(path + ": string too short");
+            if (s.contains("pattern") &&
+                !std::regex_search(str, std::regex(s["pattern"].get<std::string>())))
+                out.push_back(path + ": " + v.dump() + " does not match " + s["pattern"].dump());
+        }
+        if (v.is_object()) {
+            if (s.contains("required"))
+                for (const auto& k : s["required"])
+                    if (!v.contains(k.get<std::string>()))
+                        out.push_back(path + ": required key " + k.dump() + " is missing");
+            for (const auto& [k, value] : v.items()) {
+                const std::string sub = path + "." + k;
+                if (s.contains("properties") && s["properties"].contains(k))
+                    check(s["properties"][k], value, sub, out);
+                else if (s.contains("additionalProperties"))
+                    check(s["additionalProperties"], value, sub, out);
+            }
+        }
+        if (v.is_array()) {
+            std::size_t first_item = 0;
+            if (s.contains("prefixItems")) {
+                const auto& prefix = s["prefixItems"];
+                for (std::size_t i = 0; i < prefix.size() && i < v.size(); ++i)
+                    check(prefix[i], v[i], path + "[" + std::to_string(i) + "]", out);
+                first_item = prefix.size();
+            }
+            if (s.contains("items"))
+                for (std::size_t i = first_item; i < v.size(); ++i)
+                    check(s["items"], v[i], path + "[" + std::to_string(i) + "]", out);
+            if (s.contains("minItems") && v.size() < s["minItems"].get<std::size_t>())
+                out.push_back(path + ": fewer items than minItems");
+            if (s.contains("maxItems") && v.size() > s["maxItems"].get<std::size_t>())
+                out.push_back(path + ": more items than maxItems");
+        }
+        if (s.contains("anyOf")) {
+            bool any = false;
+            for (const auto& alt : s["anyOf"]) {
+                std::vector<std::string> sub;
+                check(alt, v, path, sub);
+                any = any || sub.empty();
+            }
+            if (!any) out.push_back(path + ": matches none of anyOf");
+        }
+        if (s.contains("not")) {
+            std::vector<std::string> sub;
+            check(s["not"], v, path, sub);
+            if (sub.empty()) out.push_back(path + ": matches a schema it must not (\"not\")");
+        }
+    }
+
+    json root_;
+};
+
+std::string joined(const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& e : v)
+        s += e + "\n";
+    return s;
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+    return s.size() >= suffix.size() &&
+           s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Every key that names a unit or a rate holds a number (nullable only where listed).
+void check_numbers_are_numbers(const json& j, const std::string& path) {
+    static const std::set<std::string> kNullable{"rand_time_s", "rand_ops", "duration_s"};
+    if (j.is_array()) {
+        for (std::size_t i = 0; i < j.size(); ++i)
+            check_numbers_are_numbers(j[i], path + "[" + std::to_string(i) + "]");
+        return;
+    }
+    if (!j.is_object()) return;
+    for (const auto& [k, v] : j.items()) {
+        const std::string sub = path + "." + k;
+        const bool unit_key = ends_with(k, "_bytes") || ends_with(k, "_ns") || ends_with(k, "_s") ||
+                              ends_with(k, "_bytes_per_sec") || ends_with(k, "_pct") ||
+                              ends_with(k, "iops") || ends_with(k, "_ops") || k == "count";
+        if (unit_key && v.is_object()) {  // e.g. percentiles_ns: every value in the unit
+            for (const auto& [name, x] : v.items()) {
+                CAPTURE(sub);
+                CAPTURE(name);
+                CHECK(x.is_number());
+            }
+        } else if (unit_key) {
+            CAPTURE(sub);
+            CHECK((v.is_number() || (kNullable.count(k) && v.is_null())));
+        }
+        check_numbers_are_numbers(v, sub);
+    }
+}
+
+std::uint64_t bucket_sum(const json& latency) {
+    std::uint64_t sum = 0;
+    for (const auto& b : latency["histogram"]["buckets"])
+        sum += b[1].get<std::uint64_t>();
+    return sum;
+}
+
+// Lower bounds of the buckets `samples` fall into, ascending and distinct.
+std::vector<std::uint64_t> expected_lowers(const std::vector<std::uint64_t>& samples) {
+    std::set<std::uint64_t> s;
+    for (auto ns : samples)
+        s.insert(stats::LatencyHistogram::bucket_lower(stats::LatencyHistogram::bucket_of(ns)));
+    return {s.begin(), s.end()};
+}
+
+std::uint64_t exact_percentile(std::vector<std::uint64_t> v, double p) {
+    std::sort(v.begin(), v.end());
+    auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(v.size())));
+    return v[std::clamp<std::size_t>(rank, 1, v.size()) - 1];
+}
+
+void check_latency(const json& l, const std::vector<std::uint64_t>& samples) {
+    REQUIRE(l.is_object());
+    CHECK(l["count"] == samples.size());
+    CHECK(l["min_ns"].is_number_integer());
+    CHECK(l["max_ns"].is_number_integer());
+    CHECK(l["mean_ns"].is_number());
+    CHECK(l["min_ns"] == *std::min_element(samples.begin(), samples.end()));
+    CHECK(l["max_ns"] == *std::max_element(samples.begin(), samples.end()));
+    double mean = 0;
+    for (auto s : samples)
+        mean += static_cast<double>(s);
+    mean /= static_cast<double>(samples.size());
+    CHECK(l["mean_ns"].get<double>() == doctest::Approx(mean));
+
+    const json& pct = l["percentiles_ns"];
+    REQUIRE(pct.is_object());
+    const std::pair<const char*, double> kPct[] = {{"p50", 50}, {"p90", 90},     {"p95", 95},
+                                                   {"p99", 99}, {"p99.9", 99.9}, {"p99.99", 99.99}};
+    for (auto [name, p] : kPct) {
+        CAPTURE(name);
+        REQUIRE(pct.contains(name));
+        REQUIRE(pct[name].is_number_integer());
+        const auto got = pct[name].get<double>();
+        const auto exact = static_cast<double>(exact_percentile(samples, p));
+        CHECK(std::abs(got - exact) <= exact * 0.01);
+        CHECK(got >= l["min_ns"].get<double>());
+        CHECK(got <= l["max_ns"].get<double>());
+    }
+    CHECK(pct["p50"].get<std::uint64_t>() <= pct["p99"].get<std::uint64_t>());
+
+    const json& h = l["histogram"];
+    CHECK(h["scheme"] == "log-linear");
+    CHECK(h["sub_bucket_bits"] == stats::LatencyHistogram::kSubBucketBits);
+    CHECK(h["relative_error"].get<double>() <= 0.01);
+    CHECK(h["relative_error"].get<double>() > 0);
+    const json& buckets = h["buckets"];
+    REQUIRE(buckets.is_array());
+    CHECK(!buckets.empty());
+    std::vector<std::uint64_t> lowers;
+    for (const auto& b : buckets) {
+        REQUIRE(b.is_array());
+        REQUIRE(b.size() == 2);
+        CHECK(b[0].is_number_integer());
+        CHECK(b[1].is_number_integer());
+        CHECK(b[1].get<std::uint64_t>() >= 1);
+        lowers.push_back(b[0].get<std::uint64_t>());
+    }
+    CHECK(lowers == expected_lowers(samples));
+    CHECK(bucket_sum(l) == samples.size());
+}
+
+void check_empty_latency(const json& l) {
+    CHECK(l["count"] == 0);
+    CHECK(l["min_ns"] == 0);
+    CHECK(l["max_ns"] == 0);
+    CHECK(l["mean_ns"] == 0);
+    CHECK(l["percentiles_ns"]["p50"] == 0);
+    CHECK(l["histogram"]["buckets"].empty());
+}
+
+std::size_t class_index(pattern::MismatchClass c) {
+    return static_cast<std::size_t>(c);
+}
+
+}  // namespace
+
+TEST_CASE("document header: schema version, tool, host, target") {
+    json d = report::result_json(make_config(), make_result(false), make_host());
+    CHECK(d["schema_version"].is_number_integer());
+    CHECK(d["schema_version"] == 1);
+    CHECK(d["schema_version"] == report::kSchemaVersion);
+    CHECK(d["tool"]["name"] == "drivestress");
+    CHECK(d["tool"]["version"].is_string());
+    CHECK(d["started_at"] == "2025-01-31T12:00:00Z");
+
+    CHECK(d["host"]["hostname"] == "testhost");
+    CHECK(d["host"]["kernel"] == "6.1.0-18-amd64");
+    CHECK(d["host"]["machine"] == "x86_64");
+    CHECK(d["host"]["cpu_model"] == "Test CPU");
+    CHECK(d["host"]["cpus"] == 8);
+    CHECK(d["host"]["memory_bytes"] == (16ULL << 30));
+    CHECK(d["host"]["generator_simd"] == "avx2");
+
+    CHECK(d["target"]["path"] == "/mnt/test");
+    CHECK(d["target"]["directory"] == "/mnt/test");
+    CHECK(d["target"]["filesystem"] == "ext4");
+    CHECK(d["target"]["device"] == "/dev/vdb");
+    CHECK(d["target"]["free_bytes"] == (10ULL << 30));
+    CHECK(d["target"]["direct_io"] == true);
+    CHECK(d["target"]["direct_io_fallback_reason"].is_null());
+    CHECK(d["target"]["files"] ==
+          json::array({"/mnt/test/drivestress-0.dat", "/mnt/test/drivestress-1.dat"}));
+}
+
+TEST_CASE("O_DIRECT fallback reason is a string when there is one") {
+    run::RunResult r = make_result(false);
+    r.direct_io = false;
+    r.direct_io_note = "O_DIRECT refused by tmpfs: Invalid argument";
+    json d = report::result_json(make_config(), r, make_host());
+    CHECK(d["target"]["direct_io"] == false);
+    CHECK(d["target"]["direct_io_fallback_reason"] ==
+          "O_DIRECT refused by tmpfs: Invalid argument");
+}
+
+TEST_CASE("backend: io_uring features, or null and a fallback reason on sync") {
+    json d = report::result_json(make_config(), make_result(false), make_host());
+    const json& b = d["backend"];
+    CHECK(b["requested"] == "auto");
+    CHECK(b["used"] == "io_uring");
+    CHECK(b["fallback_reason"].is_null());
+    CHECK(b["random_qd_per_worker"] == 16);
+    CHECK(b["seq_qd_per_worker"] == 8);
+    REQUIRE(b["io_uring"].is_object());
+    CHECK(b["io_uring"]["setup_flags"] == json::array({"SINGLE_ISSUER", "DEFER_TASKRUN"}));
+    CHECK(b["io_uring"]["registered_files"] == true);
+    CHECK(b["io_uring"]["registered_buffers"] == false);
+    CHECK(b["io_uring"]["sq_entries"] == 16);
+    CHECK(b["io_uring"]["notes"].size() == 1);
+
+    run::RunResult r = make_result(false);
+    r.backend.used = io::BackendKind::sync;
+    r.backend.fallback_reason = "io_uring_setup: Operation not permitted";
+    r.backend.effective_qd = 1;
+    r.backend.seq_qd = 1;
+    d = report::result_json(make_config(), r, make_host());
+    CHECK(d["backend"]["used"] == "sync");
+    CHECK(d["backend"]["requested"] == "auto");
+    CHECK(d["backend"]["io_uring"].is_null());
+    CHECK(d["backend"]["fallback_reason"] == "io_uring_setup: Operation not permitted");
+
+    r.backend.requested = run::BackendChoice::sync;
+    r.backend.fallback_reason.clear();
+    d = report::result_json(make_config(), r, make_host());
+    CHECK(d["backend"]["requested"] == "sync");
+    CHECK(d["backend"]["fallback_reason"].is_null());
+}
+
+TEST_CASE("config: the effective settings, nullable where off") {
+    run::RunConfig cfg = make_config();
+    json d = report::result_json(cfg, make_result(false), make_host());
+    const json& c = d["config"];
+    CHECK(c["file_size_bytes"] == 8 * MiB);
+    CHECK(c["files"] == 2);
+    CHECK(c["qd"] == 16);
+    CHECK(c["seq_block_bytes"] == MiB);
+    CHECK(c["rand_block_bytes"] == 4096);
+    CHECK(c["unit_bytes"] == 4096);
+    CHECK(c["read_pct"] == 70);
+    CHECK(c["rand_time_s"].is_number());
+    CHECK(c["rand_time_s"] == 2.0);
+    CHECK(c["rand_ops"].is_null());
+    CHECK(c["iterations"] == 1);
+    CHECK(c["duration_s"].is_null());
+    CHECK(c["phases"] == json::array({"seq-write", "seq-read", "random", "reverify"}));
+    CHECK(c["seed"] == 42);
+    CHECK(c["recreate"] == false);
+    CHECK(c["buffered"] == false);
+    CHECK(c["verify"] == true);
+
+    cfg.rand_ops = 1000;
+    cfg.duration_s = 30;
+    cfg.verify = false;
+    cfg.phases = {run::Phase::seq_write, run::Phase::random};
+    d = report::result_json(cfg, make_result(false), make_host());
+    CHECK(d["config"]["rand_ops"] == 1000);
+    CHECK(d["config"]["rand_time_s"].is_null());
+    CHECK(d["config"]["duration_s"] == 30.0);
+    CHECK(d["config"]["verify"] == false);
+    CHECK(d["config"]["phases"] == json::array({"seq-write", "random"}));
+}
+
+TEST_CASE("phases: bytes, seconds, bandwidth = bytes / seconds, IOPS, CPU") {
+    json d = report::result_json(make_config(), make_result(true), make_host());
+    REQUIRE(d["iterations"].size() == 1);
+    CHECK(d["iterations"][0]["index"] == 1);
+    const json& phases = d["iterations"][0]["phases"];
+    REQUIRE(phases.size() == 2);
+
+    const json& w = phases[0];
+    CHECK(w["phase"] == "seq-write");
+    CHECK(w["interrupted"] == false);
+    CHECK(w["elapsed_s"] == 0.5);
+    CHECK(w["write_bytes"] == 16 * MiB);
+    CHECK(w["read_bytes"] == 0);
+    CHECK(w["write_ops"] == 16);
+    CHECK(w["read_ops"] == 0);
+    CHECK(w["bandwidth_bytes_per_sec"].is_number());
+    CHECK(w["bandwidth_bytes_per_sec"].get<double>() == doctest::Approx(16.0 * MiB / 0.5));
+    CHECK(w["write_bandwidth_bytes_per_sec"].get<double>() == doctest::Approx(16.0 * MiB / 0.5));
+    CHECK(w["read_bandwidth_bytes_per_sec"] == 0.0);
+    CHECK(w["iops"].get<double>() == doctest::Approx(32.0));
+    CHECK(w["write_iops"].get<double>() == doctest::Approx(32.0));
+    CHECK(w["read_iops"] == 0.0);
+    CHECK(w["verified_bytes"] == 0);
+    CHECK(w["workers"] == 2);
+    CHECK(w["cpu"]["user_s"] == 0.1);
+    CHECK(w["cpu"]["system_s"] == 0.2);
+    CHECK(w["cpu"]["user_pct"].get<double>() == doctest::Approx(20.0));
+    CHECK(w["cpu"]["system_pct"].get<double>() == doctest::Approx(40.0));
+    CHECK(w["cpu"]["ops_per_cpu_s"].get<double>() == doctest::Approx(16.0 / 0.3));
+    CHECK(w["cpu"]["bytes_per_cpu_s"].get<double>() == doctest::Approx(16.0 * MiB / 0.3));
+    CHECK(w["mismatches"]["corrupt"] == 0);
+
+    const json& r = phases[1];
+    CHECK(r["phase"] == "seq-read");
+    CHECK(r["elapsed_s"] == 0.25);
+    CHECK(r["read_bytes"] == 16 * MiB);
+    CHECK(r["verified_bytes"] == 16 * MiB);
+    CHECK(r["bandwidth_bytes_per_sec"].get<double>() == doctest::Approx(16.0 * MiB / 0.25));
+    CHECK(r["read_bandwidth_bytes_per_sec"].get<double>() == doctest::Approx(16.0 * MiB / 0.25));
+    CHECK(r["iops"].get<double>() == doctest::Approx(64.0));
+    CHECK(r["read_iops"].get<double>() == doctest::Approx(64.0));
+    CHECK(r["mismatches"]["corrupt"] == 1);
+    CHECK(r["mismatches"]["stale"] == 0);
+}
+
+TEST_CASE("a zero-length phase reports zero rates, not NaN or null") {
+    run::RunResult res = make_result(false);
+    res.iterations[0].phases[0].seconds = 0;
+    res.iterations[0].phases[0].cpu = {};
+    json d = report::result_json(make_config(), res, make_host());
+    const json& w = d["iterations"][0]["phases"][0];
+    CHECK(w["bandwidth_bytes_per_sec"] == 0.0);
+    CHECK(w["iops"] == 0.0);
+    CHECK(w["cpu"]["user_pct"] == 0.0);
+    CHECK(w["cpu"]["ops_per_cpu_s"] == 0.0);
+}
+
+TEST_CASE("latency: min/mean/max, percentiles and a histogram summing to count") {
+    json d = report::result_json(make_config(), make_result(false), make_host());
+    const json& w = d["iterations"][0]["phases"][0];
+    const json& r = d["iterations"][0]["phases"][1];
+    SUBCASE("writes") {
+        check_latency(w["write_latency"], write_samples());
+        check_latency(w["latency"], write_samples());
+        check_empty_latency(w["read_latency"]);
+    }
+    SUBCASE("reads") {
+        check_latency(r["read_latency"], kReadSamples);
+        check_latency(r["latency"], kReadSamples);
+        check_empty_latency(r["write_latency"]);
+    }
+    SUBCASE("latency_json of a mixed histogram merges reads and writes") {
+        stats::LatencyHistogram h;
+        std::vector<std::uint64_t> all = write_samples();
+        all.insert(all.end(), kReadSamples.begin(), kReadSamples.end());
+        for (auto ns : all)
+            h.record(ns);
+        check_latency(report::latency_json(h), all);
+    }
+}
+
+TEST_CASE("numbers are numbers") {
+    run::RunConfig cfg = make_config();
+    json d = report::result_json(cfg, make_result(true), make_host());
+    check_numbers_are_numbers(d, "$");
+    CHECK(d["summary"]["exit_code"].is_number_integer());
+    CHECK(d["config"]["seed"].is_number_unsigned());
+    CHECK(d["mismatches"][0]["expected_generation"].is_number_integer());
+    CHECK(d["mismatches"][0]["found"]["generation"].is_number_integer());
+    // A dumped and re-parsed document is the same document (no NaN, no inf).
+    CHECK(json::parse(d.dump()) == d);
+
+    cfg.rand_ops = 77;
+    cfg.duration_s = 1.5;
+    check_numbers_are_numbers(report::result_json(cfg, make_result(false), make_host()), "$");
+}
+
+TEST_CASE("mismatch record: file, offsets, class and header found") {
+    json d = report::result_json(make_config(), make_result(true), make_host());
+    REQUIRE(d["mismatches"].size() == 1);
+    const json& m = d["mismatches"][0];
+    CHECK(m["iteration"] == 1);
+    CHECK(m["phase"] == "seq-read");
+    CHECK(m["file"] == "/mnt/test/drivestress-1.dat");
+    CHECK(m["file_index"] == 1);
+    CHECK(m["offset_bytes"] == 7 * 4096 + 100);
+    CHECK(m["unit_offset_bytes"] == 7 * 4096);
+    CHECK(m["length_bytes"] == 4096);
+    CHECK(m["class"] == "corrupt");
+    CHECK(m["op"] == "read");
+    CHECK(m["bad_bytes"] == 17);
+    CHECK(m["errno"] == 0);
+    CHECK(m["expected_generation"] == 1);
+    REQUIRE(m["found"].is_object());
+    CHECK(m["found"]["run_id"] == 0x1234);
+    CHECK(m["found"]["file_index"] == 1);
+    CHECK(m["found"]["offset_bytes"] == 7 * 4096);
+    CHECK(m["found"]["generation"] == 1);
+    CHECK(m["found"]["unit_bytes"] == 4096);
+    CHECK(d["mismatches_truncated"] == false);
+
+    run::RunResult r = make_result(true);
+    r.mismatch_records[0].found.reset();
+    r.mismatch_records[0].cls = pattern::MismatchClass::io_error;
+    r.mismatch_records[0].op = io::OpKind::write;
+    r.mismatch_records[0].error = 5;  // EIO
+    r.mismatch_totals = {};
+    r.mismatch_totals[class_index(pattern::MismatchClass::io_error)] = 1;
+    d = report::result_json(make_config(), r, make_host());
+    CHECK(d["mismatches"][0]["found"].is_null());
+    CHECK(d["mismatches"][0]["class"] == "io-error");
+    CHECK(d["mismatches"][0]["op"] == "write");
+    CHECK(d["mismatches"][0]["errno"] == 5);
+    CHECK(d["summary"]["mismatches"]["io-error"] == 1);
+    CHECK(d["summary"]["status"] == "failed");
+}
+
+TEST_CASE("mismatches_truncated when more were counted than recorded") {
+    run::RunResult r = make_result(true);
+    r.mismatch_totals[class_index(pattern::MismatchClass::corrupt)] = 150;
+    json d = report::result_json(make_config(), r, make_host());
+    CHECK(d["mismatches"].size() == 1);
+    CHECK(d["mismatches_truncated"] == true);
+    CHECK(d["summary"]["mismatch_total"] == 150);
+}
+
+TEST_CASE("summary: totals and the verdict") {
+    SUBCASE("a mismatch fails the run with exit 2") {
+        json d = report::result_json(make_config(), make_result(true), make_host());
+        const json& s = d["summary"];
+        CHECK(s["written_bytes"] == 16 * MiB);
+        CHECK(s["read_bytes"] == 16 * MiB);
+        CHECK(s["verified_bytes"] == 16 * MiB);
+        CHECK(s["elapsed_s"] == 0.8);
+        CHECK(s["iterations_run"] == 1);
+        CHECK(s["mismatch_total"] == 1);
+        CHECK(s["mismatches"]["corrupt"] == 1);
+        CHECK(s["mismatches"]["stale"] == 0);
+        CHECK(s["mismatches"].size() == pattern::kMismatchClassCount);
+        CHECK(s["stop_reason"] == "completed");
+        CHECK(s["signal"].is_null());
+        CHECK(s["status"] == "failed");
+        CHECK(s["exit_code"] == 2);
+    }
+    SUBCASE("a clean run passes with exit 0") {
+        json d = report::result_json(make_config(), make_result(false), make_host());
+        CHECK(d["mismatches"] == json::array());
+        CHECK(d["summary"]["mismatch_total"] == 0);
+        CHECK(d["summary"]["status"] == "passed");
+        CHECK(d["summary"]["exit_code"] == 0);
+        CHECK(d["summary"]["stop_reason"] == "completed");
+        CHECK(d["summary"]["error"].is_null());
+    }
+    SUBCASE("SIGINT: interrupted, exit 130") {
+        run::RunResult r = make_result(false);
+        r.stop = run::StopReason::signal;
+        r.stop_signal = SIGINT;
+        r.iterations[0].phases[1].interrupted = true;
+        json d = report::result_json(make_config(), r, make_host());
+        CHECK(d["summary"]["status"] == "interrupted");
+        CHECK(d["summary"]["exit_code"] == 130);
+        CHECK(d["summary"]["stop_reason"] == "signal");
+        CHECK(d["summary"]["signal"] == SIGINT);
+        CHECK(d["iterations"][0]["phases"][1]["interrupted"] == true);
+    }
+    SUBCASE("SIGTERM: interrupted, exit 143") {
+        run::RunResult r = make_result(false);
+        r.stop = run::StopReason::signal;
+        r.stop_signal = SIGTERM;
+        json d = report::result_json(make_config(), r, make_host());
+        CHECK(d["summary"]["status"] == "interrupted");
+        CHECK(d["summary"]["exit_code"] == 143);
+        CHECK(d["summary"]["signal"] == SIGTERM);
+    }
+    SUBCASE("a mismatch wins over a signal") {
+        run::RunResult r = make_result(true);
+        r.stop = run::StopReason::signal;
+        r.stop_signal = SIGINT;
+        json d = report::result_json(make_config(), r, make_host());
+        CHECK(d["summary"]["status"] == "failed");
+        CHECK(d["summary"]["exit_code"] == 2);
+        CHECK(d["summary"]["stop_reason"] == "signal");
+    }
+    SUBCASE("a fatal problem (filesystem full): error, exit 1, one line") {
+        run::RunResult r = make_result(false);
+        r.stop = run::StopReason::error;
+        r.fatal_error = "/mnt/test/drivestress-0.dat: write: No space left on device";
+        json d = report::result_json(make_config(), r, make_host());
+        CHECK(d["summary"]["status"] == "error");
+        CHECK(d["summary"]["exit_code"] == 1);
+        CHECK(d["summary"]["stop_reason"] == "error");
+        CHECK(d["summary"]["error"] ==
+              "/mnt/test/drivestress-0.dat: write: No space left on device");
+        CHECK(d["summary"]["signal"].is_null());
+    }
+    SUBCASE("a mismatch wins over a fatal problem") {
+        run::RunResult r = make_result(true);
+        r.stop = run::StopReason::error;
+        r.fatal_error = "write: No space left on device";
+        json d = report::result_json(make_config(), r, make_host());
+        CHECK(d["summary"]["status"] == "failed");
+        CHECK(d["summary"]["exit_code"] == 2);
+    }
+    SUBCASE("--duration reached is a clean pass") {
+        run::RunResult r = make_result(false);
+        r.stop = run::StopReason::duration;
+        json d = report::result_json(make_config(), r, make_host());
+        CHECK(d["summary"]["status"] == "passed");
+        CHECK(d["summary"]["exit_code"] == 0);
+        CHECK(d["summary"]["stop_reason"] == "duration");
+        CHECK(d["summary"]["signal"].is_null());
+    }
+    SUBCASE("exit_code in the document equals exit_status()") {
+        for (bool mm : {false, true}) {
+            run::RunResult r = make_result(mm);
+            json d = report::result_json(make_config(), r, make_host());
+            CHECK(d["summary"]["exit_code"] == run::exit_status(r));
+        }
+    }
+}
+
+TEST_CASE("schema file: valid JSON, draft 2020-12, closed objects") {
+    json s = load_schema();
+    CHECK(s["$schema"] == "https://json-schema.org/draft/2020-12/schema");
+    CHECK(s["type"] == "object");
+    CHECK(s["additionalProperties"] == false);
+    REQUIRE(s.contains("$defs"));
+    CHECK(s["$defs"]["phase"]["additionalProperties"] == false);
+    CHECK(s["$defs"]["mismatch_record"]["additionalProperties"] == false);
+    CHECK(s["properties"]["schema_version"]["const"] == report::kSchemaVersion);
+}
+
+TEST_CASE("schema file: every key the document has is described, every required key is there") {
+    json s = load_schema();
+    json d = report::result_json(make_config(), make_result(true), make_host());
+    for (const auto& [k, _] : d.items()) {
+        CAPTURE(k);
+        CHECK(s["properties"].contains(k));
+    }
+    for (const auto& k : s["required"]) {
+        CAPTURE(k);
+        CHECK(d.contains(k.get<std::string>()));
+    }
+    // Everything the code always writes is required.
+    CHECK(s["required"].size() == d.size());
+    const json& phase = d["iterations"][0]["phases"][0];
+    CHECK(s["$defs"]["phase"]["required"].size() == phase.size());
+    for (const auto& [k, _] : phase.items()) {
+        CAPTURE(k);
+        CHECK(s["$defs"]["phase"]["properties"].contains(k));
+    }
+}
+
+TEST_CASE("schema file: enums match the names the code writes") {
+    json s = load_schema();
+    json phases = json::array();
+    for (auto p : run::kAllPhases)
+        phases.push_back(std::string(run::to_string(p)));
+    CHECK(s["$defs"]["phase_name"]["enum"] == phases);
+
+    json classes = json::array();
+    for (std::size_t i = 0; i < pattern::kMismatchClassCount; ++i)
+        classes.push_back(std::string(pattern::to_string(static_cast<pattern::MismatchClass>(i))));
+    CHECK(s["$defs"]["mismatch_class"]["enum"] == classes);
+    CHECK(s["$defs"]["class_counts"]["required"] == classes);
+
+    const json& backend = s["$defs"]["backend"]["properties"];
+    CHECK(backend["requested"]["enum"] ==
+          json::array({std::string(run::to_string(run::BackendChoice::automatic)),
+                       std::string(run::to_string(run::BackendChoice::io_uring)),
+                       std::string(run::to_string(run::BackendChoice::sync))}));
+    CHECK(backend["used"]["enum"] ==
+          json::array({std::string(io::to_string(io::BackendKind::io_uring)),
+                       std::string(io::to_string(io::BackendKind::sync))}));
+    const json& summary = s["$defs"]["summary"]["properties"];
+    CHECK(summary["status"]["enum"] == json::array({"passed", "failed", "error", "interrupted"}));
+    CHECK(summary["stop_reason"]["enum"] ==
+          json::array({"completed", "duration", "signal", "error"}));
+}
+
+TEST_CASE("synthetic documents validate against the schema") {
+    SchemaValidator v(load_schema());
+    run::RunConfig cfg = make_config();
+
+    SUBCASE("with a mismatch (header found)") {
+        auto errors = v.errors(report::result_json(cfg, make_result(true), make_host()));
+        INFO(joined(errors));
+        CHECK(errors.empty());
+    }
+    SUBCASE("clean, io_uring") {
+        auto errors = v.errors(report::result_json(cfg, make_result(false), make_host()));
+        INFO(joined(errors));
+        CHECK(errors.empty());
+    }
+    SUBCASE("sync fallback, no O_DIRECT, rand-ops, duration, interrupted") {
+        run::RunResult r = make_result(false);
+        r.backend.used = io::BackendKind::sync;
+        r.backend.fallback_reason = "io_uring_setup: Operation not permitted";
+        r.backend.effective_qd = 1;
+        r.backend.seq_qd = 1;
+        r.direct_io = false;
+        r.direct_io_note = "O_DIRECT refused";
+        r.stop = run::StopReason::signal;
+        r.stop_signal = SIGTERM;
+        cfg.rand_ops = 500;
+        cfg.duration_s = 60;
+        auto errors = v.errors(report::result_json(cfg, r, make_host()));
+        INFO(joined(errors));
+        CHECK(errors.empty());
+    }
+    SUBCASE("ended by a fatal problem") {
+        run::RunResult r = make_result(false);
+        r.stop = run::StopReason::error;
+        r.fatal_error = "write: No space left on device";
+        auto errors = v.errors(report::result_json(cfg, r, make_host()));
+        INFO(joined(errors));
+        CHECK(errors.empty());
+    }
+    SUBCASE("io-error record without a header") {
+        run::RunResult r = make_result(true);
+        r.mismatch_records[0].found.reset();
+        r.mismatch_records[0].cls = pattern::MismatchClass::io_error;
+        r.mismatch_records[0].error = 5;
+        auto errors = v.errors(report::result_json(cfg, r, make_host()));
+        INFO(joined(errors));
+        CHECK(errors.empty());
+    }
+}
+
+TEST_CASE("the schema rejects what the document must not contain") {
+    SchemaValidator v(load_schema());
+    const json good = report::result_json(make_config(), make_result(true), make_host());
+    REQUIRE(v.errors(good).empty());
+
+    json d = good;
+    d["debug_note"] = "diagnostics never go in the document";
+    CHECK(!v.errors(d).empty());
+
+    d = good;
+    d["iterations"][0]["phases"][0]["extra_metric"] = 1;
+    CHECK(!v.errors(d).empty());
+
+    d = good;
+    d["iterations"][0]["phases"][0]["bandwidth_bytes_per_sec"] = "33554432";
+    CHECK(!v.errors(d).empty());
+
+    d = good;
+    d["summary"].erase("exit_code");
+    CHECK(!v.errors(d).empty());
+
+    d = good;
+    d["mismatches"][0]["class"] = "bitrot";
+    CHECK(!v.errors(d).empty());
+
+    d = good;
+    d["summary"]["status"] = "ok";
+    CHECK(!v.errors(d).empty());
+
+    d = good;
+    d["backend"]["used"] = "sync";  // but io_uring features are present
+    CHECK(!v.errors(d).empty());
+
+    d = good;
+    d["iterations"][0]["phases"][0]["latency"]["histogram"]["buckets"][0] = json::array({1, 2, 3});
+    CHECK(!v.errors(d).empty());
+
+    d = good;
+    d["schema_version"] = 2;
+    CHECK(!v.errors(d).empty());
+}
+
+TEST_CASE("latency thresholds: the share of operations slower than each duration") {
+    run::RunConfig cfg = make_config();
+    cfg.latency_thresholds_s = {50e-6, 2.0};  // 50 us, 2 s
+    json d = report::result_json(cfg, make_result(false), make_host());
+    const json& t = d["iterations"][0]["phases"][0]["latency_thresholds"];
+    REQUIRE(t.is_array());
+    REQUIRE(t.size() == 2);
+    CHECK(t[0]["threshold_ns"] == 50'000);
+    // Write samples are 10, 20, ... 160 us: 60 .. 160 us are slower than 50 us.
+    CHECK(t[0]["slower_count"] == 11);
+    CHECK(t[0]["slower_share"].get<double>() == doctest::Approx(11.0 / 16.0));
+    CHECK(t[1]["threshold_ns"] == 2'000'000'000ULL);
+    CHECK(t[1]["slower_count"] == 0);
+    CHECK(t[1]["slower_share"] == 0.0);
+
+    // Thresholds are rounded to the nearest nanosecond, not truncated:
+    // "100us" parses to 100 * 1e-6 s, which times 1e9 is 99999.99999999999.
+    cfg.latency_thresholds_s = {units::parse_duration("100us"), 100 * 1e-6, 0.3};
+    d = report::result_json(cfg, make_result(false), make_host());
+    const json& rounded = d["iterations"][0]["phases"][0]["latency_thresholds"];
+    REQUIRE(rounded.size() == 3);
+    CHECK(rounded[0]["threshold_ns"] == 100'000);
+    CHECK(rounded[1]["threshold_ns"] == 100'000);
+    CHECK(rounded[2]["threshold_ns"] == 300'000'000);
+
+    // No thresholds asked for: an empty list, still there.
+    cfg.latency_thresholds_s.clear();
+    d = report::result_json(cfg, make_result(false), make_host());
+    CHECK(d["iterations"][0]["phases"][0]["latency_thresholds"] == json::array());
+
+    // A phase without operations reports share 0, not NaN.
+    cfg.latency_thresholds_s = {1.0};
+    run::RunResult r = make_result(false);
+    r.iterations[0].phases[0].counters = {};
+    d = report::result_json(cfg, r, make_host());
+    CHECK(d["iterations"][0]["phases"][0]["latency_thresholds"][0]["slower_share"] == 0.0);
+}
+
+namespace {
+
+// A --sweep qd=1,4,16 result: IOPS 1000, 3000, 3100 (knee at qd 4).
+run::RunResult make_sweep_result() {
+    run::RunResult r = make_result(false);
+    r.sweep.param = run::SweepParam::qd;
+    const std::uint64_t values[] = {1, 4, 16};
+    const std::uint64_t ops[] = {1000, 3000, 3100};
+    const std::uint64_t lat[] = {100'000, 300'000, 900'000};
+    for (int i = 0; i < 3; ++i) {
+        run::SweepPoint pt;
+        pt.value = values[i];
+        pt.random.phase = run::Phase::random;
+        pt.random.workers = 2;
+        pt.random.seconds = 1.0;
+        // ops[i] operations in 1 s: all but 10 reads, each taking lat[i].
+        pt.random.counters.read_ops = ops[i] - 10;
+        pt.random.counters.read_bytes = (ops[i] - 10) * 4096;
+        pt.random.counters.verified_bytes = (ops[i] - 10) * 4096;
+        pt.random.counters.write_ops = 10;
+        pt.random.counters.write_bytes = 10 * 4096;
+        for (std::uint64_t n = 0; n < ops[i] - 10; ++n)
+            pt.random.counters.read_latency.record(lat[i]);
+        for (std::uint64_t n = 0; n < 10; ++n)
+            pt.random.counters.write_latency.record(lat[i]);
+        r.sweep.points.push_back(pt);
+    }
+    r.sweep.knee = 1;
+    return r;
+}
+
+run::RunConfig make_sweep_config() {
+    run::RunConfig cfg = make_config();
+    cfg.sweep = run::Sweep{.param = run::SweepParam::qd, .values = {1, 4, 16}};
+    cfg.qd = 16;
+    cfg.knee_gain_pct = 5;
+    return cfg;
+}
+
+}  // namespace
+
+TEST_CASE("sweep: one random phase per value, and the knee") {
+    json d = report::result_json(make_sweep_config(), make_sweep_result(), make_host());
+    REQUIRE(d.contains("sweep"));
+    const json& sw = d["sweep"];
+    CHECK(sw["parameter"] == "qd");
+    CHECK(sw["knee_gain_pct"] == 5.0);
+    REQUIRE(sw["points"].size() == 3);
+    CHECK(sw["points"][0]["value"] == 1);
+    CHECK(sw["points"][1]["value"] == 4);
+    CHECK(sw["points"][2]["value"] == 16);
+    CHECK(sw["points"][1]["phase"] == "random");
+    CHECK(sw["points"][1]["iops"].get<double>() == doctest::Approx(3000.0));
+    CHECK(sw["points"][1]["latency"]["count"] == 3000);
+    REQUIRE(sw["knee"].is_object());
+    CHECK(sw["knee"]["index"] == 1);
+    CHECK(sw["knee"]["value"] == 4);
+    CHECK(sw["knee"]["iops"].get<double>() == doctest::Approx(3000.0));
+    CHECK(std::abs(sw["knee"]["p99_ns"].get<double>() - 300'000.0) <= 3'000.0);
+    CHECK(sw["knee"]["next_iops_gain_pct"].get<double>() == doctest::Approx(100.0 / 30.0));
+    CHECK(sw["knee"]["next_p99_change_pct"].get<double>() == doctest::Approx(200.0).epsilon(0.02));
+
+    run::RunResult r = make_sweep_result();
+    r.sweep.knee.reset();
+    d = report::result_json(make_sweep_config(), r, make_host());
+    CHECK(d["sweep"]["knee"].is_null());
+
+    // Without a sweep there is no "sweep" key at all.
+    CHECK(!report::result_json(make_config(), make_result(false), make_host()).contains("sweep"));
+}
+
+TEST_CASE("sweep and backend comparison documents validate against the schema") {
+    SchemaValidator v(load_schema());
+    SUBCASE("sweep with a knee") {
+        auto errors =
+            v.errors(report::result_json(make_sweep_config(), make_sweep_result(), make_host()));
+        INFO(joined(errors));
+        CHECK(errors.empty());
+    }
+    SUBCASE("sweep without a knee") {
+        run::RunResult r = make_sweep_result();
+        r.sweep.knee.reset();
+        auto errors = v.errors(report::result_json(make_sweep_config(), r, make_host()));
+        INFO(joined(errors));
+        CHECK(errors.empty());
+    }
+    SUBCASE("--compare-backends") {
+        run::RunConfig cfg = make_config();
+        cfg.compare_backends = true;
+        run::RunResult uring = make_result(false);
+        run::RunResult sync = make_result(false);
+        sync.backend.requested = run::BackendChoice::sync;
+        sync.backend.used = io::BackendKind::sync;
+        sync.backend.effective_qd = sync.backend.seq_qd = 1;
+        sync.iterations[0].phases[0].seconds = 1.0;  // half the io_uring rate
+        json d = report::result_json(cfg, uring, make_host());
+        d["compare_backends"] = report::comparison_json(cfg, uring, sync);
+        const json& rows = d["compare_backends"]["rows"];
+        REQUIRE(rows.size() == 2);
+        CHECK(rows[0]["phase"] == "seq-write");
+        CHECK(rows[0]["bandwidth_ratio"].get<double>() == doctest::Approx(2.0));
+        CHECK(d["compare_backends"]["sync"]["backend"]["used"] == "sync");
+        auto errors = v.errors(d);
+        INFO(joined(errors));
+        CHECK(errors.empty());
+    }
+}
+
+TEST_CASE("the schema keeps sweep-only and comparison keys where they belong") {
+    SchemaValidator v(load_schema());
+    json d = report::result_json(make_sweep_config(), make_sweep_result(), make_host());
+    REQUIRE(v.errors(d).empty());
+
+    json bad = d;
+    bad["iterations"][0]["phases"][0]["value"] = 4;  // "value" belongs to sweep points
+    CHECK(!v.errors(bad).empty());
+
+    bad = d;
+    bad["sweep"]["points"][0].erase("value");
+    CHECK(!v.errors(bad).empty());
+
+    bad = d;
+    bad["sweep"]["parameter"] = "depth";
+    CHECK(!v.errors(bad).empty());
+
+    bad = d;
+    bad["iterations"][0]["phases"][0]["latency_thresholds"][0]["slower_share"] = 1.5;
+    CHECK(!v.errors(bad).empty());
+
+    bad = d;
+    bad["compare_backends"] = {{"baseline", "io_uring"}, {"rows", json::array()}};
+    CHECK(!v.errors(bad).empty());
+}
+
+// The summary is the whole run: the sweep's random phases read, wrote and
+// verified too (their mismatches already count in summary.mismatches).
+TEST_CASE("summary totals include the sweep points") {
+    json d = report::result_json(make_sweep_config(), make_sweep_result(), make_host());
+    const json& sm = d["summary"];
+    CHECK(sm["written_bytes"] == 16 * MiB + 3 * 10 * 4096);
+    CHECK(sm["read_bytes"] == 16 * MiB + (1000 + 3000 + 3100 - 3 * 10) * 4096);
+    CHECK(sm["verified_bytes"] == 16 * MiB + (1000 + 3000 + 3100 - 3 * 10) * 4096);
+}
+
+TEST_CASE("preset section: one row per test, validated by the schema") {
+    report::PresetResults results;
+    results.emplace_back("SEQ1M Q8T1", make_result(false));
+    results.emplace_back("RND4K Q32T1 read", make_result(true));
+    json d = report::result_json(make_config(), results.front().second, make_host());
+    d["preset"] = report::preset_json("desktop", results);
+
+    const json& p = d["preset"];
+    CHECK(p["name"] == "desktop");
+    REQUIRE(p["tests"].size() == 2);
+    const json& seq = p["tests"][0];
+    CHECK(seq["label"] == "SEQ1M Q8T1");
+    // No random phase: seq-read and seq-write figures.
+    CHECK(seq["read_bandwidth_bytes_per_sec"].get<double>() == doctest::Approx(16.0 * MiB / 0.25));
+    CHECK(seq["write_bandwidth_bytes_per_sec"].get<double>() == doctest::Approx(16.0 * MiB / 0.5));
+    CHECK(seq["read_iops"].get<double>() == doctest::Approx(64.0));
+    CHECK(seq["write_iops"].get<double>() == doctest::Approx(32.0));
+    CHECK(seq["p99_ns"].is_number_integer());
+    CHECK(seq["exit_code"] == 0);
+    CHECK(seq["mismatch_total"] == 0);
+    CHECK(p["tests"][1]["exit_code"] == 2);
+    CHECK(p["tests"][1]["mismatch_total"] == 1);
+
+    SchemaValidator v(load_schema());
+    auto errors = v.errors(d);
+    INFO(joined(errors));
+    CHECK(errors.empty());
+
+    d["preset"]["name"] = "turbo";
+    CHECK(!v.errors(d).empty());
+}

@@ -1,0 +1,260 @@
+#!/usr/bin/env python3
+"""scripts/compare on two real result documents (data/sample-a.json,
+data/sample-b.json): ratios and deltas against values computed here from the
+JSON, the merge against an independent nearest-rank over the summed buckets,
+and one-line exit 1 on bad input.
+
+  python3 tests/scripts/compare_test.py [--scripts DIR] [--data DIR] [unittest args]
+"""
+
+import argparse
+import copy
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ap = argparse.ArgumentParser(add_help=False)
+ap.add_argument("--scripts", default=os.path.join(HERE, "..", "..", "scripts"))
+ap.add_argument("--data", default=os.path.join(HERE, "data"))
+OPTS, REST = ap.parse_known_args()
+COMPARE = os.path.join(OPTS.scripts, "compare")
+SAMPLE_A = os.path.join(OPTS.data, "sample-a.json")
+SAMPLE_B = os.path.join(OPTS.data, "sample-b.json")
+MIB = 1024 * 1024
+
+
+def run(*args):
+    return subprocess.run([COMPARE, *args], capture_output=True, text=True, timeout=60)
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def phases(doc):
+    return {(it["index"], p["phase"]): p for it in doc["iterations"] for p in it["phases"]}
+
+
+# --- an independent nearest-rank over [lower, count] buckets ----------------
+
+def width(lower):
+    return 1 if lower < 128 else 2 ** (math.floor(math.log2(lower)) - 7)
+
+
+def nearest_rank(buckets, p, lo, hi):
+    """Rank ceil(p/100*n) in 1..n; the bucket holding it, midpoint clamped to [lo, hi]."""
+    total = sum(buckets.values())
+    rank = min(max(math.ceil(p / 100.0 * total), 1), total)
+    cumulative = 0
+    for lower in sorted(buckets):
+        cumulative += buckets[lower]
+        if cumulative >= rank:
+            return min(max(lower + width(lower) // 2, lo), hi)
+    raise AssertionError("rank beyond the buckets")
+
+
+class CompareTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.a, cls.b = load(SAMPLE_A), load(SAMPLE_B)
+        cls.tmp = tempfile.TemporaryDirectory()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def write(self, name, content):
+        path = os.path.join(self.tmp.name, name)
+        with open(path, "w") as f:
+            f.write(content if isinstance(content, str) else json.dumps(content))
+        return path
+
+    def test_ratios_and_deltas_match_the_documents(self):
+        r = run("--json", SAMPLE_A, SAMPLE_B)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        out = json.loads(r.stdout)
+        pa, pb = phases(self.a), phases(self.b)
+        self.assertEqual([(row["iteration"], row["phase"]) for row in out["rows"]], list(pa))
+        for row in out["rows"]:
+            key = (row["iteration"], row["phase"])
+            a, b = pa[key], pb[key]
+            ea, eb = row["documents"]
+            with self.subTest(row=key):
+                self.assertEqual(ea["document"], "A")
+                self.assertNotIn("bandwidth_ratio", ea)  # the baseline has none
+                self.assertAlmostEqual(eb["bandwidth_mib_per_sec"],
+                                       b["bandwidth_bytes_per_sec"] / MIB)
+                self.assertAlmostEqual(eb["bandwidth_ratio"],
+                                       b["bandwidth_bytes_per_sec"] / a["bandwidth_bytes_per_sec"])
+                self.assertAlmostEqual(eb["iops_ratio"], b["iops"] / a["iops"])
+                for name in ("p50", "p99", "p99.9"):
+                    va = a["latency"]["percentiles_ns"][name]
+                    vb = b["latency"]["percentiles_ns"][name]
+                    self.assertEqual(eb[f"{name}_ns"], vb)
+                    self.assertAlmostEqual(eb[f"{name}_delta_ms"], (vb - va) / 1e6)
+                    self.assertAlmostEqual(eb[f"{name}_delta_pct"], (vb / va - 1) * 100)
+
+    def test_table_shows_the_ratios(self):
+        r = run(SAMPLE_A, SAMPLE_B)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertIn("(baseline)", lines[0])
+        pa, pb = phases(self.a), phases(self.b)
+        checked = 0
+        for i, line in enumerate(lines):
+            cols = line.split()
+            if len(cols) < 3 or not cols[0].isdigit():
+                continue
+            key = (int(cols[0]), cols[1])
+            a, b = pa[key], pb[key]
+            # "ITER PHASE A MiB/s IOPS p50 p99 p99.9" then "B MiB/s ratio IOPS ratio ...".
+            self.assertEqual(cols[2], "A")
+            self.assertEqual(cols[3], f"{a['bandwidth_bytes_per_sec'] / MIB:.1f}")
+            nxt = lines[i + 1].split()
+            self.assertEqual(nxt[0], "B")
+            self.assertEqual(nxt[1], f"{b['bandwidth_bytes_per_sec'] / MIB:.1f}")
+            bw_ratio = b["bandwidth_bytes_per_sec"] / a["bandwidth_bytes_per_sec"]
+            self.assertEqual(nxt[2], f"{bw_ratio:.3f}")
+            self.assertEqual(nxt[3], f"{b['iops']:.0f}")
+            self.assertEqual(nxt[4], f"{b['iops'] / a['iops']:.3f}")
+            p99a = a["latency"]["percentiles_ns"]["p99"]
+            p99b = b["latency"]["percentiles_ns"]["p99"]
+            self.assertEqual(nxt[8], f"{p99b / 1e6:.3f}")
+            self.assertEqual(nxt[9], f"{(p99b - p99a) / 1e6:+.3f}")
+            self.assertEqual(nxt[10], f"{(p99b / p99a - 1) * 100:+.1f}%")
+            checked += 1
+        self.assertEqual(checked, len(pa))
+
+    def test_a_phase_missing_from_one_document(self):
+        b = copy.deepcopy(self.b)
+        b["iterations"][0]["phases"] = [p for p in b["iterations"][0]["phases"]
+                                        if p["phase"] != "reverify"]
+        r = run("--json", SAMPLE_A, self.write("no-reverify.json", b))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = {row["phase"]: row for row in json.loads(r.stdout)["rows"]}
+        self.assertIsNone(rows["reverify"]["documents"][1])
+        self.assertIsNotNone(rows["random"]["documents"][1])
+        r = run(SAMPLE_A, self.write("no-reverify.json", b))
+        self.assertIn("(not run)", r.stdout)
+
+    def test_merge_sums_counts_and_recomputes_percentiles(self):
+        r = run("--merge", "--json", SAMPLE_A, SAMPLE_B)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        out = json.loads(r.stdout)
+        docs = [self.a, self.b]
+        self.assertEqual([p["phase"] for p in out["phases"]],
+                         [p["phase"] for p in self.a["iterations"][0]["phases"]])
+        for merged in out["phases"]:
+            name = merged["phase"]
+            sources = [p for d in docs for it in d["iterations"] for p in it["phases"]
+                       if p["phase"] == name]
+            with self.subTest(phase=name):
+                self.assertEqual(merged["documents"], 2)
+                lat = merged["latency"]
+                self.assertEqual(lat["count"], sum(p["latency"]["count"] for p in sources))
+                buckets = {}
+                for p in sources:
+                    for lower, n in p["latency"]["histogram"]["buckets"]:
+                        buckets[lower] = buckets.get(lower, 0) + n
+                self.assertEqual(lat["histogram"]["buckets"],
+                                 [[lo, buckets[lo]] for lo in sorted(buckets)])
+                lo = min(p["latency"]["min_ns"] for p in sources)
+                hi = max(p["latency"]["max_ns"] for p in sources)
+                self.assertEqual(lat["min_ns"], lo)
+                self.assertEqual(lat["max_ns"], hi)
+                for pname, p in (("p50", 50), ("p99", 99), ("p99.9", 99.9)):
+                    self.assertEqual(lat["percentiles_ns"][pname],
+                                     nearest_rank(buckets, p, lo, hi), pname)
+                self.assertEqual(merged["read_bytes"], sum(p["read_bytes"] for p in sources))
+                self.assertEqual(merged["write_ops"], sum(p["write_ops"] for p in sources))
+                self.assertAlmostEqual(merged["iops"], sum(p["iops"] for p in sources),
+                                       delta=1e-6 * merged["iops"] + 1e-9)
+                self.assertAlmostEqual(
+                    merged["bandwidth_bytes_per_sec"],
+                    sum(p["bandwidth_bytes_per_sec"] for p in sources),
+                    delta=1e-6 * merged["bandwidth_bytes_per_sec"] + 1e-9)
+        totals = out["totals"]
+        self.assertEqual(totals["written_bytes"],
+                         sum(d["summary"]["written_bytes"] for d in docs))
+        self.assertEqual(totals["mismatch_total"],
+                         sum(d["summary"]["mismatch_total"] for d in docs))
+
+    def test_merge_of_one_document_reproduces_its_own_percentiles(self):
+        # Same nearest-rank rule as the C++ histogram: identical to the document.
+        for path, doc in ((SAMPLE_A, self.a), (SAMPLE_B, self.b)):
+            r = run("--merge", "--json", path)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            merged = {p["phase"]: p for p in json.loads(r.stdout)["phases"]}
+            for p in doc["iterations"][0]["phases"]:
+                with self.subTest(doc=path, phase=p["phase"]):
+                    self.assertEqual(merged[p["phase"]]["latency"]["percentiles_ns"],
+                                     p["latency"]["percentiles_ns"])
+                    self.assertEqual(merged[p["phase"]]["latency"]["histogram"]["buckets"],
+                                     p["latency"]["histogram"]["buckets"])
+
+    def test_merge_spans_iterations(self):
+        doc = copy.deepcopy(self.a)
+        second = copy.deepcopy(doc["iterations"][0])
+        second["index"] = 2
+        doc["iterations"].append(second)
+        r = run("--merge", "--json", self.write("two-iterations.json", doc))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for merged, p in zip(json.loads(r.stdout)["phases"], self.a["iterations"][0]["phases"]):
+            self.assertEqual(merged["latency"]["count"], 2 * p["latency"]["count"])
+            # Doubling every bucket keeps every percentile.
+            self.assertEqual(merged["latency"]["percentiles_ns"], p["latency"]["percentiles_ns"])
+
+    def test_merge_table(self):
+        r = run("--merge", SAMPLE_A, SAMPLE_B)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("merged 2 document(s)", r.stdout)
+        random = [l for l in r.stdout.splitlines() if l.startswith("random")]
+        self.assertEqual(len(random), 1)
+        count = sum(p["latency"]["count"] for d in (self.a, self.b)
+                    for p in d["iterations"][0]["phases"] if p["phase"] == "random")
+        self.assertEqual(random[0].split()[4], str(count))
+
+    def assert_bad_input(self, *args, message):
+        r = run(*args)
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertEqual(r.stdout, "")
+        self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
+        self.assertIn(message, r.stderr)
+
+    def test_bad_input_is_one_line_and_exit_1(self):
+        missing = os.path.join(self.tmp.name, "missing.json")
+        self.assert_bad_input(SAMPLE_A, missing, message="missing.json: no such file")
+        self.assert_bad_input(SAMPLE_A, self.write("garbage.json", "{not json"),
+                              message="not JSON")
+        self.assert_bad_input(SAMPLE_A, self.write("other.json", {"schema_version": 1}),
+                              message="not a drivestress result document")
+        self.assert_bad_input(SAMPLE_A, self.write("list.json", [1, 2]),
+                              message="not a drivestress result document")
+        v2 = copy.deepcopy(self.b)
+        v2["schema_version"] = 2
+        self.assert_bad_input(SAMPLE_A, self.write("v2.json", v2), message="schema_version 2")
+        v2["schema_version"] = "2.1"
+        self.assert_bad_input("--merge", self.write("v21.json", v2),
+                              message="schema_version 2.1")
+        self.assert_bad_input(SAMPLE_A, self.tmp.name, message="is a directory")
+        self.assert_bad_input(SAMPLE_A, message="at least two documents")
+        broken = copy.deepcopy(self.a)
+        broken["iterations"][0]["phases"][0]["latency"]["count"] += 1
+        self.assert_bad_input("--merge", self.write("broken.json", broken),
+                              message="histogram buckets hold")
+
+    def test_minor_version_is_accepted(self):
+        doc = copy.deepcopy(self.b)
+        doc["schema_version"] = "1.3"
+        r = run(SAMPLE_A, self.write("v13.json", doc))
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main(argv=[sys.argv[0], *REST], verbosity=2)

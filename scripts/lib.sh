@@ -9,7 +9,7 @@ BUILD_DIR=${DRIVESTRESS_BUILD_DIR:-$ROOT/build}
 # tests use (python3 + jsonschema for the end-to-end and schema tests).
 DEPS_BUILD=(g++ meson ninja-build pkg-config liburing-dev libboost-program-options-dev
     nlohmann-json3-dev doctest-dev)
-DEPS_TEST=(python3 python3-jsonschema)
+DEPS_TEST=(python3 python3-jsonschema python3-matplotlib)
 
 missing_packages() {
     local p
@@ -47,4 +47,42 @@ configure_and_build() {
         meson setup "$BUILD_DIR" "$ROOT" --buildtype=release "$@" >&2 || return 1
     fi
     ninja -C "$BUILD_DIR" >&2
+}
+
+# ---------------------------------------------------------------- sanitizers
+# scripts/test --sanitize: the same suite built with a sanitizer, each in its
+# own build directory so the plain build (and the other) stay untouched.
+
+# Runtime options.  abort_on_error everywhere: a report ends the process with
+# SIGABRT, which no test can mistake for drivestress's own exit 1 (a UBSan
+# halt would otherwise exit 1, the usage-error code the bad-input tests expect).
+SANITIZER_ENV=(
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+    UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1
+    TSAN_OPTIONS=halt_on_error=1:abort_on_error=1:second_deadlock_stack=1
+)
+
+# sanitizer_meson_options NAME: the meson options of sanitizer build NAME
+# (asan = ASan+UBSan, tsan = TSan).  b_lundef=false: the sanitizer runtimes
+# resolve some symbols at load time, which -Wl,--no-undefined rejects.
+sanitizer_meson_options() {
+    case "$1" in
+        asan) echo "-Db_sanitize=address,undefined -Db_lundef=false" ;;
+        tsan) echo "-Db_sanitize=thread -Db_lundef=false" ;;
+        *) echo "scripts: unknown sanitizer build '$1' (asan, tsan)" >&2; return 1 ;;
+    esac
+}
+
+# configure_and_build_in DIR BUILDTYPE [MESON_OPTION...]: configure_and_build
+# for a build directory of its own; an existing DIR is reconfigured, so it
+# always has exactly these options.
+configure_and_build_in() {
+    local dir=$1 buildtype=$2
+    shift 2
+    if [ -f "$dir/build.ninja" ]; then
+        meson setup --reconfigure "$dir" "$ROOT" --buildtype="$buildtype" "$@" >&2 || return 1
+    else
+        meson setup "$dir" "$ROOT" --buildtype="$buildtype" "$@" >&2 || return 1
+    fi
+    ninja -C "$dir" >&2
 }

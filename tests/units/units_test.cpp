@@ -1,0 +1,234 @@
+#include "units/units.h"
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace ds::units;
+
+namespace {
+
+constexpr std::uint64_t KiB = 1024;
+constexpr std::uint64_t MiB = KiB * 1024;
+constexpr std::uint64_t GiB = MiB * 1024;
+constexpr std::uint64_t TiB = GiB * 1024;
+
+// The message of the std::invalid_argument `f` throws, or "" when it throws
+// nothing (so a missing rejection fails the CHECK that follows).
+template <typename F>
+std::string rejection(F&& f) {
+    try {
+        f();
+    } catch (const std::invalid_argument& e) {
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("parse_size: plain byte counts") {
+    CHECK(parse_size("0") == 0);
+    CHECK(parse_size("1") == 1);
+    CHECK(parse_size("512") == 512);
+    CHECK(parse_size("4096") == 4096);
+    CHECK(parse_size("1000") == 1000);
+    CHECK(parse_size("18446744073709551615") == UINT64_MAX);
+}
+
+TEST_CASE("parse_size: binary suffixes K/M/G/T") {
+    CHECK(parse_size("4K") == 4 * KiB);
+    CHECK(parse_size("1M") == MiB);
+    CHECK(parse_size("256M") == 256 * MiB);
+    CHECK(parse_size("2G") == 2 * GiB);
+    CHECK(parse_size("1T") == TiB);
+    CHECK(parse_size("3T") == 3 * TiB);
+    // The largest value that fits: (2^24 - 1) TiB.
+    CHECK(parse_size("16777215T") == 16777215ULL * TiB);
+}
+
+TEST_CASE("parse_size: lower case and KiB/MiB spellings") {
+    CHECK(parse_size("4k") == 4 * KiB);
+    CHECK(parse_size("1m") == MiB);
+    CHECK(parse_size("2g") == 2 * GiB);
+    CHECK(parse_size("1t") == TiB);
+    CHECK(parse_size("4KiB") == 4 * KiB);
+    CHECK(parse_size("64MiB") == 64 * MiB);
+    CHECK(parse_size("2GiB") == 2 * GiB);
+    CHECK(parse_size("1TiB") == TiB);
+    CHECK(parse_size("4kib") == 4 * KiB);
+    CHECK(parse_size("8mib") == 8 * MiB);
+}
+
+TEST_CASE("parse_size: surrounding whitespace is ignored") {
+    CHECK(parse_size(" 4K") == 4 * KiB);
+    CHECK(parse_size("4K ") == 4 * KiB);
+    CHECK(parse_size("\t1M\n") == MiB);
+    CHECK(parse_size("  123  ") == 123);
+}
+
+TEST_CASE("parse_size: rejections name the bad text") {
+    CHECK(rejection([] { parse_size(""); }) != "");
+    CHECK(rejection([] { parse_size("   "); }) != "");
+    CHECK(rejection([] { parse_size("-1"); }).find("-1") != std::string::npos);
+    CHECK(rejection([] { parse_size("-4K"); }).find("negative") != std::string::npos);
+    CHECK(rejection([] { parse_size("4X"); }).find("4X") != std::string::npos);
+    CHECK(rejection([] { parse_size("K"); }).find("'K'") != std::string::npos);
+    CHECK(rejection([] { parse_size("M"); }) != "");
+    CHECK(rejection([] { parse_size("1.5M"); }).find("1.5M") != std::string::npos);
+    CHECK(rejection([] { parse_size("0.5K"); }) != "");
+    CHECK(rejection([] { parse_size("4K4"); }) != "");
+    CHECK(rejection([] { parse_size("4KK"); }) != "");
+    CHECK(rejection([] { parse_size("0x10"); }) != "");
+    CHECK(rejection([] { parse_size("+4K"); }) != "");
+    CHECK(rejection([] { parse_size("four"); }) != "");
+}
+
+TEST_CASE("parse_size: overflow is rejected, never wrapped") {
+    CHECK(rejection([] { parse_size("99999999999999999999"); }).find("too large") !=
+          std::string::npos);
+    CHECK(rejection([] { parse_size("18446744073709551616"); }) != "");
+    CHECK(rejection([] { parse_size("20000000T"); }).find("too large") != std::string::npos);
+    CHECK(rejection([] { parse_size("16777216T"); }) != "");           // exactly 2^64
+    CHECK(rejection([] { parse_size("17179869184G"); }) != "");        // 2^34 GiB = 2^64
+    CHECK(rejection([] { parse_size("18014398509481984K"); }) != "");  // 2^54 KiB = 2^64
+}
+
+TEST_CASE("parse_duration: plain numbers are seconds") {
+    CHECK(parse_duration("0") == 0.0);
+    CHECK(parse_duration("10") == 10.0);
+    CHECK(parse_duration("3600") == 3600.0);
+    CHECK(parse_duration(" 7 ") == 7.0);
+}
+
+TEST_CASE("parse_duration: s, ms, m and h") {
+    CHECK(parse_duration("10s") == 10.0);
+    CHECK(parse_duration("500ms") == doctest::Approx(0.5));
+    CHECK(parse_duration("1ms") == doctest::Approx(0.001));
+    CHECK(parse_duration("2m") == 120.0);
+    CHECK(parse_duration("1h") == 3600.0);
+    CHECK(parse_duration("24h") == 86400.0);
+}
+
+TEST_CASE("parse_duration: fractional values") {
+    CHECK(parse_duration("1.5") == doctest::Approx(1.5));
+    CHECK(parse_duration("1.5s") == doctest::Approx(1.5));
+    CHECK(parse_duration("0.25m") == doctest::Approx(15.0));
+    CHECK(parse_duration("0.5h") == doctest::Approx(1800.0));
+    CHECK(parse_duration("2.5ms") == doctest::Approx(0.0025));
+}
+
+TEST_CASE("parse_duration: rejections") {
+    CHECK(rejection([] { parse_duration(""); }) != "");
+    CHECK(rejection([] { parse_duration("-1"); }).find("negative") != std::string::npos);
+    CHECK(rejection([] { parse_duration("-5s"); }) != "");
+    CHECK(rejection([] { parse_duration("s"); }) != "");
+    CHECK(rejection([] { parse_duration("abc"); }).find("abc") != std::string::npos);
+    CHECK(rejection([] { parse_duration("10x"); }).find("10x") != std::string::npos);
+    CHECK(rejection([] { parse_duration("10d"); }) != "");
+    CHECK(rejection([] { parse_duration("1.2.3"); }) != "");
+    CHECK(rejection([] { parse_duration("."); }) != "");
+    CHECK(rejection([] { parse_duration("1e3"); }) != "");
+    CHECK(rejection([] { parse_duration("5ss"); }) != "");
+    CHECK(rejection([] { parse_duration("99999999999h"); }).find("too large") != std::string::npos);
+}
+
+TEST_CASE("parse_count: non-negative integers only") {
+    CHECK(parse_count("0") == 0);
+    CHECK(parse_count("1") == 1);
+    CHECK(parse_count("42") == 42);
+    CHECK(parse_count(" 7 ") == 7);
+    CHECK(parse_count("18446744073709551615") == UINT64_MAX);
+
+    CHECK(rejection([] { parse_count(""); }) != "");
+    CHECK(rejection([] { parse_count("-1"); }).find("negative") != std::string::npos);
+    CHECK(rejection([] { parse_count("1K"); }).find("1K") != std::string::npos);
+    CHECK(rejection([] { parse_count("1.0"); }) != "");
+    CHECK(rejection([] { parse_count("abc"); }) != "");
+    CHECK(rejection([] { parse_count("+1"); }) != "");
+    CHECK(rejection([] { parse_count("18446744073709551616"); }).find("too large") !=
+          std::string::npos);
+}
+
+TEST_CASE("split_list: items in order, trimmed") {
+    CHECK(split_list("a") == std::vector<std::string>{"a"});
+    CHECK(split_list("a,b,c") == std::vector<std::string>{"a", "b", "c"});
+    CHECK(split_list("seq-write,seq-read") == std::vector<std::string>{"seq-write", "seq-read"});
+    CHECK(split_list(" a , b ") == std::vector<std::string>{"a", "b"});
+}
+
+TEST_CASE("split_list: empty items are rejected") {
+    CHECK(rejection([] { split_list(""); }).find("empty item") != std::string::npos);
+    CHECK(rejection([] { split_list("a,,b"); }) != "");
+    CHECK(rejection([] { split_list("a,"); }) != "");
+    CHECK(rejection([] { split_list(",a"); }) != "");
+    CHECK(rejection([] { split_list(" , "); }) != "");
+    CHECK(rejection([] { split_list(","); }) != "");
+}
+
+TEST_CASE("format_bytes: binary units, exact values without decimals") {
+    CHECK(format_bytes(0) == "0 B");
+    CHECK(format_bytes(1) == "1 B");
+    CHECK(format_bytes(1023) == "1023 B");
+    CHECK(format_bytes(1024) == "1 KiB");
+    CHECK(format_bytes(1536) == "1.5 KiB");
+    CHECK(format_bytes(4096) == "4 KiB");
+    CHECK(format_bytes(1000000) == "976.6 KiB");
+    CHECK(format_bytes(256 * MiB) == "256 MiB");
+    CHECK(format_bytes(3 * GiB / 2) == "1.5 GiB");
+    CHECK(format_bytes(GiB) == "1 GiB");
+    CHECK(format_bytes(2 * TiB) == "2 TiB");
+    CHECK(format_bytes(1024 * TiB) == "1 PiB");
+}
+
+TEST_CASE("format_size_option: the spelling --size accepts") {
+    CHECK(format_size_option(0) == "0");
+    CHECK(format_size_option(1000) == "1000");
+    CHECK(format_size_option(1536) == "1536");
+    CHECK(format_size_option(1024) == "1K");
+    CHECK(format_size_option(4096) == "4K");
+    CHECK(format_size_option(MiB) == "1M");
+    CHECK(format_size_option(256 * MiB) == "256M");
+    CHECK(format_size_option(1536 * KiB) == "1536K");
+    CHECK(format_size_option(2 * GiB) == "2G");
+    CHECK(format_size_option(TiB) == "1T");
+    CHECK(format_size_option(1024 * TiB) == "1024T");
+}
+
+TEST_CASE("format_size_option round-trips through parse_size") {
+    const std::vector<std::uint64_t> values{0,       1,       512,        1000,
+                                            1536,    4 * KiB, 1536 * KiB, 256 * MiB,
+                                            7 * GiB, 5 * TiB, 1024 * TiB, 16777215 * TiB};
+    for (std::uint64_t v : values) {
+        CAPTURE(v);
+        CHECK(parse_size(format_size_option(v)) == v);
+    }
+}
+
+TEST_CASE("format_seconds: us, ms and s") {
+    CHECK(format_seconds(0) == "0 us");
+    CHECK(format_seconds(0.000412) == "412 us");
+    CHECK(format_seconds(0.0125) == "12.50 ms");
+    CHECK(format_seconds(0.5) == "500.00 ms");
+    CHECK(format_seconds(1) == "1.00 s");
+    CHECK(format_seconds(2.5) == "2.50 s");
+    CHECK(format_seconds(90) == "90.00 s");
+}
+
+// Just below a unit boundary the rounded figure must move up a unit:
+// "1024.0 KiB" and "1000.00 ms" are not readings a person expects.
+TEST_CASE("format_bytes and format_seconds never print a full next unit") {
+    for (std::uint64_t v : {MiB - 1, MiB - 10, GiB - 1, TiB - 1}) {
+        const std::string text = format_bytes(v);
+        INFO(v, " bytes -> \"", text, "\"");
+        CHECK(std::stod(text) < 1024.0);
+    }
+    for (double s : {0.0009999, 0.9999999}) {
+        const std::string text = format_seconds(s);
+        INFO(s, " s -> \"", text, "\"");
+        CHECK(std::stod(text) < 1000.0);
+    }
+}

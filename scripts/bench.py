@@ -1,0 +1,1024 @@
+#!/usr/bin/python3
+"""drivestress vs fio, side by side on one target (the body of scripts/bench).
+
+Every case runs both tools on the same filesystem, alternating A B A B
+(`--repeat` times), and compares medians.  Figures are parsed from each
+tool's JSON (drivestress --json, fio --output-format=json), never scraped.
+
+What is compared, exactly:
+  randread QD n      4 KiB random reads, one worker, io_uring.  drivestress:
+                     --phases seq-write,random --read-pct 100, only the random
+                     phase is measured (its seq-write lays the data out);
+                     with verification (every read checked) and --no-verify.
+                     fio: rw=randread on a file it laid out beforehand,
+                     time_based, ioengine=io_uring fixedbufs registerfiles,
+                     batched submit/complete, norandommap, direct=1.
+  sync randread n    the same with drivestress --backend sync (verifying)
+                     vs fio ioengine=psync, n workers each on its own file.
+  mix 70/30 QD32     drivestress --read-pct 70 (every read verified, every
+                     write a fresh generation) vs fio rw=randrw rwmixread=70.
+  seq write          1 MiB blocks, fresh file: drivestress seq-write phase
+                     (generates the pattern) vs fio rw=write (fio reuses one
+                     buffer, generates nothing).
+  seq read+verify    drivestress seq-read phase (regenerates and compares
+    vs fio crc32c    every 4 KiB unit) vs the verify pass of fio rw=write
+                     verify=crc32c do_verify=1 (fio's read stats of that job:
+                     read back + crc32c check of each 1 MiB block).  fio's
+                     CPU for this row is the whole write+verify job per op,
+                     since fio cannot split it by pass.
+    vs fio read      the same drivestress figure vs fio rw=read (no verify).
+  seq read no-verify drivestress seq-read with --no-verify vs fio rw=read.
+  seq write+verify   the whole job: drivestress seq-write + seq-read (bytes
+    total            written + read over both phases' time) vs fio's
+                     rw=write verify=crc32c do_verify=1 job (io bytes over
+                     job_runtime).  CPU per op over both passes on both sides.
+CPU seconds per million operations come from each tool's own accounting:
+drivestress phase cpu.user_s + cpu.system_s (whole process, that phase);
+fio usr_cpu + sys_cpu (percent) x job_runtime, summed over jobs.  For the
+1 MiB cases an operation is one 1 MiB block (s/Mop = CPU s per TiB).
+Each child's getrusage (wait4) is recorded in the JSON as a cross-check.
+"""
+
+import argparse
+import datetime
+import errno
+import hashlib
+import json
+import os
+import platform
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+KiB = 1024
+MiB = 1024 * KiB
+GiB = 1024 * MiB
+
+
+class BenchError(Exception):
+    """A failure that ends the bench with one line on stderr and exit 1."""
+
+
+class FioJobError(Exception):
+    """fio failed; errno_codes are its jobs' error numbers."""
+
+    def __init__(self, message, errno_codes):
+        super().__init__(message)
+        self.errno_codes = errno_codes
+
+
+class Interrupted(Exception):
+    """SIGINT/SIGTERM/SIGHUP arrived; tear down and leave."""
+
+    def __init__(self, signum):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def parse_size(text):
+    m = re.fullmatch(r"\s*(\d+)\s*([KMGT]?)(i?B)?\s*", text, re.IGNORECASE)
+    if not m:
+        raise argparse.ArgumentTypeError(f"bad size {text!r} (use e.g. 512M, 1G)")
+    mult = {"": 1, "K": KiB, "M": MiB, "G": GiB, "T": 1024 * GiB}[m.group(2).upper()]
+    value = int(m.group(1)) * mult
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"size must be positive: {text!r}")
+    return value
+
+
+def positive_int(text):
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1: {text!r}")
+    return value
+
+
+def positive_float(text):
+    value = float(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be > 0: {text!r}")
+    return value
+
+
+def fmt_size(n):
+    for unit, mult in (("G", GiB), ("M", MiB), ("K", KiB)):
+        if n % mult == 0:
+            return f"{n // mult}{unit}"
+    return str(n)
+
+
+# ---------------------------------------------------------------- children
+
+class Children:
+    """Runs one child at a time; records its rusage; stops it on interrupt."""
+
+    def __init__(self):
+        self.current = None
+
+    def run(self, argv, stdout_path, stderr_path, timeout):
+        """Runs argv to completion in the directory of stdout_path (fio drops
+        state files in its working directory); returns (exit code, rusage,
+        wall seconds)."""
+        with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
+            start = time.monotonic()
+            self.current = subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+                                            cwd=os.path.dirname(os.path.abspath(stdout_path)))
+            try:
+                deadline = start + timeout
+                while True:
+                    pid, status, ru = os.wait4(self.current.pid, os.WNOHANG)
+                    if pid:
+                        break
+                    if time.monotonic() > deadline:
+                        self.stop()
+                        raise BenchError(f"{os.path.basename(argv[0])} did not finish within "
+                                         f"{timeout:.0f} s: {' '.join(argv)}")
+                    time.sleep(0.02)
+            finally:
+                wall = time.monotonic() - start
+            self.current.returncode = os.waitstatus_to_exitcode(status)
+            code = self.current.returncode
+            self.current = None
+            return code, ru, wall
+
+    def stop(self):
+        """SIGINT (drivestress then cleans its files), then SIGTERM, then SIGKILL."""
+        p = self.current
+        if p is None:
+            return
+        for sig, grace in ((signal.SIGINT, 15), (signal.SIGTERM, 5), (signal.SIGKILL, 5)):
+            if p.poll() is not None:
+                break
+            try:
+                p.send_signal(sig)
+            except ProcessLookupError:
+                break
+            try:
+                p.wait(grace)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        self.current = None
+
+
+def rusage_dict(ru):
+    return {"user_s": ru.ru_utime, "system_s": ru.ru_stime, "max_rss_kib": ru.ru_maxrss}
+
+
+# ---------------------------------------------------------------- target
+
+def run_cmd(argv, check=True):
+    res = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    if check and res.returncode != 0:
+        raise BenchError(f"{' '.join(argv)}: exit {res.returncode}: {res.stderr.strip()}")
+    return res
+
+
+class LoopTarget:
+    """ext4 on a loop device over a file in /dev/shm, mounted on a temp dir.
+
+    Every step records what it created so teardown() undoes exactly that,
+    whatever point setup reached.
+    """
+
+    def __init__(self, device_bytes):
+        self.device_bytes = device_bytes
+        self.image = f"/dev/shm/dsbench-{os.getpid()}.img"
+        self.loop = None
+        self.mountpoint = None
+        self.mounted = False
+        self.description = ""
+
+    def setup(self):
+        st = os.statvfs("/dev/shm")
+        free = st.f_bavail * st.f_frsize
+        if free < self.device_bytes + 256 * MiB:
+            raise BenchError(f"/dev/shm: {free // MiB} MiB free, need "
+                             f"{self.device_bytes // MiB} MiB for the loop image (see --device-size)")
+        with open(self.image, "wb") as f:
+            f.truncate(self.device_bytes)
+        self.loop = run_cmd(["losetup", "-f", "--show", self.image]).stdout.strip()
+        # Initialise inode tables and journal now: lazy init would run a
+        # kernel thread writing to the device during the first measurements.
+        run_cmd(["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0",
+                 self.loop])
+        self.mountpoint = tempfile.mkdtemp(prefix="dsbench-mnt-")
+        run_cmd(["mount", "-o", "noatime", self.loop, self.mountpoint])
+        self.mounted = True
+        self.description = (f"ext4 on {self.loop} over {self.image} "
+                            f"({fmt_size(self.device_bytes)}, tmpfs)")
+        return self.mountpoint
+
+    def teardown(self):
+        if self.mounted:
+            for attempt in range(20):
+                if run_cmd(["umount", self.mountpoint], check=False).returncode == 0:
+                    self.mounted = False
+                    break
+                time.sleep(0.25)
+            if self.mounted:
+                log(f"bench: umount {self.mountpoint} busy; detaching lazily")
+                run_cmd(["umount", "-l", self.mountpoint], check=False)
+                self.mounted = False
+        if self.mountpoint:
+            try:
+                os.rmdir(self.mountpoint)
+            except OSError as e:
+                log(f"bench: rmdir {self.mountpoint}: {e.strerror}")
+            self.mountpoint = None
+        if self.loop:
+            res = run_cmd(["losetup", "-d", self.loop], check=False)
+            if res.returncode != 0:
+                log(f"bench: losetup -d {self.loop}: {res.stderr.strip()}")
+            self.loop = None
+        if os.path.exists(self.image):
+            os.unlink(self.image)
+
+
+def probe_direct_io(directory):
+    """True when files in `directory` open with O_DIRECT (tmpfs refuses)."""
+    path = os.path.join(directory, f".dsbench-probe-{os.getpid()}")
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_WRONLY | os.O_DIRECT, 0o644)
+        os.close(fd)
+        return True
+    except OSError:
+        return False
+    finally:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
+def fs_type(directory):
+    res = run_cmd(["findmnt", "-n", "-o", "FSTYPE", "-T", directory], check=False)
+    if res.returncode != 0 or not res.stdout.strip():
+        res = run_cmd(["stat", "-f", "-c", "%T", directory], check=False)
+    return res.stdout.strip() or "unknown"
+
+
+# ---------------------------------------------------------------- measurements
+
+class Measurement:
+    """One figure of one run: value (IOPS or bytes/s), CPU seconds and ops."""
+
+    def __init__(self, value, cpu_s, ops, extra=None):
+        self.value = value
+        self.cpu_s = cpu_s
+        self.ops = ops
+        self.extra = extra or {}
+
+    @property
+    def cpu_s_per_mop(self):
+        return self.cpu_s / self.ops * 1e6 if self.ops else None
+
+    def as_dict(self):
+        d = {"value": self.value, "cpu_s": self.cpu_s, "ops": self.ops,
+             "cpu_s_per_mop": self.cpu_s_per_mop}
+        d.update(self.extra)
+        return d
+
+
+class Bench:
+    def __init__(self, args, target_dir, children, workdir):
+        self.args = args
+        self.dir = target_dir
+        self.children = children
+        self.workdir = workdir
+        self.direct = probe_direct_io(target_dir)
+        self.ds = args.ds_exe
+        self.fio_no_fixedbufs = False
+        self.notes = []  # deviations from the intended settings, for the results
+        self.log_runs = []  # every run: tool, label, argv, rusage, wall
+
+    # -- drivestress
+
+    def drivestress(self, label, extra, files=1, size=None):
+        """Runs drivestress with --json; returns the parsed document."""
+        size = size or self.args.size
+        out_json = os.path.join(self.workdir, "ds.json")
+        if os.path.exists(out_json):
+            os.unlink(out_json)
+        argv = [self.ds, "--size", str(size), "--files", str(files), "--progress", "never",
+                "--seed", "1", "--json", out_json] + extra + [self.dir]
+        code, ru, wall = self.children.run(argv, os.path.join(self.workdir, "ds.out"),
+                                           os.path.join(self.workdir, "ds.err"),
+                                           timeout=self.timeout_for(files * size))
+        self.log_runs.append({"tool": "drivestress", "label": label, "argv": argv,
+                              "exit_code": code, "rusage": rusage_dict(ru), "wall_s": wall,
+                              "load1_after": loadavg()[0]})
+        if code != 0:
+            raise BenchError(f"drivestress ({label}) exited {code}: "
+                             f"{self.tail(os.path.join(self.workdir, 'ds.err'))}")
+        with open(out_json) as f:
+            doc = json.load(f)
+        self.log_runs[-1]["backend"] = doc.get("backend")
+        self.log_runs[-1]["direct_io"] = doc.get("target", {}).get("direct_io")
+        if doc["summary"]["mismatch_total"]:
+            raise BenchError(f"drivestress ({label}) reported mismatches on the bench target")
+        return doc, ru
+
+    @staticmethod
+    def ds_phase(doc, name):
+        for p in doc["iterations"][0]["phases"]:
+            if p["phase"] == name:
+                return p
+        raise BenchError(f"drivestress JSON has no {name} phase")
+
+    @staticmethod
+    def ds_measure(phase, value_key):
+        ops = phase["read_ops"] + phase["write_ops"]
+        cpu = phase["cpu"]["user_s"] + phase["cpu"]["system_s"]
+        lat = phase["latency"]["percentiles_ns"]
+        return Measurement(phase[value_key], cpu, ops,
+                           {"elapsed_s": phase["elapsed_s"], "p50_ns": lat["p50"],
+                            "p99_ns": lat["p99"]})
+
+    # -- fio
+
+    def fio(self, label, global_opts, files):
+        """Runs fio, one job per file (job j on files[j]); returns the parsed
+        document.  global_opts: list of "key=value" options for every job.
+        Registered buffers need RLIMIT_MEMLOCK headroom (a non-root limit is
+        often too small): on ENOMEM fio runs again without them, and every
+        later run too, and the results say so."""
+        if self.fio_no_fixedbufs:
+            global_opts = [o for o in global_opts if o != "fixedbufs=1"]
+        try:
+            return self.fio_once(label, global_opts, files)
+        except FioJobError as e:
+            if e.errno_codes != [errno.ENOMEM] or "fixedbufs=1" not in global_opts:
+                raise BenchError(str(e))
+            log("bench: note: fio cannot register buffers (ENOMEM: RLIMIT_MEMLOCK too low?); "
+                "fio runs without fixedbufs from now on")
+            self.fio_no_fixedbufs = True
+            self.notes.append("fio ran without fixedbufs=1 (ENOMEM registering buffers)")
+            return self.fio(label, global_opts, files)
+
+    def fio_once(self, label, global_opts, files):
+        out_json = os.path.join(self.workdir, "fio.json")
+        if os.path.exists(out_json):
+            os.unlink(out_json)
+        argv = ["fio", "--output-format=json", f"--output={out_json}",
+                f"--directory={self.dir}"] + [f"--{o}" for o in global_opts]
+        for j, name in enumerate(files):
+            argv += [f"--name=job{j}", f"--filename={name}"]
+        code, ru, wall = self.children.run(argv, os.path.join(self.workdir, "fio.out"),
+                                           os.path.join(self.workdir, "fio.err"),
+                                           timeout=self.timeout_for(len(files) * self.args.size))
+        self.log_runs.append({"tool": "fio", "label": label, "argv": argv, "exit_code": code,
+                              "rusage": rusage_dict(ru), "wall_s": wall,
+                              "load1_after": loadavg()[0]})
+        doc = None
+        try:
+            with open(out_json) as f:
+                text = f.read()
+            doc = json.loads(text[text.index("{"):])  # fio may print notes before the JSON
+        except (OSError, ValueError):
+            pass
+        errors = [j["error"] for j in doc["jobs"]] if doc else []
+        if code != 0 or doc is None or any(errors):
+            detail = self.tail(os.path.join(self.workdir, "fio.err")) or \
+                self.tail(os.path.join(self.workdir, "fio.out"))
+            named = ", ".join(f"{e} ({os.strerror(e)})" for e in errors if e)
+            raise FioJobError(f"fio ({label}) exited {code}"
+                              f"{', job errors ' + named if named else ''}"
+                              f"{': ' + detail if detail else ''}", [e for e in errors if e])
+        return doc, ru
+
+    @staticmethod
+    def fio_measure(doc, ddirs, value="iops"):
+        """Sums over jobs: value ("iops" or "bw_bytes") and ops over `ddirs`,
+        CPU = (usr_cpu + sys_cpu)% x job_runtime."""
+        total = ops = cpu = 0.0
+        p50 = []
+        for j in doc["jobs"]:
+            cpu += (j["usr_cpu"] + j["sys_cpu"]) / 100.0 * j["job_runtime"] / 1000.0
+            for d in ddirs:
+                total += j[d][value]
+                ops += j[d]["total_ios"]
+                pct = j[d]["clat_ns"].get("percentile", {})
+                if "50.000000" in pct:
+                    p50.append(pct["50.000000"])
+        return Measurement(total, cpu, int(ops),
+                           {"job_runtime_s": max(j["job_runtime"] for j in doc["jobs"]) / 1000.0,
+                            "clat_p50_ns": max(p50) if p50 else None})
+
+    def fio_common(self):
+        return [f"direct={1 if self.direct else 0}", f"size={self.args.size}"] + self.args.fio_opt
+
+    def fio_uring(self, qd):
+        batch = self.args.fio_batch or max(1, qd // 4)
+        batch = min(batch, qd)
+        return ["ioengine=io_uring", "fixedbufs=1", "registerfiles=1", f"iodepth={qd}",
+                f"iodepth_batch_submit={batch}", f"iodepth_batch_complete_min={batch}",
+                f"iodepth_batch_complete_max={qd}"]
+
+    def fio_random_files(self, n):
+        return [f"fio-rand-{i}.dat" for i in range(n)]
+
+    def fio_layout(self, n):
+        """Writes fio's random-case files once (sequential 1 MiB writes)."""
+        names = self.fio_random_files(n)
+        if all(os.path.exists(os.path.join(self.dir, x)) and
+               os.path.getsize(os.path.join(self.dir, x)) == self.args.size for x in names):
+            return
+        self.fio("layout", self.fio_common() + self.fio_uring(8) + ["rw=write", "bs=1M"], names)
+
+    def remove(self, names):
+        for x in names:
+            try:
+                os.unlink(os.path.join(self.dir, x))
+            except FileNotFoundError:
+                pass
+            except OSError as e:
+                log(f"bench: cannot remove {os.path.join(self.dir, x)}: {e.strerror}")
+
+    def timeout_for(self, bytes_):
+        # Generous: the random phase plus 10 s per GiB at a crawl, plus start-up.
+        return self.args.time * 4 + 60 + 10 * bytes_ / GiB
+
+    @staticmethod
+    def tail(path, n=3):
+        try:
+            with open(path, errors="replace") as f:
+                lines = [x.strip() for x in f.read().splitlines() if x.strip()]
+            return " | ".join(lines[-n:])
+        except OSError:
+            return ""
+
+
+# ---------------------------------------------------------------- cases
+
+def random_ds_args(args, qd, read_pct=100, backend=None, verify=True):
+    a = ["--read-pct", str(read_pct), "--phases", "seq-write,random", "--qd", str(qd),
+         "--rand-time", f"{args.time:g}s"]
+    if backend:
+        a += ["--backend", backend]
+    if not verify:
+        a.append("--no-verify")
+    return a
+
+
+def group_randread(qd):
+    def runs(b):
+        a = b.args
+
+        def ds(verify):
+            def run():
+                doc, _ = b.drivestress(f"randread qd{qd}{'' if verify else ' no-verify'}",
+                                       random_ds_args(a, qd, verify=verify))
+                if doc["backend"]["used"] != "io_uring":
+                    raise BenchError("drivestress did not use io_uring: "
+                                     f"{doc['backend']['fallback_reason']}")
+                return {("ds" if verify else "ds-nv"): b.ds_measure(b.ds_phase(doc, "random"), "iops")}
+            return run
+
+        def fio():
+            b.fio_layout(1)
+            doc, _ = b.fio(f"randread qd{qd}", b.fio_common() + b.fio_uring(qd) + [
+                "rw=randread", "bs=4k", "norandommap=1", f"runtime={a.time:g}", "time_based=1"],
+                b.fio_random_files(1))
+            return {"fio": b.fio_measure(doc, ["read"])}
+        return [("drivestress", ds(True)), ("fio", fio), ("drivestress", ds(False))]
+
+    rows = [(f"randread-qd{qd}", f"randread 4K QD{qd} verify (IOPS)", "IOPS", "ds", "fio", True),
+            (f"randread-qd{qd}-noverify", f"randread 4K QD{qd} no-verify (IOPS)", "IOPS", "ds-nv",
+             "fio", True)]
+    return f"randread-qd{qd}", rows, runs
+
+
+def group_sync(n):
+    def runs(b):
+        a = b.args
+
+        def ds():
+            doc, _ = b.drivestress(f"sync randread {n}w",
+                                   random_ds_args(a, 1, backend="sync"), files=n)
+            if doc["backend"]["used"] != "sync":
+                raise BenchError("drivestress did not use the sync backend")
+            return {"ds": b.ds_measure(b.ds_phase(doc, "random"), "iops")}
+
+        def fio():
+            b.fio_layout(n)
+            doc, _ = b.fio(f"psync randread {n}j", b.fio_common() + [
+                "ioengine=psync", "rw=randread", "bs=4k", "norandommap=1",
+                f"runtime={a.time:g}", "time_based=1"], b.fio_random_files(n))
+            return {"fio": b.fio_measure(doc, ["read"])}
+        return [("drivestress", ds), ("fio", fio)]
+
+    rows = [(f"sync-randread-{n}w", f"randread 4K sync vs psync, {n} worker{'s' if n > 1 else ''} "
+             "(IOPS)", "IOPS", "ds", "fio", False)]
+    return f"sync-{n}w", rows, runs
+
+
+def group_mix():
+    qd = 32
+
+    def runs(b):
+        a = b.args
+
+        def ds():
+            doc, _ = b.drivestress("mix 70/30", random_ds_args(a, qd, read_pct=70))
+            return {"ds": b.ds_measure(b.ds_phase(doc, "random"), "iops")}
+
+        def fio():
+            b.fio_layout(1)
+            doc, _ = b.fio("mix 70/30", b.fio_common() + b.fio_uring(qd) + [
+                "rw=randrw", "rwmixread=70", "bs=4k", "norandommap=1", f"runtime={a.time:g}",
+                "time_based=1"], b.fio_random_files(1))
+            return {"fio": b.fio_measure(doc, ["read", "write"])}
+        return [("drivestress", ds), ("fio", fio)]
+
+    rows = [("mix70-qd32", "randrw 70/30 4K QD32, ds verifies (IOPS)", "IOPS", "ds", "fio", True)]
+    return "mix70-qd32", rows, runs
+
+
+def group_seq():
+    seq_qd = 8  # drivestress's sequential depth (its JSON: backend.seq_qd_per_worker)
+    name = "fio-seq.dat"
+
+    def runs(b):
+        def ds(verify):
+            def run():
+                extra = ["--phases", "seq-write,seq-read"] + ([] if verify else ["--no-verify"])
+                doc, _ = b.drivestress(f"seq{'' if verify else ' no-verify'}", extra)
+                if doc["backend"]["seq_qd_per_worker"] != seq_qd:
+                    log(f"bench: note: drivestress seq QD is {doc['backend']['seq_qd_per_worker']},"
+                        f" fio uses {seq_qd}")
+                w = b.ds_measure(b.ds_phase(doc, "seq-write"), "bandwidth_bytes_per_sec")
+                r = b.ds_measure(b.ds_phase(doc, "seq-read"), "bandwidth_bytes_per_sec")
+                if not verify:
+                    return {"ds-sr-nv": r}
+                pw, pr = b.ds_phase(doc, "seq-write"), b.ds_phase(doc, "seq-read")
+                total = Measurement((pw["write_bytes"] + pr["read_bytes"]) /
+                                    (pw["elapsed_s"] + pr["elapsed_s"]),
+                                    w.cpu_s + r.cpu_s, w.ops + r.ops)
+                return {"ds-sw": w, "ds-sr": r, "ds-swr": total}
+            return run
+
+        def fio_write_read():
+            common = b.fio_common() + b.fio_uring(seq_qd) + ["bs=1M"]
+            b.remove([name])
+            doc, _ = b.fio("seq write", common + ["rw=write"], [name])
+            w = b.fio_measure(doc, ["write"], "bw_bytes")
+            doc, _ = b.fio("seq read", common + ["rw=read"], [name])
+            r = b.fio_measure(doc, ["read"], "bw_bytes")
+            b.remove([name])
+            return {"fio-sw": w, "fio-sr": r}
+
+        def fio_verify():
+            b.remove([name])
+            doc, _ = b.fio("seq write+verify crc32c", b.fio_common() + b.fio_uring(seq_qd) + [
+                "bs=1M", "rw=write", "verify=crc32c", "do_verify=1", "verify_state_save=0"], [name])
+            b.remove([name])
+            job = b.fio_measure(doc, ["write", "read"], "bw_bytes")
+            j = doc["jobs"][0]
+            io_bytes = j["write"]["io_bytes"] + j["read"]["io_bytes"]
+            total = Measurement(io_bytes / (j["job_runtime"] / 1000.0), job.cpu_s, job.ops)
+            # The verify pass is fio's read direction of this job; its CPU
+            # cannot be split from the write pass: whole job per op.
+            vr = Measurement(j["read"]["bw_bytes"], job.cpu_s, job.ops,
+                             {"verify_pass_runtime_s": j["read"]["runtime"] / 1000.0})
+            return {"fio-vr": vr, "fio-vt": total}
+        return [("drivestress", ds(True)), ("fio", fio_write_read), ("drivestress", ds(False)),
+                ("fio", fio_verify)]
+
+    rows = [
+        ("seq-write", "seq write 1M (MiB/s)", "MiB/s", "ds-sw", "fio-sw", True),
+        ("seq-read-verify-vs-crc32c", "seq read+verify vs fio verify=crc32c (MiB/s)", "MiB/s",
+         "ds-sr", "fio-vr", True),
+        ("seq-read-verify-vs-read", "seq read+verify vs fio read (MiB/s)", "MiB/s", "ds-sr",
+         "fio-sr", True),
+        ("seq-read-noverify", "seq read no-verify vs fio read (MiB/s)", "MiB/s", "ds-sr-nv",
+         "fio-sr", True),
+        ("seq-write-verify-total", "seq write+read+verify total (MiB/s)", "MiB/s", "ds-swr",
+         "fio-vt", True),
+    ]
+    return "seq", rows, runs
+
+
+def all_groups():
+    return {
+        "randread": [group_randread(1), group_randread(32), group_randread(128)],
+        "sync": [group_sync(1), group_sync(2)],
+        "mix": [group_mix()],
+        "seq": [group_seq()],
+    }
+
+
+# ---------------------------------------------------------------- extra figures
+
+def run_pattern_bench(args, children, workdir):
+    exe = args.pattern_exe
+    if not exe:
+        return {"error": "bench/pattern_bench not built"}
+    out = os.path.join(workdir, "pattern.out")
+    code, ru, wall = children.run([exe], out, os.path.join(workdir, "pattern.err"), timeout=600)
+    with open(out) as f:
+        text = f.read()
+    lines = text.splitlines()
+    active = next((x.split(":", 1)[1].strip() for x in lines if x.startswith("active path:")), None)
+    key = []
+    # The active SIMD path's block and the real fill_unit / first_mismatch lines.
+    block = None
+    for x in lines:
+        if not x.startswith(" "):
+            block = x.split()[0] if x.strip() else None
+        if x.startswith(" ") and (block == active or block == "units"):
+            key.append(f"{block}: {x.strip()}")
+    figures = {}
+    for x in key:
+        m = re.match(r"(\S+): (.*?)\s+([\d.]+)\s+([\d.]+)$", x)
+        if m:
+            figures[f"{m.group(1)}: {m.group(2)}"] = {"generate_gib_s": float(m.group(3)),
+                                                      "verify_gib_s": float(m.group(4))}
+    return {"exit_code": code, "active_path": active, "key_lines": key, "figures": figures,
+            "output": text}
+
+
+def run_rss(bench):
+    """Peak RSS of a default run (-s 256M -j 4, every other option default)."""
+    size, files = 256 * MiB, 4
+    doc, ru = bench.drivestress("default run (rss)", [], files=files, size=size)
+    unit = doc["config"]["unit_bytes"]
+    map_bytes = size * files // unit  # about one byte per unit
+    limit_kib = (64 * MiB + map_bytes) / KiB
+    return {"argv": bench.log_runs[-1]["argv"], "max_rss_kib": ru.ru_maxrss,
+            "generation_map_bytes": map_bytes, "limit_kib": limit_kib,
+            "met": ru.ru_maxrss <= limit_kib}
+
+
+# ---------------------------------------------------------------- environment
+
+def snapshot(path, workdir):
+    """Copies an executable into workdir (retrying while a rebuild replaces it)."""
+    dest = os.path.join(workdir, os.path.basename(path))
+    for attempt in range(30):
+        try:
+            shutil.copy2(path, dest)
+            subprocess.run([dest, "--version"] if path.endswith("drivestress") else ["true"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+            return dest
+        except (OSError, subprocess.CalledProcessError):
+            time.sleep(2)
+    raise BenchError(f"{path}: cannot copy a working binary (is a rebuild running?)")
+
+
+def sha256_file(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def git_info(root):
+    def git(*a):
+        r = subprocess.run(["git", "-c", f"safe.directory={root}", "-C", root] + list(a),
+                           stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, text=True)
+        return r.stdout.strip() if r.returncode == 0 else None
+    commit = git("rev-parse", "HEAD")
+    dirty = git("status", "--porcelain", "--untracked-files=no")
+    return {"commit": commit, "dirty": bool(dirty)}
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def loadavg():
+    return list(os.getloadavg())
+
+
+def tool_version(argv):
+    r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return r.stdout.strip().splitlines()[0] if r.stdout.strip() else None
+
+
+# ---------------------------------------------------------------- report
+
+def median(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def spread(values):
+    """(max - min) / median: how far apart the repetitions were."""
+    med = median(values)
+    return (max(values) - min(values)) / med if values and med else None
+
+
+def fmt_value(v, unit):
+    if v is None:
+        return "-"
+    if unit == "IOPS":
+        return f"{v / 1000:.1f}k" if v >= 1000 else f"{v:.0f}"
+    return f"{v / MiB:.1f}"
+
+
+def fmt_pct(v):
+    return "-" if v is None else f"{v * 100:.0f}%"
+
+
+def fmt_num(v, digits=2):
+    return "-" if v is None else f"{v:.{digits}f}"
+
+
+def summarise(rows, samples):
+    table = []
+    for row_id, title, unit, ds_key, fio_key, uring in rows:
+        ds, fio = samples.get(ds_key, []), samples.get(fio_key, [])
+        ds_med, fio_med = median([m.value for m in ds]), median([m.value for m in fio])
+        table.append({
+            "ds_spread": spread([m.value for m in ds]),
+            "fio_spread": spread([m.value for m in fio]),
+            "id": row_id, "case": title, "unit": unit, "io_uring": uring,
+            "drivestress_median": ds_med, "fio_median": fio_med,
+            "ratio": ds_med / fio_med if ds_med and fio_med else None,
+            "ds_cpu_s_per_mop": median([m.cpu_s_per_mop for m in ds]),
+            "fio_cpu_s_per_mop": median([m.cpu_s_per_mop for m in fio]),
+            "drivestress_samples": [m.as_dict() for m in ds],
+            "fio_samples": [m.as_dict() for m in fio],
+        })
+    return table
+
+
+def print_table(table):
+    head = ("case", "drivestress median", "fio median", "ratio", "ds CPU s/Mop", "fio CPU s/Mop",
+            "spread ds/fio")
+    lines = []
+    for r in table:
+        lines.append((r["case"], fmt_value(r["drivestress_median"], r["unit"]),
+                      fmt_value(r["fio_median"], r["unit"]), fmt_num(r["ratio"]),
+                      fmt_num(r["ds_cpu_s_per_mop"]), fmt_num(r["fio_cpu_s_per_mop"]),
+                      f"{fmt_pct(r['ds_spread'])}/{fmt_pct(r['fio_spread'])}"))
+    widths = [max(len(x[i]) for x in [head] + lines) for i in range(len(head))]
+    def out(cells):
+        print(" | ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                         for i, (c, w) in enumerate(zip(cells, widths))))
+    out(head)
+    print("-+-".join("-" * w for w in widths))
+    for x in lines:
+        out(x)
+
+
+def evaluate_goals(table, rss):
+    by_id = {r["id"]: r for r in table}
+    goals = []
+
+    def ratio_goal(row_id, op, bound, text):
+        r = by_id.get(row_id)
+        if not r or r["ratio"] is None:
+            return
+        met = r["ratio"] >= bound if op == ">=" else r["ratio"] <= bound
+        goals.append({"goal": text, "measured": r["ratio"], "met": met})
+
+    ratio_goal("randread-qd1", ">=", 1.0, "randread verify QD1 >= 1.0x fio io_uring")
+    ratio_goal("randread-qd32", ">=", 1.2, "randread verify QD32 >= 1.2x fio io_uring")
+    ratio_goal("randread-qd128", ">=", 1.2, "randread verify QD128 >= 1.2x fio io_uring")
+    for r in table:
+        if r["io_uring"] and r["ds_cpu_s_per_mop"] and r["fio_cpu_s_per_mop"]:
+            goals.append({"goal": f"CPU/op <= fio: {r['case']}",
+                          "measured": r["ds_cpu_s_per_mop"] / r["fio_cpu_s_per_mop"],
+                          "met": r["ds_cpu_s_per_mop"] <= r["fio_cpu_s_per_mop"]})
+    ratio_goal("sync-randread-1w", ">=", 1.0, "sync 1 worker >= 1.0x fio psync")
+    ratio_goal("sync-randread-2w", ">=", 1.0, "sync 2 workers >= 1.0x fio psync")
+    ratio_goal("seq-read-verify-vs-crc32c", ">=", 2.0, "seq read+verify >= 2x fio verify=crc32c")
+    ratio_goal("seq-read-verify-vs-read", ">=", 0.9, "seq read+verify within 10% of fio read")
+    if rss and "max_rss_kib" in rss:
+        goals.append({"goal": "peak RSS of -s 256M -j 4 <= 64 MiB + generation map",
+                      "measured": rss["max_rss_kib"] / 1024.0, "met": rss["met"],
+                      "unit": "MiB"})
+    return goals
+
+
+def print_goals(goals):
+    print("\ngoals (ratio = drivestress/fio; CPU rows: ds CPU per op / fio CPU per op)")
+    for g in goals:
+        unit = g.get("unit")
+        m = f"{g['measured']:.1f} MiB" if unit else f"{g['measured']:.2f}"
+        print(f"  {'met ' if g['met'] else 'MISS'}  {g['goal']}: {m}")
+
+
+# ---------------------------------------------------------------- main
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        prog="scripts/bench",
+        description="drivestress vs fio side by side on one target: medians, ratios, CPU per "
+                    "operation, peak RSS and pattern generator figures.  As root without DIR: "
+                    "ext4 on a loop device over /dev/shm, created and removed here.",
+        epilog=__doc__.split("\n", 2)[2], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("dir", nargs="?", metavar="DIR",
+                   help="existing directory to run in (default as root: a loop device in /dev/shm)")
+    p.add_argument("--repeat", type=positive_int, default=3,
+                   help="A/B alternations per case (default 3)")
+    p.add_argument("--time", type=positive_float, default=5.0,
+                   help="seconds per random-I/O run, each tool (default 5)")
+    p.add_argument("--size", type=parse_size, default=512 * MiB,
+                   help="size of each file (default 512M)")
+    p.add_argument("--device-size", type=parse_size, default=None,
+                   help="loop device size (default 4 x size + 512M, at least 1.5G)")
+    p.add_argument("--cases", default="randread,sync,mix,seq,rss,pattern",
+                   help="comma list of randread,sync,mix,seq,rss,pattern (default all)")
+    p.add_argument("--fio-batch", type=positive_int, default=None,
+                   help="fio iodepth_batch_submit and _complete_min (default QD/4, at least 1)")
+    p.add_argument("--fio-opt", action="append", default=[], metavar="KEY=VALUE",
+                   help="extra fio option for every fio job (repeatable), e.g. gtod_reduce=1")
+    p.add_argument("--out", default="bench-results.json",
+                   help="JSON results file (default ./bench-results.json)")
+    p.add_argument("--build-dir", default=None, help=argparse.SUPPRESS)
+    a = p.parse_args(argv)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    a.root = root
+    a.build_dir = os.path.abspath(a.build_dir or os.path.join(root, "build"))
+    a.cases = [c.strip() for c in a.cases.split(",") if c.strip()]
+    bad = [c for c in a.cases if c not in ("randread", "sync", "mix", "seq", "rss", "pattern")]
+    if bad:
+        p.error(f"--cases: unknown {', '.join(bad)}")
+    if a.size % MiB:
+        p.error("--size must be a multiple of 1M (the sequential block)")
+    if a.device_size is None:
+        a.device_size = max(4 * a.size + 512 * MiB, 1536 * MiB)
+    return a
+
+
+def main(argv):
+    args = parse_args(argv)
+    ds_built = os.path.join(args.build_dir, "src", "drivestress")
+    if not os.access(ds_built, os.X_OK):
+        raise BenchError(f"{ds_built}: not built (run scripts/bench, which builds first)")
+    if not shutil.which("fio"):
+        raise BenchError("fio not found; as root: apt-get update && apt-get install -y fio")
+
+    def on_signal(signum, _frame):
+        raise Interrupted(signum)
+    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, on_signal)
+
+    children = Children()
+    loop = bench = None
+    workdir = tempfile.mkdtemp(prefix="dsbench-work-")
+    started = datetime.datetime.now(datetime.timezone.utc)
+    t0 = time.monotonic()
+    try:
+        # One snapshot of the binaries for the whole bench: the build
+        # directory may be rebuilt under us while it runs.
+        args.ds_exe = snapshot(ds_built, workdir)
+        built = os.path.join(args.build_dir, "bench", "pattern_bench")
+        args.pattern_exe = snapshot(built, workdir) if os.access(built, os.X_OK) else None
+        ds_exe = args.ds_exe
+        if args.dir:
+            if not os.path.isdir(args.dir):
+                raise BenchError(f"{args.dir}: not a directory")
+            target_dir = os.path.abspath(args.dir)
+            target_desc = f"{fs_type(target_dir)} directory {target_dir}"
+        else:
+            if os.geteuid() != 0:
+                raise BenchError("the loop-device target needs root; run as root or give a "
+                                 "directory: scripts/bench DIR")
+            loop = LoopTarget(args.device_size)
+            target_dir = loop.setup()
+            target_desc = loop.description
+        bench = Bench(args, target_dir, children, workdir)
+        if not bench.direct:
+            log(f"bench: {target_dir} refuses O_DIRECT: fio runs buffered (direct=0); "
+                "drivestress falls back by itself")
+
+        meta = {
+            "date": started.isoformat(timespec="seconds"),
+            "git": git_info(args.root),
+            "drivestress_version": tool_version([ds_exe, "--version"]),
+            "drivestress_binary": {"path": ds_built, "sha256": sha256_file(ds_exe)},
+            "fio_version": tool_version(["fio", "--version"]),
+            "kernel": platform.release(),
+            "cpu_model": cpu_model(),
+            "cpus": os.cpu_count(),
+            "loadavg_start": loadavg(),
+            "target": target_desc,
+            "direct_io": bench.direct,
+            "settings": {"repeat": args.repeat, "time_s": args.time, "size_bytes": args.size,
+                         "device_size_bytes": args.device_size if loop else None,
+                         "fio_batch": args.fio_batch or "QD/4", "fio_opt": args.fio_opt},
+        }
+        log(f"bench: {meta['git']['commit'] or 'no git'}{' (dirty)' if meta['git']['dirty'] else ''}"
+            f"  kernel {meta['kernel']}  {meta['cpu_model']} x{meta['cpus']}"
+            f"  load {' '.join(f'{x:.2f}' for x in meta['loadavg_start'])}")
+        log(f"bench: target {target_desc}; {args.repeat} reps, {args.time:g} s random runs, "
+            f"files {fmt_size(args.size)}")
+
+        groups = all_groups()
+        table, group_log = [], []
+        for case in ("randread", "sync", "mix", "seq"):
+            if case not in args.cases:
+                continue
+            if case == "seq":
+                bench.remove(bench.fio_random_files(2))  # room for the 1M cases
+            for gid, rows, make_runs in groups[case]:
+                samples = {}
+                loads = []
+                for rep in range(args.repeat):
+                    loads.append(loadavg()[0])
+                    for tool, fn in make_runs(bench):
+                        res = fn()
+                        for key, m in res.items():
+                            samples.setdefault(key, []).append(m)
+                        unit = "MiB/s" if case == "seq" else "IOPS"
+                        shown = ", ".join(f"{k} {fmt_value(m.value, unit)}"
+                                          for k, m in res.items())
+                        log(f"  [{time.monotonic() - t0:4.0f}s] {gid} rep {rep + 1}/{args.repeat} "
+                            f"{tool}: {shown} {unit}")
+                table += summarise(rows, samples)
+                group_log.append({"group": gid, "load1_per_rep": loads})
+        bench.remove(bench.fio_random_files(2))
+
+        rss = None
+        if "rss" in args.cases:
+            log("  measuring peak RSS of a default run (-s 256M -j 4)")
+            rss = run_rss(bench)
+        pattern = None
+        if "pattern" in args.cases:
+            log("  running pattern_bench")
+            pattern = run_pattern_bench(args, children, workdir)
+        meta["loadavg_end"] = loadavg()
+        meta["elapsed_s"] = time.monotonic() - t0
+    finally:
+        # Runs on success, error and signal alike: stop the child, then undo
+        # the target.  Further signals must not interrupt the teardown.
+        for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(s, signal.SIG_IGN)
+        children.stop()
+        if bench:
+            bench.remove(bench.fio_random_files(2) + ["fio-seq.dat"])
+        if loop:
+            loop.teardown()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+    goals = evaluate_goals(table, rss)
+    print(f"\ndrivestress vs fio  {meta['date']}  commit {meta['git']['commit'] or '?'}"
+          f"{' (dirty)' if meta['git']['dirty'] else ''}")
+    print(f"kernel {meta['kernel']}  {meta['cpu_model']} x{meta['cpus']}  "
+          f"load {' '.join(f'{x:.2f}' for x in meta['loadavg_start'])} -> "
+          f"{' '.join(f'{x:.2f}' for x in meta['loadavg_end'])}")
+    print(f"target {meta['target']}  {args.repeat} reps  {args.time:g} s random runs  "
+          f"files {fmt_size(args.size)}  ({meta['elapsed_s']:.0f} s)\n")
+    if table:
+        print_table(table)
+        print("(IOPS, or MiB/s for the 1M rows where an op is one 1 MiB block; spread = "
+              "(max - min) / median over the repetitions)")
+    if rss:
+        print(f"\npeak RSS, default run -s 256M -j 4: {rss['max_rss_kib'] / 1024:.1f} MiB "
+              f"(limit 64 MiB + {rss['generation_map_bytes'] / MiB:.2f} MiB generation map)")
+    if pattern:
+        print(f"\npattern_bench (one core, GiB/s: generate, verify), active path "
+              f"{pattern.get('active_path')}")
+        for x in pattern.get("key_lines", []):
+            print(f"  {x}")
+    if goals:
+        print_goals(goals)
+
+    meta["notes"] = bench.notes if bench else []
+    for n in meta["notes"]:
+        print(f"note: {n}")
+    doc = {"schema": "drivestress-bench/1", "meta": meta, "table": table, "goals": goals,
+           "peak_rss": rss, "pattern_bench": pattern, "groups": group_log,
+           "runs": bench.log_runs}
+    with open(args.out, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    print(f"\nresults: {os.path.abspath(args.out)}")
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except BenchError as e:
+        log(f"bench: {e}")
+        sys.exit(1)
+    except OSError as e:
+        log(f"bench: {e.filename or ''}: {e.strerror}" if e.filename else f"bench: {e}")
+        sys.exit(1)
+    except Interrupted as e:
+        log(f"bench: interrupted ({e}); target removed")
+        sys.exit(128 + e.signum)

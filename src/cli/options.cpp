@@ -76,6 +76,13 @@ void check_output_path(const std::string& option, const std::string& path) {
         throw UsageError(option + " " + path + ": directory " + dir + " is not writable");
     if (::stat(path.c_str(), &st) == 0) {
         if (S_ISDIR(st.st_mode)) throw UsageError(option + " " + path + ": is a directory");
+        if (!S_ISREG(st.st_mode)) {
+            // A FIFO or a terminal: opening it now would hand a reader an
+            // early end-of-file, so only ask whether it may be written.
+            if (::access(path.c_str(), W_OK) != 0)
+                throw UsageError(option + " " + path + ": " + std::strerror(errno));
+            return;
+        }
         int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);  // no O_TRUNC: only a check
         if (fd < 0) throw UsageError(option + " " + path + ": " + std::strerror(errno));
         ::close(fd);

@@ -60,6 +60,7 @@ Worker::Worker(const WorkerGeometry& geo, unsigned file_index, std::string path,
       run_id_(run_id),
       stop_(stop),
       units_(geo.file_bytes / geo.rand_block),
+      unit_shift_(static_cast<unsigned>(__builtin_ctz(geo.rand_block))),
       gens_(units_, pattern::kUnknownGeneration),
       unit_in_flight_(units_, 0),
       arena_(std::max<std::uint64_t>(std::uint64_t{geo.seq_depth} * geo.seq_block,
@@ -97,7 +98,7 @@ void Worker::fill_for_write(std::byte* buf, std::uint64_t offset, std::uint32_t 
     const std::uint32_t u = geo_.rand_block;
     pattern::UnitIdentity id{run_id_, file_index_, offset, 1, u};
     for (std::uint32_t done = 0; done < length; done += u) {
-        std::uint64_t unit = (offset + done) / u;
+        std::uint64_t unit = (offset + done) >> unit_shift_;
         gens_[unit] = pattern::next_generation(gens_[unit]);
         id.offset = offset + done;
         id.generation = gens_[unit];
@@ -108,7 +109,7 @@ void Worker::fill_for_write(std::byte* buf, std::uint64_t offset, std::uint32_t 
 void Worker::forget_range(std::uint64_t offset, std::uint32_t length) {
     const std::uint32_t u = geo_.rand_block;
     for (std::uint64_t o = offset / u * u; o < offset + length; o += u)
-        gens_[o / u] = pattern::kUnknownGeneration;
+        gens_[o >> unit_shift_] = pattern::kUnknownGeneration;
 }
 
 void Worker::record(const PhasePlan& plan, PhaseCounters& c, MismatchRecord rec) {
@@ -127,7 +128,7 @@ void Worker::verify_block(const PhasePlan& plan, const std::byte* buf, std::uint
     pattern::UnitIdentity id{run_id_, file_index_, offset, 1, u};
     for (std::uint32_t done = 0; done < length; done += u) {
         id.offset = offset + done;
-        id.generation = gens_[id.offset / u];
+        id.generation = gens_[id.offset >> unit_shift_];
         if (id.generation == pattern::kUnknownGeneration) {
             ++c.unverified_units;
             continue;
@@ -165,6 +166,7 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
     // and the unit at a block's start stands for the whole block in the
     // in-flight map.  At most half of them in flight keeps picking cheap.
     const std::uint64_t rand_blocks = geo_.file_bytes / block;
+    const unsigned block_shift = static_cast<unsigned>(__builtin_ctz(block)) - unit_shift_;
     const unsigned rand_depth = static_cast<unsigned>(std::min<std::uint64_t>(
         plan.depth ? plan.depth : geo_.rand_depth, std::max<std::uint64_t>(1, rand_blocks / 2)));
     const unsigned depth = std::min({random ? rand_depth : geo_.seq_depth,
@@ -240,10 +242,10 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
             if (random) {
                 std::uint64_t first_unit;
                 do {
-                    first_unit = next_random() % rand_blocks * (block / geo_.rand_block);
+                    first_unit = (next_random() % rand_blocks) << block_shift;
                 } while (unit_in_flight_[first_unit]);
                 unit_in_flight_[first_unit] = 1;
-                r.offset = first_unit * geo_.rand_block;
+                r.offset = first_unit << unit_shift_;
                 r.length = block;
                 bool is_read = (next_random() % 100) < geo_.read_pct;
                 r.kind = is_read ? io::OpKind::read : io::OpKind::write;
@@ -329,7 +331,7 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
                     c.write_bytes += s.first_length;
                 }
             }
-            if (random) unit_in_flight_[s.first_offset / geo_.rand_block] = 0;
+            if (random) unit_in_flight_[s.first_offset >> unit_shift_] = 0;
             free_slots.push_back(r.slot);
             --in_flight;
             ++completed;

@@ -112,6 +112,7 @@ class Worker {
     std::uint64_t run_id_;
     std::atomic<bool>& stop_;
     std::uint64_t units_;
+    unsigned unit_shift_;  // log2 of the unit size: offsets to unit indexes without a division
     std::vector<pattern::Generation> gens_;
     std::vector<std::uint8_t> unit_in_flight_;
     io::AlignedBuffer arena_;

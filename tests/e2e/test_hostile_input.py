@@ -592,6 +592,28 @@ class HostileInput(harness.DriveStressTest):
             self.skipTest("--sweep is not in --help (not implemented yet): rows not run")
         self.run_rows(sweep_rows())
 
+    def test_json_into_fifo_with_reader(self):
+        """Not a refusal: --json into a named FIFO that a reader (cat) holds
+        open is valid, and the reader gets the whole document once.  Checking
+        the --json path up front must not open and close the FIFO (the reader
+        would see end-of-file, and the final write would then wait forever
+        for a reader that is gone)."""
+        fifo = os.path.join(self.tmp, "result.fifo")
+        received = os.path.join(self.tmp, "received.json")
+        os.mkfifo(fifo)
+        with open(received, "wb") as out:
+            reader = subprocess.Popen(["cat", fifo], stdout=out)
+        self.addCleanup(reader.wait)
+        self.addCleanup(reader.kill)
+        run = self.start("-s", "1M", "-j", 1, "--rand-ops", 16, "--json", fifo, json_out=False)
+        r = run.finish(timeout=10)  # a 1 MiB run; a hang is the failure
+        self.assertExit(r, 0)
+        reader.wait(10)
+        with open(received) as f:
+            text = f.read()
+        self.assertIn('"schema_version"', text, "the reader got:\n" + text[:2000])
+        self.assertNoFilesLeft(r)
+
 
 def all_rows():
     return (size_rows() + duration_and_count_rows() + conflict_rows() + path_rows()

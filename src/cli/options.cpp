@@ -202,6 +202,15 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
     po::positional_options_description positional;
     positional.add("target", -1);
 
+    // Boost fills %...% placeholders into its error messages and loops
+    // forever when the user's own text contains one; no option name has a
+    // '%', so such a token is refused here, as typed.
+    for (const auto& a : args) {
+        if (a.size() < 2 || a[0] != '-') continue;
+        if (a.substr(0, a.find('=')).find('%') != std::string::npos)
+            throw UsageError("unrecognised option '" + a + "'");
+    }
+
     po::variables_map vm;
     try {
         po::store(po::command_line_parser(args)

@@ -173,15 +173,28 @@ void TextReport::progress(const run::ProgressSnapshot& s) {
     std::string ops = s.phase == run::Phase::random && s.elapsed_s > 0
                           ? "  " + iops_text(s.ops / s.elapsed_s) + " IOPS"
                           : "";
-    std::fprintf(live_, "\r\033[K[iteration %" PRIu64 "] %-9s %s  %.1f MiB/s%s  %.1f s",
+    std::string p99 = last_second_p99_ns_ ? "  p99 " + ms(last_second_p99_ns_) + " ms" : "";
+    std::fprintf(live_,
+                 "\r\033[K[iteration %" PRIu64 "] %-9s %s  %.1f MiB/s%s%s  mismatches %" PRIu64
+                 "  %.1f s",
                  s.iteration, std::string(run::to_string(s.phase)).c_str(), done.c_str(), rate,
-                 ops.c_str(), s.elapsed_s);
+                 ops.c_str(), p99.c_str(), live_mismatches_, s.elapsed_s);
     std::fflush(live_);
     live_shown_ = true;
 }
 
+void TextReport::interval_done(std::uint64_t, run::Phase, std::uint64_t,
+                               const run::IntervalStats& s, double interval_s,
+                               std::uint64_t mismatches_so_far) {
+    // Only whole seconds stand for "the last second".
+    if (interval_s >= 1.0 && s.latency.count())
+        last_second_p99_ns_ = s.latency.value_at_percentile(99);
+    live_mismatches_ = mismatches_so_far;
+}
+
 void TextReport::phase_done(std::uint64_t iteration, const run::PhaseResult& p) {
     clear_live();
+    last_second_p99_ns_ = 0;
     if (header_iteration_ != iteration) {
         std::fprintf(out_, "\niteration %" PRIu64 "\n", iteration);
         header_iteration_ = iteration;
@@ -201,6 +214,7 @@ void TextReport::iteration_done(const run::IterationResult& it) {
 
 void TextReport::sweep_point_done(const run::RunConfig& cfg, const run::SweepPoint& point) {
     clear_live();
+    last_second_p99_ns_ = 0;
     const std::string name(run::to_string(cfg.sweep->param));
     if (sweep_rows_++ == 0) {
         std::string head =

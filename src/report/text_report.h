@@ -23,6 +23,10 @@ class TextReport final : public run::RunObserver {
     void phase_done(std::uint64_t iteration, const run::PhaseResult& p) override;
     void iteration_done(const run::IterationResult& it) override;
     void sweep_point_done(const run::RunConfig& cfg, const run::SweepPoint& point) override;
+    // Remembers the last second's p99 and the mismatches so far for the status line.
+    void interval_done(std::uint64_t iteration, run::Phase phase, std::uint64_t sweep_value,
+                       const run::IntervalStats& s, double interval_s,
+                       std::uint64_t mismatches_so_far) override;
     // The summary and the verdict.
     void finish(const run::RunConfig& cfg, const run::RunResult& r);
 
@@ -36,6 +40,8 @@ class TextReport final : public run::RunObserver {
     std::uint64_t header_iteration_ = 0;
     std::uint64_t mismatches_seen_ = 0;
     std::size_t sweep_rows_ = 0;
+    std::uint64_t last_second_p99_ns_ = 0;  // 0: no full second yet in this phase
+    std::uint64_t live_mismatches_ = 0;
     std::vector<double> thresholds_s_;
 };
 

@@ -111,7 +111,7 @@ class Progress(harness.DriveStressTest):
 
     def run_with_stderr(self, stderr_is_tty, *extra):
         argv = [harness.DRIVESTRESS, "-s", "8M", "-j", "1", "--seq-block", "64K", "--qd", "1",
-                "--rand-time", "1", *extra, self.target]
+                "--rand-time", "2.5", *extra, self.target]
         if stderr_is_tty:
             master, slave = pty.openpty()
             # stdout to a file: a pipe could fill while we drain the terminal.
@@ -141,6 +141,8 @@ class Progress(harness.DriveStressTest):
         self.assertEqual(code, 0)
         self.assertIn("[iteration 1] random", err)
         self.assertIn("IOPS", err)
+        self.assertIn("mismatches 0", err)
+        self.assertRegex(err, r"p99 [0-9.]+ ms")  # of the last whole second
         self.assertNotIn("[iteration", out)
         code, out, err = self.run_with_stderr(False)
         self.assertEqual(code, 0)

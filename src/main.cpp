@@ -18,8 +18,10 @@
 #include "report/prometheus.h"
 #include "report/text_report.h"
 #include "report/timeseries.h"
+#include "report/verify_report.h"
 #include "run/errors.h"
 #include "run/runner.h"
+#include "run/verify_only.h"
 
 namespace {
 
@@ -143,6 +145,17 @@ int run_comparison(const ds::run::RunConfig& cfg, const Output& out) {
     return finish_json(cfg.json_path, doc, code);
 }
 
+// --verify-only STATE: the report goes where a run's would.
+int run_verify_only(const ds::cli::ParsedCommandLine& cmd, const Output& out) {
+    const auto host = ds::report::HostInfo::current();
+    ds::run::VerifyOnlyResult r = ds::run::verify_only(cmd.verify_only_state, cmd.verify_cleanup);
+    ds::report::print_verify_text(out.text, r, host);
+    const int code = ds::run::exit_status(r);
+    const std::string& json_path = cmd.config.json_path;
+    if (json_path.empty()) return code;
+    return finish_json(json_path, ds::report::verify_json(r, host), code);
+}
+
 int run_preset(const ds::cli::ParsedCommandLine& cmd, const Output& out) {
     ds::report::PresetResults results;
     int code = 0;
@@ -187,6 +200,8 @@ int main(int argc, char** argv) {
     const ds::run::RunConfig& cfg = cmd.config;
     const Output out = output_for(cfg);
     try {
+        if (cmd.action == ds::cli::ParsedCommandLine::Action::verify_only)
+            return run_verify_only(cmd, out);
         if (!cmd.preset.empty()) return run_preset(cmd, out);
         if (cfg.compare_backends) return run_comparison(cfg, out);
         return run_single(cfg, out);

@@ -186,6 +186,9 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
         ("latency-thresholds", po::value<std::string>()->default_value("2s,10s"), "report the share of requests slower than each duration")
         ("compare-backends", po::bool_switch(), "run the workload on io_uring, then on sync, and compare")
         ("preset", po::value<std::string>(), "a named set of tests: quick, desktop, nvme, burn-in (see below)")
+        ("keep", po::bool_switch(), "leave the files and a state file for --verify-only (power-cut test)")
+        ("verify-only", po::value<std::string>(), "re-read the files of a --keep run named by its STATE file and check what was acknowledged as durable")
+        ("cleanup", po::bool_switch(), "with --verify-only: remove the files and STATE when nothing was lost")
         ("help,h", "print this help and exit")
         ("version,V", "print the version and exit");
     po::options_description aliases("Aliases kept from the seed tool");
@@ -242,7 +245,33 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
         return out;
     }
 
+    if (vm.count("verify-only")) {
+        // Everything about the run comes from STATE; only where the report
+        // goes can be chosen.
+        for (const auto& [name, value] : vm) {
+            if (value.defaulted() || name == "verify-only" || name == "json" || name == "cleanup" ||
+                name == "progress")
+                continue;
+            throw UsageError(
+                "--verify-only takes the run's settings from STATE; " +
+                (name == "target" || name == "path" ? std::string("a TARGET") : "--" + name) +
+                " cannot be combined with it (only --json and --cleanup can)");
+        }
+        out.action = ParsedCommandLine::Action::verify_only;
+        out.verify_only_state = vm["verify-only"].as<std::string>();
+        if (out.verify_only_state.empty()) throw UsageError("--verify-only: empty path");
+        out.verify_cleanup = vm["cleanup"].as<bool>();
+        if (vm.count("json")) {
+            out.config.json_path = vm["json"].as<std::string>();
+            check_output_path("--json", out.config.json_path);
+        }
+        return out;
+    }
+    if (vm["cleanup"].as<bool>()) throw UsageError("--cleanup works only with --verify-only STATE");
+
     if (vm.count("preset")) {
+        if (vm["keep"].as<bool>())
+            throw UsageError("--keep works with a single run, not with --preset");
         const std::string name = vm["preset"].as<std::string>();
         const Preset* preset = find_preset(name);
         if (!preset)
@@ -425,6 +454,9 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
         c.latency_thresholds_s.push_back(sec);
     }
     c.compare_backends = vm["compare-backends"].as<bool>();
+    c.keep = vm["keep"].as<bool>();
+    if (c.keep && c.compare_backends)
+        throw UsageError("--keep works with a single run, not with --compare-backends");
     if (c.compare_backends) {
         if (!defaulted("backend"))
             throw UsageError("--compare-backends runs both backends; drop --backend");

@@ -17,12 +17,15 @@ class UsageError : public std::runtime_error {
 };
 
 struct ParsedCommandLine {
-    enum class Action { run, help, version } action = Action::run;
+    enum class Action { run, help, version, verify_only } action = Action::run;
     run::RunConfig config;
     std::string help_text;
     // With --preset: one labelled configuration per test, run in order.
     std::string preset;
     std::vector<std::pair<std::string, run::RunConfig>> preset_tests;
+    // --verify-only STATE [--cleanup] (config.json_path holds --json).
+    std::string verify_only_state;
+    bool verify_cleanup = false;
 };
 
 // "qd=1,2,4", "qd=1..256" (powers of two from 1 to 256), "files=1..8",

@@ -70,6 +70,8 @@ json phase_json(const run::PhaseResult& p, const run::RunConfig& cfg) {
     return j;
 }
 
+}  // namespace
+
 json mismatch_json(const run::MismatchRecord& m) {
     json j;
     j["iteration"] = m.iteration;
@@ -95,6 +97,8 @@ json mismatch_json(const run::MismatchRecord& m) {
     }
     return j;
 }
+
+namespace {
 
 const char* status_name(int code) {
     return code == 2 ? "failed" : code == 0 ? "passed" : code == 1 ? "error" : "interrupted";
@@ -153,6 +157,7 @@ json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostI
                      {"direct_io_fallback_reason",
                       r.direct_io_note.empty() ? json(nullptr) : json(r.direct_io_note)},
                      {"files", r.file_paths}};
+    if (!r.state_path.empty()) doc["target"]["state_file"] = r.state_path;
     const auto& b = r.backend;
     json uring = nullptr;
     if (b.used == io::BackendKind::io_uring) {

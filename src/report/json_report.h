@@ -16,6 +16,8 @@ namespace ds::report {
 inline constexpr int kSchemaVersion = 1;
 
 nlohmann::json latency_json(const stats::LatencyHistogram& h);
+// One mismatch record ("mismatches" items; also --verify-only's lost units).
+nlohmann::json mismatch_json(const run::MismatchRecord& m);
 nlohmann::json result_json(const run::RunConfig& cfg, const run::RunResult& r,
                            const HostInfo& host);
 

@@ -162,6 +162,11 @@ void TextReport::started(const run::RunConfig& cfg, const run::RunResult& r) {
                  duration.c_str(), cfg.verify ? "" : "  NO VERIFICATION");
     std::fprintf(out_, "seed     %" PRIu64 "  (reproduce with --seed %" PRIu64 ")\n", r.seed,
                  r.seed);
+    if (!r.state_path.empty())
+        std::fprintf(out_,
+                     "state    %s  (--keep: files stay; after a power cut run "
+                     "drivestress --verify-only %s)\n",
+                     r.state_path.c_str(), r.state_path.c_str());
     std::fflush(out_);
 }
 
@@ -304,6 +309,9 @@ void TextReport::finish(const run::RunConfig& cfg, const run::RunResult& r) {
         units::format_bytes(totals.written).c_str(), units::format_bytes(totals.read).c_str(),
         units::format_bytes(totals.verified).c_str(), r.wall_seconds, r.mismatch_count(),
         classes.empty() ? "" : " (", classes.empty() ? "" : (classes.substr(1) + ")").c_str());
+    if (!r.state_path.empty())
+        std::fprintf(out_, "kept     %zu files and %s (delete them when done)\n",
+                     r.file_paths.size(), r.state_path.c_str());
     std::fprintf(out_, "result   %s (exit %d)\n", verdict, code);
     std::fflush(out_);
 }

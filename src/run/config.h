@@ -64,6 +64,9 @@ struct RunConfig {
     double knee_gain_pct = 5;  // saturation: next point adds less IOPS than this
     std::vector<double> latency_thresholds_s{2, 10};  // see seconds_to_ns
     bool compare_backends = false;
+    // --keep: leave the files and a state file for --verify-only after a
+    // power cut (run/state_file.h).
+    bool keep = false;
 
     // Largest random block of the run (the sweep's, or rand_block).
     std::uint32_t max_rand_block() const;

@@ -117,6 +117,7 @@ struct RunResult {
     bool direct_io = true;
     std::string direct_io_note;
     std::vector<std::string> file_paths;
+    std::string state_path;  // --keep: the state file for --verify-only (else empty)
     std::vector<IterationResult> iterations;
     SweepResult sweep;                             // points empty unless --sweep
     std::vector<MismatchRecord> mismatch_records;  // the first kMaxRecords

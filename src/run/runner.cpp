@@ -1,5 +1,8 @@
 #include "run/runner.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -21,6 +24,7 @@
 #include "pattern/unit.h"
 #include "run/errors.h"
 #include "run/signals.h"
+#include "run/state_file.h"
 #include "run/target.h"
 #include "run/worker.h"
 #include "stats/knee.h"
@@ -148,6 +152,38 @@ class WorkerPool {
     std::vector<std::exception_ptr> errors_;
 };
 
+// --keep: the new files' sizes and names are made durable before anything
+// written to them can be acknowledged.
+void sync_new_files(const Target& target) {
+    for (std::size_t i = 0; i < target.file_count(); ++i)
+        ::fsync(target.fd(i));
+    io::UniqueFd dir(::open(target.info().directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (dir.valid()) ::fsync(dir.get());
+}
+
+// --keep: the state file, with nothing acknowledged yet.  On failure the
+// files just created are removed (a setup error leaves nothing behind).
+std::unique_ptr<StateFile> create_state_file(const RunConfig& cfg, RunResult& res, Target& target,
+                                             const std::string& path) {
+    try {
+        sync_new_files(target);
+        StateGeometry geo;
+        geo.seed = cfg.seed;
+        geo.run_id = res.run_id;
+        geo.file_bytes = cfg.file_bytes;
+        geo.unit_bytes = cfg.rand_block;
+        geo.bound = unacked_write_bound(cfg, 0);
+        for (std::size_t i = 0; i < target.file_count(); ++i)
+            geo.paths.push_back(target.path(i));
+        auto state = std::make_unique<StateFile>(path, std::move(geo));
+        res.state_path = path;
+        return state;
+    } catch (...) {
+        target.remove_files();
+        throw;
+    }
+}
+
 std::uint64_t random_seed() {
     std::random_device rd;
     std::uint64_t s = (std::uint64_t{rd()} << 32) ^ rd();
@@ -172,8 +208,12 @@ RunResult Runner::run() {
     // Everything that can refuse the run does so before a file exists.
     Target target(cfg_);
     res.backend = choose_backend(cfg_);
+    const std::string state_path = cfg_.keep ? state_file_path(cfg_.target) : std::string();
+    if (cfg_.keep) StateFile::check_replaceable(state_path);
     install_signal_handlers();
     target.create_files();
+    std::unique_ptr<StateFile> state;
+    if (cfg_.keep) state = create_state_file(cfg_, res, target, state_path);
     res.target = target.info();
     res.direct_io = target.direct_io();
     res.direct_io_note = target.direct_io_note();
@@ -191,6 +231,9 @@ RunResult Runner::run() {
     for (unsigned i = 0; i < cfg_.files; ++i)
         workers.push_back(std::make_unique<Worker>(geo, i, target.path(i), target.fd(i), cfg_.seed,
                                                    res.run_id, stop));
+    if (state)
+        for (auto& w : workers)
+            w->set_durability_listener(state.get());
 
     const auto wall_start = std::chrono::steady_clock::now();
     const std::uint64_t start_ns = monotonic_ns();
@@ -198,6 +241,7 @@ RunResult Runner::run() {
         cfg_.duration_s ? start_ns + static_cast<std::uint64_t>(*cfg_.duration_s * 1e9) : 0;
 
     WorkerPool pool(workers);
+    std::atomic<std::uint64_t> state_sync_errors{0};
     // Turns a signal or the end of --duration into a stop request.  Workers
     // see signals themselves at once; this records why the run stopped.
     auto check_stop = [&] {
@@ -334,6 +378,18 @@ RunResult Runner::run() {
         // Writes in buffered mode are only done once they reached the device.
         if (!target.direct_io() && phase != Phase::seq_read && phase != Phase::reverify)
             target.drop_caches();
+        // --keep: whatever a phase wrote is acknowledged once it is on the
+        // device (as well as after every flush the workers make themselves).
+        if (state && (phase == Phase::seq_write || phase == Phase::random))
+            run_on_workers(
+                [&](unsigned i, Worker& w) {
+                    if (i >= active) return;
+                    if (::fsync(target.fd(i)) == 0)
+                        state->acknowledged(i, w.generations());
+                    else
+                        ++state_sync_errors;
+                },
+                {});
         pr.seconds = (monotonic_ns() - t0) / 1e9;
         if (timeseries) emit_intervals(true, pr.seconds);
         pr.cpu = stats::CpuTime::process_now() - cpu0;
@@ -356,8 +412,10 @@ RunResult Runner::run() {
     for (std::uint64_t it = 1; cfg_.iterations == 0 || it <= cfg_.iterations; ++it) {
         if (check_stop()) break;
         if (it > 1 && cfg_.recreate) {
+            if (state) state->reset();  // nothing of the old files is durable any more
             target.remove_files();
             target.create_files();
+            if (state) sync_new_files(target);
             run_on_workers(
                 [&](unsigned i, Worker& w) {
                     w.reset_generations();
@@ -416,6 +474,13 @@ RunResult Runner::run() {
     if (!stop.load() && stop_signal()) {  // arrived after the last phase: still counts
         res.stop = StopReason::signal;
         res.stop_signal = stop_signal();
+    }
+    if (state && (state->write_errors() || state_sync_errors) && res.fatal_error.empty()) {
+        res.fatal_error = "--keep: " + std::to_string(state->write_errors() + state_sync_errors) +
+                          " acknowledgements could not be recorded (fsync of a test file or "
+                          "write of " +
+                          state->path() + " failed)";
+        res.stop = StopReason::error;
     }
     res.wall_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

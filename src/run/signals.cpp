@@ -23,7 +23,9 @@ void on_stop_signal(int sig) {
     for (std::size_t i = 0; paths && i < n; ++i)
         ::unlink(paths[i]);
     static const char msg[] = "drivestress: second signal, files removed, exiting now\n";
-    ssize_t ignored = ::write(STDERR_FILENO, msg, sizeof msg - 1);
+    static const char kept[] = "drivestress: second signal, exiting now (files kept)\n";
+    ssize_t ignored = paths ? ::write(STDERR_FILENO, msg, sizeof msg - 1)
+                            : ::write(STDERR_FILENO, kept, sizeof kept - 1);
     (void)ignored;
     ::_exit(128 + g_first_signal.load());
 }

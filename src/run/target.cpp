@@ -82,7 +82,10 @@ std::string Target::file_path(const std::string& target, bool target_is_dir, uns
 }
 
 Target::Target(const RunConfig& cfg)
-    : file_bytes_(cfg.file_bytes), want_direct_(!cfg.buffered), direct_io_(!cfg.buffered) {
+    : file_bytes_(cfg.file_bytes),
+      want_direct_(!cfg.buffered),
+      direct_io_(!cfg.buffered),
+      keep_(cfg.keep) {
     const std::string& t = cfg.target;
     if (t.empty()) throw SetupError("target: empty path");
     struct stat st {};
@@ -173,11 +176,12 @@ Target::Target(const RunConfig& cfg)
 }
 
 Target::~Target() {
-    remove_files();
+    if (!keep_) remove_files();
 }
 
 void Target::create_files() {
-    set_emergency_paths(c_paths_.data(), c_paths_.size());
+    // With --keep not even a second signal removes them.
+    if (!keep_) set_emergency_paths(c_paths_.data(), c_paths_.size());
     for (std::size_t i = 0; i < paths_.size(); ++i) {
         const std::string& p = paths_[i];
         // A leftover of an earlier run (checked in the constructor) is replaced.
@@ -199,7 +203,7 @@ void Target::create_files() {
         if (fd < 0) throw SetupError(p + ": cannot create: " + errno_text(errno));
         fds_[i].reset(fd);
         created_ = i + 1;
-        set_emergency_created(created_);
+        if (!keep_) set_emergency_created(created_);
         int ret = ::fallocate(fd, 0, 0, static_cast<off_t>(file_bytes_));
         if (ret != 0 && (errno == EOPNOTSUPP || errno == ENOSYS))
             ret = ::ftruncate(fd, static_cast<off_t>(file_bytes_));

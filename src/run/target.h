@@ -27,7 +27,8 @@ class Target {
     // size.  O_DIRECT unless buffered was asked for or the filesystem
     // refuses it (then direct_io() is false and direct_io_note() says why).
     void create_files();
-    // Closes and unlinks every file this object created.
+    // Closes and unlinks every file this object created (also with --keep:
+    // --recreate asks for it explicitly).
     void remove_files() noexcept;
 
     std::size_t file_count() const { return paths_.size(); }
@@ -54,6 +55,7 @@ class Target {
     std::vector<const char*> c_paths_;  // for the signal handler
     std::vector<io::UniqueFd> fds_;
     std::size_t created_ = 0;
+    bool keep_ = false;  // --keep: files stay on every exit
 };
 
 }  // namespace ds::run

@@ -18,6 +18,7 @@
 #include "io/backend.h"
 #include "pattern/unit.h"
 #include "run/config.h"
+#include "run/durability.h"
 #include "run/results.h"
 
 namespace ds::run {
@@ -73,6 +74,9 @@ class Worker {
     };
     Outcome run(const PhasePlan& plan);
 
+    // Told after each completed flush what is durable (nullptr: nobody).
+    void set_durability_listener(DurabilityListener* listener) { durability_ = listener; }
+
     // Forget all content (the file was recreated).
     void reset_generations();
     std::span<const pattern::Generation> generations() const { return gens_; }
@@ -122,6 +126,7 @@ class Worker {
     std::mutex intervals_mutex_;
     std::vector<IntervalStats> intervals_;
     std::uint64_t rng_state_[2] = {1, 2};
+    DurabilityListener* durability_ = nullptr;
 };
 
 std::uint64_t monotonic_ns();

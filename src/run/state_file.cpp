@@ -1,0 +1,332 @@
+#include "run/state_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "run/errors.h"
+
+namespace ds::run {
+
+namespace {
+
+constexpr std::uint64_t kStateMagic = 0x3145544154535344ULL;  // "DSSTATE1"
+constexpr std::uint32_t kCopyMagic = 0x4b415344U;             // "DSAK"
+constexpr std::uint64_t kBlock = 4096;
+constexpr std::size_t kHeaderFixed = 80;  // fields before the paths
+constexpr std::size_t kCopyFixed = 32;    // fields before the generations
+constexpr std::uint32_t kMaxStateFiles = 1U << 16;
+
+std::uint64_t round_up(std::uint64_t v) {
+    return (v + kBlock - 1) / kBlock * kBlock;
+}
+
+// A 64-bit check over byte ranges: enough to tell a torn or damaged record
+// from a whole one (not a cryptographic hash).
+std::uint64_t check_of(std::uint64_t h, std::span<const std::byte> data) {
+    constexpr std::uint64_t kMul = 0x9E3779B97F4A7C15ULL;
+    std::size_t i = 0;
+    for (; i + 8 <= data.size(); i += 8) {
+        std::uint64_t w;
+        std::memcpy(&w, data.data() + i, 8);
+        h = (h ^ w) * kMul;
+        h ^= h >> 32;
+    }
+    std::uint64_t tail = 0;
+    std::memcpy(&tail, data.data() + i, data.size() - i);
+    h = (h ^ tail ^ (std::uint64_t{data.size()} << 56)) * kMul;
+    return h ^ (h >> 29);
+}
+
+template <typename T>
+void put(std::byte* p, T v) {
+    std::memcpy(p, &v, sizeof v);
+}
+template <typename T>
+T get(const std::byte* p) {
+    T v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+std::string parent_of(const std::string& path) {
+    auto slash = path.rfind('/');
+    if (slash == std::string::npos) return ".";
+    if (slash == 0) return "/";
+    return path.substr(0, slash);
+}
+
+std::string base_of(const std::string& path) {
+    auto slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string errno_text() {
+    return std::strerror(errno);
+}
+
+// pwrite/pread of exactly `len` bytes; false on failure or end of file.
+bool write_all(int fd, const std::byte* p, std::size_t len, std::uint64_t off) {
+    while (len) {
+        ssize_t n = ::pwrite(fd, p, len, static_cast<off_t>(off));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        p += n;
+        len -= static_cast<std::size_t>(n);
+        off += static_cast<std::uint64_t>(n);
+    }
+    return true;
+}
+bool read_all(int fd, std::byte* p, std::size_t len, std::uint64_t off) {
+    while (len) {
+        ssize_t n = ::pread(fd, p, len, static_cast<off_t>(off));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        p += n;
+        len -= static_cast<std::size_t>(n);
+        off += static_cast<std::uint64_t>(n);
+    }
+    return true;
+}
+
+// The record check covers the run id too, so a record copied from another
+// run's state file does not pass.
+std::uint64_t copy_check(std::uint64_t run_id, std::span<const std::byte> copy) {
+    std::uint64_t h = check_of(run_id, copy.first(24));
+    return check_of(h, copy.subspan(kCopyFixed));
+}
+
+}  // namespace
+
+std::string state_file_path(const std::string& target) {
+    struct stat st {};
+    if (::stat(target.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+        std::string dir = target;
+        if (dir.empty() || dir.back() != '/') dir += '/';
+        return dir + "drivestress.state";
+    }
+    return target + ".state";
+}
+
+std::uint32_t unacked_write_bound(const RunConfig& cfg, std::uint64_t sync_every) {
+    const bool random_writes = cfg.has_phase(Phase::random) &&
+                               (cfg.rand_ops ? *cfg.rand_ops > 0 : cfg.rand_time_s > 0) &&
+                               cfg.read_pct < 100;
+    // Sequential writes touch each unit once per phase, and every phase that
+    // wrote ends with an acknowledgement.
+    if (!random_writes) return 1;
+    if (sync_every == 0) return 254;
+    // Assumes at most one flush in flight per worker (the flush before last
+    // completed before the last one was issued).
+    std::uint64_t b = 2 * sync_every + cfg.qd;
+    return static_cast<std::uint32_t>(std::min<std::uint64_t>(254, b));
+}
+
+void StateFile::check_replaceable(const std::string& path) {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0) {
+        if (errno == ENOENT) return;
+        throw SetupError(path + ": " + errno_text());
+    }
+    io::UniqueFd fd(S_ISREG(st.st_mode) ? ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+                                        : -1);
+    std::byte head[8]{};
+    if (!fd.valid() || !read_all(fd.get(), head, sizeof head, 0) ||
+        get<std::uint64_t>(head) != kStateMagic)
+        throw SetupError(path +
+                         ": exists and is not a drivestress state file; refusing to "
+                         "overwrite it");
+}
+
+StateFile::StateFile(std::string path, StateGeometry geo)
+    : path_(std::move(path)), geo_(std::move(geo)) {
+    const std::uint32_t n = static_cast<std::uint32_t>(geo_.paths.size());
+    std::string names;
+    for (const auto& p : geo_.paths) {
+        names += base_of(p);  // the files sit next to the state file
+        names += '\0';
+    }
+    header_bytes_ = round_up(kHeaderFixed + names.size());
+    copy_bytes_ = round_up(kCopyFixed + geo_.units());
+    seq_.assign(n, 0);
+    scratch_.assign(n, std::vector<std::byte>(copy_bytes_));
+
+    std::vector<std::byte> header(header_bytes_);
+    std::byte* h = header.data();
+    put(h + 0, kStateMagic);
+    put(h + 8, kStateFormatVersion);
+    put(h + 12, n);
+    put(h + 16, geo_.seed);
+    put(h + 24, geo_.run_id);
+    put(h + 32, geo_.file_bytes);
+    put(h + 40, geo_.unit_bytes);
+    put(h + 44, geo_.bound);
+    put(h + 48, header_bytes_);
+    put(h + 56, copy_bytes_);
+    put(h + 64, static_cast<std::uint32_t>(names.size()));
+    std::memcpy(h + kHeaderFixed, names.data(), names.size());
+    std::uint64_t check = check_of(0, std::span(header).first(72));
+    check = check_of(check, std::span(header).subspan(kHeaderFixed, names.size()));
+    put(h + 72, check);
+
+    check_replaceable(path_);
+    if (::unlink(path_.c_str()) != 0 && errno != ENOENT)
+        throw SetupError(path_ + ": cannot remove the earlier state file: " + errno_text());
+    fd_.reset(::open(path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644));
+    if (!fd_.valid()) throw SetupError(path_ + ": cannot create the state file: " + errno_text());
+    const std::uint64_t total = header_bytes_ + 2ULL * n * copy_bytes_;
+    // Regions start zeroed ("never written": nothing acknowledged).
+    if (::ftruncate(fd_.get(), static_cast<off_t>(total)) != 0 ||
+        !write_all(fd_.get(), header.data(), header.size(), 0) || ::fdatasync(fd_.get()) != 0) {
+        std::string why = errno_text();
+        fd_.reset();
+        ::unlink(path_.c_str());
+        throw SetupError(path_ + ": cannot write the state file: " + why);
+    }
+    // The state file's name must survive a power cut too.
+    io::UniqueFd dir(::open(parent_of(path_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (dir.valid()) ::fsync(dir.get());
+}
+
+void StateFile::acknowledged(unsigned file_index, std::span<const pattern::Generation> acked) {
+    if (file_index >= seq_.size() || acked.size() != geo_.units()) {
+        ++write_errors_;
+        return;
+    }
+    const std::uint64_t seq = seq_[file_index] + 1;
+    std::vector<std::byte>& copy = scratch_[file_index];
+    std::byte* c = copy.data();
+    put(c + 0, kCopyMagic);
+    put(c + 4, static_cast<std::uint32_t>(file_index));
+    put(c + 8, seq);
+    put(c + 16, static_cast<std::uint64_t>(acked.size()));
+    std::memcpy(c + kCopyFixed, acked.data(), acked.size());
+    put(c + 24, copy_check(geo_.run_id, std::span(copy).first(kCopyFixed + acked.size())));
+    const std::uint64_t off = header_bytes_ + (2ULL * file_index + seq % 2) * copy_bytes_;
+    if (!write_all(fd_.get(), c, copy.size(), off) || ::fdatasync(fd_.get()) != 0) {
+        // Not counted as done: the next acknowledgement goes to the same
+        // copy, so the other one (the last good record) is never at risk.
+        ++write_errors_;
+        return;
+    }
+    seq_[file_index] = seq;
+}
+
+void StateFile::reset() {
+    const std::vector<pattern::Generation> none(geo_.units(), pattern::kUnknownGeneration);
+    for (unsigned i = 0; i < seq_.size(); ++i)
+        acknowledged(i, none);
+}
+
+LoadedState load_state_file(const std::string& path) {
+    auto bad = [&](const std::string& what) { return SetupError(path + ": " + what); };
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) throw bad(errno_text());
+    if (!S_ISREG(st.st_mode))
+        throw bad("not a regular file (give the .state file of a --keep run)");
+    io::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd.valid()) throw bad(errno_text());
+    std::byte h[kHeaderFixed]{};
+    if (!read_all(fd.get(), h, sizeof h, 0) || get<std::uint64_t>(h) != kStateMagic)
+        throw bad("not a drivestress state file");
+    if (get<std::uint32_t>(h + 8) != kStateFormatVersion)
+        throw bad("state file format " + std::to_string(get<std::uint32_t>(h + 8)) +
+                  " is not supported (this drivestress reads format " +
+                  std::to_string(kStateFormatVersion) + ")");
+    LoadedState s;
+    const std::uint32_t n = get<std::uint32_t>(h + 12);
+    s.geo.seed = get<std::uint64_t>(h + 16);
+    s.geo.run_id = get<std::uint64_t>(h + 24);
+    s.geo.file_bytes = get<std::uint64_t>(h + 32);
+    s.geo.unit_bytes = get<std::uint32_t>(h + 40);
+    s.geo.bound = get<std::uint32_t>(h + 44);
+    const std::uint64_t header_bytes = get<std::uint64_t>(h + 48);
+    const std::uint64_t copy_bytes = get<std::uint64_t>(h + 56);
+    const std::uint32_t names_bytes = get<std::uint32_t>(h + 64);
+    const std::uint32_t u = s.geo.unit_bytes;
+    // Sizes are checked before anything is allocated from them.
+    const bool sane =
+        n >= 1 && n <= kMaxStateFiles && u >= pattern::kMinUnitBytes && (u & (u - 1)) == 0 &&
+        s.geo.file_bytes >= u && s.geo.file_bytes % u == 0 && s.geo.bound >= 1 &&
+        s.geo.bound <= 254 && header_bytes == round_up(kHeaderFixed + names_bytes) &&
+        copy_bytes == round_up(kCopyFixed + s.geo.units()) &&
+        header_bytes + 2ULL * n * copy_bytes <= static_cast<std::uint64_t>(st.st_size);
+    if (!sane) throw bad("damaged state file header (impossible geometry or truncated file)");
+    std::vector<std::byte> header(header_bytes);
+    if (!read_all(fd.get(), header.data(), header.size(), 0))
+        throw bad("cannot read the header: " + errno_text());
+    std::uint64_t check = check_of(0, std::span(header).first(72));
+    check = check_of(check, std::span(header).subspan(kHeaderFixed, names_bytes));
+    if (check != get<std::uint64_t>(header.data() + 72))
+        throw bad("damaged state file header (check mismatch)");
+    const std::string dir = parent_of(path);
+    const char* names = reinterpret_cast<const char*>(header.data() + kHeaderFixed);
+    for (std::size_t pos = 0; pos < names_bytes && s.geo.paths.size() < n;) {
+        std::string name(names + pos, strnlen(names + pos, names_bytes - pos));
+        pos += name.size() + 1;
+        if (name.empty() || name.find('/') != std::string::npos)
+            throw bad("damaged state file header (bad file name)");
+        s.geo.paths.push_back(dir + "/" + name);
+    }
+    if (s.geo.paths.size() != n) throw bad("damaged state file header (file names missing)");
+
+    const std::uint64_t units = s.geo.units();
+    std::vector<std::byte> copy(copy_bytes);
+    for (std::uint32_t i = 0; i < n; ++i) {
+        LoadedState::File f;
+        f.bound = s.geo.bound;
+        enum class CopyState { empty, valid, damaged };
+        CopyState states[2];
+        std::uint64_t seqs[2] = {0, 0};
+        std::vector<pattern::Generation> gens[2];
+        for (int c = 0; c < 2; ++c) {
+            if (!read_all(fd.get(), copy.data(), copy.size(),
+                          header_bytes + (2ULL * i + c) * copy_bytes))
+                throw bad("cannot read the record of file " + std::to_string(i) + ": " +
+                          errno_text());
+            const std::byte* p = copy.data();
+            const auto used = std::span(copy).first(kCopyFixed + units);
+            if (std::all_of(used.begin(), used.end(),
+                            [](std::byte b) { return b == std::byte{0}; }))
+                states[c] = CopyState::empty;
+            else if (get<std::uint32_t>(p) == kCopyMagic && get<std::uint32_t>(p + 4) == i &&
+                     get<std::uint64_t>(p + 16) == units &&
+                     get<std::uint64_t>(p + 8) % 2 == static_cast<std::uint64_t>(c) &&
+                     get<std::uint64_t>(p + 24) == copy_check(s.geo.run_id, used)) {
+                states[c] = CopyState::valid;
+                seqs[c] = get<std::uint64_t>(p + 8);
+                gens[c].assign(
+                    reinterpret_cast<const pattern::Generation*>(p + kCopyFixed),
+                    reinterpret_cast<const pattern::Generation*>(p + kCopyFixed) + units);
+            } else {
+                states[c] = CopyState::damaged;
+            }
+        }
+        if (states[0] == CopyState::damaged && states[1] == CopyState::damaged)
+            throw bad("both copies of file " + std::to_string(i) +
+                      "'s acknowledgement record are damaged; cannot tell what was durable");
+        int use = -1;
+        for (int c = 0; c < 2; ++c)
+            if (states[c] == CopyState::valid && (use < 0 || seqs[c] > seqs[use])) use = c;
+        if (use >= 0) {
+            f.acknowledgements = seqs[use];
+            f.acked = std::move(gens[use]);
+        } else {
+            f.acked.assign(units, pattern::kUnknownGeneration);  // nothing acknowledged yet
+        }
+        // A damaged copy is a torn write of the newest acknowledgement: the
+        // one used is older by one, so units may be one more bound ahead.
+        if (states[0] == CopyState::damaged || states[1] == CopyState::damaged) {
+            f.used_older_copy = true;
+            f.bound = std::min<std::uint32_t>(254, 2 * s.geo.bound);
+        }
+        s.files.push_back(std::move(f));
+    }
+    return s;
+}
+
+}  // namespace ds::run

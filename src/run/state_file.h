@@ -1,0 +1,108 @@
+// The --keep state file: what a later `drivestress --verify-only STATE` needs
+// to tell a unit the drive acknowledged as durable from one written after the
+// last acknowledgement, after a power cut or a kill -9.
+//
+// Layout (little endian; every block a multiple of 4 KiB):
+//   header       magic "DSSTATE1", format version, seed, run id, geometry,
+//                the bound, the file paths, a check over all of it.  Written
+//                once, before any test file is written, and fdatasync()ed.
+//   regions      per file two copies (A, B) of its acknowledgement record:
+//                magic, file index, sequence number (= acknowledgements so
+//                far), unit count, a check, then one generation byte per
+//                unit.  Acknowledgement n goes to copy n % 2, so a torn write
+//                of the state file damages only the copy being written and
+//                the other one still holds the previous acknowledgement.
+// Each file's copies sit at fixed offsets: workers never write the same bytes.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "io/unique_fd.h"
+#include "pattern/unit.h"
+#include "run/config.h"
+#include "run/durability.h"
+
+namespace ds::run {
+
+inline constexpr std::uint32_t kStateFormatVersion = 1;
+
+// Where the state file of TARGET lives: "<dir>/drivestress.state" for a
+// directory, "<prefix>.state" for a path prefix (next to the test files).
+std::string state_file_path(const std::string& target);
+
+// How many writes a unit may have received after its last acknowledgement
+// (1..254; 254 = any other generation of the unit, since generations cycle
+// through 255 values).  With only phase-end acknowledgements a random phase
+// may overwrite a unit any number of times; with a flush every `sync_every`
+// writes (0 = none) a unit can take at most the writes since the flush
+// before last was issued: two flush intervals plus what was in flight.
+std::uint32_t unacked_write_bound(const RunConfig& cfg, std::uint64_t sync_every);
+
+struct StateGeometry {
+    std::uint64_t seed = 0;
+    std::uint64_t run_id = 0;
+    std::uint64_t file_bytes = 0;
+    std::uint32_t unit_bytes = 0;
+    std::uint32_t bound = 1;
+    std::vector<std::string> paths;  // one per file, absolute or as given
+    std::uint64_t units() const { return file_bytes / unit_bytes; }
+};
+
+// Writes the state file for a run and records acknowledgements in it.
+class StateFile final : public DurabilityListener {
+  public:
+    // Refuses (SetupError) to replace anything at `path` that is not a
+    // drivestress state file.  Creates nothing.
+    static void check_replaceable(const std::string& path);
+
+    // Creates (or replaces an earlier state file at) `path` with nothing
+    // acknowledged, fdatasync()s it and its directory.  Throws SetupError.
+    StateFile(std::string path, StateGeometry geo);
+
+    // Records `acked` as file `file_index`'s acknowledged generations and
+    // fdatasync()s the state file before returning.  Safe to call
+    // concurrently for different files.  An I/O failure is counted in
+    // write_errors() (the hot path never throws).
+    void acknowledged(unsigned file_index, std::span<const pattern::Generation> acked) override;
+    // Nothing acknowledged any more (the files are about to be recreated).
+    void reset();
+
+    const std::string& path() const { return path_; }
+    std::uint64_t acknowledgements(unsigned file_index) const { return seq_[file_index]; }
+    std::uint64_t write_errors() const { return write_errors_; }
+
+  private:
+    std::string path_;
+    StateGeometry geo_;
+    io::UniqueFd fd_;
+    std::uint64_t header_bytes_ = 0;
+    std::uint64_t copy_bytes_ = 0;
+    std::vector<std::uint64_t> seq_;  // per file; each touched only by that file's caller
+    std::vector<std::vector<std::byte>> scratch_;  // per file: one copy being written
+    std::atomic<std::uint64_t> write_errors_{0};
+};
+
+// What a state file holds, as read back by --verify-only.
+struct LoadedState {
+    StateGeometry geo;
+    struct File {
+        std::uint64_t acknowledgements = 0;      // sequence of the copy used (0 = none)
+        std::vector<pattern::Generation> acked;  // per unit; 0 = never acknowledged
+        // The newer copy was damaged (a torn state write): the older one is
+        // used, and a unit may be up to two bounds past it.
+        bool used_older_copy = false;
+        std::uint32_t bound = 1;  // effective bound for this file
+    };
+    std::vector<File> files;
+};
+
+// Reads and checks a state file.  Throws SetupError naming `path` and what
+// is wrong (missing, not a state file, damaged header, both copies of a
+// file's record damaged).
+LoadedState load_state_file(const std::string& path);
+
+}  // namespace ds::run

@@ -1,0 +1,277 @@
+#include "run/verify_only.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <ctime>
+#include <thread>
+#include <tuple>
+
+#include "io/aligned_buffer.h"
+#include "io/unique_fd.h"
+#include "run/errors.h"
+
+namespace ds::run {
+
+bool within_bound(pattern::Generation acked, pattern::Generation g, std::uint32_t bound) {
+    if (acked == pattern::kUnknownGeneration || g == pattern::kUnknownGeneration) return false;
+    // Steps from acked to g along 1..255 (0 when equal).
+    const unsigned steps = (static_cast<unsigned>(g) + 255 - acked) % 255;
+    return steps >= 1 && steps <= bound;
+}
+
+UnitVerdict classify_unit(std::span<const std::byte> actual, const pattern::UnitIdentity& expected,
+                          std::uint32_t bound) {
+    UnitVerdict v;
+    if (expected.generation == pattern::kUnknownGeneration) {
+        v.cls = UnitClass::never_acked;
+        return v;
+    }
+    if (pattern::first_mismatch(actual, expected) == actual.size()) return v;  // intact
+
+    // A whole newer generation of this very unit, named by its header.
+    auto header = pattern::parse_header(actual);
+    const bool ours =
+        header && header->run_id == expected.run_id && header->file_index == expected.file_index &&
+        header->offset == expected.offset && header->unit_bytes == expected.unit_bytes;
+    const bool header_allowed =
+        ours && (header->generation == expected.generation ||
+                 within_bound(expected.generation, header->generation, bound));
+    if (header_allowed) {
+        pattern::UnitIdentity id = expected;
+        id.generation = header->generation;
+        if (header->generation != expected.generation &&
+            pattern::first_mismatch(actual, id) == actual.size()) {
+            v.cls = UnitClass::newer;
+            v.found_generation = header->generation;
+            return v;
+        }
+        // Torn: every sector is the acknowledged or an allowed newer
+        // generation.  The header sector names one of them; the others are
+        // tried in turn (at most bound + 1 generations, only for units that
+        // already look like a torn write of this unit).
+        const std::size_t sectors = actual.size() / pattern::kSectorBytes;
+        std::vector<bool> matched(sectors, false);
+        std::size_t left = sectors;
+        std::vector<std::byte> want(actual.size());
+        auto try_generation = [&](pattern::Generation g) {
+            id.generation = g;
+            pattern::fill_unit(want, id);
+            for (std::size_t s = 0; s < sectors; ++s) {
+                if (matched[s]) continue;
+                const std::size_t at = s * pattern::kSectorBytes;
+                if (std::equal(actual.begin() + at, actual.begin() + at + pattern::kSectorBytes,
+                               want.begin() + at)) {
+                    matched[s] = true;
+                    --left;
+                }
+            }
+        };
+        try_generation(header->generation);
+        if (matched[0]) {
+            if (header->generation != expected.generation) try_generation(expected.generation);
+            pattern::Generation g = expected.generation;
+            for (std::uint32_t step = 1; step <= bound && left; ++step) {
+                g = pattern::next_generation(g);
+                if (g != header->generation) try_generation(g);
+            }
+            if (left == 0) {
+                v.cls = UnitClass::torn_newer;
+                v.found_generation = header->generation;
+                return v;
+            }
+        }
+    }
+    v.cls = UnitClass::lost;
+    v.diagnosis = pattern::diagnose(actual, expected);
+    return v;
+}
+
+namespace {
+
+constexpr std::size_t kChunkBytes = 1 << 20;
+
+std::string utc_now_iso8601() {
+    std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+// Reads [off, off + len) fully; returns bytes read (less at end of file)
+// or -errno.
+std::int64_t read_full(int fd, std::byte* buf, std::size_t len, std::uint64_t off) {
+    std::size_t done = 0;
+    while (done < len) {
+        ssize_t n = ::pread(fd, buf + done, len - done, static_cast<off_t>(off + done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return -errno;
+        if (n == 0) break;
+        done += static_cast<std::size_t>(n);
+    }
+    return static_cast<std::int64_t>(done);
+}
+
+struct FileWork {
+    VerifyFileResult res;
+    ClassCounts lost_by_class{};
+    std::vector<MismatchRecord> records;
+    std::uint64_t read_bytes = 0;
+    bool direct_io = true;
+};
+
+void verify_file(unsigned index, const LoadedState& state, FileWork& w) {
+    const auto& geo = state.geo;
+    const auto& file = state.files[index];
+    const std::uint32_t u = geo.unit_bytes;
+    w.res.path = geo.paths[index];
+    w.res.acknowledgements = file.acknowledgements;
+    w.res.bound = file.bound;
+    w.res.used_older_copy = file.used_older_copy;
+
+    auto lose = [&](std::uint64_t unit_off, pattern::MismatchClass cls, std::uint64_t first_bad,
+                    std::uint64_t bad_bytes, int err, std::optional<pattern::ParsedHeader> found) {
+        ++w.res.lost;
+        ++w.lost_by_class[static_cast<std::size_t>(cls)];
+        if (w.records.size() >= RunResult::kMaxRecords) return;
+        MismatchRecord rec;
+        rec.iteration = 0;  // not a phase of a run: --verify-only
+        rec.phase = Phase::reverify;
+        rec.file_index = index;
+        rec.path = w.res.path;
+        rec.offset = unit_off + first_bad;
+        rec.unit_offset = unit_off;
+        rec.length = u;
+        rec.cls = cls;
+        rec.bad_bytes = bad_bytes;
+        rec.error = err;
+        rec.expected_generation = file.acked[unit_off / u];
+        rec.found = found;
+        w.records.push_back(std::move(rec));
+    };
+
+    io::UniqueFd fd(::open(w.res.path.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT));
+    if (!fd.valid() && errno == EINVAL) {
+        // No O_DIRECT here: read through the page cache after dropping it.
+        w.direct_io = false;
+        fd.reset(::open(w.res.path.c_str(), O_RDONLY | O_CLOEXEC));
+        if (fd.valid()) ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_DONTNEED);
+    }
+    if (!fd.valid()) {
+        const int err = errno;
+        for (std::uint64_t off = 0; off < geo.file_bytes; off += u)
+            lose(off, pattern::MismatchClass::io_error, 0, 0, err, std::nullopt);
+        return;
+    }
+
+    const std::size_t chunk = std::max<std::size_t>(u, kChunkBytes / u * u);
+    io::AlignedBuffer buf(chunk);
+    pattern::UnitIdentity id{geo.run_id, index, 0, 0, u};
+    auto classify = [&](const std::byte* p, std::uint64_t off) {
+        id.offset = off;
+        id.generation = file.acked[off / u];
+        UnitVerdict v = classify_unit({p, u}, id, file.bound);
+        switch (v.cls) {
+            case UnitClass::intact:
+                ++w.res.intact;
+                break;
+            case UnitClass::newer:
+                ++w.res.newer;
+                break;
+            case UnitClass::never_acked:
+                ++w.res.never_acked;
+                break;
+            case UnitClass::torn_newer:
+                ++w.res.torn_newer;
+                break;
+            case UnitClass::lost:
+                lose(off, v.diagnosis->cls, v.diagnosis->first_bad_byte, v.diagnosis->bad_bytes, 0,
+                     v.diagnosis->found);
+                break;
+        }
+    };
+    for (std::uint64_t off = 0; off < geo.file_bytes; off += chunk) {
+        const std::size_t len =
+            static_cast<std::size_t>(std::min<std::uint64_t>(chunk, geo.file_bytes - off));
+        std::int64_t got = read_full(fd.get(), buf.data(), len, off);
+        if (got == static_cast<std::int64_t>(len)) {
+            w.read_bytes += len;
+            for (std::size_t at = 0; at < len; at += u)
+                classify(buf.data() + at, off + at);
+            continue;
+        }
+        // An error or an early end of file: unit by unit, to name each one.
+        for (std::size_t at = 0; at < len; at += u) {
+            std::int64_t n = read_full(fd.get(), buf.data(), u, off + at);
+            if (n == u) {
+                w.read_bytes += u;
+                classify(buf.data(), off + at);
+            } else if (n < 0) {
+                lose(off + at, pattern::MismatchClass::io_error, 0, 0, static_cast<int>(-n),
+                     std::nullopt);
+            } else {
+                lose(off + at, pattern::MismatchClass::short_read, static_cast<std::uint64_t>(n),
+                     u - static_cast<std::uint64_t>(n), 0, std::nullopt);
+            }
+        }
+    }
+}
+
+}  // namespace
+
+VerifyOnlyResult verify_only(const std::string& state_path, bool cleanup) {
+    VerifyOnlyResult r;
+    r.started_at = utc_now_iso8601();
+    r.state_path = state_path;
+    const auto t0 = std::chrono::steady_clock::now();
+    LoadedState state = load_state_file(state_path);
+    r.geo = state.geo;
+
+    std::vector<FileWork> work(state.files.size());
+    {
+        // One reader per file, as a run has one worker per file.
+        std::vector<std::jthread> readers;
+        for (unsigned i = 0; i < work.size(); ++i)
+            readers.emplace_back([&, i] { verify_file(i, state, work[i]); });
+    }
+    for (auto& w : work) {
+        r.files.push_back(w.res);
+        r.intact += w.res.intact;
+        r.newer += w.res.newer;
+        r.never_acked += w.res.never_acked;
+        r.torn_newer += w.res.torn_newer;
+        r.lost += w.res.lost;
+        for (std::size_t c = 0; c < r.lost_by_class.size(); ++c)
+            r.lost_by_class[c] += w.lost_by_class[c];
+        r.read_bytes += w.read_bytes;
+        r.direct_io = r.direct_io && w.direct_io;
+        for (auto& rec : w.records)
+            r.lost_records.push_back(std::move(rec));
+    }
+    std::sort(r.lost_records.begin(), r.lost_records.end(),
+              [](const MismatchRecord& a, const MismatchRecord& b) {
+                  return std::tie(a.file_index, a.offset) < std::tie(b.file_index, b.offset);
+              });
+    if (r.lost_records.size() > RunResult::kMaxRecords)
+        r.lost_records.resize(RunResult::kMaxRecords);
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+    if (cleanup && r.lost == 0) {
+        for (const auto& p : r.geo.paths)
+            ::unlink(p.c_str());
+        ::unlink(state_path.c_str());
+        r.cleaned_up = true;
+    }
+    return r;
+}
+
+int exit_status(const VerifyOnlyResult& r) {
+    return r.lost ? 2 : 0;
+}
+
+}  // namespace ds::run

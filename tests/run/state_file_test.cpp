@@ -1,0 +1,194 @@
+// The --keep state file: what is written comes back, a torn newest record
+// falls back to the one before it, and damage to both is a clear error.
+#include "run/state_file.h"
+
+#include <doctest/doctest.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "run/errors.h"
+
+using namespace ds;
+
+namespace {
+
+constexpr std::uint64_t kFileBytes = 64 * 4096;
+constexpr std::uint32_t kUnit = 4096;
+constexpr std::uint64_t kUnits = kFileBytes / kUnit;
+
+struct TempDir {
+    std::string path;
+    TempDir() {
+        char name[] = "/tmp/drivestress-state-test-XXXXXX";
+        REQUIRE(::mkdtemp(name) != nullptr);
+        path = name;
+    }
+    ~TempDir() { std::filesystem::remove_all(path); }
+};
+
+run::StateGeometry geometry(const std::string& dir, unsigned files = 2) {
+    run::StateGeometry g;
+    g.seed = 1234;
+    g.run_id = pattern::run_id_from_seed(g.seed);
+    g.file_bytes = kFileBytes;
+    g.unit_bytes = kUnit;
+    g.bound = 3;
+    for (unsigned i = 0; i < files; ++i)
+        g.paths.push_back(dir + "/drivestress-" + std::to_string(i) + ".dat");
+    return g;
+}
+
+std::vector<pattern::Generation> gens(pattern::Generation base) {
+    std::vector<pattern::Generation> v(kUnits);
+    for (std::size_t i = 0; i < v.size(); ++i)
+        v[i] = static_cast<pattern::Generation>(1 + (base + i) % 255);
+    return v;
+}
+
+// Overwrites `len` bytes at `offset` of the state file with 0xA5.
+void scribble(const std::string& path, std::uint64_t offset, std::size_t len) {
+    int fd = ::open(path.c_str(), O_RDWR);
+    REQUIRE(fd >= 0);
+    std::vector<unsigned char> junk(len, 0xA5);
+    REQUIRE(::pwrite(fd, junk.data(), len, static_cast<off_t>(offset)) ==
+            static_cast<ssize_t>(len));
+    ::close(fd);
+}
+
+// The region layout, as state_file.cpp documents it: a one-block header
+// (short names) and per file two copies of 4 KiB + the map, block-rounded.
+constexpr std::uint64_t kHeaderBytes = 4096;
+constexpr std::uint64_t kCopyBytes = 4096;  // 32 + 64 bytes of map
+std::uint64_t copy_offset(unsigned file, unsigned copy) {
+    return kHeaderBytes + (2ULL * file + copy) * kCopyBytes;
+}
+
+}  // namespace
+
+TEST_CASE("state file round trip: geometry, names and the last acknowledgement per file") {
+    TempDir dir;
+    const std::string path = dir.path + "/drivestress.state";
+    {
+        run::StateFile sf(path, geometry(dir.path));
+        sf.acknowledged(0, gens(0));
+        sf.acknowledged(0, gens(7));  // the newest wins
+        sf.acknowledged(1, gens(100));
+        CHECK(sf.acknowledgements(0) == 2);
+        CHECK(sf.acknowledgements(1) == 1);
+        CHECK(sf.write_errors() == 0);
+    }
+    run::LoadedState s = run::load_state_file(path);
+    CHECK(s.geo.seed == 1234);
+    CHECK(s.geo.run_id == pattern::run_id_from_seed(1234));
+    CHECK(s.geo.file_bytes == kFileBytes);
+    CHECK(s.geo.unit_bytes == kUnit);
+    CHECK(s.geo.bound == 3);
+    REQUIRE(s.geo.paths.size() == 2);
+    CHECK(s.geo.paths[1] == dir.path + "/drivestress-1.dat");
+    REQUIRE(s.files.size() == 2);
+    CHECK(s.files[0].acknowledgements == 2);
+    CHECK(s.files[0].acked == gens(7));
+    CHECK(s.files[1].acknowledgements == 1);
+    CHECK(s.files[1].acked == gens(100));
+    CHECK_FALSE(s.files[0].used_older_copy);
+    CHECK(s.files[0].bound == 3);
+}
+
+TEST_CASE("a fresh state file has nothing acknowledged; reset forgets everything") {
+    TempDir dir;
+    const std::string path = dir.path + "/drivestress.state";
+    run::StateFile sf(path, geometry(dir.path, 1));
+    auto s = run::load_state_file(path);
+    CHECK(s.files[0].acknowledgements == 0);
+    CHECK(s.files[0].acked == std::vector<pattern::Generation>(kUnits, 0));
+    sf.acknowledged(0, gens(1));
+    sf.reset();
+    s = run::load_state_file(path);
+    CHECK(s.files[0].acknowledgements == 2);
+    CHECK(s.files[0].acked == std::vector<pattern::Generation>(kUnits, 0));
+}
+
+TEST_CASE("a torn newest record: the one before it is used, with a doubled bound") {
+    TempDir dir;
+    const std::string path = dir.path + "/drivestress.state";
+    {
+        run::StateFile sf(path, geometry(dir.path));
+        sf.acknowledged(0, gens(0));   // sequence 1 -> copy 1
+        sf.acknowledged(0, gens(50));  // sequence 2 -> copy 0
+    }
+    // Half of the newest record's map never reached the disk.
+    scribble(path, copy_offset(0, 0) + 32 + 40, 24);
+    auto s = run::load_state_file(path);
+    CHECK(s.files[0].acknowledgements == 1);
+    CHECK(s.files[0].acked == gens(0));
+    CHECK(s.files[0].used_older_copy);
+    CHECK(s.files[0].bound == 6);
+    CHECK_FALSE(s.files[1].used_older_copy);  // file 1 untouched: nothing acknowledged
+    CHECK(s.files[1].acknowledgements == 0);
+
+    SUBCASE("a torn first record means nothing was acknowledged") {
+        TempDir d2;
+        const std::string p2 = d2.path + "/drivestress.state";
+        { run::StateFile sf(p2, geometry(d2.path)); }
+        scribble(p2, copy_offset(1, 1), 16);
+        auto s2 = run::load_state_file(p2);
+        CHECK(s2.files[1].acknowledgements == 0);
+        CHECK(s2.files[1].acked == std::vector<pattern::Generation>(kUnits, 0));
+    }
+}
+
+TEST_CASE("both records of a file damaged, a damaged header, a foreign file: clear errors") {
+    TempDir dir;
+    const std::string path = dir.path + "/drivestress.state";
+    {
+        run::StateFile sf(path, geometry(dir.path));
+        sf.acknowledged(1, gens(0));
+        sf.acknowledged(1, gens(1));
+    }
+    SUBCASE("both copies") {
+        scribble(path, copy_offset(1, 0) + 40, 8);
+        scribble(path, copy_offset(1, 1) + 40, 8);
+        CHECK_THROWS_WITH_AS(run::load_state_file(path),
+                             doctest::Contains("both copies of file 1's acknowledgement record "
+                                               "are damaged"),
+                             run::SetupError);
+    }
+    SUBCASE("header") {
+        scribble(path, 16, 1);  // the seed
+        CHECK_THROWS_WITH_AS(run::load_state_file(path),
+                             doctest::Contains("damaged state file header"), run::SetupError);
+    }
+    SUBCASE("not a state file, or missing") {
+        const std::string other = dir.path + "/notes.txt";
+        std::FILE* f = std::fopen(other.c_str(), "w");
+        std::fputs("my notes", f);
+        std::fclose(f);
+        CHECK_THROWS_WITH_AS(run::load_state_file(other),
+                             doctest::Contains("not a drivestress state file"), run::SetupError);
+        CHECK_THROWS_AS(run::load_state_file(dir.path + "/none.state"), run::SetupError);
+        // ... and never overwritten by a --keep run.
+        CHECK_THROWS_WITH_AS(run::StateFile(other, geometry(dir.path)),
+                             doctest::Contains("refusing to overwrite"), run::SetupError);
+        CHECK_NOTHROW(run::StateFile::check_replaceable(path));  // our own: replaceable
+    }
+}
+
+TEST_CASE("the bound: one write per unit without random writes, any without flushes") {
+    run::RunConfig cfg;
+    cfg.qd = 8;
+    CHECK(run::unacked_write_bound(cfg, 0) == 254);
+    CHECK(run::unacked_write_bound(cfg, 10) == 28);
+    CHECK(run::unacked_write_bound(cfg, 1000) == 254);
+    cfg.read_pct = 100;
+    CHECK(run::unacked_write_bound(cfg, 0) == 1);
+    cfg.read_pct = 50;
+    cfg.rand_time_s = 0;
+    CHECK(run::unacked_write_bound(cfg, 0) == 1);
+    CHECK(run::state_file_path("/nonexistent/prefix-") == "/nonexistent/prefix-.state");
+    CHECK(run::state_file_path("/tmp") == "/tmp/drivestress.state");
+}

@@ -1,0 +1,190 @@
+// --verify-only's classifier: each class, with the bound, torn units and the
+// generation cycle; and a whole verification of real files.
+#include "run/verify_only.h"
+
+#include <doctest/doctest.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+using namespace ds;
+using run::UnitClass;
+
+namespace {
+
+constexpr std::uint32_t kUnit = 4096;
+const std::uint64_t kRunId = pattern::run_id_from_seed(99);
+
+pattern::UnitIdentity unit(pattern::Generation g, std::uint64_t offset = 3 * kUnit,
+                           std::uint32_t file = 1) {
+    return {kRunId, file, offset, g, kUnit};
+}
+
+std::vector<std::byte> content(const pattern::UnitIdentity& id) {
+    std::vector<std::byte> v(id.unit_bytes);
+    pattern::fill_unit(v, id);
+    return v;
+}
+
+// Sectors [from, to) of `dst` replaced by those of `src`.
+void splice(std::vector<std::byte>& dst, const std::vector<std::byte>& src, std::size_t from,
+            std::size_t to) {
+    std::memcpy(dst.data() + from * 512, src.data() + from * 512, (to - from) * 512);
+}
+
+}  // namespace
+
+TEST_CASE("within_bound walks the cycle 1..255") {
+    CHECK(run::within_bound(5, 6, 1));
+    CHECK_FALSE(run::within_bound(5, 5, 1));
+    CHECK_FALSE(run::within_bound(5, 7, 1));
+    CHECK(run::within_bound(5, 7, 2));
+    CHECK_FALSE(run::within_bound(5, 4, 253));
+    CHECK(run::within_bound(5, 4, 254));
+    CHECK(run::within_bound(255, 1, 1));  // 0 is skipped
+    CHECK(run::within_bound(254, 2, 3));
+    CHECK_FALSE(run::within_bound(254, 3, 3));
+    CHECK_FALSE(run::within_bound(0, 1, 254));
+}
+
+TEST_CASE("classify: intact, newer within the bound, never acknowledged") {
+    auto v = run::classify_unit(content(unit(7)), unit(7), 2);
+    CHECK(v.cls == UnitClass::intact);
+    v = run::classify_unit(content(unit(9)), unit(7), 2);
+    CHECK(v.cls == UnitClass::newer);
+    CHECK(v.found_generation == 9);
+    v = run::classify_unit(content(unit(1)), unit(255), 1);
+    CHECK(v.cls == UnitClass::newer);
+    std::vector<std::byte> zeros(kUnit);
+    v = run::classify_unit(zeros, unit(pattern::kUnknownGeneration), 1);
+    CHECK(v.cls == UnitClass::never_acked);
+}
+
+TEST_CASE("classify: a torn unit of the acknowledged and an allowed newer generation") {
+    auto torn = content(unit(7));
+    splice(torn, content(unit(8)), 0, 3);  // header sector new, rest old
+    auto v = run::classify_unit(torn, unit(7), 1);
+    CHECK(v.cls == UnitClass::torn_newer);
+    CHECK(v.found_generation == 8);
+    // The header sector still old, the rest new.
+    auto late = content(unit(8));
+    splice(late, content(unit(7)), 0, 1);
+    CHECK(run::classify_unit(late, unit(7), 1).cls == UnitClass::torn_newer);
+    // Three generations in one unit, all within the bound.
+    splice(torn, content(unit(9)), 5, 8);
+    CHECK(run::classify_unit(torn, unit(7), 2).cls == UnitClass::torn_newer);
+    // ... but not when 9 is beyond it.
+    v = run::classify_unit(torn, unit(7), 1);
+    CHECK(v.cls == UnitClass::lost);
+}
+
+TEST_CASE("classify: lost after acknowledgement, with the diagnosis") {
+    SUBCASE("older generation (stale)") {
+        auto v = run::classify_unit(content(unit(6)), unit(7), 3);
+        CHECK(v.cls == UnitClass::lost);
+        REQUIRE(v.diagnosis);
+        CHECK(v.diagnosis->cls == pattern::MismatchClass::stale);
+    }
+    SUBCASE("newer than the bound") {
+        auto v = run::classify_unit(content(unit(11)), unit(7), 3);
+        CHECK(v.cls == UnitClass::lost);
+    }
+    SUBCASE("zeroed") {
+        std::vector<std::byte> zeros(kUnit);
+        auto v = run::classify_unit(zeros, unit(7), 254);
+        CHECK(v.cls == UnitClass::lost);
+        CHECK(v.diagnosis->cls == pattern::MismatchClass::zeroed);
+    }
+    SUBCASE("another run's data (foreign)") {
+        pattern::UnitIdentity other = unit(7);
+        other.run_id = pattern::run_id_from_seed(100);
+        auto v = run::classify_unit(content(other), unit(7), 254);
+        CHECK(v.cls == UnitClass::lost);
+        CHECK(v.diagnosis->cls == pattern::MismatchClass::foreign);
+    }
+    SUBCASE("another offset (misdirected)") {
+        auto v = run::classify_unit(content(unit(8, 5 * kUnit)), unit(7), 254);
+        CHECK(v.cls == UnitClass::lost);
+        CHECK(v.diagnosis->cls == pattern::MismatchClass::misdirected);
+    }
+    SUBCASE("flipped bytes in an acknowledged unit (corrupt), exact first byte") {
+        auto c = content(unit(7));
+        c[1000] ^= std::byte{0xff};
+        auto v = run::classify_unit(c, unit(7), 254);
+        CHECK(v.cls == UnitClass::lost);
+        CHECK(v.diagnosis->cls == pattern::MismatchClass::corrupt);
+        CHECK(v.diagnosis->first_bad_byte == 1000);
+    }
+    SUBCASE("flipped bytes in a newer generation are not an allowed newer unit") {
+        auto c = content(unit(8));
+        c[2000] ^= std::byte{1};
+        CHECK(run::classify_unit(c, unit(7), 1).cls == UnitClass::lost);
+    }
+    SUBCASE("torn with an older generation") {
+        auto torn = content(unit(7));
+        splice(torn, content(unit(6)), 4, 8);
+        auto v = run::classify_unit(torn, unit(7), 254 - 1);
+        CHECK(v.cls == UnitClass::lost);
+        CHECK(v.diagnosis->cls == pattern::MismatchClass::torn);
+    }
+}
+
+TEST_CASE("verify_only over real files: counts per class and the lost unit's offset") {
+    char name[] = "/tmp/drivestress-verify-test-XXXXXX";
+    REQUIRE(::mkdtemp(name) != nullptr);
+    const std::string dir = name;
+    constexpr std::uint64_t kUnits = 32;
+    run::StateGeometry geo;
+    geo.seed = 99;
+    geo.run_id = kRunId;
+    geo.file_bytes = kUnits * kUnit;
+    geo.unit_bytes = kUnit;
+    geo.bound = 1;
+    geo.paths = {dir + "/drivestress-0.dat"};
+    const std::string state_path = dir + "/drivestress.state";
+    {
+        run::StateFile sf(state_path, geo);
+        std::vector<pattern::Generation> acked(kUnits, 2);
+        acked[30] = acked[31] = pattern::kUnknownGeneration;
+        sf.acknowledged(0, acked);
+    }
+    // On disk: generation 2 everywhere, but unit 4 newer (3), unit 9 zeroed,
+    // unit 12 stale (1), unit 30 never acknowledged (garbage).
+    std::vector<std::byte> data(geo.file_bytes);
+    for (std::uint64_t u = 0; u < kUnits; ++u) {
+        pattern::Generation g = u == 4 ? 3 : u == 12 ? 1 : 2;
+        pattern::fill_unit({data.data() + u * kUnit, kUnit}, {kRunId, 0, u * kUnit, g, kUnit});
+    }
+    std::memset(data.data() + 9 * kUnit, 0, kUnit);
+    std::memset(data.data() + 30 * kUnit, 0x5a, kUnit);
+    int fd = ::open(geo.paths[0].c_str(), O_WRONLY | O_CREAT, 0644);
+    REQUIRE(fd >= 0);
+    REQUIRE(::pwrite(fd, data.data(), data.size(), 0) == static_cast<ssize_t>(data.size()));
+    ::close(fd);
+
+    auto r = run::verify_only(state_path, /*cleanup=*/true);
+    CHECK(r.intact == 27);
+    CHECK(r.newer == 1);
+    CHECK(r.never_acked == 2);
+    CHECK(r.lost == 2);
+    CHECK(r.lost_by_class[static_cast<std::size_t>(pattern::MismatchClass::zeroed)] == 1);
+    CHECK(r.lost_by_class[static_cast<std::size_t>(pattern::MismatchClass::stale)] == 1);
+    REQUIRE(r.lost_records.size() == 2);
+    CHECK(r.lost_records[0].offset == 9 * kUnit);
+    CHECK(r.lost_records[0].expected_generation == 2);
+    CHECK(r.lost_records[1].unit_offset == 12 * kUnit);
+    CHECK(run::exit_status(r) == 2);
+    CHECK_FALSE(r.cleaned_up);  // never after a loss
+    CHECK(std::filesystem::exists(state_path));
+
+    // A file shorter than the state says: the missing units are lost.
+    REQUIRE(::truncate(geo.paths[0].c_str(), 20 * kUnit) == 0);
+    r = run::verify_only(state_path);
+    CHECK(r.lost_by_class[static_cast<std::size_t>(pattern::MismatchClass::short_read)] == 12);
+    std::filesystem::remove_all(dir);
+}

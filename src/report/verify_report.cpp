@@ -38,7 +38,7 @@ void print_verify_text(std::FILE* out, const run::VerifyOnlyResult& r, const Hos
         const auto& f = r.files[i];
         std::fprintf(
             out,
-            "file %-3zu %s  %" PRIu64 " acknowledgements  intact %" PRIu64
+            "file %-3zu %s  %" PRIu64 " acknowledgement%s  intact %" PRIu64
             "  written after %" PRIu64 "  lost %" PRIu64 "%s\n",
             i, f.path.c_str(), f.acknowledgements, f.acknowledgements == 1 ? "" : "s", f.intact,
             f.newer + f.never_acked + f.torn_newer, f.lost,

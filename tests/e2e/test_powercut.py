@@ -1,0 +1,230 @@
+#!/usr/bin/env python3
+"""Power-cut verification: a --keep run killed with SIGKILL in the middle of
+its random phase leaves its files and a state file; `--verify-only STATE`
+then finds nothing lost (exit 0) and, once a unit the state says was
+acknowledged as durable is damaged, names exactly that unit as lost after
+acknowledgement (exit 2).  A --keep run that ends normally verifies as all
+intact.  When the binary has --sync, the run uses --sync fdatasync (acks
+after every flush); otherwise the acks are the phase ends'."""
+
+import os
+import signal
+import struct
+import subprocess
+
+import harness
+from harness import UNIT_BYTES, MiB, read_block, write_block
+
+FILES = 2
+FILE_BYTES = 8 * MiB
+UNITS = FILE_BYTES // UNIT_BYTES
+STATE_NAME = "drivestress.state"
+
+
+def has_sync_option():
+    out = subprocess.run([harness.DRIVESTRESS, "--help"], capture_output=True, text=True).stdout
+    return "--sync " in out or "--sync arg" in out
+
+
+def read_state(path):
+    """(file count, [per-file acknowledged generations]) from the state file
+    (the newest record of each file; layout in src/run/state_file.h)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    assert data[:8] == b"DSSTATE1", "not a state file"
+    (files,) = struct.unpack_from("<I", data, 12)
+    (header_bytes, copy_bytes) = struct.unpack_from("<QQ", data, 48)
+    acked = []
+    for i in range(files):
+        best = None
+        for c in range(2):
+            at = header_bytes + (2 * i + c) * copy_bytes
+            magic, index, seq, units = struct.unpack_from("<IIQQ", data, at)
+            if magic == 0x4B415344 and index == i and (best is None or seq > best[0]):
+                best = (seq, data[at + 32:at + 32 + units])
+        acked.append(best[1] if best else bytes(UNITS))
+    return files, acked
+
+
+def unit_generation(block):
+    """The generation in a unit's header (bytes 28..31)."""
+    return struct.unpack_from("<I", block, 28)[0]
+
+
+class PowercutCases:
+    """Mixin of the cases; instantiated per backend below."""
+
+    def run_args(self, *extra):
+        args = ["--keep", "-s", "8M", "-j", FILES, "--qd", 16] + list(extra)
+        if has_sync_option():
+            args += ["--sync", "fdatasync"]
+        return args
+
+    def state_path(self):
+        return os.path.join(self.target, STATE_NAME)
+
+    def verify(self, *extra):
+        argv = [harness.DRIVESTRESS, "--verify-only", self.state_path(), "--json",
+                self.json_path] + list(extra)
+        if os.path.exists(self.json_path):
+            os.unlink(self.json_path)
+        p = subprocess.run(argv, capture_output=True, text=True, timeout=harness.EXIT_TIMEOUT_S)
+        doc = None
+        if os.path.exists(self.json_path):
+            with open(self.json_path) as f:
+                import json
+                doc = json.load(f)
+        result = harness.Result(p.returncode, p.stdout, p.stderr, doc, 0)
+        self.assertIsNotNone(doc, result.describe())
+        v = doc["verify_only"]
+        self.assertEqual(v["intact_units"] + v["written_after_ack_units"] + v["lost_units"],
+                         FILES * UNITS, "every unit classified once")
+        self.assertEqual(v["written_after_ack_units"],
+                         v["newer_units"] + v["never_acknowledged_units"] + v["torn_units"])
+        self.assertEqual(doc["summary"]["exit_code"], p.returncode)
+        self.assertEqual(doc["summary"]["mismatch_total"], v["lost_units"])
+        return result, v
+
+    def acked_intact_unit(self, file_index, skip=()):
+        """Offset and generation of a unit of the file that the state says was
+        acknowledged and that still holds that generation."""
+        _, acked = read_state(self.state_path())
+        path = self.data_file(file_index)
+        for unit in range(5, UNITS):
+            g = acked[file_index][unit]
+            if g == 0 or unit * UNIT_BYTES in skip:
+                continue
+            block = read_block(path, unit * UNIT_BYTES, UNIT_BYTES)
+            if unit_generation(block) == g:
+                return unit * UNIT_BYTES, g
+        self.fail("no acknowledged unit found in the state")
+
+    def test_kill9_mid_random_then_verify(self):
+        run = self.start(*self.run_args("--read-pct", 30, "--rand-time", 60),
+                         stop="random:300")
+        run.wait_stopped()
+        self.assertEqual(self.target_files(),
+                         ["drivestress-0.dat", "drivestress-1.dat", STATE_NAME])
+        run.send(signal.SIGKILL)
+        r = run.finish()
+        self.assertEqual(r.returncode, -signal.SIGKILL, r.describe())
+        self.assertEqual(self.target_files(),
+                         ["drivestress-0.dat", "drivestress-1.dat", STATE_NAME])
+
+        result, v = self.verify()
+        self.assertExit(result, 0)
+        self.assertEqual(v["lost_units"], 0)
+        self.assertGreater(v["intact_units"], 0)
+        if not has_sync_option():
+            # Acknowledged at the end of seq-write; the random writes since
+            # are newer generations (allowed).
+            self.assertGreater(v["newer_units"], 0, result.describe())
+            self.assertEqual([f["acknowledgements"] for f in v["files"]], [1, 1])
+        self.assertIn("lost after acknowledgement", result.stdout)
+        self.assertIn("PASS", result.stdout)
+
+        # Damage acknowledged units: zero one, flip bytes inside another.
+        zero_at, zero_gen = self.acked_intact_unit(1)
+        write_block(self.data_file(1), zero_at, bytes(UNIT_BYTES))
+        flip_unit, flip_gen = self.acked_intact_unit(0)
+        original = read_block(self.data_file(0), flip_unit, UNIT_BYTES)
+        flipped = bytearray(original)
+        for i in range(100, 104):
+            flipped[i] ^= 0xFF
+        write_block(self.data_file(0), flip_unit, bytes(flipped))
+
+        result, v = self.verify()
+        self.assertExit(result, 2)
+        self.assertEqual(v["lost_units"], 2, result.describe())
+        records = {(m["file_index"], m["unit_offset_bytes"]): m for m in result.doc["mismatches"]}
+        self.assertEqual(sorted(records), [(0, flip_unit), (1, zero_at)])
+        z = records[(1, zero_at)]
+        self.assertEqual((z["class"], z["offset_bytes"], z["expected_generation"], z["phase"],
+                          z["file"]),
+                         ("zeroed", zero_at, zero_gen, "verify-only", self.data_file(1)))
+        c = records[(0, flip_unit)]
+        self.assertEqual((c["class"], c["offset_bytes"], c["bad_bytes"], c["expected_generation"]),
+                         ("corrupt", flip_unit + 100, 4, flip_gen))
+        self.assertIn("%s offset %d (unit at %d): zeroed" % (self.data_file(1), zero_at, zero_at),
+                      result.stdout)
+        self.assertIn("DURABILITY VIOLATION", result.stdout)
+        self.assertEqual(result.doc["summary"]["status"], "failed")
+        # --cleanup never removes the evidence of a loss.
+        result, _ = self.verify("--cleanup")
+        self.assertExit(result, 2)
+        self.assertIn(STATE_NAME, self.target_files())
+
+    def test_completed_run_verifies_intact(self):
+        r = self.drivestress(*self.run_args("--rand-time", "0.5"))
+        self.assertExit(r, 0)
+        self.assertEqual(r.doc["target"]["state_file"], self.state_path())
+        self.assertIn("state    " + self.state_path(), r.stdout)
+        self.assertEqual(self.target_files(),
+                         ["drivestress-0.dat", "drivestress-1.dat", STATE_NAME])
+        result, v = self.verify()
+        self.assertExit(result, 0)
+        self.assertEqual(v["intact_units"], FILES * UNITS, result.describe())
+        self.assertEqual(result.doc["summary"]["status"], "passed")
+        result, v = self.verify("--cleanup")
+        self.assertExit(result, 0)
+        self.assertTrue(v["cleaned_up"])
+        self.assertNoFilesLeft(result)
+
+    def test_sigint_keeps_files(self):
+        run = self.start(*self.run_args("--rand-time", 60), stop="random:200")
+        run.wait_stopped()
+        run.send(signal.SIGINT)
+        run.resume()
+        r = run.finish()
+        self.assertExit(r, 130)
+        self.assertEqual(self.target_files(),
+                         ["drivestress-0.dat", "drivestress-1.dat", STATE_NAME])
+        result, v = self.verify()
+        self.assertExit(result, 0)
+        # The interrupted random phase was acknowledged when it drained.
+        self.assertEqual(v["intact_units"], FILES * UNITS, result.describe())
+
+
+class PowercutIoUring(PowercutCases, harness.DriveStressTest):
+    backend = "io_uring"
+
+
+class PowercutSync(PowercutCases, harness.DriveStressTest):
+    backend = "sync"
+
+
+class PowercutInput(harness.DriveStressTest):
+    """Bad STATE paths and conflicting options: exit 1, one line."""
+
+    def run_plain(self, *argv):
+        p = subprocess.run([harness.DRIVESTRESS] + [str(a) for a in argv], capture_output=True,
+                           text=True, timeout=harness.EXIT_TIMEOUT_S)
+        return harness.Result(p.returncode, p.stdout, p.stderr, None, 0)
+
+    def test_bad_state_and_conflicts(self):
+        missing = os.path.join(self.tmp, "none.state")
+        self.assertSetupError(self.run_plain("--verify-only", missing), missing)
+        notes = os.path.join(self.tmp, "notes.txt")
+        with open(notes, "w") as f:
+            f.write("not a state file\n" * 10)
+        r = self.run_plain("--verify-only", notes)
+        self.assertSetupError(r, notes, "not a drivestress state file")
+        self.assertSetupError(self.run_plain("--verify-only", notes, "-s", "8M"), "--size")
+        self.assertSetupError(self.run_plain("--verify-only", notes, self.target), "TARGET")
+        self.assertSetupError(self.run_plain("--cleanup", self.target), "--cleanup")
+        self.assertSetupError(self.run_plain("--keep", "--compare-backends", self.target),
+                              "--keep")
+        # A foreign file where the state file goes is never overwritten, and
+        # nothing is created.
+        foreign = os.path.join(self.target, STATE_NAME)
+        with open(foreign, "w") as f:
+            f.write("precious\n")
+        r = self.run_plain("--keep", "-s", "1M", "-j", 1, "--progress", "never", self.target)
+        self.assertSetupError(r, foreign, "refusing to overwrite")
+        self.assertEqual(self.target_files(), [STATE_NAME])
+        with open(foreign) as f:
+            self.assertEqual(f.read(), "precious\n")
+
+
+if __name__ == "__main__":
+    harness.main()

@@ -10,7 +10,8 @@ configurations (plain, --no-verify, --backend sync, rand-ops with buffered
 I/O, JSON on stdout, --duration, an injected corruption, SIGINT,
 --latency-thresholds, --sweep, --compare-backends, --preset, damage found by
 a later preset test or by the sync half of --compare-backends, and the
-io_uring fallback when the no_io_uring helper is given), validates every
+io_uring fallback when the no_io_uring helper is given, a --keep run and
+--verify-only of its files, clean and after damage), validates every
 document with validate_schema.py and checks what the schema cannot say: the
 exit status equals summary.exit_code, histogram buckets add up to the count,
 bandwidth is bytes / seconds, totals add up, no test file is left behind.
@@ -235,11 +236,31 @@ def check_invariants(doc, returncode):
            "status %s with exit %d" % (s["status"], returncode))
     expect((s["status"] == "interrupted") == (returncode >= 128),
            "status %s with exit %d" % (s["status"], returncode))
+    if "verify_only" in doc:
+        check_verify_only(doc)
+        return
     files = doc["config"]["files"]
     check_run(files, doc["iterations"], doc.get("sweep"), s, "")
     if "compare_backends" in doc:
         sync = doc["compare_backends"]["sync"]
         check_run(files, sync["iterations"], None, sync["summary"], "compare_backends.sync: ")
+
+
+def check_verify_only(doc):
+    """A --verify-only document: its counts against each other and the records."""
+    v, s = doc["verify_only"], doc["summary"]
+    expect(v["written_after_ack_units"] == v["newer_units"] + v["never_acknowledged_units"]
+           + v["torn_units"], "written_after_ack_units != newer + never acknowledged + torn")
+    for key in ("intact_units", "newer_units", "never_acknowledged_units", "torn_units",
+                "lost_units"):
+        expect(sum(f[key] for f in v["files"]) == v[key], "files' %s do not add up" % key)
+    expect(s["mismatch_total"] == v["lost_units"] == sum(s["mismatches"].values()),
+           "lost_units vs summary.mismatches")
+    expect(doc["mismatches_truncated"] == (v["lost_units"] > len(doc["mismatches"])),
+           "mismatches_truncated")
+    expect(all(m["phase"] == "verify-only" and m["iteration"] == 0 for m in doc["mismatches"]),
+           "verify-only records")
+    expect((s["exit_code"] == 2) == (v["lost_units"] > 0), "exit code vs lost units")
 
 
 def phase_names(doc, index=0):
@@ -413,6 +434,42 @@ def case_compare_mismatch_in_sync(r):
            "the sync run found the damage: %s" % sync)
 
 
+def case_verify_only(r):
+    """--keep run, then --verify-only clean and after one acknowledged unit is
+    zeroed; all three documents validate."""
+    directory = tempfile.mkdtemp(prefix="ds-schema-verify-only-")
+    try:
+        target = os.path.join(directory, "t")
+        os.mkdir(target)
+        state = os.path.join(target, "drivestress.state")
+
+        def run(args, code, name):
+            json_path = os.path.join(directory, name + ".json")
+            p = subprocess.run([r.exe] + args + ["--json", json_path], capture_output=True,
+                               timeout=EXIT_TIMEOUT_S)
+            expect(p.returncode == code, "%s: exit %d, expected %d: %s"
+                   % (name, p.returncode, code, p.stderr.decode(errors="replace")))
+            with open(json_path) as f:
+                doc = json.load(f)
+            if r.save_dir:
+                shutil.copy(json_path, os.path.join(r.save_dir, name + ".json"))
+            errors = validate_schema.errors_of(r.validator, doc)
+            expect(not errors, "schema violations in %s:\n  %s" % (name, "\n  ".join(errors)))
+            check_invariants(doc, p.returncode)
+            return doc
+
+        doc = run(SMALL + ["--rand-time", "0.3", "--keep", target], 0, "keep")
+        expect(doc["target"]["state_file"] == state, "target.state_file")
+        doc = run(["--verify-only", state], 0, "verify-only-clean")
+        expect(doc["verify_only"]["intact_units"] == 2 * 8 * MiB // UNIT, "all intact")
+        zero_units(os.path.join(target, "drivestress-1.dat"), 3, 1)
+        doc = run(["--verify-only", state], 2, "verify-only-lost")
+        expect([(m["file_index"], m["offset_bytes"], m["class"]) for m in doc["mismatches"]]
+               == [(1, 3 * UNIT, "zeroed")], "lost record: %s" % doc["mismatches"])
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
 CASES = {
     "plain": case_plain,
     "no-verify": case_no_verify,
@@ -429,6 +486,7 @@ CASES = {
     "preset-mismatch": case_preset_mismatch_in_later_test,
     "compare-mismatch": case_compare_mismatch_in_sync,
     "fallback": case_io_uring_fallback,
+    "verify-only": case_verify_only,
 }
 
 

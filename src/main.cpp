@@ -148,7 +148,12 @@ int run_comparison(const ds::run::RunConfig& cfg, const Output& out) {
 // --verify-only STATE: the report goes where a run's would.
 int run_verify_only(const ds::cli::ParsedCommandLine& cmd, const Output& out) {
     const auto host = ds::report::HostInfo::current();
-    ds::run::VerifyOnlyResult r = ds::run::verify_only(cmd.verify_only_state, cmd.verify_cleanup);
+    ds::run::VerifyOnlyResult r;
+    try {
+        r = ds::run::verify_only(cmd.verify_only_state, cmd.verify_cleanup);
+    } catch (const ds::run::SetupError& e) {
+        throw ds::run::SetupError(std::string("--verify-only ") + e.what());
+    }
     ds::report::print_verify_text(out.text, r, host);
     const int code = ds::run::exit_status(r);
     const std::string& json_path = cmd.config.json_path;

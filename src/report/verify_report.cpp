@@ -68,7 +68,11 @@ void print_verify_text(std::FILE* out, const run::VerifyOnlyResult& r, const Hos
                 detail = "read returned end of file";
             else
                 detail = std::to_string(m.bad_bytes) +
-                         (m.bad_bytes == 1 ? " byte differs" : " bytes differ");
+                         (m.bad_bytes == 1 ? " byte differs" : " bytes differ") +
+                         (m.cls == pattern::MismatchClass::corrupt && m.found &&
+                                  m.found->generation != m.expected_generation
+                              ? " from the newer generation its header names"
+                              : "");
             if (m.found && m.cls != pattern::MismatchClass::io_error)
                 detail += "; header says file " + std::to_string(m.found->file_index) + " offset " +
                           std::to_string(m.found->offset) + " generation " +

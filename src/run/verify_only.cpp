@@ -86,7 +86,12 @@ UnitVerdict classify_unit(std::span<const std::byte> actual, const pattern::Unit
         }
     }
     v.cls = UnitClass::lost;
-    v.diagnosis = pattern::diagnose(actual, expected);
+    // A damaged newer generation is explained against that generation, so
+    // the first bad byte is where the damage is.
+    pattern::UnitIdentity against = expected;
+    if (header_allowed) against.generation = header->generation;
+    v.diagnosis = pattern::diagnose(actual, against);
+    v.compared_generation = against.generation;
     return v;
 }
 

@@ -33,6 +33,9 @@ struct UnitVerdict {
     UnitClass cls = UnitClass::intact;
     pattern::Generation found_generation = 0;     // newer: the generation found
     std::optional<pattern::Diagnosis> diagnosis;  // lost: what the unit holds instead
+    // lost: the generation the diagnosis compared with (the acknowledged
+    // one, or the allowed newer one a damaged unit's header names).
+    pattern::Generation compared_generation = 0;
 };
 
 // True when `g` is one of the `bound` generations after `acked` in the

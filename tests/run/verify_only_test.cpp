@@ -123,7 +123,13 @@ TEST_CASE("classify: lost after acknowledgement, with the diagnosis") {
     SUBCASE("flipped bytes in a newer generation are not an allowed newer unit") {
         auto c = content(unit(8));
         c[2000] ^= std::byte{1};
-        CHECK(run::classify_unit(c, unit(7), 1).cls == UnitClass::lost);
+        auto v = run::classify_unit(c, unit(7), 1);
+        CHECK(v.cls == UnitClass::lost);
+        // Explained against generation 8: the damage is where it is.
+        CHECK(v.compared_generation == 8);
+        CHECK(v.diagnosis->cls == pattern::MismatchClass::corrupt);
+        CHECK(v.diagnosis->first_bad_byte == 2000);
+        CHECK(v.diagnosis->bad_bytes == 1);
     }
     SUBCASE("torn with an older generation") {
         auto torn = content(unit(7));

@@ -310,8 +310,9 @@ void TextReport::finish(const run::RunConfig& cfg, const run::RunResult& r) {
         units::format_bytes(totals.verified).c_str(), r.wall_seconds, r.mismatch_count(),
         classes.empty() ? "" : " (", classes.empty() ? "" : (classes.substr(1) + ")").c_str());
     if (!r.state_path.empty())
-        std::fprintf(out_, "kept     %zu files and %s (delete them when done)\n",
-                     r.file_paths.size(), r.state_path.c_str());
+        std::fprintf(out_, "kept     %zu file%s and %s (delete them when done)\n",
+                     r.file_paths.size(), r.file_paths.size() == 1 ? "" : "s",
+                     r.state_path.c_str());
     std::fprintf(out_, "result   %s (exit %d)\n", verdict, code);
     std::fflush(out_);
 }

@@ -92,8 +92,8 @@ void print_verify_text(std::FILE* out, const run::VerifyOnlyResult& r, const Hos
                       : "PASS: everything acknowledged as durable is there",
                  code);
     if (r.cleaned_up)
-        std::fprintf(out, "removed  the %zu files and %s (--cleanup)\n", g.paths.size(),
-                     r.state_path.c_str());
+        std::fprintf(out, "removed  %zu file%s and %s (--cleanup)\n", g.paths.size(),
+                     g.paths.size() == 1 ? "" : "s", r.state_path.c_str());
     std::fflush(out);
 }
 

@@ -172,6 +172,8 @@ std::unique_ptr<StateFile> create_state_file(const RunConfig& cfg, RunResult& re
         geo.run_id = res.run_id;
         geo.file_bytes = cfg.file_bytes;
         geo.unit_bytes = cfg.rand_block;
+        // No periodic flush yet: acknowledgements come at phase ends.  With
+        // --sync-every N (worker flushes), pass N here.
         geo.bound = unacked_write_bound(cfg, 0);
         for (std::size_t i = 0; i < target.file_count(); ++i)
             geo.paths.push_back(target.path(i));

@@ -16,6 +16,7 @@
 #include "pattern/unit.h"
 #include "report/backend_comparison.h"
 #include "report/preset_report.h"
+#include "report/verify_report.h"
 #include "run/config.h"
 #include "run/results.h"
 #include "stats/histogram.h"
@@ -796,8 +797,12 @@ TEST_CASE("schema file: every key the document has is described, every required 
         CAPTURE(k);
         CHECK(d.contains(k.get<std::string>()));
     }
-    // Everything the code always writes is required.
-    CHECK(s["required"].size() == d.size());
+    // Everything the code always writes is required (a run's own keys in
+    // the first alternative; the second is a --verify-only document).
+    REQUIRE(s["anyOf"].size() == 2);
+    for (const auto& k : s["anyOf"][0]["required"])
+        CHECK(d.contains(k.get<std::string>()));
+    CHECK(s["required"].size() + s["anyOf"][0]["required"].size() == d.size());
     const json& phase = d["iterations"][0]["phases"][0];
     CHECK(s["$defs"]["phase"]["required"].size() == phase.size());
     for (const auto& [k, _] : phase.items()) {
@@ -1136,4 +1141,52 @@ TEST_CASE("preset section: one row per test, validated by the schema") {
 
     d["preset"]["name"] = "turbo";
     CHECK(!v.errors(d).empty());
+}
+
+TEST_CASE("a --verify-only document validates; a run's keys in it do not") {
+    SchemaValidator v(load_schema());
+    run::VerifyOnlyResult r;
+    r.state_path = "/mnt/t/drivestress.state";
+    r.started_at = "2025-01-31T12:00:00Z";
+    r.geo.seed = 7;
+    r.geo.file_bytes = 8 << 20;
+    r.geo.unit_bytes = 4096;
+    r.geo.bound = 254;
+    r.geo.paths = {"/mnt/t/drivestress-0.dat"};
+    run::VerifyFileResult f;
+    f.path = r.geo.paths[0];
+    f.acknowledgements = 3;
+    f.bound = 254;
+    f.intact = 2000;
+    f.newer = 47;
+    f.lost = 1;
+    r.files = {f};
+    r.intact = 2000;
+    r.newer = 47;
+    r.lost = 1;
+    r.lost_by_class[static_cast<std::size_t>(pattern::MismatchClass::zeroed)] = 1;
+    run::MismatchRecord m;
+    m.path = f.path;
+    m.offset = m.unit_offset = 12288;
+    m.length = 4096;
+    m.cls = pattern::MismatchClass::zeroed;
+    m.bad_bytes = 4090;
+    m.expected_generation = 1;
+    r.lost_records = {m};
+    json d = report::verify_json(r, make_host());
+    auto errors = v.errors(d);
+    INFO(joined(errors));
+    CHECK(errors.empty());
+    CHECK(d["summary"]["exit_code"] == 2);
+    CHECK(d["summary"]["status"] == "failed");
+    CHECK(d["mismatches"][0]["phase"] == "verify-only");
+    CHECK(d["mismatches"][0]["iteration"] == 0);
+    CHECK(d["verify_only"]["written_after_ack_units"] == 47);
+
+    json bad = d;
+    bad["config"] = json::object();  // a run's section in a verify document
+    CHECK(!v.errors(bad).empty());
+    json run_doc = report::result_json(make_config(), make_result(true), make_host());
+    run_doc["verify_only"] = d["verify_only"];  // and the other way round
+    CHECK(!v.errors(run_doc).empty());
 }

@@ -235,7 +235,9 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
              << aliases << "\n"
              << presets_help()
              << "\nExit status: 0 clean, 1 usage or setup error, 2 data mismatch or I/O error,\n"
-                "130/143 interrupted by SIGINT/SIGTERM (files removed).\n";
+                "130/143 interrupted by SIGINT/SIGTERM (files removed).\n"
+                "--verify-only: 0 everything acknowledged as durable is there, 2 a unit was lost\n"
+                "after acknowledgement, 1 bad STATE.\n";
         out.action = ParsedCommandLine::Action::help;
         out.help_text = help.str();
         return out;

@@ -185,6 +185,23 @@ class PowercutCases:
         self.assertEqual(v["intact_units"], FILES * UNITS, result.describe())
 
 
+    def test_second_signal_keeps_files(self):
+        """SIGINT and SIGTERM both pending: the leave-at-once path keeps the
+        files and the state too, and what was acknowledged verifies."""
+        run = self.start(*self.run_args("--rand-time", 60), stop="random:200", json_out=False)
+        run.wait_stopped()
+        run.send(signal.SIGINT)
+        run.send(signal.SIGTERM)
+        run.resume()
+        r = run.finish()
+        self.assertIn(r.returncode, (130, 143), r.describe())
+        self.assertIn("second signal, exiting now (files kept)", r.stderr)
+        self.assertEqual(self.target_files(),
+                         ["drivestress-0.dat", "drivestress-1.dat", STATE_NAME])
+        result, v = self.verify()
+        self.assertExit(result, 0)
+        self.assertEqual(v["lost_units"], 0)
+
 class PowercutIoUring(PowercutCases, harness.DriveStressTest):
     backend = "io_uring"
 

@@ -213,7 +213,12 @@ RunResult Runner::run() {
     const std::string state_path = cfg_.keep ? state_file_path(cfg_.target) : std::string();
     if (cfg_.keep) StateFile::check_replaceable(state_path);
     install_signal_handlers();
-    target.create_files();
+    try {
+        target.create_files();
+    } catch (...) {
+        target.remove_files();  // even with --keep: nothing worth keeping yet
+        throw;
+    }
     std::unique_ptr<StateFile> state;
     if (cfg_.keep) state = create_state_file(cfg_, res, target, state_path);
     res.target = target.info();

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <ctime>
@@ -239,10 +240,16 @@ VerifyOnlyResult verify_only(const std::string& state_path, bool cleanup) {
 
     std::vector<FileWork> work(state.files.size());
     {
-        // One reader per file, as a run has one worker per file.
+        // Files are read in parallel, at most 16 at a time (each reader
+        // keeps one 1 MiB read outstanding).
+        std::atomic<std::size_t> next{0};
         std::vector<std::jthread> readers;
-        for (unsigned i = 0; i < work.size(); ++i)
-            readers.emplace_back([&, i] { verify_file(i, state, work[i]); });
+        const std::size_t n = std::min<std::size_t>(work.size(), 16);
+        for (std::size_t t = 0; t < n; ++t)
+            readers.emplace_back([&] {
+                for (std::size_t i; (i = next.fetch_add(1)) < work.size();)
+                    verify_file(static_cast<unsigned>(i), state, work[i]);
+            });
     }
     for (auto& w : work) {
         r.files.push_back(w.res);

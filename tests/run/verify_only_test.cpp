@@ -144,6 +144,10 @@ TEST_CASE("verify_only over real files: counts per class and the lost unit's off
     char name[] = "/tmp/drivestress-verify-test-XXXXXX";
     REQUIRE(::mkdtemp(name) != nullptr);
     const std::string dir = name;
+    struct RemoveAtEnd {  // also when a REQUIRE fails
+        std::string dir;
+        ~RemoveAtEnd() { std::filesystem::remove_all(dir); }
+    } remove_at_end{dir};
     constexpr std::uint64_t kUnits = 32;
     run::StateGeometry geo;
     geo.seed = 99;
@@ -192,5 +196,4 @@ TEST_CASE("verify_only over real files: counts per class and the lost unit's off
     REQUIRE(::truncate(geo.paths[0].c_str(), 20 * kUnit) == 0);
     r = run::verify_only(state_path);
     CHECK(r.lost_by_class[static_cast<std::size_t>(pattern::MismatchClass::short_read)] == 12);
-    std::filesystem::remove_all(dir);
 }

@@ -16,6 +16,9 @@ void PhaseCounters::merge(const PhaseCounters& o) {
         mismatches[i] += o.mismatches[i];
     read_latency.merge(o.read_latency);
     write_latency.merge(o.write_latency);
+    flush_ops += o.flush_ops;
+    flush_latency.merge(o.flush_latency);
+    write_errors += o.write_errors;
 }
 
 std::uint64_t PhaseCounters::mismatch_total() const {

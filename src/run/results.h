@@ -51,6 +51,13 @@ struct PhaseCounters {
     ClassCounts mismatches{};
     stats::LatencyHistogram read_latency;
     stats::LatencyHistogram write_latency;
+    // --sync fsync/fdatasync: flushes completed and their latency (submission
+    // to completion), apart from the writes they cover.
+    std::uint64_t flush_ops = 0;
+    stats::LatencyHistogram flush_latency;
+    // Writes that failed (io-error, or the filesystem full), for the write
+    // summary's error count.
+    std::uint64_t write_errors = 0;
 
     void merge(const PhaseCounters& o);
     std::uint64_t mismatch_total() const;

@@ -246,6 +246,29 @@ json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostI
                         {"points", points},
                         {"knee", knee}};
     }
+    if (r.sync_compare) {
+        const auto& sc = *r.sync_compare;
+        json rows = json::array();
+        for (const auto& row : sc.rows) {
+            rows.push_back({{"method", std::string(run::to_string(row.method))},
+                            {"write_bytes", row.write_bytes},
+                            {"writes_per_op", row.writes_per_op},
+                            {"group", row.group},
+                            {"available", row.available},
+                            {"reason", row.available ? json(nullptr) : json(row.reason)},
+                            {"ops", row.ops},
+                            {"elapsed_s", row.seconds},
+                            {"ops_per_sec", row.ops_per_sec()},
+                            {"latency", latency_json(row.latency)},
+                            {"verified_bytes", row.verified_bytes},
+                            {"mismatches", row.mismatches}});
+        }
+        doc["sync_compare"] = {{"row_s", sc.row_ops ? json(nullptr) : json(sc.row_s)},
+                               {"row_ops", sc.row_ops ? json(sc.row_ops) : json(nullptr)},
+                               {"direct_io", sc.direct_io},
+                               {"interrupted", sc.interrupted},
+                               {"rows", rows}};
+    }
     json mm = json::array();
     for (const auto& m : r.mismatch_records)
         mm.push_back(mismatch_json(m));

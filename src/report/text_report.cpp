@@ -294,9 +294,43 @@ void TextReport::sweep_point_done(const run::RunConfig& cfg, const run::SweepPoi
     std::fflush(out_);
 }
 
+std::string sync_compare_table(const run::SyncCompareResult& sc) {
+    std::string t = printf_string(
+        "\nsync-compare  %s, one durable write at a time (the write, then its flush); "
+        "osync/dsync: file opened O_SYNC/O_DSYNC\n",
+        sc.direct_io ? "O_DIRECT" : "buffered");
+    t += printf_string("  %-10s %-6s %10s %9s %9s %9s  %s\n", "method", "write", "ops/s", "p50 ms",
+                       "p99 ms", "max ms", "read back");
+    bool groups = false;
+    for (const auto& row : sc.rows) {
+        if (row.group && !groups) {
+            groups = true;
+            t += "  O_SYNC, 16K per durable operation written as:\n";
+        }
+        std::string write = units::format_size_option(row.write_bytes);
+        if (row.group) write = std::to_string(row.writes_per_op) + "x" + write;
+        const std::string method(run::to_string(row.method));
+        if (!row.available) {
+            t += printf_string("  %-10s %-6s %10s  %s\n", method.c_str(), write.c_str(), "n/a",
+                               row.reason.c_str());
+            continue;
+        }
+        const auto& l = row.latency;
+        t += printf_string("  %-10s %-6s %10.1f %9s %9s %9s  %s\n", method.c_str(), write.c_str(),
+                           row.ops_per_sec(), ms(l.value_at_percentile(50)).c_str(),
+                           ms(l.value_at_percentile(99)).c_str(), ms(l.max()).c_str(),
+                           row.mismatches
+                               ? printf_string("%" PRIu64 " MISMATCHES", row.mismatches).c_str()
+                               : ("ok, " + units::format_bytes(row.verified_bytes)).c_str());
+    }
+    if (sc.interrupted) t += "  (interrupted)\n";
+    return t;
+}
+
 void TextReport::finish(const run::RunConfig& cfg, const run::RunResult& r) {
     clear_live();
     (void)cfg;
+    if (r.sync_compare) std::fputs(sync_compare_table(*r.sync_compare).c_str(), out_);
     const auto totals = r.totals();
     if (!r.sweep.points.empty()) std::fprintf(out_, "%s\n", knee_line(r.sweep).c_str());
     if (!r.mismatch_records.empty()) {

@@ -52,6 +52,8 @@ std::string phase_line(const run::PhaseResult& p, const std::vector<double>& thr
 // aio_test's figures for a random phase that wrote: "writes:  N done, E errors
 // (F failed, 0 outstanding)  time ms min .. avg .. max ..  total .. s  .. MiB ..".
 std::string writes_line(const run::PhaseResult& p);
+// The --sync-compare table, one row per method and write size.
+std::string sync_compare_table(const run::SyncCompareResult& sc);
 std::string knee_line(const run::SweepResult& sweep);
 
 }  // namespace ds::report

@@ -62,6 +62,12 @@ RunResult::Totals RunResult::totals() const {
             add(p);
     for (const auto& pt : sweep.points)
         add(pt.random);
+    if (sync_compare)
+        for (const auto& row : sync_compare->rows) {
+            t.written += row.ops * row.write_bytes * row.writes_per_op;
+            t.read += row.verified_bytes;
+            t.verified += row.verified_bytes;
+        }
     return t;
 }
 

@@ -104,6 +104,31 @@ struct SweepResult {
     std::optional<std::size_t> knee;  // index of the saturation point (stats::find_knee)
 };
 
+// One row of --sync-compare.
+struct SyncCompareRow {
+    SyncMethod method = SyncMethod::none;  // osync/dsync: the file opened O_SYNC/O_DSYNC
+    std::uint32_t write_bytes = 4096;      // bytes per write
+    unsigned writes_per_op = 1;            // >1: one durable operation is that many writes
+    bool group = false;     // one of the O_SYNC rows writing 16K per operation (1x16K, 2x8K, 4x4K)
+    bool available = true;  // false: the filesystem refused the method
+    std::string reason;     // why not available (one line)
+    std::uint64_t ops = 0;  // durable operations completed
+    double seconds = 0;
+    stats::LatencyHistogram latency;  // per durable operation: its writes and its flush
+    std::uint64_t verified_bytes = 0;
+    std::uint64_t mismatches = 0;  // read back wrong, or a write or flush failed
+
+    double ops_per_sec() const { return seconds > 0 ? static_cast<double>(ops) / seconds : 0.0; }
+};
+
+struct SyncCompareResult {
+    double row_s = 0;           // time per row (when row_ops is 0)
+    std::uint64_t row_ops = 0;  // durable operations per row (0: by time)
+    bool direct_io = true;
+    std::vector<SyncCompareRow> rows;
+    bool interrupted = false;
+};
+
 // How the run ended.
 enum class StopReason { completed, duration, signal, error };
 
@@ -125,8 +150,9 @@ struct RunResult {
     std::string direct_io_note;
     std::vector<std::string> file_paths;
     std::vector<IterationResult> iterations;
-    SweepResult sweep;                             // points empty unless --sweep
-    std::vector<MismatchRecord> mismatch_records;  // the first kMaxRecords
+    SweepResult sweep;                              // points empty unless --sweep
+    std::optional<SyncCompareResult> sync_compare;  // --sync-compare
+    std::vector<MismatchRecord> mismatch_records;   // the first kMaxRecords
     ClassCounts mismatch_totals{};
     StopReason stop = StopReason::completed;
     // A problem that ended the run early without being the drive's fault

@@ -21,6 +21,7 @@
 #include "pattern/unit.h"
 #include "run/errors.h"
 #include "run/signals.h"
+#include "run/sync_compare.h"
 #include "run/target.h"
 #include "run/worker.h"
 #include "stats/knee.h"
@@ -181,6 +182,27 @@ RunResult Runner::run() {
         res.file_paths.push_back(target.path(i));
 
     const io::BackendKind kind = res.backend.used;
+    if (cfg_.sync_compare) {
+        observer_->started(cfg_, res);
+        const auto wall_start = std::chrono::steady_clock::now();
+        std::atomic<bool> stop{false};
+        SyncCompareSetup setup{target.path(0),
+                               target.fd(0),
+                               target.direct_io(),
+                               cfg_.file_bytes,
+                               res.run_id,
+                               cfg_.sync_compare_row_s,
+                               cfg_.sync_compare_row_ops.value_or(0),
+                               default_backend_factory(kind)};
+        res.sync_compare = run_sync_compare(setup, stop, res.mismatch_records, res.mismatch_totals);
+        if (int sig = stop_signal()) {
+            res.stop = StopReason::signal;
+            res.stop_signal = sig;
+        }
+        res.wall_seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+        return res;
+    }
     const unsigned backend_depth = kind == io::BackendKind::sync ? 1 : cfg_.qd;
     const WorkerGeometry geo = make_geometry(cfg_, backend_depth);
     res.backend.effective_qd = geo.rand_depth;

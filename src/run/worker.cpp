@@ -343,6 +343,8 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
                 exhausted = true;
                 break;
             }
+            // --batch: a new batch starts only when all of it fits.
+            if (batch > 1 && unsubmitted == 0 && depth - in_flight < batch) break;
             std::uint32_t si = free_slots.back();
             free_slots.pop_back();
             Slot& s = slots_[si];

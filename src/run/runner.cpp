@@ -186,8 +186,11 @@ RunResult Runner::run() {
         observer_->started(cfg_, res);
         const auto wall_start = std::chrono::steady_clock::now();
         std::atomic<bool> stop{false};
+        // Rows open the file as asked (O_DIRECT unless --buffered), without
+        // the fallback: a filesystem refusing it makes them n/a, with why.
         SyncCompareSetup setup{target.path(0),
                                target.fd(0),
+                               !cfg_.buffered,
                                target.direct_io(),
                                cfg_.file_bytes,
                                res.run_id,

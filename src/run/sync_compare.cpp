@@ -204,7 +204,7 @@ class Table {
     // Reads the whole file back through the check descriptor and checks
     // every unit against its latest generation.
     void verify(SyncCompareRow& row) {
-        if (!s_.direct) {
+        if (!s_.check_direct) {
             ::fdatasync(s_.check_fd);
             ::posix_fadvise(s_.check_fd, 0, 0, POSIX_FADV_DONTNEED);
         }

@@ -26,9 +26,10 @@ using BackendFactory =
 BackendFactory default_backend_factory(io::BackendKind kind);
 
 struct SyncCompareSetup {
-    std::string path;    // the file (exists, file_bytes long)
-    int check_fd = -1;   // descriptor used to fill and to read back
-    bool direct = true;  // rows open the file O_DIRECT
+    std::string path;          // the file (exists, file_bytes long)
+    int check_fd = -1;         // descriptor used to fill and to read back
+    bool direct = true;        // rows open the file O_DIRECT (as asked: no fallback)
+    bool check_direct = true;  // check_fd is O_DIRECT (else the cache is dropped to read back)
     std::uint64_t file_bytes = 0;
     std::uint64_t run_id = 0;
     double row_s = 2;             // per row, unless row_ops

@@ -261,7 +261,7 @@ TEST_CASE("sync-compare: a refused flush is n/a with its reason, a failed write 
     run::ClassCounts totals{};
     unsigned row = 0;
     run::SyncCompareSetup setup{
-        file.path, file.fd, false, 1ULL << 20, 99, 0, 5, [&](int fd, std::span<std::byte>) {
+        file.path, file.fd, false, false, 1ULL << 20, 99, 0, 5, [&](int fd, std::span<std::byte>) {
             auto f = std::make_unique<test::FaultyBackend>(std::make_unique<io::SyncBackend>(fd));
             f->fail_at(io::OpKind::fsync, 0, EINVAL);
             f->fail_at(io::OpKind::fdatasync, 0, EOPNOTSUPP);
@@ -307,7 +307,7 @@ TEST_CASE("sync-compare: a unit damaged behind the table's back is found") {
     run::ClassCounts totals{};
     unsigned row = 0;
     run::SyncCompareSetup setup{
-        file.path, file.fd, false, 1ULL << 20, 99, 0, 3, [&](int fd, std::span<std::byte>) {
+        file.path, file.fd, false, false, 1ULL << 20, 99, 0, 3, [&](int fd, std::span<std::byte>) {
             if (row++ == 4) {
                 // Before row 4 runs: damage a unit far from its writes.
                 unsigned char b = 0;

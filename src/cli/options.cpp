@@ -177,6 +177,10 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
         ("recreate", po::bool_switch(), "delete and recreate the files every iteration")
         ("buffered", po::bool_switch(), "buffered I/O instead of O_DIRECT")
         ("no-verify", po::bool_switch(), "skip verification (pure throughput; drops reverify)")
+        ("sync", po::value<std::string>()->default_value("none"), "durable writes: none|osync|dsync (per write) or fsync|fdatasync (after every --sync-every writes)")
+        ("sync-every", po::value<std::string>()->default_value("1"), "writes per fsync/fdatasync, per worker")
+        ("batch", po::value<std::string>()->default_value("1"), "submit operations in batches of N SQEs (io_uring; at most --qd)")
+        ("sync-compare", po::bool_switch(), "table of every --sync method at 4K/8K/16K writes, then exit (2 s a row, or --rand-time / --rand-ops)")
         ("json", po::value<std::string>(), "write the result document to PATH (- = stdout)")
         ("progress", po::value<std::string>()->default_value("auto"), "live status line: auto|always|never")
         ("timeseries", po::value<std::string>(), "write one JSON line per second per phase to PATH")
@@ -475,6 +479,42 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
         if (path == "-") throw UsageError(opt + ": give a file path ('-' is for --json)");
         check_output_path(opt, path);
         (std::string(name) == "prom" ? c.prom_path : c.timeseries_path) = path;
+    }
+
+    const std::string& sync = vm["sync"].as<std::string>();
+    auto method = run::sync_method_from_string(sync);
+    if (!method)
+        throw UsageError("--sync: '" + sync +
+                         "' is not one of none, osync, dsync, fsync, fdatasync");
+    c.sync = *method;
+    c.sync_every = count_option(vm, "sync-every", 1, UINT32_MAX);
+    if (!defaulted("sync-every") && c.sync == run::SyncMethod::none)
+        throw UsageError("--sync-every needs --sync (osync, dsync, fsync or fdatasync)");
+    c.batch = static_cast<unsigned>(count_option(vm, "batch", 1, kMaxQd));
+    if (c.batch > c.qd)
+        throw UsageError("--batch " + std::to_string(c.batch) + " is larger than --qd " +
+                         std::to_string(c.qd) + " (a batch must fit in flight)");
+    c.sync_compare = vm["sync-compare"].as<bool>();
+    if (c.sync_compare) {
+        for (const char* name : {"sync", "sync-every", "sweep", "files", "phases", "iterations"})
+            if (vm.count(name) && !defaulted(name))
+                throw UsageError(std::string("--sync-compare runs its own fixed table; drop --") +
+                                 name);
+        if (c.compare_backends)
+            throw UsageError("--sync-compare and --compare-backends cannot be combined");
+        if (c.keep)
+            throw UsageError("--sync-compare removes its files; it cannot be combined with --keep");
+        // One small file; rows write 4K, 8K and 16K blocks of 4K units.
+        c.files = 1;
+        if (defaulted("size") && !vm.count("size-mb")) c.file_bytes = 16ULL << 20;
+        if (c.file_bytes % (16 * 1024) != 0)
+            throw UsageError("--size " + units::format_size_option(c.file_bytes) +
+                             " with --sync-compare must be a multiple of 16K");
+        c.rand_block = 4096;
+        c.seq_block = 16 * 1024;
+        c.sync_compare_row_s = defaulted("rand-time") ? 2.0 : c.rand_time_s;
+        if (c.sync_compare_row_s <= 0) throw UsageError("--rand-time: must be greater than zero");
+        c.sync_compare_row_ops = c.rand_ops;
     }
 
     const std::string& progress = vm["progress"].as<std::string>();

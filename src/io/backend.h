@@ -16,7 +16,13 @@ namespace ds::io {
 enum class BackendKind { io_uring, sync };
 std::string_view to_string(BackendKind k);
 
-enum class OpKind : std::uint8_t { read, write };
+// fsync/fdatasync: flush the whole file (offset, length and buf unused).
+enum class OpKind : std::uint8_t { read, write, fsync, fdatasync };
+// "read", "write", "fsync", "fdatasync"
+std::string_view to_string(OpKind k);
+inline bool is_flush(OpKind k) {
+    return k == OpKind::fsync || k == OpKind::fdatasync;
+}
 
 // One operation in flight.  The engine owns these (one per slot, its buffer
 // beside it); backends hand the pointer back in the completion.
@@ -27,6 +33,7 @@ struct Request {
     std::byte* buf = nullptr;     // where the next byte goes / comes from
     std::uint64_t submit_ns = 0;  // clock at first submission
     std::uint32_t slot = 0;       // engine's bookkeeping
+    int rw_flags = 0;             // writes: RWF_SYNC or RWF_DSYNC (per-write O_SYNC/O_DSYNC)
 };
 
 struct Completion {

@@ -16,6 +16,20 @@ std::string_view to_string(BackendKind k) {
     return k == BackendKind::io_uring ? "io_uring" : "sync";
 }
 
+std::string_view to_string(OpKind k) {
+    switch (k) {
+        case OpKind::read:
+            return "read";
+        case OpKind::write:
+            return "write";
+        case OpKind::fsync:
+            return "fsync";
+        case OpKind::fdatasync:
+            return "fdatasync";
+    }
+    return "?";
+}
+
 namespace {
 
 // What the kernel sysctl says, if it restricts io_uring ("" when it does not).

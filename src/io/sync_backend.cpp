@@ -1,5 +1,6 @@
 #include "io/sync_backend.h"
 
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,9 +13,28 @@ std::size_t SyncBackend::reap(std::span<Completion> out, unsigned /*min_complete
     queued_ = nullptr;
     ssize_t ret;
     do {
-        ret = r->kind == OpKind::read
-                  ? ::pread(fd_, r->buf, r->length, static_cast<off_t>(r->offset))
-                  : ::pwrite(fd_, r->buf, r->length, static_cast<off_t>(r->offset));
+        switch (r->kind) {
+            case OpKind::read:
+                ret = ::pread(fd_, r->buf, r->length, static_cast<off_t>(r->offset));
+                break;
+            case OpKind::write:
+                if (r->rw_flags) {  // per-write O_SYNC/O_DSYNC
+                    iovec iov{r->buf, r->length};
+                    ret = ::pwritev2(fd_, &iov, 1, static_cast<off_t>(r->offset), r->rw_flags);
+                } else {
+                    ret = ::pwrite(fd_, r->buf, r->length, static_cast<off_t>(r->offset));
+                }
+                break;
+            case OpKind::fsync:
+                ret = ::fsync(fd_);
+                break;
+            case OpKind::fdatasync:
+                ret = ::fdatasync(fd_);
+                break;
+            default:
+                ret = -1;
+                errno = EINVAL;
+        }
     } while (ret < 0 && errno == EINTR);
     out[0] = {r, ret < 0 ? -errno : static_cast<std::int32_t>(ret)};
     return 1;

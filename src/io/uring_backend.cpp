@@ -87,7 +87,11 @@ void UringBackend::prepare(Request& r) {
         sqe = io_uring_get_sqe(&ring_);
     }
     int file = features_.fixed_files ? 0 : fd_;
-    if (features_.fixed_buffers) {
+    if (is_flush(r.kind)) {
+        // Covers the writes that completed before it is issued; the engine
+        // orders it by waiting for them, so no IOSQE_IO_DRAIN is needed.
+        io_uring_prep_fsync(sqe, file, r.kind == OpKind::fdatasync ? IORING_FSYNC_DATASYNC : 0);
+    } else if (features_.fixed_buffers) {
         if (r.kind == OpKind::read)
             io_uring_prep_read_fixed(sqe, file, r.buf, r.length, r.offset, 0);
         else
@@ -98,6 +102,7 @@ void UringBackend::prepare(Request& r) {
         else
             io_uring_prep_write(sqe, file, r.buf, r.length, r.offset);
     }
+    if (r.kind == OpKind::write && r.rw_flags) sqe->rw_flags = r.rw_flags;  // RWF_SYNC/RWF_DSYNC
     if (features_.fixed_files) sqe->flags |= IOSQE_FIXED_FILE;
     io_uring_sqe_set_data(sqe, &r);
 }

@@ -67,6 +67,24 @@ json phase_json(const run::PhaseResult& p, const run::RunConfig& cfg) {
     j["read_latency"] = latency_json(c.read_latency);
     j["write_latency"] = latency_json(c.write_latency);
     j["mismatches"] = class_counts(c.mismatches);
+    j["flush_ops"] = c.flush_ops;
+    j["flush_latency"] = latency_json(c.flush_latency);
+    j["write_errors"] = c.write_errors;
+    if (p.phase == run::Phase::random && c.write_ops + c.write_errors > 0) {
+        // aio_test's figures.  drivestress waits for every write it issued,
+        // so none is outstanding when a phase ends.
+        j["write_summary"] = {{"writes", c.write_ops},
+                              {"errors", c.write_errors},
+                              {"failed", c.write_errors},
+                              {"outstanding", 0},
+                              {"min_ns", c.write_latency.min()},
+                              {"mean_ns", c.write_latency.mean()},
+                              {"max_ns", c.write_latency.max()},
+                              {"elapsed_s", s},
+                              {"written_bytes", c.write_bytes},
+                              {"writes_per_sec", per_second(c.write_ops, s)},
+                              {"bytes_per_sec", per_second(c.write_bytes, s)}};
+    }
     return j;
 }
 
@@ -82,7 +100,7 @@ json mismatch_json(const run::MismatchRecord& m) {
     j["unit_offset_bytes"] = m.unit_offset;
     j["length_bytes"] = m.length;
     j["class"] = std::string(pattern::to_string(m.cls));
-    j["op"] = m.op == io::OpKind::read ? "read" : "write";
+    j["op"] = std::string(io::to_string(m.op));
     j["bad_bytes"] = m.bad_bytes;
     j["errno"] = m.error;
     j["expected_generation"] = m.expected_generation;
@@ -192,7 +210,11 @@ json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostI
                      {"seed", r.seed},
                      {"recreate", cfg.recreate},
                      {"buffered", cfg.buffered},
-                     {"verify", cfg.verify}};
+                     {"verify", cfg.verify},
+                     {"sync", std::string(run::to_string(cfg.sync))},
+                     {"sync_every", cfg.sync_every},
+                     {"batch", cfg.batch},
+                     {"sync_compare", cfg.sync_compare}};
     json iterations = json::array();
     for (const auto& it : r.iterations) {
         json ij;
@@ -228,6 +250,29 @@ json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostI
                         {"knee_gain_pct", cfg.knee_gain_pct},
                         {"points", points},
                         {"knee", knee}};
+    }
+    if (r.sync_compare) {
+        const auto& sc = *r.sync_compare;
+        json rows = json::array();
+        for (const auto& row : sc.rows) {
+            rows.push_back({{"method", std::string(run::to_string(row.method))},
+                            {"write_bytes", row.write_bytes},
+                            {"writes_per_op", row.writes_per_op},
+                            {"group", row.group},
+                            {"available", row.available},
+                            {"reason", row.available ? json(nullptr) : json(row.reason)},
+                            {"ops", row.ops},
+                            {"elapsed_s", row.seconds},
+                            {"ops_per_sec", row.ops_per_sec()},
+                            {"latency", latency_json(row.latency)},
+                            {"verified_bytes", row.verified_bytes},
+                            {"mismatches", row.mismatches}});
+        }
+        doc["sync_compare"] = {{"row_s", sc.row_ops ? json(nullptr) : json(sc.row_s)},
+                               {"row_ops", sc.row_ops ? json(sc.row_ops) : json(nullptr)},
+                               {"direct_io", sc.direct_io},
+                               {"interrupted", sc.interrupted},
+                               {"rows", rows}};
     }
     json mm = json::array();
     for (const auto& m : r.mismatch_records)

@@ -58,6 +58,13 @@ std::string phase_line(const run::PhaseResult& p, const std::vector<double>& thr
                 " p99.9 " + ms(all.value_at_percentile(99.9)) + " max " + ms(all.max());
     }
     if (c.verified_bytes) line += "  verified " + units::format_bytes(c.verified_bytes);
+    if (c.flush_ops) {
+        const auto& f = c.flush_latency;
+        line += printf_string("  flushes %" PRIu64 " (%s/s) ms p50 ", c.flush_ops,
+                              iops_text(c.flush_ops / s).c_str()) +
+                ms(f.value_at_percentile(50)) + " p99 " + ms(f.value_at_percentile(99)) + " max " +
+                ms(f.max());
+    }
     line += printf_string("  cpu usr %.0f%% sys %.0f%%", 100 * p.cpu.user_s / s,
                           100 * p.cpu.system_s / s);
     if (cpu_s > 0) {
@@ -75,7 +82,22 @@ std::string phase_line(const run::PhaseResult& p, const std::vector<double>& thr
     }
     if (c.mismatch_total()) line += printf_string("  MISMATCHES %" PRIu64, c.mismatch_total());
     if (p.interrupted) line += "  (interrupted)";
+    if (p.phase == run::Phase::random && c.write_ops + c.write_errors > 0)
+        line += "\n" + writes_line(p);
     return line;
+}
+
+std::string writes_line(const run::PhaseResult& p) {
+    const auto& c = p.counters;
+    const double s = p.seconds > 0 ? p.seconds : 1e-9;
+    const auto& w = c.write_latency;
+    return printf_string("  writes:    %" PRIu64 " done, %" PRIu64 " errors (%" PRIu64
+                         " failed, 0 outstanding)  time ms min ",
+                         c.write_ops, c.write_errors, c.write_errors) +
+           ms(w.min()) + " avg " + ms(static_cast<std::uint64_t>(w.mean())) + " max " +
+           ms(w.max()) +
+           printf_string("  total %.3f s  %.1f MiB  %.0f writes/s  %.1f MiB/s", p.seconds,
+                         c.write_bytes / kMiB, c.write_ops / s, c.write_bytes / kMiB / s);
 }
 
 std::string knee_line(const run::SweepResult& sweep) {
@@ -157,9 +179,26 @@ void TextReport::started(const run::RunConfig& cfg, const run::RunResult& r) {
     std::string iterations = cfg.iterations ? std::to_string(cfg.iterations) : "until stopped";
     std::string duration =
         cfg.duration_s ? "  duration " + units::format_seconds(*cfg.duration_s) : "";
-    std::fprintf(out_, "workload %s  unit %s  %s  iterations %s%s%s\n", phases.c_str(),
-                 units::format_bytes(cfg.rand_block).c_str(), random.c_str(), iterations.c_str(),
-                 duration.c_str(), cfg.verify ? "" : "  NO VERIFICATION");
+    std::string durable;
+    if (cfg.sync != run::SyncMethod::none) {
+        durable = "  sync " + std::string(run::to_string(cfg.sync));
+        if (cfg.sync == run::SyncMethod::fsync || cfg.sync == run::SyncMethod::fdatasync)
+            durable += " every " + std::to_string(cfg.sync_every) +
+                       (cfg.sync_every == 1 ? " write" : " writes");
+    }
+    if (cfg.batch > 1) durable += "  batch " + std::to_string(cfg.batch);
+    if (cfg.sync_compare)
+        std::fprintf(out_,
+                     "workload sync-compare: every method at 4K, 8K, 16K writes, %s a row, "
+                     "every write read back\n",
+                     cfg.sync_compare_row_ops
+                         ? (std::to_string(*cfg.sync_compare_row_ops) + " writes").c_str()
+                         : units::format_seconds(cfg.sync_compare_row_s).c_str());
+    else
+        std::fprintf(out_, "workload %s  unit %s  %s  iterations %s%s%s%s\n", phases.c_str(),
+                     units::format_bytes(cfg.rand_block).c_str(), random.c_str(),
+                     iterations.c_str(), duration.c_str(), durable.c_str(),
+                     cfg.verify ? "" : "  NO VERIFICATION");
     std::fprintf(out_, "seed     %" PRIu64 "  (reproduce with --seed %" PRIu64 ")\n", r.seed,
                  r.seed);
     if (!r.state_path.empty())
@@ -260,9 +299,43 @@ void TextReport::sweep_point_done(const run::RunConfig& cfg, const run::SweepPoi
     std::fflush(out_);
 }
 
+std::string sync_compare_table(const run::SyncCompareResult& sc) {
+    std::string t = printf_string(
+        "\nsync-compare  %s, one durable write at a time (the write, then its flush); "
+        "osync/dsync: file opened O_SYNC/O_DSYNC\n",
+        sc.direct_io ? "O_DIRECT" : "buffered");
+    t += printf_string("  %-10s %-6s %10s %9s %9s %9s  %s\n", "method", "write", "ops/s", "p50 ms",
+                       "p99 ms", "max ms", "read back");
+    bool groups = false;
+    for (const auto& row : sc.rows) {
+        if (row.group && !groups) {
+            groups = true;
+            t += "  O_SYNC, 16K per durable operation written as:\n";
+        }
+        std::string write = units::format_size_option(row.write_bytes);
+        if (row.group) write = std::to_string(row.writes_per_op) + "x" + write;
+        const std::string method(run::to_string(row.method));
+        if (!row.available) {
+            t += printf_string("  %-10s %-6s %10s  %s\n", method.c_str(), write.c_str(), "n/a",
+                               row.reason.c_str());
+            continue;
+        }
+        const auto& l = row.latency;
+        t += printf_string("  %-10s %-6s %10.1f %9s %9s %9s  %s\n", method.c_str(), write.c_str(),
+                           row.ops_per_sec(), ms(l.value_at_percentile(50)).c_str(),
+                           ms(l.value_at_percentile(99)).c_str(), ms(l.max()).c_str(),
+                           row.mismatches
+                               ? printf_string("%" PRIu64 " MISMATCHES", row.mismatches).c_str()
+                               : ("ok, " + units::format_bytes(row.verified_bytes)).c_str());
+    }
+    if (sc.interrupted) t += "  (interrupted)\n";
+    return t;
+}
+
 void TextReport::finish(const run::RunConfig& cfg, const run::RunResult& r) {
     clear_live();
     (void)cfg;
+    if (r.sync_compare) std::fputs(sync_compare_table(*r.sync_compare).c_str(), out_);
     const auto totals = r.totals();
     if (!r.sweep.points.empty()) std::fprintf(out_, "%s\n", knee_line(r.sweep).c_str());
     if (!r.mismatch_records.empty()) {
@@ -272,7 +345,7 @@ void TextReport::finish(const run::RunConfig& cfg, const run::RunResult& r) {
             std::string what(pattern::to_string(m.cls));
             std::string detail;
             if (m.cls == pattern::MismatchClass::io_error)
-                detail = printf_string("%s failed: %s", m.op == io::OpKind::read ? "read" : "write",
+                detail = printf_string("%s failed: %s", std::string(io::to_string(m.op)).c_str(),
                                        std::strerror(m.error));
             else if (m.cls == pattern::MismatchClass::short_read)
                 detail = "read returned end of file";

@@ -49,6 +49,11 @@ class TextReport final : public run::RunObserver {
 std::string phase_line(const run::PhaseResult& p, const std::vector<double>& thresholds_s = {});
 // "saturation: qd 32 — 241k IOPS, p99 0.410 ms (next step +3% IOPS, +92% p99)"
 // or "saturation: not reached (IOPS still climbing at qd 128)".
+// aio_test's figures for a random phase that wrote: "writes:  N done, E errors
+// (F failed, 0 outstanding)  time ms min .. avg .. max ..  total .. s  .. MiB ..".
+std::string writes_line(const run::PhaseResult& p);
+// The --sync-compare table, one row per method and write size.
+std::string sync_compare_table(const run::SyncCompareResult& sc);
 std::string knee_line(const run::SweepResult& sweep);
 
 }  // namespace ds::report

@@ -37,6 +37,28 @@ std::string_view to_string(BackendChoice b) {
     return "?";
 }
 
+std::string_view to_string(SyncMethod m) {
+    switch (m) {
+        case SyncMethod::none:
+            return "none";
+        case SyncMethod::osync:
+            return "osync";
+        case SyncMethod::dsync:
+            return "dsync";
+        case SyncMethod::fsync:
+            return "fsync";
+        case SyncMethod::fdatasync:
+            return "fdatasync";
+    }
+    return "?";
+}
+
+std::optional<SyncMethod> sync_method_from_string(std::string_view s) {
+    for (SyncMethod m : kAllSyncMethods)
+        if (to_string(m) == s) return m;
+    return std::nullopt;
+}
+
 std::uint64_t seconds_to_ns(double s) {
     return s > 0 ? static_cast<std::uint64_t>(std::llround(s * 1e9)) : 0;
 }

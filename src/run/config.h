@@ -31,6 +31,17 @@ struct Sweep {
     std::vector<std::uint64_t> values;  // in the order given
 };
 
+// How writes are made durable (--sync).
+//  osync/dsync: every write carries RWF_SYNC/RWF_DSYNC (durable on completion).
+//  fsync/fdatasync: after every sync_every writes, the worker waits for them
+//  and issues that flush (IORING_OP_FSYNC on io_uring).
+enum class SyncMethod { none, osync, dsync, fsync, fdatasync };
+inline constexpr SyncMethod kAllSyncMethods[] = {SyncMethod::none, SyncMethod::osync,
+                                                 SyncMethod::dsync, SyncMethod::fsync,
+                                                 SyncMethod::fdatasync};
+std::string_view to_string(SyncMethod m);  // "none", "osync", "dsync", "fsync", "fdatasync"
+std::optional<SyncMethod> sync_method_from_string(std::string_view s);
+
 // Durations given in seconds, as whole nanoseconds (rounded: 100us is
 // 100000 ns, not 99999).
 std::uint64_t seconds_to_ns(double s);
@@ -67,6 +78,14 @@ struct RunConfig {
     // --keep: leave the files and a state file for --verify-only after a
     // power cut (run/state_file.h).
     bool keep = false;
+    SyncMethod sync = SyncMethod::none;
+    std::uint64_t sync_every = 1;  // writes per flush (fsync/fdatasync), per listener call
+    unsigned batch = 1;            // SQEs prepared before each submission (--batch)
+    // --sync-compare: the pg_test_fsync-style table instead of the phases;
+    // each row lasts sync_compare_row_s, or sync_compare_row_ops writes when set.
+    bool sync_compare = false;
+    double sync_compare_row_s = 2;
+    std::optional<std::uint64_t> sync_compare_row_ops;
 
     // Largest random block of the run (the sweep's, or rand_block).
     std::uint32_t max_rand_block() const;

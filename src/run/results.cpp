@@ -16,6 +16,9 @@ void PhaseCounters::merge(const PhaseCounters& o) {
         mismatches[i] += o.mismatches[i];
     read_latency.merge(o.read_latency);
     write_latency.merge(o.write_latency);
+    flush_ops += o.flush_ops;
+    flush_latency.merge(o.flush_latency);
+    write_errors += o.write_errors;
 }
 
 std::uint64_t PhaseCounters::mismatch_total() const {
@@ -59,6 +62,12 @@ RunResult::Totals RunResult::totals() const {
             add(p);
     for (const auto& pt : sweep.points)
         add(pt.random);
+    if (sync_compare)
+        for (const auto& row : sync_compare->rows) {
+            t.written += row.ops * row.write_bytes * row.writes_per_op;
+            t.read += row.verified_bytes;
+            t.verified += row.verified_bytes;
+        }
     return t;
 }
 

@@ -51,6 +51,13 @@ struct PhaseCounters {
     ClassCounts mismatches{};
     stats::LatencyHistogram read_latency;
     stats::LatencyHistogram write_latency;
+    // --sync fsync/fdatasync: flushes completed and their latency (submission
+    // to completion), apart from the writes they cover.
+    std::uint64_t flush_ops = 0;
+    stats::LatencyHistogram flush_latency;
+    // Writes that failed (io-error, or the filesystem full), for the write
+    // summary's error count.
+    std::uint64_t write_errors = 0;
 
     void merge(const PhaseCounters& o);
     std::uint64_t mismatch_total() const;
@@ -97,6 +104,31 @@ struct SweepResult {
     std::optional<std::size_t> knee;  // index of the saturation point (stats::find_knee)
 };
 
+// One row of --sync-compare.
+struct SyncCompareRow {
+    SyncMethod method = SyncMethod::none;  // osync/dsync: the file opened O_SYNC/O_DSYNC
+    std::uint32_t write_bytes = 4096;      // bytes per write
+    unsigned writes_per_op = 1;            // >1: one durable operation is that many writes
+    bool group = false;     // one of the O_SYNC rows writing 16K per operation (1x16K, 2x8K, 4x4K)
+    bool available = true;  // false: the filesystem refused the method
+    std::string reason;     // why not available (one line)
+    std::uint64_t ops = 0;  // durable operations completed
+    double seconds = 0;
+    stats::LatencyHistogram latency;  // per durable operation: its writes and its flush
+    std::uint64_t verified_bytes = 0;
+    std::uint64_t mismatches = 0;  // read back wrong, or a write or flush failed
+
+    double ops_per_sec() const { return seconds > 0 ? static_cast<double>(ops) / seconds : 0.0; }
+};
+
+struct SyncCompareResult {
+    double row_s = 0;           // time per row (when row_ops is 0)
+    std::uint64_t row_ops = 0;  // durable operations per row (0: by time)
+    bool direct_io = true;
+    std::vector<SyncCompareRow> rows;
+    bool interrupted = false;
+};
+
 // How the run ended.
 enum class StopReason { completed, duration, signal, error };
 
@@ -119,8 +151,9 @@ struct RunResult {
     std::vector<std::string> file_paths;
     std::string state_path;  // --keep: the state file for --verify-only (else empty)
     std::vector<IterationResult> iterations;
-    SweepResult sweep;                             // points empty unless --sweep
-    std::vector<MismatchRecord> mismatch_records;  // the first kMaxRecords
+    SweepResult sweep;                              // points empty unless --sweep
+    std::optional<SyncCompareResult> sync_compare;  // --sync-compare
+    std::vector<MismatchRecord> mismatch_records;   // the first kMaxRecords
     ClassCounts mismatch_totals{};
     StopReason stop = StopReason::completed;
     // A problem that ended the run early without being the drive's fault

@@ -25,6 +25,7 @@
 #include "run/errors.h"
 #include "run/signals.h"
 #include "run/state_file.h"
+#include "run/sync_compare.h"
 #include "run/target.h"
 #include "run/worker.h"
 #include "stats/knee.h"
@@ -172,9 +173,8 @@ std::unique_ptr<StateFile> create_state_file(const RunConfig& cfg, RunResult& re
         geo.run_id = res.run_id;
         geo.file_bytes = cfg.file_bytes;
         geo.unit_bytes = cfg.rand_block;
-        // No periodic flush yet: acknowledgements come at phase ends.  With
-        // --sync-every N (worker flushes), pass N here.
-        geo.bound = unacked_write_bound(cfg, 0);
+        // Without --sync, acknowledgements come only at phase ends.
+        geo.bound = unacked_write_bound(cfg, cfg.sync == SyncMethod::none ? 0 : cfg.sync_every);
         for (std::size_t i = 0; i < target.file_count(); ++i)
             geo.paths.push_back(target.path(i));
         auto state = std::make_unique<StateFile>(path, std::move(geo));
@@ -228,6 +228,30 @@ RunResult Runner::run() {
         res.file_paths.push_back(target.path(i));
 
     const io::BackendKind kind = res.backend.used;
+    if (cfg_.sync_compare) {
+        observer_->started(cfg_, res);
+        const auto wall_start = std::chrono::steady_clock::now();
+        std::atomic<bool> stop{false};
+        // Rows open the file as asked (O_DIRECT unless --buffered), without
+        // the fallback: a filesystem refusing it makes them n/a, with why.
+        SyncCompareSetup setup{target.path(0),
+                               target.fd(0),
+                               !cfg_.buffered,
+                               target.direct_io(),
+                               cfg_.file_bytes,
+                               res.run_id,
+                               cfg_.sync_compare_row_s,
+                               cfg_.sync_compare_row_ops.value_or(0),
+                               default_backend_factory(kind)};
+        res.sync_compare = run_sync_compare(setup, stop, res.mismatch_records, res.mismatch_totals);
+        if (int sig = stop_signal()) {
+            res.stop = StopReason::signal;
+            res.stop_signal = sig;
+        }
+        res.wall_seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+        return res;
+    }
     const unsigned backend_depth = kind == io::BackendKind::sync ? 1 : cfg_.qd;
     const WorkerGeometry geo = make_geometry(cfg_, backend_depth);
     res.backend.effective_qd = geo.rand_depth;

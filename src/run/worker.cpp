@@ -1,5 +1,6 @@
 #include "run/worker.h"
 
+#include <sys/uio.h>
 #include <time.h>
 
 #include <algorithm>
@@ -21,6 +22,9 @@ std::uint64_t monotonic_ns() {
 }
 
 namespace {
+
+// Marks the flush request in Request::slot (it owns no slot or buffer).
+constexpr std::uint32_t kFlushSlot = UINT32_MAX;
 
 std::uint64_t splitmix64(std::uint64_t& x) {
     std::uint64_t z = (x += 0x9E3779B97F4A7C15ULL);
@@ -47,6 +51,9 @@ WorkerGeometry make_geometry(const RunConfig& cfg, unsigned backend_depth) {
         std::min<std::uint64_t>({cfg.qd, backend_depth, std::max<std::uint64_t>(1, units / 2)}));
     g.read_pct = cfg.read_pct;
     g.verify = cfg.verify;
+    g.sync = cfg.sync;
+    g.sync_every = cfg.sync_every;
+    g.batch = cfg.batch;
     return g;
 }
 
@@ -63,6 +70,8 @@ Worker::Worker(const WorkerGeometry& geo, unsigned file_index, std::string path,
       unit_shift_(static_cast<unsigned>(__builtin_ctz(geo.rand_block))),
       gens_(units_, pattern::kUnknownGeneration),
       unit_in_flight_(units_, 0),
+      acked_(units_, pattern::kUnknownGeneration),
+      snapshot_(units_, pattern::kUnknownGeneration),
       arena_(std::max<std::uint64_t>(std::uint64_t{geo.seq_depth} * geo.seq_block,
                                      std::uint64_t{geo.rand_depth} * geo.max_rand_block)),
       slots_(std::max(geo.seq_depth, geo.rand_depth)) {
@@ -82,6 +91,7 @@ void Worker::open_backend(io::BackendKind kind, int fd) {
 
 void Worker::reset_generations() {
     std::fill(gens_.begin(), gens_.end(), pattern::kUnknownGeneration);
+    std::fill(acked_.begin(), acked_.end(), pattern::kUnknownGeneration);
 }
 
 std::uint64_t Worker::next_random() {
@@ -110,6 +120,47 @@ void Worker::forget_range(std::uint64_t offset, std::uint32_t length) {
     const std::uint32_t u = geo_.rand_block;
     for (std::uint64_t o = offset / u * u; o < offset + length; o += u)
         gens_[o >> unit_shift_] = pattern::kUnknownGeneration;
+}
+
+void Worker::acknowledge_range(std::uint64_t offset, std::uint32_t length) {
+    const std::uint32_t u = geo_.rand_block;
+    for (std::uint64_t o = offset / u * u; o < offset + length; o += u)
+        acked_[o >> unit_shift_] = gens_[o >> unit_shift_];
+}
+
+void Worker::forget_acked(std::uint64_t offset, std::uint32_t length) {
+    const std::uint32_t u = geo_.rand_block;
+    for (std::uint64_t o = offset / u * u; o < offset + length; o += u)
+        acked_[o >> unit_shift_] = pattern::kUnknownGeneration;
+}
+
+void Worker::flush_done(const PhasePlan& plan, const io::Request& r, std::int32_t res,
+                        std::uint64_t now, PhaseCounters& c) {
+    if (res >= 0) {
+        c.flush_latency.record(now - r.submit_ns);
+        ++c.flush_ops;
+        if (listener_) {
+            // The snapshot becomes what is acknowledged; its buffer is
+            // overwritten by the next flush's snapshot.
+            std::swap(acked_, snapshot_);
+            listener_->acknowledged(file_index_, acked_);
+        }
+        return;
+    }
+    MismatchRecord rec;
+    rec.op = r.kind;
+    rec.cls = pattern::MismatchClass::io_error;
+    rec.error = -res;
+    record(plan, c, std::move(rec));
+    if (listener_) {
+        // The writes this flush covered may be lost, and a later flush can
+        // succeed without them (the error is reported once): their units
+        // stay unknown until written again, so no later flush acknowledges
+        // them.
+        for (std::size_t u = 0; u < gens_.size(); ++u)
+            if (snapshot_[u] != acked_[u] && gens_[u] == snapshot_[u])
+                gens_[u] = pattern::kUnknownGeneration;
+    }
 }
 
 void Worker::record(const PhasePlan& plan, PhaseCounters& c, MismatchRecord rec) {
@@ -185,6 +236,24 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
     std::vector<io::Request*> fresh(depth);
     std::vector<io::Completion> done(depth);
 
+    // --sync.  Flushes (fsync/fdatasync) cover the writes of one group:
+    // after sync_every writes were issued, no operation is issued until
+    // those writes completed; then the flush goes out (and new operations
+    // with it) and covers exactly the writes completed before it.  One flush
+    // is in flight at a time; it takes one place of the depth.
+    const SyncMethod sync = geo_.sync;
+    const bool flushes = sync == SyncMethod::fsync || sync == SyncMethod::fdatasync;
+    const bool per_write_sync = sync == SyncMethod::osync || sync == SyncMethod::dsync;
+    const int rw_flags =
+        sync == SyncMethod::osync ? RWF_SYNC : (sync == SyncMethod::dsync ? RWF_DSYNC : 0);
+    const std::uint64_t every = std::max<std::uint64_t>(1, geo_.sync_every);
+    std::uint64_t group_writes = 0;         // writes issued since the last flush was issued
+    std::uint64_t synced_since_notice = 0;  // osync/dsync: completed since the listener's last call
+    unsigned writes_in_flight = 0;
+    bool flush_due = false, flush_in_flight = false;
+    // --batch: SQEs prepared per submission (at most the depth).
+    const unsigned batch = std::clamp(geo_.batch, 1U, depth);
+
     std::uint64_t next_offset = 0;
     std::uint64_t issued = 0;
     std::uint64_t completed = 0;
@@ -224,16 +293,58 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
     };
 
     while (true) {
-        unsigned n_fresh = 0;
-        while (in_flight < depth) {
+        unsigned n_fresh = 0, n_stamped = 0, unsubmitted = 0;
+        // One clock reading stamps what is about to be submitted.
+        auto stamp_fresh = [&] {
+            now = monotonic_ns();
+            for (; n_stamped < n_fresh; ++n_stamped)
+                fresh[n_stamped]->submit_ns = now;
+        };
+        auto prepared = [&](io::Request& r) {
+            backend_->prepare(r);
+            fresh[n_fresh++] = &r;
+            ++in_flight;
+            if (batch > 1 && ++unsubmitted == batch) {
+                stamp_fresh();
+                backend_->submit();
+                unsubmitted = 0;
+            }
+        };
+        const bool stopping = stop_.load(std::memory_order_relaxed) || stop_signal() != 0;
+        // --batch: with fewer than `batch` places free, wait for completions
+        // instead of submitting a smaller batch (unless no more can come).
+        unsigned min_complete = 1;
+        if (batch > 1 && in_flight > 0 && depth - in_flight < batch && !flush_due && !stopping &&
+            more_work())
+            min_complete = batch - (depth - in_flight);
+        while (min_complete == 1 && in_flight < depth) {
             if (stop_.load(std::memory_order_relaxed) || stop_signal() != 0) {
                 out.completed = false;
                 break;
             }
+            if (flush_due) {
+                if (writes_in_flight != 0 || flush_in_flight) break;  // wait for them
+                if (listener_) std::copy(gens_.begin(), gens_.end(), snapshot_.begin());
+                flush_req_ = io::Request{};
+                flush_req_.kind =
+                    sync == SyncMethod::fsync ? io::OpKind::fsync : io::OpKind::fdatasync;
+                flush_req_.slot = kFlushSlot;
+                flush_due = false;
+                flush_in_flight = true;
+                group_writes = 0;
+                prepared(flush_req_);
+                continue;
+            }
             if (!more_work()) {
+                if (flushes && group_writes > 0) {  // the last writes get their flush too
+                    flush_due = true;
+                    continue;
+                }
                 exhausted = true;
                 break;
             }
+            // --batch: a new batch starts only when all of it fits.
+            if (batch > 1 && unsubmitted == 0 && depth - in_flight < batch) break;
             std::uint32_t si = free_slots.back();
             free_slots.pop_back();
             Slot& s = slots_[si];
@@ -256,22 +367,24 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
                 next_offset += r.length;
                 r.kind = writes ? io::OpKind::write : io::OpKind::read;
             }
-            if (r.kind == io::OpKind::write) fill_for_write(r.buf, r.offset, r.length);
+            r.rw_flags = 0;
+            if (r.kind == io::OpKind::write) {
+                fill_for_write(r.buf, r.offset, r.length);
+                r.rw_flags = rw_flags;
+                ++writes_in_flight;
+                if (flushes && ++group_writes >= every) flush_due = true;
+            }
             s.first_offset = r.offset;
             s.first_length = r.length;
             s.first_buf = r.buf;
-            backend_->prepare(r);
-            fresh[n_fresh++] = &r;
-            ++in_flight;
             ++issued;
+            prepared(r);
         }
         if (in_flight == 0) break;
 
-        // One clock reading stamps the whole batch; one more per reap.
-        now = monotonic_ns();
-        for (unsigned i = 0; i < n_fresh; ++i)
-            fresh[i]->submit_ns = now;
-        std::size_t n = backend_->reap(done, 1);
+        // One clock reading stamps the rest of the batch; one more per reap.
+        stamp_fresh();
+        std::size_t n = backend_->reap(done, min_complete);
         now = monotonic_ns();
         if (intervals && now >= next_boundary) {
             publish_interval();
@@ -281,14 +394,20 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
 
         for (std::size_t i = 0; i < n; ++i) {
             io::Request& r = *done[i].req;
-            Slot& s = slots_[r.slot];
             const std::int32_t res = done[i].result;
-            const bool is_read = r.kind == io::OpKind::read;
             if (res == -EAGAIN || res == -EINTR) {
                 ++c.retries;
                 backend_->prepare(r);
                 continue;
             }
+            if (r.slot == kFlushSlot) {
+                flush_done(plan, r, res, now, c);
+                flush_in_flight = false;
+                --in_flight;
+                continue;
+            }
+            Slot& s = slots_[r.slot];
+            const bool is_read = r.kind == io::OpKind::read;
             if (res > 0 && static_cast<std::uint32_t>(res) < r.length) {
                 // Short transfer: finish the rest, as one operation.
                 ++c.retries;
@@ -302,6 +421,8 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
                 // Not the drive's fault: the filesystem filled up under us.
                 if (!out.no_space_at) out.no_space_at = r.offset;
                 forget_range(s.first_offset, s.first_length);
+                ++c.write_errors;
+                if (per_write_sync) forget_acked(s.first_offset, s.first_length);
                 stop_.store(true, std::memory_order_relaxed);
             } else if (res <= 0) {
                 MismatchRecord rec;
@@ -315,7 +436,11 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
                     rec.cls = pattern::MismatchClass::io_error;
                     rec.error = -res;
                 }
-                if (!is_read) forget_range(s.first_offset, s.first_length);
+                if (!is_read) {
+                    forget_range(s.first_offset, s.first_length);
+                    ++c.write_errors;
+                    if (per_write_sync) forget_acked(s.first_offset, s.first_length);
+                }
                 record(plan, c, std::move(rec));
             } else {
                 std::uint64_t lat = now - r.submit_ns;
@@ -329,6 +454,15 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
                     c.write_latency.record(lat);
                     ++c.write_ops;
                     c.write_bytes += s.first_length;
+                    if (per_write_sync) acknowledge_range(s.first_offset, s.first_length);
+                }
+            }
+            if (!is_read) {
+                --writes_in_flight;
+                // osync/dsync: every completed write is durable already.
+                if (per_write_sync && listener_ && ++synced_since_notice >= every) {
+                    listener_->acknowledged(file_index_, acked_);
+                    synced_since_notice = 0;
                 }
             }
             if (random) unit_in_flight_[s.first_offset >> unit_shift_] = 0;
@@ -341,6 +475,8 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
         progress_ops.store(completed, std::memory_order_relaxed);
     }
     if (intervals) publish_interval();
+    if (per_write_sync && listener_ && synced_since_notice > 0)
+        listener_->acknowledged(file_index_, acked_);
     if (!exhausted && (stop_.load(std::memory_order_relaxed) || stop_signal() != 0))
         out.completed = false;
     return out;

@@ -44,6 +44,9 @@ struct WorkerGeometry {
     unsigned rand_depth;
     unsigned read_pct;
     bool verify;
+    SyncMethod sync = SyncMethod::none;
+    std::uint64_t sync_every = 1;  // writes per flush / per listener call
+    unsigned batch = 1;            // SQEs prepared per submission
 };
 
 // Sequential phases keep at most this many bytes in flight per worker, so
@@ -74,12 +77,16 @@ class Worker {
     };
     Outcome run(const PhasePlan& plan);
 
-    // Told after each completed flush what is durable (nullptr: nobody).
-    void set_durability_listener(DurabilityListener* listener) { durability_ = listener; }
-
     // Forget all content (the file was recreated).
     void reset_generations();
     std::span<const pattern::Generation> generations() const { return gens_; }
+
+    // Told, on this worker's thread, what is durable after every completed
+    // flush (--sync fsync/fdatasync) or every sync_every completed writes
+    // (--sync osync/dsync) and at the end of a writing phase.  Null: nobody.
+    void set_durability_listener(DurabilityListener* l) { listener_ = l; }
+    // The generations last acknowledged as durable (what the listener got).
+    std::span<const pattern::Generation> acknowledged() const { return acked_; }
 
     // Worker-local mismatch details (capped), drained by the coordinator.
     std::vector<MismatchRecord>& records() { return records_; }
@@ -105,6 +112,10 @@ class Worker {
     void verify_block(const PhasePlan& plan, const std::byte* buf, std::uint64_t offset,
                       std::uint32_t length, PhaseCounters& c);
     void forget_range(std::uint64_t offset, std::uint32_t length);
+    void acknowledge_range(std::uint64_t offset, std::uint32_t length);
+    void forget_acked(std::uint64_t offset, std::uint32_t length);
+    void flush_done(const PhasePlan& plan, const io::Request& r, std::int32_t res,
+                    std::uint64_t now, PhaseCounters& c);
     void record(const PhasePlan& plan, PhaseCounters& c, MismatchRecord rec);
     std::uint64_t next_random();
 
@@ -119,6 +130,14 @@ class Worker {
     unsigned unit_shift_;  // log2 of the unit size: offsets to unit indexes without a division
     std::vector<pattern::Generation> gens_;
     std::vector<std::uint8_t> unit_in_flight_;
+    // Durability (see set_durability_listener): acked_ is what was last
+    // acknowledged (osync/dsync: updated by every completed write);
+    // snapshot_ is gens_ as it was when the flush in flight was issued,
+    // with no write in flight, i.e. exactly the completed writes it covers.
+    std::vector<pattern::Generation> acked_;
+    std::vector<pattern::Generation> snapshot_;
+    DurabilityListener* listener_ = nullptr;
+    io::Request flush_req_;
     io::AlignedBuffer arena_;
     std::vector<Slot> slots_;
     std::unique_ptr<io::Backend> backend_;
@@ -126,7 +145,6 @@ class Worker {
     std::mutex intervals_mutex_;
     std::vector<IntervalStats> intervals_;
     std::uint64_t rng_state_[2] = {1, 2};
-    DurabilityListener* durability_ = nullptr;
 };
 
 std::uint64_t monotonic_ns();

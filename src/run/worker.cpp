@@ -5,10 +5,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <system_error>
 #include <utility>
 
+#include "io/probe.h"
 #include "io/sync_backend.h"
 #include "io/uring_backend.h"
+#include "run/errors.h"
 #include "run/signals.h"
 
 namespace ds::run {
@@ -70,14 +73,27 @@ Worker::Worker(const WorkerGeometry& geo, unsigned file_index, std::string path,
         slots_[i].req.slot = static_cast<std::uint32_t>(i);
 }
 
-void Worker::open_backend(io::BackendKind kind, int fd) {
+void Worker::open_backend(io::BackendKind kind, int fd, io::UringOptions uring) {
     backend_.reset();
     fd_ = fd;
     unsigned depth = static_cast<unsigned>(slots_.size());
-    if (kind == io::BackendKind::io_uring)
-        backend_ = std::make_unique<io::UringBackend>(fd_, depth, arena_.span());
-    else
+    if (kind != io::BackendKind::io_uring) {
         backend_ = std::make_unique<io::SyncBackend>(fd_);
+        return;
+    }
+    try {
+        backend_ = std::make_unique<io::UringBackend>(fd_, depth, arena_.span(), uring);
+    } catch (const std::system_error& e) {
+        if (!uring.sqpoll && !uring.iopoll) throw;
+        throw SetupError(std::string(uring.sqpoll ? "--sqpoll" : "--iopoll") +
+                         ": the kernel refused the ring: " + e.what());
+    }
+    // Before any phase: the first write of the run is the probe (the file's
+    // content is not known yet; the sequential write overwrites it).
+    if (uring.iopoll) {
+        std::string why = io::probe_polled_io(*backend_, arena_.data(), geo_.rand_block);
+        if (!why.empty()) throw SetupError("--iopoll: " + path_ + ": " + why);
+    }
 }
 
 void Worker::reset_generations() {

@@ -143,8 +143,17 @@ unsigned UringBackend::submit() {
 
 std::size_t UringBackend::reap(std::span<Completion> out, unsigned min_complete) {
     // Submit and wait in one system call, then take every completion that is
-    // already there without another one.
-    int ret = io_uring_submit_and_wait(&ring_, min_complete);
+    // already there without another one.  A wait for more than one is
+    // bounded in time (kBatchWaitNs): on a slow device it returns with what
+    // has arrived instead of holding finished operations back.
+    int ret;
+    if (min_complete > 1) {
+        __kernel_timespec ts{0, kBatchWaitNs};
+        io_uring_cqe* cqe = nullptr;
+        ret = io_uring_submit_and_wait_timeout(&ring_, &cqe, min_complete, &ts, nullptr);
+    } else {
+        ret = io_uring_submit_and_wait(&ring_, min_complete);
+    }
     if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY && ret != -ETIME)
         throw std::system_error(-ret, std::generic_category(), "io_uring_submit_and_wait");
     unsigned want = static_cast<unsigned>(std::min(out.size(), cqes_.size()));

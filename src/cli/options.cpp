@@ -176,6 +176,8 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
         ("seed", po::value<std::string>(), "base seed for reproducible data (default: random, printed)")
         ("recreate", po::bool_switch(), "delete and recreate the files every iteration")
         ("buffered", po::bool_switch(), "buffered I/O instead of O_DIRECT")
+        ("sqpoll", po::bool_switch(), "io_uring: a kernel thread polls for submissions (one busy core per worker)")
+        ("iopoll", po::bool_switch(), "io_uring: poll the device for completions (O_DIRECT, a device with poll queues)")
         ("no-verify", po::bool_switch(), "skip verification (pure throughput; drops reverify)")
         ("sync", po::value<std::string>()->default_value("none"), "durable writes: none|osync|dsync (per write) or fsync|fdatasync (after every --sync-every writes)")
         ("sync-every", po::value<std::string>()->default_value("1"), "writes per fsync/fdatasync, per worker")
@@ -459,6 +461,19 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
             throw UsageError("--latency-thresholds: '" + item + "' must be greater than zero");
         c.latency_thresholds_s.push_back(sec);
     }
+    c.sqpoll = vm["sqpoll"].as<bool>();
+    c.iopoll = vm["iopoll"].as<bool>();
+    for (const char* name : {"sqpoll", "iopoll"}) {
+        if (!vm[name].as<bool>()) continue;
+        std::string opt = std::string("--") + name;
+        if (c.backend == run::BackendChoice::sync)
+            throw UsageError(opt + " is an io_uring mode; it cannot be used with --backend sync");
+        if (vm["compare-backends"].as<bool>())
+            throw UsageError(opt + " is an io_uring mode; --compare-backends also runs sync");
+    }
+    if (c.iopoll && c.buffered)
+        throw UsageError(std::string("--iopoll needs O_DIRECT; it cannot be used with ") +
+                         (vm["buffered"].as<bool>() ? "--buffered" : "--no-direct"));
     c.compare_backends = vm["compare-backends"].as<bool>();
     c.keep = vm["keep"].as<bool>();
     if (c.keep && c.compare_backends)

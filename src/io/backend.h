@@ -52,8 +52,20 @@ class Backend {
     // Hands everything queued to the device; returns how many were queued.
     virtual unsigned submit() = 0;
     // Submits what is queued, waits until at least `min_complete` operations
-    // are done (fewer when interrupted by a signal), returns up to out.size().
+    // are done (fewer when interrupted by a signal, or, for more than one,
+    // after a short backend-chosen wait), returns up to out.size().
     virtual std::size_t reap(std::span<Completion> out, unsigned min_complete) = 0;
+};
+
+// Opt-in ring modes (--sqpoll, --iopoll).
+struct UringOptions {
+    // A kernel thread polls the submission queue: submitting costs no system
+    // call while it is awake.  It sleeps after this long without work.
+    bool sqpoll = false;
+    unsigned sq_thread_idle_ms = 50;
+    // Completions are polled from the device instead of interrupting: needs
+    // O_DIRECT and a block device with poll queues.
+    bool iopoll = false;
 };
 
 // io_uring features a backend actually enabled, for the report.

@@ -4,8 +4,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <fstream>
+#include <span>
 
 #include "io/backend.h"
 #include "io/unique_fd.h"
@@ -90,6 +92,41 @@ UringProbe probe_io_uring() {
     }
     io_uring_queue_exit(&ring);
     return result;
+}
+
+std::string probe_polled_io(Backend& backend, std::byte* buf, std::uint32_t length) {
+    std::memset(buf, 0, length);
+    // The write first: it makes the extent written, so the read must reach
+    // the device too.  Filesystems may complete some writes without polling
+    // (ext4 does), and reads of unwritten extents never reach the device.
+    for (OpKind kind : {OpKind::write, OpKind::read}) {
+        const char* what = kind == OpKind::write ? "polled write" : "polled read";
+        Request r;
+        r.kind = kind;
+        r.length = length;
+        r.offset = 0;
+        r.buf = buf;
+        backend.prepare(r);
+        Completion c{};
+        std::size_t n = 0;
+        // An IOPOLL wait returns empty-handed while a completion that did not
+        // come through polling is on its way (seen: thousands of times with
+        // DEFER_TASKRUN), so ask again, for a few seconds at most.
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (n == 0 && std::chrono::steady_clock::now() < deadline)
+            n = backend.reap(std::span<Completion>(&c, 1), 1);
+        if (n == 0) return std::string(what) + ": no completion within 10 s";
+        if (c.result == -EOPNOTSUPP)
+            return std::string(what) +
+                   ": the device cannot poll for completions (no poll queues; loop and "
+                   "virtio devices have none by default): " +
+                   std::strerror(EOPNOTSUPP);
+        if (c.result < 0) return std::string(what) + ": " + std::strerror(-c.result);
+        if (static_cast<std::uint32_t>(c.result) != length)
+            return std::string(what) + ": short transfer (" + std::to_string(c.result) + " of " +
+                   std::to_string(length) + " bytes)";
+    }
+    return "";
 }
 
 }  // namespace ds::io

@@ -3,6 +3,7 @@
 // setup, enter or the operation itself.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace ds::io {
@@ -13,5 +14,13 @@ struct UringProbe {
 };
 
 UringProbe probe_io_uring();
+
+class Backend;
+// An IOPOLL ring sets up fine on any file; a device without poll queues
+// refuses each I/O as it completes, with EOPNOTSUPP.  So one real write of
+// `length` zero bytes from `buf` at offset 0, then a read of it back, tells.
+// Only for a file whose content does not matter yet.  Returns "" when both
+// completed, else why, one line.
+std::string probe_polled_io(Backend& backend, std::byte* buf, std::uint32_t length);
 
 }  // namespace ds::io

@@ -15,8 +15,9 @@ class UringBackend final : public Backend {
     // Sets up a ring for `depth` operations on `fd`, and registers the file
     // and `buffers` (the memory every request's buf points into) where the
     // kernel allows.  Must be constructed on the thread that will submit
-    // (SINGLE_ISSUER).  Throws std::system_error naming the failing call.
-    UringBackend(int fd, unsigned depth, std::span<std::byte> buffers);
+    // (SINGLE_ISSUER).  Throws std::system_error naming the failing call;
+    // with options.sqpoll, also when the kernel refuses the polling thread.
+    UringBackend(int fd, unsigned depth, std::span<std::byte> buffers, UringOptions options = {});
     ~UringBackend() override;
     UringBackend(const UringBackend&) = delete;
     UringBackend& operator=(const UringBackend&) = delete;

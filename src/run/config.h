@@ -65,6 +65,8 @@ struct RunConfig {
     bool recreate = false;
     bool buffered = false;
     bool verify = true;
+    bool sqpoll = false;          // io_uring: a kernel thread polls the submission queue
+    bool iopoll = false;          // io_uring: completions polled from the device (O_DIRECT)
     std::string json_path;        // "" = none, "-" = stdout
     std::string timeseries_path;  // "" = no per-second statistics
     std::string prom_path;        // "" = no Prometheus textfile

@@ -58,6 +58,9 @@ BackendInfo choose_backend(const RunConfig& cfg) {
     }
     if (cfg.backend == BackendChoice::io_uring)
         throw SetupError("--backend io_uring: io_uring is not usable here: " + probe.reason);
+    if (cfg.sqpoll || cfg.iopoll)
+        throw SetupError(std::string(cfg.sqpoll ? "--sqpoll" : "--iopoll") +
+                         ": io_uring is not usable here: " + probe.reason);
     info.used = io::BackendKind::sync;
     info.fallback_reason = probe.reason;
     return info;
@@ -224,6 +227,8 @@ RunResult Runner::run() {
     res.target = target.info();
     res.direct_io = target.direct_io();
     res.direct_io_note = target.direct_io_note();
+    if (cfg_.iopoll && !target.direct_io())
+        throw SetupError("--iopoll: needs O_DIRECT: " + target.direct_io_note());
     for (std::size_t i = 0; i < target.file_count(); ++i)
         res.file_paths.push_back(target.path(i));
 
@@ -299,7 +304,11 @@ RunResult Runner::run() {
         if (auto err = pool.take_error()) std::rethrow_exception(err);
     };
 
-    run_on_workers([&](unsigned i, Worker& w) { w.open_backend(kind, target.fd(i)); }, {});
+    io::UringOptions uring_options;
+    uring_options.sqpoll = cfg_.sqpoll;
+    uring_options.iopoll = cfg_.iopoll;
+    run_on_workers(
+        [&](unsigned i, Worker& w) { w.open_backend(kind, target.fd(i), uring_options); }, {});
     if (auto* uring = dynamic_cast<const io::UringBackend*>(workers[0]->backend()))
         res.backend.uring = uring->features();
 
@@ -450,7 +459,7 @@ RunResult Runner::run() {
             run_on_workers(
                 [&](unsigned i, Worker& w) {
                     w.reset_generations();
-                    w.open_backend(kind, target.fd(i));
+                    w.open_backend(kind, target.fd(i), uring_options);
                 },
                 {});
         }

@@ -61,8 +61,10 @@ class Worker {
            std::uint64_t seed, std::uint64_t run_id, std::atomic<bool>& stop);
 
     // Creates the backend for `fd`; call on the thread that runs the phases
-    // (again after the file was recreated).
-    void open_backend(io::BackendKind kind, int fd);
+    // (again after the file was recreated).  With uring.iopoll, writes one
+    // block at offset 0 to check that the device polls (throws SetupError
+    // naming --iopoll when it cannot).
+    void open_backend(io::BackendKind kind, int fd, io::UringOptions uring = {});
     // Or use one made elsewhere (tests wrap backends to inject faults).
     void set_backend(std::unique_ptr<io::Backend> backend) { backend_ = std::move(backend); }
     const io::Backend* backend() const { return backend_.get(); }

@@ -479,3 +479,24 @@ TEST_CASE("--knee-gain, --latency-thresholds, --compare-backends") {
     check_rejected({"--compare-backends", "--backend", "sync"}, "--compare-backends");
     check_rejected({"--compare-backends", "--sweep", "qd=1,2"}, "--compare-backends");
 }
+
+TEST_CASE("--sqpoll and --iopoll: io_uring modes, refused where they cannot apply") {
+    RunConfig d = parse({});
+    CHECK_FALSE(d.sqpoll);
+    CHECK_FALSE(d.iopoll);
+    RunConfig c = parse({"--sqpoll", "--iopoll", "--backend", "io_uring"});
+    CHECK(c.sqpoll);
+    CHECK(c.iopoll);
+    CHECK(parse({"--iopoll"}).iopoll);  // auto: refused later if io_uring is unusable
+    CHECK(usage_error({"--iopoll", "--backend", "sync"}) ==
+          "--iopoll is an io_uring mode; it cannot be used with --backend sync");
+    CHECK(usage_error({"--sqpoll", "--backend", "sync"}) ==
+          "--sqpoll is an io_uring mode; it cannot be used with --backend sync");
+    CHECK(usage_error({"--iopoll", "--buffered"}) ==
+          "--iopoll needs O_DIRECT; it cannot be used with --buffered");
+    CHECK(usage_error({"--iopoll", "--no-direct"}) ==
+          "--iopoll needs O_DIRECT; it cannot be used with --no-direct");
+    CHECK(usage_error({"--sqpoll", "--compare-backends"}) ==
+          "--sqpoll is an io_uring mode; --compare-backends also runs sync");
+    CHECK(usage_error({"--sqpoll", "--buffered"}).empty());  // SQPOLL works buffered
+}

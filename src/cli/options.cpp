@@ -12,6 +12,8 @@
 #include <sstream>
 
 #include "cli/presets.h"
+#include "run/errors.h"
+#include "run/raw_device.h"
 #include "units/units.h"
 
 namespace po = boost::program_options;
@@ -185,6 +187,8 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
         ("knee-gain", po::value<std::string>()->default_value("5"), "sweep saturation: the next point adds less than this % of IOPS")
         ("latency-thresholds", po::value<std::string>()->default_value("2s,10s"), "report the share of requests slower than each duration")
         ("compare-backends", po::bool_switch(), "run the workload on io_uring, then on sync, and compare")
+        ("raw-device", po::value<std::string>(), "test a whole block device, split into --files regions (DESTROYS ITS DATA; needs --destroy-data)")
+        ("destroy-data", po::value<std::string>(), "the same device again, to confirm that everything on it is overwritten")
         ("preset", po::value<std::string>(), "a named set of tests: quick, desktop, nvme, burn-in (see below)")
         ("help,h", "print this help and exit")
         ("version,V", "print the version and exit");
@@ -282,6 +286,28 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
         throw UsageError("more than one target given ('" + targets[0] + "', '" + targets[1] + "')");
     if (!targets.empty()) c.target = targets[0];
     if (c.target.empty()) throw UsageError("target: empty path");
+    if (vm.count("raw-device") || vm.count("destroy-data")) {
+        if (!vm.count("raw-device"))
+            throw UsageError(
+                "--destroy-data needs --raw-device (it confirms the device to overwrite)");
+        const std::string dev = vm["raw-device"].as<std::string>();
+        if (!vm.count("destroy-data"))
+            throw UsageError("--raw-device " + dev + " needs --destroy-data " + dev +
+                             " (everything on the device is overwritten)");
+        if (!targets.empty())
+            throw UsageError("--raw-device and a TARGET ('" + targets[0] +
+                             "') both given: a raw-device run has no target directory");
+        const std::string confirm = vm["destroy-data"].as<std::string>();
+        try {
+            if (!run::same_block_device(dev, confirm))
+                throw UsageError("--destroy-data " + confirm +
+                                 " is not the same device as --raw-device " + dev);
+        } catch (const run::SetupError& e) {
+            throw UsageError(e.what());
+        }
+        c.raw_device = dev;
+        c.target = dev;
+    }
 
     auto defaulted = [&](const char* name) { return vm[name].defaulted(); };
 
@@ -327,6 +353,18 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
                          " is larger than --size " + units::format_size_option(c.file_bytes));
     c.seq_block = static_cast<std::uint32_t>(seq_block);
     c.rand_block = static_cast<std::uint32_t>(rand_block);
+    if (!c.raw_device.empty()) {
+        // Equal regions, aligned to the sequential block (a multiple of the
+        // unit); --size (when given) is each region's size.
+        try {
+            std::uint64_t bytes = run::block_device_bytes(c.raw_device);
+            c.file_bytes = run::raw_region_bytes(
+                c.raw_device, bytes, c.files,
+                defaulted("size") && !vm.count("size-mb") ? 0 : c.file_bytes, seq_block);
+        } catch (const run::SetupError& e) {
+            throw UsageError(e.what());
+        }
+    }
 
     c.read_pct = static_cast<unsigned>(count_option(vm, "read-pct", 0, 100));
 
@@ -375,6 +413,8 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
         c.seed_given = true;
     }
     c.recreate = vm["recreate"].as<bool>();
+    if (c.recreate && !c.raw_device.empty())
+        throw UsageError("--recreate and --raw-device both given: a device cannot be recreated");
     c.buffered = vm["buffered"].as<bool>() || vm["no-direct"].as<bool>();
     if (vm.count("json")) {
         c.json_path = vm["json"].as<std::string>();

@@ -13,8 +13,8 @@ std::size_t SyncBackend::reap(std::span<Completion> out, unsigned /*min_complete
     ssize_t ret;
     do {
         ret = r->kind == OpKind::read
-                  ? ::pread(fd_, r->buf, r->length, static_cast<off_t>(r->offset))
-                  : ::pwrite(fd_, r->buf, r->length, static_cast<off_t>(r->offset));
+                  ? ::pread(fd_, r->buf, r->length, static_cast<off_t>(r->offset + base_))
+                  : ::pwrite(fd_, r->buf, r->length, static_cast<off_t>(r->offset + base_));
     } while (ret < 0 && errno == EINTR);
     out[0] = {r, ret < 0 ? -errno : static_cast<std::int32_t>(ret)};
     return 1;

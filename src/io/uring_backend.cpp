@@ -36,8 +36,8 @@ std::string errno_text(int err) {
 
 }  // namespace
 
-UringBackend::UringBackend(int fd, unsigned depth, std::span<std::byte> buffers)
-    : fd_(fd), depth_(depth), buffers_(buffers), cqes_(depth) {
+UringBackend::UringBackend(int fd, unsigned depth, std::span<std::byte> buffers, std::uint64_t base)
+    : fd_(fd), base_(base), depth_(depth), buffers_(buffers), cqes_(depth) {
     int ret = -EINVAL;
     for (const auto& choice : kSetupChoices) {
         io_uring_params p{};
@@ -89,14 +89,14 @@ void UringBackend::prepare(Request& r) {
     int file = features_.fixed_files ? 0 : fd_;
     if (features_.fixed_buffers) {
         if (r.kind == OpKind::read)
-            io_uring_prep_read_fixed(sqe, file, r.buf, r.length, r.offset, 0);
+            io_uring_prep_read_fixed(sqe, file, r.buf, r.length, r.offset + base_, 0);
         else
-            io_uring_prep_write_fixed(sqe, file, r.buf, r.length, r.offset, 0);
+            io_uring_prep_write_fixed(sqe, file, r.buf, r.length, r.offset + base_, 0);
     } else {
         if (r.kind == OpKind::read)
-            io_uring_prep_read(sqe, file, r.buf, r.length, r.offset);
+            io_uring_prep_read(sqe, file, r.buf, r.length, r.offset + base_);
         else
-            io_uring_prep_write(sqe, file, r.buf, r.length, r.offset);
+            io_uring_prep_write(sqe, file, r.buf, r.length, r.offset + base_);
     }
     if (features_.fixed_files) sqe->flags |= IOSQE_FIXED_FILE;
     io_uring_sqe_set_data(sqe, &r);

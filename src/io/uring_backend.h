@@ -16,7 +16,8 @@ class UringBackend final : public Backend {
     // and `buffers` (the memory every request's buf points into) where the
     // kernel allows.  Must be constructed on the thread that will submit
     // (SINGLE_ISSUER).  Throws std::system_error naming the failing call.
-    UringBackend(int fd, unsigned depth, std::span<std::byte> buffers);
+    // `base` is added to every request's offset (raw-device regions).
+    UringBackend(int fd, unsigned depth, std::span<std::byte> buffers, std::uint64_t base = 0);
     ~UringBackend() override;
     UringBackend(const UringBackend&) = delete;
     UringBackend& operator=(const UringBackend&) = delete;
@@ -32,6 +33,7 @@ class UringBackend final : public Backend {
   private:
     io_uring ring_{};
     int fd_;
+    std::uint64_t base_;
     unsigned depth_;
     std::span<std::byte> buffers_;
     std::vector<io_uring_cqe*> cqes_;

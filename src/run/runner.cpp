@@ -191,6 +191,8 @@ RunResult Runner::run() {
     for (unsigned i = 0; i < cfg_.files; ++i)
         workers.push_back(std::make_unique<Worker>(geo, i, target.path(i), target.fd(i), cfg_.seed,
                                                    res.run_id, stop));
+    for (unsigned i = 0; i < cfg_.files; ++i)
+        workers[i]->set_base_offset(target.base_offset(i));
 
     const auto wall_start = std::chrono::steady_clock::now();
     const std::uint64_t start_ns = monotonic_ns();

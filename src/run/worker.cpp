@@ -75,9 +75,9 @@ void Worker::open_backend(io::BackendKind kind, int fd) {
     fd_ = fd;
     unsigned depth = static_cast<unsigned>(slots_.size());
     if (kind == io::BackendKind::io_uring)
-        backend_ = std::make_unique<io::UringBackend>(fd_, depth, arena_.span());
+        backend_ = std::make_unique<io::UringBackend>(fd_, depth, arena_.span(), base_);
     else
-        backend_ = std::make_unique<io::SyncBackend>(fd_);
+        backend_ = std::make_unique<io::SyncBackend>(fd_, base_);
 }
 
 void Worker::reset_generations() {
@@ -119,6 +119,8 @@ void Worker::record(const PhasePlan& plan, PhaseCounters& c, MismatchRecord rec)
     rec.phase = plan.phase;
     rec.file_index = file_index_;
     rec.path = path_;
+    rec.offset += base_;  // absolute on a raw device
+    rec.unit_offset += base_;
     records_.push_back(std::move(rec));
 }
 

@@ -11,6 +11,7 @@
 #include <array>
 #include <cerrno>
 #include <climits>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -266,7 +267,12 @@ void Target::remove_files() noexcept {
     set_emergency_created(0);
     for (std::size_t i = 0; i < created_; ++i) {
         fds_[i].reset();
-        ::unlink(paths_[i].c_str());
+        // Say so when a file was taken away during the run, or cannot be
+        // removed (the filesystem went read-only): someone should know.
+        if (::unlink(paths_[i].c_str()) != 0)
+            std::fprintf(stderr, "drivestress: %s: %s\n", paths_[i].c_str(),
+                         errno == ENOENT ? "removed by someone else during the run"
+                                         : ("cannot remove: " + errno_text(errno)).c_str());
     }
     created_ = 0;
 }

@@ -190,7 +190,7 @@ def detach_loop(dev):
     sh("losetup", "-d", dev)
 
 
-def mkfs_and_mount(test, dev, fstype="ext4"):
+def mkfs_and_mount(test, dev, fstype="ext4", options=None):
     """Makes a filesystem on `dev` and mounts it on a fresh directory
     (unmounted at cleanup); returns the mount point."""
     mkfs = shutil.which(f"mkfs.{fstype}")
@@ -199,9 +199,19 @@ def mkfs_and_mount(test, dev, fstype="ext4"):
     sh(mkfs, "-q", "-F", dev) if fstype.startswith("ext") else sh(mkfs, dev)
     point = tempfile.mkdtemp(prefix="drivestress-e2e-mnt-", dir="/tmp")
     test.addCleanup(os.rmdir, point)
-    sh("mount", dev, point)
-    test.addCleanup(lambda: sh("umount", point, check=False))
+    sh("mount", *(["-o", options] if options else []), dev, point)
+    test.addCleanup(unmount, point)
     return point
+
+
+def unmount(point):
+    """umount, retried: a finished io_uring process's files are released by
+    a kernel worker shortly after it exits."""
+    for _ in range(100):
+        if sh("umount", point, check=False).returncode == 0:
+            return
+        time.sleep(0.1)
+    sh("umount", point)
 
 
 def partition_node(test, dev, number, timeout=10):

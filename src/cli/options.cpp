@@ -357,6 +357,7 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
         // Equal regions, aligned to the sequential block (a multiple of the
         // unit); --size (when given) is each region's size.
         try {
+            run::check_raw_device_unused(c.raw_device);  // again right before the run
             std::uint64_t bytes = run::block_device_bytes(c.raw_device);
             c.file_bytes = run::raw_region_bytes(
                 c.raw_device, bytes, c.files,

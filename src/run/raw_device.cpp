@@ -194,6 +194,23 @@ void check_raw_device_unused(const std::string& path) {
                                  " is active swap; refusing to overwrite it");
     }
 
+    // A loop device over this device (or a partition) does not show as a
+    // holder: its backing file does.
+    if (DIR* d = ::opendir("/sys/block")) {
+        std::string user;
+        while (dirent* e = ::readdir(d)) {
+            if (e->d_name[0] == '.' || !user.empty()) continue;
+            std::string backing =
+                read_first_line(std::string("/sys/block/") + e->d_name + "/loop/backing_file");
+            dev_t src{};
+            if (!backing.empty() && rdev_of(backing, src))
+                if (const Node* n = find(nodes, src))
+                    user = "/dev/" + n->name + " backs loop device /dev/" + e->d_name;
+        }
+        ::closedir(d);
+        if (!user.empty()) throw SetupError(prefix(path) + user + "; refusing to overwrite it");
+    }
+
     for (const auto& n : nodes) {
         std::string holders;
         if (DIR* d = ::opendir((n.sysdir + "/holders").c_str())) {

@@ -192,6 +192,11 @@ class RawDevice(harness.DriveStressTest):
         self.addCleanup(harness.sh, "swapoff", self.dev, check=False)
         self.check_untouched_refusal(self.dev, self.dev, "active swap")
 
+    def test_backs_a_loop_device(self):
+        """A loop device over this device is a user the holders list misses."""
+        upper = harness.loop_device(self, self.dev)
+        self.check_untouched_refusal(self.dev, self.dev, "backs loop device " + upper)
+
     def test_holder(self):
         """A device-mapper target on the device makes it held."""
         if not shutil.which("dmsetup"):

@@ -201,6 +201,13 @@ void Target::open_raw_device() {
     // (a filesystem, swap, device-mapper) holds the device.
     int flags = O_RDWR | O_EXCL | O_CLOEXEC;
     int fd = ::open(dev.c_str(), flags | (want_direct_ ? O_DIRECT : 0));
+    // An io_uring ring of ours that just closed (the previous run of
+    // --compare-backends or a preset) still holds the device until the
+    // kernel finishes tearing it down asynchronously: wait up to 2 s.
+    for (int i = 0; i < 100 && fd < 0 && errno == EBUSY; ++i) {
+        ::usleep(20'000);
+        fd = ::open(dev.c_str(), flags | (want_direct_ ? O_DIRECT : 0));
+    }
     if (fd < 0 && errno == EINVAL && want_direct_) {
         direct_io_ = false;
         direct_io_note_ =

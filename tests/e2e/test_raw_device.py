@@ -114,6 +114,21 @@ class RawDevice(harness.DriveStressTest):
         self.assertExit(r, 0)
         self.assertEqual(self.assertJson(r)["config"]["file_size_bytes"], 21 * MiB)
 
+    def test_compare_backends_reopens_the_device(self):
+        """Two runs in one process: the second opens the device exclusively
+        while the first one's io_uring rings are still being torn down."""
+        if harness.io_uring_unavailable_reason():
+            self.skipTest("io_uring is not available here")
+        r = self.drivestress("-j", 2, "-s", "8M", "--rand-ops", 500, "--compare-backends",
+                             *raw(self.dev), target=False)
+        self.assertExit(r, 0)
+
+    def test_buffered(self):
+        r = self.drivestress("-j", 2, "-s", "8M", "--rand-ops", 500, "--buffered",
+                             *raw(self.dev), target=False)
+        self.assertExit(r, 0)
+        self.assertFalse(self.assertJson(r)["target"]["direct_io"])
+
     def test_same_device_by_another_name(self):
         """Compared by device number: a symlink to the device is the device."""
         link = os.path.join(self.tmp, "alias")

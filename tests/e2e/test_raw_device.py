@@ -9,6 +9,7 @@ has a holder is refused with one line naming the reason, and nothing on it
 changes."""
 
 import hashlib
+import json
 import os
 import shutil
 
@@ -21,6 +22,8 @@ REGION = 16 * MiB  # --size: two regions of 16 MiB, the last 32 MiB untouched
 ARGS = ("-j", FILES, "--seq-block", "64K", "--qd", 64)
 FILL = 0xA5  # what the backing file holds before the run
 UNIT = 37 * UNIT_BYTES  # the damaged unit, in region 1
+SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "schema",
+                      "result.schema.json")
 
 
 def raw(dev, confirm=None):
@@ -50,6 +53,7 @@ class RawDeviceCases:
         self.assertEqual(doc["target"]["files"], [self.dev] * FILES)
         self.assertEqual(doc["config"]["file_size_bytes"], REGION)
         self.assertTrue(doc["target"]["direct_io"])
+        self.assertEqual(doc["target"]["filesystem"], "raw device")
         s = doc["summary"]
         self.assertEqual((s["status"], s["mismatch_total"]), ("passed", 0))
         phases = [p["phase"] for _, p in harness.phases_of(doc)]
@@ -65,6 +69,12 @@ class RawDeviceCases:
         self.assertTrue(os.path.exists(self.dev))
         self.assertEqual(os.path.getsize(self.backing), DEVICE_BYTES)
         self.assertNoFilesLeft(r)
+        try:
+            import jsonschema
+        except ImportError:
+            self.skipTest("python3-jsonschema missing: the document (all else checked) is not validated")
+        with open(SCHEMA) as f:
+            jsonschema.validate(doc, json.load(f))
 
     def test_corruption_reports_device_offset(self):
         run = self.start(*ARGS, "-s", "16M", "--rand-time", 0, *raw(self.dev), stop="seq-read",

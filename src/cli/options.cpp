@@ -8,6 +8,7 @@
 #include <boost/program_options.hpp>
 #include <cerrno>
 #include <cstring>
+#include <numeric>
 #include <set>
 #include <sstream>
 
@@ -353,19 +354,6 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
                          " is larger than --size " + units::format_size_option(c.file_bytes));
     c.seq_block = static_cast<std::uint32_t>(seq_block);
     c.rand_block = static_cast<std::uint32_t>(rand_block);
-    if (!c.raw_device.empty()) {
-        // Equal regions, aligned to the sequential block (a multiple of the
-        // unit); --size (when given) is each region's size.
-        try {
-            run::check_raw_device_unused(c.raw_device);  // again right before the run
-            std::uint64_t bytes = run::block_device_bytes(c.raw_device);
-            c.file_bytes = run::raw_region_bytes(
-                c.raw_device, bytes, c.files,
-                defaulted("size") && !vm.count("size-mb") ? 0 : c.file_bytes, seq_block);
-        } catch (const run::SetupError& e) {
-            throw UsageError(e.what());
-        }
-    }
 
     c.read_pct = static_cast<unsigned>(count_option(vm, "read-pct", 0, 100));
 
@@ -452,6 +440,21 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
                                      units::format_size_option(c.file_bytes) + " (largest)");
                 c.rand_block = static_cast<std::uint32_t>(lo);
                 break;
+        }
+    }
+    if (!c.raw_device.empty()) {
+        // Equal regions (workers: the largest of a files sweep); the default
+        // size is aligned to the sequential block and the largest random
+        // block, a given --size is taken as it is (a multiple of the unit).
+        try {
+            run::check_raw_device_unused(c.raw_device);  // again right before the run
+            std::uint64_t bytes = run::block_device_bytes(c.raw_device);
+            c.file_bytes = run::raw_region_bytes(
+                c.raw_device, bytes, c.files,
+                defaulted("size") && !vm.count("size-mb") ? 0 : c.file_bytes,
+                std::lcm(std::uint64_t{c.seq_block}, std::uint64_t{c.max_rand_block()}));
+        } catch (const run::SetupError& e) {
+            throw UsageError(e.what());
         }
     }
     c.knee_gain_pct = static_cast<double>(count_option(vm, "knee-gain", 0, 1000));

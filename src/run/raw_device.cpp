@@ -124,8 +124,8 @@ std::uint64_t block_device_bytes(const std::string& path) {
 
 std::uint64_t raw_region_bytes(const std::string& path, std::uint64_t device_bytes, unsigned files,
                                std::uint64_t requested, std::uint64_t align) {
-    std::uint64_t region = requested ? requested : device_bytes / files;
-    region -= region % align;
+    std::uint64_t region = requested;
+    if (!region) region = device_bytes / files / align * align;
     if (region == 0)
         throw SetupError(prefix(path) + units::format_bytes(device_bytes) + " is too small for " +
                          std::to_string(files) + " regions of at least " +

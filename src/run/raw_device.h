@@ -18,8 +18,8 @@ bool same_block_device(const std::string& a, const std::string& b);
 // SetupError naming the device.
 std::uint64_t block_device_bytes(const std::string& path);
 
-// Bytes of each worker's region: `requested` (0 = device size / files)
-// rounded down to `align`.  Throws SetupError when the regions do not fit
+// Bytes of each worker's region: `requested`, or when 0 the device size /
+// files rounded down to `align`.  Throws SetupError when the regions do not fit
 // the device or a region would be smaller than `align`.
 std::uint64_t raw_region_bytes(const std::string& path, std::uint64_t device_bytes, unsigned files,
                                std::uint64_t requested, std::uint64_t align);

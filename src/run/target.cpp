@@ -92,7 +92,8 @@ Target::Target(const RunConfig& cfg)
         const std::string& dev = cfg.raw_device;
         check_raw_device_unused(dev);
         std::uint64_t bytes = block_device_bytes(dev);
-        if (cfg.file_bytes * cfg.files > bytes)
+        std::uint64_t need = 0;
+        if (__builtin_mul_overflow(cfg.file_bytes, std::uint64_t{cfg.files}, &need) || need > bytes)
             throw SetupError("--raw-device " + dev + ": regions larger than the device");
         info_.device = dev;
         info_.filesystem = "raw device";

@@ -9,7 +9,8 @@ BUILD_DIR=${DRIVESTRESS_BUILD_DIR:-$ROOT/build}
 # tests use (python3 + jsonschema for the end-to-end and schema tests).
 DEPS_BUILD=(g++ meson ninja-build pkg-config liburing-dev libboost-program-options-dev
     nlohmann-json3-dev doctest-dev)
-DEPS_TEST=(python3 python3-jsonschema python3-matplotlib)
+DEPS_TEST=(python3 python3-jsonschema python3-matplotlib
+    fdisk dmsetup e2fsprogs mount)  # raw-device and failing-device e2e tests (root)
 
 missing_packages() {
     local p

@@ -2,7 +2,9 @@
 // exit status.  Everything else lives in the libraries under src/.
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -54,7 +56,7 @@ bool write_json(const std::string& path, const nlohmann::json& doc, std::string&
     if (path == "-") {
         if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() ||
             std::fflush(stdout) != 0) {
-            error = "--json -: writing to stdout failed";
+            error = std::string("--json -: writing to stdout failed: ") + std::strerror(errno);
             return false;
         }
         return true;

@@ -8,10 +8,13 @@
 #include <boost/program_options.hpp>
 #include <cerrno>
 #include <cstring>
+#include <numeric>
 #include <set>
 #include <sstream>
 
 #include "cli/presets.h"
+#include "run/errors.h"
+#include "run/raw_device.h"
 #include "units/units.h"
 
 namespace po = boost::program_options;
@@ -191,6 +194,8 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
         ("knee-gain", po::value<std::string>()->default_value("5"), "sweep saturation: the next point adds less than this % of IOPS")
         ("latency-thresholds", po::value<std::string>()->default_value("2s,10s"), "report the share of requests slower than each duration")
         ("compare-backends", po::bool_switch(), "run the workload on io_uring, then on sync, and compare")
+        ("raw-device", po::value<std::string>(), "test a whole block device, split into --files regions (DESTROYS ITS DATA; needs --destroy-data)")
+        ("destroy-data", po::value<std::string>(), "the same device again, to confirm that everything on it is overwritten")
         ("preset", po::value<std::string>(), "a named set of tests: quick, desktop, nvme, burn-in (see below)")
         ("keep", po::bool_switch(), "leave the files and a state file for --verify-only (power-cut test)")
         ("verify-only", po::value<std::string>(), "re-read the files of a --keep run named by its STATE file and check what was acknowledged as durable")
@@ -319,6 +324,28 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
         throw UsageError("more than one target given ('" + targets[0] + "', '" + targets[1] + "')");
     if (!targets.empty()) c.target = targets[0];
     if (c.target.empty()) throw UsageError("target: empty path");
+    if (vm.count("raw-device") || vm.count("destroy-data")) {
+        if (!vm.count("raw-device"))
+            throw UsageError(
+                "--destroy-data needs --raw-device (it confirms the device to overwrite)");
+        const std::string dev = vm["raw-device"].as<std::string>();
+        if (!vm.count("destroy-data"))
+            throw UsageError("--raw-device " + dev + " needs --destroy-data " + dev +
+                             " (everything on the device is overwritten)");
+        if (!targets.empty())
+            throw UsageError("--raw-device and a TARGET ('" + targets[0] +
+                             "') both given: a raw-device run has no target directory");
+        const std::string confirm = vm["destroy-data"].as<std::string>();
+        try {
+            if (!run::same_block_device(dev, confirm))
+                throw UsageError("--destroy-data " + confirm +
+                                 " is not the same device as --raw-device " + dev);
+        } catch (const run::SetupError& e) {
+            throw UsageError(e.what());
+        }
+        c.raw_device = dev;
+        c.target = dev;
+    }
 
     auto defaulted = [&](const char* name) { return vm[name].defaulted(); };
 
@@ -412,6 +439,8 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
         c.seed_given = true;
     }
     c.recreate = vm["recreate"].as<bool>();
+    if (c.recreate && !c.raw_device.empty())
+        throw UsageError("--recreate and --raw-device both given: a device cannot be recreated");
     c.buffered = vm["buffered"].as<bool>() || vm["no-direct"].as<bool>();
     if (vm.count("json")) {
         c.json_path = vm["json"].as<std::string>();
@@ -450,6 +479,21 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
                 break;
         }
     }
+    if (!c.raw_device.empty()) {
+        // Equal regions (workers: the largest of a files sweep); the default
+        // size is aligned to the sequential block and the largest random
+        // block, a given --size is taken as it is (a multiple of the unit).
+        try {
+            run::check_raw_device_unused(c.raw_device);  // again right before the run
+            std::uint64_t bytes = run::block_device_bytes(c.raw_device);
+            c.file_bytes = run::raw_region_bytes(
+                c.raw_device, bytes, c.files,
+                defaulted("size") && !vm.count("size-mb") ? 0 : c.file_bytes,
+                std::lcm(std::uint64_t{c.seq_block}, std::uint64_t{c.max_rand_block()}));
+        } catch (const run::SetupError& e) {
+            throw UsageError(e.what());
+        }
+    }
     c.knee_gain_pct = static_cast<double>(count_option(vm, "knee-gain", 0, 1000));
     c.latency_thresholds_s.clear();
     for (const auto& item :
@@ -478,6 +522,9 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
     c.keep = vm["keep"].as<bool>();
     if (c.keep && c.compare_backends)
         throw UsageError("--keep works with a single run, not with --compare-backends");
+    if (c.keep && !c.raw_device.empty())
+        throw UsageError(
+            "--keep and --raw-device both given: the state file lives beside test files");
     if (c.compare_backends) {
         if (!defaulted("backend"))
             throw UsageError("--compare-backends runs both backends; drop --backend");
@@ -519,6 +566,8 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
             throw UsageError("--sync-compare and --compare-backends cannot be combined");
         if (c.keep)
             throw UsageError("--sync-compare removes its files; it cannot be combined with --keep");
+        if (!c.raw_device.empty())
+            throw UsageError("--sync-compare writes small files in a directory, not --raw-device");
         // One small file; rows write 4K, 8K and 16K blocks of 4K units.
         c.files = 1;
         if (defaulted("size") && !vm.count("size-mb")) c.file_bytes = 16ULL << 20;

@@ -15,14 +15,15 @@ std::size_t SyncBackend::reap(std::span<Completion> out, unsigned /*min_complete
     do {
         switch (r->kind) {
             case OpKind::read:
-                ret = ::pread(fd_, r->buf, r->length, static_cast<off_t>(r->offset));
+                ret = ::pread(fd_, r->buf, r->length, static_cast<off_t>(r->offset + base_));
                 break;
             case OpKind::write:
                 if (r->rw_flags) {  // per-write O_SYNC/O_DSYNC
                     iovec iov{r->buf, r->length};
-                    ret = ::pwritev2(fd_, &iov, 1, static_cast<off_t>(r->offset), r->rw_flags);
+                    ret = ::pwritev2(fd_, &iov, 1, static_cast<off_t>(r->offset + base_),
+                                     r->rw_flags);
                 } else {
-                    ret = ::pwrite(fd_, r->buf, r->length, static_cast<off_t>(r->offset));
+                    ret = ::pwrite(fd_, r->buf, r->length, static_cast<off_t>(r->offset + base_));
                 }
                 break;
             case OpKind::fsync:

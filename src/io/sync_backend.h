@@ -8,7 +8,8 @@ namespace ds::io {
 
 class SyncBackend final : public Backend {
   public:
-    explicit SyncBackend(int fd) : fd_(fd) {}
+    // `base` is added to every request's offset (raw-device regions).
+    explicit SyncBackend(int fd, std::uint64_t base = 0) : fd_(fd), base_(base) {}
 
     BackendKind kind() const override { return BackendKind::sync; }
     unsigned depth() const override { return 1; }
@@ -18,6 +19,7 @@ class SyncBackend final : public Backend {
 
   private:
     int fd_;
+    std::uint64_t base_;
     Request* queued_ = nullptr;
 };
 

@@ -49,8 +49,8 @@ std::string errno_text(int err) {
 }  // namespace
 
 UringBackend::UringBackend(int fd, unsigned depth, std::span<std::byte> buffers,
-                           UringOptions options)
-    : fd_(fd), depth_(depth), buffers_(buffers), cqes_(depth) {
+                           UringOptions options, std::uint64_t base)
+    : fd_(fd), base_(base), depth_(depth), buffers_(buffers), cqes_(depth) {
     // The modes asked for are never dropped: only the optional flags are.
     unsigned required = 0;
     if (options.sqpoll) required |= IORING_SETUP_SQPOLL;
@@ -127,14 +127,14 @@ void UringBackend::prepare(Request& r) {
         io_uring_prep_fsync(sqe, file, r.kind == OpKind::fdatasync ? IORING_FSYNC_DATASYNC : 0);
     } else if (features_.fixed_buffers) {
         if (r.kind == OpKind::read)
-            io_uring_prep_read_fixed(sqe, file, r.buf, r.length, r.offset, 0);
+            io_uring_prep_read_fixed(sqe, file, r.buf, r.length, r.offset + base_, 0);
         else
-            io_uring_prep_write_fixed(sqe, file, r.buf, r.length, r.offset, 0);
+            io_uring_prep_write_fixed(sqe, file, r.buf, r.length, r.offset + base_, 0);
     } else {
         if (r.kind == OpKind::read)
-            io_uring_prep_read(sqe, file, r.buf, r.length, r.offset);
+            io_uring_prep_read(sqe, file, r.buf, r.length, r.offset + base_);
         else
-            io_uring_prep_write(sqe, file, r.buf, r.length, r.offset);
+            io_uring_prep_write(sqe, file, r.buf, r.length, r.offset + base_);
     }
     if (r.kind == OpKind::write && r.rw_flags) sqe->rw_flags = r.rw_flags;  // RWF_SYNC/RWF_DSYNC
     if (features_.fixed_files) sqe->flags |= IOSQE_FIXED_FILE;

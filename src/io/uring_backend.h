@@ -17,7 +17,9 @@ class UringBackend final : public Backend {
     // kernel allows.  Must be constructed on the thread that will submit
     // (SINGLE_ISSUER).  Throws std::system_error naming the failing call;
     // with options.sqpoll, also when the kernel refuses the polling thread.
-    UringBackend(int fd, unsigned depth, std::span<std::byte> buffers, UringOptions options = {});
+    // `base` is added to every request's offset (raw-device regions).
+    UringBackend(int fd, unsigned depth, std::span<std::byte> buffers, UringOptions options = {},
+                 std::uint64_t base = 0);
     ~UringBackend() override;
     UringBackend(const UringBackend&) = delete;
     UringBackend& operator=(const UringBackend&) = delete;
@@ -33,6 +35,7 @@ class UringBackend final : public Backend {
   private:
     io_uring ring_{};
     int fd_;
+    std::uint64_t base_;
     unsigned depth_;
     std::span<std::byte> buffers_;
     std::vector<io_uring_cqe*> cqes_;

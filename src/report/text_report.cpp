@@ -139,11 +139,17 @@ void TextReport::started(const run::RunConfig& cfg, const run::RunResult& r) {
     std::fprintf(out_, "drivestress %s  %s  kernel %s  %u cpus  generator %s\n",
                  DRIVESTRESS_VERSION, host_.hostname.c_str(), host_.kernel.c_str(), host_.cpus,
                  host_.simd_path.c_str());
-    std::fprintf(out_, "target   %s (%s on %s)  %u x %s  %s\n", cfg.target.c_str(),
-                 t.filesystem.empty() ? "?" : t.filesystem.c_str(),
-                 t.device.empty() ? "?" : t.device.c_str(), cfg.files,
-                 units::format_bytes(cfg.file_bytes).c_str(),
-                 r.direct_io ? "O_DIRECT" : "buffered (page cache evicted between phases)");
+    if (!cfg.raw_device.empty())
+        std::fprintf(out_, "target   %s (raw device, %s)  %u regions x %s  %s\n",
+                     cfg.raw_device.c_str(), units::format_bytes(t.free_bytes).c_str(), cfg.files,
+                     units::format_bytes(cfg.file_bytes).c_str(),
+                     r.direct_io ? "O_DIRECT" : "buffered (page cache evicted between phases)");
+    else
+        std::fprintf(out_, "target   %s (%s on %s)  %u x %s  %s\n", cfg.target.c_str(),
+                     t.filesystem.empty() ? "?" : t.filesystem.c_str(),
+                     t.device.empty() ? "?" : t.device.c_str(), cfg.files,
+                     units::format_bytes(cfg.file_bytes).c_str(),
+                     r.direct_io ? "O_DIRECT" : "buffered (page cache evicted between phases)");
     if (!r.direct_io_note.empty()) std::fprintf(out_, "note     %s\n", r.direct_io_note.c_str());
     const auto& b = r.backend;
     std::string backend(io::to_string(b.used));

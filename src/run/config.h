@@ -48,6 +48,9 @@ std::uint64_t seconds_to_ns(double s);
 
 struct RunConfig {
     std::string target = ".";
+    // --raw-device: a whole block device instead of files (then target holds
+    // the same path and file_bytes each worker's region of it).
+    std::string raw_device;
     std::uint64_t file_bytes = 256ULL << 20;
     unsigned files = 4;
     unsigned qd = 32;

@@ -270,6 +270,8 @@ RunResult Runner::run() {
     if (state)
         for (auto& w : workers)
             w->set_durability_listener(state.get());
+    for (unsigned i = 0; i < cfg_.files; ++i)
+        workers[i]->set_base_offset(target.base_offset(i));
 
     const auto wall_start = std::chrono::steady_clock::now();
     const std::uint64_t start_ns = monotonic_ns();

@@ -11,6 +11,7 @@
 #include <array>
 #include <cerrno>
 #include <climits>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -18,6 +19,7 @@
 
 #include "pattern/unit.h"
 #include "run/errors.h"
+#include "run/raw_device.h"
 #include "run/signals.h"
 #include "units/units.h"
 
@@ -86,6 +88,24 @@ Target::Target(const RunConfig& cfg)
       want_direct_(!cfg.buffered),
       direct_io_(!cfg.buffered),
       keep_(cfg.keep) {
+    if (!cfg.raw_device.empty()) {
+        // Checked here, right before the run, not only when parsing: a
+        // preset runs several tests and the device may be mounted meanwhile.
+        raw_ = true;
+        const std::string& dev = cfg.raw_device;
+        check_raw_device_unused(dev);
+        std::uint64_t bytes = block_device_bytes(dev);
+        std::uint64_t need = 0;
+        if (__builtin_mul_overflow(cfg.file_bytes, std::uint64_t{cfg.files}, &need) || need > bytes)
+            throw SetupError("--raw-device " + dev + ": regions larger than the device");
+        info_.device = dev;
+        info_.filesystem = "raw device";
+        info_.free_bytes = bytes;
+        for (unsigned i = 0; i < cfg.files; ++i)
+            paths_.push_back(dev);
+        fds_.resize(paths_.size());
+        return;
+    }
     const std::string& t = cfg.target;
     if (t.empty()) throw SetupError("target: empty path");
     struct stat st {};
@@ -179,7 +199,39 @@ Target::~Target() {
     if (!keep_) remove_files();
 }
 
+void Target::open_raw_device() {
+    const std::string& dev = paths_.front();
+    // O_EXCL on a block device: the kernel refuses it while anything else
+    // (a filesystem, swap, device-mapper) holds the device.
+    int flags = O_RDWR | O_EXCL | O_CLOEXEC;
+    int fd = ::open(dev.c_str(), flags | (want_direct_ ? O_DIRECT : 0));
+    // An io_uring ring of ours that just closed (the previous run of
+    // --compare-backends or a preset) still holds the device until the
+    // kernel finishes tearing it down asynchronously: wait up to 2 s.
+    for (int i = 0; i < 100 && fd < 0 && errno == EBUSY; ++i) {
+        ::usleep(20'000);
+        fd = ::open(dev.c_str(), flags | (want_direct_ ? O_DIRECT : 0));
+    }
+    if (fd < 0 && errno == EINVAL && want_direct_) {
+        direct_io_ = false;
+        direct_io_note_ =
+            "O_DIRECT refused by " + dev + "; using buffered I/O with page-cache eviction";
+        fd = ::open(dev.c_str(), flags);
+    }
+    if (fd < 0 && errno == EBUSY)
+        throw SetupError(
+            "--raw-device " + dev +
+            ": in use (the kernel refused an exclusive open); refusing to overwrite it");
+    if (fd < 0) throw SetupError("--raw-device " + dev + ": cannot open: " + errno_text(errno));
+    raw_fd_.reset(fd);
+    if (!want_direct_) direct_io_ = false;
+}
+
 void Target::create_files() {
+    if (raw_) {
+        if (!raw_fd_.valid()) open_raw_device();
+        return;
+    }
     // With --keep not even a second signal removes them.
     if (!keep_) set_emergency_paths(c_paths_.data(), c_paths_.size());
     for (std::size_t i = 0; i < paths_.size(); ++i) {
@@ -220,15 +272,29 @@ void Target::create_files() {
 }
 
 void Target::remove_files() noexcept {
+    if (raw_) {  // never unlink a device node
+        raw_fd_.reset();
+        return;
+    }
     set_emergency_created(0);
     for (std::size_t i = 0; i < created_; ++i) {
         fds_[i].reset();
-        ::unlink(paths_[i].c_str());
+        // Say so when a file was taken away during the run, or cannot be
+        // removed (the filesystem went read-only): someone should know.
+        if (::unlink(paths_[i].c_str()) != 0)
+            std::fprintf(stderr, "drivestress: %s: %s\n", paths_[i].c_str(),
+                         errno == ENOENT ? "removed by someone else during the run"
+                                         : ("cannot remove: " + errno_text(errno)).c_str());
     }
     created_ = 0;
 }
 
 void Target::drop_caches() const {
+    if (raw_) {
+        ::fdatasync(raw_fd_.get());
+        ::posix_fadvise(raw_fd_.get(), 0, 0, POSIX_FADV_DONTNEED);
+        return;
+    }
     for (std::size_t i = 0; i < created_; ++i) {
         ::fdatasync(fds_[i].get());
         ::posix_fadvise(fds_[i].get(), 0, 0, POSIX_FADV_DONTNEED);

@@ -24,7 +24,8 @@ class Target {
     Target& operator=(const Target&) = delete;
 
     // Creates (or, after a crashed run, replaces) every test file at full
-    // size.  O_DIRECT unless buffered was asked for or the filesystem
+    // size; in raw-device mode opens the device exclusively instead (nothing
+    // is created or removed).  O_DIRECT unless buffered was asked for or the filesystem
     // refuses it (then direct_io() is false and direct_io_note() says why).
     void create_files();
     // Closes and unlinks every file this object created (also with --keep:
@@ -33,7 +34,11 @@ class Target {
 
     std::size_t file_count() const { return paths_.size(); }
     const std::string& path(std::size_t i) const { return paths_[i]; }
-    int fd(std::size_t i) const { return fds_[i].get(); }
+    int fd(std::size_t i) const { return raw_ ? raw_fd_.get() : fds_[i].get(); }
+    // Raw-device mode: every worker's path and fd are the device's, and
+    // worker i owns the region starting at base_offset(i).  0 for files.
+    bool raw() const { return raw_; }
+    std::uint64_t base_offset(std::size_t i) const { return raw_ ? i * file_bytes_ : 0; }
     bool direct_io() const { return direct_io_; }
     const std::string& direct_io_note() const { return direct_io_note_; }
     const TargetInfo& info() const { return info_; }
@@ -46,7 +51,11 @@ class Target {
     static std::string file_path(const std::string& target, bool target_is_dir, unsigned index);
 
   private:
+    void open_raw_device();
+
     std::uint64_t file_bytes_;
+    bool raw_ = false;
+    io::UniqueFd raw_fd_;  // raw-device mode: one exclusive open, shared by the workers
     bool want_direct_;
     bool direct_io_ = true;
     std::string direct_io_note_;

@@ -96,11 +96,11 @@ void Worker::open_backend(io::BackendKind kind, int fd, io::UringOptions uring) 
     fd_ = fd;
     unsigned depth = static_cast<unsigned>(slots_.size());
     if (kind != io::BackendKind::io_uring) {
-        backend_ = std::make_unique<io::SyncBackend>(fd_);
+        backend_ = std::make_unique<io::SyncBackend>(fd_, base_);
         return;
     }
     try {
-        backend_ = std::make_unique<io::UringBackend>(fd_, depth, arena_.span(), uring);
+        backend_ = std::make_unique<io::UringBackend>(fd_, depth, arena_.span(), uring, base_);
     } catch (const std::system_error& e) {
         if (!uring.sqpoll && !uring.iopoll) throw;
         throw SetupError(std::string(uring.sqpoll ? "--sqpoll" : "--iopoll") +
@@ -195,6 +195,8 @@ void Worker::record(const PhasePlan& plan, PhaseCounters& c, MismatchRecord rec)
     rec.phase = plan.phase;
     rec.file_index = file_index_;
     rec.path = path_;
+    rec.offset += base_;  // absolute on a raw device
+    rec.unit_offset += base_;
     records_.push_back(std::move(rec));
 }
 

@@ -65,6 +65,9 @@ class Worker {
     // block at offset 0 to check that the device polls (throws SetupError
     // naming --iopoll when it cannot).
     void open_backend(io::BackendKind kind, int fd, io::UringOptions uring = {});
+    // Raw-device mode: this worker's region starts here on the device;
+    // backends add it to every offset, records report absolute offsets.
+    void set_base_offset(std::uint64_t base) { base_ = base; }
     // Or use one made elsewhere (tests wrap backends to inject faults).
     void set_backend(std::unique_ptr<io::Backend> backend) { backend_ = std::move(backend); }
     const io::Backend* backend() const { return backend_.get(); }
@@ -127,6 +130,7 @@ class Worker {
     int fd_;
     std::uint64_t seed_;
     std::uint64_t run_id_;
+    std::uint64_t base_ = 0;
     std::atomic<bool>& stop_;
     std::uint64_t units_;
     unsigned unit_shift_;  // log2 of the unit size: offsets to unit indexes without a division

@@ -19,6 +19,7 @@ import os
 import platform
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -124,6 +125,119 @@ def write_block(path, offset, data):
         os.fsync(fd)
         if not direct:
             os.posix_fadvise(fd, offset, len(data), os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+
+
+# ---------------------------------------------------------------- block devices
+# Loop devices, filesystems and swap for the raw-device and failing-device
+# tests (root only).  Every helper registers its undo with test.addCleanup,
+# so a failing test still detaches, unmounts and swaps off (in reverse order).
+
+def require_root(test, what="loop devices"):
+    if os.geteuid() != 0:
+        test.skipTest(f"needs root ({what})")
+    for tool in ("losetup", "mount", "umount"):
+        if not shutil.which(tool):
+            test.skipTest(f"{tool} not installed")
+
+
+def sh(*argv, check=True):
+    """Runs a system tool; its output on failure."""
+    p = subprocess.run([str(a) for a in argv], stdin=subprocess.DEVNULL,
+                       capture_output=True, text=True)
+    if check and p.returncode != 0:
+        raise AssertionError(f"{' '.join(map(str, argv))}: exit {p.returncode}\n"
+                             f"{p.stdout}{p.stderr}")
+    return p
+
+
+def backing_file(test, size_bytes, directory="/dev/shm", fill=None):
+    """A file to put a loop device on (removed at cleanup); `fill` is one
+    byte value written over all of it (default: sparse zeros)."""
+    fd, path = tempfile.mkstemp(prefix="drivestress-e2e-", suffix=".img", dir=directory)
+    test.addCleanup(lambda: os.path.exists(path) and os.unlink(path))
+    with os.fdopen(fd, "wb") as f:
+        if fill is None:
+            f.truncate(size_bytes)
+        else:
+            chunk = bytes([fill]) * MiB
+            for _ in range(size_bytes // MiB):
+                f.write(chunk)
+    return path
+
+
+def loop_device(test, backing, partscan=False, direct_io=False):
+    """Attaches a free loop device to `backing`; detached at cleanup."""
+    argv = ["losetup", "--find", "--show"]
+    if partscan:
+        argv.append("--partscan")
+    if direct_io:
+        argv.append("--direct-io=on")
+    p = sh(*argv, backing, check=False)
+    if p.returncode != 0:
+        test.skipTest(f"losetup {' '.join(argv[1:])} failed: {p.stderr.strip()}")
+    dev = p.stdout.strip()
+    test.addCleanup(detach_loop, dev)
+    return dev
+
+
+def detach_loop(dev):
+    for _ in range(50):  # udev may still hold it for a moment after umount
+        if sh("losetup", "-d", dev, check=False).returncode == 0:
+            return
+        time.sleep(0.1)
+    sh("losetup", "-d", dev)
+
+
+def mkfs_and_mount(test, dev, fstype="ext4", options=None):
+    """Makes a filesystem on `dev` and mounts it on a fresh directory
+    (unmounted at cleanup); returns the mount point."""
+    mkfs = shutil.which(f"mkfs.{fstype}")
+    if not mkfs:
+        test.skipTest(f"mkfs.{fstype} not installed")
+    sh(mkfs, "-q", "-F", dev) if fstype.startswith("ext") else sh(mkfs, dev)
+    point = tempfile.mkdtemp(prefix="drivestress-e2e-mnt-", dir="/tmp")
+    test.addCleanup(os.rmdir, point)
+    sh("mount", *(["-o", options] if options else []), dev, point)
+    test.addCleanup(unmount, point)
+    return point
+
+
+def unmount(point):
+    """umount, retried: a finished io_uring process's files are released by
+    a kernel worker shortly after it exits."""
+    for _ in range(100):
+        if sh("umount", point, check=False).returncode == 0:
+            return
+        time.sleep(0.1)
+    sh("umount", point)
+
+
+def partition_node(test, dev, number, timeout=10):
+    """Path of partition `number` of `dev`: /dev/loopNpM when udev made it,
+    else a node made here from sysfs (removed at cleanup)."""
+    name = os.path.basename(dev) + f"p{number}"
+    sysfs = f"/sys/class/block/{name}/dev"
+    deadline = time.monotonic() + timeout
+    while not os.path.exists(sysfs):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{sysfs} did not appear within {timeout} s")
+        time.sleep(0.05)
+    if os.path.exists("/dev/" + name):
+        return "/dev/" + name
+    with open(sysfs) as f:
+        major, minor = (int(x) for x in f.read().split(":"))
+    node = os.path.join(test.tmp, name)
+    os.mknod(node, 0o600 | stat.S_IFBLK, os.makedev(major, minor))
+    test.addCleanup(os.unlink, node)
+    return node
+
+
+def device_bytes(dev):
+    fd = os.open(dev, os.O_RDONLY)
+    try:
+        return os.lseek(fd, 0, os.SEEK_END)
     finally:
         os.close(fd)
 
@@ -264,7 +378,8 @@ class DriveStressTest(unittest.TestCase):
         argv += [str(a) for a in args]
         if json_out:
             argv += ["--json", self.json_path]
-        argv.append(self.target if target is None else target)
+        if target is not False:  # False: no TARGET (--raw-device)
+            argv.append(self.target if target is None else target)
         return argv
 
     def start(self, *args, stop=None, target=None, json_out=True, wrapper=()):

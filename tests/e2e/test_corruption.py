@@ -157,6 +157,58 @@ class CorruptionCases:
                             found={"offset_bytes": UNIT, "file_index": 1})
 
 
+    def check_torn(self, new_head):
+        """A unit whose write was torn: half its sectors of generation 2 (the
+        new write), half of generation 1 (what was there)."""
+        saved, at = {}, {}
+        half = UNIT_BYTES // 2
+
+        def tear(iteration):
+            old_or_new = read_block(self.data_file(0), UNIT, UNIT_BYTES)
+            if iteration == 1:
+                saved["old"] = old_or_new
+                return
+            new, old = old_or_new, saved["old"]
+            torn = new[:half] + old[half:] if new_head else old[:half] + new[half:]
+            at["offset"], at["bad"] = self.overwrite(self.data_file(0), UNIT, torn)
+
+        r = self.run_with_damage(tear, iterations=2)
+        self.assertDetected(r, "torn", at["offset"], at["bad"], iteration=2,
+                            expected_generation=2,
+                            found={"generation": 2 if new_head else 1, "offset_bytes": UNIT,
+                                   "file_index": 0})
+        self.assertGreaterEqual(at["offset"], UNIT + (half if new_head else 0))
+
+    def test_torn_new_head_old_tail(self):
+        self.check_torn(new_head=True)
+
+    def test_torn_old_head_new_tail(self):
+        self.check_torn(new_head=False)
+
+    def test_cross_file_swap(self):
+        """The units at UNIT of files 0 and 1 swapped: each file reports a
+        misdirected unit whose header names the other file."""
+        def swap(_):
+            a = read_block(self.data_file(0), UNIT, UNIT_BYTES)
+            b = read_block(self.data_file(1), UNIT, UNIT_BYTES)
+            write_block(self.data_file(0), UNIT, b)
+            write_block(self.data_file(1), UNIT, a)
+
+        r = self.run_with_damage(swap)
+        self.assertExit(r, 2)
+        self.assertNoFilesLeft(r)
+        doc = self.assertJson(r)
+        got = [(m["phase"], m["file"], m["file_index"], m["class"], m["unit_offset_bytes"],
+                m["found"]["file_index"], m["found"]["offset_bytes"])
+               for m in doc["mismatches"]]
+        want = [(p, self.data_file(f), f, "misdirected", UNIT, 1 - f, UNIT)
+                for p in VERIFYING_PHASES for f in (0, 1)]
+        self.assertEqual(got, want, r.describe())
+        self.assertEqual(doc["summary"]["mismatches"]["misdirected"], 4)
+        for f in (0, 1):
+            self.assertIn(f"{self.data_file(f)} offset", r.stdout)
+            self.assertIn(f"header says file {1 - f} offset {UNIT}", r.stdout)
+
 class CorruptionIoUring(CorruptionCases, harness.DriveStressTest):
     backend = "io_uring"
 

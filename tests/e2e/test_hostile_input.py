@@ -277,6 +277,28 @@ def conflict_rows():
         Row("--size given twice", ["-s", "1M", "--size", "2M"], ["size"]),
         Row("--json given twice", ["--json", "{B}/a.json", "--json", "{B}/b.json"], ["json"],
             absent=["{B}/a.json", "{B}/b.json"]),
+        # Raw-device mode: refused before any device is opened for writing.
+        Row("--raw-device without --destroy-data", ["--raw-device", "/dev/null"],
+            ["--raw-device /dev/null", "--destroy-data"], target=None),
+        Row("--destroy-data without --raw-device", ["--destroy-data", "/dev/null"],
+            ["--destroy-data", "--raw-device"], target=None),
+        Row("--raw-device a character device", ["--raw-device", "/dev/null", "--destroy-data",
+                                                "/dev/null"],
+            ["--raw-device /dev/null", "not a block device"], target=None),
+        Row("--raw-device missing", ["--raw-device", "{B}/nodev", "--destroy-data", "{B}/nodev"],
+            ["--raw-device {B}/nodev", "No such file"], target=None),
+        Row("--raw-device a directory", ["--raw-device", B, "--destroy-data", B],
+            ["--raw-device {B}", "not a block device"], target=None),
+        Row("--raw-device a FIFO", ["--raw-device", "{B}/fifo", "--destroy-data", "{B}/fifo"],
+            ["--raw-device {B}/fifo", "not a block device"], target=None,
+            fixture=make_fifo("fifo")),
+        Row("--raw-device empty", ["--raw-device=", "--destroy-data="], ["--raw-device"],
+            target=None),
+        Row("--raw-device and a TARGET", ["--raw-device", "/dev/null", "--destroy-data",
+                                          "/dev/null"], ["--raw-device", "{T}"]),
+        Row("--destroy-data given twice", ["--raw-device", "/dev/null", "--destroy-data",
+                                           "/dev/null", "--destroy-data", "/dev/null"],
+            ["destroy-data"], target=None),
     ]
 
 

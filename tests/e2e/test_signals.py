@@ -4,7 +4,9 @@ as interrupted, no later phase runs, the files are removed, exit 130/143.
 A second signal leaves at once, files removed.  A mismatch found earlier
 still wins: exit 2."""
 
+import os
 import signal
+import subprocess
 
 import harness
 from harness import PHASES, phases_of
@@ -19,15 +21,23 @@ SHORT_RANDOM = ("--rand-ops", 2000)
 STOP_AFTER_OPS = 20
 # A signalled run drains what is in flight and exits; far below LONG_RANDOM.
 PROMPT_S = 10
+# At --qd 256: 512 blocks of 16K per worker, so the sequential phases keep
+# 256 operations in flight too (kSeqInflightBytes allows 512).  A hang
+# detector, not a benchmark.
+QD256_ARGS = ("-s", "8M", "-j", FILES, "--seq-block", "16K", "--qd", 256)
+QD256_PROMPT_S = 20
 
 
 class SignalCases:
-    """Mixin of the cases; instantiated per backend below."""
+    """Mixin of the cases; instantiated per backend (and queue depth) below."""
+
+    args = ARGS
+    prompt_s = PROMPT_S
 
     def start_stopped(self, phase, *extra, json_out=True):
         """Starts a run and waits until worker 0 is 20 operations into phase."""
         random = SHORT_RANDOM if phase == "reverify" else LONG_RANDOM
-        run = self.start(*ARGS, *random, *extra, stop=f"{phase}:{STOP_AFTER_OPS}",
+        run = self.start(*self.args, *random, *extra, stop=f"{phase}:{STOP_AFTER_OPS}",
                          json_out=json_out)
         run.wait_stopped()
         self.assertFilesPresent(FILES, 8 * harness.MiB)
@@ -38,7 +48,7 @@ class SignalCases:
             run.send(sig)
         run.resume()
         r = run.finish()
-        self.assertLess(r.seconds, PROMPT_S, "did not exit promptly\n" + r.describe())
+        self.assertLess(r.seconds, self.prompt_s, "did not exit promptly\n" + r.describe())
         return r
 
     def check_interrupted(self, phase, sig):
@@ -72,6 +82,15 @@ class SignalCases:
     def test_sigterm(self):
         self.check_interrupted("random", signal.SIGTERM)
 
+    def test_sigterm_in_seq_write(self):
+        self.check_interrupted("seq-write", signal.SIGTERM)
+
+    def test_sigterm_in_seq_read(self):
+        self.check_interrupted("seq-read", signal.SIGTERM)
+
+    def test_sigterm_in_reverify(self):
+        self.check_interrupted("reverify", signal.SIGTERM)
+
     def test_sigint_twice(self):
         """Two SIGINTs while stopped (they merge into one pending signal)."""
         run = self.start_stopped("random", json_out=False)
@@ -90,7 +109,7 @@ class SignalCases:
 
     def test_mismatch_wins_over_signal(self):
         """A mismatch found before the signal: exit 2, not 130."""
-        run = self.start(*ARGS, "--rand-time", 0, "--iterations", 2, stop="seq-read")
+        run = self.start(*self.args, "--rand-time", 0, "--iterations", 2, stop="seq-read")
         run.wait_stopped()
         path, unit = self.data_file(0), 5 * harness.UNIT_BYTES
         harness.write_block(path, unit, bytes(harness.UNIT_BYTES))
@@ -114,6 +133,72 @@ class SignalsIoUring(SignalCases, harness.DriveStressTest):
 
 class SignalsSync(SignalCases, harness.DriveStressTest):
     backend = "sync"
+
+
+class SignalsQd256IoUring(SignalCases, harness.DriveStressTest):
+    backend = "io_uring"
+    args = QD256_ARGS
+    prompt_s = QD256_PROMPT_S
+
+    def test_queue_is_full(self):
+        """The premise: 256 in flight per worker in every phase."""
+        r = self.drivestress(*self.args, "--rand-ops", 2000)
+        self.assertExit(r, 0)
+        b = self.assertJson(r)["backend"]
+        self.assertEqual((b["random_qd_per_worker"], b["seq_qd_per_worker"]), (256, 256))
+
+
+class SignalsQd256Sync(SignalCases, harness.DriveStressTest):
+    backend = "sync"
+    args = QD256_ARGS
+    prompt_s = QD256_PROMPT_S
+
+
+class BrokenPipe(harness.DriveStressTest):
+    """--json - into a pipe whose reader goes away: SIGPIPE is ignored, the
+    failed write is one line on stderr, the files are removed, the text
+    report (on stderr with --json -) is whole."""
+
+    def pipe_run(self, reader_argv):
+        argv = self.command("-s", "8M", "-j", FILES, "--rand-ops", 2000, "--json", "-",
+                            json_out=False)
+        rd, wr = os.pipe()
+        reader = None
+        if reader_argv:
+            reader = subprocess.Popen(reader_argv, stdin=rd, stdout=subprocess.PIPE)
+        os.close(rd)  # no reader_argv: nobody will ever read
+        with open(os.path.join(self.tmp, "stderr"), "w+") as err:
+            p = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=wr, stderr=err,
+                               timeout=harness.EXIT_TIMEOUT_S, pass_fds=())
+            os.close(wr)
+            err.seek(0)
+            stderr = err.read()
+        head = reader.communicate(timeout=harness.EXIT_TIMEOUT_S)[0] if reader else b""
+        return p.returncode, stderr, head
+
+    def test_reader_already_gone(self):
+        code, stderr, _ = self.pipe_run(None)
+        self.assertEqual(code, 1, stderr)  # the run passed; its document was lost
+        self.assertIn("result   PASS (exit 0)", stderr)
+        self.assertEqual(stderr.splitlines()[-1],
+                         "drivestress: --json -: writing to stdout failed: Broken pipe")
+        self.assertNoFilesLeft()
+
+    def test_head_c_100(self):
+        """`drivestress --json - | head -c 100`: head takes the first 100
+        bytes of the document and leaves.  Whether the rest of the write
+        still fitted the pipe is a race: exit 0, or 1 with the one line."""
+        code, stderr, head = self.pipe_run(["head", "-c", "100"])
+        self.assertEqual(len(head), 100)
+        self.assertTrue(head.startswith(b"{"), head)
+        self.assertIn("result   PASS (exit 0)", stderr)
+        if code == 1:
+            self.assertEqual(stderr.splitlines()[-1],
+                             "drivestress: --json -: writing to stdout failed: Broken pipe")
+        else:
+            self.assertEqual(code, 0, stderr)
+            self.assertNotIn("writing to stdout failed", stderr)
+        self.assertNoFilesLeft()
 
 
 if __name__ == "__main__":

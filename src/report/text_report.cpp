@@ -162,8 +162,12 @@ void TextReport::started(const run::RunConfig& cfg, const run::RunResult& r) {
         if (b.uring.fixed_buffers) backend += ", registered buffers";
         backend += "]";
     }
-    std::fprintf(out_, "backend  %s  qd %u per worker (sequential %u x %s)\n", backend.c_str(),
-                 b.effective_qd, b.seq_qd, units::format_size_option(cfg.seq_block).c_str());
+    if (cfg.sync_compare)  // one ring per row, one operation at a time
+        std::fprintf(out_, "backend  %s  one operation at a time\n",
+                     std::string(io::to_string(b.used)).c_str());
+    else
+        std::fprintf(out_, "backend  %s  qd %u per worker (sequential %u x %s)\n", backend.c_str(),
+                     b.effective_qd, b.seq_qd, units::format_size_option(cfg.seq_block).c_str());
     if (!b.fallback_reason.empty())
         std::fprintf(out_, "note     io_uring unavailable, using sync: %s\n",
                      b.fallback_reason.c_str());

@@ -135,6 +135,29 @@ class DurableSync(DurableMixin, harness.DriveStressTest):
     backend = "sync"
 
 
+class DurableBadInput(harness.DriveStressTest):
+    """Bad --sync, --sync-every, --batch and --sync-compare combinations:
+    exit 1, one line naming the option, nothing written."""
+
+    def test_bad_durable_options(self):
+        cases = [
+            (["--sync", "always"], "--sync"),
+            (["--sync-every", "4"], "--sync-every"),
+            (["--sync", "fsync", "--sync-every", "0"], "--sync-every"),
+            (["--qd", "4", "--batch", "8"], "--batch"),
+            (["--batch", "0"], "--batch"),
+            (["--sync-compare", "--sync", "dsync"], "--sync"),
+            (["--sync-compare", "--files", "2"], "--files"),
+            (["--sync-compare", "--size", "1028K"], "--size"),
+            (["--sync-compare", "--compare-backends"], "--compare-backends"),
+        ]
+        for args, name in cases:
+            with self.subTest(args=args):
+                r = self.drivestress(*args, json_out=False)
+                self.assertSetupError(r, name)
+                self.assertNoFilesLeft(r)
+
+
 class DurableRefused(harness.DriveStressTest):
     """A refusal the kernel really makes: O_DIRECT on a filesystem without
     it.  Probed first; when every filesystem here accepts O_DIRECT (tmpfs

@@ -225,6 +225,21 @@ TEST_CASE("dsync: every write carries RWF_DSYNC, the listener hears every N writ
     }
 }
 
+TEST_CASE("failed writes are counted for the write summary, ENOSPC included") {
+    Fixture f(false, SyncMethod::none, 1);
+    f.faulty->fail_at(io::OpKind::write, 3 * kSeqBlock, EIO);
+    auto w = f.phase(Phase::seq_write);
+    CHECK(w.completed);  // EIO: counted, the run goes on
+    CHECK(w.counters.write_errors == 1);
+    CHECK(w.counters.write_ops == kSeqWrites - 1);
+    Fixture g(false, SyncMethod::none, 1);
+    g.faulty->fail_at(io::OpKind::write, 5 * kSeqBlock, ENOSPC);
+    auto n = g.phase(Phase::seq_write);
+    CHECK(n.no_space_at.has_value());  // ENOSPC still ends the run (exit 1)
+    CHECK(n.counters.write_errors == 1);
+    CHECK(n.counters.mismatch_total() == 0);
+}
+
 TEST_CASE("osync uses RWF_SYNC; none uses no flag and calls no listener") {
     Fixture o(false, SyncMethod::osync, 1);
     o.phase(Phase::seq_write);

@@ -80,6 +80,8 @@ std::string phase_line(const run::PhaseResult& p, const std::vector<double>& thr
                 "  >%s %.4f%%", threshold_name(t).c_str(),
                 100.0 * static_cast<double>(slower) / static_cast<double>(all.count()));
     }
+    if (c.write_errors && p.phase != run::Phase::random)  // random phases: on the writes line
+        line += printf_string("  WRITE ERRORS %" PRIu64, c.write_errors);
     if (c.mismatch_total()) line += printf_string("  MISMATCHES %" PRIu64, c.mismatch_total());
     if (p.interrupted) line += "  (interrupted)";
     if (p.phase == run::Phase::random && c.write_ops + c.write_errors > 0)

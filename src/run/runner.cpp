@@ -444,6 +444,7 @@ RunResult Runner::run() {
                                   std::to_string(*outcomes[i].no_space_at) +
                                   " (the filesystem filled up during the run)";
                 res.stop = StopReason::error;
+                stop.store(true);  // this phase counted its failed writes; no more phases
             }
         }
         for (std::size_t m = 0; m < res.mismatch_totals.size(); ++m)

@@ -452,7 +452,6 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
                 forget_range(s.first_offset, s.first_length);
                 ++c.write_errors;
                 if (per_write_sync) forget_acked(s.first_offset, s.first_length);
-                stop_.store(true, std::memory_order_relaxed);
             } else if (res <= 0) {
                 MismatchRecord rec;
                 rec.offset = r.offset;

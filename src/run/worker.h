@@ -76,8 +76,9 @@ class Worker {
     struct Outcome {
         PhaseCounters counters;
         bool completed = true;  // false when stopped early
-        // Set when a write found the filesystem full: the run cannot go on
-        // (a setup problem, exit 1), and every worker is asked to stop.
+        // Set when a write found the filesystem full: counted as a write
+        // error and the phase goes on, but the run ends after it (a setup
+        // problem, not the drive's fault: exit 1).
         std::optional<std::uint64_t> no_space_at;
     };
     Outcome run(const PhasePlan& plan);

@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""The filesystem fills up during a run, after the up-front space check
+passed: something else takes the space while drivestress is stopped in its
+sequential write.  ext2 has no fallocate, so the test files are sparse and
+their writes need blocks: each failed write is counted, the phase finishes,
+then the run ends with one line naming the file and offset, exit 1 (not the
+drive's fault), and nothing left behind."""
+
+import os
+
+import harness
+from harness import MiB
+
+ARGS = ("-s", "16M", "-j", 2, "--seq-block", "64K", "--qd", 32)
+
+
+class EnospcCases:
+
+    def test_filesystem_fills_up_mid_run(self):
+        harness.require_root(self, "loop devices and mount")
+        dev = harness.loop_device(self, harness.backing_file(self, 64 * MiB))
+        point = harness.mkfs_and_mount(self, dev, fstype="ext2")
+        target = os.path.join(point, "t")
+        os.mkdir(target)
+        filler = os.path.join(point, "filler")
+        self.addCleanup(lambda: os.path.exists(filler) and os.unlink(filler))
+        run = self.start(*ARGS, stop="seq-write:20", target=target)
+        run.wait_stopped()
+        with open(filler, "wb") as f:  # take every free block
+            chunk = b"\xa5" * MiB
+            try:
+                while True:
+                    f.write(chunk)
+                    f.flush()
+            except OSError as e:
+                self.assertEqual(e.errno, 28, e)  # ENOSPC
+        run.resume()
+        r = run.finish()
+        self.assertExit(r, 1)
+        lines = [l for l in r.stderr.splitlines() if l.strip()]
+        self.assertEqual(len(lines), 1, r.describe())
+        self.assertRegex(lines[0], r"^drivestress: " + target +
+                         r"/drivestress-[01]\.dat: no space left on device writing at offset "
+                         r"\d+ \(the filesystem filled up during the run\)$")
+        self.assertEqual(os.listdir(target), [], "test files left behind")
+        doc = self.assertJson(r)
+        phases = [p for _, p in harness.phases_of(doc)]
+        self.assertEqual([p["phase"] for p in phases], ["seq-write"], "the run went on")
+        w = phases[0]
+        self.assertGreater(w["write_errors"], 0)
+        self.assertEqual(w["write_ops"] + w["write_errors"], 2 * 16 * MiB // (64 * 1024),
+                         "every write of the phase was issued and accounted for")
+        self.assertEqual(doc["summary"]["mismatch_total"], 0, "a full filesystem is no mismatch")
+        self.assertIn(f"WRITE ERRORS {w['write_errors']}", r.stdout)
+
+
+class EnospcIoUring(EnospcCases, harness.DriveStressTest):
+    backend = "io_uring"
+
+
+class EnospcSync(EnospcCases, harness.DriveStressTest):
+    backend = "sync"
+
+
+if __name__ == "__main__":
+    harness.main()

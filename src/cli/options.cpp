@@ -306,8 +306,15 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
             std::vector<std::string> merged = own;
             for (const auto& [key, value] : test.options) {
                 if (vm.count(key) && !vm[key].defaulted()) continue;
+                std::string v = value;
+                // --no-verify drops the preset's reverify phase, as it drops
+                // the default's (it only verifies).
+                if (key == "phases" && vm["no-verify"].as<bool>()) {
+                    if (auto at = v.find(",reverify"); at != std::string::npos)
+                        v.erase(at, std::string_view(",reverify").size());
+                }
                 merged.push_back("--" + key);
-                if (!value.empty()) merged.push_back(value);
+                if (!v.empty()) merged.push_back(v);
             }
             out.preset_tests.emplace_back(test.label, parse_command_line(merged).config);
         }

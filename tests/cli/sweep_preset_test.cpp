@@ -110,6 +110,26 @@ TEST_CASE("explicit options override a preset's values") {
     CHECK_THROWS_AS(parse_command_line({"--preset", "fastest"}), UsageError);
 }
 
+TEST_CASE("--no-verify with a preset drops the preset's reverify phases") {
+    auto cmd = parse_command_line({"--preset", "desktop", "--no-verify"});
+    REQUIRE_FALSE(cmd.preset_tests.empty());
+    bool had_random_write = false;
+    for (const auto& [label, cfg] : cmd.preset_tests) {
+        CAPTURE(label);
+        CHECK_FALSE(cfg.verify);
+        CHECK_FALSE(cfg.has_phase(ds::run::Phase::reverify));
+        if (cfg.read_pct == 0) {
+            had_random_write = true;
+            CHECK(cfg.has_phase(ds::run::Phase::random));
+        }
+    }
+    CHECK(had_random_write);
+    // Named by the user, reverify still conflicts with --no-verify.
+    CHECK_THROWS_AS(parse_command_line(
+                        {"--preset", "desktop", "--no-verify", "--phases", "seq-write,reverify"}),
+                    UsageError);
+}
+
 TEST_CASE("help lists every preset with its options") {
     auto help = parse_command_line({"--help"}).help_text;
     for (const auto& p : ds::cli::presets()) {

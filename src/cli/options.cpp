@@ -556,6 +556,9 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
         throw UsageError("--sync: '" + sync +
                          "' is not one of none, osync, dsync, fsync, fdatasync");
     c.sync = *method;
+    if (c.iopoll && (c.sync == run::SyncMethod::fsync || c.sync == run::SyncMethod::fdatasync))
+        throw UsageError("--iopoll and --sync " + std::string(run::to_string(c.sync)) +
+                         ": a polled ring cannot run IORING_OP_FSYNC (use --sync dsync)");
     c.sync_every = count_option(vm, "sync-every", 1, UINT32_MAX);
     if (!defaulted("sync-every") && c.sync == run::SyncMethod::none)
         throw UsageError("--sync-every needs --sync (osync, dsync, fsync or fdatasync)");

@@ -18,6 +18,13 @@ std::string bound_text(std::uint32_t bound) {
                         : "up to " + std::to_string(bound) + " writes past the acknowledged one";
 }
 
+// A file's own bound, from its last record.
+std::string file_bound_text(std::uint32_t bound) {
+    if (bound == 0) return "recorded at a phase end: nothing newer allowed";
+    if (bound >= 254) return "any newer generation allowed";
+    return "up to " + std::to_string(bound) + " newer writes allowed";
+}
+
 const char* units_word(std::uint64_t n) {
     return n == 1 ? "unit" : "units";
 }
@@ -29,19 +36,18 @@ void print_verify_text(std::FILE* out, const run::VerifyOnlyResult& r, const Hos
     std::fprintf(out, "drivestress %s  %s  kernel %s  --verify-only %s\n", DRIVESTRESS_VERSION,
                  host.hostname.c_str(), host.kernel.c_str(), r.state_path.c_str());
     std::fprintf(out,
-                 "state    seed %" PRIu64
-                 "  %zu x %s  unit %s  allowed after an "
-                 "acknowledgement: %s\n",
+                 "state    seed %" PRIu64 "  %zu x %s  unit %s  allowed while a phase writes: %s\n",
                  g.seed, g.paths.size(), units::format_bytes(g.file_bytes).c_str(),
                  units::format_bytes(g.unit_bytes).c_str(), bound_text(g.bound).c_str());
     for (std::size_t i = 0; i < r.files.size(); ++i) {
         const auto& f = r.files[i];
         std::fprintf(
             out,
-            "file %-3zu %s  %" PRIu64 " acknowledgement%s  intact %" PRIu64
-            "  written after %" PRIu64 "  lost %" PRIu64 "%s\n",
-            i, f.path.c_str(), f.acknowledgements, f.acknowledgements == 1 ? "" : "s", f.intact,
-            f.newer + f.never_acked + f.torn_newer, f.lost,
+            "file %-3zu %s  %" PRIu64 " record%s (%s)  intact %" PRIu64 "  written after %" PRIu64
+            "  lost %" PRIu64 "%s\n",
+            i, f.path.c_str(), f.acknowledgements, f.acknowledgements == 1 ? "" : "s",
+            file_bound_text(f.bound).c_str(), f.intact, f.newer + f.never_acked + f.torn_newer,
+            f.lost,
             f.used_older_copy ? "  (newest state record torn: the one before it used)" : "");
     }
     std::fprintf(out, "read     %s in %.2f s (%s)\n", units::format_bytes(r.read_bytes).c_str(),

@@ -224,6 +224,19 @@ RunResult Runner::run() {
     }
     std::unique_ptr<StateFile> state;
     if (cfg_.keep) state = create_state_file(cfg_, res, target, state_path);
+    // --keep keeps files only once the run is under way: a setup error
+    // before the first phase (a refused ring, a failed --iopoll probe)
+    // leaves nothing behind, state file included.
+    struct KeepUntilStarted {
+        Target& target;
+        std::string state_path;
+        bool started = false;
+        ~KeepUntilStarted() {
+            if (started || state_path.empty()) return;
+            target.remove_files();
+            ::unlink(state_path.c_str());
+        }
+    } keep_guard{target, state ? state->path() : std::string()};
     res.target = target.info();
     res.direct_io = target.direct_io();
     res.direct_io_note = target.direct_io_note();
@@ -314,16 +327,57 @@ RunResult Runner::run() {
     if (auto* uring = dynamic_cast<const io::UringBackend*>(workers[0]->backend()))
         res.backend.uring = uring->features();
 
+    keep_guard.started = true;
     observer_->started(cfg_, res);
 
     const bool random_enabled = cfg_.has_phase(Phase::random) &&
                                 (cfg_.rand_ops ? *cfg_.rand_ops > 0 : cfg_.rand_time_s > 0);
 
+    // Buffered I/O: a write-back that failed means writes the kernel took
+    // never reached the device.  A drive error (io-error, exit 2), or a full
+    // filesystem (exit 1); with --keep nothing of that file is vouched for.
+    auto writeback_failed = [&](const std::vector<std::pair<std::size_t, int>>& failed,
+                                std::uint64_t it, Phase phase, PhaseResult* pr) {
+        for (auto [i, err] : failed) {
+            if (state) state->poison(static_cast<unsigned>(i));
+            if (err == ENOSPC || err == EDQUOT) {
+                if (res.fatal_error.empty())
+                    res.fatal_error = target.path(i) +
+                                      ": no space left on device writing back cached writes "
+                                      "(the filesystem filled up during the run)";
+                res.stop = StopReason::error;
+                stop.store(true);
+                continue;
+            }
+            MismatchRecord rec;
+            rec.iteration = it;
+            rec.phase = phase;
+            rec.file_index = static_cast<unsigned>(i);
+            rec.path = target.path(i);
+            rec.cls = pattern::MismatchClass::io_error;
+            rec.error = err;
+            rec.op = io::OpKind::fdatasync;
+            if (pr)  // added to the run's totals with the phase's own counts
+                ++pr->counters.mismatches[static_cast<std::size_t>(rec.cls)];
+            else
+                ++res.mismatch_totals[static_cast<std::size_t>(rec.cls)];
+            res.mismatch_records.push_back(std::move(rec));
+        }
+    };
+
     // Runs one phase on the first `active` workers (all when 0), with the
     // random-phase overrides of a sweep point, and accounts for it.
     auto run_phase = [&](std::uint64_t it, Phase phase, const SweepOverrides& over) {
         if (hooks.stop_phase == phase && hooks.stop_after_ops == 0) ::raise(SIGSTOP);
-        if (!target.direct_io()) target.drop_caches();
+        if (!target.direct_io()) writeback_failed(target.drop_caches(), it, phase, nullptr);
+        // --keep: a phase that writes records its bound before it starts,
+        // so a cut during it allows what it may have written.
+        if (state && (phase == Phase::seq_write || (phase == Phase::random && cfg_.read_pct < 100)))
+            state->set_bound(phase == Phase::seq_write
+                                 ? 1
+                                 : unacked_write_bound(
+                                       cfg_, cfg_.sync == SyncMethod::none ? 0 : cfg_.sync_every),
+                             true);
         const unsigned active = over.files ? over.files : cfg_.files;
         const std::uint64_t total_bytes = cfg_.file_bytes * active;
 
@@ -419,17 +473,22 @@ RunResult Runner::run() {
             tick);
         // Writes in buffered mode are only done once they reached the device.
         if (!target.direct_io() && phase != Phase::seq_read && phase != Phase::reverify)
-            target.drop_caches();
+            writeback_failed(target.drop_caches(), it, phase, &pr);
         // --keep: whatever a phase wrote is acknowledged once it is on the
         // device (as well as after every flush the workers make themselves).
+        // After the phase nothing more is written until the next writing
+        // phase: these records allow no newer generation.
+        if (state) state->set_bound(0, false);
         if (state && (phase == Phase::seq_write || phase == Phase::random))
             run_on_workers(
                 [&](unsigned i, Worker& w) {
                     if (i >= active) return;
-                    if (::fsync(target.fd(i)) == 0)
+                    if (::fsync(target.fd(i)) == 0) {
                         state->acknowledged(i, w.generations());
-                    else
+                    } else {
                         ++state_sync_errors;
+                        state->poison(static_cast<unsigned>(i));
+                    }
                 },
                 {});
         pr.seconds = (monotonic_ns() - t0) / 1e9;

@@ -18,7 +18,7 @@ constexpr std::uint64_t kStateMagic = 0x3145544154535344ULL;  // "DSSTATE1"
 constexpr std::uint32_t kCopyMagic = 0x4b415344U;             // "DSAK"
 constexpr std::uint64_t kBlock = 4096;
 constexpr std::size_t kHeaderFixed = 80;  // fields before the paths
-constexpr std::size_t kCopyFixed = 32;    // fields before the generations
+constexpr std::size_t kCopyFixed = 40;    // fields before the generations
 constexpr std::uint32_t kMaxStateFiles = 1U << 16;
 
 std::uint64_t round_up(std::uint64_t v) {
@@ -97,7 +97,7 @@ bool read_all(int fd, std::byte* p, std::size_t len, std::uint64_t off) {
 // run's state file does not pass.
 std::uint64_t copy_check(std::uint64_t run_id, std::span<const std::byte> copy) {
     std::uint64_t h = check_of(run_id, copy.first(24));
-    return check_of(h, copy.subspan(kCopyFixed));
+    return check_of(h, copy.subspan(32));  // the bound and the generations
 }
 
 }  // namespace
@@ -153,6 +153,7 @@ StateFile::StateFile(std::string path, StateGeometry geo)
     header_bytes_ = round_up(kHeaderFixed + names.size());
     copy_bytes_ = round_up(kCopyFixed + geo_.units());
     seq_.assign(n, 0);
+    poisoned_.assign(n, 0);
     scratch_.assign(n, std::vector<std::byte>(copy_bytes_));
 
     std::vector<std::byte> header(header_bytes_);
@@ -197,6 +198,7 @@ void StateFile::acknowledged(unsigned file_index, std::span<const pattern::Gener
         ++write_errors_;
         return;
     }
+    if (poisoned_[file_index]) return;  // a flush of it failed: nothing more is durable
     const std::uint64_t seq = seq_[file_index] + 1;
     std::vector<std::byte>& copy = scratch_[file_index];
     std::byte* c = copy.data();
@@ -204,6 +206,7 @@ void StateFile::acknowledged(unsigned file_index, std::span<const pattern::Gener
     put(c + 4, static_cast<std::uint32_t>(file_index));
     put(c + 8, seq);
     put(c + 16, static_cast<std::uint64_t>(acked.size()));
+    put(c + 32, bound_.load(std::memory_order_relaxed));
     std::memcpy(c + kCopyFixed, acked.data(), acked.size());
     put(c + 24, copy_check(geo_.run_id, std::span(copy).first(kCopyFixed + acked.size())));
     const std::uint64_t off = header_bytes_ + (2ULL * file_index + seq % 2) * copy_bytes_;
@@ -214,6 +217,29 @@ void StateFile::acknowledged(unsigned file_index, std::span<const pattern::Gener
         return;
     }
     seq_[file_index] = seq;
+}
+
+void StateFile::set_bound(std::uint32_t bound, bool rewrite) {
+    bound_.store(std::min<std::uint32_t>(bound, 254), std::memory_order_relaxed);
+    if (!rewrite) return;
+    // The last record of each file again, under the new bound: the
+    // scratch copy holds exactly what was last acknowledged (or nothing).
+    const std::uint64_t units = geo_.units();
+    std::vector<pattern::Generation> last(units);
+    for (unsigned i = 0; i < seq_.size(); ++i) {
+        if (poisoned_[i]) continue;
+        std::memcpy(last.data(), scratch_[i].data() + kCopyFixed, units);
+        acknowledged(i, last);
+    }
+}
+
+void StateFile::poison(unsigned file_index) {
+    if (file_index >= poisoned_.size() || poisoned_[file_index]) return;
+    // Nothing of this file can be vouched for any more: its record says
+    // "never acknowledged", so --verify-only neither trusts nor blames it.
+    const std::vector<pattern::Generation> none(geo_.units(), pattern::kUnknownGeneration);
+    acknowledged(file_index, none);
+    poisoned_[file_index] = 1;
 }
 
 void StateFile::reset() {
@@ -282,6 +308,7 @@ LoadedState load_state_file(const std::string& path) {
         enum class CopyState { empty, valid, damaged };
         CopyState states[2];
         std::uint64_t seqs[2] = {0, 0};
+        std::uint32_t copy_bound[2] = {0, 0};
         std::vector<pattern::Generation> gens[2];
         for (int c = 0; c < 2; ++c) {
             if (!read_all(fd.get(), copy.data(), copy.size(),
@@ -299,6 +326,7 @@ LoadedState load_state_file(const std::string& path) {
                      get<std::uint64_t>(p + 24) == copy_check(s.geo.run_id, used)) {
                 states[c] = CopyState::valid;
                 seqs[c] = get<std::uint64_t>(p + 8);
+                copy_bound[c] = std::min<std::uint32_t>(254, get<std::uint32_t>(p + 32));
                 gens[c].assign(
                     reinterpret_cast<const pattern::Generation*>(p + kCopyFixed),
                     reinterpret_cast<const pattern::Generation*>(p + kCopyFixed) + units);
@@ -315,14 +343,17 @@ LoadedState load_state_file(const std::string& path) {
         if (use >= 0) {
             f.acknowledgements = seqs[use];
             f.acked = std::move(gens[use]);
+            f.bound = copy_bound[use];
         } else {
             f.acked.assign(units, pattern::kUnknownGeneration);  // nothing acknowledged yet
         }
-        // A damaged copy is a torn write of the newest acknowledgement: the
-        // one used is older by one, so units may be one more bound ahead.
+        // A damaged copy is a torn write of the newest record: the one used
+        // is older by one, so units may be one more bound ahead (a record
+        // with bound 0 was a phase end: the torn one after it was written
+        // before the next phase wrote anything).
         if (states[0] == CopyState::damaged || states[1] == CopyState::damaged) {
             f.used_older_copy = true;
-            f.bound = std::min<std::uint32_t>(254, 2 * s.geo.bound);
+            f.bound = std::min<std::uint32_t>(254, 2 * f.bound);
         }
         s.files.push_back(std::move(f));
     }

@@ -7,9 +7,11 @@
 //                the bound, the file paths, a check over all of it.  Written
 //                once, before any test file is written, and fdatasync()ed.
 //   regions      per file two copies (A, B) of its acknowledgement record:
-//                magic, file index, sequence number (= acknowledgements so
-//                far), unit count, a check, then one generation byte per
-//                unit.  Acknowledgement n goes to copy n % 2, so a torn write
+//                magic, file index, sequence number (= records so far),
+//                unit count, a check, the bound (how many writes a unit may
+//                have taken since this record: 0 after a phase end, the
+//                running phase's bound while it writes), then one
+//                generation byte per unit.  Acknowledgement n goes to copy n % 2, so a torn write
 //                of the state file damages only the copy being written and
 //                the other one still holds the previous acknowledgement.
 // Each file's copies sit at fixed offsets: workers never write the same bytes.
@@ -28,7 +30,7 @@
 
 namespace ds::run {
 
-inline constexpr std::uint32_t kStateFormatVersion = 1;
+inline constexpr std::uint32_t kStateFormatVersion = 2;
 
 // Where the state file of TARGET lives: "<dir>/drivestress.state" for a
 // directory, "<prefix>.state" for a path prefix (next to the test files).
@@ -70,6 +72,16 @@ class StateFile final : public DurabilityListener {
     void acknowledged(unsigned file_index, std::span<const pattern::Generation> acked) override;
     // Nothing acknowledged any more (the files are about to be recreated).
     void reset();
+    // The bound recorded with the next records (see unacked_write_bound;
+    // 0 = nothing may be newer).  With `rewrite`, every file's last record
+    // is written again under it at once: called before a phase that writes,
+    // so that a cut during the phase finds the phase's bound.  Call only
+    // while no worker runs.
+    void set_bound(std::uint32_t bound, bool rewrite);
+    // A flush of file `file_index` failed: what it covered may be lost, and
+    // a later flush could succeed without it.  Its record becomes "nothing
+    // acknowledged" and no later record of that file is written.
+    void poison(unsigned file_index);
 
     const std::string& path() const { return path_; }
     std::uint64_t acknowledgements(unsigned file_index) const { return seq_[file_index]; }
@@ -84,6 +96,8 @@ class StateFile final : public DurabilityListener {
     std::vector<std::uint64_t> seq_;  // per file; each touched only by that file's caller
     std::vector<std::vector<std::byte>> scratch_;  // per file: one copy being written
     std::atomic<std::uint64_t> write_errors_{0};
+    std::atomic<std::uint32_t> bound_{0};
+    std::vector<std::uint8_t> poisoned_;  // per file; set between phases or by its own worker
 };
 
 // What a state file holds, as read back by --verify-only.
@@ -95,7 +109,7 @@ struct LoadedState {
         // The newer copy was damaged (a torn state write): the older one is
         // used, and a unit may be up to two bounds past it.
         bool used_older_copy = false;
-        std::uint32_t bound = 1;  // effective bound for this file
+        std::uint32_t bound = 0;  // effective bound for this file (from the record used)
     };
     std::vector<File> files;
 };

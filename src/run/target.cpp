@@ -289,16 +289,18 @@ void Target::remove_files() noexcept {
     created_ = 0;
 }
 
-void Target::drop_caches() const {
+std::vector<std::pair<std::size_t, int>> Target::drop_caches() const {
+    std::vector<std::pair<std::size_t, int>> failed;
     if (raw_) {
-        ::fdatasync(raw_fd_.get());
+        if (::fdatasync(raw_fd_.get()) != 0) failed.emplace_back(0, errno);
         ::posix_fadvise(raw_fd_.get(), 0, 0, POSIX_FADV_DONTNEED);
-        return;
+        return failed;
     }
     for (std::size_t i = 0; i < created_; ++i) {
-        ::fdatasync(fds_[i].get());
+        if (::fdatasync(fds_[i].get()) != 0) failed.emplace_back(i, errno);
         ::posix_fadvise(fds_[i].get(), 0, 0, POSIX_FADV_DONTNEED);
     }
+    return failed;
 }
 
 }  // namespace ds::run

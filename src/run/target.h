@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "io/unique_fd.h"
@@ -45,7 +46,9 @@ class Target {
 
     // For buffered I/O: write back and drop the files' cached pages so the
     // next reads reach the device.
-    void drop_caches() const;
+    // Returns the files whose write-back failed, with the errno (a write
+    // the kernel accepted did not reach the device).
+    std::vector<std::pair<std::size_t, int>> drop_caches() const;
 
     // Full path of file `index` for a TARGET (directory or path prefix).
     static std::string file_path(const std::string& target, bool target_is_dir, unsigned index);

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <chrono>
 #include <ctime>
+#include <exception>
 #include <thread>
 #include <tuple>
 
@@ -243,13 +244,23 @@ VerifyOnlyResult verify_only(const std::string& state_path, bool cleanup) {
         // Files are read in parallel, at most 16 at a time (each reader
         // keeps one 1 MiB read outstanding).
         std::atomic<std::size_t> next{0};
-        std::vector<std::jthread> readers;
         const std::size_t n = std::min<std::size_t>(work.size(), 16);
-        for (std::size_t t = 0; t < n; ++t)
-            readers.emplace_back([&] {
-                for (std::size_t i; (i = next.fetch_add(1)) < work.size();)
-                    verify_file(static_cast<unsigned>(i), state, work[i]);
-            });
+        std::vector<std::exception_ptr> errors(n);
+        {
+            std::vector<std::jthread> readers;
+            for (std::size_t t = 0; t < n; ++t)
+                readers.emplace_back([&, t] {
+                    try {
+                        for (std::size_t i; (i = next.fetch_add(1)) < work.size();)
+                            verify_file(static_cast<unsigned>(i), state, work[i]);
+                    } catch (...) {  // rethrown on this thread: an error, never an abort
+                        errors[t] = std::current_exception();
+                        next.store(work.size());
+                    }
+                });
+        }
+        for (auto& e : errors)
+            if (e) std::rethrow_exception(e);
     }
     for (auto& w : work) {
         r.files.push_back(w.res);

@@ -75,6 +75,11 @@ class Polling(harness.DriveStressTest):
         self.assertIsNone(r.doc, "no result document for a refused run")
         self.assertNotIn("seq-write", r.stdout)  # refused before any phase ran
         self.assertEqual(sorted(os.listdir(self.tmp)), ["target"])
+        # --keep keeps files of a run that started, not of a refused one:
+        # neither the files nor the state file stay.
+        r = self.drivestress(*SMALL, "--iopoll", "--keep")
+        self.assertSetupError(r, "--iopoll", "Operation not supported")
+        self.assertEqual(os.listdir(self.target), [], "files or state left by a refused run")
 
     def test_refused_at_parse_time(self):
         cases = [
@@ -83,6 +88,8 @@ class Polling(harness.DriveStressTest):
             (("--iopoll", "--buffered"), ("--iopoll", "--buffered")),
             (("--iopoll", "--no-direct"), ("--iopoll", "--no-direct")),
             (("--sqpoll", "--compare-backends"), ("--sqpoll", "--compare-backends")),
+            (("--iopoll", "--sync", "fdatasync"), ("--iopoll", "--sync fdatasync")),
+            (("--iopoll", "--sync", "fsync"), ("--iopoll", "--sync fsync")),
         ]
         self.backend = None  # the options above choose
         for args, names in cases:

@@ -41,7 +41,7 @@ def read_state(path):
             at = header_bytes + (2 * i + c) * copy_bytes
             magic, index, seq, units = struct.unpack_from("<IIQQ", data, at)
             if magic == 0x4B415344 and index == i and (best is None or seq > best[0]):
-                best = (seq, data[at + 32:at + 32 + units])
+                best = (seq, data[at + 40:at + 40 + units])
         acked.append(best[1] if best else bytes(UNITS))
     return files, acked
 
@@ -169,6 +169,30 @@ class PowercutCases:
         self.assertExit(result, 0)
         self.assertTrue(v["cleaned_up"])
         self.assertNoFilesLeft(result)
+
+    def test_rolled_back_after_the_run_is_lost(self):
+        """No --sync: only phase ends acknowledge, and while the random
+        phase runs any newer generation is allowed.  Once the run is over
+        nothing may be newer or older: files rolled back to their state
+        before the random phase (a drive that lost every random write it
+        acknowledged) are lost after acknowledgement, not "newer"."""
+        run = self.start("--keep", "-s", "8M", "-j", FILES, "--qd", 16, "--read-pct", 0,
+                         "--rand-ops", 4000, stop="random")
+        run.wait_stopped()
+        before = [open(self.data_file(i), "rb").read() for i in range(FILES)]
+        run.resume()
+        r = run.finish()
+        self.assertExit(r, 0)
+        for i in range(FILES):
+            with open(self.data_file(i), "r+b") as f:
+                f.write(before[i])
+        result, v = self.verify()
+        self.assertExit(result, 2)
+        self.assertGreater(v["lost_units"], 0, result.describe())
+        self.assertEqual(v["newer_units"], 0, result.describe())
+        self.assertEqual(result.doc["summary"]["mismatches"]["stale"], v["lost_units"])
+        for f in v["files"]:
+            self.assertEqual(f["bound_writes"], 0, "the last record was a phase end's")
 
     def test_sigint_keeps_files(self):
         run = self.start(*self.run_args("--rand-time", 60), stop="random:200")

@@ -63,7 +63,7 @@ void scribble(const std::string& path, std::uint64_t offset, std::size_t len) {
 // The region layout, as state_file.cpp documents it: a one-block header
 // (short names) and per file two copies of 4 KiB + the map, block-rounded.
 constexpr std::uint64_t kHeaderBytes = 4096;
-constexpr std::uint64_t kCopyBytes = 4096;  // 32 + 64 bytes of map
+constexpr std::uint64_t kCopyBytes = 4096;  // 40 + 64 bytes of map
 std::uint64_t copy_offset(unsigned file, unsigned copy) {
     return kHeaderBytes + (2ULL * file + copy) * kCopyBytes;
 }
@@ -75,6 +75,7 @@ TEST_CASE("state file round trip: geometry, names and the last acknowledgement p
     const std::string path = dir.path + "/drivestress.state";
     {
         run::StateFile sf(path, geometry(dir.path));
+        sf.set_bound(3, false);
         sf.acknowledged(0, gens(0));
         sf.acknowledged(0, gens(7));  // the newest wins
         sf.acknowledged(1, gens(100));
@@ -113,16 +114,64 @@ TEST_CASE("a fresh state file has nothing acknowledged; reset forgets everything
     CHECK(s.files[0].acked == std::vector<pattern::Generation>(kUnits, 0));
 }
 
+TEST_CASE("the bound travels with each record: 0 after a phase end, rewritten before a phase") {
+    TempDir dir;
+    const std::string path = dir.path + "/drivestress.state";
+    run::StateFile sf(path, geometry(dir.path, 1));
+    sf.set_bound(1, true);  // before seq-write: nothing acknowledged yet, bound 1
+    auto s = run::load_state_file(path);
+    CHECK(s.files[0].bound == 1);
+    CHECK(s.files[0].acked == std::vector<pattern::Generation>(kUnits, 0));
+    sf.set_bound(0, false);  // the phase ended
+    sf.acknowledged(0, gens(5));
+    s = run::load_state_file(path);
+    CHECK(s.files[0].bound == 0);  // nothing may be newer than a phase end's record
+    CHECK(s.files[0].acked == gens(5));
+    sf.set_bound(254, true);  // a random phase without flushes starts
+    s = run::load_state_file(path);
+    CHECK(s.files[0].bound == 254);
+    CHECK(s.files[0].acked == gens(5));  // the same record, under the phase's bound
+    CHECK(s.files[0].acknowledgements == 3);
+
+    SUBCASE("a torn record after a phase end keeps bound 0") {
+        sf.set_bound(0, false);
+        sf.acknowledged(0, gens(9));  // sequence 4 -> copy 0
+        sf.set_bound(200, true);      // sequence 5 -> copy 1, torn
+        scribble(path, copy_offset(0, 1) + 40, 8);
+        s = run::load_state_file(path);
+        CHECK(s.files[0].used_older_copy);
+        CHECK(s.files[0].acked == gens(9));
+        CHECK(s.files[0].bound == 0);
+    }
+}
+
+TEST_CASE("a poisoned file is never acknowledged again") {
+    TempDir dir;
+    const std::string path = dir.path + "/drivestress.state";
+    run::StateFile sf(path, geometry(dir.path));
+    sf.acknowledged(0, gens(5));
+    sf.acknowledged(1, gens(5));
+    sf.poison(0);
+    sf.acknowledged(0, gens(6));
+    sf.set_bound(10, true);
+    auto s = run::load_state_file(path);
+    CHECK(s.files[0].acked == std::vector<pattern::Generation>(kUnits, 0));
+    CHECK(s.files[0].acknowledgements == 2);  // the record that says "nothing"
+    CHECK(s.files[1].acked == gens(5));
+    CHECK(s.files[1].bound == 10);
+}
+
 TEST_CASE("a torn newest record: the one before it is used, with a doubled bound") {
     TempDir dir;
     const std::string path = dir.path + "/drivestress.state";
     {
         run::StateFile sf(path, geometry(dir.path));
+        sf.set_bound(3, false);
         sf.acknowledged(0, gens(0));   // sequence 1 -> copy 1
         sf.acknowledged(0, gens(50));  // sequence 2 -> copy 0
     }
     // Half of the newest record's map never reached the disk.
-    scribble(path, copy_offset(0, 0) + 32 + 40, 24);
+    scribble(path, copy_offset(0, 0) + 40 + 40, 24);
     auto s = run::load_state_file(path);
     CHECK(s.files[0].acknowledgements == 1);
     CHECK(s.files[0].acked == gens(0));

@@ -499,9 +499,12 @@ RunResult Runner::run() {
             pr.counters.merge(outcomes[i].counters);
             if (!outcomes[i].completed) pr.interrupted = true;
             if (outcomes[i].no_space_at && res.fatal_error.empty()) {
-                res.fatal_error = target.path(i) + ": no space left on device writing at offset " +
-                                  std::to_string(*outcomes[i].no_space_at) +
-                                  " (the filesystem filled up during the run)";
+                res.fatal_error =
+                    target.path(i) + ": no space left on device " +
+                    (outcomes[i].no_space_in_flush
+                         ? std::string("flushing its writes")
+                         : "writing at offset " + std::to_string(*outcomes[i].no_space_at)) +
+                    " (the filesystem filled up during the run)";
                 res.stop = StopReason::error;
                 stop.store(true);  // this phase counted its failed writes; no more phases
             }

@@ -159,7 +159,7 @@ void Worker::forget_acked(std::uint64_t offset, std::uint32_t length) {
         acked_[o >> unit_shift_] = pattern::kUnknownGeneration;
 }
 
-void Worker::flush_done(const PhasePlan& plan, const io::Request& r, std::int32_t res,
+bool Worker::flush_done(const PhasePlan& plan, const io::Request& r, std::int32_t res,
                         std::uint64_t now, PhaseCounters& c) {
     if (res >= 0) {
         c.flush_latency.record(now - r.submit_ns);
@@ -170,13 +170,18 @@ void Worker::flush_done(const PhasePlan& plan, const io::Request& r, std::int32_
             std::swap(acked_, snapshot_);
             listener_->acknowledged(file_index_, acked_);
         }
-        return;
+        return true;
     }
-    MismatchRecord rec;
-    rec.op = r.kind;
-    rec.cls = pattern::MismatchClass::io_error;
-    rec.error = -res;
-    record(plan, c, std::move(rec));
+    // ENOSPC/EDQUOT from a flush: buffered writes whose blocks were only
+    // allocated at write-back found the filesystem full.
+    const bool full = res == -ENOSPC || res == -EDQUOT;
+    if (!full) {
+        MismatchRecord rec;
+        rec.op = r.kind;
+        rec.cls = pattern::MismatchClass::io_error;
+        rec.error = -res;
+        record(plan, c, std::move(rec));
+    }
     if (listener_) {
         // The writes this flush covered may be lost, and a later flush can
         // succeed without them (the error is reported once): their units
@@ -186,6 +191,7 @@ void Worker::flush_done(const PhasePlan& plan, const io::Request& r, std::int32_
             if (snapshot_[u] != acked_[u] && gens_[u] == snapshot_[u])
                 gens_[u] = pattern::kUnknownGeneration;
     }
+    return !full;
 }
 
 void Worker::record(const PhasePlan& plan, PhaseCounters& c, MismatchRecord rec) {
@@ -430,7 +436,10 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
                 continue;
             }
             if (r.slot == kFlushSlot) {
-                flush_done(plan, r, res, now, c);
+                if (!flush_done(plan, r, res, now, c) && !out.no_space_at) {
+                    out.no_space_at = 0;
+                    out.no_space_in_flush = true;
+                }
                 flush_in_flight = false;
                 --in_flight;
                 continue;

@@ -80,6 +80,7 @@ class Worker {
         // error and the phase goes on, but the run ends after it (a setup
         // problem, not the drive's fault: exit 1).
         std::optional<std::uint64_t> no_space_at;
+        bool no_space_in_flush = false;  // it was a flush that found it full
     };
     Outcome run(const PhasePlan& plan);
 
@@ -120,7 +121,9 @@ class Worker {
     void forget_range(std::uint64_t offset, std::uint32_t length);
     void acknowledge_range(std::uint64_t offset, std::uint32_t length);
     void forget_acked(std::uint64_t offset, std::uint32_t length);
-    void flush_done(const PhasePlan& plan, const io::Request& r, std::int32_t res,
+    // Accounts for a completed flush; false when it failed because the
+    // filesystem is full (not the drive's fault: no io-error recorded).
+    bool flush_done(const PhasePlan& plan, const io::Request& r, std::int32_t res,
                     std::uint64_t now, PhaseCounters& c);
     void record(const PhasePlan& plan, PhaseCounters& c, MismatchRecord rec);
     std::uint64_t next_random();

@@ -205,6 +205,22 @@ TEST_CASE("a failed flush is an io-error naming the flush, and acknowledges noth
     CHECK(RecordingListener::known(f.listener.calls.back()) == (kSeqWrites - 4) * kUnitsPerBlock);
 }
 
+TEST_CASE("a flush that finds the filesystem full is no drive error") {
+    Fixture f(false, SyncMethod::fsync, 4);
+    f.faulty->fail_at(io::OpKind::fsync, 0, ENOSPC);
+    auto w = f.phase(Phase::seq_write);
+    CHECK(w.no_space_at.has_value());
+    CHECK(w.no_space_in_flush);
+    CHECK(w.counters.mismatch_total() == 0);
+    CHECK(f.worker->records().empty());
+    CHECK(w.counters.flush_ops == kSeqWrites / 4 - 1);
+    // What that flush covered is never acknowledged, as for any failed flush.
+    REQUIRE_FALSE(f.listener.calls.empty());
+    const auto& first = f.listener.calls.front();
+    CHECK(std::all_of(first.begin(), first.begin() + 4 * kUnitsPerBlock,
+                      [](auto g) { return g == 0; }));
+}
+
 TEST_CASE("dsync: every write carries RWF_DSYNC, the listener hears every N writes") {
     for (bool uring : backends()) {
         CAPTURE(uring);

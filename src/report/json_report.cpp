@@ -154,11 +154,11 @@ json latency_json(const stats::LatencyHistogram& h) {
     return j;
 }
 
-json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostInfo& host) {
+json document_head(const std::string& started_at, const HostInfo& host) {
     json doc;
     doc["schema_version"] = kSchemaVersion;
     doc["tool"] = {{"name", "drivestress"}, {"version", DRIVESTRESS_VERSION}};
-    doc["started_at"] = r.started_at;
+    doc["started_at"] = started_at;
     doc["host"] = {{"hostname", host.hostname},
                    {"kernel", host.kernel},
                    {"machine", host.machine},
@@ -166,6 +166,11 @@ json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostI
                    {"cpus", host.cpus},
                    {"memory_bytes", host.memory_bytes},
                    {"generator_simd", host.simd_path}};
+    return doc;
+}
+
+json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostInfo& host) {
+    json doc = document_head(r.started_at, host);
     doc["target"] = {{"path", cfg.target},
                      {"directory", r.target.directory},
                      {"filesystem", r.target.filesystem},

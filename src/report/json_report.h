@@ -5,6 +5,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "report/host_info.h"
 #include "run/config.h"
@@ -15,6 +16,8 @@ namespace ds::report {
 
 inline constexpr int kSchemaVersion = 1;
 
+// The keys every document starts with: schema_version, tool, started_at, host.
+nlohmann::json document_head(const std::string& started_at, const HostInfo& host);
 nlohmann::json latency_json(const stats::LatencyHistogram& h);
 // One mismatch record ("mismatches" items; also --verify-only's lost units).
 nlohmann::json mismatch_json(const run::MismatchRecord& m);

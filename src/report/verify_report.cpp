@@ -105,17 +105,7 @@ void print_verify_text(std::FILE* out, const run::VerifyOnlyResult& r, const Hos
 
 json verify_json(const run::VerifyOnlyResult& r, const HostInfo& host) {
     const auto& g = r.geo;
-    json doc;
-    doc["schema_version"] = kSchemaVersion;
-    doc["tool"] = {{"name", "drivestress"}, {"version", DRIVESTRESS_VERSION}};
-    doc["started_at"] = r.started_at;
-    doc["host"] = {{"hostname", host.hostname},
-                   {"kernel", host.kernel},
-                   {"machine", host.machine},
-                   {"cpu_model", host.cpu_model},
-                   {"cpus", host.cpus},
-                   {"memory_bytes", host.memory_bytes},
-                   {"generator_simd", host.simd_path}};
+    json doc = document_head(r.started_at, host);
     json files = json::array();
     for (const auto& f : r.files)
         files.push_back({{"path", f.path},

@@ -1,8 +1,18 @@
 #include "run/results.h"
 
+#include <ctime>
 #include <numeric>
 
 namespace ds::run {
+
+std::string utc_now_iso8601() {
+    std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
 
 void PhaseCounters::merge(const PhaseCounters& o) {
     read_ops += o.read_ops;

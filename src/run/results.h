@@ -141,6 +141,9 @@ struct BackendInfo {
     unsigned seq_qd = 1;          // sequential-phase depth per worker
 };
 
+// The current time as ISO 8601 UTC ("2026-11-30T04:33:23Z"), for started_at.
+std::string utc_now_iso8601();
+
 struct RunResult {
     std::uint64_t seed = 0;
     std::uint64_t run_id = 0;

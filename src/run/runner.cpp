@@ -68,15 +68,6 @@ BackendInfo choose_backend(const RunConfig& cfg) {
 
 namespace {
 
-std::string utc_now_iso8601() {
-    std::time_t t = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
-}
-
 // Runs a task on every worker's own thread and lets the coordinator wait for
 // all of them with a timeout (so it can watch signals and the clock).
 class WorkerPool {

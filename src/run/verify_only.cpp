@@ -101,15 +101,6 @@ namespace {
 
 constexpr std::size_t kChunkBytes = 1 << 20;
 
-std::string utc_now_iso8601() {
-    std::time_t t = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
-}
-
 // Reads [off, off + len) fully; returns bytes read (less at end of file)
 // or -errno.
 std::int64_t read_full(int fd, std::byte* buf, std::size_t len, std::uint64_t off) {

@@ -1,18 +1,20 @@
 // drivestress: parse the command line, run, report, map the outcome to an
 // exit status.  Everything else lives in the libraries under src/.
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <memory>
+#include <new>
 #include <string>
 #include <system_error>
 #include <vector>
 
 #include "cli/options.h"
 #include "drivestress_version.h"
+#include "io/output_file.h"
 #include "report/backend_comparison.h"
 #include "report/host_info.h"
 #include "report/json_report.h"
@@ -50,36 +52,46 @@ int fail(const std::string& message) {
     return kExitUsage;
 }
 
-// Writes the result document; "-" is stdout.  Returns false on failure.
-bool write_json(const std::string& path, const nlohmann::json& doc, std::string& error) {
-    std::string text = doc.dump(2) + "\n";
-    if (path == "-") {
-        if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() ||
-            std::fflush(stdout) != 0) {
-            error = std::string("--json -: writing to stdout failed: ") + std::strerror(errno);
-            return false;
-        }
-        return true;
-    }
-    std::ofstream f(path, std::ios::trunc);
-    f << text;
-    f.close();
-    if (!f) {
-        error = "--json " + path + ": write failed";
-        return false;
-    }
-    return true;
-}
+// What is left to do once the measuring is over: deliver the result files
+// and settle the exit status.  A result that could not be written (a full
+// disk, a FIFO without reader) is one line on stderr and turns a clean exit
+// into 1; the text report's verdict line then says why.
+class Delivery {
+  public:
+    explicit Delivery(int code) : code_(code) {}
+    int code() const { return code_; }
+    const std::string& first_error() const { return first_error_; }
 
-// Writes the document; a failed write turns a clean exit into 1.
-int finish_json(const std::string& path, const nlohmann::json& doc, int code) {
-    std::string error;
-    if (!write_json(path, doc, error)) {
-        std::fprintf(stderr, "drivestress: %s\n", error.c_str());
-        if (code == 0) code = kExitUsage;
+    void failed(const std::string& what) {
+        std::fprintf(stderr, "drivestress: %s\n", one_line(what).c_str());
+        if (first_error_.empty()) first_error_ = one_line(what);
+        if (code_ == 0) code_ = kExitUsage;
     }
-    return code;
-}
+    // --json: "-" is stdout; a file is replaced atomically, never followed.
+    void json(const std::string& path, nlohmann::json doc) {
+        if (path.empty()) return;
+        ds::report::set_verdict(doc, code_);
+        std::string text = doc.dump(2) + "\n";
+        if (path == "-") {
+            if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() ||
+                std::fflush(stdout) != 0)
+                failed(std::string("--json -: writing to stdout failed: ") + std::strerror(errno));
+            return;
+        }
+        write_file("--json", path, text);
+    }
+    void write_file(const char* option, const std::string& path, const std::string& text) {
+        try {
+            ds::io::write_file_atomically(path, text);
+        } catch (const std::system_error& e) {
+            failed(std::string(option) + " " + e.what());
+        }
+    }
+
+  private:
+    int code_;
+    std::string first_error_;
+};
 
 // Where the text report and the live status line go.
 struct Output {
@@ -110,41 +122,39 @@ int run_single(const ds::run::RunConfig& cfg, const Output& out) {
     }
     ds::run::ObserverList all(observers);
     ds::run::RunResult result = ds::run::Runner(cfg, &all).run();
-    text.finish(cfg, result);
     if (!result.fatal_error.empty())
         std::fprintf(stderr, "drivestress: %s\n", one_line(result.fatal_error).c_str());
-    int code = ds::run::exit_status(result);
-    if (!cfg.prom_path.empty()) {
-        try {
-            ds::report::write_prometheus_file(cfg.prom_path,
-                                              ds::report::prometheus_text(cfg, result));
-        } catch (const std::exception& e) {
-            std::fprintf(stderr, "drivestress: --prom: %s\n", one_line(e.what()).c_str());
-            if (code == 0) code = kExitUsage;
-        }
-    }
-    if (cfg.json_path.empty()) return code;
-    return finish_json(cfg.json_path,
-                       ds::report::result_json(cfg, result, ds::report::HostInfo::current()), code);
+    Delivery d(ds::run::exit_status(result));
+    if (timeseries)
+        if (std::string e = timeseries->finish(); !e.empty()) d.failed(e);
+    if (!cfg.prom_path.empty())
+        d.write_file("--prom", cfg.prom_path, ds::report::prometheus_text(cfg, result));
+    d.json(cfg.json_path, ds::report::result_json(cfg, result, ds::report::HostInfo::current()));
+    text.finish(cfg, result, d.code(), d.first_error());
+    return d.code();
 }
 
 int run_comparison(const ds::run::RunConfig& cfg, const Output& out) {
     auto first = text_report(out);
     auto second = text_report(out);
     auto cmp = ds::run::compare_backends(cfg, &first, &second);
-    first.finish(cmp.uring_config, cmp.uring);
+    Delivery d(ds::run::exit_status(cmp));
+    if (!cfg.json_path.empty()) {
+        auto doc =
+            ds::report::result_json(cmp.uring_config, cmp.uring, ds::report::HostInfo::current());
+        if (cmp.sync_ran)
+            doc["compare_backends"] =
+                ds::report::comparison_json(cmp.sync_config, cmp.uring, cmp.sync);
+        d.json(cfg.json_path, std::move(doc));
+    }
+    first.finish(cmp.uring_config, cmp.uring, ds::run::exit_status(cmp.uring));
     if (cmp.sync_ran) {
-        second.finish(cmp.sync_config, cmp.sync);
+        second.finish(cmp.sync_config, cmp.sync, ds::run::exit_status(cmp.sync));
         std::fputs(ds::report::comparison_table(cmp.uring, cmp.sync).c_str(), out.text);
     }
-    int code = ds::run::exit_status(cmp);
-    if (cfg.json_path.empty()) return code;
-    auto doc =
-        ds::report::result_json(cmp.uring_config, cmp.uring, ds::report::HostInfo::current());
-    if (cmp.sync_ran)
-        doc["compare_backends"] = ds::report::comparison_json(cmp.sync_config, cmp.uring, cmp.sync);
-    ds::report::set_verdict(doc, code);
-    return finish_json(cfg.json_path, doc, code);
+    if (!d.first_error().empty())
+        std::fprintf(out.text, "result   ERROR: %s (exit %d)\n", d.first_error().c_str(), d.code());
+    return d.code();
 }
 
 // --verify-only STATE: the report goes where a run's would.
@@ -156,11 +166,12 @@ int run_verify_only(const ds::cli::ParsedCommandLine& cmd, const Output& out) {
     } catch (const ds::run::SetupError& e) {
         throw ds::run::SetupError(std::string("--verify-only ") + e.what());
     }
+    Delivery d(ds::run::exit_status(r));
+    d.json(cmd.config.json_path, ds::report::verify_json(r, host));
     ds::report::print_verify_text(out.text, r, host);
-    const int code = ds::run::exit_status(r);
-    const std::string& json_path = cmd.config.json_path;
-    if (json_path.empty()) return code;
-    return finish_json(json_path, ds::report::verify_json(r, host), code);
+    if (!d.first_error().empty())
+        std::fprintf(out.text, "result   ERROR: %s (exit %d)\n", d.first_error().c_str(), d.code());
+    return d.code();
 }
 
 int run_preset(const ds::cli::ParsedCommandLine& cmd, const Output& out) {
@@ -170,40 +181,37 @@ int run_preset(const ds::cli::ParsedCommandLine& cmd, const Output& out) {
         std::fprintf(out.text, "\n=== %s: %s\n", cmd.preset.c_str(), label.c_str());
         auto report = text_report(out);
         ds::run::RunResult r = ds::run::Runner(test_cfg, &report).run();
-        report.finish(test_cfg, r);
+        report.finish(test_cfg, r, ds::run::exit_status(r));
         code = ds::run::worse_exit_status(code, ds::run::exit_status(r));
         results.emplace_back(label, std::move(r));
         if (results.back().second.stop != ds::run::StopReason::completed) break;
     }
+    Delivery d(code);
+    if (!cmd.config.json_path.empty()) {
+        auto doc = ds::report::result_json(cmd.preset_tests.front().second, results.front().second,
+                                           ds::report::HostInfo::current());
+        doc["preset"] = ds::report::preset_json(cmd.preset, results);
+        d.json(cmd.config.json_path, std::move(doc));
+    }
     std::fputs(ds::report::preset_table(cmd.preset, results).c_str(), out.text);
-    const std::string& json_path = cmd.config.json_path;
-    if (json_path.empty()) return code;
-    auto doc = ds::report::result_json(cmd.preset_tests.front().second, results.front().second,
-                                       ds::report::HostInfo::current());
-    doc["preset"] = ds::report::preset_json(cmd.preset, results);
-    ds::report::set_verdict(doc, code);
-    return finish_json(json_path, doc, code);
+    if (!d.first_error().empty())
+        std::fprintf(out.text, "result   ERROR: %s (exit %d)\n", d.first_error().c_str(), d.code());
+    return d.code();
 }
 
-}  // namespace
+// Standard streams closed by the caller are reopened on /dev/null before
+// anything else opens a file: otherwise the first test file would become fd
+// 1 and the report would be written into the data.
+bool hold_standard_streams() {
+    for (int fd = 0; fd <= 2; ++fd) {
+        if (::fcntl(fd, F_GETFD) >= 0 || errno != EBADF) continue;
+        int got = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+        if (got != fd) return false;  // the lowest free number is fd itself
+    }
+    return true;
+}
 
-int main(int argc, char** argv) {
-    std::vector<std::string> args(argv + 1, argv + argc);
-    ds::cli::ParsedCommandLine cmd;
-    try {
-        cmd = ds::cli::parse_command_line(args);
-    } catch (const ds::cli::UsageError& e) {
-        return fail(std::string(e.what()) + " (see --help)");
-    }
-    if (cmd.action == ds::cli::ParsedCommandLine::Action::help) {
-        std::fputs(cmd.help_text.c_str(), stdout);
-        return 0;
-    }
-    if (cmd.action == ds::cli::ParsedCommandLine::Action::version) {
-        std::printf("drivestress %s\n", DRIVESTRESS_VERSION);
-        return 0;
-    }
-
+int dispatch(const ds::cli::ParsedCommandLine& cmd) {
     const ds::run::RunConfig& cfg = cmd.config;
     const Output out = output_for(cfg);
     try {
@@ -212,9 +220,37 @@ int main(int argc, char** argv) {
         if (!cmd.preset.empty()) return run_preset(cmd, out);
         if (cfg.compare_backends) return run_comparison(cfg, out);
         return run_single(cfg, out);
-    } catch (const ds::run::SetupError& e) {
-        return fail(e.what());
+    } catch (const std::bad_alloc&) {
+        return fail("out of memory (lower --size, --files or --qd, or raise --rand-block)");
     } catch (const std::exception& e) {
         return fail(e.what());
     }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (!hold_standard_streams()) return kExitUsage;
+    std::vector<std::string> args(argv + 1, argv + argc);
+    ds::cli::ParsedCommandLine cmd;
+    try {
+        cmd = ds::cli::parse_command_line(args);
+    } catch (const ds::cli::UsageError& e) {
+        return fail(std::string(e.what()) + " (see --help)");
+    }
+    int code = 0;
+    if (cmd.action == ds::cli::ParsedCommandLine::Action::help)
+        std::fputs(cmd.help_text.c_str(), stdout);
+    else if (cmd.action == ds::cli::ParsedCommandLine::Action::version)
+        std::printf("drivestress %s\n", DRIVESTRESS_VERSION);
+    else
+        code = dispatch(cmd);
+    // The report is part of the result: stdout on a full disk is an error
+    // (with --json - the document's delivery has said so already).
+    if (cmd.config.json_path != "-" && (std::fflush(stdout) != 0 || std::ferror(stdout))) {
+        std::fprintf(stderr, "drivestress: writing to standard output failed: %s\n",
+                     std::strerror(errno ? errno : EIO));
+        if (code == 0) code = kExitUsage;
+    }
+    return code;
 }

@@ -1,21 +1,15 @@
 #include "report/prometheus.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <cmath>
 #include <ctime>
 #include <optional>
-#include <system_error>
 #include <utility>
 #include <vector>
 
 #include "io/backend.h"
-#include "io/unique_fd.h"
 #include "pattern/unit.h"
 #include "stats/histogram.h"
 
@@ -94,31 +88,6 @@ double ended_at(const run::RunResult& r) {
 
 // A temporary file this process created: removed by the destructor unless
 // commit() says it was renamed into place, so a failed write leaves nothing.
-class TempFile {
-  public:
-    explicit TempFile(std::string path) : path_(std::move(path)) {}
-    TempFile(const TempFile&) = delete;
-    TempFile& operator=(const TempFile&) = delete;
-    ~TempFile() {
-        if (!committed_) ::unlink(path_.c_str());
-    }
-    const std::string& path() const { return path_; }
-    void commit() { committed_ = true; }
-
-  private:
-    std::string path_;
-    bool committed_ = false;
-};
-
-// Throws errno as a std::system_error "CALL PATH" (or "CALL FROM to TO");
-// errno is read before anything else can touch it.
-[[noreturn]] void throw_errno(const char* call, std::string_view path, std::string_view to = {}) {
-    const int err = errno;
-    std::string what = std::string(call) + " " + std::string(path);
-    if (!to.empty()) what += " to " + std::string(to);
-    throw std::system_error(err, std::generic_category(), what);
-}
-
 }  // namespace
 
 std::string prometheus_escape_label(std::string_view value) {
@@ -216,34 +185,6 @@ std::string prometheus_text(const run::RunConfig& cfg, const run::RunResult& r) 
         }
     }
     return out;
-}
-
-void write_prometheus_file(const std::string& path, const std::string& text) {
-    const std::string tmp_path = path + ".tmp." + std::to_string(::getpid());
-    // 0644 before umask: node_exporter usually runs as another user.
-    io::UniqueFd fd(::open(tmp_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-    if (!fd.valid()) throw_errno("open", tmp_path);
-    TempFile tmp(tmp_path);
-    std::string_view rest = text;
-    while (!rest.empty()) {
-        ssize_t n = ::write(fd.get(), rest.data(), rest.size());
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) throw_errno("write", tmp.path());
-        rest.remove_prefix(static_cast<std::size_t>(n));
-    }
-    if (::fsync(fd.get()) != 0) throw_errno("fsync", tmp.path());
-    if (::close(fd.release()) != 0) throw_errno("close", tmp.path());
-    if (::rename(tmp.path().c_str(), path.c_str()) != 0) throw_errno("rename", tmp.path(), path);
-    tmp.commit();
-
-    // Make the rename itself durable; the file is already in place, so a
-    // failure here is not worth failing the run for.
-    const auto slash = path.rfind('/');
-    const std::string dir = slash == std::string::npos ? "."
-                            : slash == 0               ? "/"
-                                                       : path.substr(0, slash);
-    io::UniqueFd dfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (dfd.valid()) (void)::fsync(dfd.get());
 }
 
 }  // namespace ds::report

@@ -1,6 +1,7 @@
 // Prometheus text exposition (format 0.0.4) of a run's headline figures, for
 // node_exporter's textfile collector: the collector reads every *.prom file of
-// its directory at each scrape, so the file is replaced atomically.
+// its directory at each scrape, so the file is replaced atomically
+// (io::write_file_atomically).
 #pragma once
 
 #include <string>
@@ -15,13 +16,6 @@ namespace ds::report {
 // latest iteration, mismatches per class, the exit status and the time the
 // run ended; one # HELP and one # TYPE line per metric.
 std::string prometheus_text(const run::RunConfig& cfg, const run::RunResult& r);
-
-// Writes `text` to `path` through a temporary file beside it (path +
-// ".tmp.<pid>", which the collector ignores), fsync, then rename over `path`:
-// a reader sees the old file or the new one, never a partial one.  Throws
-// std::system_error naming the call and the path; the temporary file is
-// removed on failure.
-void write_prometheus_file(const std::string& path, const std::string& text);
 
 // A label value escaped per the exposition format: \ → \\, " → \", newline → \n.
 std::string prometheus_escape_label(std::string_view value);

@@ -344,7 +344,8 @@ std::string sync_compare_table(const run::SyncCompareResult& sc) {
     return t;
 }
 
-void TextReport::finish(const run::RunConfig& cfg, const run::RunResult& r) {
+void TextReport::finish(const run::RunConfig& cfg, const run::RunResult& r, int code,
+                        const std::string& why) {
     clear_live();
     (void)cfg;
     if (r.sync_compare) std::fputs(sync_compare_table(*r.sync_compare).c_str(), out_);
@@ -383,9 +384,9 @@ void TextReport::finish(const run::RunConfig& cfg, const run::RunResult& r) {
                 " %s=%" PRIu64,
                 std::string(pattern::to_string(static_cast<pattern::MismatchClass>(i))).c_str(),
                 r.mismatch_totals[i]);
-    const int code = run::exit_status(r);
+    const std::string error = "ERROR: " + (why.empty() ? "the run could not go on" : why);
     const char* verdict = code == 2   ? "FAIL: data mismatch or I/O error"
-                          : code == 1 ? "ERROR: the run could not go on"
+                          : code == 1 ? error.c_str()
                           : code != 0 ? "INTERRUPTED: nothing wrong found so far"
                           : r.stop == run::StopReason::duration ? "PASS (stopped at --duration)"
                                                                 : "PASS";

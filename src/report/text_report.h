@@ -27,8 +27,10 @@ class TextReport final : public run::RunObserver {
     void interval_done(std::uint64_t iteration, run::Phase phase, std::uint64_t sweep_value,
                        const run::IntervalStats& s, double interval_s,
                        std::uint64_t mismatches_so_far) override;
-    // The summary and the verdict.
-    void finish(const run::RunConfig& cfg, const run::RunResult& r);
+    // The summary and the verdict for exit status `code` (the run's own, or 1
+    // when its results could not be delivered: `why` says what failed).
+    void finish(const run::RunConfig& cfg, const run::RunResult& r, int code,
+                const std::string& why = {});
 
   private:
     void clear_live();

@@ -1,17 +1,29 @@
 #include "report/timeseries.h"
 
+#include <unistd.h>
+
 #include <cerrno>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <system_error>
 
+#include "io/output_file.h"
+#include "run/errors.h"
+
 namespace ds::report {
 
-TimeseriesWriter::TimeseriesWriter(const std::string& path) : file_(std::fopen(path.c_str(), "w")) {
-    if (!file_) throw std::system_error(errno, std::generic_category(), "--timeseries " + path);
+TimeseriesWriter::TimeseriesWriter(const std::string& path) : path_(path) {
+    try {
+        fd_ = io::create_output_file(path);
+    } catch (const std::system_error& e) {
+        throw run::SetupError(std::string("--timeseries ") + e.what());
+    }
 }
 
-TimeseriesWriter::~TimeseriesWriter() {
-    std::fclose(file_);
+std::string TimeseriesWriter::finish() {
+    if (fd_.valid() && ::close(fd_.release()) != 0 && error_.empty())
+        error_ = "--timeseries " + path_ + ": close: " + std::strerror(errno);
+    return error_;
 }
 
 std::string TimeseriesWriter::line(std::uint64_t iteration, run::Phase phase,
@@ -55,10 +67,11 @@ void TimeseriesWriter::interval_done(std::uint64_t iteration, run::Phase phase,
     }
     const double end_s = phase_base_s_ + static_cast<double>(s.second) + interval_s;
     last_end_s_ = end_s;
+    if (!error_.empty() || !fd_.valid()) return;  // the first failure is reported once
     std::string text = line(iteration, phase, sweep_value, s, interval_s, mismatches_so_far, end_s);
-    std::fputs(text.c_str(), file_);
-    std::fputc('\n', file_);
-    std::fflush(file_);
+    text += '\n';
+    if (!io::write_all(fd_.get(), text))
+        error_ = "--timeseries " + path_ + ": write: " + std::strerror(errno);
 }
 
 }  // namespace ds::report

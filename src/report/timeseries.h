@@ -3,18 +3,19 @@
 // thermal throttling.  schema/timeseries.schema.json describes a line.
 #pragma once
 
-#include <cstdio>
 #include <string>
 
+#include "io/unique_fd.h"
 #include "run/runner.h"
 
 namespace ds::report {
 
 class TimeseriesWriter final : public run::RunObserver {
   public:
-    // Opens (truncates) `path`; throws std::system_error naming it.
+    // Creates `path` afresh (io::create_output_file: never through a link);
+    // throws std::system_error naming it.  Every line is written as it
+    // comes, so a crash loses at most the second in progress.
     explicit TimeseriesWriter(const std::string& path);
-    ~TimeseriesWriter() override;
     TimeseriesWriter(const TimeseriesWriter&) = delete;
     TimeseriesWriter& operator=(const TimeseriesWriter&) = delete;
 
@@ -27,8 +28,14 @@ class TimeseriesWriter final : public run::RunObserver {
                             const run::IntervalStats& s, double interval_s,
                             std::uint64_t mismatches_so_far, double elapsed_s);
 
+    // Closes the file; the first write or close that failed, as one line
+    // naming the path ("" when every line landed).
+    std::string finish();
+
   private:
-    std::FILE* file_;
+    std::string path_;
+    io::UniqueFd fd_;
+    std::string error_;
     double phase_base_s_ = 0;  // run time at the start of the current phase
     double last_end_s_ = 0;
     std::uint64_t last_iteration_ = 0;

@@ -1,27 +1,18 @@
 #include "report/prometheus.h"
 
 #include <doctest/doctest.h>
-#include <unistd.h>
 
-#include <atomic>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <regex>
 #include <set>
-#include <sstream>
 #include <string>
-#include <system_error>
-#include <thread>
 #include <vector>
 
 #include "pattern/unit.h"
 #include "run/results.h"
 
-namespace fs = std::filesystem;
 using ds::report::prometheus_escape_label;
 using ds::report::prometheus_text;
-using ds::report::write_prometheus_file;
 
 namespace {
 
@@ -108,32 +99,6 @@ std::string phase_labels(const char* phase, const char* iteration) {
     return std::string("{phase=\"") + phase + "\",target=\"" + kTargetEscaped +
            "\",backend=\"sync\",iteration=\"" + iteration + "\"}";
 }
-
-std::string read_file(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        std::string tmpl = (fs::temp_directory_path() / "prometheus_test.XXXXXX").string();
-        REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-        path = tmpl;
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-    std::vector<std::string> entries() const {
-        std::vector<std::string> names;
-        for (const auto& e : fs::directory_iterator(path))
-            names.push_back(e.path().filename().string());
-        return names;
-    }
-};
 
 }  // namespace
 
@@ -257,70 +222,4 @@ TEST_CASE("a run without iterations still renders every metric's HELP and TYPE")
     CHECK(text.find("drivestress_iops{") == std::string::npos);
     CHECK(value_of(samples_of(text),
                    "drivestress_exit_status{target=\".\",backend=\"io_uring\"}") == 1);
-}
-
-TEST_CASE("the file is replaced atomically and no temporary file is left") {
-    TempDir dir;
-    const fs::path path = dir.path / "drivestress.prom";
-    write_prometheus_file(path, "first 1\n");
-    CHECK(read_file(path) == "first 1\n");
-    CHECK(dir.entries() == std::vector<std::string>{"drivestress.prom"});
-    write_prometheus_file(path, "second 2\n");
-    CHECK(read_file(path) == "second 2\n");
-    CHECK(dir.entries() == std::vector<std::string>{"drivestress.prom"});
-
-    // A reader racing the writer sees one whole version or the other, never a
-    // missing or partial file (1 MiB each, so a torn write would show).
-    const std::string a(1 << 20, 'a'), b(1 << 20, 'b');
-    write_prometheus_file(path, a);
-    std::atomic<bool> stop{false};
-    std::atomic<int> bad{0}, reads{0};
-    std::thread reader([&] {
-        while (!stop) {
-            std::ifstream in(path, std::ios::binary);
-            if (!in) {
-                ++bad;
-                continue;
-            }
-            std::ostringstream s;
-            s << in.rdbuf();
-            if (s.str() != a && s.str() != b) ++bad;
-            ++reads;
-        }
-    });
-    for (int i = 0; i < 40; ++i)
-        write_prometheus_file(path, i % 2 ? a : b);
-    stop = true;
-    reader.join();
-    CHECK(bad == 0);
-    CHECK(reads > 0);
-    CHECK(dir.entries() == std::vector<std::string>{"drivestress.prom"});
-}
-
-TEST_CASE("a failed write throws naming the path and removes its temporary file") {
-    TempDir dir;
-    SUBCASE("the directory does not exist") {
-        const std::string path = (dir.path / "missing" / "x.prom").string();
-        try {
-            write_prometheus_file(path, "x 1\n");
-            FAIL("no exception");
-        } catch (const std::system_error& e) {
-            CHECK(std::string(e.what()).find(path) != std::string::npos);
-            CHECK(e.code() == std::errc::no_such_file_or_directory);
-        }
-    }
-    SUBCASE("the rename fails after the temporary file was written") {
-        // A non-empty directory in the way: open/write/fsync succeed, rename fails.
-        const fs::path path = dir.path / "x.prom";
-        fs::create_directory(path);
-        std::ofstream(path / "keep") << "x";
-        try {
-            write_prometheus_file(path, "x 1\n");
-            FAIL("no exception");
-        } catch (const std::system_error& e) {
-            CHECK(std::string(e.what()).find(path.string()) != std::string::npos);
-            CHECK(std::string(e.what()).find("rename") != std::string::npos);
-        }
-        CHECK(dir.entries() == std::vector<std::string>{"x.prom"});  // temp file gone
-    }
 }

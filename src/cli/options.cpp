@@ -185,7 +185,7 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
         ("version,V", "print the version and exit");
     po::options_description aliases("Aliases kept from the seed tool");
     aliases.add_options()
-        ("path", po::value<std::string>(), "same as TARGET")
+        ("path", po::value<std::string>(), "TARGET, or a file-name prefix (files PREFIX<n>.dat)")
         ("size-mb", po::value<std::string>(), "size of each file in MiB")
         ("mixed-sec", po::value<std::string>(), "same as --rand-time in seconds")
         ("no-direct", po::bool_switch(), "same as --buffered");
@@ -311,6 +311,7 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
     if (targets.size() > 1)
         throw UsageError("more than one target given ('" + targets[0] + "', '" + targets[1] + "')");
     if (!targets.empty()) c.target = targets[0];
+    c.target_may_be_prefix = vm.count("path") > 0;
     if (c.target.empty()) throw UsageError("target: empty path");
     if (vm.count("raw-device") || vm.count("destroy-data")) {
         if (!vm.count("raw-device"))

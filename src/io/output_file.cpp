@@ -6,9 +6,11 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <system_error>
 
 namespace ds::io {
@@ -79,13 +81,8 @@ UniqueFd open_stream(const std::string& path) {
 UniqueFd create_temporary(int dirfd, const Place& at, const std::string& path,
                           std::string& tmp_name) {
     for (int attempt = 0; attempt < 16; ++attempt) {
-        unsigned long long r = 0;
-        if (::getrandom(&r, sizeof r, 0) != static_cast<ssize_t>(sizeof r))
-            r ^= static_cast<unsigned long long>(::getpid()) << 20 ^ static_cast<unsigned>(attempt);
-        char suffix[24];
-        std::snprintf(suffix, sizeof suffix, "%016llx", r);
         // A leading dot and no .prom/.json ending: collectors and globs skip it.
-        tmp_name = "." + at.base.substr(0, 200) + "." + suffix + ".tmp";
+        tmp_name = "." + at.base.substr(0, 200) + "." + unpredictable_suffix() + ".tmp";
         int fd = ::openat(dirfd, tmp_name.c_str(),
                           O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (fd >= 0) return UniqueFd(fd);
@@ -117,6 +114,17 @@ UniqueFd replace_with(const std::string& path, bool sync, Fill&& fill) {
 }
 
 }  // namespace
+
+std::string unpredictable_suffix() {
+    static std::atomic<unsigned> counter{0};
+    unsigned long long r = 0;
+    if (::getrandom(&r, sizeof r, 0) != static_cast<ssize_t>(sizeof r))
+        r = (static_cast<unsigned long long>(::getpid()) << 32) ^ ++counter ^
+            static_cast<unsigned long long>(::time(nullptr));
+    char text[24];
+    std::snprintf(text, sizeof text, "%016llx", r);
+    return text;
+}
 
 OutputKind check_output_destination(const std::string& path) {
     if (path.empty()) fail(ENOENT, path, "empty path");

@@ -43,6 +43,10 @@ void write_file_atomically(const std::string& path, std::string_view content);
 // written, or the stream `path` names.  Throws like write_file_atomically.
 UniqueFd create_output_file(const std::string& path);
 
+// 16 hex digits from getrandom(): names of temporary files that another
+// user cannot plant in advance.
+std::string unpredictable_suffix();
+
 // Writes all of `data` to `fd` (retrying short writes and EINTR); false with
 // errno set when it fails.
 bool write_all(int fd, std::string_view data);

@@ -111,6 +111,12 @@ UringBackend::UringBackend(int fd, unsigned depth, std::span<std::byte> buffers,
 }
 
 UringBackend::~UringBackend() {
+    // The kernel tears a ring down asynchronously, and until then its
+    // registered file keeps the test file (unlinked: its blocks not freed)
+    // or the raw device (claimed exclusively) busy.  Unregistering is
+    // synchronous: the next run, or mkfs right after us, finds them free.
+    if (features_.fixed_files) io_uring_unregister_files(&ring_);
+    if (features_.fixed_buffers) io_uring_unregister_buffers(&ring_);
     io_uring_queue_exit(&ring_);
 }
 

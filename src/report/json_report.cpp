@@ -284,6 +284,24 @@ json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostI
         mm.push_back(mismatch_json(m));
     doc["mismatches"] = mm;
     doc["mismatches_truncated"] = r.mismatch_count() > r.mismatch_records.size();
+    json files = json::array();
+    for (const auto& d : r.damage) {
+        json extents = json::array();
+        for (const auto& e : d.extents)
+            extents.push_back({{"offset_bytes", e.offset},
+                               {"length_bytes", e.length},
+                               {"class", std::string(pattern::to_string(e.cls))},
+                               {"reads", e.reads}});
+        files.push_back({{"file_index", d.file_index},
+                         {"path", d.path},
+                         {"expected_bytes", d.expected_bytes},
+                         {"truncated_to_bytes",
+                          d.truncated_to_bytes ? json(*d.truncated_to_bytes) : json(nullptr)},
+                         {"distinct_units", d.distinct_units},
+                         {"extents", extents},
+                         {"unmerged_observations", d.unmerged_observations}});
+    }
+    doc["damage"] = {{"distinct_units", r.damaged_units()}, {"files", files}};
     const int code = run::exit_status(r);
     const char* stop = r.stop == run::StopReason::completed  ? "completed"
                        : r.stop == run::StopReason::duration ? "duration"
@@ -297,6 +315,7 @@ json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostI
                       {"iterations_run", r.iterations.size()},
                       {"mismatch_total", r.mismatch_count()},
                       {"mismatches", class_counts(r.mismatch_totals)},
+                      {"damaged_units", r.damaged_units()},
                       {"stop_reason", stop},
                       {"signal", r.stop_signal ? json(r.stop_signal) : json(nullptr)},
                       {"status", status_name(code)},

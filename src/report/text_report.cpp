@@ -344,6 +344,44 @@ std::string sync_compare_table(const run::SyncCompareResult& sc) {
     return t;
 }
 
+namespace {
+
+// The damage in extents: what a person judges the drive by.
+void print_damage(std::FILE* out, const run::RunResult& r) {
+    if (r.damage.empty()) return;
+    std::size_t extents = 0;
+    for (const auto& d : r.damage)
+        extents += d.extents.size();
+    std::fprintf(out,
+                 "\ndamage   %" PRIu64
+                 " distinct unit%s in %zu extent%s (each extent: offset, "
+                 "length, class, reads that saw it)\n",
+                 r.damaged_units(), r.damaged_units() == 1 ? "" : "s", extents,
+                 extents == 1 ? "" : "s");
+    constexpr std::size_t kShown = 20;  // per file; the JSON has them all
+    for (const auto& d : r.damage) {
+        if (d.truncated_to_bytes)
+            std::fprintf(
+                out, "  %s: truncated during the run: %" PRIu64 " bytes, should be %" PRIu64 "\n",
+                d.path.c_str(), *d.truncated_to_bytes, d.expected_bytes);
+        for (std::size_t i = 0; i < d.extents.size() && i < kShown; ++i) {
+            const auto& e = d.extents[i];
+            std::fprintf(out, "  %s offset %" PRIu64 " +%s %s, %" PRIu64 " read%s\n",
+                         d.path.c_str(), e.offset, units::format_bytes(e.length).c_str(),
+                         std::string(pattern::to_string(e.cls)).c_str(), e.reads,
+                         e.reads == 1 ? "" : "s");
+        }
+        if (d.extents.size() > kShown)
+            std::fprintf(out, "  %s: %zu more extents (in the JSON document)\n", d.path.c_str(),
+                         d.extents.size() - kShown);
+        if (d.unmerged_observations)
+            std::fprintf(out, "  %s: %" PRIu64 " more observations beyond %zu extents per class\n",
+                         d.path.c_str(), d.unmerged_observations, run::DamageMap::kMaxExtents);
+    }
+}
+
+}  // namespace
+
 void TextReport::finish(const run::RunConfig& cfg, const run::RunResult& r, int code,
                         const std::string& why) {
     clear_live();
@@ -377,6 +415,7 @@ void TextReport::finish(const run::RunConfig& cfg, const run::RunResult& r, int 
                          std::string(run::to_string(m.phase)).c_str(), m.iteration, detail.c_str());
         }
     }
+    print_damage(out_, r);
     std::string classes;
     for (std::size_t i = 0; i < r.mismatch_totals.size(); ++i)
         if (r.mismatch_totals[i])
@@ -390,11 +429,19 @@ void TextReport::finish(const run::RunConfig& cfg, const run::RunResult& r, int 
                           : code != 0 ? "INTERRUPTED: nothing wrong found so far"
                           : r.stop == run::StopReason::duration ? "PASS (stopped at --duration)"
                                                                 : "PASS";
+    // Mismatches count observations (a unit read by two phases counts
+    // twice); the damaged units are what the drive lost.
+    std::string damaged;
+    if (r.mismatch_count())
+        damaged = printf_string(" in %" PRIu64 " damaged unit%s", r.damaged_units(),
+                                r.damaged_units() == 1 ? "" : "s");
     std::fprintf(
-        out_, "\nsummary  %s written, %s read, %s verified in %.2f s; %" PRIu64 " mismatches%s%s\n",
+        out_,
+        "\nsummary  %s written, %s read, %s verified in %.2f s; %" PRIu64 " mismatch%s%s%s%s\n",
         units::format_bytes(totals.written).c_str(), units::format_bytes(totals.read).c_str(),
         units::format_bytes(totals.verified).c_str(), r.wall_seconds, r.mismatch_count(),
-        classes.empty() ? "" : " (", classes.empty() ? "" : (classes.substr(1) + ")").c_str());
+        r.mismatch_count() == 1 ? "" : "es", classes.empty() ? "" : " (",
+        classes.empty() ? "" : (classes.substr(1) + ")").c_str(), damaged.c_str());
     if (!r.state_path.empty())
         std::fprintf(out_, "kept     %zu file%s and %s (delete them when done)\n",
                      r.file_paths.size(), r.file_paths.size() == 1 ? "" : "s",

@@ -152,6 +152,7 @@ json verify_json(const run::VerifyOnlyResult& r, const HostInfo& host) {
                       {"iterations_run", 0},
                       {"mismatch_total", r.lost},
                       {"mismatches", classes},
+                      {"damaged_units", r.lost},  // each unit is read once
                       {"stop_reason", "completed"},
                       {"signal", nullptr},
                       {"status", code ? "failed" : "passed"},

@@ -48,6 +48,9 @@ std::uint64_t seconds_to_ns(double s);
 
 struct RunConfig {
     std::string target = ".";
+    // --path: TARGET may be a file-name prefix (files <prefix><n>.dat); a
+    // positional TARGET must be an existing directory.
+    bool target_may_be_prefix = false;
     // --raw-device: a whole block device instead of files (then target holds
     // the same path and file_bytes each worker's region of it).
     std::string raw_device;

@@ -81,6 +81,13 @@ RunResult::Totals RunResult::totals() const {
     return t;
 }
 
+std::uint64_t RunResult::damaged_units() const {
+    std::uint64_t n = 0;
+    for (const auto& d : damage)
+        n += d.distinct_units;
+    return n;
+}
+
 std::uint64_t RunResult::mismatch_count() const {
     return std::accumulate(mismatch_totals.begin(), mismatch_totals.end(), std::uint64_t{0});
 }

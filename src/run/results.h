@@ -10,16 +10,21 @@
 #include "io/backend.h"
 #include "pattern/unit.h"
 #include "run/config.h"
+#include "run/damage.h"
 #include "stats/cpu_time.h"
 #include "stats/histogram.h"
 
 namespace ds::run {
 
 struct TargetInfo {
-    std::string directory;   // where the files are
+    std::string path;        // absolute: the directory, a --path prefix, or the raw device
+    bool prefix = false;     // files are named <path><n>.dat (--path PREFIX)
+    std::string directory;   // where the files are (absolute, symlinks resolved)
     std::string filesystem;  // e.g. "ext4", "tmpfs"
     std::string device;      // source of the mount, e.g. "/dev/vda"
+    bool in_memory = false;  // tmpfs or ramfs: free space is capped by the machine's memory
     std::uint64_t free_bytes = 0;
+    std::uint64_t reclaimable_bytes = 0;  // held by our leftovers, freed when replaced
 };
 
 // One detected mismatch (a unit read back wrong, or an operation that failed).
@@ -40,6 +45,19 @@ struct MismatchRecord {
 };
 
 using ClassCounts = std::array<std::uint64_t, pattern::kMismatchClassCount>;
+
+// The damage one file (raw device: one worker's region) took over the run.
+struct FileDamage {
+    unsigned file_index = 0;
+    std::string path;
+    std::uint64_t expected_bytes = 0;
+    // Set when the file was found shorter than it should be.
+    std::optional<std::uint64_t> truncated_to_bytes;
+    std::uint64_t distinct_units = 0;
+    std::vector<DamageExtent> extents;  // by offset
+    // Observations not kept as extents (DamageMap::kMaxExtents reached).
+    std::uint64_t unmerged_observations = 0;
+};
 
 // Counters one worker keeps for one phase; merged across workers.
 struct PhaseCounters {
@@ -157,6 +175,10 @@ struct RunResult {
     SweepResult sweep;                              // points empty unless --sweep
     std::optional<SyncCompareResult> sync_compare;  // --sync-compare
     std::vector<MismatchRecord> mismatch_records;   // the first kMaxRecords
+    // Per damaged file: merged extents, distinct units, truncation.  What a
+    // person judges a drive by; the counts above are observations (a unit
+    // read by two phases counts twice).
+    std::vector<FileDamage> damage;
     ClassCounts mismatch_totals{};
     StopReason stop = StopReason::completed;
     // A problem that ended the run early without being the drive's fault
@@ -168,6 +190,8 @@ struct RunResult {
 
     static constexpr std::size_t kMaxRecords = 100;
     std::uint64_t mismatch_count() const;
+    // Distinct units damaged, over every file.
+    std::uint64_t damaged_units() const;
 
     // Bytes over every phase of every iteration and every sweep point.
     struct Totals {

@@ -4,10 +4,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <exception>
 #include <functional>
@@ -34,6 +36,8 @@ namespace ds::run {
 
 TestHooks TestHooks::from_environment() {
     TestHooks h;
+    const char* on_signal = std::getenv("DRIVESTRESS_TEST_STOP_ON_SIGNAL");
+    h.stop_on_signal = on_signal && *on_signal == '1';
     const char* v = std::getenv("DRIVESTRESS_TEST_STOP");
     if (!v || !*v) return h;
     std::string s(v);
@@ -117,7 +121,12 @@ class WorkerPool {
             {
                 std::unique_lock lk(m_);
                 work_cv_.wait(lk, [&] { return quit_ || epoch_ != seen; });
-                if (quit_) return;
+                if (quit_) {
+                    // A ring is released by the thread that made it
+                    // (SINGLE_ISSUER refuses unregistering from others).
+                    workers_[i]->close_backend();
+                    return;
+                }
                 seen = epoch_;
                 task = task_;
             }
@@ -148,18 +157,20 @@ class WorkerPool {
 };
 
 // --keep: the new files' sizes and names are made durable before anything
-// written to them can be acknowledged.
+// written to them can be acknowledged; a flush that fails ends the run
+// before it starts (a durability test cannot vouch for anything then).
 void sync_new_files(const Target& target) {
     for (std::size_t i = 0; i < target.file_count(); ++i)
-        ::fsync(target.fd(i));
-    io::UniqueFd dir(::open(target.info().directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (dir.valid()) ::fsync(dir.get());
+        if (::fsync(target.fd(i)) != 0)
+            throw SetupError(target.path(i) + ": fsync: " + std::strerror(errno));
+    if (::fsync(target.dir_fd()) != 0)
+        throw SetupError(target.info().directory +
+                         ": fsync of the directory: " + std::strerror(errno));
 }
 
 // --keep: the state file, with nothing acknowledged yet.  On failure the
 // files just created are removed (a setup error leaves nothing behind).
-std::unique_ptr<StateFile> create_state_file(const RunConfig& cfg, RunResult& res, Target& target,
-                                             const std::string& path) {
+std::unique_ptr<StateFile> create_state_file(const RunConfig& cfg, RunResult& res, Target& target) {
     try {
         sync_new_files(target);
         StateGeometry geo;
@@ -171,8 +182,8 @@ std::unique_ptr<StateFile> create_state_file(const RunConfig& cfg, RunResult& re
         geo.bound = unacked_write_bound(cfg, cfg.sync == SyncMethod::none ? 0 : cfg.sync_every);
         for (std::size_t i = 0; i < target.file_count(); ++i)
             geo.paths.push_back(target.path(i));
-        auto state = std::make_unique<StateFile>(path, std::move(geo));
-        res.state_path = path;
+        auto state = std::make_unique<StateFile>(target.state_path(), std::move(geo));
+        res.state_path = target.state_path();
         return state;
     } catch (...) {
         target.remove_files();
@@ -202,32 +213,32 @@ RunResult Runner::run() {
     const TestHooks hooks = TestHooks::from_environment();
 
     // Everything that can refuse the run does so before a file exists.
-    Target target(cfg_);
+    Target target(cfg_, cfg_.keep ? state_file_bytes(cfg_.files, cfg_.file_bytes / cfg_.rand_block,
+                                                     256 * std::size_t{cfg_.files})
+                                  : 0);
     res.backend = choose_backend(cfg_);
-    const std::string state_path = cfg_.keep ? state_file_path(cfg_.target) : std::string();
-    if (cfg_.keep) StateFile::check_replaceable(state_path);
     install_signal_handlers();
     try {
-        target.create_files();
+        target.create_files(res.run_id);
     } catch (...) {
         target.remove_files();  // even with --keep: nothing worth keeping yet
         throw;
     }
     std::unique_ptr<StateFile> state;
-    if (cfg_.keep) state = create_state_file(cfg_, res, target, state_path);
+    if (cfg_.keep) state = create_state_file(cfg_, res, target);
     // --keep keeps files only once the run is under way: a setup error
     // before the first phase (a refused ring, a failed --iopoll probe)
     // leaves nothing behind, state file included.
     struct KeepUntilStarted {
         Target& target;
-        std::string state_path;
+        StateFile* state;
         bool started = false;
         ~KeepUntilStarted() {
-            if (started || state_path.empty()) return;
+            if (started || !state) return;
             target.remove_files();
-            ::unlink(state_path.c_str());
+            state->remove();
         }
-    } keep_guard{target, state ? state->path() : std::string()};
+    } keep_guard{target, state.get()};
     res.target = target.info();
     res.direct_io = target.direct_io();
     res.direct_io_note = target.direct_io_note();
@@ -292,6 +303,7 @@ RunResult Runner::run() {
             res.stop = StopReason::signal;
             res.stop_signal = sig;
             stop.store(true);
+            if (hooks.stop_on_signal) ::raise(SIGSTOP);  // a test sends a later, second signal
         } else if (duration_deadline && monotonic_ns() >= duration_deadline) {
             res.stop = StopReason::duration;
             stop.store(true);
@@ -510,7 +522,7 @@ RunResult Runner::run() {
         if (it > 1 && cfg_.recreate) {
             if (state) state->reset();  // nothing of the old files is durable any more
             target.remove_files();
-            target.create_files();
+            target.create_files(res.run_id);
             if (state) sync_new_files(target);
             run_on_workers(
                 [&](unsigned i, Worker& w) {
@@ -557,9 +569,21 @@ RunResult Runner::run() {
         if (stop.load()) break;
     }
 
-    for (auto& w : workers)
-        for (auto& r : w->records())
+    for (unsigned i = 0; i < workers.size(); ++i) {
+        const Worker& w = *workers[i];
+        for (const auto& r : workers[i]->records())
             res.mismatch_records.push_back(r);
+        if (w.damage().empty() && !w.truncated_to()) continue;
+        FileDamage d;
+        d.file_index = i;
+        d.path = target.path(i);
+        d.expected_bytes = cfg_.file_bytes;
+        d.truncated_to_bytes = w.truncated_to();
+        d.distinct_units = w.damage().distinct_units(cfg_.rand_block);
+        d.extents = w.damage().extents();
+        d.unmerged_observations = w.damage().overflow_observations();
+        res.damage.push_back(std::move(d));
+    }
     std::sort(res.mismatch_records.begin(), res.mismatch_records.end(),
               [](const MismatchRecord& a, const MismatchRecord& b) {
                   return std::tie(a.iteration, a.phase, a.file_index, a.offset) <

@@ -84,7 +84,10 @@ class ObserverList final : public RunObserver {
 // clean.  DRIVESTRESS_TEST_STOP=PHASE[:N] stops the whole process (SIGSTOP)
 // before PHASE starts, or once worker 0 has completed N operations in it, so
 // a test can damage a file or send a signal at a known point and then SIGCONT.
+// DRIVESTRESS_TEST_STOP_ON_SIGNAL=1 stops it when it notices the first stop
+// signal, so a test can send a second one later (not the same keypress).
 struct TestHooks {
+    bool stop_on_signal = false;
     std::optional<Phase> stop_phase;
     std::uint64_t stop_after_ops = 0;
     static TestHooks from_environment();

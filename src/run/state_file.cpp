@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <system_error>
 
 #include "run/errors.h"
+#include "run/memory.h"
 
 namespace ds::run {
 
@@ -102,14 +104,8 @@ std::uint64_t copy_check(std::uint64_t run_id, std::span<const std::byte> copy) 
 
 }  // namespace
 
-std::string state_file_path(const std::string& target) {
-    struct stat st {};
-    if (::stat(target.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-        std::string dir = target;
-        if (dir.empty() || dir.back() != '/') dir += '/';
-        return dir + "drivestress.state";
-    }
-    return target + ".state";
+std::uint64_t state_file_bytes(std::size_t files, std::uint64_t units, std::size_t name_bytes) {
+    return round_up(kHeaderFixed + name_bytes) + 2ULL * files * round_up(kCopyFixed + units);
 }
 
 std::uint32_t unacked_write_bound(const RunConfig& cfg, std::uint64_t sync_every) {
@@ -124,22 +120,6 @@ std::uint32_t unacked_write_bound(const RunConfig& cfg, std::uint64_t sync_every
     // completed before the last one was issued).
     std::uint64_t b = 2 * sync_every + cfg.qd;
     return static_cast<std::uint32_t>(std::min<std::uint64_t>(254, b));
-}
-
-void StateFile::check_replaceable(const std::string& path) {
-    struct stat st {};
-    if (::lstat(path.c_str(), &st) != 0) {
-        if (errno == ENOENT) return;
-        throw SetupError(path + ": " + errno_text());
-    }
-    io::UniqueFd fd(S_ISREG(st.st_mode) ? ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-                                        : -1);
-    std::byte head[8]{};
-    if (!fd.valid() || !read_all(fd.get(), head, sizeof head, 0) ||
-        get<std::uint64_t>(head) != kStateMagic)
-        throw SetupError(path +
-                         ": exists and is not a drivestress state file; refusing to "
-                         "overwrite it");
 }
 
 StateFile::StateFile(std::string path, StateGeometry geo)
@@ -174,23 +154,31 @@ StateFile::StateFile(std::string path, StateGeometry geo)
     check = check_of(check, std::span(header).subspan(kHeaderFixed, names.size()));
     put(h + 72, check);
 
-    check_replaceable(path_);
-    if (::unlink(path_.c_str()) != 0 && errno != ENOENT)
-        throw SetupError(path_ + ": cannot remove the earlier state file: " + errno_text());
-    fd_.reset(::open(path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644));
-    if (!fd_.valid()) throw SetupError(path_ + ": cannot create the state file: " + errno_text());
+    // Preallocated (a full filesystem must refuse the run, not every
+    // acknowledgement after it), header on disk before the file has a name.
     const std::uint64_t total = header_bytes_ + 2ULL * n * copy_bytes_;
-    // Regions start zeroed ("never written": nothing acknowledged).
-    if (::ftruncate(fd_.get(), static_cast<off_t>(total)) != 0 ||
-        !write_all(fd_.get(), header.data(), header.size(), 0) || ::fdatasync(fd_.get()) != 0) {
-        std::string why = errno_text();
-        fd_.reset();
-        ::unlink(path_.c_str());
-        throw SetupError(path_ + ": cannot write the state file: " + why);
+    dir_.reset(::open(parent_of(path_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!dir_.valid()) throw SetupError(path_ + ": directory: " + errno_text());
+    auto prepare = [&](int fd) {
+        // Regions start zeroed ("never written": nothing acknowledged).
+        int ret = ::fallocate(fd, 0, 0, static_cast<off_t>(total));
+        if (ret != 0 && (errno == EOPNOTSUPP || errno == ENOSYS))
+            ret = ::ftruncate(fd, static_cast<off_t>(total));
+        if (ret != 0 || !write_all(fd, header.data(), header.size(), 0) || ::fdatasync(fd) != 0)
+            throw SetupError(path_ + ": cannot write the state file: " + errno_text());
+    };
+    auto never = [](int) { return std::string("exists"); };
+    try {
+        file_ = OwnedFile::create(dir_.get(), base_of(path_), path_, 0, prepare, never);
+    } catch (const std::system_error& e) {
+        throw SetupError(e.what());
     }
     // The state file's name must survive a power cut too.
-    io::UniqueFd dir(::open(parent_of(path_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (dir.valid()) ::fsync(dir.get());
+    if (::fsync(dir_.get()) != 0) {
+        const std::string why = errno_text();
+        file_.remove();
+        throw SetupError(path_ + ": cannot make the state file's name durable: " + why);
+    }
 }
 
 void StateFile::acknowledged(unsigned file_index, std::span<const pattern::Generation> acked) {
@@ -210,7 +198,7 @@ void StateFile::acknowledged(unsigned file_index, std::span<const pattern::Gener
     std::memcpy(c + kCopyFixed, acked.data(), acked.size());
     put(c + 24, copy_check(geo_.run_id, std::span(copy).first(kCopyFixed + acked.size())));
     const std::uint64_t off = header_bytes_ + (2ULL * file_index + seq % 2) * copy_bytes_;
-    if (!write_all(fd_.get(), c, copy.size(), off) || ::fdatasync(fd_.get()) != 0) {
+    if (!write_all(file_.fd(), c, copy.size(), off) || ::fdatasync(file_.fd()) != 0) {
         // Not counted as done: the next acknowledgement goes to the same
         // copy, so the other one (the last good record) is never at risk.
         ++write_errors_;
@@ -248,42 +236,56 @@ void StateFile::reset() {
         acknowledged(i, none);
 }
 
-LoadedState load_state_file(const std::string& path) {
-    auto bad = [&](const std::string& what) { return SetupError(path + ": " + what); };
+namespace {
+
+// A state file opened and its header checked.
+struct OpenState {
+    io::UniqueFd fd;
     struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) throw bad(errno_text());
-    if (!S_ISREG(st.st_mode))
+    StateGeometry geo;
+    std::uint64_t header_bytes = 0, copy_bytes = 0;
+};
+
+// Opens `path` without following links and reads its header, checking
+// every size against the file before anything is allocated from it.
+OpenState open_state(const std::string& path) {
+    auto bad = [&](const std::string& what) { return SetupError(path + ": " + what); };
+    OpenState o;
+    o.fd.reset(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    if (!o.fd.valid())
+        throw bad(errno == ELOOP ? "is a symbolic link; give the state file itself" : errno_text());
+    if (::fstat(o.fd.get(), &o.st) != 0) throw bad(errno_text());
+    if (!S_ISREG(o.st.st_mode))
         throw bad("not a regular file (give the .state file of a --keep run)");
-    io::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (!fd.valid()) throw bad(errno_text());
     std::byte h[kHeaderFixed]{};
-    if (!read_all(fd.get(), h, sizeof h, 0) || get<std::uint64_t>(h) != kStateMagic)
+    if (!read_all(o.fd.get(), h, sizeof h, 0) || get<std::uint64_t>(h) != kStateMagic)
         throw bad("not a drivestress state file");
     if (get<std::uint32_t>(h + 8) != kStateFormatVersion)
         throw bad("state file format " + std::to_string(get<std::uint32_t>(h + 8)) +
                   " is not supported (this drivestress reads format " +
                   std::to_string(kStateFormatVersion) + ")");
-    LoadedState s;
     const std::uint32_t n = get<std::uint32_t>(h + 12);
-    s.geo.seed = get<std::uint64_t>(h + 16);
-    s.geo.run_id = get<std::uint64_t>(h + 24);
-    s.geo.file_bytes = get<std::uint64_t>(h + 32);
-    s.geo.unit_bytes = get<std::uint32_t>(h + 40);
-    s.geo.bound = get<std::uint32_t>(h + 44);
-    const std::uint64_t header_bytes = get<std::uint64_t>(h + 48);
-    const std::uint64_t copy_bytes = get<std::uint64_t>(h + 56);
+    o.geo.seed = get<std::uint64_t>(h + 16);
+    o.geo.run_id = get<std::uint64_t>(h + 24);
+    o.geo.file_bytes = get<std::uint64_t>(h + 32);
+    o.geo.unit_bytes = get<std::uint32_t>(h + 40);
+    o.geo.bound = get<std::uint32_t>(h + 44);
+    o.header_bytes = get<std::uint64_t>(h + 48);
+    o.copy_bytes = get<std::uint64_t>(h + 56);
     const std::uint32_t names_bytes = get<std::uint32_t>(h + 64);
-    const std::uint32_t u = s.geo.unit_bytes;
-    // Sizes are checked before anything is allocated from them.
-    const bool sane =
-        n >= 1 && n <= kMaxStateFiles && u >= pattern::kMinUnitBytes && (u & (u - 1)) == 0 &&
-        s.geo.file_bytes >= u && s.geo.file_bytes % u == 0 && s.geo.bound >= 1 &&
-        s.geo.bound <= 254 && header_bytes == round_up(kHeaderFixed + names_bytes) &&
-        copy_bytes == round_up(kCopyFixed + s.geo.units()) &&
-        header_bytes + 2ULL * n * copy_bytes <= static_cast<std::uint64_t>(st.st_size);
+    const std::uint32_t u = o.geo.unit_bytes;
+    std::uint64_t total = 0;
+    const bool sane = n >= 1 && n <= kMaxStateFiles && u >= pattern::kMinUnitBytes &&
+                      (u & (u - 1)) == 0 && o.geo.file_bytes >= u && o.geo.file_bytes % u == 0 &&
+                      o.geo.bound >= 1 && o.geo.bound <= 254 &&
+                      o.header_bytes == round_up(kHeaderFixed + names_bytes) &&
+                      o.copy_bytes == round_up(kCopyFixed + o.geo.units()) &&
+                      !__builtin_mul_overflow(2ULL * n, o.copy_bytes, &total) &&
+                      !__builtin_add_overflow(total, o.header_bytes, &total) &&
+                      total <= static_cast<std::uint64_t>(o.st.st_size);
     if (!sane) throw bad("damaged state file header (impossible geometry or truncated file)");
-    std::vector<std::byte> header(header_bytes);
-    if (!read_all(fd.get(), header.data(), header.size(), 0))
+    std::vector<std::byte> header(o.header_bytes);
+    if (!read_all(o.fd.get(), header.data(), header.size(), 0))
         throw bad("cannot read the header: " + errno_text());
     std::uint64_t check = check_of(0, std::span(header).first(72));
     check = check_of(check, std::span(header).subspan(kHeaderFixed, names_bytes));
@@ -291,15 +293,56 @@ LoadedState load_state_file(const std::string& path) {
         throw bad("damaged state file header (check mismatch)");
     const std::string dir = parent_of(path);
     const char* names = reinterpret_cast<const char*>(header.data() + kHeaderFixed);
-    for (std::size_t pos = 0; pos < names_bytes && s.geo.paths.size() < n;) {
+    for (std::size_t pos = 0; pos < names_bytes && o.geo.paths.size() < n;) {
         std::string name(names + pos, strnlen(names + pos, names_bytes - pos));
         pos += name.size() + 1;
-        if (name.empty() || name.find('/') != std::string::npos)
+        // Plain names only: the files sit next to their state file.
+        if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos)
             throw bad("damaged state file header (bad file name)");
-        s.geo.paths.push_back(dir + "/" + name);
+        o.geo.paths.push_back(dir + "/" + name);
     }
-    if (s.geo.paths.size() != n) throw bad("damaged state file header (file names missing)");
+    if (o.geo.paths.size() != n) throw bad("damaged state file header (file names missing)");
+    return o;
+}
 
+}  // namespace
+
+bool has_state_magic(const std::string& path) {
+    io::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    struct stat st {};
+    std::byte h[8]{};
+    return fd.valid() && ::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) &&
+           read_all(fd.get(), h, sizeof h, 0) && get<std::uint64_t>(h) == kStateMagic;
+}
+
+std::vector<std::string> state_file_names(const std::string& path) {
+    std::vector<std::string> names;
+    for (const auto& p : open_state(path).geo.paths)
+        names.push_back(base_of(p));
+    return names;
+}
+
+LoadedState load_state_file(const std::string& path) {
+    auto bad = [&](const std::string& what) { return SetupError(path + ": " + what); };
+    OpenState o = open_state(path);
+    // Acting on another user's state file (its --cleanup removes files)
+    // would let that user choose what the caller reads and removes.
+    if (o.st.st_uid != ::geteuid())
+        throw bad("owned by uid " + std::to_string(o.st.st_uid) +
+                  ", not by the caller; refusing another user's state file");
+    LoadedState s;
+    s.geo = std::move(o.geo);
+    const std::uint32_t n = static_cast<std::uint32_t>(s.geo.paths.size());
+    const std::uint64_t copy_bytes = o.copy_bytes, header_bytes = o.header_bytes;
+    // Verification holds one generation byte per unit of every file, plus
+    // two copies being read: refuse what this machine cannot hold.
+    const std::uint64_t need = (n + 3ULL) * s.geo.units();
+    const std::uint64_t avail = available_memory_bytes();
+    if (avail && need > avail)
+        throw bad("verifying needs " + std::to_string(need >> 20) + " MiB of memory for " +
+                  std::to_string(n) + " x " + std::to_string(s.geo.units()) +
+                  " units, more than this machine has available");
+    io::UniqueFd& fd = o.fd;
     const std::uint64_t units = s.geo.units();
     std::vector<std::byte> copy(copy_bytes);
     for (std::uint32_t i = 0; i < n; ++i) {

@@ -27,14 +27,15 @@
 #include "pattern/unit.h"
 #include "run/config.h"
 #include "run/durability.h"
+#include "run/owned_file.h"
 
 namespace ds::run {
 
 inline constexpr std::uint32_t kStateFormatVersion = 2;
 
-// Where the state file of TARGET lives: "<dir>/drivestress.state" for a
-// directory, "<prefix>.state" for a path prefix (next to the test files).
-std::string state_file_path(const std::string& target);
+// Bytes of the state file of `files` files of `units` units each (it is
+// preallocated, so the free-space check counts it).
+std::uint64_t state_file_bytes(std::size_t files, std::uint64_t units, std::size_t name_bytes);
 
 // How many writes a unit may have received after its last acknowledgement
 // (1..254; 254 = any other generation of the unit, since generations cycle
@@ -57,13 +58,13 @@ struct StateGeometry {
 // Writes the state file for a run and records acknowledgements in it.
 class StateFile final : public DurabilityListener {
   public:
-    // Refuses (SetupError) to replace anything at `path` that is not a
-    // drivestress state file.  Creates nothing.
-    static void check_replaceable(const std::string& path);
-
-    // Creates (or replaces an earlier state file at) `path` with nothing
-    // acknowledged, fdatasync()s it and its directory.  Throws SetupError.
+    // Creates `path` (never replacing anything there: the state file of an
+    // earlier --keep run is evidence) preallocated, with nothing
+    // acknowledged, fdatasync()s it and its directory; it gets its name only
+    // once its header is on disk (run/owned_file.h).  Throws SetupError.
     StateFile(std::string path, StateGeometry geo);
+    // Removes the state file (a setup error before the run started).
+    void remove() noexcept { (void)file_.remove(); }
 
     // Records `acked` as file `file_index`'s acknowledged generations and
     // fdatasync()s the state file before returning.  Safe to call
@@ -90,7 +91,8 @@ class StateFile final : public DurabilityListener {
   private:
     std::string path_;
     StateGeometry geo_;
-    io::UniqueFd fd_;
+    io::UniqueFd dir_;  // the state file's directory (file_ lives in it)
+    OwnedFile file_;
     std::uint64_t header_bytes_ = 0;
     std::uint64_t copy_bytes_ = 0;
     std::vector<std::uint64_t> seq_;  // per file; each touched only by that file's caller
@@ -115,8 +117,17 @@ struct LoadedState {
 };
 
 // Reads and checks a state file.  Throws SetupError naming `path` and what
-// is wrong (missing, not a state file, damaged header, both copies of a
+// is wrong (missing, a symbolic link, not a state file, damaged header,
+// impossible geometry, more memory than the machine has, both copies of a
 // file's record damaged).
 LoadedState load_state_file(const std::string& path);
+
+// True when `path` is a regular file (not followed through a link) that
+// begins with the state file magic: a state file, whole or damaged.
+bool has_state_magic(const std::string& path);
+
+// The names (no directory) of the files a state file keeps, read from its
+// checked header.  Throws SetupError like load_state_file.
+std::vector<std::string> state_file_names(const std::string& path);
 
 }  // namespace ds::run

@@ -1,7 +1,10 @@
 #include "run/target.h"
 
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <linux/magic.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
@@ -17,10 +20,13 @@
 #include <sstream>
 #include <system_error>
 
+#include "io/aligned_buffer.h"
 #include "pattern/unit.h"
 #include "run/errors.h"
+#include "run/memory.h"
 #include "run/raw_device.h"
 #include "run/signals.h"
+#include "run/state_file.h"
 #include "units/units.h"
 
 namespace ds::run {
@@ -31,60 +37,97 @@ std::string errno_text(int err) {
     return std::strerror(err);
 }
 
-// Parent directory of a path prefix ("/a/b/pre" -> "/a/b", "pre" -> ".").
-std::string parent_of(const std::string& prefix) {
-    auto slash = prefix.rfind('/');
-    if (slash == std::string::npos) return ".";
-    if (slash == 0) return "/";
-    return prefix.substr(0, slash);
-}
-
 // Filesystem type and source device of the mount holding `dir`, from
-// /proc/self/mountinfo (matched by device number).
+// /proc/self/mountinfo: matched by mount id (statx), which also finds btrfs
+// subvolumes whose st_dev is an anonymous device, else by device number.
 void read_mount_info(const std::string& dir, TargetInfo& info) {
+    struct statx stx {};
+    std::string want_id, want_dev;
+    if (::statx(AT_FDCWD, dir.c_str(), 0, STATX_MNT_ID, &stx) == 0 && (stx.stx_mask & STATX_MNT_ID))
+        want_id = std::to_string(stx.stx_mnt_id);
     struct stat st {};
-    if (::stat(dir.c_str(), &st) != 0) return;
-    std::string want = std::to_string(major(st.st_dev)) + ":" + std::to_string(minor(st.st_dev));
+    if (::stat(dir.c_str(), &st) == 0)
+        want_dev = std::to_string(major(st.st_dev)) + ":" + std::to_string(minor(st.st_dev));
     std::ifstream mi("/proc/self/mountinfo");
     std::string line;
     while (std::getline(mi, line)) {
         std::istringstream in(line);
         std::string id, parent, devno;
         in >> id >> parent >> devno;
-        if (devno != want) continue;
+        if (want_id.empty() ? devno != want_dev : id != want_id) continue;
         auto dash = line.find(" - ");
         if (dash == std::string::npos) continue;
         std::istringstream tail(line.substr(dash + 3));
         tail >> info.filesystem >> info.device;
-        // Keep scanning: a later mount of the same device (bind) says the same.
         break;
     }
 }
 
-// True when the file at `path` begins with a valid drivestress unit header,
-// i.e. it is a leftover of an earlier run that may be replaced.
-bool starts_with_unit_header(const std::string& path) {
-    io::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
-    if (!fd.valid()) return false;
+// The pid holding an flock on the inode of `fd`, from /proc/locks (0 when
+// it cannot be told).  Lines read "1: FLOCK  ADVISORY  WRITE 1234
+// 08:02:1311 0 EOF", the device in hex.
+pid_t lock_holder(int fd) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) return 0;
+    std::ifstream locks("/proc/locks");
+    std::string line;
+    pid_t inode_only = 0;
+    while (std::getline(locks, line)) {
+        std::istringstream in(line);
+        std::string num, kind, mode, access, dev;
+        long pid = 0;
+        in >> num >> kind;
+        if (kind == "->") in >> kind;  // a waiter
+        in >> mode >> access >> pid >> dev;
+        unsigned ma = 0, mi = 0;
+        unsigned long long ino = 0;
+        if (kind != "FLOCK" || std::sscanf(dev.c_str(), "%x:%x:%llu", &ma, &mi, &ino) != 3 ||
+            ino != st.st_ino)
+            continue;
+        if (ma == major(st.st_dev) && mi == minor(st.st_dev)) return static_cast<pid_t>(pid);
+        inode_only = static_cast<pid_t>(pid);  // btrfs: the lock names the superblock's device
+    }
+    return inode_only;
+}
+
+// Logical block size of the block device holding a filesystem (sysfs;
+// partitions have no queue/ of their own).  0 when unknown.
+std::uint32_t logical_block_size(dev_t dev) {
+    if (major(dev) == 0) return 0;  // tmpfs, overlay, btrfs subvolume: no single device
+    const std::string base =
+        "/sys/dev/block/" + std::to_string(major(dev)) + ":" + std::to_string(minor(dev));
+    for (const char* rel : {"/queue/logical_block_size", "/../queue/logical_block_size"}) {
+        std::ifstream f(base + rel);
+        std::uint32_t v = 0;
+        if (f >> v && v) return v;
+    }
+    return 0;
+}
+
+// A file at one of our names may be replaced when it is a plain file of
+// ours that starts with a drivestress unit header (a leftover of an
+// earlier run, whatever instant that run died at).
+std::string replaceable_leftover(int fd) {
+    if (std::string why = plain_own_file(fd); !why.empty()) return why;
     std::array<std::byte, pattern::kHeaderBytes> head{};
-    if (::pread(fd.get(), head.data(), head.size(), 0) != static_cast<ssize_t>(head.size()))
-        return false;
-    return pattern::parse_header(head).has_value();
+    if (::pread(fd, head.data(), head.size(), 0) != static_cast<ssize_t>(head.size()) ||
+        !pattern::parse_header(head))
+        return "is not a drivestress file";
+    return "";
+}
+
+bool under(const std::string& path, const char* root) {
+    std::size_t n = std::strlen(root);
+    return path.compare(0, n, root) == 0 && (path.size() == n || path[n] == '/');
 }
 
 }  // namespace
 
-std::string Target::file_path(const std::string& target, bool target_is_dir, unsigned index) {
-    std::string base = target;
-    if (target_is_dir) {
-        if (base.empty() || base.back() != '/') base += '/';
-        base += "drivestress-";
-    }
-    return base + std::to_string(index) + ".dat";
-}
-
-Target::Target(const RunConfig& cfg)
+Target::Target(const RunConfig& cfg, std::uint64_t extra_bytes)
     : file_bytes_(cfg.file_bytes),
+      unit_bytes_(cfg.rand_block),
+      unit_option_(cfg.sweep && cfg.sweep->param == SweepParam::rand_block ? "--sweep rand-block"
+                                                                           : "--rand-block"),
       want_direct_(!cfg.buffered),
       direct_io_(!cfg.buffered),
       keep_(cfg.keep) {
@@ -99,104 +142,177 @@ Target::Target(const RunConfig& cfg)
         if (__builtin_mul_overflow(cfg.file_bytes, std::uint64_t{cfg.files}, &need) || need > bytes)
             throw SetupError("--raw-device " + dev + ": regions larger than the device");
         info_.device = dev;
+        info_.path = dev;
         info_.filesystem = "raw device";
         info_.free_bytes = bytes;
         for (unsigned i = 0; i < cfg.files; ++i)
             paths_.push_back(dev);
-        fds_.resize(paths_.size());
         return;
     }
+    check_directory(cfg);
+    check_names(cfg);
+    check_space(cfg, extra_bytes);
+    emergency_.resize(names_.size());
+}
+
+void Target::check_directory(const RunConfig& cfg) {
     const std::string& t = cfg.target;
     if (t.empty()) throw SetupError("target: empty path");
     struct stat st {};
-    bool is_dir = false;
+    std::string dir = t, prefix;
     if (::stat(t.c_str(), &st) == 0) {
         if (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode))
             throw SetupError("target " + t + ": is a " +
                              (S_ISBLK(st.st_mode) ? "block" : "character") +
-                             " device; raw devices are refused to protect their data");
+                             " device; raw devices are refused to protect their data "
+                             "(--raw-device tests a whole device)");
         if (!S_ISDIR(st.st_mode))
-            throw SetupError("target " + t +
-                             ": exists and is not a directory (give a directory or a new path "
-                             "prefix)");
-        is_dir = true;
-        info_.directory = t;
-    } else if (errno == ENOENT && t.back() == '/') {
-        throw SetupError("target " + t + ": no such directory");
-    } else if (errno == ENOENT) {
-        info_.directory = parent_of(t);
-        struct stat pst {};
-        if (::stat(info_.directory.c_str(), &pst) != 0)
-            throw SetupError("target " + t + ": directory " + info_.directory + ": " +
-                             errno_text(errno));
-        if (!S_ISDIR(pst.st_mode))
-            throw SetupError("target " + t + ": " + info_.directory + " is not a directory");
+            throw SetupError("target " + t + ": exists and is not a directory");
+    } else if (errno != ENOENT || !cfg.target_may_be_prefix || t.back() == '/') {
+        // A typo must not move the test to another drive: only --path names
+        // a prefix.
+        throw SetupError("target " + t + ": " + errno_text(errno) +
+                         (errno == ENOENT ? " (create the directory, or give --path PREFIX for "
+                                            "files named PREFIX<n>.dat)"
+                                          : ""));
     } else {
-        throw SetupError("target " + t + ": " + errno_text(errno));
+        auto slash = t.rfind('/');
+        dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : t.substr(0, slash));
+        prefix = t.substr(slash == std::string::npos ? 0 : slash + 1);
     }
+    char real[PATH_MAX];
+    if (!::realpath(dir.c_str(), real)) throw SetupError("target " + t + ": " + errno_text(errno));
+    info_.directory = real;
+    info_.prefix = !prefix.empty();
+    info_.path = info_.directory + (info_.directory == "/" ? "" : "/") + prefix;
+    const std::string& d = info_.directory;
+    dir_.reset(::open(d.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!dir_.valid()) throw SetupError("target " + t + ": " + d + ": " + errno_text(errno));
 
-    const std::string& dir = info_.directory;
     struct statfs sfs {};
-    if (::statfs(dir.c_str(), &sfs) != 0)
+    if (::fstatfs(dir_.get(), &sfs) != 0)
         throw SetupError("target " + t + ": statfs: " + errno_text(errno));
     // Kernel interfaces are not storage, whatever is mounted there (here
     // /sys/fs/cgroup may be a tmpfs).
-    char real[PATH_MAX];
-    std::string canonical = ::realpath(dir.c_str(), real) ? real : dir;
-    auto under = [&](const char* root) {
-        std::size_t n = std::strlen(root);
-        return canonical.compare(0, n, root) == 0 && (canonical.size() == n || canonical[n] == '/');
-    };
-    if (under("/proc") || under("/sys") || sfs.f_type == PROC_SUPER_MAGIC ||
+    if (under(d, "/proc") || under(d, "/sys") || sfs.f_type == PROC_SUPER_MAGIC ||
         sfs.f_type == SYSFS_MAGIC || sfs.f_type == DEBUGFS_MAGIC ||
         sfs.f_type == CGROUP_SUPER_MAGIC || sfs.f_type == CGROUP2_SUPER_MAGIC)
-        throw SetupError("target " + t + ": " + dir +
-                         " is a kernel pseudo-filesystem, not storage");
-    struct statvfs vfs {};
-    if (::statvfs(dir.c_str(), &vfs) != 0)
-        throw SetupError("target " + t + ": statvfs: " + errno_text(errno));
-    if (vfs.f_flag & ST_RDONLY)
-        throw SetupError("target " + t + ": " + dir + " is on a read-only filesystem");
-    if (::access(dir.c_str(), W_OK | X_OK) != 0)
-        throw SetupError("target " + t + ": directory " + dir +
+        throw SetupError("target " + t + ": " + d + " is a kernel pseudo-filesystem, not storage");
+    info_.in_memory = sfs.f_type == TMPFS_MAGIC || sfs.f_type == RAMFS_MAGIC;
+    if (sfs.f_flags & ST_RDONLY)
+        throw SetupError("target " + t + ": " + d + " is on a read-only filesystem");
+    if (::faccessat(dir_.get(), ".", W_OK | X_OK, AT_EACCESS) != 0)
+        throw SetupError("target " + t + ": directory " + d +
                          " is not writable: " + errno_text(errno));
-    read_mount_info(dir, info_);
-
-    // Files at our names: replace only our own leftovers, never anything else.
-    std::uint64_t reclaimable = 0;
-    for (unsigned i = 0; i < cfg.files; ++i) {
-        std::string p = file_path(t, is_dir, i);
-        if (p.size() >= PATH_MAX) throw SetupError("target " + t + ": path too long: " + p);
-        struct stat fst {};
-        if (::lstat(p.c_str(), &fst) == 0) {
-            if (!S_ISREG(fst.st_mode) || !starts_with_unit_header(p))
-                throw SetupError(
-                    p + ": exists and is not a drivestress file; refusing to overwrite it");
-            reclaimable += static_cast<std::uint64_t>(fst.st_blocks) * 512;
-        } else if (errno != ENOENT) {
-            throw SetupError(p + ": " + errno_text(errno));
-        }
-        paths_.push_back(std::move(p));
+    // One run per directory: two would replace and remove each other's files.
+    if (::flock(dir_.get(), LOCK_EX | LOCK_NB) != 0) {
+        if (errno != EWOULDBLOCK) throw SetupError("target " + d + ": flock: " + errno_text(errno));
+        pid_t pid = lock_holder(dir_.get());
+        throw SetupError("target " + d + ": in use by another drivestress run" +
+                         (pid > 0 ? " (pid " + std::to_string(pid) + ")" : std::string()) +
+                         "; one run per directory");
     }
+    read_mount_info(d, info_);
+    state_path_ =
+        info_.prefix ? info_.path + ".state" : d + (d == "/" ? "" : "/") + "drivestress.state";
+}
 
+void Target::check_names(const RunConfig& cfg) {
+    const std::string base =
+        info_.prefix ? info_.path.substr(info_.path.rfind('/') + 1) : std::string("drivestress-");
+    for (unsigned i = 0; i < cfg.files; ++i) {
+        names_.push_back(base + std::to_string(i) + ".dat");
+        paths_.push_back(info_.directory + (info_.directory == "/" ? "" : "/") + names_.back());
+        if (paths_.back().size() >= PATH_MAX || names_.back().size() > NAME_MAX - 24)
+            throw SetupError("target " + cfg.target + ": path too long: " + paths_.back());
+    }
+    // Files a --keep run left for --verify-only are evidence: never replaced.
+    const std::string state_name = state_path_.substr(state_path_.rfind('/') + 1);
+    struct stat st {};
+    if (::fstatat(dir_.get(), state_name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 ||
+        errno != ENOENT) {
+        if (!has_state_magic(state_path_)) {
+            // Not a state file: nothing of ours, unless we are to write one.
+            if (cfg.keep)
+                throw SetupError(state_path_ +
+                                 ": exists and is not a drivestress state file; refusing to "
+                                 "replace it");
+        } else {
+            const std::string how = "; check it with drivestress --verify-only " + state_path_ +
+                                    ", remove the files with --verify-only " + state_path_ +
+                                    " --cleanup";
+            std::vector<std::string> kept;
+            try {
+                kept = state_file_names(state_path_);
+            } catch (const SetupError& e) {
+                throw SetupError(std::string(e.what()) +
+                                 " (a damaged --keep state file still protects the files it "
+                                 "kept: remove it by hand if they are not needed)");
+            }
+            for (std::size_t i = 0; i < names_.size(); ++i)
+                for (const auto& k : kept)
+                    if (names_[i] == k)
+                        throw SetupError(paths_[i] + ": kept by the --keep run of " + state_path_ +
+                                         how);
+            if (cfg.keep)
+                throw SetupError(state_path_ + ": the state file of an earlier --keep run" + how);
+        }
+    }
+    // Whatever is at our names: only our own leftovers are replaced.  (The
+    // creation checks again through a descriptor; this is the early, clear
+    // refusal before anything is written.)
+    for (std::size_t i = 0; i < names_.size(); ++i) {
+        if (::fstatat(dir_.get(), names_[i].c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+            if (errno == ENOENT) continue;
+            throw SetupError(paths_[i] + ": " + errno_text(errno));
+        }
+        std::string why = S_ISLNK(st.st_mode)    ? "is a symbolic link"
+                          : !S_ISREG(st.st_mode) ? "is not a regular file"
+                                                 : "";
+        if (why.empty()) {
+            io::UniqueFd fd(::openat(dir_.get(), names_[i].c_str(),
+                                     O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+            why = fd.valid() ? replaceable_leftover(fd.get()) : errno_text(errno);
+        }
+        if (!why.empty()) throw SetupError(paths_[i] + ": " + why + "; refusing to replace it");
+        info_.reclaimable_bytes += static_cast<std::uint64_t>(st.st_blocks) * 512;
+    }
+}
+
+void Target::check_space(const RunConfig& cfg, std::uint64_t extra_bytes) {
+    const std::string& d = info_.directory;
+    struct statvfs vfs {};
+    if (::fstatvfs(dir_.get(), &vfs) != 0)
+        throw SetupError("target " + cfg.target + ": statvfs: " + errno_text(errno));
     info_.free_bytes = static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize;
+    std::string where = "free space in " + d;
+    if (info_.in_memory) {
+        // tmpfs with size= above RAM (or ramfs, which reports nothing)
+        // would take the machine's memory: count what it really has.
+        const std::uint64_t mem = available_memory_bytes();
+        if (info_.free_bytes == 0 || mem < info_.free_bytes) {
+            info_.free_bytes = mem;
+            where = "memory for files on " + d + " (" +
+                    (info_.filesystem.empty() ? std::string("in RAM") : info_.filesystem) +
+                    ": MemAvailable + SwapFree)";
+        }
+    }
     std::uint64_t need = 0;
-    if (__builtin_mul_overflow(cfg.file_bytes, std::uint64_t{cfg.files}, &need))
-        throw SetupError("not enough free space in " + dir + ": " + std::to_string(cfg.files) +
-                         " x " + units::format_bytes(cfg.file_bytes) + " is more than 16 EiB");
-    if (info_.free_bytes + reclaimable < need)
-        throw SetupError("not enough free space in " + dir + ": need " + units::format_bytes(need) +
-                         " (" + std::to_string(cfg.files) + " x " +
-                         units::format_bytes(cfg.file_bytes) + "), " +
-                         units::format_bytes(info_.free_bytes) + " available");
-
-    for (auto& p : paths_)
-        c_paths_.push_back(p.c_str());
-    fds_.resize(paths_.size());
+    if (__builtin_mul_overflow(cfg.file_bytes, std::uint64_t{cfg.files}, &need) ||
+        __builtin_add_overflow(need, extra_bytes, &need))
+        throw SetupError("not enough " + where + ": " + std::to_string(cfg.files) + " x " +
+                         units::format_bytes(cfg.file_bytes) + " is more than 16 EiB");
+    if (info_.free_bytes + info_.reclaimable_bytes < need)
+        throw SetupError(
+            "not enough " + where + ": need " + units::format_bytes(need) + " (" +
+            std::to_string(cfg.files) + " x " + units::format_bytes(cfg.file_bytes) +
+            (extra_bytes ? " + " + units::format_bytes(extra_bytes) + " state file" : "") + "), " +
+            units::format_bytes(info_.free_bytes) + " available");
 }
 
 Target::~Target() {
     if (!keep_) remove_files();
+    set_emergency_files(nullptr, 0);
 }
 
 void Target::open_raw_device() {
@@ -205,13 +321,6 @@ void Target::open_raw_device() {
     // (a filesystem, swap, device-mapper) holds the device.
     int flags = O_RDWR | O_EXCL | O_CLOEXEC;
     int fd = ::open(dev.c_str(), flags | (want_direct_ ? O_DIRECT : 0));
-    // An io_uring ring of ours that just closed (the previous run of
-    // --compare-backends or a preset) still holds the device until the
-    // kernel finishes tearing it down asynchronously: wait up to 2 s.
-    for (int i = 0; i < 100 && fd < 0 && errno == EBUSY; ++i) {
-        ::usleep(20'000);
-        fd = ::open(dev.c_str(), flags | (want_direct_ ? O_DIRECT : 0));
-    }
     if (fd < 0 && errno == EINVAL && want_direct_) {
         direct_io_ = false;
         direct_io_note_ =
@@ -225,50 +334,95 @@ void Target::open_raw_device() {
     if (fd < 0) throw SetupError("--raw-device " + dev + ": cannot open: " + errno_text(errno));
     raw_fd_.reset(fd);
     if (!want_direct_) direct_io_ = false;
+    int sector = 0;
+    if (direct_io_ && ::ioctl(fd, BLKSSZGET, &sector) == 0 &&
+        static_cast<std::uint32_t>(sector) > unit_bytes_)
+        throw SetupError(
+            unit_option_ + " " + units::format_size_option(unit_bytes_) + ": " + dev + " has " +
+            std::to_string(sector) + "-byte logical sectors and O_DIRECT needs whole ones; use " +
+            unit_option_ + " " + units::format_size_option(sector) + " or larger, or --buffered");
 }
 
-void Target::create_files() {
+// O_DIRECT transfers must start and end on the target's alignment: a unit
+// smaller than that fails every I/O with EINVAL, which must never look like
+// a drive error.  Called on the first new file, before any I/O to it.
+void Target::check_alignment(int fd) const {
+    std::uint32_t align = 0;
+    struct statx stx {};
+    if (::statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) == 0 &&
+        (stx.stx_mask & STATX_DIOALIGN)) {
+        align = stx.stx_dio_offset_align;
+        if (stx.stx_dio_mem_align > io::AlignedBuffer::kAlignment)
+            throw SetupError("target " + info_.directory + ": O_DIRECT needs memory aligned to " +
+                             std::to_string(stx.stx_dio_mem_align) +
+                             " bytes, more than a page; use --buffered");
+    } else {
+        struct stat st {};
+        if (::fstat(fd, &st) == 0) align = logical_block_size(st.st_dev);
+    }
+    if (align > unit_bytes_)
+        throw SetupError(unit_option_ + " " + units::format_size_option(unit_bytes_) +
+                         ": O_DIRECT on " + info_.directory + " (" + info_.filesystem + ") needs " +
+                         std::to_string(align) + "-byte alignment; use " + unit_option_ + " " +
+                         units::format_size_option(align) + " or larger, or --buffered");
+}
+
+void Target::create_files(std::uint64_t run_id) {
     if (raw_) {
         if (!raw_fd_.valid()) open_raw_device();
         return;
     }
-    // With --keep not even a second signal removes them.
-    if (!keep_) set_emergency_paths(c_paths_.data(), c_paths_.size());
-    for (std::size_t i = 0; i < paths_.size(); ++i) {
-        const std::string& p = paths_[i];
-        // A leftover of an earlier run (checked in the constructor) is replaced.
-        if (::unlink(p.c_str()) != 0 && errno != ENOENT)
-            throw SetupError(p + ": cannot remove leftover file: " + errno_text(errno));
-        int flags = O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW;
-        int fd = ::open(p.c_str(), flags | (want_direct_ && direct_io_ ? O_DIRECT : 0), 0644);
-        if (fd < 0 && errno == EINVAL && want_direct_ && direct_io_) {
-            // The filesystem refuses O_DIRECT (the file may exist already:
-            // O_CREAT ran before the check, and O_EXCL proved it is ours).
+    // The marker: unit 0 as this run would write it, so the file is
+    // recognisably ours from the instant it has a name.
+    io::AlignedBuffer marker(unit_bytes_);
+    for (std::size_t i = 0; i < names_.size(); ++i) {
+        auto prepare = [&](int fd) {
+            if (i == 0 && direct_io_) check_alignment(fd);
+            int ret = ::fallocate(fd, 0, 0, static_cast<off_t>(file_bytes_));
+            if (ret != 0 && (errno == EOPNOTSUPP || errno == ENOSYS))
+                ret = ::ftruncate(fd, static_cast<off_t>(file_bytes_));
+            if (ret != 0) {
+                int err = errno;
+                if (err == ENOSPC || err == EDQUOT)
+                    throw SetupError(paths_[i] + ": no space left for " +
+                                     units::format_bytes(file_bytes_) + " (" + errno_text(err) +
+                                     ")");
+                throw SetupError(paths_[i] + ": cannot size to " +
+                                 units::format_bytes(file_bytes_) + ": " + errno_text(err));
+            }
+            pattern::fill_unit(marker.span(), {run_id, static_cast<std::uint32_t>(i), 0,
+                                               pattern::next_generation(0), unit_bytes_});
+            if (::pwrite(fd, marker.data(), unit_bytes_, 0) != static_cast<ssize_t>(unit_bytes_))
+                throw SetupError(paths_[i] + ": cannot write its first unit: " + errno_text(errno));
+        };
+        OwnedFile f;
+        try {
+            f = OwnedFile::create(dir_.get(), names_[i], paths_[i], direct_io_ ? O_DIRECT : 0,
+                                  prepare, replaceable_leftover);
+        } catch (const std::system_error& e) {
+            if (e.code().value() != EINVAL || !direct_io_) throw SetupError(e.what());
+            // The filesystem refuses O_DIRECT: buffered, with eviction.
             direct_io_ = false;
             direct_io_note_ =
                 "O_DIRECT refused by " +
                 (info_.filesystem.empty() ? std::string("the filesystem") : info_.filesystem) +
                 "; using buffered I/O with page-cache eviction";
-            ::unlink(p.c_str());
-            fd = ::open(p.c_str(), flags, 0644);
+            --i;
+            continue;
         }
-        if (fd < 0) throw SetupError(p + ": cannot create: " + errno_text(errno));
-        fds_[i].reset(fd);
-        created_ = i + 1;
-        if (!keep_) set_emergency_created(created_);
-        int ret = ::fallocate(fd, 0, 0, static_cast<off_t>(file_bytes_));
-        if (ret != 0 && (errno == EOPNOTSUPP || errno == ENOSYS))
-            ret = ::ftruncate(fd, static_cast<off_t>(file_bytes_));
-        if (ret != 0) {
-            int err = errno;
-            if (err == ENOSPC || err == EDQUOT)
-                throw SetupError(p + ": no space left for " + units::format_bytes(file_bytes_) +
-                                 " (" + errno_text(err) + ")");
-            throw SetupError(p + ": cannot size to " + units::format_bytes(file_bytes_) + ": " +
-                             errno_text(err));
-        }
+        files_.push_back(std::move(f));
+        register_emergency();
     }
     if (!want_direct_) direct_io_ = false;
+}
+
+void Target::register_emergency() noexcept {
+    if (keep_) return;  // with --keep not even a second signal removes them
+    // Reserved in full by the constructor: the array never moves while the
+    // signal handler may read it.
+    const std::size_t i = files_.size() - 1;
+    emergency_[i] = {dir_.get(), names_[i].c_str(), files_[i].dev(), files_[i].ino()};
+    set_emergency_files(emergency_.data(), files_.size());
 }
 
 void Target::remove_files() noexcept {
@@ -276,17 +430,16 @@ void Target::remove_files() noexcept {
         raw_fd_.reset();
         return;
     }
-    set_emergency_created(0);
-    for (std::size_t i = 0; i < created_; ++i) {
-        fds_[i].reset();
+    set_emergency_files(nullptr, 0);
+    for (std::size_t i = 0; i < files_.size(); ++i) {
         // Say so when a file was taken away during the run, or cannot be
         // removed (the filesystem went read-only): someone should know.
-        if (::unlink(paths_[i].c_str()) != 0)
+        if (int err = files_[i].remove())
             std::fprintf(stderr, "drivestress: %s: %s\n", paths_[i].c_str(),
-                         errno == ENOENT ? "removed by someone else during the run"
-                                         : ("cannot remove: " + errno_text(errno)).c_str());
+                         err == ENOENT ? "removed or replaced by someone else during the run"
+                                       : ("cannot remove: " + errno_text(err)).c_str());
     }
-    created_ = 0;
+    files_.clear();
 }
 
 std::vector<std::pair<std::size_t, int>> Target::drop_caches() const {
@@ -296,9 +449,9 @@ std::vector<std::pair<std::size_t, int>> Target::drop_caches() const {
         ::posix_fadvise(raw_fd_.get(), 0, 0, POSIX_FADV_DONTNEED);
         return failed;
     }
-    for (std::size_t i = 0; i < created_; ++i) {
-        if (::fdatasync(fds_[i].get()) != 0) failed.emplace_back(i, errno);
-        ::posix_fadvise(fds_[i].get(), 0, 0, POSIX_FADV_DONTNEED);
+    for (std::size_t i = 0; i < files_.size(); ++i) {
+        if (::fdatasync(files_[i].fd()) != 0) failed.emplace_back(i, errno);
+        ::posix_fadvise(files_[i].fd(), 0, 0, POSIX_FADV_DONTNEED);
     }
     return failed;
 }

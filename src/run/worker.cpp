@@ -1,5 +1,6 @@
 #include "run/worker.h"
 
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <time.h>
 
@@ -196,6 +197,18 @@ bool Worker::flush_done(const PhasePlan& plan, const io::Request& r, std::int32_
 
 void Worker::record(const PhasePlan& plan, PhaseCounters& c, MismatchRecord rec) {
     ++c.mismatches[static_cast<std::size_t>(rec.cls)];
+    // A verification mismatch damages its unit; a failed or short transfer
+    // the bytes from where it failed to the end of the operation.
+    const bool transfer = rec.cls == pattern::MismatchClass::io_error ||
+                          rec.cls == pattern::MismatchClass::short_read;
+    const std::uint64_t from = transfer ? rec.offset : rec.unit_offset;
+    if (rec.length)
+        damage_.add(from + base_, rec.unit_offset + rec.length - from, rec.cls, geo_.rand_block);
+    // Past the end of a file that was truncated under us every read fails
+    // the same way: the extent and the truncation say it once.
+    if (truncated_to_ && rec.cls == pattern::MismatchClass::short_read &&
+        rec.unit_offset + base_ >= *truncated_to_)
+        return;
     if (records_.size() >= RunResult::kMaxRecords) return;
     rec.iteration = plan.iteration;
     rec.phase = plan.phase;
@@ -204,6 +217,14 @@ void Worker::record(const PhasePlan& plan, PhaseCounters& c, MismatchRecord rec)
     rec.offset += base_;  // absolute on a raw device
     rec.unit_offset += base_;
     records_.push_back(std::move(rec));
+}
+
+void Worker::note_truncation() {
+    if (truncated_to_) return;  // once
+    struct stat st {};
+    if (::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode) &&
+        static_cast<std::uint64_t>(st.st_size) < geo_.file_bytes)
+        truncated_to_ = static_cast<std::uint64_t>(st.st_size);
 }
 
 void Worker::verify_block(const PhasePlan& plan, const std::byte* buf, std::uint64_t offset,
@@ -469,6 +490,7 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
                 rec.op = r.kind;
                 if (res == 0 && is_read) {
                     rec.cls = pattern::MismatchClass::short_read;
+                    note_truncation();
                 } else {
                     rec.cls = pattern::MismatchClass::io_error;
                     rec.error = -res;

@@ -18,6 +18,7 @@
 #include "io/backend.h"
 #include "pattern/unit.h"
 #include "run/config.h"
+#include "run/damage.h"
 #include "run/durability.h"
 #include "run/results.h"
 
@@ -68,6 +69,9 @@ class Worker {
     // Raw-device mode: this worker's region starts here on the device;
     // backends add it to every offset, records report absolute offsets.
     void set_base_offset(std::uint64_t base) { base_ = base; }
+    // Releases the backend (its ring, registered file and buffers); call on
+    // the thread that opened it.
+    void close_backend() { backend_.reset(); }
     // Or use one made elsewhere (tests wrap backends to inject faults).
     void set_backend(std::unique_ptr<io::Backend> backend) { backend_ = std::move(backend); }
     const io::Backend* backend() const { return backend_.get(); }
@@ -97,6 +101,11 @@ class Worker {
 
     // Worker-local mismatch details (capped), drained by the coordinator.
     std::vector<MismatchRecord>& records() { return records_; }
+    // Every mismatch and failed I/O of the run, merged into extents.
+    const DamageMap& damage() const { return damage_; }
+    // The file's size when a read found it shorter than it should be (the
+    // file was truncated under the run), once per run.
+    std::optional<std::uint64_t> truncated_to() const { return truncated_to_; }
 
     // Per-second statistics published so far in this phase (taken by the
     // coordinator while the phase runs; once a second per worker, so the
@@ -126,6 +135,8 @@ class Worker {
     bool flush_done(const PhasePlan& plan, const io::Request& r, std::int32_t res,
                     std::uint64_t now, PhaseCounters& c);
     void record(const PhasePlan& plan, PhaseCounters& c, MismatchRecord rec);
+    // A read found the end of the file early: remember its size once.
+    void note_truncation();
     std::uint64_t next_random();
 
     WorkerGeometry geo_;
@@ -152,6 +163,8 @@ class Worker {
     std::vector<Slot> slots_;
     std::unique_ptr<io::Backend> backend_;
     std::vector<MismatchRecord> records_;
+    DamageMap damage_;
+    std::optional<std::uint64_t> truncated_to_;
     std::mutex intervals_mutex_;
     std::vector<IntervalStats> intervals_;
     std::uint64_t rng_state_[2] = {1, 2};

@@ -382,12 +382,18 @@ class DriveStressTest(unittest.TestCase):
             argv.append(self.target if target is None else target)
         return argv
 
-    def start(self, *args, stop=None, target=None, json_out=True, wrapper=()):
-        """Starts drivestress; `stop` sets DRIVESTRESS_TEST_STOP."""
+    def start(self, *args, stop=None, target=None, json_out=True, wrapper=(),
+              stop_on_signal=False):
+        """Starts drivestress; `stop` sets DRIVESTRESS_TEST_STOP,
+        `stop_on_signal` DRIVESTRESS_TEST_STOP_ON_SIGNAL (it stops when it
+        notices the first signal, so a second can come later)."""
         env = dict(os.environ)
         env.pop("DRIVESTRESS_TEST_STOP", None)
+        env.pop("DRIVESTRESS_TEST_STOP_ON_SIGNAL", None)
         if stop:
             env["DRIVESTRESS_TEST_STOP"] = stop
+        if stop_on_signal:
+            env["DRIVESTRESS_TEST_STOP_ON_SIGNAL"] = "1"
         if os.path.exists(self.json_path):
             os.unlink(self.json_path)
         run = Run(self.command(*args, target=target, json_out=json_out, wrapper=wrapper),

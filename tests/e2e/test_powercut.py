@@ -9,6 +9,7 @@ after every flush); otherwise the acks are the phase ends'."""
 
 import os
 import signal
+import time
 import struct
 import subprocess
 
@@ -210,11 +211,16 @@ class PowercutCases:
 
 
     def test_second_signal_keeps_files(self):
-        """SIGINT and SIGTERM both pending: the leave-at-once path keeps the
-        files and the state too, and what was acknowledged verifies."""
-        run = self.start(*self.run_args("--rand-time", 60), stop="random:200", json_out=False)
+        """A second signal later than the first: the leave-at-once path
+        keeps the files and the state too, and what was acknowledged
+        verifies."""
+        run = self.start(*self.run_args("--rand-time", 60), stop="random:200", json_out=False,
+                         stop_on_signal=True)
         run.wait_stopped()
         run.send(signal.SIGINT)
+        run.resume()
+        run.wait_stopped()  # noticed the SIGINT (test hook)
+        time.sleep(0.4)     # not the same keypress twice
         run.send(signal.SIGTERM)
         run.resume()
         r = run.finish()
@@ -261,7 +267,7 @@ class PowercutInput(harness.DriveStressTest):
         with open(foreign, "w") as f:
             f.write("precious\n")
         r = self.run_plain("--keep", "-s", "1M", "-j", 1, "--progress", "never", self.target)
-        self.assertSetupError(r, foreign, "refusing to overwrite")
+        self.assertSetupError(r, foreign, "is not a drivestress state file; refusing to replace it")
         self.assertEqual(self.target_files(), [STATE_NAME])
         with open(foreign) as f:
             self.assertEqual(f.read(), "precious\n")

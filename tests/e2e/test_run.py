@@ -240,9 +240,10 @@ class RunSync(Runs):
         self.assertNoFilesLeft(r)
 
     def test_path_prefix_target(self):
-        """A target that is not a directory is a prefix: files <prefix><n>.dat."""
+        """--path PREFIX names a prefix: files <prefix><n>.dat.  (A
+        positional TARGET must be a directory: see the bad-input tests.)"""
         prefix = os.path.join(self.target, "pre-")
-        run = self.start("-s", "1M", "-j", 2, "--rand-ops", 100, target=prefix,
+        run = self.start("-s", "1M", "-j", 2, "--rand-ops", 100, "--path", prefix, target=False,
                          stop="seq-read")
         run.wait_stopped()
         self.assertEqual(self.target_files(), ["pre-0.dat", "pre-1.dat"])

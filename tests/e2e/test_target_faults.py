@@ -29,7 +29,7 @@ class TargetFaultCases:
         self.assertExit(r, 0)
         self.assertNoFilesLeft(r)
         for i in range(FILES):
-            self.assertIn(f"drivestress: {self.data_file(i)}: removed by someone else during "
+            self.assertIn(f"drivestress: {self.data_file(i)}: removed or replaced by someone else during "
                           "the run", r.stderr)
         doc = self.assertJson(r)
         self.assertEqual([p["phase"] for _, p in harness.phases_of(doc)], list(harness.PHASES))
@@ -37,9 +37,11 @@ class TargetFaultCases:
 
     def test_file_truncated(self):
         """File 0 cut 252 KiB before its end, inside a block: the read of that
-        block comes back short, the rest of it is a short-read at the new
-        end, the three blocks after it short-reads at their starts; in
-        seq-read and again in reverify.  File 1 verifies clean."""
+        block comes back short, and every read past the new end fails, in
+        seq-read and again in reverify (8 short reads).  The report names
+        the truncation once (size now, size expected) with one extent from
+        the cut to the end; only the reads that straddle the cut are listed
+        as records.  File 1 verifies clean."""
         cut = FILE_BYTES - 4 * BLOCK + 4096
         run = self.start(*ARGS, "--rand-time", 0, stop="seq-read")
         run.wait_stopped()
@@ -49,15 +51,26 @@ class TargetFaultCases:
         self.assertExit(r, 2)
         self.assertNoFilesLeft(r)
         doc = self.assertJson(r)
-        blocks = range(FILE_BYTES - 4 * BLOCK, FILE_BYTES, BLOCK)
-        want = [(phase, "short-read", self.data_file(0), max(b, cut), b, "read")
-                for phase in ("seq-read", "reverify") for b in blocks]
+        first = FILE_BYTES - 4 * BLOCK
+        want = [(phase, "short-read", self.data_file(0), cut, first, "read")
+                for phase in ("seq-read", "reverify")]
         got = [(m["phase"], m["class"], m["file"], m["offset_bytes"], m["unit_offset_bytes"],
                 m["op"]) for m in doc["mismatches"]]
         self.assertEqual(got, want, r.describe())
-        self.assertIn(f"{self.data_file(0)} offset {cut} (unit at {cut - 4096}): short-read",
-                      r.stdout)
         self.assertEqual(doc["summary"]["mismatches"]["short-read"], 8)
+        self.assertEqual(doc["summary"]["damaged_units"], (FILE_BYTES - cut) // 4096)
+        self.assertEqual(doc["damage"], {
+            "distinct_units": (FILE_BYTES - cut) // 4096,
+            "files": [{"file_index": 0, "path": self.data_file(0), "expected_bytes": FILE_BYTES,
+                       "truncated_to_bytes": cut, "distinct_units": (FILE_BYTES - cut) // 4096,
+                       "extents": [{"offset_bytes": cut, "length_bytes": FILE_BYTES - cut,
+                                    "class": "short-read", "reads": 8}],
+                       "unmerged_observations": 0}]})
+        self.assertIn(f"{self.data_file(0)}: truncated during the run: {cut} bytes, should be "
+                      f"{FILE_BYTES}", r.stdout)
+        self.assertIn(f"{self.data_file(0)} offset {cut} +{(FILE_BYTES - cut) // 1024} KiB "
+                      "short-read, 8 reads", r.stdout)
+        self.assertEqual(r.stdout.count("short-read ["), 2, r.stdout)  # the two records
 
     def test_filesystem_made_read_only(self):
         """ext4 on a loop device, mounted errors=remount-ro; an error is

@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -220,10 +221,40 @@ TEST_CASE("both records of a file damaged, a damaged header, a foreign file: cle
         CHECK_THROWS_WITH_AS(run::load_state_file(other),
                              doctest::Contains("not a drivestress state file"), run::SetupError);
         CHECK_THROWS_AS(run::load_state_file(dir.path + "/none.state"), run::SetupError);
-        // ... and never overwritten by a --keep run.
+        // ... and never overwritten by a --keep run, nor is an earlier
+        // state file (the evidence of an earlier run).
         CHECK_THROWS_WITH_AS(run::StateFile(other, geometry(dir.path)),
-                             doctest::Contains("refusing to overwrite"), run::SetupError);
-        CHECK_NOTHROW(run::StateFile::check_replaceable(path));  // our own: replaceable
+                             doctest::Contains("refusing to replace it"), run::SetupError);
+        CHECK_THROWS_WITH_AS(run::StateFile(path, geometry(dir.path)),
+                             doctest::Contains("refusing to replace it"), run::SetupError);
+        CHECK(run::load_state_file(path).geo.paths.size() == 2);  // untouched
+    }
+}
+
+TEST_CASE("the names a state file keeps, and states that cannot be acted on") {
+    TempDir dir;
+    const std::string path = dir.path + "/drivestress.state";
+    { run::StateFile sf(path, geometry(dir.path, 3)); }
+    CHECK(run::state_file_names(path) ==
+          std::vector<std::string>{"drivestress-0.dat", "drivestress-1.dat", "drivestress-2.dat"});
+    // Preallocated: a full filesystem refuses the run, not the acknowledgements.
+    struct stat st {};
+    REQUIRE(::stat(path.c_str(), &st) == 0);
+    CHECK(static_cast<std::uint64_t>(st.st_blocks) * 512 >= static_cast<std::uint64_t>(st.st_size));
+    CHECK(static_cast<std::uint64_t>(st.st_size) == run::state_file_bytes(3, kUnits, 60));
+
+    SUBCASE("a symbolic link is not followed") {
+        const std::string link = dir.path + "/link.state";
+        REQUIRE(::symlink(path.c_str(), link.c_str()) == 0);
+        CHECK_THROWS_WITH_AS(run::load_state_file(link), doctest::Contains("symbolic link"),
+                             run::SetupError);
+    }
+    SUBCASE("another user's state file is refused") {
+        if (::geteuid() != 0) return;  // only root can give it away
+        REQUIRE(::chown(path.c_str(), 65534, 65534) == 0);
+        CHECK_THROWS_WITH_AS(run::load_state_file(path), doctest::Contains("owned by uid 65534"),
+                             run::SetupError);
+        CHECK(run::state_file_names(path).size() == 3);  // its protection still holds
     }
 }
 
@@ -238,6 +269,4 @@ TEST_CASE("the bound: one write per unit without random writes, any without flus
     cfg.read_pct = 50;
     cfg.rand_time_s = 0;
     CHECK(run::unacked_write_bound(cfg, 0) == 1);
-    CHECK(run::state_file_path("/nonexistent/prefix-") == "/nonexistent/prefix-.state");
-    CHECK(run::state_file_path("/tmp") == "/tmp/drivestress.state");
 }

@@ -171,7 +171,8 @@ json document_head(const std::string& started_at, const HostInfo& host) {
 
 json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostInfo& host) {
     json doc = document_head(r.started_at, host);
-    doc["target"] = {{"path", cfg.target},
+    doc["target"] = {{"path", r.target.path.empty() ? cfg.target : r.target.path},
+                     {"prefix", r.target.prefix},
                      {"directory", r.target.directory},
                      {"filesystem", r.target.filesystem},
                      {"device", r.target.device},

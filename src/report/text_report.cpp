@@ -147,7 +147,8 @@ void TextReport::started(const run::RunConfig& cfg, const run::RunResult& r) {
                      units::format_bytes(cfg.file_bytes).c_str(),
                      r.direct_io ? "O_DIRECT" : "buffered (page cache evicted between phases)");
     else
-        std::fprintf(out_, "target   %s (%s on %s)  %u x %s  %s\n", cfg.target.c_str(),
+        std::fprintf(out_, "target   %s%s (%s on %s)  %u x %s  %s\n", t.path.c_str(),
+                     t.prefix ? " (file-name prefix)" : "",
                      t.filesystem.empty() ? "?" : t.filesystem.c_str(),
                      t.device.empty() ? "?" : t.device.c_str(), cfg.files,
                      units::format_bytes(cfg.file_bytes).c_str(),
@@ -178,6 +179,13 @@ void TextReport::started(const run::RunConfig& cfg, const run::RunResult& r) {
                      cfg.qd);
     for (const auto& n : b.uring.notes)
         std::fprintf(out_, "note     %s\n", n.c_str());
+    if (b.used == io::BackendKind::io_uring && !cfg.sync_compare && !cfg.sweep &&
+        b.effective_qd < cfg.qd)
+        std::fprintf(out_,
+                     "note     --qd %u limited to %u per worker: at most half of a file's %s "
+                     "units are in flight, so picking a free one stays cheap\n",
+                     cfg.qd, b.effective_qd,
+                     std::to_string(cfg.file_bytes / cfg.rand_block).c_str());
     std::string phases;
     for (auto p : cfg.phases)
         phases += (phases.empty() ? "" : ",") + std::string(run::to_string(p));

@@ -12,9 +12,9 @@
 
 namespace ds::report {
 
-TimeseriesWriter::TimeseriesWriter(const std::string& path) : path_(path) {
+void TimeseriesWriter::started(const run::RunConfig&, const run::RunResult&) {
     try {
-        fd_ = io::create_output_file(path);
+        fd_ = io::create_output_file(path_);
     } catch (const std::system_error& e) {
         throw run::SetupError(std::string("--timeseries ") + e.what());
     }

@@ -12,10 +12,13 @@ namespace ds::report {
 
 class TimeseriesWriter final : public run::RunObserver {
   public:
-    // Creates `path` afresh (io::create_output_file: never through a link);
-    // throws std::system_error naming it.  Every line is written as it
-    // comes, so a crash loses at most the second in progress.
-    explicit TimeseriesWriter(const std::string& path);
+    // Writes to `path`, created afresh (io::create_output_file: never
+    // through a link) when the run has started, so a refused run leaves no
+    // file; started() throws SetupError naming it.  Every line is written
+    // as it comes, so a crash loses at most the second in progress.
+    explicit TimeseriesWriter(const std::string& path) : path_(path) {}
+
+    void started(const run::RunConfig& cfg, const run::RunResult& r) override;
     TimeseriesWriter(const TimeseriesWriter&) = delete;
     TimeseriesWriter& operator=(const TimeseriesWriter&) = delete;
 

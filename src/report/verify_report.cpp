@@ -93,13 +93,18 @@ void print_verify_text(std::FILE* out, const run::VerifyOnlyResult& r, const Hos
         }
     }
     const int code = run::exit_status(r);
-    std::fprintf(out, "\nresult   %s (exit %d)\n",
-                 code ? "FAIL: data acknowledged as durable was lost"
-                      : "PASS: everything acknowledged as durable is there",
-                 code);
     if (r.cleaned_up)
         std::fprintf(out, "removed  %zu file%s and %s (--cleanup)\n", g.paths.size(),
                      g.paths.size() == 1 ? "" : "s", r.state_path.c_str());
+    for (const auto& why : r.cleanup_refused)
+        std::fprintf(out, "refused  %s (--cleanup removes only this run's own files)\n",
+                     why.c_str());
+    std::fprintf(out, "\nresult   %s (exit %d)\n",
+                 code == 2   ? "FAIL: data acknowledged as durable was lost"
+                 : code == 1 ? "ERROR: verified, but --cleanup refused files that are not this "
+                               "run's (kept, with the state file)"
+                             : "PASS: everything acknowledged as durable is there",
+                 code);
     std::fflush(out);
 }
 
@@ -130,7 +135,8 @@ json verify_json(const run::VerifyOnlyResult& r, const HostInfo& host) {
                           {"never_acknowledged_units", r.never_acked},
                           {"torn_units", r.torn_newer},
                           {"lost_units", r.lost},
-                          {"cleaned_up", r.cleaned_up}};
+                          {"cleaned_up", r.cleaned_up},
+                          {"cleanup_refused", r.cleanup_refused}};
     json mm = json::array();
     for (const auto& m : r.lost_records) {
         json j = mismatch_json(m);

@@ -25,12 +25,14 @@
 #include "io/uring_backend.h"
 #include "pattern/unit.h"
 #include "run/errors.h"
+#include "run/memory.h"
 #include "run/signals.h"
 #include "run/state_file.h"
 #include "run/sync_compare.h"
 #include "run/target.h"
 #include "run/worker.h"
 #include "stats/knee.h"
+#include "units/units.h"
 
 namespace ds::run {
 
@@ -41,6 +43,7 @@ TestHooks TestHooks::from_environment() {
     const char* v = std::getenv("DRIVESTRESS_TEST_STOP");
     if (!v || !*v) return h;
     std::string s(v);
+    h.stop_before_create = s == "create";
     auto colon = s.find(':');
     h.stop_phase = phase_from_string(s.substr(0, colon));
     if (colon != std::string::npos)
@@ -80,18 +83,19 @@ class WorkerPool {
 
     explicit WorkerPool(std::vector<std::unique_ptr<Worker>>& workers) : workers_(workers) {
         errors_.resize(workers.size());
-        for (unsigned i = 0; i < workers.size(); ++i)
-            threads_.emplace_back([this, i] { loop(i); });
-    }
-    ~WorkerPool() {
-        {
-            std::lock_guard lk(m_);
-            quit_ = true;
+        try {
+            for (unsigned i = 0; i < workers.size(); ++i)
+                threads_.emplace_back([this, i] { loop(i); });
+        } catch (const std::system_error& e) {
+            // No destructor runs for a half-built pool: stop the threads
+            // already started here, or they wait forever on a dead object.
+            stop_threads();
+            throw SetupError("cannot start worker thread " + std::to_string(threads_.size()) +
+                             " of " + std::to_string(workers.size()) + ": " + e.what() +
+                             " (ulimit -u or -v?)");
         }
-        work_cv_.notify_all();
-        for (auto& t : threads_)
-            t.join();
     }
+    ~WorkerPool() { stop_threads(); }
 
     void start(Task task) {
         std::lock_guard lk(m_);
@@ -114,6 +118,17 @@ class WorkerPool {
     }
 
   private:
+    void stop_threads() {
+        {
+            std::lock_guard lk(m_);
+            quit_ = true;
+        }
+        work_cv_.notify_all();
+        for (auto& t : threads_)
+            t.join();
+        threads_.clear();
+    }
+
     void loop(unsigned i) {
         std::uint64_t seen = 0;
         while (true) {
@@ -191,6 +206,32 @@ std::unique_ptr<StateFile> create_state_file(const RunConfig& cfg, RunResult& re
     }
 }
 
+// Per worker: four bytes per unit (generations, in-flight marks, the
+// acknowledged and snapshot maps of --keep) and the buffers in flight.
+std::uint64_t worker_memory_bytes(const RunConfig& cfg, const WorkerGeometry& geo) {
+    const std::uint64_t units = cfg.file_bytes / cfg.rand_block;
+    const std::uint64_t arena =
+        std::max<std::uint64_t>(std::uint64_t{geo.seq_depth} * geo.seq_block,
+                                std::uint64_t{geo.rand_depth} * geo.max_rand_block);
+    return 4 * units + arena;
+}
+
+std::string memory_need_text(const RunConfig& cfg, const WorkerGeometry& geo) {
+    return std::to_string(cfg.files) + " x " + units::format_bytes(worker_memory_bytes(cfg, geo)) +
+           " of unit maps and buffers (4 bytes per " + units::format_bytes(cfg.rand_block) +
+           " unit)";
+}
+
+// Refused before any file exists, rather than a std::bad_alloc later.
+void check_memory(const RunConfig& cfg, const WorkerGeometry& geo) {
+    const std::uint64_t avail = available_memory_bytes();
+    const std::uint64_t need = worker_memory_bytes(cfg, geo) * cfg.files;
+    if (avail && need > avail)
+        throw SetupError("not enough memory: the run needs " + memory_need_text(cfg, geo) + ", " +
+                         units::format_bytes(avail) +
+                         " available; lower --size or --files, or raise --rand-block");
+}
+
 std::uint64_t random_seed() {
     std::random_device rd;
     std::uint64_t s = (std::uint64_t{rd()} << 32) ^ rd();
@@ -217,7 +258,12 @@ RunResult Runner::run() {
                                                      256 * std::size_t{cfg_.files})
                                   : 0);
     res.backend = choose_backend(cfg_);
+    const io::BackendKind kind = res.backend.used;
+    const unsigned backend_depth = kind == io::BackendKind::sync ? 1 : cfg_.qd;
+    const WorkerGeometry geo = make_geometry(cfg_, backend_depth);
+    check_memory(cfg_, geo);
     install_signal_handlers();
+    if (hooks.stop_before_create) ::raise(SIGSTOP);
     try {
         target.create_files(res.run_id);
     } catch (...) {
@@ -247,7 +293,6 @@ RunResult Runner::run() {
     for (std::size_t i = 0; i < target.file_count(); ++i)
         res.file_paths.push_back(target.path(i));
 
-    const io::BackendKind kind = res.backend.used;
     if (cfg_.sync_compare) {
         observer_->started(cfg_, res);
         const auto wall_start = std::chrono::steady_clock::now();
@@ -272,16 +317,19 @@ RunResult Runner::run() {
             std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
         return res;
     }
-    const unsigned backend_depth = kind == io::BackendKind::sync ? 1 : cfg_.qd;
-    const WorkerGeometry geo = make_geometry(cfg_, backend_depth);
     res.backend.effective_qd = geo.rand_depth;
     res.backend.seq_qd = geo.seq_depth;
 
     std::atomic<bool> stop{false};
     std::vector<std::unique_ptr<Worker>> workers;
-    for (unsigned i = 0; i < cfg_.files; ++i)
-        workers.push_back(std::make_unique<Worker>(geo, i, target.path(i), target.fd(i), cfg_.seed,
-                                                   res.run_id, stop));
+    try {
+        for (unsigned i = 0; i < cfg_.files; ++i)
+            workers.push_back(std::make_unique<Worker>(geo, i, target.path(i), target.fd(i),
+                                                       cfg_.seed, res.run_id, stop));
+    } catch (const std::bad_alloc&) {  // e.g. under ulimit -v
+        throw SetupError("out of memory allocating " + memory_need_text(cfg_, geo) +
+                         "; lower --size, --files or --qd, or raise --rand-block");
+    }
     if (state)
         for (auto& w : workers)
             w->set_durability_listener(state.get());
@@ -330,8 +378,8 @@ RunResult Runner::run() {
     if (auto* uring = dynamic_cast<const io::UringBackend*>(workers[0]->backend()))
         res.backend.uring = uring->features();
 
+    observer_->started(cfg_, res);  // may refuse (an output file it cannot create)
     keep_guard.started = true;
-    observer_->started(cfg_, res);
 
     const bool random_enabled = cfg_.has_phase(Phase::random) &&
                                 (cfg_.rand_ops ? *cfg_.rand_ops > 0 : cfg_.rand_time_s > 0);
@@ -501,6 +549,14 @@ RunResult Runner::run() {
         for (std::size_t i = 0; i < outcomes.size(); ++i) {
             pr.counters.merge(outcomes[i].counters);
             if (!outcomes[i].completed) pr.interrupted = true;
+            if (const auto& bad = outcomes[i].invalid; bad && res.fatal_error.empty()) {
+                res.fatal_error =
+                    target.path(i) + ": the kernel refused a " + std::to_string(bad->length) +
+                    "-byte " + std::string(io::to_string(bad->kind)) + " at offset " +
+                    std::to_string(bad->offset + target.base_offset(i)) + " as invalid (EINVAL)" +
+                    (target.direct_io() ? "; O_DIRECT alignment? try --buffered" : "");
+                res.stop = StopReason::error;
+            }
             if (outcomes[i].no_space_at && res.fatal_error.empty()) {
                 res.fatal_error =
                     target.path(i) + ": no space left on device " +
@@ -521,6 +577,9 @@ RunResult Runner::run() {
         if (check_stop()) break;
         if (it > 1 && cfg_.recreate) {
             if (state) state->reset();  // nothing of the old files is durable any more
+            // The rings go first: until then their registered files keep the
+            // old files' blocks allocated, and the new files may not fit.
+            run_on_workers([](unsigned, Worker& w) { w.close_backend(); }, {});
             target.remove_files();
             target.create_files(res.run_id);
             if (state) sync_new_files(target);

@@ -86,8 +86,11 @@ class ObserverList final : public RunObserver {
 // a test can damage a file or send a signal at a known point and then SIGCONT.
 // DRIVESTRESS_TEST_STOP_ON_SIGNAL=1 stops it when it notices the first stop
 // signal, so a test can send a second one later (not the same keypress).
+// DRIVESTRESS_TEST_STOP=create stops it after the target was checked and
+// before the files are created (a test plants something at their names).
 struct TestHooks {
     bool stop_on_signal = false;
+    bool stop_before_create = false;
     std::optional<Phase> stop_phase;
     std::uint64_t stop_after_ops = 0;
     static TestHooks from_environment();

@@ -1,5 +1,6 @@
 #include "run/target.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <linux/magic.h>
@@ -11,6 +12,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <climits>
@@ -151,6 +153,7 @@ Target::Target(const RunConfig& cfg, std::uint64_t extra_bytes)
     }
     check_directory(cfg);
     check_names(cfg);
+    sweep_hidden_leftovers();
     check_space(cfg, extra_bytes);
     emergency_.resize(names_.size());
 }
@@ -184,7 +187,8 @@ void Target::check_directory(const RunConfig& cfg) {
     if (!::realpath(dir.c_str(), real)) throw SetupError("target " + t + ": " + errno_text(errno));
     info_.directory = real;
     info_.prefix = !prefix.empty();
-    info_.path = info_.directory + (info_.directory == "/" ? "" : "/") + prefix;
+    info_.path = prefix.empty() ? info_.directory
+                                : info_.directory + (info_.directory == "/" ? "" : "/") + prefix;
     const std::string& d = info_.directory;
     dir_.reset(::open(d.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (!dir_.valid()) throw SetupError("target " + t + ": " + d + ": " + errno_text(errno));
@@ -258,6 +262,22 @@ void Target::check_names(const RunConfig& cfg) {
                 throw SetupError(state_path_ + ": the state file of an earlier --keep run" + how);
         }
     }
+    // A result file that is one of the run's own would overwrite it (with
+    // --keep, the evidence).
+    for (const auto& [option, out] : {std::pair{"--json", cfg.json_path},
+                                      {"--prom", cfg.prom_path},
+                                      {"--timeseries", cfg.timeseries_path}}) {
+        if (out.empty() || out == "-") continue;
+        auto slash = out.rfind('/');
+        std::string dir = slash == std::string::npos ? "." : out.substr(0, slash ? slash : 1);
+        char real[PATH_MAX];
+        if (!::realpath(dir.c_str(), real)) continue;  // checked when written
+        std::string abs = std::string(real) + (std::string(real) == "/" ? "" : "/") +
+                          out.substr(slash == std::string::npos ? 0 : slash + 1);
+        if (abs == state_path_ || std::find(paths_.begin(), paths_.end(), abs) != paths_.end())
+            throw SetupError(std::string(option) + " " + out +
+                             ": is one of the run's own files; give another path");
+    }
     // Whatever is at our names: only our own leftovers are replaced.  (The
     // creation checks again through a descriptor; this is the early, clear
     // refusal before anything is written.)
@@ -276,6 +296,41 @@ void Target::check_names(const RunConfig& cfg) {
         }
         if (!why.empty()) throw SetupError(paths_[i] + ": " + why + "; refusing to replace it");
         info_.reclaimable_bytes += static_cast<std::uint64_t>(st.st_blocks) * 512;
+    }
+}
+
+// A run killed while it replaced an earlier file can leave the new one
+// under its hidden temporary name (run/owned_file.h): ".<name>.<16 hex>.new".
+// Those of our names that hold a file of ours are removed; anything else
+// with such a name is left alone.
+void Target::sweep_hidden_leftovers() {
+    io::UniqueFd scan(::openat(dir_.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    DIR* d = scan.valid() ? ::fdopendir(scan.get()) : nullptr;
+    if (!d) return;
+    (void)scan.release();  // closedir closes it
+    std::vector<std::string> stale;
+    while (dirent* e = ::readdir(d)) {
+        const std::string n = e->d_name;
+        if (n.size() < 2 + 17 + 4 || n[0] != '.' || n.compare(n.size() - 4, 4, ".new") != 0)
+            continue;
+        const std::string base = n.substr(1, n.size() - 22);
+        const std::string hex = n.substr(n.size() - 21, 17);
+        if (hex[0] != '.' || hex.find_first_not_of("0123456789abcdef", 1) != std::string::npos)
+            continue;
+        for (const auto& name : names_)
+            if (base == name) stale.push_back(n);
+    }
+    ::closedir(d);
+    for (const auto& n : stale) {
+        struct stat st {
+        }, now{};
+        io::UniqueFd fd(
+            ::openat(dir_.get(), n.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+        if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !replaceable_leftover(fd.get()).empty())
+            continue;
+        if (::fstatat(dir_.get(), n.c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+            now.st_dev == st.st_dev && now.st_ino == st.st_ino)
+            ::unlinkat(dir_.get(), n.c_str(), 0);
     }
 }
 

@@ -77,6 +77,7 @@ class Target {
   private:
     void check_directory(const RunConfig& cfg);
     void check_names(const RunConfig& cfg);
+    void sweep_hidden_leftovers();
     void check_space(const RunConfig& cfg, std::uint64_t extra_bytes);
     void open_raw_device();
     void check_alignment(int fd) const;

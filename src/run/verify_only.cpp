@@ -1,12 +1,14 @@
 #include "run/verify_only.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <ctime>
 #include <exception>
 #include <thread>
@@ -222,6 +224,49 @@ void verify_file(unsigned index, const LoadedState& state, FileWork& w) {
 
 }  // namespace
 
+namespace {
+
+// Why the file at `path` is not this run's file `index` ("" when it is).
+std::string not_ours(const std::string& path, const StateGeometry& geo, unsigned index,
+                     struct stat& st) {
+    io::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    if (!fd.valid() && errno == ENOENT) return "gone";  // removed already: nothing to do
+    if (!fd.valid()) return errno == ELOOP ? "a symbolic link" : std::strerror(errno);
+    if (::fstat(fd.get(), &st) != 0) return std::strerror(errno);
+    if (!S_ISREG(st.st_mode)) return "not a regular file";
+    if (st.st_uid != ::geteuid()) return "owned by uid " + std::to_string(st.st_uid);
+    if (st.st_nlink != 1) return std::to_string(st.st_nlink) + " links";
+    std::byte head[pattern::kHeaderBytes]{};
+    auto h = ::pread(fd.get(), head, sizeof head, 0) == static_cast<ssize_t>(sizeof head)
+                 ? pattern::parse_header(head)
+                 : std::nullopt;
+    if (!h || h->run_id != geo.run_id || h->file_index != index || h->offset != 0)
+        return "does not carry this run's data";
+    return "";
+}
+
+void remove_kept_files(VerifyOnlyResult& r) {
+    for (unsigned i = 0; i < r.geo.paths.size(); ++i) {
+        const std::string& p = r.geo.paths[i];
+        struct stat st {
+        }, now{};
+        std::string why = not_ours(p, r.geo, i, st);
+        if (why == "gone") continue;
+        if (!why.empty()) {
+            r.cleanup_refused.push_back(p + ": " + why + "; not removed");
+            continue;
+        }
+        // Only while the name still is the file just checked.
+        if (::lstat(p.c_str(), &now) == 0 && now.st_dev == st.st_dev && now.st_ino == st.st_ino)
+            ::unlink(p.c_str());
+    }
+    if (!r.cleanup_refused.empty()) return;
+    ::unlink(r.state_path.c_str());
+    r.cleaned_up = true;
+}
+
+}  // namespace
+
 VerifyOnlyResult verify_only(const std::string& state_path, bool cleanup) {
     VerifyOnlyResult r;
     r.started_at = utc_now_iso8601();
@@ -275,17 +320,12 @@ VerifyOnlyResult verify_only(const std::string& state_path, bool cleanup) {
         r.lost_records.resize(RunResult::kMaxRecords);
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-    if (cleanup && r.lost == 0) {
-        for (const auto& p : r.geo.paths)
-            ::unlink(p.c_str());
-        ::unlink(state_path.c_str());
-        r.cleaned_up = true;
-    }
+    if (cleanup && r.lost == 0) remove_kept_files(r);
     return r;
 }
 
 int exit_status(const VerifyOnlyResult& r) {
-    return r.lost ? 2 : 0;
+    return r.lost ? 2 : r.cleanup_refused.empty() ? 0 : 1;
 }
 
 }  // namespace ds::run

@@ -67,6 +67,9 @@ struct VerifyOnlyResult {
     double seconds = 0;
     std::string started_at;
     bool cleaned_up = false;  // --cleanup removed the files and the state
+    // --cleanup: files it would not remove, each "PATH: why" (then STATE
+    // stays too, so the rest can be checked again).
+    std::vector<std::string> cleanup_refused;
 
     std::uint64_t allowed() const { return newer + never_acked + torn_newer; }
     std::uint64_t units() const { return intact + allowed() + lost; }
@@ -74,10 +77,14 @@ struct VerifyOnlyResult {
 
 // Reads STATE and every unit of its files (O_DIRECT when the filesystem
 // allows it).  Throws SetupError for a missing or damaged STATE.  With
-// `cleanup`, a verification without loss removes the files and STATE.
+// `cleanup`, a verification without loss removes the files and STATE:
+// only files that carry this run's identity (a regular file of the caller,
+// one link, whose first unit's header names this run and file index), so a
+// crafted STATE cannot make it remove anything else.
 VerifyOnlyResult verify_only(const std::string& state_path, bool cleanup = false);
 
-// 2 when a unit was lost after acknowledgement, else 0.
+// 2 when a unit was lost after acknowledgement, 1 when --cleanup refused a
+// file that is not this run's, else 0.
 int exit_status(const VerifyOnlyResult& r);
 
 }  // namespace ds::run

@@ -476,7 +476,15 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
                 backend_->prepare(r);
                 continue;
             }
-            if (!is_read && (res == -ENOSPC || res == -EDQUOT)) {
+            if (res == -EINVAL) {
+                // Not the drive's fault: stop everything, report it once.
+                if (!out.invalid) out.invalid = r;
+                stop_.store(true, std::memory_order_relaxed);
+                if (!is_read) {
+                    forget_range(s.first_offset, s.first_length);
+                    if (per_write_sync) forget_acked(s.first_offset, s.first_length);
+                }
+            } else if (!is_read && (res == -ENOSPC || res == -EDQUOT)) {
                 // Not the drive's fault: the filesystem filled up under us.
                 if (!out.no_space_at) out.no_space_at = r.offset;
                 forget_range(s.first_offset, s.first_length);

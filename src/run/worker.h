@@ -85,6 +85,10 @@ class Worker {
         // problem, not the drive's fault: exit 1).
         std::optional<std::uint64_t> no_space_at;
         bool no_space_in_flush = false;  // it was a flush that found it full
+        // Set when the kernel refused a read or write as invalid (EINVAL):
+        // with O_DIRECT, an alignment the target does not take.  A setup
+        // problem, never a drive error: the run stops at once (exit 1).
+        std::optional<io::Request> invalid;
     };
     Outcome run(const PhasePlan& plan);
 

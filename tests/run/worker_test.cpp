@@ -161,6 +161,43 @@ TEST_CASE("a full filesystem is a failed write, not a drive error; the phase goe
     CHECK(r.counters.unverified_units == 64 * 1024 / kUnit);
 }
 
+TEST_CASE("EINVAL (an alignment O_DIRECT refuses) stops the run; never a mismatch") {
+    for (io::OpKind kind : {io::OpKind::write, io::OpKind::read}) {
+        CAPTURE(static_cast<int>(kind));
+        Fixture f;
+        if (kind == io::OpKind::read) f.phase(Phase::seq_write);
+        f.faulty->fail_at(kind, 3 * 64 * 1024, EINVAL);
+        auto r = f.phase(kind == io::OpKind::read ? Phase::seq_read : Phase::seq_write);
+        REQUIRE(r.invalid.has_value());
+        CHECK(r.invalid->offset == 3 * 64 * 1024);
+        CHECK(r.invalid->kind == kind);
+        CHECK(r.counters.mismatch_total() == 0);
+        CHECK(f.worker.records().empty());
+        CHECK(f.worker.damage().empty());
+        CHECK(f.stop.load());  // every worker stops issuing
+        CHECK_FALSE(r.completed);
+    }
+}
+
+TEST_CASE("a truncated file is noticed once; reads past its end are one extent") {
+    Fixture f;
+    f.phase(Phase::seq_write);
+    REQUIRE(::ftruncate(f.file.fd, kFileBytes - 3 * 64 * 1024 + kUnit) == 0);
+    auto r = f.phase(Phase::seq_read);
+    const auto cut = kFileBytes - 3 * 64 * 1024 + kUnit;
+    REQUIRE(f.worker.truncated_to().has_value());
+    CHECK(*f.worker.truncated_to() == cut);
+    CHECK(r.counters.mismatches[static_cast<int>(pattern::MismatchClass::short_read)] == 3);
+    REQUIRE(f.worker.records().size() == 1);  // the read that straddles the cut
+    CHECK(f.worker.records()[0].offset == cut);
+    const auto extents = f.worker.damage().extents();
+    REQUIRE(extents.size() == 1);
+    CHECK(extents[0].offset == cut);
+    CHECK(extents[0].length == kFileBytes - cut);
+    CHECK(extents[0].reads == 3);
+    CHECK(f.worker.damage().distinct_units(kUnit) == (kFileBytes - cut) / kUnit);
+}
+
 TEST_CASE("short transfers and EAGAIN are completed, not reported") {
     Fixture f;
     f.faulty->short_every(3);

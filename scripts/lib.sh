@@ -10,7 +10,7 @@ BUILD_DIR=${DRIVESTRESS_BUILD_DIR:-$ROOT/build}
 DEPS_BUILD=(g++ meson ninja-build pkg-config liburing-dev libboost-program-options-dev
     nlohmann-json3-dev doctest-dev)
 DEPS_TEST=(python3 python3-jsonschema python3-matplotlib
-    fdisk dmsetup e2fsprogs mount)  # raw-device and failing-device e2e tests (root)
+    fdisk dmsetup e2fsprogs btrfs-progs mount)  # loop-device e2e tests (root)
 
 missing_packages() {
     local p

@@ -1,0 +1,86 @@
+// The I/O loop, and nothing else, in the shape of liburing's io_uring-cp:
+// keep up to `depth` operations in flight, submit a batch and wait for a
+// share of what is in flight in one system call, hand every completion back,
+// refill.  It retries what is not an answer (EAGAIN and EINTR are
+// resubmitted; a short transfer continues with the rest as one operation).
+// What to issue, and what a completion means (verification, accounting,
+// durability), belongs to the phase: a PhaseWork.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "io/backend.h"
+
+namespace ds::run {
+
+// One operation in flight, its buffer beside it.  `req` is what the backend
+// sees (a short transfer moves its offset and buffer on); the first_* fields
+// keep the operation as the phase issued it.
+struct Slot {
+    io::Request req;
+    std::uint64_t first_offset = 0;
+    std::uint32_t first_length = 0;
+    std::byte* buf = nullptr;  // this slot's part of the worker's buffer
+};
+
+// A phase, as the loop sees it.  All calls come from the loop's thread.
+class PhaseWork {
+  public:
+    enum class Next {
+        issued,  // `s` holds the next operation
+        wait,    // nothing to issue until something completes (a flush group)
+        done,    // nothing more in this phase
+    };
+    virtual ~PhaseWork() = default;
+    // Fills `s` (s.buf is its buffer) with the next operation.
+    virtual Next next(Slot& s) = 0;
+    // Whether next() could still issue something (for --batch).
+    virtual bool more() const = 0;
+    // An operation finished: `result` is the whole transfer's byte count, or
+    // 0 at end of file, or -errno.  `latency_ns` counts from its first
+    // submission.
+    virtual void complete(Slot& s, std::int32_t result, std::uint64_t latency_ns) = 0;
+    // After each wait, before its completions, with the clock then (ns).
+    virtual void reaped(std::uint64_t now_ns) = 0;
+};
+
+struct EngineOptions {
+    unsigned depth = 1;                // operations in flight at most
+    unsigned batch = 1;                // --batch: SQEs prepared per submission
+    std::uint64_t stop_after_ops = 0;  // test hook: SIGSTOP after this many completions
+};
+
+struct EngineTally {
+    std::uint64_t completed = 0;
+    std::uint64_t retries = 0;  // EAGAIN/EINTR resubmissions and short-transfer resumes
+    bool stopped = false;       // a stop request ended the phase early
+};
+
+class Engine {
+  public:
+    // `slots` (at least the largest depth) and `stop` outlive the engine.
+    Engine(io::Backend& backend, std::span<Slot> slots, const std::atomic<bool>& stop);
+
+    // Runs `work` until it is done, or until a stop request (`stop`, or a
+    // signal) has drained what was in flight.
+    EngineTally run(PhaseWork& work, const EngineOptions& options);
+
+  private:
+    // Waits for `want` completions, hands them to `work`; returns how many
+    // operations finished (retried ones stay in flight).
+    unsigned reap(PhaseWork& work, unsigned want, EngineTally& t, const EngineOptions& o);
+
+    io::Backend& backend_;
+    std::span<Slot> slots_;
+    const std::atomic<bool>& stop_;
+    std::vector<std::uint32_t> free_;
+    std::vector<io::Request*> fresh_;
+    std::vector<io::Completion> done_;
+};
+
+std::uint64_t monotonic_ns();
+
+}  // namespace ds::run

@@ -1,0 +1,59 @@
+// The phases, each deciding only which operation comes next (phase_work.h
+// does the rest).  Sequential phases walk the file in --seq-block steps;
+// the random phase picks aligned blocks that are not in flight.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "run/phase_work.h"
+
+namespace ds::run {
+
+// seq-write: every block once, in order; each unit's next generation.
+class SeqWritePhase final : public IoPhase {
+  public:
+    using IoPhase::IoPhase;
+
+  private:
+    bool next_op(Slot& s) override;
+    bool more_ops() const override { return next_offset_ < c_.file_bytes; }
+    std::uint64_t next_offset_ = 0;
+};
+
+// seq-read and reverify: every block once, in order, each unit verified.
+class SeqReadPhase final : public IoPhase {
+  public:
+    using IoPhase::IoPhase;
+
+  private:
+    bool next_op(Slot& s) override;
+    bool more_ops() const override { return next_offset_ < c_.file_bytes; }
+    std::uint64_t next_offset_ = 0;
+};
+
+// random: --read-pct reads, the rest writes, of blocks picked at random
+// among those not in flight, until the op limit or the deadline.
+class RandomPhase final : public IoPhase {
+  public:
+    RandomPhase(PhaseContext& c, WriteDurability* writes, unsigned read_pct, std::uint64_t seed);
+
+  private:
+    bool next_op(Slot& s) override;
+    bool more_ops() const override;
+    void released(const Slot& s) override;
+    std::uint64_t next_random();
+
+    unsigned read_pct_;
+    std::uint64_t blocks_;  // random blocks in the file
+    unsigned block_shift_;  // log2 of units per block
+    std::uint64_t issued_ = 0;
+    std::uint64_t rng_[2];
+};
+
+// The phase named in `c.plan`, ready to run (`writes` is ignored by the
+// phases that only read).
+std::unique_ptr<IoPhase> make_phase(PhaseContext& c, WriteDurability* writes, unsigned read_pct,
+                                    std::uint64_t seed);
+
+}  // namespace ds::run

@@ -1,0 +1,60 @@
+// What a worker knows about every unit of its file (the verification unit,
+// --rand-block bytes), one byte each:
+//
+//   generation  the content the unit holds: 1..255, cycling, or 0 when it is
+//               unknown (never written, or a write to it failed).  It is set
+//               when a write is *issued*, since that is when the buffer is
+//               filled with it; a failed write makes it unknown again, and an
+//               unknown unit is never verified.
+//   busy        a random operation covers the unit.  Invariant: a busy unit
+//               is never picked again until its operation completes, so a
+//               read never races a write of the same unit and a read always
+//               finds the generation the map holds (no false mismatch at any
+//               queue depth, on any backend).  Random blocks are aligned to
+//               their size, so the unit at a block's start stands for the
+//               whole block.  Sequential phases never overlap themselves and
+//               do not mark units.
+//
+// Offsets are bytes within the file (a worker's region on a raw device).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "pattern/unit.h"
+
+namespace ds::run {
+
+class UnitMap {
+  public:
+    UnitMap(std::uint64_t file_bytes, std::uint32_t unit_bytes);
+
+    std::uint32_t unit_bytes() const { return unit_bytes_; }
+    unsigned unit_shift() const { return unit_shift_; }
+    std::uint64_t units() const { return gens_.size(); }
+    std::uint64_t unit_of(std::uint64_t offset) const { return offset >> unit_shift_; }
+
+    pattern::Generation generation(std::uint64_t unit) const { return gens_[unit]; }
+    // Every unit of [offset, offset + length) gets its next generation; the
+    // generations are what a write filled in now is about to store.
+    void advance(std::uint64_t offset, std::uint32_t length);
+    // The units of [offset, offset + length) become unknown (a failed write).
+    void forget(std::uint64_t offset, std::uint32_t length);
+    // Everything unknown (the file was recreated).
+    void reset();
+    std::span<const pattern::Generation> generations() const { return gens_; }
+    std::span<pattern::Generation> generations() { return gens_; }
+
+    bool busy(std::uint64_t unit) const { return busy_[unit] != 0; }
+    void claim(std::uint64_t unit) { busy_[unit] = 1; }
+    void release(std::uint64_t unit) { busy_[unit] = 0; }
+
+  private:
+    std::uint32_t unit_bytes_;
+    unsigned unit_shift_;  // log2 of the unit: offsets to units without a division
+    std::vector<pattern::Generation> gens_;
+    std::vector<std::uint8_t> busy_;
+};
+
+}  // namespace ds::run

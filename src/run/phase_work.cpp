@@ -38,17 +38,22 @@ void IoPhase::reaped(std::uint64_t now_ns) {
     c_.progress_ops.store(k.read_ops + k.write_ops, std::memory_order_relaxed);
 }
 
+void fill_units(const UnitMap& units, std::uint64_t run_id, unsigned file_index, std::byte* buf,
+                std::uint64_t offset, std::uint32_t length) {
+    const std::uint32_t u = units.unit_bytes();
+    pattern::UnitIdentity id{run_id, file_index, 0, 1, u};
+    for (std::uint32_t done = 0; done < length; done += u) {
+        id.offset = offset + done;
+        id.generation = units.generation(units.unit_of(id.offset));
+        pattern::fill_unit({buf + done, u}, id);
+    }
+}
+
 // The units of the write get their next generation, and the buffer what
 // that generation of each unit holds.
 void IoPhase::fill(Slot& s) {
     c_.units.advance(s.first_offset, s.first_length);
-    const std::uint32_t u = c_.units.unit_bytes();
-    pattern::UnitIdentity id{c_.run_id, c_.file_index, 0, 1, u};
-    for (std::uint32_t done = 0; done < s.first_length; done += u) {
-        id.offset = s.first_offset + done;
-        id.generation = c_.units.generation(c_.units.unit_of(id.offset));
-        pattern::fill_unit({s.buf + done, u}, id);
-    }
+    fill_units(c_.units, c_.run_id, c_.file_index, s.buf, s.first_offset, s.first_length);
 }
 
 void IoPhase::verify(const Slot& s) {

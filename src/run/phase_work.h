@@ -74,6 +74,11 @@ struct PhaseContext {
     std::uint64_t now_ns = 0;  // the clock at the last wait
 };
 
+// Fills `buf` with the units of [offset, offset + length) as their current
+// generations in `units` say (after units.advance() for a write).
+void fill_units(const UnitMap& units, std::uint64_t run_id, unsigned file_index, std::byte* buf,
+                std::uint64_t offset, std::uint32_t length);
+
 // The engine's view of a phase, with everything phases share.
 class IoPhase : public PhaseWork {
   public:

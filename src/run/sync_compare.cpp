@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <system_error>
 
 #include "io/aligned_buffer.h"
@@ -12,8 +13,10 @@
 #include "io/unique_fd.h"
 #include "io/uring_backend.h"
 #include "pattern/unit.h"
+#include "run/engine.h"
+#include "run/phases.h"
 #include "run/signals.h"
-#include "run/worker.h"
+#include "run/unit_map.h"
 
 namespace ds::run {
 
@@ -36,7 +39,86 @@ std::string open_flags_text(bool direct, SyncMethod m) {
     return t;
 }
 
-class Table {
+// One row: one durable operation at a time (its writes, then for
+// fsync/fdatasync rows the flush), on a depth-1 engine.  An operation's
+// latency runs from its first write's submission to its last completion.
+// The first failure ends the row.
+class DurableRow final : public PhaseWork {
+  public:
+    DurableRow(SyncCompareRow& row, UnitMap& units, std::uint64_t run_id, std::uint64_t file_bytes,
+               std::uint64_t row_ops, std::uint64_t deadline_ns)
+        : row_(row),
+          units_(units),
+          run_id_(run_id),
+          slots_(file_bytes / (row.write_bytes * row.writes_per_op)),
+          row_ops_(row_ops),
+          deadline_ns_(deadline_ns),
+          now_ns_(monotonic_ns()),
+          flush_(row.method == SyncMethod::fsync || row.method == SyncMethod::fdatasync) {}
+
+    // The failed operation, when one failed: (kind, errno, offset, length).
+    struct Failure {
+        io::OpKind op;
+        int err;
+        std::uint64_t offset;
+        std::uint32_t length;
+    };
+    const std::optional<Failure>& failure() const { return failure_; }
+
+    bool more() const override {
+        if (failure_) return false;
+        return piece_ != 0 || (row_ops_ ? row_.ops < row_ops_ : now_ns_ < deadline_ns_);
+    }
+    Next next(Slot& s) override {
+        if (!more()) return Next::done;
+        s.req.rw_flags = 0;
+        s.req.buf = s.buf;
+        if (piece_ == row_.writes_per_op) {  // the operation's flush
+            s.req.kind =
+                row_.method == SyncMethod::fsync ? io::OpKind::fsync : io::OpKind::fdatasync;
+            s.req.offset = s.req.length = 0;
+        } else {
+            const std::uint64_t base = (cursor_ % slots_) * row_.write_bytes * row_.writes_per_op;
+            s.req.kind = io::OpKind::write;
+            s.req.offset = base + std::uint64_t{piece_} * row_.write_bytes;
+            s.req.length = row_.write_bytes;
+            units_.advance(s.req.offset, s.req.length);
+            fill_units(units_, run_id_, 0, s.buf, s.req.offset, s.req.length);
+        }
+        s.first_offset = s.req.offset;
+        s.first_length = s.req.length;
+        return Next::issued;
+    }
+    void complete(Slot& s, std::int32_t result, std::uint64_t) override {
+        if (result < 0) {
+            if (s.req.kind == io::OpKind::write) units_.forget(s.first_offset, s.first_length);
+            failure_ = Failure{s.req.kind, -result, s.first_offset, s.first_length};
+            return;
+        }
+        if (piece_ == 0) op_start_ns_ = s.req.submit_ns;
+        if (++piece_ < row_.writes_per_op + (flush_ ? 1U : 0U)) return;
+        row_.latency.record(now_ns_ - op_start_ns_);
+        ++row_.ops;
+        ++cursor_;
+        piece_ = 0;
+    }
+    void reaped(std::uint64_t now_ns) override { now_ns_ = now_ns; }
+
+  private:
+    SyncCompareRow& row_;
+    UnitMap& units_;
+    std::uint64_t run_id_;
+    std::uint64_t slots_;  // durable operations that fit in the file
+    std::uint64_t row_ops_, deadline_ns_;
+    std::uint64_t now_ns_;
+    bool flush_;
+    unsigned piece_ = 0;  // writes (and flush) of the current operation done
+    std::uint64_t cursor_ = 0;
+    std::uint64_t op_start_ns_ = 0;
+    std::optional<Failure> failure_;
+};
+
+class Table final : private MismatchSink {
   public:
     Table(const SyncCompareSetup& s, std::atomic<bool>& stop, std::vector<MismatchRecord>& records,
           ClassCounts& totals)
@@ -44,7 +126,7 @@ class Table {
           stop_(stop),
           records_(records),
           totals_(totals),
-          gens_(s.file_bytes / kUnit, pattern::kUnknownGeneration),
+          units_(s.file_bytes, kUnit),
           op_buf_(kOpBytes),
           chunk_(kFillChunk) {}
 
@@ -52,15 +134,12 @@ class Table {
 
     // Gives every unit generation 1 through the check descriptor, so rows
     // overwrite allocated, initialised blocks (as pg_test_fsync does).
-    bool fill() {
-        for (std::uint64_t off = 0; off < s_.file_bytes; off += kFillChunk) {
-            std::uint32_t len = static_cast<std::uint32_t>(
-                std::min<std::uint64_t>(kFillChunk, s_.file_bytes - off));
-            fill_units(chunk_.data(), off, len);
-            if (!write_all(s_.check_fd, chunk_.data(), len, off)) return false;
-        }
-        ::fdatasync(s_.check_fd);
-        return true;
+    void fill() {
+        PhaseOutcome out = pass(Phase::seq_write);
+        if (out.counters.write_errors || out.invalid || out.no_space_at ||
+            ::fdatasync(s_.check_fd) != 0)
+            throw std::system_error(errno ? errno : EIO, std::generic_category(),
+                                    "--sync-compare: writing " + s_.path);
     }
 
     void run_row(SyncCompareRow& row) {
@@ -75,193 +154,92 @@ class Table {
             return;
         }
         std::unique_ptr<io::Backend> backend = s_.make_backend(fd.get(), op_buf_.span());
-        const bool flush = row.method == SyncMethod::fsync || row.method == SyncMethod::fdatasync;
-        const std::uint32_t op_bytes = row.write_bytes * row.writes_per_op;
-        const std::uint64_t slots = s_.file_bytes / op_bytes;
+        Slot slot;
+        slot.buf = op_buf_.data();
         const std::uint64_t t0 = monotonic_ns();
-        const std::uint64_t deadline = t0 + seconds_to_ns(s_.row_s);
-        io::Request req;
-        io::Completion done[1];
-        // One operation at a time: submit, wait, check.  Returns the result.
-        auto one = [&]() -> std::int32_t {
-            while (true) {
-                backend->prepare(req);
-                std::size_t n = 0;
-                while (n == 0)
-                    n = backend->reap(done, 1);
-                std::int32_t res = done[0].result;
-                if (res == -EAGAIN || res == -EINTR) continue;
-                if (res > 0 && !io::is_flush(req.kind) &&
-                    static_cast<std::uint32_t>(res) < req.length) {
-                    req.offset += static_cast<std::uint32_t>(res);
-                    req.buf += res;
-                    req.length -= static_cast<std::uint32_t>(res);
-                    continue;
-                }
-                return res;
-            }
-        };
-        std::uint64_t cursor = 0;
-        bool failed = false;
-        while (!failed && !stopping()) {
-            if (s_.row_ops ? row.ops >= s_.row_ops : monotonic_ns() >= deadline) break;
-            const std::uint64_t base = (cursor++ % slots) * op_bytes;
-            const std::uint64_t start = monotonic_ns();
-            for (unsigned w = 0; w < row.writes_per_op && !failed; ++w) {
-                const std::uint64_t off = base + std::uint64_t{w} * row.write_bytes;
-                fill_units(op_buf_.data(), off, row.write_bytes);
-                req = io::Request{};
-                req.kind = io::OpKind::write;
-                req.offset = off;
-                req.length = row.write_bytes;
-                req.buf = op_buf_.data();
-                std::int32_t res = one();
-                if (res < 0) {
-                    forget(off, row.write_bytes);
-                    fail(row, io::OpKind::write, -res, off, row.write_bytes);
-                    failed = true;
-                }
-            }
-            if (!failed && flush) {
-                req = io::Request{};
-                req.kind =
-                    row.method == SyncMethod::fsync ? io::OpKind::fsync : io::OpKind::fdatasync;
-                std::int32_t res = one();
-                if (res < 0) {
-                    fail(row, req.kind, -res, 0, 0);
-                    failed = true;
-                }
-            }
-            if (failed) break;
-            row.latency.record(monotonic_ns() - start);
-            ++row.ops;
-        }
+        DurableRow work(row, units_, s_.run_id, s_.file_bytes, s_.row_ops,
+                        t0 + seconds_to_ns(s_.row_s));
+        Engine(*backend, {&slot, 1}, stop_).run(work, {1, 1, 0});
         row.seconds = (monotonic_ns() - t0) / 1e9;
+        if (const auto& f = work.failure()) fail(row, *f);
         backend.reset();
         fd.reset();
-        if (row.available) verify(row);
+        if (!row.available) return;
+        // Read every unit back and check it against its latest generation.
+        if (!s_.check_direct) {
+            if (::fdatasync(s_.check_fd) != 0) fail(row, {io::OpKind::fdatasync, errno, 0, 0});
+            ::posix_fadvise(s_.check_fd, 0, 0, POSIX_FADV_DONTNEED);
+        }
+        current_ = &row;
+        row.verified_bytes += pass(Phase::reverify).counters.verified_bytes;
+        current_ = nullptr;
     }
 
   private:
-    void fill_units(std::byte* buf, std::uint64_t offset, std::uint32_t length) {
-        pattern::UnitIdentity id{s_.run_id, 0, offset, 1, kUnit};
-        for (std::uint32_t done = 0; done < length; done += kUnit) {
-            auto& g = gens_[(offset + done) / kUnit];
-            g = pattern::next_generation(g);
-            id.offset = offset + done;
-            id.generation = g;
-            pattern::fill_unit({buf + done, kUnit}, id);
-        }
-    }
-
-    void forget(std::uint64_t offset, std::uint32_t length) {
-        for (std::uint32_t done = 0; done < length; done += kUnit)
-            gens_[(offset + done) / kUnit] = pattern::kUnknownGeneration;
-    }
-
-    static bool write_all(int fd, std::byte* buf, std::uint32_t len, std::uint64_t off) {
-        while (len > 0) {
-            ssize_t n = ::pwrite(fd, buf, len, static_cast<off_t>(off));
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) return false;
-            buf += n;
-            len -= static_cast<std::uint32_t>(n);
-            off += static_cast<std::uint64_t>(n);
-        }
-        return true;
+    // A sequential pass over the whole file through the check descriptor.
+    PhaseOutcome pass(Phase phase) {
+        PhasePlan plan;
+        plan.phase = phase;
+        PhaseOutcome out;
+        IntervalRecorder intervals;
+        std::atomic<std::uint64_t> bytes{0}, ops{0};
+        std::atomic<bool> stop{false};
+        PhaseContext ctx{plan, units_, s_.run_id, 0,    s_.file_bytes, kFillChunk, true,
+                         out,  *this,  intervals, stop, bytes,         ops,        0};
+        DurableMaps maps;
+        WriteDurability writes(SyncMethod::none, 1, units_, maps);
+        io::SyncBackend backend(s_.check_fd);
+        Slot slot;
+        slot.buf = chunk_.data();
+        auto work = make_phase(ctx, &writes, 0, 0);
+        Engine(backend, {&slot, 1}, stop).run(*work, {1, 1, 0});
+        return out;
     }
 
     // A failed write or flush: "n/a" when it is a refusal on the row's first
-    // operation (the method is not supported), else an I/O error.  Returns
-    // true when it was a refusal.
-    bool fail(SyncCompareRow& row, io::OpKind op, int err, std::uint64_t off, std::uint32_t len) {
-        if (row.ops == 0 && refusal(err)) {
+    // operation (the method is not supported), else an I/O error.
+    void fail(SyncCompareRow& row, const DurableRow::Failure& f) {
+        if (row.ops == 0 && refusal(f.err)) {
             row.available = false;
-            row.reason = std::string(io::to_string(op)) + " with " +
-                         open_flags_text(s_.direct, row.method) + ": " + std::strerror(err);
-            return true;
+            row.reason = std::string(io::to_string(f.op)) + " with " +
+                         open_flags_text(s_.direct, row.method) + ": " + std::strerror(f.err);
+            return;
         }
         ++row.mismatches;
         MismatchRecord rec;
         rec.phase = Phase::seq_write;
-        rec.path = s_.path;
-        rec.offset = off;
-        rec.unit_offset = off;
-        rec.length = len;
+        rec.offset = rec.unit_offset = f.offset;
+        rec.length = f.length;
         rec.cls = pattern::MismatchClass::io_error;
-        rec.error = err;
-        rec.op = op;
+        rec.error = f.err;
+        rec.op = f.op;
         add(std::move(rec));
-        return false;
     }
+
+    // The read-back's mismatches (MismatchSink).
+    void record(const PhasePlan& plan, PhaseCounters& c, MismatchRecord rec) override {
+        ++c.mismatches[static_cast<std::size_t>(rec.cls)];
+        if (current_) ++current_->mismatches;
+        rec.phase = plan.phase;
+        add(std::move(rec));
+    }
+    void note_truncation() override {}
 
     void add(MismatchRecord rec) {
         ++totals_[static_cast<std::size_t>(rec.cls)];
         rec.iteration = 1;
+        rec.path = s_.path;
         if (records_.size() < RunResult::kMaxRecords) records_.push_back(std::move(rec));
-    }
-
-    // Reads the whole file back through the check descriptor and checks
-    // every unit against its latest generation.
-    void verify(SyncCompareRow& row) {
-        if (!s_.check_direct) {
-            ::fdatasync(s_.check_fd);
-            ::posix_fadvise(s_.check_fd, 0, 0, POSIX_FADV_DONTNEED);
-        }
-        for (std::uint64_t off = 0; off < s_.file_bytes; off += kFillChunk) {
-            std::uint32_t len = static_cast<std::uint32_t>(
-                std::min<std::uint64_t>(kFillChunk, s_.file_bytes - off));
-            std::uint32_t got = 0;
-            while (got < len) {
-                ssize_t n = ::pread(s_.check_fd, chunk_.data() + got, len - got,
-                                    static_cast<off_t>(off + got));
-                if (n < 0 && errno == EINTR) continue;
-                if (n <= 0) {
-                    ++row.mismatches;
-                    MismatchRecord rec;
-                    rec.phase = Phase::reverify;
-                    rec.path = s_.path;
-                    rec.offset = off + got;
-                    rec.unit_offset = off + got;
-                    rec.length = len - got;
-                    rec.cls = n == 0 ? pattern::MismatchClass::short_read
-                                     : pattern::MismatchClass::io_error;
-                    rec.error = n == 0 ? 0 : errno;
-                    add(std::move(rec));
-                    break;
-                }
-                got += static_cast<std::uint32_t>(n);
-            }
-            for (std::uint32_t u = 0; u + kUnit <= got; u += kUnit) {
-                pattern::UnitIdentity id{s_.run_id, 0, off + u, gens_[(off + u) / kUnit], kUnit};
-                if (id.generation == pattern::kUnknownGeneration) continue;
-                std::span<const std::byte> unit{chunk_.data() + u, kUnit};
-                row.verified_bytes += kUnit;
-                if (pattern::first_mismatch(unit, id) == kUnit) continue;
-                pattern::Diagnosis d = pattern::diagnose(unit, id);
-                ++row.mismatches;
-                MismatchRecord rec;
-                rec.phase = Phase::reverify;
-                rec.path = s_.path;
-                rec.offset = id.offset + d.first_bad_byte;
-                rec.unit_offset = id.offset;
-                rec.length = kUnit;
-                rec.cls = d.cls;
-                rec.bad_bytes = d.bad_bytes;
-                rec.expected_generation = id.generation;
-                rec.found = d.found;
-                add(std::move(rec));
-            }
-        }
     }
 
     const SyncCompareSetup& s_;
     std::atomic<bool>& stop_;
     std::vector<MismatchRecord>& records_;
     ClassCounts& totals_;
-    std::vector<pattern::Generation> gens_;
+    UnitMap units_;
     io::AlignedBuffer op_buf_;
     io::AlignedBuffer chunk_;
+    SyncCompareRow* current_ = nullptr;  // the row being read back
 };
 
 }  // namespace
@@ -302,9 +280,7 @@ SyncCompareResult run_sync_compare(const SyncCompareSetup& setup, std::atomic<bo
     res.row_ops = setup.row_ops;
     res.direct_io = setup.direct;
     Table table(setup, stop, records, totals);
-    if (!table.fill())
-        throw std::system_error(errno, std::generic_category(),
-                                "--sync-compare: writing " + setup.path);
+    table.fill();
     for (SyncCompareRow row : sync_compare_rows()) {
         if (table.stopping()) {
             res.interrupted = true;

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -194,12 +195,17 @@ TEST_CASE("streams: FIFO, /dev/null, standard stream names; other devices refuse
         std::string got;
         int rfd = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
         REQUIRE(rfd >= 0);
+        // The read end stays non-blocking: before the writer opens, a read
+        // would see end-of-file; poll until everything arrived instead.
         std::thread reader([&] {
-            ::fcntl(rfd, F_SETFL, 0);
             char buf[65536];
-            ssize_t n;
-            while ((n = ::read(rfd, buf, sizeof buf)) != 0)
+            while (got.size() < doc.size()) {
+                pollfd p{rfd, POLLIN, 0};
+                if (::poll(&p, 1, 10'000) <= 0) break;  // a hang is the failure
+                ssize_t n = ::read(rfd, buf, sizeof buf);
                 if (n > 0) got.append(buf, static_cast<std::size_t>(n));
+                if (n == 0 && (p.revents & POLLHUP)) break;
+            }
             ::close(rfd);
         });
         write_file_atomically(fifo, doc);

@@ -41,22 +41,6 @@ struct Completion {
     std::int32_t result;  // bytes transferred, or -errno
 };
 
-class Backend {
-  public:
-    virtual ~Backend() = default;
-    virtual BackendKind kind() const = 0;
-    // Most operations this backend keeps in flight at once.
-    virtual unsigned depth() const = 0;
-    // Queues one operation (at most depth() queued + in flight).
-    virtual void prepare(Request& r) = 0;
-    // Hands everything queued to the device; returns how many were queued.
-    virtual unsigned submit() = 0;
-    // Submits what is queued, waits until at least `min_complete` operations
-    // are done (fewer when interrupted by a signal, or, for more than one,
-    // after a short backend-chosen wait), returns up to out.size().
-    virtual std::size_t reap(std::span<Completion> out, unsigned min_complete) = 0;
-};
-
 // Opt-in ring modes (--sqpoll, --iopoll).
 struct UringOptions {
     // A kernel thread polls the submission queue: submitting costs no system
@@ -75,6 +59,30 @@ struct UringFeatures {
     bool fixed_buffers = false;
     std::vector<std::string> notes;  // why an optional feature is off
     unsigned sq_entries = 0;
+};
+
+// What a backend is, for reports: its kind and, for io_uring, what the
+// ring actually enabled.
+struct BackendDescription {
+    BackendKind kind = BackendKind::sync;
+    UringFeatures uring;  // empty for sync
+};
+
+class Backend {
+  public:
+    virtual ~Backend() = default;
+    virtual BackendKind kind() const = 0;
+    virtual BackendDescription describe() const = 0;
+    // Most operations this backend keeps in flight at once.
+    virtual unsigned depth() const = 0;
+    // Queues one operation (at most depth() queued + in flight).
+    virtual void prepare(Request& r) = 0;
+    // Hands everything queued to the device; returns how many were queued.
+    virtual unsigned submit() = 0;
+    // Submits what is queued, waits until at least `min_complete` operations
+    // are done (fewer when interrupted by a signal, or, for more than one,
+    // after a short backend-chosen wait), returns up to out.size().
+    virtual std::size_t reap(std::span<Completion> out, unsigned min_complete) = 0;
 };
 
 }  // namespace ds::io

@@ -12,6 +12,7 @@ class SyncBackend final : public Backend {
     explicit SyncBackend(int fd, std::uint64_t base = 0) : fd_(fd), base_(base) {}
 
     BackendKind kind() const override { return BackendKind::sync; }
+    BackendDescription describe() const override { return {BackendKind::sync, {}}; }
     unsigned depth() const override { return 1; }
     void prepare(Request& r) override { queued_ = &r; }
     unsigned submit() override { return queued_ ? 1 : 0; }

@@ -25,12 +25,11 @@ class UringBackend final : public Backend {
     UringBackend& operator=(const UringBackend&) = delete;
 
     BackendKind kind() const override { return BackendKind::io_uring; }
+    BackendDescription describe() const override { return {BackendKind::io_uring, features_}; }
     unsigned depth() const override { return depth_; }
     void prepare(Request& r) override;
     unsigned submit() override;
     std::size_t reap(std::span<Completion> out, unsigned min_complete) override;
-
-    const UringFeatures& features() const { return features_; }
 
   private:
     io_uring ring_{};

@@ -21,8 +21,7 @@
 #include <thread>
 #include <tuple>
 
-#include "io/probe.h"
-#include "io/uring_backend.h"
+#include "io/backend_factory.h"
 #include "pattern/unit.h"
 #include "run/errors.h"
 #include "run/memory.h"
@@ -54,22 +53,18 @@ TestHooks TestHooks::from_environment() {
 BackendInfo choose_backend(const RunConfig& cfg) {
     BackendInfo info;
     info.requested = cfg.backend;
-    if (cfg.backend == BackendChoice::sync) {
-        info.used = io::BackendKind::sync;
-        return info;
-    }
-    io::UringProbe probe = io::probe_io_uring();
-    if (probe.usable) {
-        info.used = io::BackendKind::io_uring;
-        return info;
-    }
-    if (cfg.backend == BackendChoice::io_uring)
-        throw SetupError("--backend io_uring: io_uring is not usable here: " + probe.reason);
-    if (cfg.sqpoll || cfg.iopoll)
-        throw SetupError(std::string(cfg.sqpoll ? "--sqpoll" : "--iopoll") +
-                         ": io_uring is not usable here: " + probe.reason);
-    info.used = io::BackendKind::sync;
-    info.fallback_reason = probe.reason;
+    const bool ring_mode = cfg.sqpoll || cfg.iopoll;
+    std::optional<io::BackendKind> asked;
+    if (cfg.backend == BackendChoice::sync) asked = io::BackendKind::sync;
+    if (cfg.backend == BackendChoice::io_uring) asked = io::BackendKind::io_uring;
+    const io::BackendSelection sel = io::select_backend(asked, ring_mode);
+    if (!sel.refusal.empty())
+        throw SetupError(std::string(asked        ? "--backend io_uring"
+                                     : cfg.sqpoll ? "--sqpoll"
+                                                  : "--iopoll") +
+                         ": " + sel.refusal);
+    info.used = sel.used;
+    info.fallback_reason = sel.fallback_reason;
     return info;
 }
 
@@ -375,8 +370,7 @@ RunResult Runner::run() {
     uring_options.iopoll = cfg_.iopoll;
     run_on_workers(
         [&](unsigned i, Worker& w) { w.open_backend(kind, target.fd(i), uring_options); }, {});
-    if (auto* uring = dynamic_cast<const io::UringBackend*>(workers[0]->backend()))
-        res.backend.uring = uring->features();
+    res.backend.uring = workers[0]->backend()->describe().uring;
 
     observer_->started(cfg_, res);  // may refuse (an output file it cannot create)
     keep_guard.started = true;

@@ -9,9 +9,9 @@
 #include <system_error>
 
 #include "io/aligned_buffer.h"
+#include "io/backend_factory.h"
 #include "io/sync_backend.h"
 #include "io/unique_fd.h"
-#include "io/uring_backend.h"
 #include "pattern/unit.h"
 #include "run/engine.h"
 #include "run/phases.h"
@@ -245,10 +245,8 @@ class Table final : private MismatchSink {
 }  // namespace
 
 BackendFactory default_backend_factory(io::BackendKind kind) {
-    return [kind](int fd, std::span<std::byte> buffers) -> std::unique_ptr<io::Backend> {
-        if (kind == io::BackendKind::io_uring)
-            return std::make_unique<io::UringBackend>(fd, 2, buffers);
-        return std::make_unique<io::SyncBackend>(fd);
+    return [kind](int fd, std::span<std::byte> buffers) {
+        return io::make_backend(kind, fd, 2, buffers);
     };
 }
 

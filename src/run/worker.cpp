@@ -6,9 +6,8 @@
 #include <system_error>
 #include <utility>
 
+#include "io/backend_factory.h"
 #include "io/probe.h"
-#include "io/sync_backend.h"
-#include "io/uring_backend.h"
 #include "run/errors.h"
 #include "run/phases.h"
 #include "run/signals.h"
@@ -58,13 +57,9 @@ Worker::Worker(const WorkerGeometry& geo, unsigned file_index, std::string path,
 void Worker::open_backend(io::BackendKind kind, int fd, io::UringOptions uring) {
     backend_.reset();
     fd_ = fd;
-    unsigned depth = static_cast<unsigned>(slots_.size());
-    if (kind != io::BackendKind::io_uring) {
-        backend_ = std::make_unique<io::SyncBackend>(fd_, base_);
-        return;
-    }
+    const unsigned depth = static_cast<unsigned>(slots_.size());
     try {
-        backend_ = std::make_unique<io::UringBackend>(fd_, depth, arena_.span(), uring, base_);
+        backend_ = io::make_backend(kind, fd_, depth, arena_.span(), uring, base_);
     } catch (const std::system_error& e) {
         if (!uring.sqpoll && !uring.iopoll) throw;
         throw SetupError(std::string(uring.sqpoll ? "--sqpoll" : "--iopoll") +

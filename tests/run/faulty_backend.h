@@ -45,6 +45,7 @@ class FaultyBackend final : public io::Backend {
     std::uint64_t injected() const { return injected_; }
 
     io::BackendKind kind() const override { return inner_->kind(); }
+    io::BackendDescription describe() const override { return inner_->describe(); }
     unsigned depth() const override { return inner_->depth(); }
     void prepare(io::Request& r) override {
         ++prepared_;

@@ -1,5 +1,7 @@
 #include "io/output_file.h"
 
+#include "io/full_io.h"
+
 #include <fcntl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -152,28 +154,14 @@ void check_output_writable(const std::string& path) {
     ::unlinkat(dir.get(), tmp.c_str(), 0);
 }
 
-bool write_all(int fd, std::string_view data) {
-    while (!data.empty()) {
-        ssize_t n = ::write(fd, data.data(), data.size());
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) return false;
-        if (n == 0) {
-            errno = EIO;
-            return false;
-        }
-        data.remove_prefix(static_cast<std::size_t>(n));
-    }
-    return true;
-}
-
 void write_file_atomically(const std::string& path, std::string_view content) {
     if (check_output_destination(path) == OutputKind::stream) {
         UniqueFd fd = open_stream(path);
-        if (!write_all(fd.get(), content)) fail(errno, path, "write");
+        if (!write_full(fd.get(), content)) fail(errno, path, "write");
         return;
     }
     replace_with(path, true, [&](int fd, const std::string& tmp) {
-        if (!write_all(fd, content)) fail(errno, path, "write of " + tmp);
+        if (!write_full(fd, content)) fail(errno, path, "write of " + tmp);
     });
 }
 

@@ -47,8 +47,4 @@ UniqueFd create_output_file(const std::string& path);
 // user cannot plant in advance.
 std::string unpredictable_suffix();
 
-// Writes all of `data` to `fd` (retrying short writes and EINTR); false with
-// errno set when it fails.
-bool write_all(int fd, std::string_view data);
-
 }  // namespace ds::io

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <system_error>
 
+#include "io/full_io.h"
 #include "io/output_file.h"
 #include "run/errors.h"
 
@@ -70,7 +71,7 @@ void TimeseriesWriter::interval_done(std::uint64_t iteration, run::Phase phase,
     if (!error_.empty() || !fd_.valid()) return;  // the first failure is reported once
     std::string text = line(iteration, phase, sweep_value, s, interval_s, mismatches_so_far, end_s);
     text += '\n';
-    if (!io::write_all(fd_.get(), text))
+    if (!io::write_full(fd_.get(), text))
         error_ = "--timeseries " + path_ + ": write: " + std::strerror(errno);
 }
 

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <system_error>
 
+#include "io/full_io.h"
 #include "run/errors.h"
 #include "run/memory.h"
 
@@ -71,28 +72,12 @@ std::string errno_text() {
     return std::strerror(errno);
 }
 
-// pwrite/pread of exactly `len` bytes; false on failure or end of file.
-bool write_all(int fd, const std::byte* p, std::size_t len, std::uint64_t off) {
-    while (len) {
-        ssize_t n = ::pwrite(fd, p, len, static_cast<off_t>(off));
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return false;
-        p += n;
-        len -= static_cast<std::size_t>(n);
-        off += static_cast<std::uint64_t>(n);
-    }
-    return true;
-}
+// Exactly `len` bytes: a short read (end of file) is a failure here.
 bool read_all(int fd, std::byte* p, std::size_t len, std::uint64_t off) {
-    while (len) {
-        ssize_t n = ::pread(fd, p, len, static_cast<off_t>(off));
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return false;
-        p += n;
-        len -= static_cast<std::size_t>(n);
-        off += static_cast<std::uint64_t>(n);
-    }
-    return true;
+    return io::pread_full(fd, p, len, off) == static_cast<std::int64_t>(len);
+}
+bool write_all(int fd, const std::byte* p, std::size_t len, std::uint64_t off) {
+    return io::pwrite_full(fd, p, len, off);
 }
 
 // The record check covers the run id too, so a record copied from another

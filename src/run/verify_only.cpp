@@ -15,6 +15,7 @@
 #include <tuple>
 
 #include "io/aligned_buffer.h"
+#include "io/full_io.h"
 #include "io/unique_fd.h"
 #include "run/errors.h"
 
@@ -103,20 +104,6 @@ namespace {
 
 constexpr std::size_t kChunkBytes = 1 << 20;
 
-// Reads [off, off + len) fully; returns bytes read (less at end of file)
-// or -errno.
-std::int64_t read_full(int fd, std::byte* buf, std::size_t len, std::uint64_t off) {
-    std::size_t done = 0;
-    while (done < len) {
-        ssize_t n = ::pread(fd, buf + done, len - done, static_cast<off_t>(off + done));
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) return -errno;
-        if (n == 0) break;
-        done += static_cast<std::size_t>(n);
-    }
-    return static_cast<std::int64_t>(done);
-}
-
 struct FileWork {
     VerifyFileResult res;
     ClassCounts lost_by_class{};
@@ -198,7 +185,7 @@ void verify_file(unsigned index, const LoadedState& state, FileWork& w) {
     for (std::uint64_t off = 0; off < geo.file_bytes; off += chunk) {
         const std::size_t len =
             static_cast<std::size_t>(std::min<std::uint64_t>(chunk, geo.file_bytes - off));
-        std::int64_t got = read_full(fd.get(), buf.data(), len, off);
+        std::int64_t got = io::pread_full(fd.get(), buf.data(), len, off);
         if (got == static_cast<std::int64_t>(len)) {
             w.read_bytes += len;
             for (std::size_t at = 0; at < len; at += u)
@@ -207,7 +194,7 @@ void verify_file(unsigned index, const LoadedState& state, FileWork& w) {
         }
         // An error or an early end of file: unit by unit, to name each one.
         for (std::size_t at = 0; at < len; at += u) {
-            std::int64_t n = read_full(fd.get(), buf.data(), u, off + at);
+            std::int64_t n = io::pread_full(fd.get(), buf.data(), u, off + at);
             if (n == u) {
                 w.read_bytes += u;
                 classify(buf.data(), off + at);

@@ -1,5 +1,7 @@
 #include "io/output_file.h"
 
+#include "io/full_io.h"
+
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -155,7 +157,7 @@ TEST_CASE("a planted hard link is replaced, never written through") {
     {
         ds::io::UniqueFd fd = create_output_file(link);
         REQUIRE(fd.valid());
-        CHECK(ds::io::write_all(fd.get(), "line\n"));
+        CHECK(ds::io::write_full(fd.get(), "line\n"));
     }
     CHECK(read_file(victim) == "precious");
     CHECK(read_file(link) == "line\n");

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "report/host_info.h"
-#include "run/runner.h"
+#include "run/observer.h"
 
 namespace ds::report {
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "io/unique_fd.h"
-#include "run/runner.h"
+#include "run/observer.h"
 
 namespace ds::report {
 

@@ -11,74 +11,10 @@
 #include <vector>
 
 #include "run/config.h"
+#include "run/observer.h"
 #include "run/results.h"
 
 namespace ds::run {
-
-// Called a few times a second while a phase runs (for a live status line).
-struct ProgressSnapshot {
-    std::uint64_t iteration;
-    Phase phase;
-    double fraction_done;  // 0..1, or -1 when unknown
-    double elapsed_s;
-    std::uint64_t bytes;
-    std::uint64_t ops;
-};
-
-// What the coordinator tells whoever shows the run, as it happens.  Called
-// on the coordinator thread only.
-class RunObserver {
-  public:
-    virtual ~RunObserver() = default;
-    // Files exist, backends are open: the effective settings are known.
-    virtual void started(const RunConfig&, const RunResult&) {}
-    // A few times a second while a phase runs.
-    virtual void progress(const ProgressSnapshot&) {}
-    virtual void phase_done(std::uint64_t /*iteration*/, const PhaseResult&) {}
-    virtual void iteration_done(const IterationResult&) {}
-    virtual void sweep_point_done(const RunConfig&, const SweepPoint&) {}
-    // --timeseries: one second of a phase, summed over workers; seconds
-    // come in order, none skipped.  `interval_s` is 1 but for the last,
-    // partial second; `sweep_value` is the point's value in a sweep (0
-    // otherwise); `mismatches_so_far` counts the whole run up to its end.
-    virtual void interval_done(std::uint64_t /*iteration*/, Phase, std::uint64_t /*sweep_value*/,
-                               const IntervalStats&, double /*interval_s*/,
-                               std::uint64_t /*mismatches_so_far*/) {}
-};
-
-// Passes every event on to several observers, in order.
-class ObserverList final : public RunObserver {
-  public:
-    explicit ObserverList(std::vector<RunObserver*> list) : list_(std::move(list)) {}
-    void started(const RunConfig& c, const RunResult& r) override {
-        for (auto* o : list_)
-            o->started(c, r);
-    }
-    void progress(const ProgressSnapshot& s) override {
-        for (auto* o : list_)
-            o->progress(s);
-    }
-    void phase_done(std::uint64_t it, const PhaseResult& p) override {
-        for (auto* o : list_)
-            o->phase_done(it, p);
-    }
-    void iteration_done(const IterationResult& it) override {
-        for (auto* o : list_)
-            o->iteration_done(it);
-    }
-    void sweep_point_done(const RunConfig& c, const SweepPoint& p) override {
-        for (auto* o : list_)
-            o->sweep_point_done(c, p);
-    }
-    void interval_done(std::uint64_t it, Phase p, std::uint64_t v, const IntervalStats& s,
-                       double interval_s, std::uint64_t m) override {
-        for (auto* o : list_)
-            o->interval_done(it, p, v, s, interval_s, m);
-    }
-
-  private:
-    std::vector<RunObserver*> list_;
-};
 
 // Test hooks, read from the environment so the product's command line stays
 // clean.  DRIVESTRESS_TEST_STOP=PHASE[:N] stops the whole process (SIGSTOP)

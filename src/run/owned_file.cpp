@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <system_error>
 
 #include "io/output_file.h"
 #include "run/errors.h"
@@ -17,8 +16,11 @@ namespace ds::run {
 
 namespace {
 
+// One line, "WHAT: strerror" (a SetupError: our own type, so nothing about
+// the error needs the C++ runtime's type information, which the sanitizers
+// cannot check when the process is out of file descriptors).
 [[noreturn]] void throw_errno(int err, const std::string& what) {
-    throw std::system_error(err, std::generic_category(), what);
+    throw SetupError(what + ": " + std::strerror(err));
 }
 
 std::string hidden_name(const std::string& name) {
@@ -94,18 +96,27 @@ std::string plain_own_file(int fd) {
 }
 
 OwnedFile OwnedFile::create(int dirfd, const std::string& name, const std::string& shown_path,
-                            int flags, const Prepare& prepare, const Replaceable& replaceable) {
+                            int flags, const Prepare& prepare, const Replaceable& replaceable,
+                            int* open_error) {
     OwnedFile f;
     f.dirfd_ = dirfd;
     f.name_ = name;
     std::string hidden;
     f.fd_.reset(::openat(dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC | flags, 0644));
     if (!f.fd_.valid()) {
+        if (open_error && errno == EINVAL) {  // the caller decides (O_DIRECT refused)
+            *open_error = EINVAL;
+            return f;
+        }
         if (errno != EOPNOTSUPP && errno != EISDIR)
             throw_errno(errno, shown_path + ": cannot create");
         hidden = hidden_name(name);
         f.fd_.reset(::openat(dirfd, hidden.c_str(),
                              O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | flags, 0644));
+        if (!f.fd_.valid() && open_error && errno == EINVAL) {
+            *open_error = EINVAL;
+            return f;
+        }
         if (!f.fd_.valid()) throw_errno(errno, shown_path + ": cannot create");
     }
     try {

@@ -38,12 +38,13 @@ class OwnedFile {
 
     OwnedFile() = default;
     // Creates `name` in the directory `dirfd` (kept open by the caller
-    // while this object lives).  `flags` adds open flags (O_DIRECT).
-    // Throws std::system_error (the creating call's errno, e.g. EINVAL for a
-    // refused O_DIRECT) or SetupError (a refused earlier file, naming
-    // `shown_path`).
+    // while this object lives).  `flags` adds open flags (O_DIRECT).  When
+    // the open itself answers EINVAL (a filesystem refusing O_DIRECT) and
+    // `open_error` is given, returns an invalid file with *open_error set;
+    // every other failure throws SetupError naming `shown_path`.
     static OwnedFile create(int dirfd, const std::string& name, const std::string& shown_path,
-                            int flags, const Prepare& prepare, const Replaceable& replaceable);
+                            int flags, const Prepare& prepare, const Replaceable& replaceable,
+                            int* open_error = nullptr);
 
     int fd() const { return fd_.get(); }
     bool valid() const { return fd_.valid(); }

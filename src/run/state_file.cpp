@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <system_error>
 
 #include "io/full_io.h"
 #include "run/errors.h"
@@ -153,11 +152,7 @@ StateFile::StateFile(std::string path, StateGeometry geo)
             throw SetupError(path_ + ": cannot write the state file: " + errno_text());
     };
     auto never = [](int) { return std::string("exists"); };
-    try {
-        file_ = OwnedFile::create(dir_.get(), base_of(path_), path_, 0, prepare, never);
-    } catch (const std::system_error& e) {
-        throw SetupError(e.what());
-    }
+    file_ = OwnedFile::create(dir_.get(), base_of(path_), path_, 0, prepare, never);
     // The state file's name must survive a power cut too.
     if (::fsync(dir_.get()) != 0) {
         const std::string why = errno_text();

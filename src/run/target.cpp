@@ -20,7 +20,6 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
-#include <system_error>
 
 #include "io/aligned_buffer.h"
 #include "pattern/unit.h"
@@ -450,12 +449,11 @@ void Target::create_files(std::uint64_t run_id) {
             if (::pwrite(fd, marker.data(), unit_bytes_, 0) != static_cast<ssize_t>(unit_bytes_))
                 throw SetupError(paths_[i] + ": cannot write its first unit: " + errno_text(errno));
         };
-        OwnedFile f;
-        try {
-            f = OwnedFile::create(dir_.get(), names_[i], paths_[i], direct_io_ ? O_DIRECT : 0,
-                                  prepare, replaceable_leftover);
-        } catch (const std::system_error& e) {
-            if (e.code().value() != EINVAL || !direct_io_) throw SetupError(e.what());
+        int refused = 0;
+        OwnedFile f =
+            OwnedFile::create(dir_.get(), names_[i], paths_[i], direct_io_ ? O_DIRECT : 0, prepare,
+                              replaceable_leftover, direct_io_ ? &refused : nullptr);
+        if (refused) {
             // The filesystem refuses O_DIRECT: buffered, with eviction.
             direct_io_ = false;
             direct_io_note_ =

@@ -251,8 +251,8 @@ void TextReport::interval_done(std::uint64_t, run::Phase, std::uint64_t,
                                const run::IntervalStats& s, double interval_s,
                                std::uint64_t mismatches_so_far) {
     // Only whole seconds stand for "the last second".
-    if (interval_s >= 1.0 && s.latency.count())
-        last_second_p99_ns_ = s.latency.value_at_percentile(99);
+    if (interval_s >= 1.0 && s.read_ops + s.write_ops > 0)
+        last_second_p99_ns_ = s.latency().value_at_percentile(99);
     live_mismatches_ = mismatches_so_far;
 }
 

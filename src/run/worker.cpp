@@ -327,6 +327,8 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
         interval.read_bytes = c.read_bytes - at_interval_start.read_bytes;
         interval.write_bytes = c.write_bytes - at_interval_start.write_bytes;
         interval.mismatches = c.mismatch_total() - at_interval_start.mismatch_total();
+        for (std::size_t m = 0; m < c.mismatches.size(); ++m)
+            interval.mismatches_by_class[m] = c.mismatches[m] - at_interval_start.mismatches[m];
         at_interval_start.read_ops = c.read_ops;
         at_interval_start.write_ops = c.write_ops;
         at_interval_start.read_bytes = c.read_bytes;
@@ -334,7 +336,8 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
         at_interval_start.mismatches = c.mismatches;
         std::lock_guard lk(intervals_mutex_);
         intervals_.push_back(interval);
-        interval.latency.reset();
+        interval.read_latency.reset();
+        interval.write_latency.reset();
     };
 
     auto more_work = [&]() -> bool {
@@ -511,13 +514,14 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
                 record(plan, c, std::move(rec));
             } else {
                 std::uint64_t lat = now - r.submit_ns;
-                if (intervals) interval.latency.record(lat);
                 if (is_read) {
+                    if (intervals) interval.read_latency.record(lat);
                     c.read_latency.record(lat);
                     ++c.read_ops;
                     c.read_bytes += s.first_length;
                     if (verify) verify_block(plan, s.first_buf, s.first_offset, s.first_length, c);
                 } else {
+                    if (intervals) interval.write_latency.record(lat);
                     c.write_latency.record(lat);
                     ++c.write_ops;
                     c.write_bytes += s.first_length;

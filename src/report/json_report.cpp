@@ -116,16 +116,12 @@ json mismatch_json(const run::MismatchRecord& m) {
     return j;
 }
 
-namespace {
-
-const char* status_name(int code) {
+const char* verdict_word(int code) {
     return code == 2 ? "failed" : code == 0 ? "passed" : code == 1 ? "error" : "interrupted";
 }
 
-}  // namespace
-
 void set_verdict(json& doc, int exit_code) {
-    doc["summary"]["status"] = status_name(exit_code);
+    doc["summary"]["status"] = verdict_word(exit_code);
     doc["summary"]["exit_code"] = exit_code;
 }
 
@@ -242,14 +238,14 @@ json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostI
         json knee = nullptr;
         if (auto k = r.sweep.knee) {
             const auto& a = r.sweep.points[*k].random;
-            const auto& b = r.sweep.points[*k + 1].random;
+            const auto& next = r.sweep.points[*k + 1].random;
             double p99a = static_cast<double>(a.latency().value_at_percentile(99));
-            double p99b = static_cast<double>(b.latency().value_at_percentile(99));
+            double p99b = static_cast<double>(next.latency().value_at_percentile(99));
             knee = {{"index", *k},
                     {"value", r.sweep.points[*k].value},
                     {"iops", a.iops()},
                     {"p99_ns", p99a},
-                    {"next_iops_gain_pct", a.iops() > 0 ? (b.iops() / a.iops() - 1) * 100 : 0.0},
+                    {"next_iops_gain_pct", a.iops() > 0 ? (next.iops() / a.iops() - 1) * 100 : 0.0},
                     {"next_p99_change_pct", p99a > 0 ? (p99b / p99a - 1) * 100 : 0.0}};
         }
         doc["sweep"] = {{"parameter", std::string(run::to_string(r.sweep.param))},
@@ -319,7 +315,7 @@ json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostI
                       {"damaged_units", r.damaged_units()},
                       {"stop_reason", stop},
                       {"signal", r.stop_signal ? json(r.stop_signal) : json(nullptr)},
-                      {"status", status_name(code)},
+                      {"status", verdict_word(code)},
                       {"error", r.fatal_error.empty() ? json(nullptr) : json(r.fatal_error)},
                       {"exit_code", code}};
     return doc;

@@ -24,6 +24,10 @@ nlohmann::json mismatch_json(const run::MismatchRecord& m);
 nlohmann::json result_json(const run::RunConfig& cfg, const run::RunResult& r,
                            const HostInfo& host);
 
+// The verdict word of an exit status: passed (0), error (1), failed (2),
+// interrupted (128+N).
+const char* verdict_word(int exit_code);
+
 // A document that stands for several runs (--preset, --compare-backends)
 // carries their combined verdict in summary.status and summary.exit_code.
 void set_verdict(nlohmann::json& doc, int exit_code);

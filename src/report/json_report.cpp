@@ -1,6 +1,7 @@
 #include "report/json_report.h"
 
 #include "drivestress_version.h"
+#include "io/output_file.h"
 #include "pattern/unit.h"
 
 namespace ds::report {
@@ -90,6 +91,17 @@ json phase_json(const run::PhaseResult& p, const run::RunConfig& cfg) {
 
 }  // namespace
 
+json drive_json(const DriveInfo& d) {
+    auto text = [](const std::string& v) { return v.empty() ? json(nullptr) : json(v); };
+    auto bytes = [](std::uint32_t v) { return v ? json(v) : json(nullptr); };
+    return {{"name", text(d.name)},
+            {"model", text(d.model)},
+            {"serial", text(d.serial)},
+            {"firmware", text(d.firmware)},
+            {"logical_block_bytes", bytes(d.logical_block_bytes)},
+            {"physical_block_bytes", bytes(d.physical_block_bytes)}};
+}
+
 json mismatch_json(const run::MismatchRecord& m) {
     json j;
     j["iteration"] = m.iteration;
@@ -154,6 +166,9 @@ json document_head(const std::string& started_at, const HostInfo& host) {
     json doc;
     doc["schema_version"] = kSchemaVersion;
     doc["tool"] = {{"name", "drivestress"}, {"version", DRIVESTRESS_VERSION}};
+    // Tells this document apart from any other when several are merged (the
+    // data's own run id, found.run_id, follows the seed and may repeat).
+    doc["run_id"] = io::unpredictable_suffix();
     doc["started_at"] = started_at;
     doc["host"] = {{"hostname", host.hostname},
                    {"kernel", host.kernel},
@@ -165,19 +180,28 @@ json document_head(const std::string& started_at, const HostInfo& host) {
     return doc;
 }
 
+// Where the files were, how they were opened, and the disk under them.
+json target_json(const run::RunConfig& cfg, const run::RunResult& r) {
+    const std::string path = r.target.path.empty() ? cfg.target : r.target.path;
+    json t = {{"path", path},
+              {"prefix", r.target.prefix},
+              {"directory", r.target.directory},
+              {"filesystem", r.target.filesystem},
+              {"device", r.target.device},
+              {"free_bytes", r.target.free_bytes},
+              {"direct_io", r.direct_io},
+              {"direct_io_fallback_reason",
+               r.direct_io_note.empty() ? json(nullptr) : json(r.direct_io_note)},
+              {"files", r.file_paths}};
+    if (!r.state_path.empty()) t["state_file"] = r.state_path;
+    t["drive"] = drive_json(
+        DriveInfo::of(r.target.directory.empty() ? path : r.target.directory, r.target.device));
+    return t;
+}
+
 json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostInfo& host) {
     json doc = document_head(r.started_at, host);
-    doc["target"] = {{"path", r.target.path.empty() ? cfg.target : r.target.path},
-                     {"prefix", r.target.prefix},
-                     {"directory", r.target.directory},
-                     {"filesystem", r.target.filesystem},
-                     {"device", r.target.device},
-                     {"free_bytes", r.target.free_bytes},
-                     {"direct_io", r.direct_io},
-                     {"direct_io_fallback_reason",
-                      r.direct_io_note.empty() ? json(nullptr) : json(r.direct_io_note)},
-                     {"files", r.file_paths}};
-    if (!r.state_path.empty()) doc["target"]["state_file"] = r.state_path;
+    doc["target"] = target_json(cfg, r);
     const auto& b = r.backend;
     json uring = nullptr;
     if (b.used == io::BackendKind::io_uring) {

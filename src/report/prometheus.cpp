@@ -28,7 +28,9 @@ namespace ds::report {
 //    Exact percentiles stay in the JSON document's histogram (0.39%).
 //  - bucket boundaries of stats::LatencyHistogram (2^e * (128 + k) / 128
 //    ns for k = 0, 24, 53, 87: the nearest to 2^(j/4)), so every count is
-//    exact, and `le` is exact decimal text (1216 ns -> "0.000001216").
+//    exact, and `le` is exact decimal text (1216 ns -> "0.000001216";
+//    node_exporter parses it and serves it in Go's float format,
+//    "1.216e-06": equal bounds give equal text either way).
 //  - from 1.024 us (below it: the first bucket; histogram_quantile then
 //    interpolates from 0, an absolute error under 1.024 us) to 68.7 s
 //    (above it: +Inf, where histogram_quantile answers 68.7 s; the exact

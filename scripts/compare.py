@@ -52,16 +52,21 @@ def ratio(b, a):
 
 
 def doc_header(docs, paths):
+    """Who is who: one entry per document, kept in a merge (run_id and drive
+    are absent, None, in documents written before they existed)."""
     out = []
     for i, (doc, path) in enumerate(zip(docs, paths)):
         out.append({
             "label": label(i),
             "path": path,
             "host": doc.get("host", {}).get("hostname"),
+            "run_id": doc.get("run_id"),
             "target": doc.get("target", {}).get("path"),
+            "drive": doc.get("target", {}).get("drive"),
             "backend": doc.get("backend", {}).get("used"),
             "started_at": doc.get("started_at"),
             "status": doc.get("summary", {}).get("status"),
+            "exit_code": doc.get("summary", {}).get("exit_code"),
         })
     return out
 

@@ -6,10 +6,13 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${DRIVESTRESS_BUILD_DIR:-$ROOT/build}
 
 # Debian packages: compiler and build tools, the libraries, and what the
-# tests use (python3 + jsonschema for the end-to-end and schema tests).
+# tests use (python3 + jsonschema for the end-to-end and schema tests; the
+# real Prometheus, node_exporter and Ansible that --prom and deploy/ansible
+# are tested against).
 DEPS_BUILD=(g++ meson ninja-build pkg-config liburing-dev libboost-program-options-dev
     nlohmann-json3-dev doctest-dev)
 DEPS_TEST=(python3 python3-jsonschema python3-matplotlib
+    prometheus prometheus-node-exporter ansible
     fdisk dmsetup e2fsprogs btrfs-progs mount)  # loop-device e2e tests (root)
 
 missing_packages() {

@@ -19,7 +19,7 @@
 #include "report/host_info.h"
 #include "report/json_report.h"
 #include "report/preset_report.h"
-#include "report/prometheus.h"
+#include "report/prom_textfile.h"
 #include "report/text_report.h"
 #include "report/timeseries.h"
 #include "report/verify_report.h"
@@ -112,7 +112,42 @@ ds::report::TextReport text_report(const Output& out) {
     return ds::report::TextReport(out.text, out.live, ds::report::HostInfo::current());
 }
 
-int run_single(const ds::run::RunConfig& cfg, const Output& out) {
+// --prom: the live textfile, or none.
+std::unique_ptr<ds::report::PromTextfile> prom_textfile(const ds::cli::ParsedCommandLine& cmd,
+                                                        const std::string& path) {
+    if (path.empty()) return nullptr;
+    return std::make_unique<ds::report::PromTextfile>(
+        ds::report::PromTextfile::Settings{path, cmd.prom_labels, cmd.prom_interval_s, cmd.preset},
+        ds::report::HostInfo::current());
+}
+
+// Runs one Runner; a run that ends in an exception leaves a textfile that
+// says so (verdict error) rather than one that says it is still running.
+ds::run::RunResult run_watched(const ds::run::RunConfig& cfg, ds::run::RunObserver* observer,
+                               ds::report::PromTextfile* prom) {
+    try {
+        return ds::run::Runner(cfg, observer).run();
+    } catch (...) {
+        if (prom) (void)prom->finish(kExitUsage);
+        throw;
+    }
+}
+
+// The last textfile write; a live rewrite that failed is said, not fatal.
+void finish_prom(ds::report::PromTextfile* prom, Delivery& d) {
+    if (!prom) return;
+    if (std::string e = prom->finish(d.code()); !e.empty()) {
+        d.failed(e);
+    } else if (prom->live_failures() > 0) {
+        std::fprintf(stderr,
+                     "drivestress: note: %u live rewrite(s) of --prom failed, the last one "
+                     "landed (first failure: %s)\n",
+                     prom->live_failures(), one_line(prom->live_error()).c_str());
+    }
+}
+
+int run_single(const ds::cli::ParsedCommandLine& cmd, const Output& out) {
+    const ds::run::RunConfig& cfg = cmd.config;
     auto text = text_report(out);
     std::vector<ds::run::RunObserver*> observers{&text};
     std::unique_ptr<ds::report::TimeseriesWriter> timeseries;
@@ -120,15 +155,17 @@ int run_single(const ds::run::RunConfig& cfg, const Output& out) {
         timeseries = std::make_unique<ds::report::TimeseriesWriter>(cfg.timeseries_path);
         observers.push_back(timeseries.get());
     }
+    auto prom = prom_textfile(cmd, cfg.prom_path);
+    if (prom) observers.push_back(prom.get());
     ds::run::ObserverList all(observers);
-    ds::run::RunResult result = ds::run::Runner(cfg, &all).run();
+    ds::run::RunResult result = run_watched(cfg, &all, prom.get());
     if (!result.fatal_error.empty())
         std::fprintf(stderr, "drivestress: %s\n", one_line(result.fatal_error).c_str());
     Delivery d(ds::run::exit_status(result));
     if (timeseries)
         if (std::string e = timeseries->finish(); !e.empty()) d.failed(e);
-    if (!cfg.prom_path.empty())
-        d.write_file("--prom", cfg.prom_path, ds::report::prometheus_text(cfg, result));
+    if (prom) prom->run_ended(result);
+    finish_prom(prom.get(), d);
     d.json(cfg.json_path, ds::report::result_json(cfg, result, ds::report::HostInfo::current()));
     text.finish(cfg, result, d.code(), d.first_error());
     return d.code();
@@ -177,16 +214,26 @@ int run_verify_only(const ds::cli::ParsedCommandLine& cmd, const Output& out) {
 int run_preset(const ds::cli::ParsedCommandLine& cmd, const Output& out) {
     ds::report::PresetResults results;
     int code = 0;
+    // One textfile for the whole preset: each test's series carry its label.
+    auto prom = prom_textfile(cmd, cmd.config.prom_path);
     for (const auto& [label, test_cfg] : cmd.preset_tests) {
         std::fprintf(out.text, "\n=== %s: %s\n", cmd.preset.c_str(), label.c_str());
         auto report = text_report(out);
-        ds::run::RunResult r = ds::run::Runner(test_cfg, &report).run();
+        std::vector<ds::run::RunObserver*> observers{&report};
+        if (prom) {
+            prom->begin_test(label);
+            observers.push_back(prom.get());
+        }
+        ds::run::ObserverList all(observers);
+        ds::run::RunResult r = run_watched(test_cfg, &all, prom.get());
+        if (prom) prom->run_ended(r);
         report.finish(test_cfg, r, ds::run::exit_status(r));
         code = ds::run::worse_exit_status(code, ds::run::exit_status(r));
         results.emplace_back(label, std::move(r));
         if (results.back().second.stop != ds::run::StopReason::completed) break;
     }
     Delivery d(code);
+    finish_prom(prom.get(), d);
     if (!cmd.config.json_path.empty()) {
         auto doc = ds::report::result_json(cmd.preset_tests.front().second, results.front().second,
                                            ds::report::HostInfo::current());
@@ -219,7 +266,7 @@ int dispatch(const ds::cli::ParsedCommandLine& cmd) {
             return run_verify_only(cmd, out);
         if (!cmd.preset.empty()) return run_preset(cmd, out);
         if (cfg.compare_backends) return run_comparison(cfg, out);
-        return run_single(cfg, out);
+        return run_single(cmd, out);
     } catch (const std::bad_alloc&) {
         return fail("out of memory (lower --size, --files or --qd, or raise --rand-block)");
     } catch (const std::exception& e) {
@@ -237,6 +284,13 @@ int main(int argc, char** argv) {
         cmd = ds::cli::parse_command_line(args);
     } catch (const ds::cli::UsageError& e) {
         return fail(std::string(e.what()) + " (see --help)");
+    }
+    // --prom-label names and values follow the exposition format's rules.
+    for (const auto& [key, value] : cmd.prom_labels) {
+        if (auto why = ds::report::prom_label_name_problem(key); !why.empty())
+            return fail("--prom-label: " + why + " (see --help)");
+        if (auto why = ds::report::prom_label_value_problem(value); !why.empty())
+            return fail("--prom-label " + key + ": " + why + " (see --help)");
     }
     int code = 0;
     if (cmd.action == ds::cli::ParsedCommandLine::Action::help)

@@ -80,6 +80,32 @@ void check_output_path(const std::string& option, const std::string& path) {
     }
 }
 
+// --prom-label KEY=VALUE (repeatable) and --prom-interval: only with --prom.
+void parse_prom_options(const po::variables_map& vm, ParsedCommandLine& out) {
+    const bool prom = vm.count("prom") > 0;
+    if (vm.count("prom-label")) {
+        if (!prom) throw UsageError("--prom-label needs --prom (the labels go on its metrics)");
+        std::set<std::string> seen;
+        for (const auto& item : vm["prom-label"].as<std::vector<std::string>>()) {
+            const auto eq = item.find('=');
+            if (eq == std::string::npos)
+                throw UsageError("--prom-label: '" + item + "' is not KEY=VALUE (e.g. rack=r12)");
+            std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+            // (The exposition format's rules for names and values are the
+            // report layer's: main checks them right after parsing.)
+            if (!seen.insert(key).second)
+                throw UsageError("--prom-label: '" + key + "' given twice");
+            out.prom_labels.emplace_back(std::move(key), std::move(value));
+        }
+    }
+    if (!vm["prom-interval"].defaulted() && !prom)
+        throw UsageError("--prom-interval needs --prom (it says how often that file is rewritten)");
+    out.prom_interval_s = duration_option(vm, "prom-interval");
+    if (out.prom_interval_s < 0.1)
+        throw UsageError("--prom-interval: '" + vm["prom-interval"].as<std::string>() +
+                         "' is below 100ms (the run looks about ten times a second)");
+}
+
 }  // namespace
 
 run::Sweep parse_sweep(const std::string& text) {
@@ -170,7 +196,9 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
         ("json", po::value<std::string>(), "write the result document to PATH (- = stdout)")
         ("progress", po::value<std::string>()->default_value("auto"), "live status line: auto|always|never")
         ("timeseries", po::value<std::string>(), "write one JSON line per second per phase to PATH")
-        ("prom", po::value<std::string>(), "write Prometheus gauges to PATH (textfile collector), atomically")
+        ("prom", po::value<std::string>(), "write Prometheus metrics to PATH for node_exporter's textfile collector, rewritten atomically while the run goes on")
+        ("prom-interval", po::value<std::string>()->default_value("5s"), "how often --prom is rewritten while the run goes on")
+        ("prom-label", po::value<std::vector<std::string>>(), "KEY=VALUE: a label on every --prom metric, e.g. rack=r12 (repeatable)")
         ("sweep", po::value<std::string>(), "random phase once per value: qd=, files= or rand-block= a list (1,4,16) or a range of powers of two (1..256)")
         ("knee-gain", po::value<std::string>()->default_value("5"), "sweep saturation: the next point adds less than this % of IOPS")
         ("latency-thresholds", po::value<std::string>()->default_value("2s,10s"), "report the share of requests slower than each duration")
@@ -262,10 +290,14 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
         return out;
     }
     if (vm["cleanup"].as<bool>()) throw UsageError("--cleanup works only with --verify-only STATE");
+    parse_prom_options(vm, out);
 
     if (vm.count("preset")) {
         if (vm["keep"].as<bool>())
             throw UsageError("--keep works with a single run, not with --preset");
+        if (vm.count("timeseries"))
+            throw UsageError(
+                "--timeseries works with a single run, not with --preset or --compare-backends");
         const std::string name = vm["preset"].as<std::string>();
         const Preset* preset = find_preset(name);
         if (!preset)
@@ -523,9 +555,12 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
     for (const char* name : {"timeseries", "prom"}) {
         if (!vm.count(name)) continue;
         std::string opt = std::string("--") + name;
-        if (vm.count("preset") || c.compare_backends)
-            throw UsageError(opt +
-                             " works with a single run, not with --preset or --compare-backends");
+        if (c.compare_backends)
+            throw UsageError(opt + (std::string(name) == "prom"
+                                        ? " works with a single run or --preset, not with "
+                                          "--compare-backends"
+                                        : " works with a single run, not with --preset or "
+                                          "--compare-backends"));
         const std::string& path = vm[name].as<std::string>();
         if (path == "-") throw UsageError(opt + ": give a file path ('-' is for --json)");
         check_output_path(opt, path);

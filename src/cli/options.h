@@ -26,6 +26,11 @@ struct ParsedCommandLine {
     // --verify-only STATE [--cleanup] (config.json_path holds --json).
     std::string verify_only_state;
     bool verify_cleanup = false;
+    // --prom (config.prom_path): the user's own labels (--prom-label
+    // KEY=VALUE, in order, validated) and how often the textfile is
+    // rewritten while the run goes on (--prom-interval).
+    std::vector<std::pair<std::string, std::string>> prom_labels;
+    double prom_interval_s = 5;
 };
 
 // "qd=1,2,4", "qd=1..256" (powers of two from 1 to 256), "files=1..8",

@@ -1,6 +1,7 @@
 #include "report/json_report.h"
 
 #include "drivestress_version.h"
+#include "io/output_file.h"
 #include "pattern/unit.h"
 
 namespace ds::report {
@@ -90,6 +91,17 @@ json phase_json(const run::PhaseResult& p, const run::RunConfig& cfg) {
 
 }  // namespace
 
+json drive_json(const DriveInfo& d) {
+    auto text = [](const std::string& v) { return v.empty() ? json(nullptr) : json(v); };
+    auto bytes = [](std::uint32_t v) { return v ? json(v) : json(nullptr); };
+    return {{"name", text(d.name)},
+            {"model", text(d.model)},
+            {"serial", text(d.serial)},
+            {"firmware", text(d.firmware)},
+            {"logical_block_bytes", bytes(d.logical_block_bytes)},
+            {"physical_block_bytes", bytes(d.physical_block_bytes)}};
+}
+
 json mismatch_json(const run::MismatchRecord& m) {
     json j;
     j["iteration"] = m.iteration;
@@ -116,16 +128,12 @@ json mismatch_json(const run::MismatchRecord& m) {
     return j;
 }
 
-namespace {
-
-const char* status_name(int code) {
+const char* verdict_word(int code) {
     return code == 2 ? "failed" : code == 0 ? "passed" : code == 1 ? "error" : "interrupted";
 }
 
-}  // namespace
-
 void set_verdict(json& doc, int exit_code) {
-    doc["summary"]["status"] = status_name(exit_code);
+    doc["summary"]["status"] = verdict_word(exit_code);
     doc["summary"]["exit_code"] = exit_code;
 }
 
@@ -158,6 +166,9 @@ json document_head(const std::string& started_at, const HostInfo& host) {
     json doc;
     doc["schema_version"] = kSchemaVersion;
     doc["tool"] = {{"name", "drivestress"}, {"version", DRIVESTRESS_VERSION}};
+    // Tells this document apart from any other when several are merged (the
+    // data's own run id, found.run_id, follows the seed and may repeat).
+    doc["run_id"] = io::unpredictable_suffix();
     doc["started_at"] = started_at;
     doc["host"] = {{"hostname", host.hostname},
                    {"kernel", host.kernel},
@@ -169,19 +180,28 @@ json document_head(const std::string& started_at, const HostInfo& host) {
     return doc;
 }
 
+// Where the files were, how they were opened, and the disk under them.
+json target_json(const run::RunConfig& cfg, const run::RunResult& r) {
+    const std::string path = r.target.path.empty() ? cfg.target : r.target.path;
+    json t = {{"path", path},
+              {"prefix", r.target.prefix},
+              {"directory", r.target.directory},
+              {"filesystem", r.target.filesystem},
+              {"device", r.target.device},
+              {"free_bytes", r.target.free_bytes},
+              {"direct_io", r.direct_io},
+              {"direct_io_fallback_reason",
+               r.direct_io_note.empty() ? json(nullptr) : json(r.direct_io_note)},
+              {"files", r.file_paths}};
+    if (!r.state_path.empty()) t["state_file"] = r.state_path;
+    t["drive"] = drive_json(
+        DriveInfo::of(r.target.directory.empty() ? path : r.target.directory, r.target.device));
+    return t;
+}
+
 json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostInfo& host) {
     json doc = document_head(r.started_at, host);
-    doc["target"] = {{"path", r.target.path.empty() ? cfg.target : r.target.path},
-                     {"prefix", r.target.prefix},
-                     {"directory", r.target.directory},
-                     {"filesystem", r.target.filesystem},
-                     {"device", r.target.device},
-                     {"free_bytes", r.target.free_bytes},
-                     {"direct_io", r.direct_io},
-                     {"direct_io_fallback_reason",
-                      r.direct_io_note.empty() ? json(nullptr) : json(r.direct_io_note)},
-                     {"files", r.file_paths}};
-    if (!r.state_path.empty()) doc["target"]["state_file"] = r.state_path;
+    doc["target"] = target_json(cfg, r);
     const auto& b = r.backend;
     json uring = nullptr;
     if (b.used == io::BackendKind::io_uring) {
@@ -242,14 +262,14 @@ json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostI
         json knee = nullptr;
         if (auto k = r.sweep.knee) {
             const auto& a = r.sweep.points[*k].random;
-            const auto& b = r.sweep.points[*k + 1].random;
+            const auto& next = r.sweep.points[*k + 1].random;
             double p99a = static_cast<double>(a.latency().value_at_percentile(99));
-            double p99b = static_cast<double>(b.latency().value_at_percentile(99));
+            double p99b = static_cast<double>(next.latency().value_at_percentile(99));
             knee = {{"index", *k},
                     {"value", r.sweep.points[*k].value},
                     {"iops", a.iops()},
                     {"p99_ns", p99a},
-                    {"next_iops_gain_pct", a.iops() > 0 ? (b.iops() / a.iops() - 1) * 100 : 0.0},
+                    {"next_iops_gain_pct", a.iops() > 0 ? (next.iops() / a.iops() - 1) * 100 : 0.0},
                     {"next_p99_change_pct", p99a > 0 ? (p99b / p99a - 1) * 100 : 0.0}};
         }
         doc["sweep"] = {{"parameter", std::string(run::to_string(r.sweep.param))},
@@ -319,7 +339,7 @@ json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostI
                       {"damaged_units", r.damaged_units()},
                       {"stop_reason", stop},
                       {"signal", r.stop_signal ? json(r.stop_signal) : json(nullptr)},
-                      {"status", status_name(code)},
+                      {"status", verdict_word(code)},
                       {"error", r.fatal_error.empty() ? json(nullptr) : json(r.fatal_error)},
                       {"exit_code", code}};
     return doc;

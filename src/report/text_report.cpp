@@ -188,7 +188,7 @@ void TextReport::started(const run::RunConfig& cfg, const run::RunResult& r) {
                      std::to_string(cfg.file_bytes / cfg.rand_block).c_str());
     std::string phases;
     for (auto p : cfg.phases)
-        phases += (phases.empty() ? "" : ",") + std::string(run::to_string(p));
+        phases.append(phases.empty() ? "" : ",").append(run::to_string(p));
     const bool random_on = cfg.has_phase(run::Phase::random) &&
                            (cfg.rand_ops ? *cfg.rand_ops > 0 : cfg.rand_time_s > 0);
     std::string random = "random off";
@@ -251,8 +251,8 @@ void TextReport::interval_done(std::uint64_t, run::Phase, std::uint64_t,
                                const run::IntervalStats& s, double interval_s,
                                std::uint64_t mismatches_so_far) {
     // Only whole seconds stand for "the last second".
-    if (interval_s >= 1.0 && s.latency.count())
-        last_second_p99_ns_ = s.latency.value_at_percentile(99);
+    if (interval_s >= 1.0 && s.read_ops + s.write_ops > 0)
+        last_second_p99_ns_ = s.latency().value_at_percentile(99);
     live_mismatches_ = mismatches_so_far;
 }
 
@@ -291,7 +291,7 @@ void TextReport::sweep_point_done(const run::RunConfig& cfg, const run::SweepPoi
             "  %10s %9s %9s %9s %9s %9s %9s %9s %5s %5s %12s", name.c_str(), "IOPS", "MiB/s",
             "mean ms", "p50 ms", "p99 ms", "p99.9 ms", "max ms", "usr%", "sys%", "IOPS/cpu-s");
         for (double t : cfg.latency_thresholds_s)
-            cols += printf_string(" %8s", (">" + threshold_name(t)).c_str());
+            cols += printf_string(" %8s", std::string(">").append(threshold_name(t)).c_str());
         std::fprintf(out_, "%s\n", cols.c_str());
     }
     const auto& p = point.random;

@@ -47,9 +47,10 @@ std::string TimeseriesWriter::line(std::uint64_t iteration, run::Phase phase,
     j["write_bytes_per_sec"] = s.write_bytes / len;
     j["read_iops"] = s.read_ops / len;
     j["write_iops"] = s.write_ops / len;
-    j["p50_ns"] = s.latency.value_at_percentile(50);
-    j["p99_ns"] = s.latency.value_at_percentile(99);
-    j["max_ns"] = s.latency.max();
+    const stats::LatencyHistogram latency = s.latency();
+    j["p50_ns"] = latency.value_at_percentile(50);
+    j["p99_ns"] = latency.value_at_percentile(99);
+    j["max_ns"] = latency.max();
     j["mismatches"] = mismatches_so_far;
     return j.dump();
 }

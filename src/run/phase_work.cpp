@@ -95,13 +95,13 @@ void IoPhase::complete(Slot& s, std::int32_t result, std::uint64_t latency_ns) {
     if (!ok) {
         failed(s, result, is_read);
     } else if (is_read) {
-        c_.intervals.record_latency(latency_ns);
+        c_.intervals.record_read(latency_ns);
         k.read_latency.record(latency_ns);
         ++k.read_ops;
         k.read_bytes += s.first_length;
         if (c_.verify) verify(s);
     } else {
-        c_.intervals.record_latency(latency_ns);
+        c_.intervals.record_write(latency_ns);
         k.write_latency.record(latency_ns);
         ++k.write_ops;
         k.write_bytes += s.first_length;

@@ -41,7 +41,16 @@ void IntervalStats::merge(const IntervalStats& o) {
     read_bytes += o.read_bytes;
     write_bytes += o.write_bytes;
     mismatches += o.mismatches;
-    latency.merge(o.latency);
+    for (std::size_t i = 0; i < mismatches_by_class.size(); ++i)
+        mismatches_by_class[i] += o.mismatches_by_class[i];
+    read_latency.merge(o.read_latency);
+    write_latency.merge(o.write_latency);
+}
+
+stats::LatencyHistogram IntervalStats::latency() const {
+    stats::LatencyHistogram all = read_latency;
+    all.merge(write_latency);
+    return all;
 }
 
 double PhaseResult::iops() const {

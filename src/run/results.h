@@ -81,15 +81,22 @@ struct PhaseCounters {
     std::uint64_t mismatch_total() const;
 };
 
-// One second of one phase (summed over workers), for --timeseries.
+// One second of one phase (summed over workers), for --timeseries, the
+// status line and the live --prom textfile.  Reads and writes keep their
+// latency apart and mismatches their class, so a live histogram per
+// operation and a live count per class add up to the phase's totals.
 struct IntervalStats {
     std::uint64_t second = 0;  // whole seconds since the phase started
     std::uint64_t read_ops = 0, write_ops = 0;
     std::uint64_t read_bytes = 0, write_bytes = 0;
-    std::uint64_t mismatches = 0;
-    stats::LatencyHistogram latency;  // operations completed in this second
+    std::uint64_t mismatches = 0;  // all classes
+    ClassCounts mismatches_by_class{};
+    // Operations completed in this second.
+    stats::LatencyHistogram read_latency, write_latency;
 
     void merge(const IntervalStats& o);
+    // Reads and writes together.
+    stats::LatencyHistogram latency() const;
 };
 
 struct PhaseResult {

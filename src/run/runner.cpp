@@ -440,10 +440,11 @@ RunResult Runner::run() {
         pr.phase = phase;
         const auto cpu0 = stats::CpuTime::process_now();
         const std::uint64_t t0 = monotonic_ns();
-        // Per-second statistics feed --timeseries and the status line's
-        // "p99 of the last second" (one more histogram record per operation).
-        const bool timeseries =
-            !cfg_.timeseries_path.empty() || cfg_.progress != ProgressMode::never;
+        // Per-second statistics feed --timeseries, the status line's "p99 of
+        // the last second" and the live --prom textfile (one more histogram
+        // record per operation).
+        const bool timeseries = !cfg_.timeseries_path.empty() ||
+                                cfg_.progress != ProgressMode::never || !cfg_.prom_path.empty();
         if (timeseries) plan.intervals_from_ns = t0;
         // Seconds are emitted once every worker has moved past them.
         std::map<std::uint64_t, IntervalStats> pending;

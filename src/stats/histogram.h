@@ -42,6 +42,8 @@ class LatencyHistogram {
     std::uint64_t min() const { return count_ ? min_ : 0; }
     std::uint64_t max() const { return max_; }
     double mean() const { return count_ ? static_cast<double>(sum_) / count_ : 0.0; }
+    // Sum of every recorded value, ns: exact, so sums of parts add up to the whole.
+    std::uint64_t sum() const { return sum_; }
     // Nearest-rank percentile (p in [0, 100]): the bucket holding the sample
     // of rank ceil(p/100 * count), as its midpoint clamped to [min, max].
     std::uint64_t value_at_percentile(double p) const;

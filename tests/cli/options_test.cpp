@@ -378,7 +378,10 @@ TEST_CASE("--help lists every option with its default") {
                                            "--sweep",
                                            "--knee-gain",
                                            "--latency-thresholds",
-                                           "--compare-backends"};
+                                           "--compare-backends",
+                                           "--prom",
+                                           "--prom-interval",
+                                           "--prom-label"};
     for (const auto& opt : options) {
         CAPTURE(opt);
         CHECK(contains(h, opt));
@@ -499,4 +502,47 @@ TEST_CASE("--sqpoll and --iopoll: io_uring modes, refused where they cannot appl
     CHECK(usage_error({"--sqpoll", "--compare-backends"}) ==
           "--sqpoll is an io_uring mode; --compare-backends also runs sync");
     CHECK(usage_error({"--sqpoll", "--buffered"}).empty());  // SQPOLL works buffered
+}
+
+TEST_CASE("--prom, --prom-label and --prom-interval") {
+    const std::string prom = "/tmp/options_test_never_written.prom";
+    ParsedCommandLine p = parse_command_line({"--prom", prom, "--prom-label", "rack=r12",
+                                              "--prom-label", "drive=bay 3 \"left\"", "/tmp"});
+    CHECK(p.config.prom_path == prom);
+    CHECK(p.prom_labels == std::vector<std::pair<std::string, std::string>>{
+                               {"rack", "r12"}, {"drive", "bay 3 \"left\""}});
+    CHECK(p.prom_interval_s == 5);  // the default
+    CHECK(
+        parse_command_line({"--prom", prom, "--prom-interval", "250ms", "/tmp"}).prom_interval_s ==
+        doctest::Approx(0.25));
+    // A value may hold '=': only the first one splits.
+    CHECK(parse_command_line({"--prom", prom, "--prom-label", "k=a=b", "/tmp"}).prom_labels ==
+          std::vector<std::pair<std::string, std::string>>{{"k", "a=b"}});
+
+    check_rejected({"--prom-label", "rack=r12", "/tmp"}, "--prom-label needs --prom");
+    check_rejected({"--prom-interval", "10s", "/tmp"}, "--prom-interval needs --prom");
+    check_rejected({"--prom", prom, "--prom-label", "rack", "/tmp"}, "KEY=VALUE");
+    // (Label names and values follow the exposition format's rules, which
+    // main checks with the report layer: prometheus_test and the hostile
+    // input table.)
+    check_rejected({"--prom", prom, "--prom-label", "a=1", "--prom-label", "a=2", "/tmp"},
+                   "given twice");
+    check_rejected({"--prom", prom, "--prom-interval", "50ms", "/tmp"}, "--prom-interval");
+    check_rejected({"--prom", prom, "--prom-interval", "soon", "/tmp"}, "--prom-interval");
+    check_rejected({"--prom", prom, "--compare-backends", "/tmp"}, "--compare-backends");
+    // Where there is no run there is no textfile.
+    check_rejected({"--verify-only", "/tmp/x.state", "--prom-label", "a=b"}, "--prom-label");
+}
+
+TEST_CASE("--prom works with a preset (one file for its tests); --timeseries does not") {
+    const std::string prom = "/tmp/options_test_never_written.prom";
+    ParsedCommandLine p = parse_command_line(
+        {"--preset", "desktop", "--prom", prom, "--prom-label", "rack=r1", "/tmp"});
+    CHECK(p.preset == "desktop");
+    CHECK(p.config.prom_path == prom);
+    CHECK(p.prom_labels == std::vector<std::pair<std::string, std::string>>{{"rack", "r1"}});
+    for (const auto& [label, cfg] : p.preset_tests)
+        CHECK(cfg.prom_path == prom);
+    check_rejected({"--preset", "desktop", "--timeseries", "/tmp/options_test_ts.ndjson", "/tmp"},
+                   "--timeseries works with a single run");
 }

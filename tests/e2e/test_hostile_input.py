@@ -408,6 +408,15 @@ def option_rows():
         Row("newline inside --backend", ["--backend", "sync\nrm -rf /"], ["--backend"]),
         Row("newline inside a missing target", [], ["{B}/missing"], target="{B}/missing\n/sub/",
             absent=["{B}/missing\n"]),
+        # The exposition format's rules for --prom-label (checked by main).
+        Row("--prom-label name starting with a digit",
+            ["--prom", "{B}/x.prom", "--prom-label", "2rack=x"], ["--prom-label", "2rack"],
+            absent=["{B}/x.prom"]),
+        Row("--prom-label a name the metrics set themselves",
+            ["--prom", "{B}/x.prom", "--prom-label", "phase=x"], ["--prom-label", "phase"],
+            absent=["{B}/x.prom"]),
+        Row("--prom-label value not UTF-8", ["--prom", "{B}/x.prom", "--prom-label", "rack=\udcff"],
+            ["--prom-label rack"], absent=["{B}/x.prom"]),
     ]
 
 

@@ -99,10 +99,13 @@ class Prometheus(harness.DriveStressTest):
             else:
                 self.assertRegex(line, sample)
         self.assertIn('drivestress_exit_status{', text)
-        iops = [l for l in text.splitlines() if l.startswith('drivestress_iops{phase="random"')]
-        self.assertEqual(len(iops), 1)
         random_phase = [p for _, p in harness.phases_of(r.doc) if p["phase"] == "random"][0]
-        self.assertAlmostEqual(float(iops[0].split()[-1]), random_phase["iops"], delta=1e-6 * random_phase["iops"])
+        for op in ("read", "write"):
+            ops = [l for l in text.splitlines()
+                   if l.startswith("drivestress_ops_total{") and 'phase="random"' in l
+                   and f'op="{op}"' in l]
+            self.assertEqual(len(ops), 1, op)
+            self.assertEqual(int(ops[0].split()[-1]), random_phase[f"{op}_ops"], op)
         self.assertEqual([n for n in os.listdir(self.tmp) if ".tmp." in n], [])
 
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <csignal>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -316,7 +317,8 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 
 // Every key that names a unit or a rate holds a number (nullable only where listed).
 void check_numbers_are_numbers(const json& j, const std::string& path) {
-    static const std::set<std::string> kNullable{"rand_time_s", "rand_ops", "duration_s"};
+    static const std::set<std::string> kNullable{"rand_time_s", "rand_ops", "duration_s",
+                                                 "logical_block_bytes", "physical_block_bytes"};
     if (j.is_array()) {
         for (std::size_t i = 0; i < j.size(); ++i)
             check_numbers_are_numbers(j[i], path + "[" + std::to_string(i) + "]");
@@ -455,6 +457,35 @@ TEST_CASE("document header: schema version, tool, host, target") {
     CHECK(d["target"]["direct_io_fallback_reason"].is_null());
     CHECK(d["target"]["files"] ==
           json::array({"/mnt/test/drivestress-0.dat", "/mnt/test/drivestress-1.dat"}));
+}
+
+TEST_CASE("who's who: a run id of its own per document, the drive where sysfs tells it") {
+    json a = report::result_json(make_config(), make_result(false), make_host());
+    json b = report::result_json(make_config(), make_result(false), make_host());
+    const std::regex hex16("[0-9a-f]{16}");
+    CHECK(std::regex_match(a["run_id"].get<std::string>(), hex16));
+    CHECK(a["run_id"] != b["run_id"]);  // same seed, same data: still two documents
+
+    CHECK(report::drive_json(report::DriveInfo{}) == json{{"name", nullptr},
+                                                          {"model", nullptr},
+                                                          {"serial", nullptr},
+                                                          {"firmware", nullptr},
+                                                          {"logical_block_bytes", nullptr},
+                                                          {"physical_block_bytes", nullptr}});
+    report::DriveInfo vda;
+    vda.name = "vda";
+    vda.serial = "overlayblk";
+    vda.logical_block_bytes = 512;
+    vda.physical_block_bytes = 4096;
+    const json dj = report::drive_json(vda);
+    CHECK(dj["name"] == "vda");
+    CHECK(dj["model"].is_null());
+    CHECK(dj["serial"] == "overlayblk");
+    CHECK(dj["logical_block_bytes"] == 512);
+    CHECK(dj["physical_block_bytes"] == 4096);
+    // Neither /mnt/test nor /dev/vdb exists here: nothing is known.
+    if (!std::filesystem::exists("/mnt/test") && !std::filesystem::exists("/dev/vdb"))
+        CHECK(a["target"]["drive"] == report::drive_json(report::DriveInfo{}));
 }
 
 TEST_CASE("O_DIRECT fallback reason is a string when there is one") {

@@ -185,6 +185,24 @@ class CompareTest(unittest.TestCase):
         self.assertEqual(totals["mismatch_total"],
                          sum(d["summary"]["mismatch_total"] for d in docs))
 
+    def test_merge_keeps_who_is_who(self):
+        a, b = copy.deepcopy(self.a), copy.deepcopy(self.b)
+        a["run_id"], b["run_id"] = "00000000000000aa", "00000000000000bb"
+        a["target"]["drive"] = {"name": "nvme0n1", "model": "M", "serial": "S1", "firmware": "F",
+                                "logical_block_bytes": 512, "physical_block_bytes": 4096}
+        r = run("--merge", "--json", self.write("who-a.json", a), self.write("who-b.json", b),
+                SAMPLE_A)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        docs = json.loads(r.stdout)["documents"]
+        self.assertEqual([d["run_id"] for d in docs], ["00000000000000aa", "00000000000000bb", None])
+        self.assertEqual(docs[0]["drive"]["serial"], "S1")
+        self.assertIsNone(docs[1]["drive"])  # a document from before drive existed
+        self.assertEqual([d["host"] for d in docs],
+                         [a["host"]["hostname"], b["host"]["hostname"], self.a["host"]["hostname"]])
+        self.assertEqual([d["exit_code"] for d in docs],
+                         [a["summary"]["exit_code"], b["summary"]["exit_code"],
+                          self.a["summary"]["exit_code"]])
+
     def test_merge_of_one_document_reproduces_its_own_percentiles(self):
         # Same nearest-rank rule as the C++ histogram: identical to the document.
         for path, doc in ((SAMPLE_A, self.a), (SAMPLE_B, self.b)):

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""scripts/fleet on a directory laid out as deploy/ansible/drivestress.yml
+leaves it, made up here from the two real documents in data/: hosts that
+passed, one that found a mismatch, one whose run failed, one that left
+nothing, one whose document is damaged.
+
+  python3 tests/scripts/fleet_test.py [--scripts DIR] [--data DIR] [unittest args]
+"""
+
+import argparse
+import copy
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ap = argparse.ArgumentParser(add_help=False)
+ap.add_argument("--scripts", default=os.path.join(HERE, "..", "..", "scripts"))
+ap.add_argument("--data", default=os.path.join(HERE, "data"))
+OPTS, REST = ap.parse_known_args()
+FLEET = os.path.join(OPTS.scripts, "fleet")
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def ops(phases):
+    return sum(p["read_ops"] + p["write_ops"] for p in phases)
+
+
+def doc_ops(doc):
+    return ops(p for it in doc["iterations"] for p in it["phases"])
+
+
+class FleetTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = self.tmp.name
+        self.a = load(os.path.join(OPTS.data, "sample-a.json"))
+        self.b = load(os.path.join(OPTS.data, "sample-b.json"))
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def put(self, name, content):
+        with open(os.path.join(self.dir, name), "w") as f:
+            f.write(content if isinstance(content, str) else json.dumps(content))
+
+    def outcome(self, host, rc, stderr=""):
+        self.put(f"{host}.outcome.json", {"host": host, "rc": rc, "stderr": stderr,
+                                          "cmd": ["drivestress", "/t"]})
+
+    def run_fleet(self, *args):
+        return subprocess.run([FLEET, self.dir, *args], capture_output=True, text=True,
+                              timeout=60)
+
+    def test_every_host_keeps_its_verdict_and_the_documents_merge(self):
+        self.put("good.json", self.a)
+        self.outcome("good", 0)
+        bad = copy.deepcopy(self.b)
+        bad["summary"].update(status="failed", exit_code=2, mismatch_total=3)
+        self.put("mismatch.json", bad)
+        self.outcome("mismatch", 2)
+        self.outcome("refused", 1, "warning: something\ndrivestress: target /x: No such file\n")
+        self.put("damaged.json", "{not json")
+        self.outcome("damaged", 0)
+        r = self.run_fleet("--hosts", "good,mismatch,refused,silent,damaged")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        f = load(os.path.join(self.dir, "fleet.json"))
+        by = {e["host"]: e for e in f["hosts"]}
+        self.assertEqual(list(by), ["good", "mismatch", "refused", "silent", "damaged"])
+        self.assertEqual((by["good"]["status"], by["good"]["exit_code"]), ("passed", 0))
+        self.assertEqual((by["mismatch"]["status"], by["mismatch"]["exit_code"]), ("failed", 2))
+        self.assertEqual(by["mismatch"]["mismatch_total"], 3)
+        self.assertEqual((by["refused"]["status"], by["refused"]["exit_code"]), ("error", 1))
+        self.assertEqual(by["refused"]["error"], "drivestress: target /x: No such file")
+        self.assertEqual((by["silent"]["status"], by["silent"]["exit_code"]), ("no result", None))
+        self.assertIn("nothing came back", by["silent"]["error"])
+        self.assertIn("result document unusable", by["damaged"]["error"])
+        self.assertEqual(by["damaged"]["status"], "error")
+        self.assertIsNone(by["damaged"]["document"])
+        self.assertEqual(by["good"]["ops"], doc_ops(self.a))
+        self.assertEqual(by["good"]["run_id"], self.a.get("run_id"))
+        # A mismatch (2) outranks a host that could not run (1).
+        self.assertEqual(f["fleet"]["worst_exit_code"], 2)
+        self.assertEqual(f["fleet"]["statuses"],
+                         {"passed": 1, "failed": 1, "error": 2, "no result": 1})
+        self.assertEqual(len(f["merged"]["documents"]), 2)
+        self.assertEqual(ops(f["merged"]["phases"]), doc_ops(self.a) + doc_ops(self.b))
+        with open(os.path.join(self.dir, "fleet.txt")) as t:
+            text = t.read()
+        self.assertEqual(text, r.stdout)
+        for host in by:
+            self.assertIn(host, text)
+        self.assertIn("merged 2 document(s)", text)
+
+    def test_without_hosts_the_directory_says_who_ran(self):
+        self.put("x.json", self.a)
+        self.outcome("x", 0)
+        self.outcome("y", 1, "drivestress: --size: bad")
+        r = self.run_fleet()
+        self.assertEqual(r.returncode, 0, r.stderr)
+        f = load(os.path.join(self.dir, "fleet.json"))
+        self.assertEqual([e["host"] for e in f["hosts"]], ["x", "y"])
+        # Run again: its own fleet.json is not taken for a host.
+        self.assertEqual(self.run_fleet().returncode, 0)
+        f = load(os.path.join(self.dir, "fleet.json"))
+        self.assertEqual([e["host"] for e in f["hosts"]], ["x", "y"])
+
+    def test_nothing_came_back(self):
+        r = self.run_fleet("--hosts", "a,b")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        f = load(os.path.join(self.dir, "fleet.json"))
+        self.assertIsNone(f["merged"])
+        self.assertEqual(f["fleet"]["worst_exit_code"], 1)
+        self.assertIn("no result document came back", r.stdout)
+
+    def test_bad_input_is_one_line_and_exit_1(self):
+        r = subprocess.run([FLEET, os.path.join(self.dir, "missing")], capture_output=True,
+                           text=True, timeout=60)
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
+        self.assertTrue(r.stderr.startswith("fleet: "))
+
+
+if __name__ == "__main__":
+    unittest.main(argv=[sys.argv[0]] + REST)

@@ -68,10 +68,12 @@ class Delivery {
         if (code_ == 0) code_ = kExitUsage;
     }
     // --json: "-" is stdout; a file is replaced atomically, never followed.
-    void json(const std::string& path, nlohmann::json doc) {
+    // `run`: the run whose iterations the document lists (none for --verify-only).
+    void json(const std::string& path, nlohmann::json doc,
+              const ds::run::RunResult* run = nullptr) {
         if (path.empty()) return;
         ds::report::set_verdict(doc, code_);
-        std::string text = doc.dump(2) + "\n";
+        std::string text = ds::report::document_text(doc, run);
         if (path == "-") {
             if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() ||
                 std::fflush(stdout) != 0)
@@ -129,7 +131,8 @@ int run_single(const ds::run::RunConfig& cfg, const Output& out) {
         if (std::string e = timeseries->finish(); !e.empty()) d.failed(e);
     if (!cfg.prom_path.empty())
         d.write_file("--prom", cfg.prom_path, ds::report::prometheus_text(cfg, result));
-    d.json(cfg.json_path, ds::report::result_json(cfg, result, ds::report::HostInfo::current()));
+    d.json(cfg.json_path, ds::report::result_json(cfg, result, ds::report::HostInfo::current()),
+           &result);
     text.finish(cfg, result, d.code(), d.first_error());
     return d.code();
 }
@@ -145,7 +148,7 @@ int run_comparison(const ds::run::RunConfig& cfg, const Output& out) {
         if (cmp.sync_ran)
             doc["compare_backends"] =
                 ds::report::comparison_json(cmp.sync_config, cmp.uring, cmp.sync);
-        d.json(cfg.json_path, std::move(doc));
+        d.json(cfg.json_path, std::move(doc), &cmp.uring);
     }
     first.finish(cmp.uring_config, cmp.uring, ds::run::exit_status(cmp.uring));
     if (cmp.sync_ran) {
@@ -191,7 +194,7 @@ int run_preset(const ds::cli::ParsedCommandLine& cmd, const Output& out) {
         auto doc = ds::report::result_json(cmd.preset_tests.front().second, results.front().second,
                                            ds::report::HostInfo::current());
         doc["preset"] = ds::report::preset_json(cmd.preset, results);
-        d.json(cmd.config.json_path, std::move(doc));
+        d.json(cmd.config.json_path, std::move(doc), &results.front().second);
     }
     std::fputs(ds::report::preset_table(cmd.preset, results).c_str(), out.text);
     if (!d.first_error().empty())

@@ -14,15 +14,29 @@
 
 namespace ds::report {
 
-inline constexpr int kSchemaVersion = 1;
+// 2: iterations[] hold figures only; histograms are in merged_phases[] (and
+// iteration_detail[]).
+inline constexpr int kSchemaVersion = 2;
 
 // The keys every document starts with: schema_version, tool, started_at, host.
 nlohmann::json document_head(const std::string& started_at, const HostInfo& host);
 nlohmann::json latency_json(const stats::LatencyHistogram& h);
 // One mismatch record ("mismatches" items; also --verify-only's lost units).
 nlohmann::json mismatch_json(const run::MismatchRecord& m);
+// A run's document but for `iterations`, which document_text adds: what is
+// here is bounded by the configuration, however many iterations ran.
 nlohmann::json result_json(const run::RunConfig& cfg, const run::RunResult& r,
                            const HostInfo& host);
+// One iteration's record in `iterations`: its phases' figures, one line of
+// compact JSON of about 230 bytes per phase (a kilobyte for four phases).
+std::string iteration_line(const run::IterationResult& it);
+// `iterations` as a JSON value (the lines above parsed), e.g. for a section
+// of another document.
+nlohmann::json iterations_json(const run::RunResult& r);
+// The text of a document: `doc` indented by two, and last, when `r` is given,
+// "iterations" with one iteration_line per iteration of `r`, so the text
+// grows by one line per iteration.  Ends with a newline.
+std::string document_text(const nlohmann::json& doc, const run::RunResult* r);
 
 // A document that stands for several runs (--preset, --compare-backends)
 // carries their combined verdict in summary.status and summary.exit_code.

@@ -139,21 +139,19 @@ std::string prometheus_text(const run::RunConfig& cfg, const run::RunResult& r) 
     if (!r.iterations.empty()) {
         const run::IterationResult& it = r.iterations.back();
         const std::string iteration = std::to_string(it.index);
-        for (const run::PhaseResult& p : it.phases) {
+        for (const run::PhaseFigures& p : it.phases) {
             const Labels labels{{"phase", std::string(run::to_string(p.phase))},
                                 {"target", target},
                                 {"backend", backend},
                                 {"iteration", iteration}};
-            const auto& c = p.counters;
-            bandwidth.add(labels, per_second(c.read_bytes + c.write_bytes, p.seconds));
-            iops.add(labels, per_second(c.read_ops + c.write_ops, p.seconds));
-            stats::LatencyHistogram all = c.read_latency;
-            all.merge(c.write_latency);
-            // A phase without operations has no latency: no sample rather than a 0.
-            if (all.count() == 0) continue;
-            p50.add(labels, static_cast<double>(all.value_at_percentile(50)) / 1e9);
-            p99.add(labels, static_cast<double>(all.value_at_percentile(99)) / 1e9);
-            max.add(labels, static_cast<double>(all.max()) / 1e9);
+            bandwidth.add(labels, per_second(p.read_bytes + p.write_bytes, p.seconds));
+            iops.add(labels, per_second(p.read_ops + p.write_ops, p.seconds));
+            // A phase without operations has no latency: no sample rather than
+            // a 0 (every completed operation has its latency recorded).
+            if (p.read_ops + p.write_ops == 0) continue;
+            p50.add(labels, static_cast<double>(p.p50_ns) / 1e9);
+            p99.add(labels, static_cast<double>(p.p99_ns) / 1e9);
+            max.add(labels, static_cast<double>(p.max_ns) / 1e9);
         }
     }
     for (std::size_t i = 0; i < r.mismatch_totals.size(); ++i) {

@@ -519,8 +519,7 @@ RunResult Runner::run() {
                 },
                 {});
         }
-        IterationResult iter;
-        iter.index = it;
+        res.begin_iteration(it, cfg_.iteration_detail);
         for (Phase phase : kAllPhases) {
             if (!cfg_.has_phase(phase)) continue;
             if (phase == Phase::random && !random_enabled) continue;
@@ -550,10 +549,9 @@ RunResult Runner::run() {
             }
             PhaseResult pr = run_phase(it, phase, SweepOverrides{});
             observer_->phase_done(it, pr);
-            iter.phases.push_back(std::move(pr));
+            res.add_phase(pr);
         }
-        observer_->iteration_done(iter);
-        res.iterations.push_back(std::move(iter));
+        observer_->iteration_done(res.iterations.back());
         if (stop.load()) break;
     }
 

@@ -500,3 +500,13 @@ TEST_CASE("--sqpoll and --iopoll: io_uring modes, refused where they cannot appl
           "--sqpoll is an io_uring mode; --compare-backends also runs sync");
     CHECK(usage_error({"--sqpoll", "--buffered"}).empty());  // SQPOLL works buffered
 }
+
+TEST_CASE("--iteration-detail: how many last iterations keep their histograms") {
+    CHECK(parse({}).iteration_detail == 0);
+    CHECK(parse({"--iteration-detail", "5"}).iteration_detail == 5);
+    CHECK(parse({"--iteration-detail", "10000"}).iteration_detail == 10000);
+    CHECK(contains(parse_command_line({"--help"}).help_text, "--iteration-detail"));
+    check_rejected({"--iteration-detail", "10001"}, "--iteration-detail");
+    check_rejected({"--iteration-detail", "-1"}, "--iteration-detail");
+    check_rejected({"--iteration-detail", "x"}, "--iteration-detail");
+}

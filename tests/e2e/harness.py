@@ -440,8 +440,15 @@ class DriveStressTest(unittest.TestCase):
 
 
 def phases_of(doc):
-    """[(iteration index, phase dict)] in run order."""
-    return [(it["index"], p) for it in doc["iterations"] for p in it["phases"]]
+    """[(iteration index, phase figures)] in run order (iterations[]: no
+    histograms); "interrupted", written only when true, filled in."""
+    return [(it["index"], {"interrupted": False, **p})
+            for it in doc["iterations"] for p in it["phases"]]
+
+
+def merged_phases_of(doc):
+    """{phase name: phase object over every iteration, histograms included}."""
+    return {p["phase"]: p for p in doc["merged_phases"]}
 
 
 # ---------------------------------------------------------------- entry point

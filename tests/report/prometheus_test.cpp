@@ -52,19 +52,16 @@ struct Fixture {
         for (std::uint64_t i = 1; i <= 1000; ++i)
             random_lat.push_back(i * 1000);
 
-        ds::run::IterationResult first;
-        first.index = 1;
-        first.phases.push_back(phase(Phase::seq_write, 1.0, 0, 10, 1 << 20, {5'000'000}));
-        ds::run::IterationResult second;
-        second.index = 2;
+        res.begin_iteration(1, 0);
+        res.add_phase(phase(Phase::seq_write, 1.0, 0, 10, 1 << 20, {5'000'000}));
+        res.begin_iteration(2, 0);
         // 64 MiB written in 0.5 s = 128 MiB/s, 64 ops / 0.5 s = 128 IOPS.
-        second.phases.push_back(phase(Phase::seq_write, 0.5, 0, 64, 1 << 20,
-                                      std::vector<std::uint64_t>(64, 2'000'000)));
+        res.add_phase(phase(Phase::seq_write, 0.5, 0, 64, 1 << 20,
+                            std::vector<std::uint64_t>(64, 2'000'000)));
         // 700 reads + 300 writes of 4 KiB in 2 s.
-        second.phases.push_back(phase(Phase::random, 2.0, 700, 300, 4096, random_lat));
+        res.add_phase(phase(Phase::random, 2.0, 700, 300, 4096, random_lat));
         // Interrupted before its first operation: no latency samples.
-        second.phases.push_back(phase(Phase::reverify, 0.0, 0, 0, 4096, {}));
-        res.iterations = {first, second};
+        res.add_phase(phase(Phase::reverify, 0.0, 0, 0, 4096, {}));
         res.mismatch_totals[static_cast<std::size_t>(ds::pattern::MismatchClass::torn)] = 3;
         res.mismatch_totals[static_cast<std::size_t>(ds::pattern::MismatchClass::io_error)] = 1;
     }

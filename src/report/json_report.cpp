@@ -172,6 +172,7 @@ json document_head(const std::string& started_at, const HostInfo& host) {
                    {"cpus", host.cpus},
                    {"memory_bytes", host.memory_bytes},
                    {"generator_simd", host.simd_path}};
+    doc["in_progress"] = false;
     return doc;
 }
 
@@ -363,6 +364,26 @@ std::string document_text(const json& doc, const run::RunResult* r) {
     }
     text += '\n';
     return text;
+}
+
+void mark_in_progress(json& doc, const run::ProgressSnapshot* live) {
+    doc["in_progress"] = true;
+    json progress = {{"updated_at", run::utc_now_iso8601()},
+                     {"iteration", nullptr},
+                     {"phase", nullptr},
+                     {"phase_elapsed_s", nullptr},
+                     {"phase_fraction_done", nullptr}};
+    if (live) {
+        progress["iteration"] = live->iteration;
+        progress["phase"] = std::string(run::to_string(live->phase));
+        progress["phase_elapsed_s"] = live->elapsed_s;
+        if (live->fraction_done >= 0)
+            progress["phase_fraction_done"] = std::min(1.0, live->fraction_done);
+    }
+    doc["progress"] = progress;
+    doc["summary"]["status"] = "running";
+    doc["summary"]["exit_code"] = nullptr;
+    doc["summary"]["stop_reason"] = nullptr;
 }
 
 json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostInfo& host) {

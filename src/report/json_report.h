@@ -10,15 +10,18 @@
 #include "report/host_info.h"
 #include "run/config.h"
 #include "run/results.h"
+#include "run/runner.h"
 #include "stats/histogram.h"
 
 namespace ds::report {
 
 // 2: iterations[] hold figures only; histograms are in merged_phases[] (and
-// iteration_detail[]).
+// iteration_detail[]); in_progress and progress mark a document rewritten
+// while the run goes on.
 inline constexpr int kSchemaVersion = 2;
 
-// The keys every document starts with: schema_version, tool, started_at, host.
+// The keys every document starts with: schema_version, tool, started_at,
+// host, in_progress (false).
 nlohmann::json document_head(const std::string& started_at, const HostInfo& host);
 nlohmann::json latency_json(const stats::LatencyHistogram& h);
 // One mismatch record ("mismatches" items; also --verify-only's lost units).
@@ -37,6 +40,10 @@ nlohmann::json iterations_json(const run::RunResult& r);
 // "iterations" with one iteration_line per iteration of `r`, so the text
 // grows by one line per iteration.  Ends with a newline.
 std::string document_text(const nlohmann::json& doc, const run::RunResult* r);
+// Marks a document of a run still going on: in_progress true, a progress
+// object (now; the phase running, when `live`), summary.status "running"
+// with no exit_code or stop_reason yet.
+void mark_in_progress(nlohmann::json& doc, const run::ProgressSnapshot* live);
 
 // A document that stands for several runs (--preset, --compare-backends)
 // carries their combined verdict in summary.status and summary.exit_code.

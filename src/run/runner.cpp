@@ -34,6 +34,11 @@ namespace ds::run {
 
 TestHooks TestHooks::from_environment() {
     TestHooks h;
+    if (const char* p = std::getenv("DRIVESTRESS_TEST_SNAPSHOT_S")) {
+        char* end = nullptr;
+        const double s = std::strtod(p, &end);
+        if (end != p && *end == '\0' && s > 0 && s <= 3600) h.snapshot_period_s = s;
+    }
     const char* v = std::getenv("DRIVESTRESS_TEST_STOP");
     if (!v || !*v) return h;
     std::string s(v);
@@ -186,6 +191,25 @@ std::uint64_t random_seed() {
     return s ? s : 1;
 }
 
+// Moves the workers' mismatch records into the result, which keeps the first
+// RunResult::kMaxRecords by iteration, phase, file and offset: done after
+// every phase, so that snapshots of the run show them and memory stays
+// bounded however many mismatches a long run finds.
+void collect_records(std::vector<std::unique_ptr<Worker>>& workers, RunResult& res) {
+    for (auto& w : workers) {
+        for (auto& r : w->records())
+            res.mismatch_records.push_back(std::move(r));
+        w->records().clear();
+    }
+    std::sort(res.mismatch_records.begin(), res.mismatch_records.end(),
+              [](const MismatchRecord& a, const MismatchRecord& b) {
+                  return std::tie(a.iteration, a.phase, a.file_index, a.offset) <
+                         std::tie(b.iteration, b.phase, b.file_index, b.offset);
+              });
+    if (res.mismatch_records.size() > RunResult::kMaxRecords)
+        res.mismatch_records.resize(RunResult::kMaxRecords);
+}
+
 }  // namespace
 
 Runner::Runner(RunConfig cfg, RunObserver* observer) : cfg_(std::move(cfg)), observer_(observer) {
@@ -308,6 +332,16 @@ RunResult Runner::run() {
         }
         check_stop();
         if (auto err = pool.take_error()) std::rethrow_exception(err);
+    };
+
+    // The run so far for the observers (RunObserver::run_so_far): after every
+    // iteration, and every hooks.snapshot_period_s while an iteration runs.
+    std::uint64_t last_snapshot_ns = monotonic_ns();
+    auto snapshot = [&](const ProgressSnapshot* live) {
+        last_snapshot_ns = monotonic_ns();
+        res.wall_seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+        observer_->run_so_far(res, live);
     };
 
     io::UringOptions uring_options;
@@ -448,6 +482,8 @@ RunResult Runner::run() {
             }
             observer_->progress(snap);
             if (timeseries) emit_intervals(false, 0);
+            if ((monotonic_ns() - last_snapshot_ns) / 1e9 >= hooks.snapshot_period_s)
+                snapshot(&snap);
         };
         run_on_workers(
             [&](unsigned i, Worker& w) {
@@ -502,6 +538,7 @@ RunResult Runner::run() {
         }
         for (std::size_t m = 0; m < res.mismatch_totals.size(); ++m)
             res.mismatch_totals[m] += pr.counters.mismatches[m];
+        collect_records(workers, res);
         return pr;
     };
 
@@ -552,19 +589,11 @@ RunResult Runner::run() {
             res.add_phase(pr);
         }
         observer_->iteration_done(res.iterations.back());
+        snapshot(nullptr);
         if (stop.load()) break;
     }
 
-    for (auto& w : workers)
-        for (auto& r : w->records())
-            res.mismatch_records.push_back(r);
-    std::sort(res.mismatch_records.begin(), res.mismatch_records.end(),
-              [](const MismatchRecord& a, const MismatchRecord& b) {
-                  return std::tie(a.iteration, a.phase, a.file_index, a.offset) <
-                         std::tie(b.iteration, b.phase, b.file_index, b.offset);
-              });
-    if (res.mismatch_records.size() > RunResult::kMaxRecords)
-        res.mismatch_records.resize(RunResult::kMaxRecords);
+    collect_records(workers, res);
     if (!stop.load() && stop_signal()) {  // arrived after the last phase: still counts
         res.stop = StopReason::signal;
         res.stop_signal = stop_signal();

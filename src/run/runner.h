@@ -44,6 +44,12 @@ class RunObserver {
     virtual void interval_done(std::uint64_t /*iteration*/, Phase, std::uint64_t /*sweep_value*/,
                                const IntervalStats&, double /*interval_s*/,
                                std::uint64_t /*mismatches_so_far*/) {}
+    // The run so far, for result files rewritten while it goes on (--json):
+    // after every iteration (`live` null), and while an iteration runs every
+    // TestHooks::snapshot_period_s without one (`live`: the phase running).
+    // `so_far` holds every finished phase and mismatch record; wall_seconds
+    // is the time so far.
+    virtual void run_so_far(const RunResult& /*so_far*/, const ProgressSnapshot* /*live*/) {}
 };
 
 // Passes every event on to several observers, in order.
@@ -75,6 +81,10 @@ class ObserverList final : public RunObserver {
         for (auto* o : list_)
             o->interval_done(it, p, v, s, interval_s, m);
     }
+    void run_so_far(const RunResult& r, const ProgressSnapshot* live) override {
+        for (auto* o : list_)
+            o->run_so_far(r, live);
+    }
 
   private:
     std::vector<RunObserver*> list_;
@@ -84,9 +94,16 @@ class ObserverList final : public RunObserver {
 // clean.  DRIVESTRESS_TEST_STOP=PHASE[:N] stops the whole process (SIGSTOP)
 // before PHASE starts, or once worker 0 has completed N operations in it, so
 // a test can damage a file or send a signal at a known point and then SIGCONT.
+//
+// DRIVESTRESS_TEST_SNAPSHOT_S=SECONDS replaces the period of the snapshots
+// taken while an iteration runs (RunObserver::run_so_far), so a test need not
+// wait minutes for one.
 struct TestHooks {
     std::optional<Phase> stop_phase;
     std::uint64_t stop_after_ops = 0;
+    // Snapshots of the run so far while an iteration runs: a long iteration
+    // (a large drive) still leaves its finished phases on disk every minute.
+    double snapshot_period_s = 60;
     static TestHooks from_environment();
 };
 

@@ -57,6 +57,7 @@ DOCUMENT = {
     "schema_version": None,
     "tool": dict.fromkeys(["name", "version"]),
     "started_at": None,
+    "in_progress": None,
     "host": dict.fromkeys(["hostname", "kernel", "machine", "cpu_model", "cpus",
                            "memory_bytes", "generator_simd"]),
     "target": dict.fromkeys(["path", "directory", "filesystem", "device", "free_bytes",
@@ -140,6 +141,7 @@ class Runs(harness.DriveStressTest):
         doc = self.assertJson(r)
         self.assertShape(doc, DOCUMENT)
         self.assertEqual(doc["schema_version"], 2)
+        self.assertIs(doc["in_progress"], False)
         self.assertEqual(doc["tool"]["name"], "drivestress")
 
         self.assertEqual(doc["target"]["files"],

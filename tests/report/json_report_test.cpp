@@ -437,6 +437,7 @@ TEST_CASE("document header: schema version, tool, host, target") {
     json d = document(make_config(), make_result(false), make_host());
     CHECK(d["schema_version"].is_number_integer());
     CHECK(d["schema_version"] == 2);
+    CHECK(d["in_progress"] == false);
     CHECK(d["schema_version"] == report::kSchemaVersion);
     CHECK(d["tool"]["name"] == "drivestress");
     CHECK(d["tool"]["version"].is_string());
@@ -836,9 +837,10 @@ TEST_CASE("schema file: every key the document has is described, every required 
         CAPTURE(k);
         CHECK(d.contains(k.get<std::string>()));
     }
-    // Everything the code always writes is required (a run's own keys in
-    // the first alternative; the second is a --verify-only document).
-    REQUIRE(s["anyOf"].size() == 2);
+    // Everything the code always writes is required (a finished run's own
+    // keys in the first alternative; the second is a run in progress, the
+    // third a --verify-only document).
+    REQUIRE(s["anyOf"].size() == 3);
     for (const auto& k : s["anyOf"][0]["required"])
         CHECK(d.contains(k.get<std::string>()));
     CHECK(s["required"].size() + s["anyOf"][0]["required"].size() == d.size());
@@ -879,9 +881,10 @@ TEST_CASE("schema file: enums match the names the code writes") {
           json::array({std::string(io::to_string(io::BackendKind::io_uring)),
                        std::string(io::to_string(io::BackendKind::sync))}));
     const json& summary = s["$defs"]["summary"]["properties"];
-    CHECK(summary["status"]["enum"] == json::array({"passed", "failed", "error", "interrupted"}));
+    CHECK(summary["status"]["enum"] ==
+          json::array({"passed", "failed", "error", "interrupted", "running"}));
     CHECK(summary["stop_reason"]["enum"] ==
-          json::array({"completed", "duration", "signal", "error"}));
+          json::array({"completed", "duration", "signal", "error", nullptr}));
 }
 
 TEST_CASE("synthetic documents validate against the schema") {
@@ -966,7 +969,13 @@ TEST_CASE("the schema rejects what the document must not contain") {
     d["merged_phases"][0]["bandwidth_bytes_per_sec"] = "33554432";
     CHECK(!v.errors(d).empty());
 
+    d = good;
+    d["summary"]["exit_code"] = nullptr;  // only while in progress
+    CHECK(!v.errors(d).empty());
 
+    d = good;
+    d["in_progress"] = true;  // without a progress object and a running status
+    CHECK(!v.errors(d).empty());
 
     d = good;
     d["summary"].erase("exit_code");
@@ -1340,6 +1349,53 @@ TEST_CASE("iteration_detail: the last N iterations in full, on request") {
     CHECK(errors.empty());
     d["iteration_detail"][0]["phases"][0]["iterations"] = 1;  // merged phases only
     CHECK(!v.errors(d).empty());
+}
+
+TEST_CASE("a document in progress: marked, no verdict yet, and validated") {
+    SchemaValidator v(load_schema());
+    const run::RunResult r = make_three_iterations(0);
+    auto in_progress = [&](const run::ProgressSnapshot* live) {
+        json head = report::result_json(make_config(), r, make_host());
+        report::mark_in_progress(head, live);
+        return json::parse(report::document_text(head, &r));
+    };
+    SUBCASE("between iterations") {
+        const json d = in_progress(nullptr);
+        CHECK(d["in_progress"] == true);
+        CHECK(d["summary"]["status"] == "running");
+        CHECK(d["summary"]["exit_code"].is_null());
+        CHECK(d["summary"]["stop_reason"].is_null());
+        CHECK(d["progress"]["iteration"].is_null());
+        CHECK(d["progress"]["phase"].is_null());
+        CHECK(d["progress"]["updated_at"].is_string());
+        CHECK(d["iterations"].size() == 3);
+        auto errors = v.errors(d);
+        INFO(joined(errors));
+        CHECK(errors.empty());
+    }
+    SUBCASE("while a phase runs") {
+        run::ProgressSnapshot live{4, run::Phase::reverify, 0.25, 12.5, 1 << 20, 1};
+        json d = in_progress(&live);
+        CHECK(d["progress"]["iteration"] == 4);
+        CHECK(d["progress"]["phase"] == "reverify");
+        CHECK(d["progress"]["phase_elapsed_s"] == 12.5);
+        CHECK(d["progress"]["phase_fraction_done"] == 0.25);
+        auto errors = v.errors(d);
+        INFO(joined(errors));
+        CHECK(errors.empty());
+        live.fraction_done = -1;  // unknown
+        CHECK(in_progress(&live)["progress"]["phase_fraction_done"].is_null());
+        live.fraction_done = 1.02;  // a last write past the estimate
+        CHECK(in_progress(&live)["progress"]["phase_fraction_done"] == 1.0);
+
+        d["summary"]["status"] = "passed";  // a verdict before the end
+        CHECK(!v.errors(d).empty());
+    }
+    SUBCASE("a final document is not in progress") {
+        const json d = document(make_config(), r, make_host());
+        CHECK(d["in_progress"] == false);
+        CHECK(!d.contains("progress"));
+    }
 }
 
 TEST_CASE("an iteration line is about a kilobyte for four phases") {

@@ -247,6 +247,7 @@ def check_run(files, iterations, merged, sweep, s, where_run):
 
 
 def check_invariants(doc, returncode):
+    expect(doc["in_progress"] is False, "a final document marked in progress")
     s = doc["summary"]
     expect(s["exit_code"] == returncode,
            "summary.exit_code %d but the process exited %d" % (s["exit_code"], returncode))

@@ -382,12 +382,15 @@ class DriveStressTest(unittest.TestCase):
             argv.append(self.target if target is None else target)
         return argv
 
-    def start(self, *args, stop=None, target=None, json_out=True, wrapper=()):
-        """Starts drivestress; `stop` sets DRIVESTRESS_TEST_STOP."""
+    def start(self, *args, stop=None, target=None, json_out=True, wrapper=(), env_extra=None):
+        """Starts drivestress; `stop` sets DRIVESTRESS_TEST_STOP, `env_extra`
+        other variables."""
         env = dict(os.environ)
         env.pop("DRIVESTRESS_TEST_STOP", None)
+        env.pop("DRIVESTRESS_TEST_SNAPSHOT_S", None)
         if stop:
             env["DRIVESTRESS_TEST_STOP"] = stop
+        env.update(env_extra or {})
         if os.path.exists(self.json_path):
             os.unlink(self.json_path)
         run = Run(self.command(*args, target=target, json_out=json_out, wrapper=wrapper),

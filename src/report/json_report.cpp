@@ -217,7 +217,9 @@ json merged_phases_json(const run::RunConfig& cfg, const run::RunResult& r) {
 
 // Appends one compact JSON object, "key":value after "key":value.  Written by
 // hand rather than through nlohmann::json: a document is rewritten after every
-// iteration with every iteration's line, and this is about ten times faster.
+// iteration with every iteration's line, and this takes 8 us an iteration
+// (three times less than building and dumping the objects) and allocates no
+// tree that grows with the run.
 class CompactObject {
   public:
     explicit CompactObject(std::string& out) : out_(out) { out_ += '{'; }

@@ -8,7 +8,8 @@ Writes into DIR, named after RESULT (STEM = its file name without .json):
   STEM-latency.png     latency against percentile on a "nines" scale, one line
                        per phase with samples (all iterations merged)
   STEM-trend.png       bandwidth and p99 latency of each phase, iteration by
-                       iteration, best and worst marked (two iterations or more)
+                       iteration, best and worst marked, a running median
+                       over long runs (two iterations or more)
   STEM-timeseries.png  IOPS and p99 latency over time (with TIMESERIES)
   STEM-sweep.png       IOPS and p99 against the swept parameter, knee marked
                        (when the document has a sweep section)
@@ -42,7 +43,9 @@ DPI = 100           # so 1000 x 600 pixels
 NINES = 5
 CURVE_POINTS = 500  # percentiles evaluated per latency curve
 MAX_BAR_ITERATIONS = 12  # more iterations: one bar per phase, the trend figure for the rest
-MAX_MARKED_POINTS = 60   # trend lines with more points are drawn without markers
+MAX_MARKED_POINTS = 60   # longer trend lines: faint, under their running median
+MEDIAN_POINTS = 50       # a running median spans 1/MEDIAN_POINTS of the iterations (at least 5)
+MAX_PHASE_MARKS = 40     # time series with more phases than this: no phase boundaries drawn
 
 SWEEP_AXES = {  # parameter -> (axis label, divisor of the values)
     "qd": ("queue depth per worker", 1),
@@ -130,10 +133,31 @@ def plot_bandwidth(doc, title, path):
     return True
 
 
+def running_median(ys):
+    """Median of a window centred on each point (NaN left out)."""
+    half = max(len(ys) // MEDIAN_POINTS, 5) // 2
+    out = []
+    for i in range(len(ys)):
+        window = sorted(y for y in ys[max(0, i - half):i + half + 1] if not math.isnan(y))
+        out.append(window[len(window) // 2] if window else math.nan)
+    return out
+
+
+def trend_line(ax, xs, ys, name, color=None):
+    """Few points: a line with markers; many: faint, under a running median."""
+    if len(xs) <= MAX_MARKED_POINTS:
+        line, = ax.plot(xs, ys, linewidth=1, marker="o", markersize=3, color=color, label=name)
+        return line
+    faint, = ax.plot(xs, ys, linewidth=0.6, alpha=0.35, color=color)
+    line, = ax.plot(xs, running_median(ys), linewidth=1.6, color=faint.get_color(), label=name)
+    return line
+
+
 def plot_trend(doc, title, path):
     """Bandwidth (above) and p99 latency (below) of each phase against the
     iteration, interrupted runs left out; each phase's best and worst
-    iteration marked.  False with fewer than two iterations."""
+    iteration marked; a long run's lines under their running median.  False
+    with fewer than two iterations."""
     lines = results.trend(doc)
     if len(doc["iterations"]) < 2 or not any(len(v) >= 2 for v in lines.values()):
         return False
@@ -146,10 +170,9 @@ def plot_trend(doc, title, path):
         xs = [p[0] for p in pts]
         bw = [p[1] / MIB for p in pts]
         p99 = [math.nan if p[3] is None else p[3] / 1e6 for p in pts]
-        style = {"marker": "o", "markersize": 3} if len(pts) <= MAX_MARKED_POINTS else {}
-        line, = top.plot(xs, bw, linewidth=1, label=name, **style)
+        line = trend_line(top, xs, bw, name)
         handles.append(line)
-        bottom.plot(xs, p99, linewidth=1, color=line.get_color(), **style)
+        trend_line(bottom, xs, p99, name, line.get_color())
         # Best and worst: the highest and lowest bandwidth, the lowest and highest p99.
         for ax, ys, best, worst in ((top, bw, max, min), (bottom, p99, min, max)):
             valid = [(y, x) for x, y in zip(xs, ys) if not math.isnan(y)]
@@ -259,19 +282,24 @@ def plot_timeseries(records, title, path):
     bottom.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
     bottom.grid(which="both", alpha=0.3)
 
-    # Phase boundaries: a line where (iteration, phase) changes, its name on top.
-    prev = None
+    # Phase boundaries: a line where (iteration, phase) changes, its name on
+    # top; a long run has too many to read (its trend figure shows them).
+    starts, prev = [], None
     for x, r in zip(t, records):
         key = (r.get("iteration"), r.get("phase"))
         if key != prev:
-            for ax in (top, bottom):
-                ax.axvline(x, color="gray", linewidth=0.6, linestyle=":")
-            if key[1] is not None:
-                top.annotate(f"{key[1]}" + (f" #{key[0]}" if key[0] is not None else ""),
-                             (x, 1.0), xycoords=("data", "axes fraction"),
-                             xytext=(2, -3), textcoords="offset points", fontsize=7,
-                             color="dimgray", rotation=90, va="top")
+            starts.append((x, key))
             prev = key
+    if len(starts) > MAX_PHASE_MARKS:
+        starts = []
+    for x, key in starts:
+        for ax in (top, bottom):
+            ax.axvline(x, color="gray", linewidth=0.6, linestyle=":")
+        if key[1] is not None:
+            top.annotate(f"{key[1]}" + (f" #{key[0]}" if key[0] is not None else ""),
+                         (x, 1.0), xycoords=("data", "axes fraction"),
+                         xytext=(2, -3), textcoords="offset points", fontsize=7,
+                         color="dimgray", rotation=90, va="top")
     save(fig, path)
     return True
 

@@ -75,6 +75,8 @@ def timeseries_lines():
     return "\n".join(lines) + "\n"
 
 
+PHASES = ("seq-write", "seq-read", "random", "reverify")
+
 SWEEP = [(1, 12000, 150000), (2, 23000, 160000), (4, 44000, 180000), (8, 80000, 230000),
          (16, 120000, 350000), (32, 140000, 700000), (64, 143000, 1500000)]
 
@@ -128,20 +130,28 @@ class PlotTest(unittest.TestCase):
         self.assert_figures(self.plot(SAMPLE_C), "sample-c", ["bandwidth", "latency", "trend"])
 
     def test_many_iterations(self):
-        """40 iterations (copies of sample-c's, one interrupted): one bar per
-        phase for the run, and the trend."""
+        """100 iterations (copies of sample-c's, one interrupted): one bar per
+        phase for the run, the trend under its running median; and a time
+        series of 100 iterations' phases (no phase marks)."""
         with open(SAMPLE_C) as f:
             doc = json.load(f)
         its = []
-        for i in range(40):
+        for i in range(100):
             it = copy.deepcopy(doc["iterations"][i % 5])
             it["index"] = i + 1
             its.append(it)
         its[-1]["phases"][-1]["interrupted"] = True
         doc["iterations"] = its
         del doc["iteration_detail"]
-        printed = self.plot(self.write("long.json", doc))
-        self.assert_figures(printed, "long", ["bandwidth", "latency", "trend"])
+        lines = []
+        for i in range(400):
+            lines.append(json.dumps({"elapsed_s": 0.5 * (i + 1), "iteration": i // 4 + 1,
+                                     "phase": PHASES[i % 4], "read_iops": 1000 + i,
+                                     "write_iops": 500, "p50_ns": 100000, "p99_ns": 900000,
+                                     "max_ns": 2000000, "mismatches": 0}))
+        ts = self.write("long.ndjson", "\n".join(lines) + "\n")
+        printed = self.plot(self.write("long.json", doc), ts)
+        self.assert_figures(printed, "long", ["bandwidth", "latency", "trend", "timeseries"])
 
     def test_sweep_with_p99_per_point(self):
         doc = copy.deepcopy(self.doc)

@@ -331,7 +331,8 @@ class Bench:
 
     @staticmethod
     def ds_phase(doc, name):
-        for p in doc["iterations"][0]["phases"]:
+        # One iteration: its phase, histograms included (schema_version 2).
+        for p in doc["merged_phases"]:
             if p["phase"] == name:
                 return p
         raise BenchError(f"drivestress JSON has no {name} phase")

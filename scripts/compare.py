@@ -5,7 +5,9 @@
 
 Side by side: one row per (iteration, phase) present in any document, one line
 per document: bandwidth (MiB/s) and IOPS with their ratio to the baseline,
-p50/p99/p99.9 latency (ms) with the change from the baseline in ms and %.
+p50/p99/p99.9 latency (ms) with the change from the baseline in ms and %
+(p99.9 is "-" for an iteration whose histogram a schema_version 2 document
+does not keep: see --iteration-detail).
 
 --merge: for documents of runs that ran at the same time (one per host, one
 per drive), every phase's histograms of every document and iteration are
@@ -111,7 +113,8 @@ def compare(docs, paths):
                 e["iops_ratio"] = ratio(e["iops"], base["iops"])
                 for name, _ in TABLE_PERCENTILES:
                     a, b = base[f"{name}_ns"], e[f"{name}_ns"]
-                    has = base["latency_count"] and e["latency_count"]
+                    has = (base["latency_count"] and e["latency_count"] and a is not None
+                           and b is not None)
                     e[f"{name}_delta_ms"] = (b - a) / 1e6 if has else None
                     e[f"{name}_delta_pct"] = (b / a - 1) * 100 if has and a else None
             entries.append(e)
@@ -154,7 +157,7 @@ def render_table(cmp):
                     f"{e['iops']:>11.0f}",
                     f" {fmt(e.get('iops_ratio'), '.3f', ''):>6}"]
             for name, _ in TABLE_PERCENTILES:
-                v = e[f"{name}_ns"] / 1e6 if has_lat else None
+                v = e[f"{name}_ns"] / 1e6 if has_lat and e[f"{name}_ns"] is not None else None
                 cols.append(f"{fmt(v, '.3f'):>10}")
                 if i == 0:
                     cols.append(" " * 19)
@@ -174,7 +177,7 @@ def merge(docs, paths):
     seen = []
     for path, doc in zip(paths, docs):
         per_doc = {}  # phase -> [bytes read, bytes written, read ops, write ops, seconds]
-        for _, name, phase in results.phase_rows(doc):
+        for name, phase in results.histogram_rows(doc):
             if name not in seen:
                 seen.append(name)
             m = phases.setdefault(name, {"documents": set(), "histogram": None,

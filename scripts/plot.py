@@ -3,9 +3,13 @@
   plot RESULT.json [TIMESERIES.ndjson] -o DIR
 
 Writes into DIR, named after RESULT (STEM = its file name without .json):
-  STEM-bandwidth.png   bandwidth of every phase of every iteration (bars)
+  STEM-bandwidth.png   bandwidth of every phase of every iteration (bars; past
+                       MAX_BAR_ITERATIONS iterations, of the whole run)
   STEM-latency.png     latency against percentile on a "nines" scale, one line
                        per phase with samples (all iterations merged)
+  STEM-trend.png       bandwidth and p99 latency of each phase, iteration by
+                       iteration, best and worst marked, a running median
+                       over long runs (two iterations or more)
   STEM-timeseries.png  IOPS and p99 latency over time (with TIMESERIES)
   STEM-sweep.png       IOPS and p99 against the swept parameter, knee marked
                        (when the document has a sweep section)
@@ -26,7 +30,8 @@ try:
     import matplotlib
     matplotlib.use("Agg")  # files only, no display
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import FixedLocator, FuncFormatter
+    from matplotlib.lines import Line2D
+    from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, MaxNLocator
 except ImportError:
     print("plot: matplotlib is missing; as root run: "
           "apt-get update && apt-get install -y python3-matplotlib", file=sys.stderr)
@@ -37,6 +42,10 @@ DPI = 100           # so 1000 x 600 pixels
 # The percentile axis runs from 0 to 99.999 %: NINES nines.
 NINES = 5
 CURVE_POINTS = 500  # percentiles evaluated per latency curve
+MAX_BAR_ITERATIONS = 12  # more iterations: one bar per phase, the trend figure for the rest
+MAX_MARKED_POINTS = 60   # longer trend lines: faint, under their running median
+MEDIAN_POINTS = 50       # a running median spans 1/MEDIAN_POINTS of the iterations (at least 5)
+MAX_PHASE_MARKS = 40     # time series with more phases than this: no phase boundaries drawn
 
 SWEEP_AXES = {  # parameter -> (axis label, divisor of the values)
     "qd": ("queue depth per worker", 1),
@@ -73,24 +82,43 @@ def ordered_phases(doc):
     return sorted(seen, key=lambda n: results.phase_sort_key(n, seen))
 
 
+def whole_run_bandwidth(doc):
+    """{phase: bytes over seconds of all its runs}."""
+    totals = {}
+    for name, p in results.histogram_rows(doc):
+        t = totals.setdefault(name, [0, 0.0])
+        t[0] += p.get("read_bytes", 0) + p.get("write_bytes", 0)
+        t[1] += p.get("elapsed_s", 0.0)
+    return {name: (b / s if s > 0 else 0.0) for name, (b, s) in totals.items()}
+
+
 def plot_bandwidth(doc, title, path):
-    """Grouped bars: one group per phase, one bar per iteration."""
+    """Grouped bars: one group per phase, one bar per iteration; past
+    MAX_BAR_ITERATIONS iterations, one bar per phase for the whole run."""
     phases = ordered_phases(doc)
     iterations = [it.get("index") for it in doc["iterations"]]
     if not phases:
         return False
     fig, axes = new_figure()
     ax = axes[0][0]
-    width = 0.8 / max(len(iterations), 1)
+    groups = []  # (label, {phase: bandwidth})
+    if len(iterations) > MAX_BAR_ITERATIONS:
+        groups.append((f"{len(iterations)} iterations", whole_run_bandwidth(doc)))
+    else:
+        for index in iterations:
+            groups.append((f"iteration {index}", {}))
+        by_index = dict(zip(iterations, (g[1] for g in groups)))
+        for index, name, p in results.phase_rows(doc):
+            by_index[index][name] = p.get("bandwidth_bytes_per_sec", 0.0)
+    width = 0.8 / max(len(groups), 1)
     bars = 0
-    for k, it in enumerate(doc["iterations"]):
-        by_phase = {p.get("phase"): p for p in it.get("phases", [])}
+    for k, (label, by_phase) in enumerate(groups):
         xs, ys = [], []
         for j, name in enumerate(phases):
             if name in by_phase:
                 xs.append(j - 0.4 + width * (k + 0.5))
-                ys.append(by_phase[name].get("bandwidth_bytes_per_sec", 0.0) / MIB)
-        rects = ax.bar(xs, ys, width * 0.9, label=f"iteration {it.get('index')}")
+                ys.append(by_phase[name] / MIB)
+        rects = ax.bar(xs, ys, width * 0.9, label=label)
         bars += len(xs)
         if bars <= 24:  # values on the bars while they stay readable
             ax.bar_label(rects, fmt="%.0f", fontsize=8, padding=2)
@@ -100,8 +128,76 @@ def plot_bandwidth(doc, title, path):
     ax.set_ylabel("bandwidth (MiB/s)")
     ax.set_title(f"Bandwidth per phase — {title}")
     ax.grid(axis="y", alpha=0.3)
-    if len(iterations) <= 12:
-        ax.legend()
+    ax.legend()
+    save(fig, path)
+    return True
+
+
+def running_median(ys):
+    """Median of a window centred on each point (NaN left out)."""
+    half = max(len(ys) // MEDIAN_POINTS, 5) // 2
+    out = []
+    for i in range(len(ys)):
+        window = sorted(y for y in ys[max(0, i - half):i + half + 1] if not math.isnan(y))
+        out.append(window[len(window) // 2] if window else math.nan)
+    return out
+
+
+def trend_line(ax, xs, ys, name, color=None):
+    """Few points: a line with markers; many: faint, under a running median."""
+    if len(xs) <= MAX_MARKED_POINTS:
+        line, = ax.plot(xs, ys, linewidth=1, marker="o", markersize=3, color=color, label=name)
+        return line
+    faint, = ax.plot(xs, ys, linewidth=0.6, alpha=0.35, color=color)
+    line, = ax.plot(xs, running_median(ys), linewidth=1.6, color=faint.get_color(), label=name)
+    return line
+
+
+def plot_trend(doc, title, path):
+    """Bandwidth (above) and p99 latency (below) of each phase against the
+    iteration, interrupted runs left out; each phase's best and worst
+    iteration marked; a long run's lines under their running median.  False
+    with fewer than two iterations."""
+    lines = results.trend(doc)
+    if len(doc["iterations"]) < 2 or not any(len(v) >= 2 for v in lines.values()):
+        return False
+    fig, axes = new_figure(2, sharex=True)
+    top, bottom = axes[0][0], axes[1][0]
+    names = sorted(lines, key=lambda n: results.phase_sort_key(n, list(lines)))
+    handles = []
+    for name in names:
+        pts = lines[name]
+        xs = [p[0] for p in pts]
+        bw = [p[1] / MIB for p in pts]
+        p99 = [math.nan if p[3] is None else p[3] / 1e6 for p in pts]
+        line = trend_line(top, xs, bw, name)
+        handles.append(line)
+        trend_line(bottom, xs, p99, name, line.get_color())
+        # Best and worst: the highest and lowest bandwidth, the lowest and highest p99.
+        for ax, ys, best, worst in ((top, bw, max, min), (bottom, p99, min, max)):
+            valid = [(y, x) for x, y in zip(xs, ys) if not math.isnan(y)]
+            if len(valid) < 2:
+                continue
+            for (y, x), marker in ((best(valid), "^"), (worst(valid), "v")):
+                ax.scatter([x], [y], marker=marker, s=60, color=line.get_color(),
+                           edgecolors="black", zorder=3)
+    handles += [Line2D([], [], linestyle="", marker=m, markersize=8, color="white",
+                       markeredgecolor="black", label=label)
+                for m, label in (("^", "best"), ("v", "worst"))]
+    top.set_ylabel("bandwidth (MiB/s)")
+    top.set_ylim(bottom=0)
+    top.set_title(f"Per-iteration trend — {title}")
+    top.grid(alpha=0.3)
+    top.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
+    bottom.set_ylabel("p99 latency (ms)")
+    if any(p[3] for v in lines.values() for p in v):
+        bottom.set_yscale("log")
+        bottom.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+        bottom.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:g}"))
+        bottom.yaxis.set_minor_formatter(FuncFormatter(lambda y, _: ""))
+    bottom.xaxis.set_major_locator(MaxNLocator(integer=True))
+    bottom.set_xlabel("iteration")
+    bottom.grid(which="major", alpha=0.3)
     save(fig, path)
     return True
 
@@ -114,7 +210,7 @@ def nines(p):
 def plot_latency(doc, title, path, source):
     """Latency against percentile from each phase's merged histogram."""
     curves = {}
-    for _, name, phase in results.phase_rows(doc):
+    for name, phase in results.histogram_rows(doc):
         h = results.phase_histogram(phase, source)
         if name in curves:
             curves[name].merge(h)
@@ -186,19 +282,24 @@ def plot_timeseries(records, title, path):
     bottom.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
     bottom.grid(which="both", alpha=0.3)
 
-    # Phase boundaries: a line where (iteration, phase) changes, its name on top.
-    prev = None
+    # Phase boundaries: a line where (iteration, phase) changes, its name on
+    # top; a long run has too many to read (its trend figure shows them).
+    starts, prev = [], None
     for x, r in zip(t, records):
         key = (r.get("iteration"), r.get("phase"))
         if key != prev:
-            for ax in (top, bottom):
-                ax.axvline(x, color="gray", linewidth=0.6, linestyle=":")
-            if key[1] is not None:
-                top.annotate(f"{key[1]}" + (f" #{key[0]}" if key[0] is not None else ""),
-                             (x, 1.0), xycoords=("data", "axes fraction"),
-                             xytext=(2, -3), textcoords="offset points", fontsize=7,
-                             color="dimgray", rotation=90, va="top")
+            starts.append((x, key))
             prev = key
+    if len(starts) > MAX_PHASE_MARKS:
+        starts = []
+    for x, key in starts:
+        for ax in (top, bottom):
+            ax.axvline(x, color="gray", linewidth=0.6, linestyle=":")
+        if key[1] is not None:
+            top.annotate(f"{key[1]}" + (f" #{key[0]}" if key[0] is not None else ""),
+                         (x, 1.0), xycoords=("data", "axes fraction"),
+                         xytext=(2, -3), textcoords="offset points", fontsize=7,
+                         color="dimgray", rotation=90, va="top")
     save(fig, path)
     return True
 
@@ -264,6 +365,7 @@ def main(argv=None):
             print(f"plot: {args.result}: no phases, no bandwidth figure", file=sys.stderr)
         if not plot_latency(doc, title, out("latency"), args.result):
             print(f"plot: {args.result}: no latency samples, no latency figure", file=sys.stderr)
+        plot_trend(doc, title, out("trend"))  # quietly none for a single iteration
         if records is not None:
             if records:
                 plot_timeseries(records, title, out("timeseries"))

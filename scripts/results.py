@@ -2,9 +2,13 @@
 
 Shared by scripts/plot.py and scripts/compare.py; standard library only.
 
-A document is schema_version 1 (src/report/json_report.h): iterations[] of
-phases[], each phase with bandwidth_bytes_per_sec, iops and latency{count,
-min_ns, mean_ns, max_ns, percentiles_ns, histogram}.  The histogram is
+A document is schema_version 1 or 2 (src/report/json_report.h).  A phase
+object has bandwidth_bytes_per_sec, iops and latency{count, min_ns, mean_ns,
+max_ns, percentiles_ns, histogram}; version 1 has one per phase of every
+iteration under iterations[]; version 2 has one per phase merged over all
+iterations under merged_phases[] (and the last --iteration-detail iterations
+under iteration_detail[]), and under iterations[] each phase's figures only
+(bytes, ops, elapsed_s, p50_ns, p99_ns, max_ns).  The histogram is
 log-linear with fixed bucket boundaries, so histograms of different workers,
 iterations, runs or hosts merge exactly by adding the counts of equal buckets.
 """
@@ -12,8 +16,8 @@ iterations, runs or hosts merge exactly by adding the counts of equal buckets.
 import json
 import math
 
-# The schema major version these scripts understand.
-SCHEMA_MAJOR = 1
+# The schema major versions these scripts understand.
+SCHEMA_MAJORS = (1, 2)
 
 # Phases in run order; anything else sorts after them, in order of appearance.
 PHASE_ORDER = ("seq-write", "seq-read", "random", "reverify")
@@ -51,19 +55,77 @@ def load_document(path):
             or doc["tool"].get("name") != "drivestress"):
         raise InputError(f"{path}: not a drivestress result document")
     major = schema_major(doc["schema_version"])
-    if major != SCHEMA_MAJOR:
+    if major not in SCHEMA_MAJORS:
         raise InputError(f"{path}: schema_version {doc['schema_version']} "
-                         f"(these scripts read major version {SCHEMA_MAJOR})")
+                         f"(these scripts read major versions "
+                         f"{', '.join(map(str, SCHEMA_MAJORS))})")
     if not isinstance(doc.get("iterations"), list):
         raise InputError(f"{path}: no iterations list")
+    if major >= 2 and not isinstance(doc.get("merged_phases"), list):
+        raise InputError(f"{path}: no merged_phases list")
     return doc
 
 
+def figures_phase(p):
+    """A version 2 iteration's phase (figures only) shaped like a phase
+    object, without a histogram: rates from bytes, ops and seconds; latency
+    with count and the percentiles it has (p50, p99)."""
+    secs = p.get("elapsed_s") or 0.0
+    ops = p.get("read_ops", 0) + p.get("write_ops", 0)
+    out = dict(p)
+    out["interrupted"] = p.get("interrupted", False)
+    out["bandwidth_bytes_per_sec"] = (
+        (p.get("read_bytes", 0) + p.get("write_bytes", 0)) / secs if secs > 0 else 0.0)
+    out["iops"] = ops / secs if secs > 0 else 0.0
+    out["latency"] = {"count": ops, "max_ns": p.get("max_ns", 0),
+                      "percentiles_ns": {"p50": p.get("p50_ns"), "p99": p.get("p99_ns")}}
+    return out
+
+
 def phase_rows(doc):
-    """(iteration index, phase name, phase object) for every phase, in order."""
+    """(iteration index, phase name, phase object) for every phase of every
+    iteration, in order.  Version 2: the full object where the document has
+    it (iteration_detail, or merged_phases of a one-iteration run), else the
+    iteration's figures shaped by figures_phase (no histogram, no p99.9)."""
+    if schema_major(doc["schema_version"]) < 2:
+        for it in doc["iterations"]:
+            for p in it.get("phases", []):
+                yield it.get("index"), p.get("phase"), p
+        return
+    full = {it.get("index"): {p.get("phase"): p for p in it.get("phases", [])}
+            for it in doc.get("iteration_detail", [])}
+    if len(doc["iterations"]) == 1:
+        full.setdefault(doc["iterations"][0].get("index"),
+                        {p.get("phase"): p for p in doc["merged_phases"]})
     for it in doc["iterations"]:
         for p in it.get("phases", []):
-            yield it.get("index"), p.get("phase"), p
+            name = p.get("phase")
+            whole = full.get(it.get("index"), {}).get(name)
+            yield it.get("index"), name, whole if whole is not None else figures_phase(p)
+
+
+def histogram_rows(doc):
+    """(phase name, phase object with a histogram) that together hold every
+    operation of the run once: each iteration's phases (version 1), each
+    phase merged over the iterations (version 2)."""
+    if schema_major(doc["schema_version"]) < 2:
+        for _, name, p in phase_rows(doc):
+            yield name, p
+        return
+    for p in doc["merged_phases"]:
+        yield p.get("phase"), p
+
+
+def trend(doc):
+    """{phase name: [(iteration, bandwidth_bytes_per_sec, iops, p99_ns)]} of
+    the phase runs that were not interrupted, in iteration order."""
+    out = {}
+    for index, name, p in phase_rows(doc):
+        if p.get("interrupted"):
+            continue
+        out.setdefault(name, []).append((index, p.get("bandwidth_bytes_per_sec", 0.0),
+                                         p.get("iops", 0.0), percentile_ns(p, "p99", 99)))
+    return out
 
 
 def phase_sort_key(name, seen):
@@ -186,10 +248,14 @@ def phase_histogram(phase, path="document"):
 
 
 def percentile_ns(phase, name, p):
-    """A phase's percentile `name` ("p99") from the document, else from its histogram."""
-    pct = phase.get("latency", {}).get("percentiles_ns", {})
+    """A phase's percentile `name` ("p99") from the document, else from its
+    histogram; None when it has neither (a version 2 iteration's p99.9)."""
+    lat = phase.get("latency", {})
+    pct = lat.get("percentiles_ns", {})
     if name in pct and pct[name] is not None:
         return pct[name]
+    if "histogram" not in lat:
+        return None
     return phase_histogram(phase).percentile(p)
 
 

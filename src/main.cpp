@@ -1,6 +1,7 @@
 // drivestress: parse the command line, run, report, map the outcome to an
 // exit status.  Everything else lives in the libraries under src/.
 #include <fcntl.h>
+#include <malloc.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -18,6 +19,7 @@
 #include "report/backend_comparison.h"
 #include "report/host_info.h"
 #include "report/json_report.h"
+#include "report/json_snapshot.h"
 #include "report/preset_report.h"
 #include "report/prom_textfile.h"
 #include "report/text_report.h"
@@ -68,10 +70,12 @@ class Delivery {
         if (code_ == 0) code_ = kExitUsage;
     }
     // --json: "-" is stdout; a file is replaced atomically, never followed.
-    void json(const std::string& path, nlohmann::json doc) {
+    // `run`: the run whose iterations the document lists (none for --verify-only).
+    void json(const std::string& path, nlohmann::json doc,
+              const ds::run::RunResult* run = nullptr) {
         if (path.empty()) return;
         ds::report::set_verdict(doc, code_);
-        std::string text = doc.dump(2) + "\n";
+        std::string text = ds::report::document_text(doc, run);
         if (path == "-") {
             if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() ||
                 std::fflush(stdout) != 0)
@@ -157,6 +161,10 @@ int run_single(const ds::cli::ParsedCommandLine& cmd, const Output& out) {
     }
     auto prom = prom_textfile(cmd, cfg.prom_path);
     if (prom) observers.push_back(prom.get());
+    // --json rewritten after every iteration, before the text report shows it.
+    ds::report::JsonSnapshotWriter snapshots(cfg.json_path, ds::report::HostInfo::current(),
+                                             stderr);
+    observers.insert(observers.begin(), &snapshots);
     ds::run::ObserverList all(observers);
     ds::run::RunResult result = run_watched(cfg, &all, prom.get());
     if (!result.fatal_error.empty())
@@ -166,7 +174,8 @@ int run_single(const ds::cli::ParsedCommandLine& cmd, const Output& out) {
         if (std::string e = timeseries->finish(); !e.empty()) d.failed(e);
     if (prom) prom->run_ended(result);
     finish_prom(prom.get(), d);
-    d.json(cfg.json_path, ds::report::result_json(cfg, result, ds::report::HostInfo::current()));
+    d.json(cfg.json_path, ds::report::result_json(cfg, result, ds::report::HostInfo::current()),
+           &result);
     text.finish(cfg, result, d.code(), d.first_error());
     return d.code();
 }
@@ -174,7 +183,11 @@ int run_single(const ds::cli::ParsedCommandLine& cmd, const Output& out) {
 int run_comparison(const ds::run::RunConfig& cfg, const Output& out) {
     auto first = text_report(out);
     auto second = text_report(out);
-    auto cmp = ds::run::compare_backends(cfg, &first, &second);
+    // --json is the io_uring run's document: rewritten while that run goes on.
+    ds::report::JsonSnapshotWriter snapshots(cfg.json_path, ds::report::HostInfo::current(),
+                                             stderr);
+    ds::run::ObserverList uring_observers({&snapshots, &first});
+    auto cmp = ds::run::compare_backends(cfg, &uring_observers, &second);
     Delivery d(ds::run::exit_status(cmp));
     if (!cfg.json_path.empty()) {
         auto doc =
@@ -182,7 +195,7 @@ int run_comparison(const ds::run::RunConfig& cfg, const Output& out) {
         if (cmp.sync_ran)
             doc["compare_backends"] =
                 ds::report::comparison_json(cmp.sync_config, cmp.uring, cmp.sync);
-        d.json(cfg.json_path, std::move(doc));
+        d.json(cfg.json_path, std::move(doc), &cmp.uring);
     }
     first.finish(cmp.uring_config, cmp.uring, ds::run::exit_status(cmp.uring));
     if (cmp.sync_ran) {
@@ -216,10 +229,15 @@ int run_preset(const ds::cli::ParsedCommandLine& cmd, const Output& out) {
     int code = 0;
     // One textfile for the whole preset: each test's series carry its label.
     auto prom = prom_textfile(cmd, cmd.config.prom_path);
+    // --json is the first test's document (burn-in's only test): rewritten
+    // while that test goes on.
+    ds::report::JsonSnapshotWriter snapshots(cmd.config.json_path, ds::report::HostInfo::current(),
+                                             stderr);
     for (const auto& [label, test_cfg] : cmd.preset_tests) {
         std::fprintf(out.text, "\n=== %s: %s\n", cmd.preset.c_str(), label.c_str());
         auto report = text_report(out);
         std::vector<ds::run::RunObserver*> observers{&report};
+        if (results.empty()) observers.insert(observers.begin(), &snapshots);
         if (prom) {
             prom->begin_test(label);
             observers.push_back(prom.get());
@@ -238,7 +256,7 @@ int run_preset(const ds::cli::ParsedCommandLine& cmd, const Output& out) {
         auto doc = ds::report::result_json(cmd.preset_tests.front().second, results.front().second,
                                            ds::report::HostInfo::current());
         doc["preset"] = ds::report::preset_json(cmd.preset, results);
-        d.json(cmd.config.json_path, std::move(doc));
+        d.json(cmd.config.json_path, std::move(doc), &results.front().second);
     }
     std::fputs(ds::report::preset_table(cmd.preset, results).c_str(), out.text);
     if (!d.first_error().empty())
@@ -278,6 +296,12 @@ int dispatch(const ds::cli::ParsedCommandLine& cmd) {
 
 int main(int argc, char** argv) {
     if (!hold_standard_streams()) return kExitUsage;
+    // Blocks of 128 KiB and more are mapped and given back when freed, always.
+    // glibc otherwise raises that threshold to the largest block freed (the
+    // --json document, rebuilt after every iteration and growing with them)
+    // and then keeps twice as much free heap resident: a run of days would
+    // hold memory in proportion to its length.
+    ::mallopt(M_MMAP_THRESHOLD, 128 * 1024);
     std::vector<std::string> args(argv + 1, argv + argc);
     ds::cli::ParsedCommandLine cmd;
     try {

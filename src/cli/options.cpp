@@ -28,6 +28,9 @@ namespace {
 constexpr std::uint64_t kMaxFiles = 4096;
 constexpr std::uint64_t kMaxQd = 4096;
 constexpr std::uint64_t kMaxBlock = 64ULL << 20;
+// --iteration-detail keeps 3 histograms of 37 KiB per phase of each iteration
+// kept: 10000 iterations of 4 phases hold 4.4 GiB.
+constexpr std::uint64_t kMaxIterationDetail = 10000;
 
 bool is_power_of_two(std::uint64_t v) {
     return v && (v & (v - 1)) == 0;
@@ -199,6 +202,7 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
         ("prom", po::value<std::string>(), "write Prometheus metrics to PATH for node_exporter's textfile collector, rewritten atomically while the run goes on")
         ("prom-interval", po::value<std::string>()->default_value("5s"), "how often --prom is rewritten while the run goes on")
         ("prom-label", po::value<std::vector<std::string>>(), "KEY=VALUE: a label on every --prom metric, e.g. rack=r12 (repeatable)")
+        ("iteration-detail", po::value<std::string>()->default_value("0"), "--json: keep the last N iterations' phases in full (histograms, ~450 KiB each); every iteration keeps its figures")
         ("sweep", po::value<std::string>(), "random phase once per value: qd=, files= or rand-block= a list (1,4,16) or a range of powers of two (1..256)")
         ("knee-gain", po::value<std::string>()->default_value("5"), "sweep saturation: the next point adds less than this % of IOPS")
         ("latency-thresholds", po::value<std::string>()->default_value("2s,10s"), "report the share of requests slower than each duration")
@@ -467,6 +471,7 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
         c.json_path = vm["json"].as<std::string>();
         check_output_path("--json", c.json_path);
     }
+    c.iteration_detail = count_option(vm, "iteration-detail", 0, kMaxIterationDetail);
     if (vm.count("sweep")) {
         c.sweep = parse_sweep(vm["sweep"].as<std::string>());
         if (!c.has_phase(run::Phase::random) || !(c.rand_ops || c.rand_time_s > 0))

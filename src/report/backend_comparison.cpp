@@ -10,9 +10,9 @@ using nlohmann::json;
 
 namespace {
 
+// The phase over every iteration (one unless --iterations says more).
 const run::PhaseResult* find_phase(const run::RunResult& r, run::Phase p) {
-    if (r.iterations.empty()) return nullptr;
-    for (const auto& ph : r.iterations.front().phases)
+    for (const auto& ph : r.merged_phases)
         if (ph.phase == p) return &ph;
     return nullptr;
 }
@@ -24,7 +24,10 @@ double ratio(double a, double b) {
 }  // namespace
 
 std::string comparison_table(const run::RunResult& uring, const run::RunResult& sync) {
-    std::string out = "\nbackends compared (iteration 1; ratio = io_uring / sync)\n";
+    const std::size_t n = uring.iterations.size();
+    std::string out = "\nbackends compared (" +
+                      (n > 1 ? std::to_string(n) + " iterations merged" : "iteration 1") +
+                      "; ratio = io_uring / sync)\n";
     char line[256];
     std::snprintf(line, sizeof line, "  %-10s %12s %12s %7s %11s %11s %7s %10s %10s %7s\n", "phase",
                   "uring MiB/s", "sync MiB/s", "ratio", "uring IOPS", "sync IOPS", "ratio",
@@ -72,7 +75,8 @@ json comparison_json(const run::RunConfig& cfg, const run::RunResult& uring,
             {"rows", rows},
             {"sync",
              {{"backend", sync_doc["backend"]},
-              {"iterations", sync_doc["iterations"]},
+              {"iterations", iterations_json(sync)},
+              {"merged_phases", sync_doc["merged_phases"]},
               {"summary", sync_doc["summary"]}}}};
 }
 

@@ -1,8 +1,14 @@
 #include "report/json_report.h"
 
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <string_view>
+
 #include "drivestress_version.h"
 #include "io/output_file.h"
 #include "pattern/unit.h"
+#include "run/drift.h"
 
 namespace ds::report {
 
@@ -162,13 +168,15 @@ json latency_json(const stats::LatencyHistogram& h) {
     return j;
 }
 
-json document_head(const std::string& started_at, const HostInfo& host) {
+json document_head(const std::string& document_id, const std::string& started_at,
+                   const HostInfo& host) {
     json doc;
     doc["schema_version"] = kSchemaVersion;
     doc["tool"] = {{"name", "drivestress"}, {"version", DRIVESTRESS_VERSION}};
-    // Tells this document apart from any other when several are merged (the
-    // data's own run id, found.run_id, follows the seed and may repeat).
-    doc["run_id"] = io::unpredictable_suffix();
+    // Tells this run apart from any other when several are merged (the
+    // data's own run id, found.run_id, follows the seed and may repeat); the
+    // same in every rewrite of one run's document.
+    doc["run_id"] = document_id;
     doc["started_at"] = started_at;
     doc["host"] = {{"hostname", host.hostname},
                    {"kernel", host.kernel},
@@ -177,6 +185,7 @@ json document_head(const std::string& started_at, const HostInfo& host) {
                    {"cpus", host.cpus},
                    {"memory_bytes", host.memory_bytes},
                    {"generator_simd", host.simd_path}};
+    doc["in_progress"] = false;
     return doc;
 }
 
@@ -199,8 +208,220 @@ json target_json(const run::RunConfig& cfg, const run::RunResult& r) {
     return t;
 }
 
+namespace {
+
+// `whole`: the figure is a whole number (nanoseconds).
+json figure_drift_json(const run::FigureDrift& d, bool whole = false) {
+    auto value = [&](double v) { return whole ? json(static_cast<std::uint64_t>(v)) : json(v); };
+    return {{"first", value(d.first)},
+            {"best", value(d.best)},
+            {"worst", value(d.worst)},
+            {"last", value(d.last)},
+            {"first_iteration", d.first_iteration},
+            {"best_iteration", d.best_iteration},
+            {"worst_iteration", d.worst_iteration},
+            {"last_iteration", d.last_iteration}};
+}
+
+// Each phase over every iteration: the phase object of its merged counters
+// and histograms, how many iterations ran it and its drift.
+json merged_phases_json(const run::RunConfig& cfg, const run::RunResult& r) {
+    const auto drift = run::phase_drift(r.iterations);
+    json out = json::array();
+    for (const auto& merged : r.merged_phases) {
+        json j = phase_json(merged, cfg);
+        std::uint64_t runs = 0;
+        for (const auto& it : r.iterations)
+            for (const auto& p : it.phases)
+                runs += p.phase == merged.phase;
+        j["iterations"] = runs;
+        j["drift"] = nullptr;
+        for (const auto& d : drift)
+            if (d.phase == merged.phase)
+                j["drift"] = {{"iterations", d.iterations},
+                              {"bandwidth_bytes_per_sec", figure_drift_json(d.bandwidth)},
+                              {"iops", figure_drift_json(d.iops)},
+                              {"p99_ns", figure_drift_json(d.p99_ns, true)}};
+        out.push_back(std::move(j));
+    }
+    return out;
+}
+
+// Appends one compact JSON object, "key":value after "key":value.  Written by
+// hand rather than through nlohmann::json: a document is rewritten after every
+// iteration with every iteration's line, and this takes 8 us an iteration
+// (three times less than building and dumping the objects) and allocates no
+// tree that grows with the run.
+class CompactObject {
+  public:
+    explicit CompactObject(std::string& out) : out_(out) { out_ += '{'; }
+    void add(std::string_view key, std::uint64_t v) {
+        name(key);
+        char buf[24];
+        out_.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+    }
+    // Finite values only (figures are guarded against division by zero).
+    void add(std::string_view key, double v) {
+        name(key);
+        char buf[32];
+        out_.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+    }
+    void add(std::string_view key, bool v) {
+        name(key);
+        out_ += v ? "true" : "false";
+    }
+    // `v` needs no escaping (a phase name).
+    void add(std::string_view key, std::string_view v) {
+        name(key);
+        out_ += '"';
+        out_ += v;
+        out_ += '"';
+    }
+    void close() { out_ += '}'; }
+
+  private:
+    void name(std::string_view key) {
+        if (!first_) out_ += ',';
+        first_ = false;
+        out_ += '"';
+        out_ += key;
+        out_ += "\":";
+    }
+    std::string& out_;
+    bool first_ = true;
+};
+
+// Seconds to the microsecond (their resolution: clock and getrusage), so
+// that the shortest representation stays short.
+double microseconds(double s) {
+    return std::round(s * 1e6) / 1e6;
+}
+
+void append_iteration(std::string& out, const run::IterationResult& it) {
+    CompactObject o(out);
+    o.add("index", it.index);
+    out += ",\"phases\":[";
+    bool first = true;
+    for (const auto& p : it.phases) {
+        if (!first) out += ',';
+        first = false;
+        CompactObject ph(out);
+        ph.add("phase", run::to_string(p.phase));
+        if (p.interrupted) ph.add("interrupted", true);  // rare: only then, to save bytes
+        ph.add("elapsed_s", microseconds(p.seconds));
+        ph.add("read_bytes", p.read_bytes);
+        ph.add("write_bytes", p.write_bytes);
+        ph.add("read_ops", p.read_ops);
+        ph.add("write_ops", p.write_ops);
+        ph.add("verified_bytes", p.verified_bytes);
+        ph.add("mismatch_total", p.mismatches);
+        ph.add("p50_ns", p.p50_ns);
+        ph.add("p99_ns", p.p99_ns);
+        ph.add("max_ns", p.max_ns);
+        ph.add("cpu_s", microseconds(p.cpu.user_s + p.cpu.system_s));
+        ph.close();
+    }
+    out += ']';
+    o.close();
+}
+
+}  // namespace
+
+std::string iteration_line(const run::IterationResult& it) {
+    std::string out;
+    append_iteration(out, it);
+    return out;
+}
+
+json iterations_json(const run::RunResult& r) {
+    json out = json::array();
+    for (const auto& it : r.iterations)
+        out.push_back(json::parse(iteration_line(it)));
+    return out;
+}
+
+namespace {
+
+bool is_flat(const json& array) {
+    for (const auto& v : array)
+        if (v.is_object() || (v.is_array() && !std::all_of(v.begin(), v.end(), [](const json& x) {
+                                  return x.is_primitive();
+                              })))
+            return false;
+    return true;
+}
+
+// Like dump(2), but an array of numbers or strings, or of such arrays (a
+// histogram's [lower, count] buckets), on one line: a histogram takes a line
+// instead of four lines per bucket.
+void append_pretty(std::string& out, const json& j, int depth) {
+    const std::string pad(2 * static_cast<std::size_t>(depth + 1), ' ');
+    if (j.is_object() && !j.empty()) {
+        out += "{\n";
+        bool first = true;
+        for (const auto& [key, value] : j.items()) {
+            out += first ? "" : ",\n";
+            first = false;
+            out += pad + json(key).dump() + ": ";
+            append_pretty(out, value, depth + 1);
+        }
+        out += "\n" + pad.substr(2) + "}";
+    } else if (j.is_array() && !j.empty() && !is_flat(j)) {
+        out += "[\n";
+        for (std::size_t i = 0; i < j.size(); ++i) {
+            out += (i ? ",\n" : "") + pad;
+            append_pretty(out, j[i], depth + 1);
+        }
+        out += "\n" + pad.substr(2) + "]";
+    } else {
+        out += j.dump();
+    }
+}
+
+}  // namespace
+
+std::string document_text(const json& doc, const run::RunResult* r) {
+    std::string text;
+    append_pretty(text, doc, 0);
+    if (r) {
+        // An object's dump ends with "\n}" ("{}" when empty): "iterations"
+        // goes last, one line per iteration.
+        const bool empty = text == "{}";
+        text.resize(text.size() - (empty ? 1 : 2));
+        text.reserve(text.size() + 64 + r->iterations.size() * 1024);
+        text += empty ? "\n  \"iterations\": [" : ",\n  \"iterations\": [";
+        for (std::size_t i = 0; i < r->iterations.size(); ++i) {
+            text += i ? ",\n    " : "\n    ";
+            append_iteration(text, r->iterations[i]);
+        }
+        text += r->iterations.empty() ? "]\n}" : "\n  ]\n}";
+    }
+    text += '\n';
+    return text;
+}
+
+void mark_in_progress(json& doc, const run::ProgressSnapshot* live) {
+    doc["in_progress"] = true;
+    json progress = {{"updated_at", run::utc_now_iso8601()},
+                     {"iteration", nullptr},
+                     {"phase", nullptr},
+                     {"phase_elapsed_s", nullptr},
+                     {"phase_fraction_done", nullptr}};
+    if (live) {
+        progress["iteration"] = live->iteration;
+        progress["phase"] = std::string(run::to_string(live->phase));
+        progress["phase_elapsed_s"] = live->elapsed_s;
+        if (live->fraction_done >= 0)
+            progress["phase_fraction_done"] = std::min(1.0, live->fraction_done);
+    }
+    doc["progress"] = progress;
+    doc["summary"]["status"] = "running";
+    doc["summary"]["exit_code"] = nullptr;
+    doc["summary"]["stop_reason"] = nullptr;
+}
+
 json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostInfo& host) {
-    json doc = document_head(r.started_at, host);
+    json doc = document_head(r.document_id, r.started_at, host);
     doc["target"] = target_json(cfg, r);
     const auto& b = r.backend;
     json uring = nullptr;
@@ -241,17 +462,17 @@ json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostI
                      {"sync_every", cfg.sync_every},
                      {"batch", cfg.batch},
                      {"sync_compare", cfg.sync_compare}};
-    json iterations = json::array();
-    for (const auto& it : r.iterations) {
-        json ij;
-        ij["index"] = it.index;
-        json ps = json::array();
-        for (const auto& p : it.phases)
-            ps.push_back(phase_json(p, cfg));
-        ij["phases"] = ps;
-        iterations.push_back(ij);
+    doc["merged_phases"] = merged_phases_json(cfg, r);
+    if (!r.iteration_detail.empty()) {
+        json detail = json::array();
+        for (const auto& it : r.iteration_detail) {
+            json ps = json::array();
+            for (const auto& p : it.phases)
+                ps.push_back(phase_json(p, cfg));
+            detail.push_back({{"index", it.index}, {"phases", ps}});
+        }
+        doc["iteration_detail"] = detail;
     }
-    doc["iterations"] = iterations;
     if (!r.sweep.points.empty()) {
         json points = json::array();
         for (const auto& pt : r.sweep.points) {

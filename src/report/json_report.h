@@ -9,23 +9,44 @@
 
 #include "report/host_info.h"
 #include "run/config.h"
+#include "run/observer.h"
 #include "run/results.h"
 #include "stats/histogram.h"
 
 namespace ds::report {
 
-inline constexpr int kSchemaVersion = 1;
+// 2: iterations[] hold figures only; histograms are in merged_phases[] (and
+// iteration_detail[]); in_progress and progress mark a document rewritten
+// while the run goes on.
+inline constexpr int kSchemaVersion = 2;
 
-// The keys every document starts with: schema_version, tool, run_id (random,
-// new for every document), started_at, host.
-nlohmann::json document_head(const std::string& started_at, const HostInfo& host);
+// The keys every document starts with: schema_version, tool, run_id,
+// started_at, host, in_progress (false).
+nlohmann::json document_head(const std::string& document_id, const std::string& started_at,
+                             const HostInfo& host);
 nlohmann::json latency_json(const stats::LatencyHistogram& h);
 // target.drive: what sysfs tells about the disk, null where it does not.
 nlohmann::json drive_json(const DriveInfo& d);
 // One mismatch record ("mismatches" items; also --verify-only's lost units).
 nlohmann::json mismatch_json(const run::MismatchRecord& m);
+// A run's document but for `iterations`, which document_text adds: what is
+// here is bounded by the configuration, however many iterations ran.
 nlohmann::json result_json(const run::RunConfig& cfg, const run::RunResult& r,
                            const HostInfo& host);
+// One iteration's record in `iterations`: its phases' figures, one line of
+// compact JSON of about 230 bytes per phase (a kilobyte for four phases).
+std::string iteration_line(const run::IterationResult& it);
+// `iterations` as a JSON value (the lines above parsed), e.g. for a section
+// of another document.
+nlohmann::json iterations_json(const run::RunResult& r);
+// The text of a document: `doc` indented by two, and last, when `r` is given,
+// "iterations" with one iteration_line per iteration of `r`, so the text
+// grows by one line per iteration.  Ends with a newline.
+std::string document_text(const nlohmann::json& doc, const run::RunResult* r);
+// Marks a document of a run still going on: in_progress true, a progress
+// object (now; the phase running, when `live`), summary.status "running"
+// with no exit_code or stop_reason yet.
+void mark_in_progress(nlohmann::json& doc, const run::ProgressSnapshot* live);
 
 // The verdict word of an exit status: passed (0), error (1), failed (2),
 // interrupted (128+N).

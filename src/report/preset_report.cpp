@@ -6,9 +6,10 @@ namespace ds::report {
 
 namespace {
 
+// The phase over every iteration of the test (a preset test runs one,
+// but for burn-in's until --duration).
 const run::PhaseResult* phase(const run::RunResult& r, run::Phase p) {
-    if (r.iterations.empty()) return nullptr;
-    for (const auto& ph : r.iterations.front().phases)
+    for (const auto& ph : r.merged_phases)
         if (ph.phase == p) return &ph;
     return nullptr;
 }

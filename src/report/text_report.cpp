@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "drivestress_version.h"
+#include "run/drift.h"
 #include "units/units.h"
 
 namespace ds::report {
@@ -100,6 +101,37 @@ std::string writes_line(const run::PhaseResult& p) {
            ms(w.max()) +
            printf_string("  total %.3f s  %.1f MiB  %.0f writes/s  %.1f MiB/s", p.seconds,
                          c.write_bytes / kMiB, c.write_ops / s, c.write_bytes / kMiB / s);
+}
+
+std::string drift_table(const std::vector<run::IterationResult>& iterations) {
+    const auto drift = run::phase_drift(iterations);
+    if (iterations.size() < 2 || drift.empty()) return "";
+    std::string t = printf_string(
+        "\ndrift    %zu iterations: first, best, worst and last of each phase "
+        "(#iteration; interrupted phases left out)\n",
+        iterations.size());
+    t += printf_string("  %-10s %-7s %10s%8s%10s%8s%10s%8s%10s\n", "phase", "", "first", "", "best",
+                       "", "worst", "", "last");
+    auto row = [&](const char* phase, const char* figure, const run::FigureDrift& d, auto&& text) {
+        auto cell = [&](double v, std::uint64_t it) {
+            return printf_string("%10s #%-6" PRIu64, text(v).c_str(), it);
+        };
+        std::string line = printf_string(
+            "  %-10s %-7s %s%s%s%s", phase, figure, cell(d.first, d.first_iteration).c_str(),
+            cell(d.best, d.best_iteration).c_str(), cell(d.worst, d.worst_iteration).c_str(),
+            cell(d.last, d.last_iteration).c_str());
+        t += line.substr(0, line.find_last_not_of(' ') + 1) + "\n";
+    };
+    for (const auto& d : drift) {
+        const std::string name(run::to_string(d.phase));
+        if (d.phase == run::Phase::random)
+            row(name.c_str(), "IOPS", d.iops, [](double v) { return iops_text(v); });
+        else
+            row(name.c_str(), "MiB/s", d.bandwidth,
+                [](double v) { return printf_string("%.1f", v / kMiB); });
+        row("", "p99 ms", d.p99_ns, [](double v) { return ms(static_cast<std::uint64_t>(v)); });
+    }
+    return t;
 }
 
 std::string knee_line(const run::SweepResult& sweep) {
@@ -270,7 +302,7 @@ void TextReport::phase_done(std::uint64_t iteration, const run::PhaseResult& p) 
 void TextReport::iteration_done(const run::IterationResult& it) {
     std::uint64_t n = 0;
     for (const auto& p : it.phases)
-        n += p.counters.mismatch_total();
+        n += p.mismatches;
     mismatches_seen_ += n;
     std::fprintf(out_, "  mismatches %" PRIu64 "\n", n);
     std::fflush(out_);
@@ -397,6 +429,7 @@ void TextReport::finish(const run::RunConfig& cfg, const run::RunResult& r, int 
     if (r.sync_compare) std::fputs(sync_compare_table(*r.sync_compare).c_str(), out_);
     const auto totals = r.totals();
     if (!r.sweep.points.empty()) std::fprintf(out_, "%s\n", knee_line(r.sweep).c_str());
+    std::fputs(drift_table(r.iterations).c_str(), out_);
     if (!r.mismatch_records.empty()) {
         std::fprintf(out_, "\nmismatches (first %zu of %" PRIu64 ")\n", r.mismatch_records.size(),
                      r.mismatch_count());

@@ -57,5 +57,9 @@ std::string writes_line(const run::PhaseResult& p);
 // The --sync-compare table, one row per method and write size.
 std::string sync_compare_table(const run::SyncCompareResult& sc);
 std::string knee_line(const run::SweepResult& sweep);
+// For runs of two iterations or more: each phase's first, best, worst and
+// last bandwidth (IOPS for the random phase) and p99, with the iteration
+// each comes from; "" otherwise.
+std::string drift_table(const std::vector<run::IterationResult>& iterations);
 
 }  // namespace ds::report

@@ -110,7 +110,7 @@ void print_verify_text(std::FILE* out, const run::VerifyOnlyResult& r, const Hos
 
 json verify_json(const run::VerifyOnlyResult& r, const HostInfo& host) {
     const auto& g = r.geo;
-    json doc = document_head(r.started_at, host);
+    json doc = document_head(r.document_id, r.started_at, host);
     json files = json::array();
     for (const auto& f : r.files)
         files.push_back({{"path", f.path},

@@ -76,6 +76,9 @@ struct RunConfig {
     std::string json_path;        // "" = none, "-" = stdout
     std::string timeseries_path;  // "" = no per-second statistics
     std::string prom_path;        // "" = no Prometheus textfile
+    // --iteration-detail: the last N iterations keep their phases in full
+    // (histograms: 3 x 37 KiB per phase); the others keep figures only.
+    std::uint64_t iteration_detail = 0;
     ProgressMode progress = ProgressMode::automatic;
     // With a sweep, qd and files hold the largest value swept and rand_block
     // (the verification unit) the smallest; each point overrides them.

@@ -41,6 +41,12 @@ class RunObserver {
     virtual void interval_done(std::uint64_t /*iteration*/, Phase, std::uint64_t /*sweep_value*/,
                                const IntervalStats&, double /*interval_s*/,
                                std::uint64_t /*mismatches_so_far*/) {}
+    // The run so far, for result files rewritten while it goes on (--json):
+    // after every iteration (`live` null), and while an iteration runs every
+    // TestHooks::snapshot_period_s without one (`live`: the phase running).
+    // `so_far` holds every finished phase and mismatch record; wall_seconds
+    // is the time so far.
+    virtual void run_so_far(const RunResult& /*so_far*/, const ProgressSnapshot* /*live*/) {}
 };
 
 // Passes every event on to several observers, in order.
@@ -71,6 +77,10 @@ class ObserverList final : public RunObserver {
                        double interval_s, std::uint64_t m) override {
         for (auto* o : list_)
             o->interval_done(it, p, v, s, interval_s, m);
+    }
+    void run_so_far(const RunResult& r, const ProgressSnapshot* live) override {
+        for (auto* o : list_)
+            o->run_so_far(r, live);
     }
 
   private:

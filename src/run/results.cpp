@@ -1,6 +1,8 @@
 #include "run/results.h"
 
+#include <algorithm>
 #include <ctime>
+#include <iterator>
 #include <numeric>
 
 namespace ds::run {
@@ -69,6 +71,66 @@ stats::LatencyHistogram PhaseResult::latency() const {
     return all;
 }
 
+void PhaseResult::merge(const PhaseResult& o) {
+    workers = std::max(workers, o.workers);
+    interrupted = interrupted || o.interrupted;
+    seconds += o.seconds;
+    cpu += o.cpu;
+    counters.merge(o.counters);
+}
+
+PhaseFigures PhaseFigures::of(const PhaseResult& p) {
+    const auto& c = p.counters;
+    PhaseFigures f;
+    f.phase = p.phase;
+    f.interrupted = p.interrupted;
+    f.seconds = p.seconds;
+    f.cpu = p.cpu;
+    f.read_ops = c.read_ops;
+    f.write_ops = c.write_ops;
+    f.read_bytes = c.read_bytes;
+    f.write_bytes = c.write_bytes;
+    f.verified_bytes = c.verified_bytes;
+    f.mismatches = c.mismatch_total();
+    const stats::LatencyHistogram all = p.latency();
+    f.p50_ns = all.value_at_percentile(50);
+    f.p99_ns = all.value_at_percentile(99);
+    f.max_ns = all.max();
+    return f;
+}
+
+double PhaseFigures::iops() const {
+    return seconds > 0 ? static_cast<double>(read_ops + write_ops) / seconds : 0.0;
+}
+
+double PhaseFigures::bytes_per_sec() const {
+    return seconds > 0 ? static_cast<double>(read_bytes + write_bytes) / seconds : 0.0;
+}
+
+void RunResult::begin_iteration(std::uint64_t index, std::uint64_t detail) {
+    iterations.push_back(IterationResult{index, {}});
+    iterations.back().phases.reserve(std::size(kAllPhases));  // one block per iteration
+    if (detail == 0) return;
+    iteration_detail.push_back(IterationDetail{index, {}});
+    while (iteration_detail.size() > detail)
+        iteration_detail.pop_front();
+}
+
+void RunResult::add_phase(const PhaseResult& p) {
+    iterations.back().phases.push_back(PhaseFigures::of(p));
+    if (!iteration_detail.empty() && iteration_detail.back().index == iterations.back().index)
+        iteration_detail.back().phases.push_back(p);
+    // Kept in run order: a phase is merged into its own entry, or inserted
+    // before the first entry of a later phase.
+    auto at = merged_phases.begin();
+    while (at != merged_phases.end() && at->phase < p.phase)
+        ++at;
+    if (at != merged_phases.end() && at->phase == p.phase)
+        at->merge(p);
+    else
+        merged_phases.insert(at, p);
+}
+
 RunResult::Totals RunResult::totals() const {
     Totals t;
     auto add = [&](const PhaseResult& p) {
@@ -77,8 +139,11 @@ RunResult::Totals RunResult::totals() const {
         t.verified += p.counters.verified_bytes;
     };
     for (const auto& it : iterations)
-        for (const auto& p : it.phases)
-            add(p);
+        for (const auto& p : it.phases) {
+            t.written += p.write_bytes;
+            t.read += p.read_bytes;
+            t.verified += p.verified_bytes;
+        }
     for (const auto& pt : sweep.points)
         add(pt.random);
     if (sync_compare)

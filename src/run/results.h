@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <vector>
@@ -111,10 +112,41 @@ struct PhaseResult {
     double bytes_per_sec() const;
     // Reads and writes together.
     stats::LatencyHistogram latency() const;
+    // Adds another run of the same phase (a later iteration): counts, times
+    // and histograms add up; interrupted if either was.
+    void merge(const PhaseResult& o);
 };
 
+// A phase's figures without its histograms: what a run keeps of every
+// iteration (about 100 bytes a phase), so that its memory does not grow with
+// the histograms' 3 x 37 KiB per phase and iteration.  Latency is of reads
+// and writes together.
+struct PhaseFigures {
+    Phase phase = Phase::seq_write;
+    bool interrupted = false;
+    double seconds = 0;
+    stats::CpuTime cpu;
+    std::uint64_t read_ops = 0, write_ops = 0;
+    std::uint64_t read_bytes = 0, write_bytes = 0;
+    std::uint64_t verified_bytes = 0;
+    std::uint64_t mismatches = 0;  // every class
+    std::uint64_t p50_ns = 0, p99_ns = 0, max_ns = 0;
+
+    static PhaseFigures of(const PhaseResult& p);
+    double iops() const;
+    double bytes_per_sec() const;
+};
+
+// What a run keeps of every iteration.
 struct IterationResult {
     std::uint64_t index = 0;  // 1-based
+    std::vector<PhaseFigures> phases;
+};
+
+// An iteration's phases in full (histograms included): kept only for the
+// last --iteration-detail iterations.
+struct IterationDetail {
+    std::uint64_t index = 0;
     std::vector<PhaseResult> phases;
 };
 
@@ -178,7 +210,12 @@ struct RunResult {
     std::string direct_io_note;
     std::vector<std::string> file_paths;
     std::string state_path;  // --keep: the state file for --verify-only (else empty)
+    // Every iteration, figures only; each phase merged over all iterations
+    // (in run order); the last --iteration-detail iterations in full.  The
+    // memory a run holds grows only by the figures, however long it runs.
     std::vector<IterationResult> iterations;
+    std::vector<PhaseResult> merged_phases;
+    std::deque<IterationDetail> iteration_detail;
     SweepResult sweep;                              // points empty unless --sweep
     std::optional<SyncCompareResult> sync_compare;  // --sync-compare
     std::vector<MismatchRecord> mismatch_records;   // the first kMaxRecords
@@ -194,11 +231,20 @@ struct RunResult {
     int stop_signal = 0;
     double wall_seconds = 0;
     std::string started_at;  // ISO 8601 UTC
+    // Random, made once per run: its documents' run_id, the same in every
+    // rewrite (run_id above is the data's, which follows the seed).
+    std::string document_id;
 
     static constexpr std::size_t kMaxRecords = 100;
     std::uint64_t mismatch_count() const;
     // Distinct units damaged, over every file.
     std::uint64_t damaged_units() const;
+
+    // Iteration `index` starts; `detail`: how many iterations to keep in full.
+    void begin_iteration(std::uint64_t index, std::uint64_t detail);
+    // A phase of the iteration begun last finished: its figures, the merged
+    // phases and (when kept) the detail take it in.
+    void add_phase(const PhaseResult& p);
 
     // Bytes over every phase of every iteration and every sweep point.
     struct Totals {

@@ -22,6 +22,7 @@
 #include <tuple>
 
 #include "io/backend_factory.h"
+#include "io/output_file.h"
 #include "pattern/unit.h"
 #include "run/errors.h"
 #include "run/memory.h"
@@ -39,6 +40,11 @@ TestHooks TestHooks::from_environment() {
     TestHooks h;
     const char* on_signal = std::getenv("DRIVESTRESS_TEST_STOP_ON_SIGNAL");
     h.stop_on_signal = on_signal && *on_signal == '1';
+    if (const char* p = std::getenv("DRIVESTRESS_TEST_SNAPSHOT_S")) {
+        char* end = nullptr;
+        const double s = std::strtod(p, &end);
+        if (end != p && *end == '\0' && s > 0 && s <= 3600) h.snapshot_period_s = s;
+    }
     const char* v = std::getenv("DRIVESTRESS_TEST_STOP");
     if (!v || !*v) return h;
     std::string s(v);
@@ -233,6 +239,44 @@ std::uint64_t random_seed() {
     return s ? s : 1;
 }
 
+// Moves the workers' mismatch records into the result, which keeps the first
+// RunResult::kMaxRecords by iteration, phase, file and offset: done after
+// every phase, so that snapshots of the run show them and memory stays
+// bounded however many mismatches a long run finds.
+void collect_records(std::vector<std::unique_ptr<Worker>>& workers, RunResult& res) {
+    for (auto& w : workers) {
+        for (auto& r : w->records())
+            res.mismatch_records.push_back(std::move(r));
+        w->records().clear();
+    }
+    std::sort(res.mismatch_records.begin(), res.mismatch_records.end(),
+              [](const MismatchRecord& a, const MismatchRecord& b) {
+                  return std::tie(a.iteration, a.phase, a.file_index, a.offset) <
+                         std::tie(b.iteration, b.phase, b.file_index, b.offset);
+              });
+    if (res.mismatch_records.size() > RunResult::kMaxRecords)
+        res.mismatch_records.resize(RunResult::kMaxRecords);
+}
+
+// The workers' damage maps, per file (cumulative: replaced whole each time).
+void collect_damage(const std::vector<std::unique_ptr<Worker>>& workers, const Target& target,
+                    const RunConfig& cfg, RunResult& res) {
+    res.damage.clear();
+    for (unsigned i = 0; i < workers.size(); ++i) {
+        const Worker& w = *workers[i];
+        if (w.damage().empty() && !w.truncated_to()) continue;
+        FileDamage d;
+        d.file_index = i;
+        d.path = target.path(i);
+        d.expected_bytes = cfg.file_bytes;
+        d.truncated_to_bytes = w.truncated_to();
+        d.distinct_units = w.damage().distinct_units(cfg.rand_block);
+        d.extents = w.damage().extents();
+        d.unmerged_observations = w.damage().overflow_observations();
+        res.damage.push_back(std::move(d));
+    }
+}
+
 }  // namespace
 
 Runner::Runner(RunConfig cfg, RunObserver* observer) : cfg_(std::move(cfg)), observer_(observer) {
@@ -243,6 +287,7 @@ Runner::Runner(RunConfig cfg, RunObserver* observer) : cfg_(std::move(cfg)), obs
 RunResult Runner::run() {
     RunResult res;
     res.started_at = utc_now_iso8601();
+    res.document_id = io::unpredictable_suffix();
     if (!cfg_.seed_given) cfg_.seed = random_seed();
     res.seed = cfg_.seed;
     res.run_id = pattern::run_id_from_seed(cfg_.seed);
@@ -363,6 +408,18 @@ RunResult Runner::run() {
         }
         check_stop();
         if (auto err = pool.take_error()) std::rethrow_exception(err);
+    };
+
+    // The run so far for the observers (RunObserver::run_so_far): after every
+    // iteration, and every hooks.snapshot_period_s while an iteration runs.
+    std::uint64_t last_snapshot_ns = monotonic_ns();
+    auto snapshot = [&](const ProgressSnapshot* live) {
+        last_snapshot_ns = monotonic_ns();
+        // Between phases only: a worker owns its damage map while it runs.
+        if (!live) collect_damage(workers, target, cfg_, res);
+        res.wall_seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+        observer_->run_so_far(res, live);
     };
 
     io::UringOptions uring_options;
@@ -503,6 +560,8 @@ RunResult Runner::run() {
             }
             observer_->progress(snap);
             if (timeseries) emit_intervals(false, 0);
+            if ((monotonic_ns() - last_snapshot_ns) / 1e9 >= hooks.snapshot_period_s)
+                snapshot(&snap);
         };
         run_on_workers(
             [&](unsigned i, Worker& w) {
@@ -565,6 +624,7 @@ RunResult Runner::run() {
         }
         for (std::size_t m = 0; m < res.mismatch_totals.size(); ++m)
             res.mismatch_totals[m] += pr.counters.mismatches[m];
+        collect_records(workers, res);
         return pr;
     };
 
@@ -585,8 +645,7 @@ RunResult Runner::run() {
                 },
                 {});
         }
-        IterationResult iter;
-        iter.index = it;
+        res.begin_iteration(it, cfg_.iteration_detail);
         for (Phase phase : kAllPhases) {
             if (!cfg_.has_phase(phase)) continue;
             if (phase == Phase::random && !random_enabled) continue;
@@ -616,35 +675,15 @@ RunResult Runner::run() {
             }
             PhaseResult pr = run_phase(it, phase, SweepOverrides{});
             observer_->phase_done(it, pr);
-            iter.phases.push_back(std::move(pr));
+            res.add_phase(pr);
         }
-        observer_->iteration_done(iter);
-        res.iterations.push_back(std::move(iter));
+        observer_->iteration_done(res.iterations.back());
+        snapshot(nullptr);
         if (stop.load()) break;
     }
 
-    for (unsigned i = 0; i < workers.size(); ++i) {
-        const Worker& w = *workers[i];
-        for (const auto& r : workers[i]->records())
-            res.mismatch_records.push_back(r);
-        if (w.damage().empty() && !w.truncated_to()) continue;
-        FileDamage d;
-        d.file_index = i;
-        d.path = target.path(i);
-        d.expected_bytes = cfg_.file_bytes;
-        d.truncated_to_bytes = w.truncated_to();
-        d.distinct_units = w.damage().distinct_units(cfg_.rand_block);
-        d.extents = w.damage().extents();
-        d.unmerged_observations = w.damage().overflow_observations();
-        res.damage.push_back(std::move(d));
-    }
-    std::sort(res.mismatch_records.begin(), res.mismatch_records.end(),
-              [](const MismatchRecord& a, const MismatchRecord& b) {
-                  return std::tie(a.iteration, a.phase, a.file_index, a.offset) <
-                         std::tie(b.iteration, b.phase, b.file_index, b.offset);
-              });
-    if (res.mismatch_records.size() > RunResult::kMaxRecords)
-        res.mismatch_records.resize(RunResult::kMaxRecords);
+    collect_records(workers, res);
+    collect_damage(workers, target, cfg_, res);
     if (!stop.load() && stop_signal()) {  // arrived after the last phase: still counts
         res.stop = StopReason::signal;
         res.stop_signal = stop_signal();

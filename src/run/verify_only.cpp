@@ -16,6 +16,7 @@
 
 #include "io/aligned_buffer.h"
 #include "io/full_io.h"
+#include "io/output_file.h"
 #include "io/unique_fd.h"
 #include "run/errors.h"
 
@@ -257,6 +258,7 @@ void remove_kept_files(VerifyOnlyResult& r) {
 VerifyOnlyResult verify_only(const std::string& state_path, bool cleanup) {
     VerifyOnlyResult r;
     r.started_at = utc_now_iso8601();
+    r.document_id = io::unpredictable_suffix();
     r.state_path = state_path;
     const auto t0 = std::chrono::steady_clock::now();
     LoadedState state = load_state_file(state_path);

@@ -66,6 +66,7 @@ struct VerifyOnlyResult {
     std::uint64_t read_bytes = 0;
     double seconds = 0;
     std::string started_at;
+    std::string document_id;  // random, for the document's run_id
     bool cleaned_up = false;  // --cleanup removed the files and the state
     // --cleanup: files it would not remove, each "PATH: why" (then STATE
     // stays too, so the rest can be checked again).

@@ -546,3 +546,13 @@ TEST_CASE("--prom works with a preset (one file for its tests); --timeseries doe
     check_rejected({"--preset", "desktop", "--timeseries", "/tmp/options_test_ts.ndjson", "/tmp"},
                    "--timeseries works with a single run");
 }
+
+TEST_CASE("--iteration-detail: how many last iterations keep their histograms") {
+    CHECK(parse({}).iteration_detail == 0);
+    CHECK(parse({"--iteration-detail", "5"}).iteration_detail == 5);
+    CHECK(parse({"--iteration-detail", "10000"}).iteration_detail == 10000);
+    CHECK(contains(parse_command_line({"--help"}).help_text, "--iteration-detail"));
+    check_rejected({"--iteration-detail", "10001"}, "--iteration-detail");
+    check_rejected({"--iteration-detail", "-1"}, "--iteration-detail");
+    check_rejected({"--iteration-detail", "x"}, "--iteration-detail");
+}

@@ -383,17 +383,20 @@ class DriveStressTest(unittest.TestCase):
         return argv
 
     def start(self, *args, stop=None, target=None, json_out=True, wrapper=(),
-              stop_on_signal=False):
+              stop_on_signal=False, env_extra=None):
         """Starts drivestress; `stop` sets DRIVESTRESS_TEST_STOP,
         `stop_on_signal` DRIVESTRESS_TEST_STOP_ON_SIGNAL (it stops when it
-        notices the first signal, so a second can come later)."""
+        notices the first signal, so a second can come later), `env_extra`
+        other variables."""
         env = dict(os.environ)
         env.pop("DRIVESTRESS_TEST_STOP", None)
         env.pop("DRIVESTRESS_TEST_STOP_ON_SIGNAL", None)
+        env.pop("DRIVESTRESS_TEST_SNAPSHOT_S", None)
         if stop:
             env["DRIVESTRESS_TEST_STOP"] = stop
         if stop_on_signal:
             env["DRIVESTRESS_TEST_STOP_ON_SIGNAL"] = "1"
+        env.update(env_extra or {})
         if os.path.exists(self.json_path):
             os.unlink(self.json_path)
         run = Run(self.command(*args, target=target, json_out=json_out, wrapper=wrapper),
@@ -446,8 +449,15 @@ class DriveStressTest(unittest.TestCase):
 
 
 def phases_of(doc):
-    """[(iteration index, phase dict)] in run order."""
-    return [(it["index"], p) for it in doc["iterations"] for p in it["phases"]]
+    """[(iteration index, phase figures)] in run order (iterations[]: no
+    histograms); "interrupted", written only when true, filled in."""
+    return [(it["index"], {"interrupted": False, **p})
+            for it in doc["iterations"] for p in it["phases"]]
+
+
+def merged_phases_of(doc):
+    """{phase name: phase object over every iteration, histograms included}."""
+    return {p["phase"]: p for p in doc["merged_phases"]}
 
 
 # ---------------------------------------------------------------- entry point

@@ -80,8 +80,11 @@ class CorruptionCases:
         self.assertEqual(s["mismatches"][cls], len(VERIFYING_PHASES))
         for it_index, p in harness.phases_of(doc):
             want = 1 if it_index == iteration and p["phase"] in VERIFYING_PHASES else 0
-            self.assertEqual(p["mismatches"][cls], want, (it_index, p["phase"]))
-            self.assertEqual(sum(p["mismatches"].values()), want, (it_index, p["phase"]))
+            self.assertEqual(p["mismatch_total"], want, (it_index, p["phase"]))
+        for name, p in harness.merged_phases_of(doc).items():
+            want = 1 if name in VERIFYING_PHASES else 0
+            self.assertEqual(p["mismatches"][cls], want, name)
+            self.assertEqual(sum(p["mismatches"].values()), want, name)
 
         for phase in VERIFYING_PHASES:
             self.assertIn(f"{path} offset {offset} (unit at {unit}): {cls} "

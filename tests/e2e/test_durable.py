@@ -7,7 +7,7 @@ import os
 import re
 
 import harness
-from harness import MiB, phases_of
+from harness import MiB, merged_phases_of
 
 SYNC_METHODS = ("none", "osync", "dsync", "fsync", "fdatasync")
 
@@ -33,7 +33,7 @@ class DurableMixin:
                 doc = self.assertJson(r)
                 self.assertEqual(doc["config"]["sync"], method)
                 flushing = method in ("fsync", "fdatasync")
-                for _, p in phases_of(doc):
+                for p in merged_phases_of(doc).values():  # one iteration
                     where = f"{method} {p['phase']}"
                     self.assertEqual(p["flush_latency"]["count"], p["flush_ops"], where)
                     if p["phase"] == "seq-write":
@@ -61,7 +61,7 @@ class DurableMixin:
         r = self.drivestress("-s", "4M", "-j", 1, "--seq-block", "64K", "--sync", "fsync",
                              "--rand-ops", 300, "--read-pct", 0)
         self.assertExit(r, 0)
-        by = {p["phase"]: p for _, p in phases_of(self.assertJson(r))}
+        by = merged_phases_of(self.assertJson(r))
         self.assertEqual(by["seq-write"]["flush_ops"], 64)
         self.assertEqual(by["random"]["write_ops"], 300)
         self.assertEqual(by["random"]["flush_ops"], 300)
@@ -77,9 +77,8 @@ class DurableMixin:
         doc = self.assertJson(r)
         self.assertEqual(doc["config"]["unit_bytes"], 1024)
         self.assertEqual(doc["config"]["batch"], 8)
-        rnd = [p for _, p in phases_of(doc) if p["phase"] == "random"]
-        self.assertEqual(len(rnd), 1)
-        p = rnd[0]
+        self.assertEqual(merged_phases_of(doc)["random"]["iterations"], 1)
+        p = merged_phases_of(doc)["random"]
         self.assertEqual((p["write_ops"], p["read_ops"]), (ops, 0))
         ws = p["write_summary"]
         self.assertEqual(ws["writes"], ops)

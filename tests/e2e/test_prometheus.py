@@ -185,7 +185,7 @@ class PromTool(PromTest):
         self.assertPromtoolAccepts(text, "plain")
         self.assertEnded(text, "passed", 0)
         doc = self.assertJson(r)
-        for _, p in harness.phases_of(doc):
+        for p in harness.merged_phases_of(doc).values():  # one iteration
             for op in ("read", "write", "flush"):
                 counted = samples(text, "drivestress_ops_total", phase=p["phase"], op=op)
                 self.assertEqual(sum(counted), p[f"{op}_ops"], (p["phase"], op))

@@ -99,7 +99,7 @@ class Prometheus(harness.DriveStressTest):
             else:
                 self.assertRegex(line, sample)
         self.assertIn('drivestress_exit_status{', text)
-        random_phase = [p for _, p in harness.phases_of(r.doc) if p["phase"] == "random"][0]
+        random_phase = harness.merged_phases_of(r.doc)["random"]  # one iteration
         for op in ("read", "write"):
             ops = [l for l in text.splitlines()
                    if l.startswith("drivestress_ops_total{") and 'phase="random"' in l

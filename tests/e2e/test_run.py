@@ -6,7 +6,7 @@ import json
 import os
 
 import harness
-from harness import MISMATCH_CLASSES, MiB, PHASES, phases_of
+from harness import MISMATCH_CLASSES, MiB, PHASES, merged_phases_of, phases_of
 
 
 class Nullable:
@@ -23,7 +23,7 @@ class ArrayOf:
         self.spec = spec
 
 
-# The documented shape of the --json document (schema_version 1).  A leaf is
+# The documented shape of the --json document (schema_version 2).  A leaf is
 # None; an object is a dict of its keys.
 LATENCY = {
     "count": None, "min_ns": None, "mean_ns": None, "max_ns": None,
@@ -42,10 +42,22 @@ PHASE = {
     "latency": LATENCY, "read_latency": LATENCY, "write_latency": LATENCY,
     "mismatches": CLASS_COUNTS,
 }
+FIGURE_DRIFT = dict.fromkeys(["first", "best", "worst", "last", "first_iteration",
+                              "best_iteration", "worst_iteration", "last_iteration"])
+MERGED_PHASE = {
+    **PHASE, "iterations": None,
+    "drift": Nullable({"iterations": None, "bandwidth_bytes_per_sec": FIGURE_DRIFT,
+                       "iops": FIGURE_DRIFT, "p99_ns": FIGURE_DRIFT}),
+}
+# An iteration's phase: figures only ("interrupted" only when true).
+ITERATION_PHASE = dict.fromkeys([
+    "phase", "elapsed_s", "read_bytes", "write_bytes", "read_ops", "write_ops", "verified_bytes",
+    "mismatch_total", "p50_ns", "p99_ns", "max_ns", "cpu_s"])
 DOCUMENT = {
     "schema_version": None,
     "tool": dict.fromkeys(["name", "version"]),
     "started_at": None,
+    "in_progress": None,
     "host": dict.fromkeys(["hostname", "kernel", "machine", "cpu_model", "cpus",
                            "memory_bytes", "generator_simd"]),
     "target": dict.fromkeys(["path", "directory", "filesystem", "device", "free_bytes",
@@ -60,7 +72,8 @@ DOCUMENT = {
         "file_size_bytes", "files", "qd", "seq_block_bytes", "rand_block_bytes", "unit_bytes",
         "read_pct", "rand_time_s", "rand_ops", "iterations", "duration_s", "phases", "seed",
         "recreate", "buffered", "verify"]),
-    "iterations": ArrayOf({"index": None, "phases": ArrayOf(PHASE)}),
+    "merged_phases": ArrayOf(MERGED_PHASE),
+    "iterations": ArrayOf({"index": None, "phases": ArrayOf(ITERATION_PHASE)}),
     "mismatches": ArrayOf({
         **dict.fromkeys(["iteration", "phase", "file", "file_index", "offset_bytes",
                          "unit_offset_bytes", "length_bytes", "class", "op", "bad_bytes",
@@ -127,7 +140,8 @@ class Runs(harness.DriveStressTest):
         self.assertIn("result   PASS (exit 0)", r.stdout)
         doc = self.assertJson(r)
         self.assertShape(doc, DOCUMENT)
-        self.assertEqual(doc["schema_version"], 1)
+        self.assertEqual(doc["schema_version"], 2)
+        self.assertIs(doc["in_progress"], False)
         self.assertEqual(doc["tool"]["name"], "drivestress")
 
         self.assertEqual(doc["target"]["files"],
@@ -141,9 +155,18 @@ class Runs(harness.DriveStressTest):
         self.assertEqual(doc["config"]["file_size_bytes"], size)
         self.assertEqual(doc["config"]["files"], files)
 
-        phases = phases_of(doc)
-        self.assertEqual([(i, p["phase"]) for i, p in phases], [(1, ph) for ph in PHASES])
-        by_name = {p["phase"]: p for _, p in phases}
+        figures = phases_of(doc)
+        self.assertEqual([(i, p["phase"]) for i, p in figures], [(1, ph) for ph in PHASES])
+        by_name = merged_phases_of(doc)  # one iteration: its phases, histograms included
+        self.assertEqual(list(by_name), list(PHASES))
+        phases = [(1, by_name[name]) for name in PHASES]
+        for _, p in figures:  # the iteration's figures agree with its full phase
+            full = by_name[p["phase"]]
+            for key in ("read_bytes", "write_bytes", "read_ops", "write_ops", "verified_bytes"):
+                self.assertEqual(p[key], full[key], (p["phase"], key))
+            self.assertEqual(p["p99_ns"], full["latency"]["percentiles_ns"]["p99"], p["phase"])
+            self.assertEqual(p["max_ns"], full["latency"]["max_ns"], p["phase"])
+            self.assertEqual(full["iterations"], 1)
         total = files * size
         self.assertEqual(by_name["seq-write"]["write_bytes"], total)
         for name in ("seq-read", "reverify"):

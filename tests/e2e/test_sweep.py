@@ -53,7 +53,7 @@ class Sweep(harness.DriveStressTest):
                              "--latency-thresholds", "20us,1ms,10s")
         self.assertExit(r, 0)
         doc = self.assertJson(r)
-        for _, phase in harness.phases_of(doc):
+        for phase in harness.merged_phases_of(doc).values():
             got = phase["latency_thresholds"]
             self.assertEqual([t["threshold_ns"] for t in got], [20000, 1000000, 10000000000])
             buckets = phase["latency"]["histogram"]["buckets"]

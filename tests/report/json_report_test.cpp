@@ -90,6 +90,7 @@ run::MismatchRecord make_record() {
 // verified); with `mismatch`, one corrupt unit found by the read.
 run::RunResult make_result(bool mismatch) {
     run::RunResult r;
+    r.document_id = "0123456789abcdef";
     r.seed = 42;
     r.run_id = 0x1234;
     r.backend.requested = run::BackendChoice::automatic;
@@ -110,8 +111,7 @@ run::RunResult make_result(bool mismatch) {
     r.wall_seconds = 0.8;
     r.started_at = "2025-01-31T12:00:00Z";
 
-    run::IterationResult it;
-    it.index = 1;
+    r.begin_iteration(1, 0);
 
     run::PhaseResult w;
     w.phase = run::Phase::seq_write;
@@ -122,7 +122,7 @@ run::RunResult make_result(bool mismatch) {
     w.counters.write_bytes = 16 * MiB;
     for (auto ns : write_samples())
         w.counters.write_latency.record(ns);
-    it.phases.push_back(w);
+    r.add_phase(w);
 
     run::PhaseResult rd;
     rd.phase = run::Phase::seq_read;
@@ -139,9 +139,14 @@ run::RunResult make_result(bool mismatch) {
         r.mismatch_records.push_back(make_record());
         r.mismatch_totals[static_cast<std::size_t>(pattern::MismatchClass::corrupt)] = 1;
     }
-    it.phases.push_back(rd);
-    r.iterations.push_back(it);
+    r.add_phase(rd);
     return r;
+}
+
+// The document as a file holds it: result_json with the iterations that
+// document_text adds, parsed back.
+json document(const run::RunConfig& cfg, const run::RunResult& r, const report::HostInfo& host) {
+    return json::parse(report::document_text(report::result_json(cfg, r, host), &r));
 }
 
 json load_schema() {
@@ -432,9 +437,10 @@ std::size_t class_index(pattern::MismatchClass c) {
 }  // namespace
 
 TEST_CASE("document header: schema version, tool, host, target") {
-    json d = report::result_json(make_config(), make_result(false), make_host());
+    json d = document(make_config(), make_result(false), make_host());
     CHECK(d["schema_version"].is_number_integer());
-    CHECK(d["schema_version"] == 1);
+    CHECK(d["schema_version"] == 2);
+    CHECK(d["in_progress"] == false);
     CHECK(d["schema_version"] == report::kSchemaVersion);
     CHECK(d["tool"]["name"] == "drivestress");
     CHECK(d["tool"]["version"].is_string());
@@ -459,12 +465,12 @@ TEST_CASE("document header: schema version, tool, host, target") {
           json::array({"/mnt/test/drivestress-0.dat", "/mnt/test/drivestress-1.dat"}));
 }
 
-TEST_CASE("who's who: a run id of its own per document, the drive where sysfs tells it") {
-    json a = report::result_json(make_config(), make_result(false), make_host());
-    json b = report::result_json(make_config(), make_result(false), make_host());
-    const std::regex hex16("[0-9a-f]{16}");
-    CHECK(std::regex_match(a["run_id"].get<std::string>(), hex16));
-    CHECK(a["run_id"] != b["run_id"]);  // same seed, same data: still two documents
+TEST_CASE("who's who: the run's own id in every rewrite, the drive where sysfs tells it") {
+    run::RunResult r = make_result(false);
+    json a = report::result_json(make_config(), r, make_host());
+    json b = report::result_json(make_config(), r, make_host());  // a later rewrite
+    CHECK(a["run_id"] == "0123456789abcdef");
+    CHECK(b["run_id"] == a["run_id"]);
 
     CHECK(report::drive_json(report::DriveInfo{}) == json{{"name", nullptr},
                                                           {"model", nullptr},
@@ -492,14 +498,14 @@ TEST_CASE("O_DIRECT fallback reason is a string when there is one") {
     run::RunResult r = make_result(false);
     r.direct_io = false;
     r.direct_io_note = "O_DIRECT refused by tmpfs: Invalid argument";
-    json d = report::result_json(make_config(), r, make_host());
+    json d = document(make_config(), r, make_host());
     CHECK(d["target"]["direct_io"] == false);
     CHECK(d["target"]["direct_io_fallback_reason"] ==
           "O_DIRECT refused by tmpfs: Invalid argument");
 }
 
 TEST_CASE("backend: io_uring features, or null and a fallback reason on sync") {
-    json d = report::result_json(make_config(), make_result(false), make_host());
+    json d = document(make_config(), make_result(false), make_host());
     const json& b = d["backend"];
     CHECK(b["requested"] == "auto");
     CHECK(b["used"] == "io_uring");
@@ -518,7 +524,7 @@ TEST_CASE("backend: io_uring features, or null and a fallback reason on sync") {
     r.backend.fallback_reason = "io_uring_setup: Operation not permitted";
     r.backend.effective_qd = 1;
     r.backend.seq_qd = 1;
-    d = report::result_json(make_config(), r, make_host());
+    d = document(make_config(), r, make_host());
     CHECK(d["backend"]["used"] == "sync");
     CHECK(d["backend"]["requested"] == "auto");
     CHECK(d["backend"]["io_uring"].is_null());
@@ -526,14 +532,14 @@ TEST_CASE("backend: io_uring features, or null and a fallback reason on sync") {
 
     r.backend.requested = run::BackendChoice::sync;
     r.backend.fallback_reason.clear();
-    d = report::result_json(make_config(), r, make_host());
+    d = document(make_config(), r, make_host());
     CHECK(d["backend"]["requested"] == "sync");
     CHECK(d["backend"]["fallback_reason"].is_null());
 }
 
 TEST_CASE("config: the effective settings, nullable where off") {
     run::RunConfig cfg = make_config();
-    json d = report::result_json(cfg, make_result(false), make_host());
+    json d = document(cfg, make_result(false), make_host());
     const json& c = d["config"];
     CHECK(c["file_size_bytes"] == 8 * MiB);
     CHECK(c["files"] == 2);
@@ -557,7 +563,7 @@ TEST_CASE("config: the effective settings, nullable where off") {
     cfg.duration_s = 30;
     cfg.verify = false;
     cfg.phases = {run::Phase::seq_write, run::Phase::random};
-    d = report::result_json(cfg, make_result(false), make_host());
+    d = document(cfg, make_result(false), make_host());
     CHECK(d["config"]["rand_ops"] == 1000);
     CHECK(d["config"]["rand_time_s"].is_null());
     CHECK(d["config"]["duration_s"] == 30.0);
@@ -566,10 +572,9 @@ TEST_CASE("config: the effective settings, nullable where off") {
 }
 
 TEST_CASE("phases: bytes, seconds, bandwidth = bytes / seconds, IOPS, CPU") {
-    json d = report::result_json(make_config(), make_result(true), make_host());
-    REQUIRE(d["iterations"].size() == 1);
-    CHECK(d["iterations"][0]["index"] == 1);
-    const json& phases = d["iterations"][0]["phases"];
+    json d = document(make_config(), make_result(true), make_host());
+    // One iteration: each merged phase is that iteration's phase.
+    const json& phases = d["merged_phases"];
     REQUIRE(phases.size() == 2);
 
     const json& w = phases[0];
@@ -608,14 +613,46 @@ TEST_CASE("phases: bytes, seconds, bandwidth = bytes / seconds, IOPS, CPU") {
     CHECK(r["read_iops"].get<double>() == doctest::Approx(64.0));
     CHECK(r["mismatches"]["corrupt"] == 1);
     CHECK(r["mismatches"]["stale"] == 0);
+    CHECK(w["iterations"] == 1);
+    CHECK(r["iterations"] == 1);
+}
+
+TEST_CASE("iterations: every iteration's figures, one compact line each, last in the file") {
+    const run::RunResult res = make_result(true);
+    const std::string text =
+        report::document_text(report::result_json(make_config(), res, make_host()), &res);
+    const json d = json::parse(text);
+    REQUIRE(d["iterations"].size() == 1);
+    const json& it = d["iterations"][0];
+    CHECK(it["index"] == 1);
+    REQUIRE(it["phases"].size() == 2);
+    const json& w = it["phases"][0];
+    CHECK(w["phase"] == "seq-write");
+    CHECK(!w.contains("interrupted"));  // written only when true
+    CHECK(w["elapsed_s"] == 0.5);
+    CHECK(w["write_bytes"] == 16 * MiB);
+    CHECK(w["write_ops"] == 16);
+    CHECK(w["max_ns"] == 160'000);
+    CHECK(w["cpu_s"].get<double>() == doctest::Approx(0.3));
+    const json& r = it["phases"][1];
+    CHECK(r["phase"] == "seq-read");
+    CHECK(r["verified_bytes"] == 16 * MiB);
+    CHECK(r["mismatch_total"] == 1);
+    CHECK(r["max_ns"] == 5'000);
+    // The iteration is one line, the last thing in the document.
+    const std::string line = report::iteration_line(res.iterations[0]);
+    CHECK(line.find('\n') == std::string::npos);
+    CHECK(line.find(' ') == std::string::npos);
+    CHECK(ends_with(text, "\"iterations\": [\n    " + line + "\n  ]\n}\n"));
+    CHECK(json::parse(line) == it);
 }
 
 TEST_CASE("a zero-length phase reports zero rates, not NaN or null") {
     run::RunResult res = make_result(false);
-    res.iterations[0].phases[0].seconds = 0;
-    res.iterations[0].phases[0].cpu = {};
-    json d = report::result_json(make_config(), res, make_host());
-    const json& w = d["iterations"][0]["phases"][0];
+    res.merged_phases[0].seconds = 0;
+    res.merged_phases[0].cpu = {};
+    json d = document(make_config(), res, make_host());
+    const json& w = d["merged_phases"][0];
     CHECK(w["bandwidth_bytes_per_sec"] == 0.0);
     CHECK(w["iops"] == 0.0);
     CHECK(w["cpu"]["user_pct"] == 0.0);
@@ -623,9 +660,9 @@ TEST_CASE("a zero-length phase reports zero rates, not NaN or null") {
 }
 
 TEST_CASE("latency: min/mean/max, percentiles and a histogram summing to count") {
-    json d = report::result_json(make_config(), make_result(false), make_host());
-    const json& w = d["iterations"][0]["phases"][0];
-    const json& r = d["iterations"][0]["phases"][1];
+    json d = document(make_config(), make_result(false), make_host());
+    const json& w = d["merged_phases"][0];
+    const json& r = d["merged_phases"][1];
     SUBCASE("writes") {
         check_latency(w["write_latency"], write_samples());
         check_latency(w["latency"], write_samples());
@@ -648,7 +685,7 @@ TEST_CASE("latency: min/mean/max, percentiles and a histogram summing to count")
 
 TEST_CASE("numbers are numbers") {
     run::RunConfig cfg = make_config();
-    json d = report::result_json(cfg, make_result(true), make_host());
+    json d = document(cfg, make_result(true), make_host());
     check_numbers_are_numbers(d, "$");
     CHECK(d["summary"]["exit_code"].is_number_integer());
     CHECK(d["config"]["seed"].is_number_unsigned());
@@ -659,11 +696,11 @@ TEST_CASE("numbers are numbers") {
 
     cfg.rand_ops = 77;
     cfg.duration_s = 1.5;
-    check_numbers_are_numbers(report::result_json(cfg, make_result(false), make_host()), "$");
+    check_numbers_are_numbers(document(cfg, make_result(false), make_host()), "$");
 }
 
 TEST_CASE("mismatch record: file, offsets, class and header found") {
-    json d = report::result_json(make_config(), make_result(true), make_host());
+    json d = document(make_config(), make_result(true), make_host());
     REQUIRE(d["mismatches"].size() == 1);
     const json& m = d["mismatches"][0];
     CHECK(m["iteration"] == 1);
@@ -693,7 +730,7 @@ TEST_CASE("mismatch record: file, offsets, class and header found") {
     r.mismatch_records[0].error = 5;  // EIO
     r.mismatch_totals = {};
     r.mismatch_totals[class_index(pattern::MismatchClass::io_error)] = 1;
-    d = report::result_json(make_config(), r, make_host());
+    d = document(make_config(), r, make_host());
     CHECK(d["mismatches"][0]["found"].is_null());
     CHECK(d["mismatches"][0]["class"] == "io-error");
     CHECK(d["mismatches"][0]["op"] == "write");
@@ -705,7 +742,7 @@ TEST_CASE("mismatch record: file, offsets, class and header found") {
 TEST_CASE("mismatches_truncated when more were counted than recorded") {
     run::RunResult r = make_result(true);
     r.mismatch_totals[class_index(pattern::MismatchClass::corrupt)] = 150;
-    json d = report::result_json(make_config(), r, make_host());
+    json d = document(make_config(), r, make_host());
     CHECK(d["mismatches"].size() == 1);
     CHECK(d["mismatches_truncated"] == true);
     CHECK(d["summary"]["mismatch_total"] == 150);
@@ -713,7 +750,7 @@ TEST_CASE("mismatches_truncated when more were counted than recorded") {
 
 TEST_CASE("summary: totals and the verdict") {
     SUBCASE("a mismatch fails the run with exit 2") {
-        json d = report::result_json(make_config(), make_result(true), make_host());
+        json d = document(make_config(), make_result(true), make_host());
         const json& s = d["summary"];
         CHECK(s["written_bytes"] == 16 * MiB);
         CHECK(s["read_bytes"] == 16 * MiB);
@@ -730,7 +767,7 @@ TEST_CASE("summary: totals and the verdict") {
         CHECK(s["exit_code"] == 2);
     }
     SUBCASE("a clean run passes with exit 0") {
-        json d = report::result_json(make_config(), make_result(false), make_host());
+        json d = document(make_config(), make_result(false), make_host());
         CHECK(d["mismatches"] == json::array());
         CHECK(d["summary"]["mismatch_total"] == 0);
         CHECK(d["summary"]["status"] == "passed");
@@ -743,18 +780,21 @@ TEST_CASE("summary: totals and the verdict") {
         r.stop = run::StopReason::signal;
         r.stop_signal = SIGINT;
         r.iterations[0].phases[1].interrupted = true;
-        json d = report::result_json(make_config(), r, make_host());
+        r.merged_phases[1].interrupted = true;
+        json d = document(make_config(), r, make_host());
         CHECK(d["summary"]["status"] == "interrupted");
         CHECK(d["summary"]["exit_code"] == 130);
         CHECK(d["summary"]["stop_reason"] == "signal");
         CHECK(d["summary"]["signal"] == SIGINT);
         CHECK(d["iterations"][0]["phases"][1]["interrupted"] == true);
+        CHECK(d["merged_phases"][1]["interrupted"] == true);
+        CHECK(d["merged_phases"][1]["drift"].is_null());  // no complete run of it
     }
     SUBCASE("SIGTERM: interrupted, exit 143") {
         run::RunResult r = make_result(false);
         r.stop = run::StopReason::signal;
         r.stop_signal = SIGTERM;
-        json d = report::result_json(make_config(), r, make_host());
+        json d = document(make_config(), r, make_host());
         CHECK(d["summary"]["status"] == "interrupted");
         CHECK(d["summary"]["exit_code"] == 143);
         CHECK(d["summary"]["signal"] == SIGTERM);
@@ -763,7 +803,7 @@ TEST_CASE("summary: totals and the verdict") {
         run::RunResult r = make_result(true);
         r.stop = run::StopReason::signal;
         r.stop_signal = SIGINT;
-        json d = report::result_json(make_config(), r, make_host());
+        json d = document(make_config(), r, make_host());
         CHECK(d["summary"]["status"] == "failed");
         CHECK(d["summary"]["exit_code"] == 2);
         CHECK(d["summary"]["stop_reason"] == "signal");
@@ -772,7 +812,7 @@ TEST_CASE("summary: totals and the verdict") {
         run::RunResult r = make_result(false);
         r.stop = run::StopReason::error;
         r.fatal_error = "/mnt/test/drivestress-0.dat: write: No space left on device";
-        json d = report::result_json(make_config(), r, make_host());
+        json d = document(make_config(), r, make_host());
         CHECK(d["summary"]["status"] == "error");
         CHECK(d["summary"]["exit_code"] == 1);
         CHECK(d["summary"]["stop_reason"] == "error");
@@ -784,14 +824,14 @@ TEST_CASE("summary: totals and the verdict") {
         run::RunResult r = make_result(true);
         r.stop = run::StopReason::error;
         r.fatal_error = "write: No space left on device";
-        json d = report::result_json(make_config(), r, make_host());
+        json d = document(make_config(), r, make_host());
         CHECK(d["summary"]["status"] == "failed");
         CHECK(d["summary"]["exit_code"] == 2);
     }
     SUBCASE("--duration reached is a clean pass") {
         run::RunResult r = make_result(false);
         r.stop = run::StopReason::duration;
-        json d = report::result_json(make_config(), r, make_host());
+        json d = document(make_config(), r, make_host());
         CHECK(d["summary"]["status"] == "passed");
         CHECK(d["summary"]["exit_code"] == 0);
         CHECK(d["summary"]["stop_reason"] == "duration");
@@ -800,7 +840,7 @@ TEST_CASE("summary: totals and the verdict") {
     SUBCASE("exit_code in the document equals exit_status()") {
         for (bool mm : {false, true}) {
             run::RunResult r = make_result(mm);
-            json d = report::result_json(make_config(), r, make_host());
+            json d = document(make_config(), r, make_host());
             CHECK(d["summary"]["exit_code"] == run::exit_status(r));
         }
     }
@@ -815,11 +855,12 @@ TEST_CASE("schema file: valid JSON, draft 2020-12, closed objects") {
     CHECK(s["$defs"]["phase"]["additionalProperties"] == false);
     CHECK(s["$defs"]["mismatch_record"]["additionalProperties"] == false);
     CHECK(s["properties"]["schema_version"]["const"] == report::kSchemaVersion);
+    CHECK(s["$defs"]["iteration_phase"]["additionalProperties"] == false);
 }
 
 TEST_CASE("schema file: every key the document has is described, every required key is there") {
     json s = load_schema();
-    json d = report::result_json(make_config(), make_result(true), make_host());
+    json d = document(make_config(), make_result(true), make_host());
     for (const auto& [k, _] : d.items()) {
         CAPTURE(k);
         CHECK(s["properties"].contains(k));
@@ -828,17 +869,25 @@ TEST_CASE("schema file: every key the document has is described, every required 
         CAPTURE(k);
         CHECK(d.contains(k.get<std::string>()));
     }
-    // Everything the code always writes is required (a run's own keys in
-    // the first alternative; the second is a --verify-only document).
-    REQUIRE(s["anyOf"].size() == 2);
+    // Everything the code always writes is required (a finished run's own
+    // keys in the first alternative; the second is a run in progress, the
+    // third a --verify-only document).
+    REQUIRE(s["anyOf"].size() == 3);
     for (const auto& k : s["anyOf"][0]["required"])
         CHECK(d.contains(k.get<std::string>()));
     CHECK(s["required"].size() + s["anyOf"][0]["required"].size() == d.size());
-    const json& phase = d["iterations"][0]["phases"][0];
-    CHECK(s["$defs"]["phase"]["required"].size() == phase.size());
+    // A merged phase: the phase keys, and iterations and drift.
+    const json& phase = d["merged_phases"][0];
+    CHECK(s["$defs"]["phase"]["required"].size() + 2 == phase.size());
     for (const auto& [k, _] : phase.items()) {
         CAPTURE(k);
         CHECK(s["$defs"]["phase"]["properties"].contains(k));
+    }
+    const json& figures = d["iterations"][0]["phases"][0];
+    CHECK(s["$defs"]["iteration_phase"]["required"].size() == figures.size());
+    for (const auto& [k, _] : figures.items()) {
+        CAPTURE(k);
+        CHECK(s["$defs"]["iteration_phase"]["properties"].contains(k));
     }
 }
 
@@ -864,9 +913,10 @@ TEST_CASE("schema file: enums match the names the code writes") {
           json::array({std::string(io::to_string(io::BackendKind::io_uring)),
                        std::string(io::to_string(io::BackendKind::sync))}));
     const json& summary = s["$defs"]["summary"]["properties"];
-    CHECK(summary["status"]["enum"] == json::array({"passed", "failed", "error", "interrupted"}));
+    CHECK(summary["status"]["enum"] ==
+          json::array({"passed", "failed", "error", "interrupted", "running"}));
     CHECK(summary["stop_reason"]["enum"] ==
-          json::array({"completed", "duration", "signal", "error"}));
+          json::array({"completed", "duration", "signal", "error", nullptr}));
 }
 
 TEST_CASE("synthetic documents validate against the schema") {
@@ -874,12 +924,12 @@ TEST_CASE("synthetic documents validate against the schema") {
     run::RunConfig cfg = make_config();
 
     SUBCASE("with a mismatch (header found)") {
-        auto errors = v.errors(report::result_json(cfg, make_result(true), make_host()));
+        auto errors = v.errors(document(cfg, make_result(true), make_host()));
         INFO(joined(errors));
         CHECK(errors.empty());
     }
     SUBCASE("clean, io_uring") {
-        auto errors = v.errors(report::result_json(cfg, make_result(false), make_host()));
+        auto errors = v.errors(document(cfg, make_result(false), make_host()));
         INFO(joined(errors));
         CHECK(errors.empty());
     }
@@ -895,7 +945,7 @@ TEST_CASE("synthetic documents validate against the schema") {
         r.stop_signal = SIGTERM;
         cfg.rand_ops = 500;
         cfg.duration_s = 60;
-        auto errors = v.errors(report::result_json(cfg, r, make_host()));
+        auto errors = v.errors(document(cfg, r, make_host()));
         INFO(joined(errors));
         CHECK(errors.empty());
     }
@@ -903,7 +953,7 @@ TEST_CASE("synthetic documents validate against the schema") {
         run::RunResult r = make_result(false);
         r.stop = run::StopReason::error;
         r.fatal_error = "write: No space left on device";
-        auto errors = v.errors(report::result_json(cfg, r, make_host()));
+        auto errors = v.errors(document(cfg, r, make_host()));
         INFO(joined(errors));
         CHECK(errors.empty());
     }
@@ -912,7 +962,7 @@ TEST_CASE("synthetic documents validate against the schema") {
         r.mismatch_records[0].found.reset();
         r.mismatch_records[0].cls = pattern::MismatchClass::io_error;
         r.mismatch_records[0].error = 5;
-        auto errors = v.errors(report::result_json(cfg, r, make_host()));
+        auto errors = v.errors(document(cfg, r, make_host()));
         INFO(joined(errors));
         CHECK(errors.empty());
     }
@@ -920,7 +970,7 @@ TEST_CASE("synthetic documents validate against the schema") {
 
 TEST_CASE("the schema rejects what the document must not contain") {
     SchemaValidator v(load_schema());
-    const json good = report::result_json(make_config(), make_result(true), make_host());
+    const json good = document(make_config(), make_result(true), make_host());
     REQUIRE(v.errors(good).empty());
 
     json d = good;
@@ -932,7 +982,31 @@ TEST_CASE("the schema rejects what the document must not contain") {
     CHECK(!v.errors(d).empty());
 
     d = good;
-    d["iterations"][0]["phases"][0]["bandwidth_bytes_per_sec"] = "33554432";
+    d["iterations"][0]["phases"][0]["latency"] = d["merged_phases"][0]["latency"];  // no histograms
+    CHECK(!v.errors(d).empty());
+
+    d = good;
+    d["iterations"][0]["phases"][0]["interrupted"] = false;  // present only when true
+    CHECK(!v.errors(d).empty());
+
+    d = good;
+    d["merged_phases"][0]["extra_metric"] = 1;
+    CHECK(!v.errors(d).empty());
+
+    d = good;
+    d["merged_phases"][0].erase("drift");
+    CHECK(!v.errors(d).empty());
+
+    d = good;
+    d["merged_phases"][0]["bandwidth_bytes_per_sec"] = "33554432";
+    CHECK(!v.errors(d).empty());
+
+    d = good;
+    d["summary"]["exit_code"] = nullptr;  // only while in progress
+    CHECK(!v.errors(d).empty());
+
+    d = good;
+    d["in_progress"] = true;  // without a progress object and a running status
     CHECK(!v.errors(d).empty());
 
     d = good;
@@ -952,19 +1026,19 @@ TEST_CASE("the schema rejects what the document must not contain") {
     CHECK(!v.errors(d).empty());
 
     d = good;
-    d["iterations"][0]["phases"][0]["latency"]["histogram"]["buckets"][0] = json::array({1, 2, 3});
+    d["merged_phases"][0]["latency"]["histogram"]["buckets"][0] = json::array({1, 2, 3});
     CHECK(!v.errors(d).empty());
 
     d = good;
-    d["schema_version"] = 2;
+    d["schema_version"] = 1;  // iterations[] held whole phases then
     CHECK(!v.errors(d).empty());
 }
 
 TEST_CASE("latency thresholds: the share of operations slower than each duration") {
     run::RunConfig cfg = make_config();
     cfg.latency_thresholds_s = {50e-6, 2.0};  // 50 us, 2 s
-    json d = report::result_json(cfg, make_result(false), make_host());
-    const json& t = d["iterations"][0]["phases"][0]["latency_thresholds"];
+    json d = document(cfg, make_result(false), make_host());
+    const json& t = d["merged_phases"][0]["latency_thresholds"];
     REQUIRE(t.is_array());
     REQUIRE(t.size() == 2);
     CHECK(t[0]["threshold_ns"] == 50'000);
@@ -978,8 +1052,8 @@ TEST_CASE("latency thresholds: the share of operations slower than each duration
     // Thresholds are rounded to the nearest nanosecond, not truncated:
     // "100us" parses to 100 * 1e-6 s, which times 1e9 is 99999.99999999999.
     cfg.latency_thresholds_s = {units::parse_duration("100us"), 100 * 1e-6, 0.3};
-    d = report::result_json(cfg, make_result(false), make_host());
-    const json& rounded = d["iterations"][0]["phases"][0]["latency_thresholds"];
+    d = document(cfg, make_result(false), make_host());
+    const json& rounded = d["merged_phases"][0]["latency_thresholds"];
     REQUIRE(rounded.size() == 3);
     CHECK(rounded[0]["threshold_ns"] == 100'000);
     CHECK(rounded[1]["threshold_ns"] == 100'000);
@@ -987,15 +1061,15 @@ TEST_CASE("latency thresholds: the share of operations slower than each duration
 
     // No thresholds asked for: an empty list, still there.
     cfg.latency_thresholds_s.clear();
-    d = report::result_json(cfg, make_result(false), make_host());
-    CHECK(d["iterations"][0]["phases"][0]["latency_thresholds"] == json::array());
+    d = document(cfg, make_result(false), make_host());
+    CHECK(d["merged_phases"][0]["latency_thresholds"] == json::array());
 
     // A phase without operations reports share 0, not NaN.
     cfg.latency_thresholds_s = {1.0};
     run::RunResult r = make_result(false);
-    r.iterations[0].phases[0].counters = {};
-    d = report::result_json(cfg, r, make_host());
-    CHECK(d["iterations"][0]["phases"][0]["latency_thresholds"][0]["slower_share"] == 0.0);
+    r.merged_phases[0].counters = {};
+    d = document(cfg, r, make_host());
+    CHECK(d["merged_phases"][0]["latency_thresholds"][0]["slower_share"] == 0.0);
 }
 
 namespace {
@@ -1040,7 +1114,7 @@ run::RunConfig make_sweep_config() {
 }  // namespace
 
 TEST_CASE("sweep: one random phase per value, and the knee") {
-    json d = report::result_json(make_sweep_config(), make_sweep_result(), make_host());
+    json d = document(make_sweep_config(), make_sweep_result(), make_host());
     REQUIRE(d.contains("sweep"));
     const json& sw = d["sweep"];
     CHECK(sw["parameter"] == "qd");
@@ -1062,25 +1136,24 @@ TEST_CASE("sweep: one random phase per value, and the knee") {
 
     run::RunResult r = make_sweep_result();
     r.sweep.knee.reset();
-    d = report::result_json(make_sweep_config(), r, make_host());
+    d = document(make_sweep_config(), r, make_host());
     CHECK(d["sweep"]["knee"].is_null());
 
     // Without a sweep there is no "sweep" key at all.
-    CHECK(!report::result_json(make_config(), make_result(false), make_host()).contains("sweep"));
+    CHECK(!document(make_config(), make_result(false), make_host()).contains("sweep"));
 }
 
 TEST_CASE("sweep and backend comparison documents validate against the schema") {
     SchemaValidator v(load_schema());
     SUBCASE("sweep with a knee") {
-        auto errors =
-            v.errors(report::result_json(make_sweep_config(), make_sweep_result(), make_host()));
+        auto errors = v.errors(document(make_sweep_config(), make_sweep_result(), make_host()));
         INFO(joined(errors));
         CHECK(errors.empty());
     }
     SUBCASE("sweep without a knee") {
         run::RunResult r = make_sweep_result();
         r.sweep.knee.reset();
-        auto errors = v.errors(report::result_json(make_sweep_config(), r, make_host()));
+        auto errors = v.errors(document(make_sweep_config(), r, make_host()));
         INFO(joined(errors));
         CHECK(errors.empty());
     }
@@ -1092,8 +1165,8 @@ TEST_CASE("sweep and backend comparison documents validate against the schema") 
         sync.backend.requested = run::BackendChoice::sync;
         sync.backend.used = io::BackendKind::sync;
         sync.backend.effective_qd = sync.backend.seq_qd = 1;
-        sync.iterations[0].phases[0].seconds = 1.0;  // half the io_uring rate
-        json d = report::result_json(cfg, uring, make_host());
+        sync.merged_phases[0].seconds = 1.0;  // half the io_uring rate
+        json d = document(cfg, uring, make_host());
         d["compare_backends"] = report::comparison_json(cfg, uring, sync);
         const json& rows = d["compare_backends"]["rows"];
         REQUIRE(rows.size() == 2);
@@ -1108,11 +1181,15 @@ TEST_CASE("sweep and backend comparison documents validate against the schema") 
 
 TEST_CASE("the schema keeps sweep-only and comparison keys where they belong") {
     SchemaValidator v(load_schema());
-    json d = report::result_json(make_sweep_config(), make_sweep_result(), make_host());
+    json d = document(make_sweep_config(), make_sweep_result(), make_host());
     REQUIRE(v.errors(d).empty());
 
     json bad = d;
-    bad["iterations"][0]["phases"][0]["value"] = 4;  // "value" belongs to sweep points
+    bad["merged_phases"][0]["value"] = 4;  // "value" belongs to sweep points
+    CHECK(!v.errors(bad).empty());
+
+    bad = d;
+    bad["sweep"]["points"][0]["drift"] = nullptr;  // and drift to merged phases
     CHECK(!v.errors(bad).empty());
 
     bad = d;
@@ -1124,7 +1201,7 @@ TEST_CASE("the schema keeps sweep-only and comparison keys where they belong") {
     CHECK(!v.errors(bad).empty());
 
     bad = d;
-    bad["iterations"][0]["phases"][0]["latency_thresholds"][0]["slower_share"] = 1.5;
+    bad["merged_phases"][0]["latency_thresholds"][0]["slower_share"] = 1.5;
     CHECK(!v.errors(bad).empty());
 
     bad = d;
@@ -1135,7 +1212,7 @@ TEST_CASE("the schema keeps sweep-only and comparison keys where they belong") {
 // The summary is the whole run: the sweep's random phases read, wrote and
 // verified too (their mismatches already count in summary.mismatches).
 TEST_CASE("summary totals include the sweep points") {
-    json d = report::result_json(make_sweep_config(), make_sweep_result(), make_host());
+    json d = document(make_sweep_config(), make_sweep_result(), make_host());
     const json& sm = d["summary"];
     CHECK(sm["written_bytes"] == 16 * MiB + 3 * 10 * 4096);
     CHECK(sm["read_bytes"] == 16 * MiB + (1000 + 3000 + 3100 - 3 * 10) * 4096);
@@ -1146,7 +1223,7 @@ TEST_CASE("preset section: one row per test, validated by the schema") {
     report::PresetResults results;
     results.emplace_back("SEQ1M Q8T1", make_result(false));
     results.emplace_back("RND4K Q32T1 read", make_result(true));
-    json d = report::result_json(make_config(), results.front().second, make_host());
+    json d = document(make_config(), results.front().second, make_host());
     d["preset"] = report::preset_json("desktop", results);
 
     const json& p = d["preset"];
@@ -1204,6 +1281,7 @@ TEST_CASE("a --verify-only document validates; a run's keys in it do not") {
     m.bad_bytes = 4090;
     m.expected_generation = 1;
     r.lost_records = {m};
+    r.document_id = "fedcba9876543210";
     json d = report::verify_json(r, make_host());
     auto errors = v.errors(d);
     INFO(joined(errors));
@@ -1217,7 +1295,166 @@ TEST_CASE("a --verify-only document validates; a run's keys in it do not") {
     json bad = d;
     bad["config"] = json::object();  // a run's section in a verify document
     CHECK(!v.errors(bad).empty());
-    json run_doc = report::result_json(make_config(), make_result(true), make_host());
+    json run_doc = document(make_config(), make_result(true), make_host());
     run_doc["verify_only"] = d["verify_only"];  // and the other way round
     CHECK(!v.errors(run_doc).empty());
+}
+
+namespace {
+
+// Three iterations of one seq-write phase: 16 MiB in 0.16 s, 0.08 s and
+// 0.32 s (100, 200 and 50 MiB/s), 16 writes each taking 1, 2 and 4 ms.
+run::RunResult make_three_iterations(std::uint64_t detail) {
+    run::RunResult r = make_result(false);
+    r.iterations.clear();
+    r.merged_phases.clear();
+    const double seconds[] = {0.16, 0.08, 0.32};
+    for (std::uint64_t i = 1; i <= 3; ++i) {
+        r.begin_iteration(i, detail);
+        run::PhaseResult w;
+        w.phase = run::Phase::seq_write;
+        w.workers = 2;
+        w.seconds = seconds[i - 1];
+        w.counters.write_ops = 16;
+        w.counters.write_bytes = 16 * MiB;
+        for (int n = 0; n < 16; ++n)
+            w.counters.write_latency.record((1ULL << (i - 1)) * 1'000'000);
+        r.add_phase(w);
+    }
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("merged phases: every iteration added up, histograms merged, and the drift") {
+    const run::RunResult r = make_three_iterations(0);
+    json d = document(make_config(), r, make_host());
+    REQUIRE(d["iterations"].size() == 3);
+    REQUIRE(d["merged_phases"].size() == 1);
+    const json& m = d["merged_phases"][0];
+    CHECK(m["phase"] == "seq-write");
+    CHECK(m["iterations"] == 3);
+    CHECK(m["write_bytes"] == 48 * MiB);
+    CHECK(m["write_ops"] == 48);
+    CHECK(m["elapsed_s"].get<double>() == doctest::Approx(0.56));
+    CHECK(m["bandwidth_bytes_per_sec"].get<double>() == doctest::Approx(48.0 * MiB / 0.56));
+    CHECK(m["latency"]["count"] == 48);
+    CHECK(m["latency"]["min_ns"] == 1'000'000);
+    CHECK(m["latency"]["max_ns"] == 4'000'000);
+    CHECK(m["latency"]["histogram"]["buckets"].size() == 3);
+
+    const json& bw = m["drift"]["bandwidth_bytes_per_sec"];
+    CHECK(m["drift"]["iterations"] == 3);
+    CHECK(bw["first"].get<double>() == doctest::Approx(100.0 * MiB));
+    CHECK(bw["first_iteration"] == 1);
+    CHECK(bw["best"].get<double>() == doctest::Approx(200.0 * MiB));
+    CHECK(bw["best_iteration"] == 2);
+    CHECK(bw["worst"].get<double>() == doctest::Approx(50.0 * MiB));
+    CHECK(bw["worst_iteration"] == 3);
+    CHECK(bw["last_iteration"] == 3);
+    const json& p99 = m["drift"]["p99_ns"];
+    CHECK(p99["best"].is_number_integer());
+    CHECK(p99["best_iteration"] == 1);  // 1 ms is the lowest
+    CHECK(p99["worst_iteration"] == 3);
+    CHECK(m["drift"]["iops"]["best"].get<double>() == doctest::Approx(200.0));
+    CHECK(!d.contains("iteration_detail"));
+
+    SchemaValidator v(load_schema());
+    auto errors = v.errors(d);
+    INFO(joined(errors));
+    CHECK(errors.empty());
+}
+
+TEST_CASE("iteration_detail: the last N iterations in full, on request") {
+    const run::RunResult r = make_three_iterations(2);
+    json d = document(make_config(), r, make_host());
+    REQUIRE(d.contains("iteration_detail"));
+    const json& detail = d["iteration_detail"];
+    REQUIRE(detail.size() == 2);
+    CHECK(detail[0]["index"] == 2);
+    CHECK(detail[1]["index"] == 3);
+    CHECK(detail[1]["phases"][0]["latency"]["max_ns"] == 4'000'000);
+    CHECK(!detail[1]["phases"][0].contains("drift"));
+
+    SchemaValidator v(load_schema());
+    auto errors = v.errors(d);
+    INFO(joined(errors));
+    CHECK(errors.empty());
+    d["iteration_detail"][0]["phases"][0]["iterations"] = 1;  // merged phases only
+    CHECK(!v.errors(d).empty());
+}
+
+TEST_CASE("a document in progress: marked, no verdict yet, and validated") {
+    SchemaValidator v(load_schema());
+    const run::RunResult r = make_three_iterations(0);
+    auto in_progress = [&](const run::ProgressSnapshot* live) {
+        json head = report::result_json(make_config(), r, make_host());
+        report::mark_in_progress(head, live);
+        return json::parse(report::document_text(head, &r));
+    };
+    SUBCASE("between iterations") {
+        const json d = in_progress(nullptr);
+        CHECK(d["in_progress"] == true);
+        CHECK(d["summary"]["status"] == "running");
+        CHECK(d["summary"]["exit_code"].is_null());
+        CHECK(d["summary"]["stop_reason"].is_null());
+        CHECK(d["progress"]["iteration"].is_null());
+        CHECK(d["progress"]["phase"].is_null());
+        CHECK(d["progress"]["updated_at"].is_string());
+        CHECK(d["iterations"].size() == 3);
+        auto errors = v.errors(d);
+        INFO(joined(errors));
+        CHECK(errors.empty());
+    }
+    SUBCASE("while a phase runs") {
+        run::ProgressSnapshot live{4, run::Phase::reverify, 0.25, 12.5, 1 << 20, 1};
+        json d = in_progress(&live);
+        CHECK(d["progress"]["iteration"] == 4);
+        CHECK(d["progress"]["phase"] == "reverify");
+        CHECK(d["progress"]["phase_elapsed_s"] == 12.5);
+        CHECK(d["progress"]["phase_fraction_done"] == 0.25);
+        auto errors = v.errors(d);
+        INFO(joined(errors));
+        CHECK(errors.empty());
+        live.fraction_done = -1;  // unknown
+        CHECK(in_progress(&live)["progress"]["phase_fraction_done"].is_null());
+        live.fraction_done = 1.02;  // a last write past the estimate
+        CHECK(in_progress(&live)["progress"]["phase_fraction_done"] == 1.0);
+
+        d["summary"]["status"] = "passed";  // a verdict before the end
+        CHECK(!v.errors(d).empty());
+    }
+    SUBCASE("a final document is not in progress") {
+        const json d = document(make_config(), r, make_host());
+        CHECK(d["in_progress"] == false);
+        CHECK(!d.contains("progress"));
+    }
+}
+
+TEST_CASE("an iteration line is about a kilobyte for four phases") {
+    auto line_of = [](double seconds, std::uint64_t ops, std::uint64_t bytes, std::uint64_t ns) {
+        run::IterationResult it;
+        it.index = 12345;
+        for (run::Phase p : run::kAllPhases) {
+            run::PhaseFigures f;
+            f.phase = p;
+            f.seconds = seconds + 0.123456789;
+            f.cpu = {.user_s = seconds / 3 + 0.123456789, .system_s = seconds / 7 + 0.987654321};
+            f.read_ops = f.write_ops = ops;
+            f.read_bytes = f.write_bytes = f.verified_bytes = bytes;
+            f.p50_ns = ns;
+            f.p99_ns = 10 * ns + 12345;
+            f.max_ns = 100 * ns + 12345;
+            it.phases.push_back(f);
+        }
+        return report::iteration_line(it);
+    };
+    // A default run: 4 x 256 MiB, 10 s of random I/O at 100k IOPS.
+    CHECK(line_of(10, 1'000'000, 4'096'000'000, 1'234'567).size() <= 1024);
+    // Hours of a fast drive: 100 TB and 10^11 operations in one phase.
+    const std::string big = line_of(12345, 123'456'789'012, 123'456'789'012'345, 123'456'789);
+    CHECK(big.size() <= 1200);
+    const json j = json::parse(big);
+    CHECK(j["phases"][3]["elapsed_s"] == 12345.123457);  // to the microsecond
+    CHECK(j["phases"][3]["max_ns"] == 12'345'691'245);
 }

@@ -200,16 +200,34 @@ def check_phase(p, where, workers=None):
                % (where, p["workers"], workers))
 
 
-def check_run(files, iterations, sweep, s, where_run):
-    """Totals of a run's summary against its phases (and sweep points)."""
+SUMMED = ("read_bytes", "write_bytes", "read_ops", "write_ops", "verified_bytes")
+
+
+def check_run(files, iterations, merged, sweep, s, where_run):
+    """Totals of a run's summary against its iterations' figures, its merged
+    phases (and sweep points); each merged phase against the iterations."""
     expect(s["mismatch_total"] == sum(s["mismatches"].values()), "mismatch_total != sum")
     expect((s["signal"] is not None) == (s["stop_reason"] == "signal"), "signal vs stop_reason")
-    phases = []
-    for it in iterations:
-        for p in it["phases"]:
-            where = "%siteration %d %s" % (where_run, it["index"], p["phase"])
-            check_phase(p, where, files)
-            phases.append(p)
+    figures = [p for it in iterations for p in it["phases"]]
+    for m in merged:
+        where = "%smerged %s" % (where_run, m["phase"])
+        check_phase(m, where, files)
+        mine = [p for p in figures if p["phase"] == m["phase"]]
+        expect(m["iterations"] == len(mine), where + ": iterations != runs of the phase")
+        for key in SUMMED:
+            expect(m[key] == sum(p[key] for p in mine), "%s: %s != sum over iterations"
+                   % (where, key))
+        expect(sum(m["mismatches"].values()) == sum(p["mismatch_total"] for p in mine),
+               where + ": mismatches != sum over iterations")
+        # Iterations carry elapsed_s to the microsecond.
+        expect(abs(m["elapsed_s"] - sum(p["elapsed_s"] for p in mine)) <= 1e-6 * len(mine),
+               where + ": elapsed_s != sum over iterations")
+        complete = [p for p in mine if not p.get("interrupted")]
+        expect((m["drift"] is None) == (not complete), where + ": drift vs complete runs")
+    expect(len({m["phase"] for m in merged}) == len(merged), where_run + "a phase merged twice")
+    expect({p["phase"] for p in figures} == {m["phase"] for m in merged},
+           where_run + "merged_phases vs the phases run")
+    phases = list(merged)
     if sweep:
         for n, p in enumerate(sweep["points"]):
             where = "%ssweep point %d (%s=%d)" % (where_run, n, sweep["parameter"], p["value"])
@@ -229,6 +247,7 @@ def check_run(files, iterations, sweep, s, where_run):
 
 
 def check_invariants(doc, returncode):
+    expect(doc["in_progress"] is False, "a final document marked in progress")
     s = doc["summary"]
     expect(s["exit_code"] == returncode,
            "summary.exit_code %d but the process exited %d" % (s["exit_code"], returncode))
@@ -240,10 +259,14 @@ def check_invariants(doc, returncode):
         check_verify_only(doc)
         return
     files = doc["config"]["files"]
-    check_run(files, doc["iterations"], doc.get("sweep"), s, "")
+    check_run(files, doc["iterations"], doc["merged_phases"], doc.get("sweep"), s, "")
+    for it in doc.get("iteration_detail", []):
+        for p in it["phases"]:
+            check_phase(p, "iteration_detail %d %s" % (it["index"], p["phase"]), files)
     if "compare_backends" in doc:
         sync = doc["compare_backends"]["sync"]
-        check_run(files, sync["iterations"], None, sync["summary"], "compare_backends.sync: ")
+        check_run(files, sync["iterations"], sync["merged_phases"], None, sync["summary"],
+                  "compare_backends.sync: ")
 
 
 def check_verify_only(doc):
@@ -349,6 +372,25 @@ def case_sigint(r):
     expect(last["elapsed_s"] < 20, "stopped early")
 
 
+def case_iterations(r):
+    """Several iterations: figures for each, merged phases with their drift,
+    the last two in full with --iteration-detail 2."""
+    doc = r.run("iterations", SMALL + ["--rand-time", "0.2", "--iterations", "3",
+                                       "--iteration-detail", "2"], 0)
+    expect([it["index"] for it in doc["iterations"]] == [1, 2, 3], "three iterations")
+    expect([it["index"] for it in doc["iteration_detail"]] == [2, 3], "the last two in full")
+    for m in doc["merged_phases"]:
+        expect(m["iterations"] == 3, "%s merged over 3 iterations" % m["phase"])
+        d = m["drift"]
+        expect(d is not None and d["iterations"] == 3, "%s drift: %s" % (m["phase"], d))
+        bw = d["bandwidth_bytes_per_sec"]
+        expect(bw["worst"] <= bw["first"] <= bw["best"] and bw["worst"] <= bw["last"] <= bw["best"],
+               "%s drift in order: %s" % (m["phase"], bw))
+        expect(d["p99_ns"]["best"] <= d["p99_ns"]["worst"], "p99 best <= worst")
+        figures = [p for it in doc["iterations"] for p in it["phases"] if p["phase"] == m["phase"]]
+        expect(d["p99_ns"]["last"] == figures[-1]["p99_ns"], "last p99 is iteration 3's")
+
+
 def case_io_uring_fallback(r):
     if not r.no_io_uring:
         return "skipped (no --no-io-uring helper given)"
@@ -363,7 +405,7 @@ def case_io_uring_fallback(r):
 def case_thresholds(r):
     doc = r.run("thresholds", SMALL + ["--rand-time", "0.5", "--latency-thresholds",
                                        "100us,1s"], 0)
-    for p in doc["iterations"][0]["phases"]:
+    for p in doc["merged_phases"]:
         t = p["latency_thresholds"]
         expect([x["threshold_ns"] for x in t] == [100000, 1000000000],
                "%s thresholds: %s" % (p["phase"], t))
@@ -485,6 +527,7 @@ CASES = {
     "preset": case_preset,
     "preset-mismatch": case_preset_mismatch_in_later_test,
     "compare-mismatch": case_compare_mismatch_in_sync,
+    "iterations": case_iterations,
     "fallback": case_io_uring_fallback,
     "verify-only": case_verify_only,
 }

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """scripts/compare on two real result documents (data/sample-a.json,
-data/sample-b.json): ratios and deltas against values computed here from the
-JSON, the merge against an independent nearest-rank over the summed buckets,
-and one-line exit 1 on bad input.
+data/sample-b.json, schema_version 1): ratios and deltas against values
+computed here from the JSON, the merge against an independent nearest-rank
+over the summed buckets, and one-line exit 1 on bad input; and on a real
+schema_version 2 document of five iterations (data/sample-c.json,
+--iteration-detail 2).
 
   python3 tests/scripts/compare_test.py [--scripts DIR] [--data DIR] [unittest args]
 """
@@ -25,6 +27,7 @@ OPTS, REST = ap.parse_known_args()
 COMPARE = os.path.join(OPTS.scripts, "compare")
 SAMPLE_A = os.path.join(OPTS.data, "sample-a.json")
 SAMPLE_B = os.path.join(OPTS.data, "sample-b.json")
+SAMPLE_C = os.path.join(OPTS.data, "sample-c.json")
 MIB = 1024 * 1024
 
 
@@ -254,18 +257,76 @@ class CompareTest(unittest.TestCase):
                               message="not a drivestress result document")
         self.assert_bad_input(SAMPLE_A, self.write("list.json", [1, 2]),
                               message="not a drivestress result document")
-        v2 = copy.deepcopy(self.b)
-        v2["schema_version"] = 2
-        self.assert_bad_input(SAMPLE_A, self.write("v2.json", v2), message="schema_version 2")
-        v2["schema_version"] = "2.1"
-        self.assert_bad_input("--merge", self.write("v21.json", v2),
-                              message="schema_version 2.1")
+        v3 = copy.deepcopy(self.b)
+        v3["schema_version"] = 3
+        self.assert_bad_input(SAMPLE_A, self.write("v3.json", v3), message="schema_version 3")
+        v3["schema_version"] = "3.1"
+        self.assert_bad_input("--merge", self.write("v31.json", v3),
+                              message="schema_version 3.1")
+        no_merged = load(SAMPLE_C)
+        del no_merged["merged_phases"]
+        self.assert_bad_input("--merge", self.write("no-merged.json", no_merged),
+                              message="no merged_phases list")
         self.assert_bad_input(SAMPLE_A, self.tmp.name, message="is a directory")
         self.assert_bad_input(SAMPLE_A, message="at least two documents")
         broken = copy.deepcopy(self.a)
         broken["iterations"][0]["phases"][0]["latency"]["count"] += 1
         self.assert_bad_input("--merge", self.write("broken.json", broken),
                               message="histogram buckets hold")
+
+    def test_schema_2_iterations_side_by_side(self):
+        """Version 2 against itself: a row per iteration and phase from the
+        iterations' figures; p99.9 only where iteration_detail keeps it."""
+        c = load(SAMPLE_C)
+        r = run("--json", SAMPLE_C, SAMPLE_C)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = json.loads(r.stdout)["rows"]
+        figures = {(it["index"], p["phase"]): p for it in c["iterations"] for p in it["phases"]}
+        self.assertEqual([(row["iteration"], row["phase"]) for row in rows], list(figures))
+        detail = {it["index"] for it in c["iteration_detail"]}
+        self.assertEqual(detail, {4, 5})
+        for row in rows:
+            key = (row["iteration"], row["phase"])
+            p = figures[key]
+            e = row["documents"][1]
+            with self.subTest(row=key):
+                ops = p["read_ops"] + p["write_ops"]
+                self.assertAlmostEqual(e["iops"], ops / p["elapsed_s"], delta=1e-3 * e["iops"])
+                self.assertEqual(e["p99_ns"], p["p99_ns"])
+                self.assertEqual(e["bandwidth_ratio"], 1.0)
+                if row["iteration"] in detail:
+                    self.assertIsNotNone(e["p99.9_ns"])
+                    self.assertEqual(e["p99.9_delta_ms"], 0.0)
+                else:
+                    self.assertIsNone(e["p99.9_ns"])
+                    self.assertIsNone(e["p99.9_delta_ms"])
+        r = run(SAMPLE_C, SAMPLE_A)  # a table across versions, "-" where nothing to show
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("(not run)", r.stdout)
+
+    def test_schema_2_merge_reproduces_merged_phases(self):
+        c = load(SAMPLE_C)
+        r = run("--merge", "--json", SAMPLE_C)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        merged = {p["phase"]: p for p in json.loads(r.stdout)["phases"]}
+        for p in c["merged_phases"]:
+            with self.subTest(phase=p["phase"]):
+                got = merged[p["phase"]]
+                self.assertEqual(got["latency"]["percentiles_ns"], p["latency"]["percentiles_ns"])
+                self.assertEqual(got["latency"]["histogram"]["buckets"],
+                                 p["latency"]["histogram"]["buckets"])
+                self.assertEqual(got["write_bytes"], p["write_bytes"])
+                self.assertAlmostEqual(got["bandwidth_bytes_per_sec"],
+                                       p["bandwidth_bytes_per_sec"],
+                                       delta=1e-6 * p["bandwidth_bytes_per_sec"])
+        # Across versions: the histograms of both add up.
+        r = run("--merge", "--json", SAMPLE_A, SAMPLE_C)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        random = next(p for p in json.loads(r.stdout)["phases"] if p["phase"] == "random")
+        self.assertEqual(random["latency"]["count"],
+                         next(p["latency"]["count"] for p in c["merged_phases"]
+                              if p["phase"] == "random") +
+                         phases(self.a)[(1, "random")]["latency"]["count"])
 
     def test_minor_version_is_accepted(self):
         doc = copy.deepcopy(self.b)

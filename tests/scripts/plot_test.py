@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""scripts/plot on a real result document (data/sample-a.json), with a
+"""scripts/plot on real result documents (data/sample-a.json, schema 1, one
+iteration; data/sample-c.json, schema 2, five iterations), with a
 synthetic time series and synthetic sweeps: every figure is a non-blank PNG of
 FIG_SIZE x DPI pixels, the paths printed are the files written, and bad input
 ends with one line and exit 1.  Skipped (77) when matplotlib is missing.
@@ -26,6 +27,7 @@ ap.add_argument("--data", default=os.path.join(HERE, "data"))
 OPTS, REST = ap.parse_known_args()
 PLOT = os.path.join(OPTS.scripts, "plot")
 SAMPLE_A = os.path.join(OPTS.data, "sample-a.json")
+SAMPLE_C = os.path.join(OPTS.data, "sample-c.json")
 # scripts/plot.py: FIG_SIZE (10, 6) inches at DPI 100.
 WIDTH, HEIGHT = 1000, 600
 # The interpreter scripts/plot runs.
@@ -72,6 +74,8 @@ def timeseries_lines():
                              "max_ns": None, "mismatches": 0}))
     return "\n".join(lines) + "\n"
 
+
+PHASES = ("seq-write", "seq-read", "random", "reverify")
 
 SWEEP = [(1, 12000, 150000), (2, 23000, 160000), (4, 44000, 180000), (8, 80000, 230000),
          (16, 120000, 350000), (32, 140000, 700000), (64, 143000, 1500000)]
@@ -121,6 +125,33 @@ class PlotTest(unittest.TestCase):
 
     def test_result_alone(self):
         self.assert_figures(self.plot(SAMPLE_A), "sample-a", ["bandwidth", "latency"])
+
+    def test_iterations_draw_their_trend(self):
+        self.assert_figures(self.plot(SAMPLE_C), "sample-c", ["bandwidth", "latency", "trend"])
+
+    def test_many_iterations(self):
+        """100 iterations (copies of sample-c's, one interrupted): one bar per
+        phase for the run, the trend under its running median; and a time
+        series of 100 iterations' phases (no phase marks)."""
+        with open(SAMPLE_C) as f:
+            doc = json.load(f)
+        its = []
+        for i in range(100):
+            it = copy.deepcopy(doc["iterations"][i % 5])
+            it["index"] = i + 1
+            its.append(it)
+        its[-1]["phases"][-1]["interrupted"] = True
+        doc["iterations"] = its
+        del doc["iteration_detail"]
+        lines = []
+        for i in range(400):
+            lines.append(json.dumps({"elapsed_s": 0.5 * (i + 1), "iteration": i // 4 + 1,
+                                     "phase": PHASES[i % 4], "read_iops": 1000 + i,
+                                     "write_iops": 500, "p50_ns": 100000, "p99_ns": 900000,
+                                     "max_ns": 2000000, "mismatches": 0}))
+        ts = self.write("long.ndjson", "\n".join(lines) + "\n")
+        printed = self.plot(self.write("long.json", doc), ts)
+        self.assert_figures(printed, "long", ["bandwidth", "latency", "trend", "timeseries"])
 
     def test_sweep_with_p99_per_point(self):
         doc = copy.deepcopy(self.doc)

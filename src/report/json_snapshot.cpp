@@ -1,0 +1,39 @@
+#include "report/json_snapshot.h"
+
+#include <exception>
+#include <utility>
+
+#include "io/output_file.h"
+#include "report/json_report.h"
+
+namespace ds::report {
+
+JsonSnapshotWriter::JsonSnapshotWriter(std::string path, HostInfo host, std::FILE* err)
+    : path_(std::move(path)), host_(std::move(host)), err_(err) {}
+
+void JsonSnapshotWriter::started(const run::RunConfig& cfg, const run::RunResult&) {
+    cfg_ = cfg;
+}
+
+void JsonSnapshotWriter::run_so_far(const run::RunResult& so_far,
+                                    const run::ProgressSnapshot* live) {
+    if (path_.empty() || path_ == "-") return;
+    try {
+        // Checked every time: a reader may have put a FIFO there meanwhile,
+        // which must not get one document per iteration.
+        if (io::check_output_destination(path_) != io::OutputKind::regular) return;
+        nlohmann::json doc = result_json(cfg_, so_far, host_);
+        mark_in_progress(doc, live);
+        io::write_file_atomically(path_, document_text(doc, &so_far));
+        ++writes_;
+    } catch (const std::exception& e) {
+        // Tried again at the next snapshot and at the end, which reports
+        // its own failure; said once, so a full disk does not flood stderr.
+        if (!failed_once_ && err_)
+            std::fprintf(err_, "drivestress: --json %s (rewritten after the next iteration)\n",
+                         e.what());
+        failed_once_ = true;
+    }
+}
+
+}  // namespace ds::report

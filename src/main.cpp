@@ -26,6 +26,7 @@
 #include "report/timeseries.h"
 #include "report/verify_report.h"
 #include "run/errors.h"
+#include "run/compare_backends.h"
 #include "run/runner.h"
 #include "run/verify_only.h"
 

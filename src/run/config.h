@@ -71,6 +71,8 @@ struct RunConfig {
     bool recreate = false;
     bool buffered = false;
     bool verify = true;
+    // --cpus: worker i runs on cpus[i % cpus.size()] only; empty: anywhere.
+    std::vector<unsigned> cpus;
     bool sqpoll = false;          // io_uring: a kernel thread polls the submission queue
     bool iopoll = false;          // io_uring: completions polled from the device (O_DIRECT)
     std::string json_path;        // "" = none, "-" = stdout

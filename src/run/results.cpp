@@ -175,4 +175,9 @@ int exit_status(const RunResult& r) {
     if (r.stop == StopReason::signal) return 128 + r.stop_signal;
     return 0;
 }
+int worse_exit_status(int a, int b) {
+    auto rank = [](int code) { return code == 2 ? 3 : code == 1 ? 2 : code != 0 ? 1 : 0; };
+    return rank(a) >= rank(b) ? a : b;
+}
+
 }  // namespace ds::run

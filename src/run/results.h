@@ -260,4 +260,6 @@ namespace ds::run {
 // wins), else 1 after a fatal setup problem, else 128+signal when
 // interrupted, else 0.
 int exit_status(const RunResult& r);
+// The more severe of two exit statuses: 2 beats 1 beats a signal beats 0.
+int worse_exit_status(int a, int b);
 }  // namespace ds::run

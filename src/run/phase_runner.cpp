@@ -1,0 +1,229 @@
+#include "run/phase_runner.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <map>
+#include <numeric>
+#include <vector>
+
+#include "stats/cpu_time.h"
+
+namespace ds::run {
+
+namespace {
+
+// The workers' per-second statistics, merged: a second is passed on once
+// every worker has moved past it, in order, none skipped.
+class IntervalMerger {
+  public:
+    IntervalMerger(RunSession& s, std::uint64_t iteration, Phase phase, std::uint64_t sweep_value,
+                   unsigned active)
+        : s_(s),
+          iteration_(iteration),
+          phase_(phase),
+          sweep_value_(sweep_value),
+          worker_second_(active, 0),
+          mismatches_so_far_(std::accumulate(s.res.mismatch_totals.begin(),
+                                             s.res.mismatch_totals.end(), std::uint64_t{0})) {}
+
+    // `phase_over`: every second left goes out, the last one as long as
+    // what remained of the phase (`phase_seconds` in all).
+    void emit(bool phase_over, double phase_seconds) {
+        for (unsigned i = 0; i < worker_second_.size(); ++i)
+            for (auto& iv : s_.workers[i]->take_intervals()) {
+                worker_second_[i] = std::max(worker_second_[i], iv.second);
+                auto [slot, fresh] = pending_.try_emplace(iv.second, iv);
+                if (!fresh) slot->second.merge(iv);
+            }
+        const std::uint64_t done_before =
+            phase_over ? (pending_.empty() ? next_second_ : pending_.rbegin()->first + 1)
+                       : *std::min_element(worker_second_.begin(), worker_second_.end());
+        for (; next_second_ < done_before; ++next_second_) {
+            IntervalStats iv;
+            iv.second = next_second_;
+            if (auto found = pending_.find(next_second_); found != pending_.end()) {
+                iv = std::move(found->second);
+                pending_.erase(found);
+            }
+            mismatches_so_far_ += iv.mismatches;
+            double length = 1.0;
+            if (phase_over && next_second_ + 1 == done_before)
+                length = std::clamp(phase_seconds - static_cast<double>(next_second_), 0.0, 1.0);
+            s_.observer.interval_done(iteration_, phase_, sweep_value_, iv, length,
+                                      mismatches_so_far_);
+        }
+    }
+
+  private:
+    RunSession& s_;
+    std::uint64_t iteration_;
+    Phase phase_;
+    std::uint64_t sweep_value_;
+    std::map<std::uint64_t, IntervalStats> pending_;
+    std::vector<std::uint64_t> worker_second_;
+    std::uint64_t next_second_ = 0;
+    std::uint64_t mismatches_so_far_;
+};
+
+// --keep: a phase that writes records its bound before it starts, so a cut
+// during it allows what it may have written.
+void record_bound(RunSession& s, Phase phase) {
+    const RunConfig& cfg = s.cfg;
+    if (!s.state || !(phase == Phase::seq_write || (phase == Phase::random && cfg.read_pct < 100)))
+        return;
+    s.state->set_bound(
+        phase == Phase::seq_write
+            ? 1
+            : unacked_write_bound(cfg, cfg.sync == SyncMethod::none ? 0 : cfg.sync_every),
+        true);
+}
+
+// --keep: whatever a phase wrote is acknowledged once it is on the device
+// (as well as after every flush the workers make themselves).  After the
+// phase nothing more is written until the next writing phase: these records
+// allow no newer generation.
+void acknowledge(RunSession& s, Phase phase, unsigned active) {
+    if (!s.state) return;
+    s.state->set_bound(0, false);
+    if (phase != Phase::seq_write && phase != Phase::random) return;
+    s.run_on_workers([&](unsigned i, Worker& w) {
+        if (i >= active) return;
+        if (::fsync(s.target.fd(i)) == 0) {
+            s.state->acknowledged(i, w.generations());
+        } else {
+            ++s.state_sync_errors;
+            s.state->poison(i);
+        }
+    });
+}
+
+PhasePlan make_plan(RunSession& s, std::uint64_t iteration, Phase phase, const SweepOverrides& over,
+                    std::uint64_t t0) {
+    PhasePlan plan;
+    plan.phase = phase;
+    plan.iteration = iteration;
+    plan.depth = over.qd;
+    plan.rand_block = over.rand_block;
+    // Per-second statistics feed --timeseries, the status line's "p99 of the
+    // last second" and the live --prom textfile (one more histogram record
+    // per operation).
+    const RunConfig& cfg = s.cfg;
+    if (!cfg.timeseries_path.empty() || cfg.progress != ProgressMode::never ||
+        !cfg.prom_path.empty())
+        plan.intervals_from_ns = t0;
+    if (phase == Phase::random) {
+        if (!cfg.rand_ops) plan.deadline_ns = t0 + seconds_to_ns(cfg.rand_time_s);
+        if (s.duration_deadline_ns)
+            plan.deadline_ns = plan.deadline_ns ? std::min(plan.deadline_ns, s.duration_deadline_ns)
+                                                : s.duration_deadline_ns;
+    }
+    return plan;
+}
+
+// What the status line shows: the phase's progress so far.
+ProgressSnapshot progress_of(RunSession& s, const PhasePlan& plan, unsigned active,
+                             std::uint64_t t0) {
+    ProgressSnapshot snap{plan.iteration, plan.phase, -1, (monotonic_ns() - t0) / 1e9, 0, 0};
+    for (unsigned i = 0; i < active; ++i) {
+        snap.bytes += s.workers[i]->progress_bytes.load(std::memory_order_relaxed);
+        snap.ops += s.workers[i]->progress_ops.load(std::memory_order_relaxed);
+    }
+    if (plan.phase != Phase::random)
+        snap.fraction_done =
+            static_cast<double>(snap.bytes) / static_cast<double>(s.cfg.file_bytes * active);
+    else if (s.cfg.rand_ops)
+        snap.fraction_done = static_cast<double>(snap.ops) / static_cast<double>(*s.cfg.rand_ops);
+    else if (plan.deadline_ns)
+        snap.fraction_done =
+            static_cast<double>(monotonic_ns() - t0) / static_cast<double>(plan.deadline_ns - t0);
+    return snap;
+}
+
+// The workers' outcomes into the phase's result, and what ends the run
+// early without being the drive's fault.
+void account(RunSession& s, const std::vector<PhaseOutcome>& outcomes, PhaseResult& pr) {
+    RunResult& res = s.res;
+    for (std::size_t i = 0; i < outcomes.size(); ++i) {
+        const PhaseOutcome& o = outcomes[i];
+        pr.counters.merge(o.counters);
+        if (!o.completed) pr.interrupted = true;
+        if (const auto& bad = o.invalid; bad && res.fatal_error.empty()) {
+            res.fatal_error =
+                s.target.path(i) + ": the kernel refused a " + std::to_string(bad->length) +
+                "-byte " + std::string(io::to_string(bad->kind)) + " at offset " +
+                std::to_string(bad->offset + s.target.base_offset(i)) + " as invalid (EINVAL)" +
+                (s.target.direct_io() ? "; O_DIRECT alignment? try --buffered" : "");
+            res.stop = StopReason::error;
+        }
+        if (o.no_space_at && res.fatal_error.empty()) {
+            res.fatal_error =
+                s.target.path(i) + ": no space left on device " +
+                (o.no_space_in_flush ? std::string("flushing its writes")
+                                     : "writing at offset " + std::to_string(*o.no_space_at)) +
+                " (the filesystem filled up during the run)";
+            res.stop = StopReason::error;
+            s.stop.store(true);  // this phase counted its failed writes; no more phases
+        }
+    }
+    for (std::size_t m = 0; m < res.mismatch_totals.size(); ++m)
+        res.mismatch_totals[m] += pr.counters.mismatches[m];
+}
+
+}  // namespace
+
+PhaseResult run_phase(RunSession& s, std::uint64_t iteration, Phase phase,
+                      const SweepOverrides& over) {
+    const RunConfig& cfg = s.cfg;
+    if (s.hooks.stop_phase == phase && s.hooks.stop_after_ops == 0) ::raise(SIGSTOP);
+    if (!s.target.direct_io())
+        s.writeback_failed(s.target.drop_caches(), iteration, phase, nullptr);
+    record_bound(s, phase);
+    const unsigned active = over.files ? over.files : cfg.files;
+    PhaseResult pr;
+    pr.phase = phase;
+    const auto cpu0 = stats::CpuTime::process_now();
+    const std::uint64_t t0 = monotonic_ns();
+    const PhasePlan plan = make_plan(s, iteration, phase, over, t0);
+    const std::uint64_t sweep_value = cfg.sweep && phase == Phase::random
+                                          ? (over.qd      ? over.qd
+                                             : over.files ? over.files
+                                                          : over.rand_block)
+                                          : 0;
+    IntervalMerger intervals(s, iteration, phase, sweep_value, active);
+    std::vector<PhaseOutcome> outcomes(active);
+    auto tick = [&] {
+        const ProgressSnapshot snap = progress_of(s, plan, active, t0);
+        s.observer.progress(snap);
+        if (plan.intervals_from_ns) intervals.emit(false, 0);
+        if ((monotonic_ns() - s.last_snapshot_ns) / 1e9 >= s.hooks.snapshot_period_s)
+            s.snapshot(&snap);
+    };
+    s.run_on_workers(
+        [&](unsigned i, Worker& w) {
+            if (i >= active) return;
+            PhasePlan mine = plan;
+            if (phase == Phase::random && cfg.rand_ops) {
+                const std::uint64_t n = *cfg.rand_ops;
+                mine.op_limit = n / active + (i < n % active ? 1 : 0);
+                if (mine.op_limit == 0) return;  // nothing to do for this worker
+            }
+            if (i == 0 && s.hooks.stop_phase == phase) mine.stop_after_ops = s.hooks.stop_after_ops;
+            outcomes[i] = w.run(mine);
+        },
+        tick);
+    // Writes in buffered mode are only done once they reached the device.
+    if (!s.target.direct_io() && phase != Phase::seq_read && phase != Phase::reverify)
+        s.writeback_failed(s.target.drop_caches(), iteration, phase, &pr);
+    acknowledge(s, phase, active);
+    pr.seconds = (monotonic_ns() - t0) / 1e9;
+    if (plan.intervals_from_ns) intervals.emit(true, pr.seconds);
+    pr.cpu = stats::CpuTime::process_now() - cpu0;
+    pr.workers = active;
+    account(s, outcomes, pr);
+    collect_records(s.workers, s.res);
+    return pr;
+}
+
+}  // namespace ds::run

@@ -1,0 +1,27 @@
+// One phase across the workers, in lockstep: the plan each worker gets, the
+// progress and per-second statistics while it runs, what --keep records
+// before and after it, and its accounting into one PhaseResult.
+#pragma once
+
+#include <cstdint>
+
+#include "run/config.h"
+#include "run/results.h"
+#include "run/session.h"
+
+namespace ds::run {
+
+// A sweep point's changes to the random phase (0 = the configured value).
+struct SweepOverrides {
+    unsigned qd = 0;
+    unsigned files = 0;
+    std::uint32_t rand_block = 0;
+};
+
+// Runs `phase` of iteration `iteration` on the first `over.files` workers
+// (all when 0) and accounts for it: counters, fatal errors (a full
+// filesystem, EINVAL), the run's mismatch totals and records.
+PhaseResult run_phase(RunSession& s, std::uint64_t iteration, Phase phase,
+                      const SweepOverrides& over = {});
+
+}  // namespace ds::run

@@ -1,0 +1,306 @@
+#include "run/session.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <new>
+#include <optional>
+#include <tuple>
+
+#include "io/backend_factory.h"
+#include "run/errors.h"
+#include "run/memory.h"
+#include "run/signals.h"
+#include "units/units.h"
+
+namespace ds::run {
+
+namespace {
+
+// Which backend the run uses (recorded in `res`); throws SetupError when one
+// asked for does not work here.
+io::BackendKind pick_backend(const RunConfig& cfg, RunResult& res) {
+    BackendInfo& info = res.backend;
+    info.requested = cfg.backend;
+    std::optional<io::BackendKind> asked;
+    if (cfg.backend == BackendChoice::sync) asked = io::BackendKind::sync;
+    if (cfg.backend == BackendChoice::io_uring) asked = io::BackendKind::io_uring;
+    const io::BackendSelection sel = io::select_backend(asked, cfg.sqpoll || cfg.iopoll);
+    if (!sel.refusal.empty())
+        throw SetupError(std::string(asked        ? "--backend io_uring"
+                                     : cfg.sqpoll ? "--sqpoll"
+                                                  : "--iopoll") +
+                         ": " + sel.refusal);
+    info.used = sel.used;
+    info.fallback_reason = sel.fallback_reason;
+    return sel.used;
+}
+
+// Per worker: four bytes per unit (generations, busy marks, the acknowledged
+// and snapshot maps of --keep) and the buffers in flight.
+std::uint64_t worker_memory_bytes(const RunConfig& cfg, const WorkerGeometry& geo) {
+    const std::uint64_t units = cfg.file_bytes / cfg.rand_block;
+    const std::uint64_t arena =
+        std::max<std::uint64_t>(std::uint64_t{geo.seq_depth} * geo.seq_block,
+                                std::uint64_t{geo.rand_depth} * geo.max_rand_block);
+    return 4 * units + arena;
+}
+
+std::string memory_need_text(const RunConfig& cfg, const WorkerGeometry& geo) {
+    return std::to_string(cfg.files) + " x " + units::format_bytes(worker_memory_bytes(cfg, geo)) +
+           " of unit maps and buffers (4 bytes per " + units::format_bytes(cfg.rand_block) +
+           " unit)";
+}
+
+// Refused before any file exists, rather than a std::bad_alloc later.
+const WorkerGeometry& checked_memory(const RunConfig& cfg, const WorkerGeometry& geo) {
+    const std::uint64_t avail = available_memory_bytes();
+    const std::uint64_t need = worker_memory_bytes(cfg, geo) * cfg.files;
+    if (avail && need > avail)
+        throw SetupError("not enough memory: the run needs " + memory_need_text(cfg, geo) + ", " +
+                         units::format_bytes(avail) +
+                         " available; lower --size or --files, or raise --rand-block");
+    return geo;
+}
+
+// --keep: the new files' sizes and names are made durable before anything
+// written to them can be acknowledged; a flush that fails ends the run
+// before it starts (a durability test cannot vouch for anything then).
+void sync_new_files(const Target& target) {
+    for (std::size_t i = 0; i < target.file_count(); ++i)
+        if (::fsync(target.fd(i)) != 0)
+            throw SetupError(target.path(i) + ": fsync: " + std::strerror(errno));
+    if (::fsync(target.dir_fd()) != 0)
+        throw SetupError(target.info().directory +
+                         ": fsync of the directory: " + std::strerror(errno));
+}
+
+std::uint64_t state_bytes(const RunConfig& cfg) {
+    return cfg.keep ? state_file_bytes(cfg.files, cfg.file_bytes / cfg.rand_block,
+                                       256 * std::size_t{cfg.files})
+                    : 0;
+}
+
+}  // namespace
+
+void collect_records(std::vector<std::unique_ptr<Worker>>& workers, RunResult& res) {
+    for (auto& w : workers) {
+        for (auto& r : w->records())
+            res.mismatch_records.push_back(std::move(r));
+        w->records().clear();
+    }
+    std::sort(res.mismatch_records.begin(), res.mismatch_records.end(),
+              [](const MismatchRecord& a, const MismatchRecord& b) {
+                  return std::tie(a.iteration, a.phase, a.file_index, a.offset) <
+                         std::tie(b.iteration, b.phase, b.file_index, b.offset);
+              });
+    if (res.mismatch_records.size() > RunResult::kMaxRecords)
+        res.mismatch_records.resize(RunResult::kMaxRecords);
+}
+
+RunSession::RunSession(RunConfig& c, RunResult& r, RunObserver& o)
+    : cfg(c),
+      res(r),
+      observer(o),
+      hooks(TestHooks::from_environment()),
+      target(c, state_bytes(c)),
+      kind(pick_backend(c, r)),
+      geo(checked_memory(c, make_geometry(c, kind == io::BackendKind::sync ? 1 : c.qd))) {
+    install_signal_handlers();
+    if (hooks.stop_before_create) ::raise(SIGSTOP);
+    create_files();
+    res.target = target.info();
+    res.direct_io = target.direct_io();
+    res.direct_io_note = target.direct_io_note();
+    if (cfg.iopoll && !target.direct_io())
+        throw SetupError("--iopoll: needs O_DIRECT: " + target.direct_io_note());
+    for (std::size_t i = 0; i < target.file_count(); ++i)
+        res.file_paths.push_back(target.path(i));
+    res.backend.effective_qd = geo.rand_depth;
+    res.backend.seq_qd = geo.seq_depth;
+}
+
+void RunSession::create_files() {
+    try {
+        target.create_files(res.run_id);
+        if (!cfg.keep) return;
+        sync_new_files(target);
+        StateGeometry sg;
+        sg.seed = cfg.seed;
+        sg.run_id = res.run_id;
+        sg.file_bytes = cfg.file_bytes;
+        sg.unit_bytes = cfg.rand_block;
+        // Without --sync, acknowledgements come only at phase ends.
+        sg.bound = unacked_write_bound(cfg, cfg.sync == SyncMethod::none ? 0 : cfg.sync_every);
+        for (std::size_t i = 0; i < target.file_count(); ++i)
+            sg.paths.push_back(target.path(i));
+        state = std::make_unique<StateFile>(target.state_path(), std::move(sg));
+        res.state_path = target.state_path();
+    } catch (...) {
+        target.remove_files();  // even with --keep: nothing worth keeping yet
+        throw;
+    }
+}
+
+RunSession::~RunSession() {
+    pool.reset();  // the threads close their rings first
+    workers.clear();
+    if (started_ || !state) return;
+    target.remove_files();
+    state->remove();
+}
+
+io::UringOptions RunSession::uring_options() const {
+    io::UringOptions u;
+    u.sqpoll = cfg.sqpoll;
+    u.iopoll = cfg.iopoll;
+    return u;
+}
+
+void RunSession::start_workers() {
+    try {
+        for (unsigned i = 0; i < cfg.files; ++i)
+            workers.push_back(std::make_unique<Worker>(geo, i, target.path(i), target.fd(i),
+                                                       cfg.seed, res.run_id, stop));
+    } catch (const std::bad_alloc&) {  // e.g. under ulimit -v
+        throw SetupError("out of memory allocating " + memory_need_text(cfg, geo) +
+                         "; lower --size, --files or --qd, or raise --rand-block");
+    }
+    for (unsigned i = 0; i < cfg.files; ++i) {
+        if (state) workers[i]->set_durability_listener(state.get());
+        workers[i]->set_base_offset(target.base_offset(i));
+    }
+    wall_start_ = std::chrono::steady_clock::now();
+    last_snapshot_ns = monotonic_ns();
+    if (cfg.duration_s)
+        duration_deadline_ns = last_snapshot_ns + static_cast<std::uint64_t>(*cfg.duration_s * 1e9);
+    pool = std::make_unique<WorkerPool>(workers, cfg.cpus);
+    run_on_workers(
+        [&](unsigned i, Worker& w) { w.open_backend(kind, target.fd(i), uring_options()); });
+    res.backend.uring = workers[0]->backend()->describe().uring;
+    observer.started(cfg, res);  // may refuse (an output file it cannot create)
+    started_ = true;
+}
+
+bool RunSession::check_stop() {
+    if (stop.load()) return true;
+    if (int sig = stop_signal()) {
+        res.stop = StopReason::signal;
+        res.stop_signal = sig;
+        stop.store(true);
+        if (hooks.stop_on_signal) ::raise(SIGSTOP);  // a test sends a later, second signal
+    } else if (duration_deadline_ns && monotonic_ns() >= duration_deadline_ns) {
+        res.stop = StopReason::duration;
+        stop.store(true);
+    }
+    return stop.load();
+}
+
+void RunSession::run_on_workers(WorkerPool::Task task, const std::function<void()>& tick) {
+    pool->start(std::move(task));
+    while (!pool->wait_for(std::chrono::milliseconds(100))) {
+        check_stop();
+        if (tick) tick();
+    }
+    check_stop();
+    if (auto err = pool->take_error()) std::rethrow_exception(err);
+}
+
+double RunSession::wall_seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start_).count();
+}
+
+void RunSession::snapshot(const ProgressSnapshot* live) {
+    last_snapshot_ns = monotonic_ns();
+    // Between phases only: a worker owns its records and damage map while
+    // it runs.
+    if (!live) {
+        collect_records(workers, res);
+        collect_damage();
+    }
+    res.wall_seconds = wall_seconds();
+    observer.run_so_far(res, live);
+}
+
+void RunSession::collect_damage() {
+    res.damage.clear();
+    for (unsigned i = 0; i < workers.size(); ++i) {
+        const Worker& w = *workers[i];
+        if (w.damage().empty() && !w.truncated_to()) continue;
+        FileDamage d;
+        d.file_index = i;
+        d.path = target.path(i);
+        d.expected_bytes = cfg.file_bytes;
+        d.truncated_to_bytes = w.truncated_to();
+        d.distinct_units = w.damage().distinct_units(cfg.rand_block);
+        d.extents = w.damage().extents();
+        d.unmerged_observations = w.damage().overflow_observations();
+        res.damage.push_back(std::move(d));
+    }
+}
+
+void RunSession::recreate_files() {
+    if (state) state->reset();  // nothing of the old files is durable any more
+    // The rings go first: until then their registered files keep the old
+    // files' blocks allocated, and the new files may not fit.
+    run_on_workers([](unsigned, Worker& w) { w.close_backend(); });
+    target.remove_files();
+    target.create_files(res.run_id);
+    if (state) sync_new_files(target);
+    run_on_workers([&](unsigned i, Worker& w) {
+        w.reset_generations();
+        w.open_backend(kind, target.fd(i), uring_options());
+    });
+}
+
+void RunSession::writeback_failed(const std::vector<std::pair<std::size_t, int>>& failed,
+                                  std::uint64_t iteration, Phase phase, PhaseResult* pr) {
+    for (auto [i, err] : failed) {
+        // With --keep nothing of that file is vouched for any more.
+        if (state) state->poison(static_cast<unsigned>(i));
+        if (err == ENOSPC || err == EDQUOT) {
+            if (res.fatal_error.empty())
+                res.fatal_error = target.path(i) +
+                                  ": no space left on device writing back cached writes (the "
+                                  "filesystem filled up during the run)";
+            res.stop = StopReason::error;
+            stop.store(true);
+            continue;
+        }
+        MismatchRecord rec;
+        rec.iteration = iteration;
+        rec.phase = phase;
+        rec.file_index = static_cast<unsigned>(i);
+        rec.path = target.path(i);
+        rec.cls = pattern::MismatchClass::io_error;
+        rec.error = err;
+        rec.op = io::OpKind::fdatasync;
+        if (pr)  // added to the run's totals with the phase's own counts
+            ++pr->counters.mismatches[static_cast<std::size_t>(rec.cls)];
+        else
+            ++res.mismatch_totals[static_cast<std::size_t>(rec.cls)];
+        res.mismatch_records.push_back(std::move(rec));
+    }
+}
+
+void RunSession::finish() {
+    collect_records(workers, res);
+    collect_damage();
+    if (!stop.load() && stop_signal()) {  // arrived after the last phase: still counts
+        res.stop = StopReason::signal;
+        res.stop_signal = stop_signal();
+    }
+    if (state && (state->write_errors() || state_sync_errors) && res.fatal_error.empty()) {
+        res.fatal_error = "--keep: " + std::to_string(state->write_errors() + state_sync_errors) +
+                          " acknowledgements could not be recorded (fsync of a test file or "
+                          "write of " +
+                          state->path() + " failed)";
+        res.stop = StopReason::error;
+    }
+    res.wall_seconds = wall_seconds();
+}
+
+}  // namespace ds::run

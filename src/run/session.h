@@ -1,0 +1,97 @@
+// Everything one run holds from its setup to its end: the target and its
+// files, the --keep state file, the workers and their threads, and why the
+// run stops.  The iteration loop, the phase runner and the sweep work on it.
+//
+// Setup happens in the constructor, in an order that matters: everything
+// that can refuse the run (target, backend, memory) does so before a file
+// exists; files are created, then the state file; workers and their rings
+// come last.  Members are destroyed in the reverse order: the threads close
+// their rings, then the files go (unless --keep).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "io/backend.h"
+#include "run/config.h"
+#include "run/observer.h"
+#include "run/results.h"
+#include "run/state_file.h"
+#include "run/target.h"
+#include "run/test_hooks.h"
+#include "run/worker.h"
+#include "run/worker_pool.h"
+
+namespace ds::run {
+
+class RunSession {
+  public:
+    // Checks the target and the machine, creates the files (and the state
+    // file); throws SetupError, leaving nothing behind.
+    RunSession(RunConfig& cfg, RunResult& res, RunObserver& observer);
+    ~RunSession();
+    RunSession(const RunSession&) = delete;
+    RunSession& operator=(const RunSession&) = delete;
+
+    // Makes the workers, their threads and rings, and tells the observers
+    // the run has started.  Throws SetupError (a refused ring, an --iopoll
+    // probe, an output file an observer cannot create).
+    void start_workers();
+
+    // Turns a signal or the end of --duration into a stop request (workers
+    // see signals themselves at once; this records why the run stopped).
+    bool check_stop();
+    // Runs `task` on every worker's thread, watching signals, the duration
+    // and `tick` (progress) meanwhile; rethrows a worker's exception.
+    void run_on_workers(WorkerPool::Task task, const std::function<void()>& tick = {});
+    // Tells the observers about the run so far (RunObserver::run_so_far);
+    // `live` is the phase running, null between phases.
+    void snapshot(const ProgressSnapshot* live);
+    // The files anew (--recreate): rings closed first, so the old files'
+    // blocks are free when the new ones are allocated.
+    void recreate_files();
+    // Buffered I/O: files whose write-back failed (a drive error, or a full
+    // filesystem).  Counted in `phase` when given, else in the run.
+    void writeback_failed(const std::vector<std::pair<std::size_t, int>>& failed,
+                          std::uint64_t iteration, Phase phase, PhaseResult* pr);
+    // The end: records, damage, a late signal, acknowledgements that failed.
+    void finish();
+    double wall_seconds() const;
+
+    RunConfig& cfg;
+    RunResult& res;
+    RunObserver& observer;
+    const TestHooks hooks;
+    Target target;
+    std::unique_ptr<StateFile> state;
+    std::atomic<bool> stop{false};
+    io::BackendKind kind;
+    WorkerGeometry geo;
+    std::vector<std::unique_ptr<Worker>> workers;
+    std::unique_ptr<WorkerPool> pool;
+    std::uint64_t duration_deadline_ns = 0;  // 0: no --duration
+    std::uint64_t last_snapshot_ns = 0;
+    std::atomic<std::uint64_t> state_sync_errors{0};
+
+  private:
+    void create_files();
+    // The workers' damage maps, per file (cumulative: replaced whole).
+    void collect_damage();
+    io::UringOptions uring_options() const;
+
+    std::chrono::steady_clock::time_point wall_start_ = std::chrono::steady_clock::now();
+    // --keep keeps files only once the run is under way: a setup error
+    // before the first phase leaves nothing behind, state file included.
+    bool started_ = false;
+};
+
+// Moves the workers' mismatch records into the result, which keeps the
+// first RunResult::kMaxRecords by iteration, phase, file and offset.
+void collect_records(std::vector<std::unique_ptr<Worker>>& workers, RunResult& res);
+
+}  // namespace ds::run

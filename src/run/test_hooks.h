@@ -1,0 +1,32 @@
+// Test hooks, read from the environment so the product's command line stays
+// clean.
+//   DRIVESTRESS_TEST_STOP=PHASE[:N]  stops the whole process (SIGSTOP) before
+//       PHASE starts, or once worker 0 has completed N operations in it, so a
+//       test can damage a file or send a signal at a known point and SIGCONT.
+//   DRIVESTRESS_TEST_STOP=create  stops it after the target was checked and
+//       before the files are created (a test plants something at their names).
+//   DRIVESTRESS_TEST_STOP_ON_SIGNAL=1  stops it when it notices the first stop
+//       signal, so a test can send a second one later (not the same keypress).
+//   DRIVESTRESS_TEST_SNAPSHOT_S=SECONDS  replaces the period of the snapshots
+//       taken while an iteration runs (RunObserver::run_so_far).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "run/config.h"
+
+namespace ds::run {
+
+struct TestHooks {
+    bool stop_on_signal = false;
+    bool stop_before_create = false;
+    std::optional<Phase> stop_phase;
+    std::uint64_t stop_after_ops = 0;
+    // Snapshots of the run so far while an iteration runs: a long iteration
+    // (a large drive) still leaves its finished phases on disk every minute.
+    double snapshot_period_s = 60;
+    static TestHooks from_environment();
+};
+
+}  // namespace ds::run

@@ -42,10 +42,14 @@ ensure_packages() {
     apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
 }
 
-# configure_and_build [MESON_OPTION...]
+# configure_and_build [MESON_OPTION...]: sets up $BUILD_DIR (release) the
+# first time; on an existing build the options given are set with `meson
+# configure` (they stay set), the others are left as they are.
 configure_and_build() {
     if [ ! -f "$BUILD_DIR/build.ninja" ]; then
         meson setup "$BUILD_DIR" "$ROOT" --buildtype=release "$@" >&2 || return 1
+    elif [ $# -gt 0 ]; then
+        meson configure "$BUILD_DIR" "$@" >&2 || return 1
     fi
     ninja -C "$BUILD_DIR" >&2
 }

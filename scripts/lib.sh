@@ -5,10 +5,11 @@
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${DRIVESTRESS_BUILD_DIR:-$ROOT/build}
 
-# Debian packages: compiler and build tools, the libraries, and what the
-# tests use (python3 + jsonschema for the end-to-end and schema tests).
+# Debian packages: compiler and build tools, the libraries, help2man (the man
+# page is made from --help at build time), and what the tests use (python3 +
+# jsonschema for the end-to-end and schema tests).
 DEPS_BUILD=(g++ meson ninja-build pkg-config liburing-dev libboost-program-options-dev
-    nlohmann-json3-dev doctest-dev)
+    nlohmann-json3-dev doctest-dev help2man)
 DEPS_TEST=(python3 python3-jsonschema python3-matplotlib
     fdisk dmsetup e2fsprogs btrfs-progs mount)  # loop-device e2e tests (root)
 

@@ -273,10 +273,13 @@ def load_timeseries(path):
     return records
 
 
-def sweep_points(doc, path="document"):
-    """The sweep of a document as (parameter, [(value, iops, p99_ns)], knee
-    value or None), or None without one.  A point carries p99_ns itself or a
-    latency object with percentiles_ns.p99."""
+def sweep_series(doc, path="document"):
+    """The sweep of a document as (parameter, points, knee value or None), or
+    None without one.  Each point: value, iops, bandwidth_bytes_per_sec,
+    p99_ns and p99_supported (False when its latency count is known and does
+    not support p99).  A point is a phase object (the binary's --sweep) or
+    carries iops and p99_ns itself; without bandwidth, a block-size point's
+    is its IOPS times its block."""
     sweep = doc.get("sweep")
     if not sweep:
         return None
@@ -284,9 +287,16 @@ def sweep_points(doc, path="document"):
         points = []
         for pt in sweep["points"]:
             p99 = pt.get("p99_ns")
+            count = pt.get("latency", {}).get("count")
             if p99 is None and "latency" in pt:
-                p99 = percentile_ns(pt, "p99", 99)
-            points.append((pt["value"], pt["iops"], p99))
+                p99 = percentile_ns(pt, "p99", 99) if count else None
+            bw = pt.get("bandwidth_bytes_per_sec")
+            if bw is None:
+                per_op = pt["value"] if sweep["parameter"] == "rand-block" else 0
+                bw = pt["iops"] * per_op
+            points.append({"value": pt["value"], "iops": pt["iops"],
+                           "bandwidth_bytes_per_sec": bw, "p99_ns": p99,
+                           "p99_supported": count is None or percentile_supported(count, 99)})
         knee = sweep.get("knee")
         return sweep["parameter"], points, knee["value"] if knee else None
     except (KeyError, TypeError) as e:

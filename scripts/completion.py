@@ -46,7 +46,8 @@ def value_case(names, metavar, presets):
         words = " ".join(metavar.split("|"))
         return f'        {pattern}) COMPREPLY=($(compgen -W "{words}" -- "$cur")) ;;'
     if metavar in ("PATH", "STATE"):
-        return f'        {pattern}) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;'
+        return (f'        {pattern}) compopt -o filenames 2>/dev/null; '
+                'COMPREPLY=($(compgen -f -- "$cur")) ;;')
     if metavar == "DEV":
         return (f'        {pattern}) compopt -o filenames 2>/dev/null; '
                 f'COMPREPLY=($(compgen -f -- "${{cur:-/dev/}}")) ;;')
@@ -54,7 +55,8 @@ def value_case(names, metavar, presets):
         return f'        {pattern}) COMPREPLY=($(compgen -W "{" ".join(presets)}" -- "$cur")) ;;'
     if metavar == "NAME=VALUES":
         words = " ".join(SWEEP_PARAMETERS)
-        return f'        {pattern}) compopt -o nospace 2>/dev/null; COMPREPLY=($(compgen -W "{words}" -- "$cur")) ;;'
+        return (f'        {pattern}) compopt -o nospace 2>/dev/null; '
+                f'COMPREPLY=($(compgen -W "{words}" -- "$cur")) ;;')
     return None
 
 

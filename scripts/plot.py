@@ -13,6 +13,8 @@ Writes into DIR, named after RESULT (STEM = its file name without .json):
                        from their true start, sweep points marked
   STEM-sweep.png       the swept parameter against IOPS (MiB/s for block
                        sizes) and p99, knee marked (with a sweep section)
+  STEM-sweep-latency.png  latency by percentile of every sweep point (when
+                       the points carry their latency, as the binary's do)
   STEM-preset.png      every test of a preset: read and write MiB/s, p99
                        (with a preset section; the other figures show the
                        document's own phases, which are the first test's)
@@ -249,6 +251,43 @@ def plot_latency(doc, title, path, source):
     ax.grid(which="major", alpha=0.35)
     ax.grid(which="minor", axis="y", alpha=0.12)
     if drawn:  # curves climb to the right: the lower right is free
+        ax.legend(fontsize=8, loc="lower right")
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    save(fig, path)
+    return True
+
+
+def plot_sweep_latency(doc, title, path, source):
+    """Latency against percentile of every sweep point's random phase (reads
+    and writes together), light to dark as the swept value grows."""
+    sweep = doc.get("sweep") or {}
+    points = [pt for pt in sweep.get("points", []) if isinstance(pt.get("latency"), dict)]
+    if not points:
+        return False
+    fig, axes = new_figure()
+    ax = axes[0][0]
+    cmap = matplotlib.colormaps["viridis"]
+    drawn, skipped = [], []
+    for n, pt in enumerate(points):
+        h = results.Histogram.from_latency(pt["latency"], f"{source}: sweep point {pt['value']}")
+        what = sweep_text(sweep.get("parameter"), pt["value"])
+        color = cmap(0.9 * (1 - n / max(len(points) - 1, 1)))
+        ys = draw_curve(ax, h, color, "-", f"{what} ({h.count:,} samples)")
+        if ys is False:
+            skipped.append(f"{what} ({h.count})")
+        else:
+            drawn += ys
+    nines_axis(ax)
+    latency_axis(ax, drawn)
+    ax.set_ylabel("latency")
+    ax.set_title(f"Latency by percentile at each {sweep.get('parameter')} — {title}", fontsize=11)
+    note = (f"random phase of each sweep point, reads and writes together; a curve ends (|) "
+            f"where fewer than {results.MIN_TAIL_SAMPLES} samples lie beyond the percentile")
+    if skipped:
+        note += "; too few samples for a curve: " + ", ".join(skipped)
+    fig.text(0.01, 0.01, note, fontsize=7.5, color="dimgray")
+    ax.grid(which="major", alpha=0.35)
+    if drawn:
         ax.legend(fontsize=8, loc="lower right")
     fig.tight_layout(rect=(0, 0.04, 1, 1))
     save(fig, path)
@@ -591,6 +630,7 @@ def main(argv=None):
                       file=sys.stderr)
         if sweep is not None:
             plot_sweep(sweep, title, out("sweep"))
+            plot_sweep_latency(doc, title, out("sweep-latency"), args.result)
     except InputError as e:
         print(f"plot: {e}", file=sys.stderr)
         return 1

@@ -151,7 +151,7 @@ class PlotTest(unittest.TestCase):
             points.append(pt)
         doc["sweep"] = {"parameter": "rand-block", "knee": None, "points": points}
         printed = self.plot(self.write("blocks.json", doc))
-        self.assert_figures(printed, "blocks", ["bandwidth", "latency", "sweep"])
+        self.assert_figures(printed, "blocks", ["bandwidth", "latency", "sweep", "sweep-latency"])
 
     def test_preset_document(self):
         doc = copy.deepcopy(self.doc)

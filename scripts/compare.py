@@ -1,13 +1,33 @@
 """Compare drivestress result documents, or merge them into one.
 
-  compare A.json B.json [...]          side by side, A is the baseline
-  compare --merge A.json [B.json ...]  one latency distribution per phase
+  compare A.json B.json [...] [--fail-if RULES]   side by side, A is the baseline
+  compare --merge A.json [B.json ...]            one latency distribution per phase
 
 Side by side: one row per (iteration, phase) present in any document, one line
 per document: bandwidth (MiB/s) and IOPS with their ratio to the baseline,
-p50/p99/p99.9 latency (ms) with the change from the baseline in ms and %
-(p99.9 is "-" for an iteration whose histogram a schema_version 2 document
-does not keep: see --iteration-detail).
+p50/p99/p99.9 latency (ms) with the change from the baseline in ms and %, and
+the latency sample count (p99.9 is "-" for an iteration whose histogram a
+schema_version 2 document does not keep: see --iteration-detail).  A
+percentile marked * is not supported by its sample count: fewer than 10
+samples lie beyond it (p99 needs 1,000 samples,
+p99.9 10,000), so it is one of the slowest few operations, not a stable
+figure.  When the documents ran different configurations (backend, qd and
+the qd in effect, files, size, blocks, read share, phases, sync, batch,
+verification, direct I/O, preset), a warning lists what differs: their
+ratios compare unlike runs.
+
+--fail-if RULES: a regression gate for CI and fleets.  RULES is a comma list
+(the option may be repeated) of [PHASE:]METRIC<CHANGE% or [PHASE:]METRIC>CHANGE%,
+CHANGE being the change of every other document from the baseline A, in %:
+  iops<-10%          fails when IOPS fell by more than 10 % in any phase
+  p99>+20%           fails when p99 latency rose by more than 20 %
+  random:bw<-5%      only the random phase; bw is bandwidth (MiB/s)
+METRIC is iops, bw, mean, max, or a percentile p50, p90, p95, p99, p99.9,
+p99.99.  Every (iteration, phase) that both documents ran is checked; a
+percentile that either sample count does not support is not judged (listed
+as such), and a rule that could judge nothing fails as bad input.  Each check
+is listed with both values, the change and its verdict; the last line names
+the rules crossed.
 
 --merge: for documents of runs that ran at the same time (one per host, one
 per drive), every phase's histograms of every document and iteration are
@@ -17,12 +37,14 @@ are summed, and the bandwidth and IOPS of the phase are the sum of each
 document's rate (its bytes over its seconds in that phase).
 
 --json prints the same figures as one JSON object instead of a table.
-Exit status: 0, or 1 with one line on stderr for bad input.
+Exit status: 0; 2 when a --fail-if threshold was crossed; 1 with one line on
+stderr for bad input (or a --fail-if rule that judged nothing).
 """
 
 import argparse
 import json
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -31,9 +53,12 @@ from results import MIB, InputError  # noqa: E402
 
 # Percentiles of the side-by-side table: (document key, p).
 TABLE_PERCENTILES = (("p50", 50.0), ("p99", 99.0), ("p99.9", 99.9))
-# Percentiles of a merged distribution: the document's own set.
+# Percentiles of a merged distribution, and those a --fail-if rule can name:
+# the document's own set.
 MERGE_PERCENTILES = {"p50": 50.0, "p90": 90.0, "p95": 95.0, "p99": 99.0,
                      "p99.9": 99.9, "p99.99": 99.99}
+# Exit status when a --fail-if threshold was crossed.
+EXIT_GATE_FAILED = 2
 
 
 class UsageParser(argparse.ArgumentParser):
@@ -75,6 +100,37 @@ def doc_header(docs, paths):
 
 # --- side by side -----------------------------------------------------------
 
+def entry(phase, doc_label):
+    """One document's figures for one (iteration, phase)."""
+    lat = phase.get("latency", {})
+    count = lat.get("count", 0)
+    e = {
+        "document": doc_label,
+        "bandwidth_bytes_per_sec": phase.get("bandwidth_bytes_per_sec", 0.0),
+        "bandwidth_mib_per_sec": phase.get("bandwidth_bytes_per_sec", 0.0) / MIB,
+        "iops": phase.get("iops", 0.0),
+        "latency_count": count,
+        "mean_ns": lat.get("mean_ns", 0.0),
+        "max_ns": lat.get("max_ns", 0),
+    }
+    for name, p in MERGE_PERCENTILES.items():
+        e[f"{name}_ns"] = results.percentile_ns(phase, name, p) if count else 0
+        e[f"{name}_supported"] = results.percentile_supported(count, p)
+    return e
+
+
+def add_changes(e, base):
+    """Ratios and deltas of entry `e` against the baseline's entry."""
+    e["bandwidth_ratio"] = ratio(e["bandwidth_bytes_per_sec"], base["bandwidth_bytes_per_sec"])
+    e["iops_ratio"] = ratio(e["iops"], base["iops"])
+    for name, _ in TABLE_PERCENTILES:
+        a, b = base[f"{name}_ns"], e[f"{name}_ns"]
+        # None: a schema 2 iteration without its histogram (--iteration-detail).
+        has = base["latency_count"] and e["latency_count"] and a is not None and b is not None
+        e[f"{name}_delta_ms"] = (b - a) / 1e6 if has else None
+        e[f"{name}_delta_pct"] = (b / a - 1) * 100 if has and a else None
+
+
 def compare(docs, paths):
     """Rows of (iteration, phase) with one entry per document (None if absent)."""
     keys = []
@@ -96,34 +152,80 @@ def compare(docs, paths):
             if phase is None:
                 entries.append(None)
                 continue
-            e = {
-                "document": label(i),
-                "bandwidth_bytes_per_sec": phase.get("bandwidth_bytes_per_sec", 0.0),
-                "bandwidth_mib_per_sec": phase.get("bandwidth_bytes_per_sec", 0.0) / MIB,
-                "iops": phase.get("iops", 0.0),
-                "latency_count": phase.get("latency", {}).get("count", 0),
-            }
-            for name, p in TABLE_PERCENTILES:
-                e[f"{name}_ns"] = results.percentile_ns(phase, name, p)
+            e = entry(phase, label(i))
             if i == 0:
                 base = e
             elif base is not None:
-                e["bandwidth_ratio"] = ratio(e["bandwidth_bytes_per_sec"],
-                                             base["bandwidth_bytes_per_sec"])
-                e["iops_ratio"] = ratio(e["iops"], base["iops"])
-                for name, _ in TABLE_PERCENTILES:
-                    a, b = base[f"{name}_ns"], e[f"{name}_ns"]
-                    has = (base["latency_count"] and e["latency_count"] and a is not None
-                           and b is not None)
-                    e[f"{name}_delta_ms"] = (b - a) / 1e6 if has else None
-                    e[f"{name}_delta_pct"] = (b / a - 1) * 100 if has and a else None
+                add_changes(e, base)
             entries.append(e)
         out_rows.append({"iteration": key[0], "phase": key[1], "documents": entries})
-    return {"baseline": label(0), "documents": doc_header(docs, paths), "rows": out_rows}
+    return {"baseline": label(0), "documents": doc_header(docs, paths),
+            "config_differences": config_differences(docs), "rows": out_rows}
+
+
+def config_differences(docs):
+    """[{item, values: [per document, None where not recorded]}] for every
+    configuration item on which the documents that record it disagree."""
+    recorded = [results.config_values(d) for d in docs]
+    out = []
+    for item, _ in results.CONFIG_ITEMS:
+        values = [r.get(item) for r in recorded]
+        known = [v for v in values if v is not None]
+        if len(set(map(json.dumps, known))) > 1:
+            out.append({"item": item, "values": values})
+    return out
+
+
+def config_text(item, v):
+    if v is None:
+        return "-"
+    if item in ("size", "seq-block", "rand-block"):
+        for unit, shift in (("G", 30), ("M", 20), ("K", 10)):
+            if v and v % (1 << shift) == 0:
+                return f"{v >> shift}{unit}"
+        return str(v)
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    return str(v)
+
+
+def render_config_warning(cmp):
+    diffs = cmp["config_differences"]
+    if not diffs:
+        return []
+    lines = ["warning: the documents ran different configurations, so their ratios "
+             "compare unlike runs:"]
+    for d in diffs:
+        vals = "  ".join(f"{label(i)} {config_text(d['item'], v):<12}"
+                         for i, v in enumerate(d["values"]))
+        lines.append(f"  {d['item']:<12} {vals}".rstrip())
+    return lines
 
 
 def fmt(v, spec, missing="-"):
     return missing if v is None else format(v, spec)
+
+
+def render_entry(e, i, it, ph):
+    """One document's line of a row."""
+    has_lat = e["latency_count"] > 0
+    cols = [f"{it}  {ph} {e['document']:<4}",
+            f"{e['bandwidth_mib_per_sec']:>10.1f}",
+            f" {fmt(e.get('bandwidth_ratio'), '.3f', ''):>6}",
+            f"{e['iops']:>11.0f}",
+            f" {fmt(e.get('iops_ratio'), '.3f', ''):>6}"]
+    for name, _ in TABLE_PERCENTILES:
+        v = e[f"{name}_ns"] / 1e6 if has_lat and e[f"{name}_ns"] is not None else None
+        mark = "*" if v is not None and not e[f"{name}_supported"] else ""
+        cols.append(f"{fmt(v, '.3f') + mark:>10}")
+        if i == 0:
+            cols.append(" " * 19)
+            continue
+        pct = e.get(name + "_delta_pct")
+        pct_text = "-" if pct is None else f"{pct:+.1f}%"
+        cols.append(f" {fmt(e.get(name + '_delta_ms'), '+.3f'):>9} {pct_text:>8}")
+    cols.append(f"{e['latency_count']:>10}")
+    return "".join(cols).rstrip()
 
 
 def render_table(cmp):
@@ -132,13 +234,16 @@ def render_table(cmp):
         role = "  (baseline)" if d["label"] == cmp["baseline"] else ""
         lines.append(f"{d['label']}  {d['path']}  host {d['host']}  target {d['target']}  "
                      f"backend {d['backend']}  {d['started_at']}  {d['status']}{role}")
+    lines += render_config_warning(cmp)
     lines.append(f"x {cmp['baseline']}: ratio to the baseline; Δ: change from the baseline; "
                  "latency of reads and writes together")
+    lines.append(f"*: fewer than {results.MIN_TAIL_SAMPLES} samples beyond this percentile "
+                 "(one of the slowest few operations, not a stable figure)")
     lines.append("")
     pct_cols = "".join(f"{name + ' ms':>10} {'Δ ms':>9} {'Δ %':>8}"
                        for name, _ in TABLE_PERCENTILES)
     head = (f"{'iter':>4}  {'phase':<10} {'doc':<4}{'MiB/s':>10} {'x ' + cmp['baseline']:>7}"
-            f"{'IOPS':>11} {'x ' + cmp['baseline']:>7}{pct_cols}")
+            f"{'IOPS':>11} {'x ' + cmp['baseline']:>7}{pct_cols}{'samples':>10}")
     lines.append(head)
     lines.append("-" * len(head))
     for row in cmp["rows"]:
@@ -150,23 +255,136 @@ def render_table(cmp):
             if e is None:
                 lines.append(f"{it}  {ph} {label(i):<4}{'(not run)':>10}")
                 continue
-            has_lat = e["latency_count"] > 0
-            cols = [f"{it}  {ph} {e['document']:<4}",
-                    f"{e['bandwidth_mib_per_sec']:>10.1f}",
-                    f" {fmt(e.get('bandwidth_ratio'), '.3f', ''):>6}",
-                    f"{e['iops']:>11.0f}",
-                    f" {fmt(e.get('iops_ratio'), '.3f', ''):>6}"]
-            for name, _ in TABLE_PERCENTILES:
-                v = e[f"{name}_ns"] / 1e6 if has_lat and e[f"{name}_ns"] is not None else None
-                cols.append(f"{fmt(v, '.3f'):>10}")
-                if i == 0:
-                    cols.append(" " * 19)
-                    continue
-                pct = e.get(name + "_delta_pct")
-                pct_text = "-" if pct is None else f"{pct:+.1f}%"
-                cols.append(f" {fmt(e.get(name + '_delta_ms'), '+.3f'):>9} {pct_text:>8}")
-            lines.append("".join(cols).rstrip())
+            lines.append(render_entry(e, i, it, ph))
     return "\n".join(lines)
+
+
+# --- regression gate ----------------------------------------------------------
+
+# [PHASE:]METRIC(<|>)[+-]NUMBER%
+RULE = re.compile(r"^(?:(?P<phase>[a-z-]+):)?(?P<metric>[a-z0-9.]+)(?P<op>[<>])"
+                  r"(?P<pct>[+-]?\d+(?:\.\d+)?)%$")
+METRICS = ("iops", "bw", "mean", "max", *MERGE_PERCENTILES)
+
+
+def parse_rules(texts):
+    """The --fail-if rules, each {text, phase, metric, op, pct}; InputError
+    naming the rule that cannot be read."""
+    rules = []
+    for text in texts:
+        for item in text.split(","):
+            item = item.strip()
+            m = RULE.match(item.lower().replace(" ", ""))
+            if not m:
+                raise InputError(f"--fail-if: '{item}' is not [PHASE:]METRIC<CHANGE% or "
+                                 "[PHASE:]METRIC>CHANGE% (e.g. iops<-10%, p99>+20%)")
+            if m["metric"] not in METRICS:
+                raise InputError(f"--fail-if: '{item}': unknown metric '{m['metric']}' "
+                                 f"(use {', '.join(METRICS)})")
+            rules.append({"text": item, "phase": m["phase"], "metric": m["metric"],
+                          "op": m["op"], "pct": float(m["pct"])})
+    if not rules:
+        raise InputError("--fail-if: no rule given")
+    return rules
+
+
+def metric_value(e, metric):
+    """(value, supported) of `metric` in entry `e`; value in its display unit."""
+    if metric == "iops":
+        return e["iops"], True
+    if metric == "bw":
+        return e["bandwidth_mib_per_sec"], True
+    if not e["latency_count"]:
+        return None, False
+    if e.get(f"{metric}_ns") is None:  # a schema 2 iteration without its histogram
+        return None, False
+    if metric in ("mean", "max"):
+        return e[f"{metric}_ns"] / 1e6, True
+    return e[f"{metric}_ns"] / 1e6, e[f"{metric}_supported"]
+
+
+def check(rule, row, base, e):
+    """One check of `rule` on a row: a dict with the verdict."""
+    c = {"rule": rule["text"], "metric": rule["metric"], "iteration": row["iteration"],
+         "phase": row["phase"], "document": e["document"]}
+    a, a_ok = metric_value(base, rule["metric"])
+    b, b_ok = metric_value(e, rule["metric"])
+    c["baseline_value"], c["value"] = a, b
+    if a is None or b is None:
+        c.update(verdict="not judged", reason="no latency samples")
+    elif not (a_ok and b_ok):
+        n = min(base["latency_count"], e["latency_count"])
+        c.update(verdict="not judged",
+                 reason=f"{n} samples do not support {rule['metric']}")
+    elif a == 0:
+        c.update(verdict="not judged", reason="baseline is 0")
+    else:
+        change = (b / a - 1) * 100
+        crossed = change < rule["pct"] if rule["op"] == "<" else change > rule["pct"]
+        c.update(change_pct=change, verdict="FAILED" if crossed else "ok")
+    return c
+
+
+def gate(cmp, rules):
+    """Every check of every rule on every row both the baseline and a document ran."""
+    checks = []
+    for rule in rules:
+        judged = 0
+        for row in cmp["rows"]:
+            base = row["documents"][0]
+            if base is None or (rule["phase"] and rule["phase"] != row["phase"]):
+                continue
+            for i, e in enumerate(row["documents"][1:], 1):
+                if e is None:
+                    checks.append({"rule": rule["text"], "metric": rule["metric"],
+                                   "iteration": row["iteration"], "phase": row["phase"],
+                                   "document": label(i), "baseline_value": None, "value": None,
+                                   "verdict": "not judged", "reason": f"not run by {label(i)}"})
+                    continue
+                c = check(rule, row, base, e)
+                judged += c["verdict"] != "not judged"
+                checks.append(c)
+        if not judged:
+            where = f"phase {rule['phase']}" if rule["phase"] else "any phase"
+            raise InputError(f"--fail-if: '{rule['text']}' judged nothing ({where}: not in "
+                             "both documents, or no supported values)")
+    failed = [c for c in checks if c["verdict"] == "FAILED"]
+    return {"rules": [r["text"] for r in rules], "checks": checks,
+            "failed": len(failed), "passed": not failed}
+
+
+def render_gate(g, baseline):
+    lines = ["", f"gate --fail-if {','.join(g['rules'])} (change from {baseline})"]
+    w = max(len(r) for r in g["rules"]) + 2
+    head = (f"{'iter':>4}  {'phase':<10} {'doc':<4}{'rule':<{w}}{baseline:>15}{'value':>15}"
+            f"{'change':>10}  verdict")
+    lines += [head, "-" * len(head)]
+    for c in g["checks"]:
+        metric = c["metric"]
+
+        def val(v):
+            if v is None:
+                return "-"
+            if metric == "iops":
+                return f"{v:.0f}"
+            return f"{v:.1f} MiB/s" if metric == "bw" else f"{v:.3f} ms"
+        change = "-" if "change_pct" not in c else f"{c['change_pct']:+.1f}%"
+        verdict = c["verdict"] + (f": {c['reason']}" if "reason" in c else "")
+        lines.append(f"{str(c['iteration']):>4}  {c['phase']:<10} {c['document']:<4}"
+                     f"{c['rule']:<{w}}{val(c['baseline_value']):>15}{val(c['value']):>15}"
+                     f"{change:>10}  {verdict}")
+    if g["passed"]:
+        lines.append(f"gate: passed, {len(g['checks'])} checks, no threshold crossed")
+    else:
+        crossed = []
+        for c in g["checks"]:
+            if c["verdict"] == "FAILED":
+                what = f"{c['rule']} ({c['phase']}, {c['document']})"
+                if what not in crossed:
+                    crossed.append(what)
+        lines.append(f"gate: FAILED, {g['failed']} of {len(g['checks'])} checks crossed a "
+                     f"threshold: {'; '.join(crossed)}")
+    return lines
 
 
 # --- merge ------------------------------------------------------------------
@@ -273,21 +491,40 @@ def main(argv=None):
     ap.add_argument("documents", nargs="+", metavar="RESULT.json")
     ap.add_argument("--merge", action="store_true",
                     help="merge the documents into one distribution per phase")
+    ap.add_argument("--fail-if", action="append", metavar="RULES", default=[],
+                    help="exit 2 when a document's change from the baseline crosses a "
+                         "threshold, e.g. iops<-10%%,p99>+20%% (see below)")
     ap.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = ap.parse_args(argv)
     if not args.merge and len(args.documents) < 2:
         ap.error("comparing needs at least two documents (or --merge)")
+    if args.merge and args.fail_if:
+        ap.error("--fail-if compares documents with a baseline; it does not apply to --merge")
     try:
+        rules = parse_rules(args.fail_if) if args.fail_if else None
         docs = [results.load_document(p) for p in args.documents]
         out = merge(docs, args.documents) if args.merge else compare(docs, args.documents)
+        if rules:
+            out["gate"] = gate(out, rules)
     except InputError as e:
         print(f"compare: {e}", file=sys.stderr)
         return 1
     if args.json:
+        for d in out.get("config_differences", []):
+            print(f"compare: warning: configurations differ: {d['item']} "
+                  + ", ".join(f"{label(i)} {config_text(d['item'], v)}"
+                              for i, v in enumerate(d["values"])), file=sys.stderr)
         json.dump(out, sys.stdout, indent=2)
         print()
+    elif args.merge:
+        print(render_merge(out))
     else:
-        print(render_merge(out) if args.merge else render_table(out))
+        lines = [render_table(out)]
+        if rules:
+            lines += render_gate(out["gate"], out["baseline"])
+        print("\n".join(lines))
+    if rules and not out["gate"]["passed"]:
+        return EXIT_GATE_FAILED
     return 0
 
 

@@ -5,12 +5,12 @@
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${DRIVESTRESS_BUILD_DIR:-$ROOT/build}
 
-# Debian packages: compiler and build tools, the libraries, and what the
-# tests use (python3 + jsonschema for the end-to-end and schema tests; the
-# real Prometheus, node_exporter and Ansible that --prom and deploy/ansible
-# are tested against).
+# Debian packages: compiler and build tools, the libraries, help2man (the man
+# page is made from --help at build time), and what the tests use (python3 +
+# jsonschema for the end-to-end and schema tests; the real Prometheus,
+# node_exporter and Ansible that --prom and deploy/ansible are tested against).
 DEPS_BUILD=(g++ meson ninja-build pkg-config liburing-dev libboost-program-options-dev
-    nlohmann-json3-dev doctest-dev)
+    nlohmann-json3-dev doctest-dev help2man)
 DEPS_TEST=(python3 python3-jsonschema python3-matplotlib
     prometheus prometheus-node-exporter ansible
     fdisk dmsetup e2fsprogs btrfs-progs mount)  # loop-device e2e tests (root)
@@ -45,10 +45,14 @@ ensure_packages() {
     apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
 }
 
-# configure_and_build [MESON_OPTION...]
+# configure_and_build [MESON_OPTION...]: sets up $BUILD_DIR (release) the
+# first time; on an existing build the options given are set with `meson
+# configure` (they stay set), the others are left as they are.
 configure_and_build() {
     if [ ! -f "$BUILD_DIR/build.ninja" ]; then
         meson setup "$BUILD_DIR" "$ROOT" --buildtype=release "$@" >&2 || return 1
+    elif [ $# -gt 0 ]; then
+        meson configure "$BUILD_DIR" "$@" >&2 || return 1
     fi
     ninja -C "$BUILD_DIR" >&2
 }

@@ -5,16 +5,26 @@
 Writes into DIR, named after RESULT (STEM = its file name without .json):
   STEM-bandwidth.png   bandwidth of every phase of every iteration (bars; past
                        MAX_BAR_ITERATIONS iterations, of the whole run)
-  STEM-latency.png     latency against percentile on a "nines" scale, one line
-                       per phase with samples (all iterations merged)
+  STEM-latency.png     latency against percentile on a "nines" scale: reads,
+                       writes and flushes of each phase apart (iterations
+                       merged); each curve ends where its sample count stops
+                       supporting the percentile (10 samples beyond it)
   STEM-trend.png       bandwidth and p99 latency of each phase, iteration by
                        iteration, best and worst marked, a running median
                        over long runs (two iterations or more)
-  STEM-timeseries.png  IOPS and p99 latency over time (with TIMESERIES)
-  STEM-sweep.png       IOPS and p99 against the swept parameter, knee marked
-                       (when the document has a sweep section)
-and prints the path of each file it wrote.  Every figure is FIG_SIZE at DPI
-(1000 x 600 pixels).  Exit status: 0, or 1 with one line on stderr.
+  STEM-timeseries.png  bandwidth, IOPS and latency over time (with TIMESERIES):
+                       each interval drawn over its own span, phases shaded
+                       from their true start, sweep points marked
+  STEM-sweep.png       the swept parameter against IOPS (MiB/s for block
+                       sizes) and p99, knee marked (with a sweep section)
+  STEM-sweep-latency.png  latency by percentile of every sweep point (when
+                       the points carry their latency, as the binary's do)
+  STEM-preset.png      every test of a preset: read and write MiB/s, p99
+                       (with a preset section; the other figures show the
+                       document's own phases, which are the first test's)
+and prints the path of each file it wrote.  Figures are FIG_SIZE at DPI
+(1000 x 600 pixels), the time series TIMESERIES_SIZE (1000 x 800).
+Exit status: 0, or 1 with one line on stderr.
 """
 
 import argparse
@@ -31,27 +41,39 @@ try:
     matplotlib.use("Agg")  # files only, no display
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
-    from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, MaxNLocator
+    from matplotlib.ticker import (FixedLocator, FuncFormatter, LogLocator, MaxNLocator,
+                                   NullFormatter)
 except ImportError:
     print("plot: matplotlib is missing; as root run: "
           "apt-get update && apt-get install -y python3-matplotlib", file=sys.stderr)
     sys.exit(1)
 
-FIG_SIZE = (10, 6)  # inches
-DPI = 100           # so 1000 x 600 pixels
+FIG_SIZE = (10, 6)          # inches
+TIMESERIES_SIZE = (10, 8)   # three panels
+DPI = 100                   # so 1000 x 600 (1000 x 800) pixels
 # The percentile axis runs from 0 to 99.999 %: NINES nines.
 NINES = 5
-CURVE_POINTS = 500  # percentiles evaluated per latency curve
+CURVE_POINTS = 600  # percentiles evaluated per latency curve
+# A phase's last interval shorter than this share of the nominal interval is
+# merged into the interval before it: its rate over a few milliseconds is
+# noise (65 operations in 0.5 ms read as 130k IOPS), not a measurement.
+PARTIAL_INTERVAL_SHARE = 0.25
 MAX_BAR_ITERATIONS = 12  # more iterations: one bar per phase, the trend figure for the rest
 MAX_MARKED_POINTS = 60   # longer trend lines: faint, under their running median
 MEDIAN_POINTS = 50       # a running median spans 1/MEDIAN_POINTS of the iterations (at least 5)
-MAX_PHASE_MARKS = 40     # time series with more phases than this: no phase boundaries drawn
+MAX_PHASE_MARKS = 40     # time series with more phases than this: no phase names or lines
 
 SWEEP_AXES = {  # parameter -> (axis label, divisor of the values)
     "qd": ("queue depth per worker", 1),
     "files": ("workers (one file each)", 1),
     "rand-block": ("random block (KiB)", 1024),
 }
+# Operation types of a phase: (document key, legend name, line style).
+OPS = (("read_latency", "reads", "-"), ("write_latency", "writes", "--"),
+       ("flush_latency", "flushes", ":"))
+PHASE_COLORS = {"seq-write": "tab:orange", "seq-read": "tab:blue", "random": "tab:green",
+                "reverify": "tab:purple"}
+EXTRA_COLORS = ("tab:brown", "tab:pink", "tab:olive", "tab:cyan")
 
 
 class UsageParser(argparse.ArgumentParser):
@@ -62,13 +84,12 @@ class UsageParser(argparse.ArgumentParser):
         sys.exit(1)
 
 
-def new_figure(nrows=1, sharex=False):
-    return plt.subplots(nrows, 1, figsize=FIG_SIZE, dpi=DPI, sharex=sharex, squeeze=False)
+def new_figure(nrows=1, sharex=False, size=FIG_SIZE):
+    return plt.subplots(nrows, 1, figsize=size, dpi=DPI, sharex=sharex, squeeze=False)
 
 
 def save(fig, path):
     # No bbox_inches="tight": it would change the pixel size.
-    fig.tight_layout()
     fig.savefig(path, dpi=DPI, format="png")
     plt.close(fig)
     print(path)
@@ -81,6 +102,61 @@ def ordered_phases(doc):
             seen.append(name)
     return sorted(seen, key=lambda n: results.phase_sort_key(n, seen))
 
+
+def phase_color(name, order):
+    if name in PHASE_COLORS:
+        return PHASE_COLORS[name]
+    return EXTRA_COLORS[order.index(name) % len(EXTRA_COLORS)]
+
+
+# --- axes ---------------------------------------------------------------------
+
+def duration_text(ms):
+    """A latency in ms as people write it: 50 µs, 1 ms, 2.5 s."""
+    if ms <= 0:
+        return "0"
+    for unit, scale in (("s", 1e3), ("ms", 1.0), ("µs", 1e-3), ("ns", 1e-6)):
+        if ms >= scale * 0.9999:
+            return f"{ms / scale:.3g} {unit}"
+    return f"{ms * 1e6:.3g} ns"
+
+
+def latency_axis(ax, values_ms, axis="y"):
+    """A log axis of latencies in ms with unit-bearing labels: 1-2-5 within
+    a span under 30x, 1-3 under 1000x, decades beyond, so the axis never has
+    a single labelled tick nor a crowd of them."""
+    values = [v for v in values_ms if v and v > 0 and math.isfinite(v)]
+    (ax.set_yscale if axis == "y" else ax.set_xscale)("log")
+    target = ax.yaxis if axis == "y" else ax.xaxis
+    if values:
+        lo, hi = min(values), max(values)
+        span = hi / lo
+        subs = (1.0, 2.0, 5.0) if span < 30 else (1.0, 3.0) if span < 1000 else (1.0,)
+        target.set_major_locator(LogLocator(base=10, subs=subs))
+        target.set_minor_locator(LogLocator(base=10, subs=tuple(range(2, 10))))
+        target.set_major_formatter(FuncFormatter(lambda v, _: duration_text(v)))
+        target.set_minor_formatter(NullFormatter())
+        # At least one labelled tick below and above the data.
+        if axis == "y":
+            ax.set_ylim(lo / 1.5, hi * 1.5)
+        else:
+            ax.set_xlim(lo / 1.5, hi * 1.5)
+
+
+def nines(p):
+    """Position of percentile p (0..100) on the nines axis: 90 -> 1, 99 -> 2."""
+    return -math.log10(1.0 - p / 100.0)
+
+
+def nines_axis(ax):
+    ax.xaxis.set_major_locator(FixedLocator(list(range(NINES + 1))))
+    ax.xaxis.set_major_formatter(FuncFormatter(
+        lambda x, _: "0" if x == 0 else f"{100 - 10.0 ** (2 - x):.{max(int(x) - 2, 0)}f}"))
+    ax.set_xlim(0, NINES)
+    ax.set_xlabel("percentile (%)")
+
+
+# --- bandwidth ------------------------------------------------------------------
 
 def whole_run_bandwidth(doc):
     """{phase: bytes over seconds of all its runs}."""
@@ -129,6 +205,7 @@ def plot_bandwidth(doc, title, path):
     ax.set_title(f"Bandwidth per phase — {title}")
     ax.grid(axis="y", alpha=0.3)
     ax.legend()
+    fig.tight_layout()
     save(fig, path)
     return True
 
@@ -189,153 +266,423 @@ def plot_trend(doc, title, path):
     top.set_title(f"Per-iteration trend — {title}")
     top.grid(alpha=0.3)
     top.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
-    bottom.set_ylabel("p99 latency (ms)")
-    if any(p[3] for v in lines.values() for p in v):
-        bottom.set_yscale("log")
-        bottom.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
-        bottom.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:g}"))
-        bottom.yaxis.set_minor_formatter(FuncFormatter(lambda y, _: ""))
+    bottom.set_ylabel("p99 latency")
+    latency_axis(bottom, [p[3] / 1e6 for v in lines.values() for p in v if p[3]])
     bottom.xaxis.set_major_locator(MaxNLocator(integer=True))
     bottom.set_xlabel("iteration")
     bottom.grid(which="major", alpha=0.3)
+    fig.tight_layout()
     save(fig, path)
     return True
 
 
-def nines(p):
-    """Position of percentile p (0..100) on the nines axis: 90 -> 1, 99 -> 2."""
-    return -math.log10(1.0 - p / 100.0)
+# --- latency by percentile --------------------------------------------------------
+
+def latency_histograms(doc, source):
+    """{(phase, op key): Histogram} merged over iterations, with samples.
+    Documents without the read/write split give their combined latency."""
+    merged = {}
+    for name, phase in results.histogram_rows(doc):
+        keys = [k for k, _, _ in OPS if k in phase] or ["latency"]
+        for key in keys:
+            where = f"{source}: phase {name} {key}"
+            h = results.Histogram.from_latency(phase[key], where)
+            if (name, key) in merged:
+                merged[(name, key)].merge(h)
+            else:
+                merged[(name, key)] = h
+    return {k: h for k, h in merged.items() if h.count > 0}
+
+
+def draw_curve(ax, h, color, style, label):
+    """The curve of `h` up to the highest percentile its samples support;
+    False when they support none."""
+    top = results.max_supported_percentile(h.count)
+    if top is None:
+        return False
+    end = min(NINES, nines(top))
+    xs = [end * i / (CURVE_POINTS - 1) for i in range(CURVE_POINTS)]
+    ys = [h.percentile(100.0 * (1.0 - 10.0 ** -x)) / 1e6 for x in xs]
+    ax.plot(xs, ys, drawstyle="steps-post", color=color, linestyle=style, label=label)
+    if end < NINES:  # where the curve stops, and why
+        ax.plot([end], [ys[-1]], marker="|", markersize=7, color=color)
+    return ys
 
 
 def plot_latency(doc, title, path, source):
-    """Latency against percentile from each phase's merged histogram."""
-    curves = {}
-    for name, phase in results.histogram_rows(doc):
-        h = results.phase_histogram(phase, source)
-        if name in curves:
-            curves[name].merge(h)
-        else:
-            curves[name] = h
-    curves = {n: h for n, h in curves.items() if h.count > 0}
-    if not curves:
+    """Latency against percentile: a curve per phase and operation type."""
+    hists = latency_histograms(doc, source)
+    if not hists:
         return False
     fig, axes = new_figure()
     ax = axes[0][0]
-    xs = [NINES * i / (CURVE_POINTS - 1) for i in range(CURVE_POINTS)]
-    ps = [100.0 * (1.0 - 10.0 ** -x) for x in xs]
+    order = ordered_phases(doc)
+    names = {k: n for k, n, _ in OPS}
+    styles = {k: s for k, _, s in OPS}
+    drawn, skipped = [], []
+    op_order = [k for k, _, _ in OPS]
+    for (name, key), h in sorted(hists.items(), key=lambda kv: (
+            results.phase_sort_key(kv[0][0], order),
+            op_order.index(kv[0][1]) if kv[0][1] in op_order else -1)):
+        what = f"{name} {names.get(key, 'all')}"
+        ys = draw_curve(ax, h, phase_color(name, order), styles.get(key, "-"),
+                        f"{what} ({h.count:,} samples)")
+        if ys is False:
+            skipped.append(f"{what} ({h.count})")
+        else:
+            drawn += ys
+    nines_axis(ax)
+    latency_axis(ax, drawn)
+    ax.set_ylabel("latency")
     iterations = len(doc["iterations"])
-    for name in sorted(curves, key=lambda n: results.phase_sort_key(n, list(curves))):
-        h = curves[name]
-        ax.plot(xs, [h.percentile(p) / 1e6 for p in ps], drawstyle="steps-post",
-                label=f"{name} ({h.count} samples)")
-    ticks = list(range(NINES + 1))
-    ax.xaxis.set_major_locator(FixedLocator(ticks))
-    ax.xaxis.set_major_formatter(FuncFormatter(
-        lambda x, _: "0" if x == 0 else f"{100 - 10.0 ** (2 - x):.{max(int(x) - 2, 0)}f}"))
-    ax.set_xlim(0, NINES)
-    ax.set_yscale("log")
-    ax.set_xlabel("percentile (%)")
-    ax.set_ylabel("latency (ms)")
     merged = f", {iterations} iterations merged" if iterations > 1 else ""
-    ax.set_title(f"Latency by percentile — {title}{merged}")
-    ax.grid(which="both", alpha=0.3)
-    ax.legend()
+    ax.set_title(f"Latency by percentile — {title}{merged}", fontsize=11)
+    note = (f"reads solid, writes dashed, flushes dotted; a curve ends (|) where fewer than "
+            f"{results.MIN_TAIL_SAMPLES} samples lie beyond the percentile")
+    if skipped:
+        note += "; too few samples for a curve: " + ", ".join(skipped)
+    fig.text(0.01, 0.01, note, fontsize=7.5, color="dimgray", wrap=True)
+    ax.grid(which="major", alpha=0.35)
+    ax.grid(which="minor", axis="y", alpha=0.12)
+    if drawn:  # curves climb to the right: the lower right is free
+        ax.legend(fontsize=8, loc="lower right")
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
     save(fig, path)
     return True
 
+
+def plot_sweep_latency(doc, title, path, source):
+    """Latency against percentile of every sweep point's random phase (reads
+    and writes together), light to dark as the swept value grows."""
+    sweep = doc.get("sweep") or {}
+    points = [pt for pt in sweep.get("points", []) if isinstance(pt.get("latency"), dict)]
+    if not points:
+        return False
+    fig, axes = new_figure()
+    ax = axes[0][0]
+    cmap = matplotlib.colormaps["viridis"]
+    drawn, skipped = [], []
+    for n, pt in enumerate(points):
+        h = results.Histogram.from_latency(pt["latency"], f"{source}: sweep point {pt['value']}")
+        what = sweep_text(sweep.get("parameter"), pt["value"])
+        color = cmap(0.9 * (1 - n / max(len(points) - 1, 1)))
+        ys = draw_curve(ax, h, color, "-", f"{what} ({h.count:,} samples)")
+        if ys is False:
+            skipped.append(f"{what} ({h.count})")
+        else:
+            drawn += ys
+    nines_axis(ax)
+    latency_axis(ax, drawn)
+    ax.set_ylabel("latency")
+    ax.set_title(f"Latency by percentile at each {sweep.get('parameter')} — {title}", fontsize=11)
+    note = (f"random phase of each sweep point, reads and writes together; a curve ends (|) "
+            f"where fewer than {results.MIN_TAIL_SAMPLES} samples lie beyond the percentile")
+    if skipped:
+        note += "; too few samples for a curve: " + ", ".join(skipped)
+    fig.text(0.01, 0.01, note, fontsize=7.5, color="dimgray")
+    ax.grid(which="major", alpha=0.35)
+    if drawn:
+        ax.legend(fontsize=8, loc="lower right")
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    save(fig, path)
+    return True
+
+
+# --- time series ------------------------------------------------------------------
 
 def number(rec, key):
     v = rec.get(key)
-    return float(v) if isinstance(v, (int, float)) else math.nan
+    return float(v) if isinstance(v, (int, float)) else None
 
 
-def plot_timeseries(records, title, path):
-    """IOPS (read, write, total) above, p50/p99 latency below, phases marked."""
-    records = sorted(records, key=lambda r: r["elapsed_s"])
-    t = [r["elapsed_s"] for r in records]
-    r_iops = [number(r, "read_iops") for r in records]
-    w_iops = [number(r, "write_iops") for r in records]
-    total = [(0 if math.isnan(a) else a) + (0 if math.isnan(b) else b)
-             for a, b in zip(r_iops, w_iops)]
-    fig, axes = new_figure(2, sharex=True)
-    top, bottom = axes[0][0], axes[1][0]
-    top.plot(t, total, label="total", color="black", linewidth=1.2)
-    top.plot(t, r_iops, label="read", linewidth=0.8)
-    top.plot(t, w_iops, label="write", linewidth=0.8)
-    bad = [(x, y) for x, y, r in zip(t, total, records) if number(r, "mismatches") > 0]
-    if bad:
-        top.scatter(*zip(*bad), color="red", marker="x", zorder=3, label="mismatches")
-    top.set_ylabel("IOPS (operations/s)")
-    top.set_title(f"IOPS and p99 latency over time — {title}")
-    # Legends beside the plots, clear of the phase names.
-    top.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
-    top.grid(alpha=0.3)
+def interval_of(rec, start):
+    """One record as an interval over [start, end] with raw counts (rates
+    times the span when a record has no raw counts)."""
+    end = float(rec["elapsed_s"])
+    span = max(end - start, 0.0)
+    iv = {"start": start, "end": end, "iteration": rec.get("iteration"),
+          "phase": rec.get("phase"), "sweep_value": rec.get("sweep_value"),
+          "mismatches": number(rec, "mismatches") or 0, "merged": False}
+    for kind in ("read", "write"):
+        ops, rate = number(rec, f"{kind}_ops"), number(rec, f"{kind}_iops")
+        iv[f"{kind}_ops"] = ops if ops is not None else (rate or 0.0) * span
+        b, brate = number(rec, f"{kind}_bytes"), number(rec, f"{kind}_bytes_per_sec")
+        iv[f"{kind}_bytes"] = b if b is not None else (brate or 0.0) * span
+    for key in ("p50_ns", "p99_ns", "max_ns"):
+        v = number(rec, key)
+        iv[key] = v / 1e6 if v is not None and v > 0 else None
+    return iv
 
-    p99 = [number(r, "p99_ns") / 1e6 for r in records]
-    p50 = [number(r, "p50_ns") / 1e6 for r in records]
-    bottom.plot(t, p99, label="p99", color="tab:red", linewidth=1.2)
-    bottom.plot(t, p50, label="p50", color="tab:blue", linewidth=0.8, linestyle="--")
-    if any(v > 0 for v in p99 + p50):
-        bottom.set_yscale("log")
-    bottom.set_ylabel("latency (ms)")
-    bottom.set_xlabel("elapsed time (s)")
-    bottom.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
-    bottom.grid(which="both", alpha=0.3)
 
-    # Phase boundaries: a line where (iteration, phase) changes, its name on
-    # top; a long run has too many to read (its trend figure shows them).
-    starts, prev = [], None
-    for x, r in zip(t, records):
-        key = (r.get("iteration"), r.get("phase"))
-        if key != prev:
-            starts.append((x, key))
-            prev = key
-    if len(starts) > MAX_PHASE_MARKS:
-        starts = []
-    for x, key in starts:
-        for ax in (top, bottom):
-            ax.axvline(x, color="gray", linewidth=0.6, linestyle=":")
-        if key[1] is not None:
-            top.annotate(f"{key[1]}" + (f" #{key[0]}" if key[0] is not None else ""),
-                         (x, 1.0), xycoords=("data", "axes fraction"),
-                         xytext=(2, -3), textcoords="offset points", fontsize=7,
-                         color="dimgray", rotation=90, va="top")
+def segments(records):
+    """Intervals in time order, grouped by (iteration, phase, sweep point).
+    An interval starts at elapsed_s - interval_s, or where the one before it
+    ended (records without interval_s)."""
+    out, prev_end = [], 0.0
+    for rec in sorted(records, key=lambda r: r["elapsed_s"]):
+        span = number(rec, "interval_s")
+        start = float(rec["elapsed_s"]) - span if span and span > 0 else prev_end
+        iv = interval_of(rec, start)
+        prev_end = iv["end"]
+        key = (iv["iteration"], iv["phase"], iv["sweep_value"])
+        if out and out[-1][0] == key:
+            out[-1][1].append(iv)
+        else:
+            out.append((key, [iv]))
+    return out
+
+
+def fold_partial(intervals, nominal):
+    """Merges a last interval shorter than PARTIAL_INTERVAL_SHARE x nominal
+    into the one before it: counts add up over the joint span, latency keeps
+    the longer interval's percentiles and the larger max."""
+    if len(intervals) < 2:
+        return intervals, 0
+    last, prev = intervals[-1], intervals[-2]
+    if last["end"] - last["start"] >= PARTIAL_INTERVAL_SHARE * nominal:
+        return intervals, 0
+    joined = dict(prev, end=last["end"], mismatches=last["mismatches"], merged=True)
+    for key in ("read_ops", "write_ops", "read_bytes", "write_bytes"):
+        joined[key] = prev[key] + last[key]
+    joined["max_ns"] = max(v for v in (prev["max_ns"], last["max_ns"], 0) if v is not None) or None
+    return intervals[:-2] + [joined], 1
+
+
+def rate(iv, key):
+    span = iv["end"] - iv["start"]
+    return iv[key] / span if span > 0 else 0.0
+
+
+def draw_rates(ax, segs, keys, scale, styles):
+    """Each segment as steps over its intervals' spans (never joined across
+    phases); styles: {label: (color, width)}; keys: {label: [count keys]}."""
+    for n, (_, ivs) in enumerate(segs):
+        edges = [iv["start"] for iv in ivs] + [ivs[-1]["end"]]
+        for label, ks in keys.items():
+            values = [sum(rate(iv, k) for k in ks) / scale for iv in ivs]
+            color, width = styles[label]
+            ax.stairs(values, edges, baseline=None, color=color, linewidth=width,
+                      label=label if n == 0 else None)
+
+
+def draw_latency(ax, segs):
+    """p50 and p99 of each interval as steps over its span, where the
+    interval's operations support them (a gap where they do not), max as a
+    thin line; returns the values drawn (ms)."""
+    drawn = []
+    lines = (("max_ns", None, "silver", 0.8, "max"), ("p99_ns", 99, "tab:red", 1.5, "p99"),
+             ("p50_ns", 50, "tab:blue", 1.2, "p50"))
+    for n, (_, ivs) in enumerate(segs):
+        edges = [iv["start"] for iv in ivs] + [ivs[-1]["end"]]
+        for key, p, color, width, label in lines:
+            values = []
+            for iv in ivs:
+                ops = iv["read_ops"] + iv["write_ops"]
+                ok = iv[key] is not None and (p is None or results.percentile_supported(ops, p))
+                values.append(iv[key] if ok else math.nan)
+            drawn += [v for v in values if not math.isnan(v)]
+            if any(not math.isnan(v) for v in values):
+                ax.stairs(values, edges, baseline=None, color=color, linewidth=width)
+    for _, _, color, width, label in reversed(lines):
+        ax.plot([], [], color=color, linewidth=width, label=label)  # legend entries
+    return drawn
+
+
+def shade_phases(axes, segs, total, sweep_param):
+    """Each (iteration, phase) shaded in its colour from its true start, its
+    name on top where it fits; sweep points marked by a dashed line and value."""
+    order = [k[1] for k, _ in segs]
+    iterations = {k[0] for k, _ in segs}
+    top = axes[0]
+    # A long run has too many phases to name or mark (its trend figure
+    # shows the iterations): shading only.
+    marks = len(segs) <= MAX_PHASE_MARKS
+    seen = set()
+    last_it = None
+    for (it, phase, sweep), ivs in segs:
+        start, end = ivs[0]["start"], ivs[-1]["end"]
+        color = phase_color(phase, order)
+        if marks and last_it is not None and it != last_it:  # a new iteration begins
+            for ax in axes:
+                ax.axvline(start, color="dimgray", linewidth=0.9)
+        last_it = it
+        for ax in axes:
+            ax.axvspan(start, end, color=color, alpha=0.10, linewidth=0,
+                       label=phase if ax is top and phase not in seen else None)
+        seen.add(phase)
+        text = sweep_text(sweep_param, sweep) if sweep else phase
+        if not sweep and len(iterations) > 1:
+            text += f" #{it}"
+        if sweep and marks:
+            for ax in axes:
+                ax.axvline(start, color="gray", linewidth=0.7, linestyle="--")
+        # The name above the panel, centred on the phase, where it fits.
+        if marks and (end - start) >= 0.06 * total:
+            top.annotate(text, ((start + end) / 2, 1.0), xycoords=("data", "axes fraction"),
+                         xytext=(0, 2), textcoords="offset points", fontsize=7.5,
+                         color="dimgray", ha="center", va="bottom")
+
+
+def sweep_text(param, value):
+    """A sweep point as the command line names it: "qd 16", "64K"."""
+    if param == "rand-block":
+        return f"{value // 1024}K" if value % 1024 == 0 else str(value)
+    return f"{param} {value}"
+
+
+def mark_mismatches(ax, segs):
+    """A red x where the run's mismatch count rose."""
+    xs, before = [], 0
+    for _, ivs in segs:
+        for iv in ivs:
+            if iv["mismatches"] > before:
+                xs.append((iv["start"] + iv["end"]) / 2)
+            before = iv["mismatches"]
+    if xs:
+        lo, hi = ax.get_ylim()
+        ax.scatter(xs, [hi * 0.95] * len(xs), color="red", marker="x", zorder=3,
+                   label="new mismatches")
+
+
+
+def plot_timeseries(records, title, path, sweep_param=None):
+    """Bandwidth, IOPS and latency over time, one step per interval."""
+    segs = segments(records)
+    nominal = max(iv["end"] - iv["start"] for _, ivs in segs for iv in ivs) or 1.0
+    merged = 0
+    for n, (key, ivs) in enumerate(segs):
+        ivs, folded = fold_partial(ivs, nominal)
+        segs[n] = (key, ivs)
+        merged += folded
+    total = segs[-1][1][-1]["end"] - segs[0][1][0]["start"] or 1.0
+    fig, axes = new_figure(3, sharex=True, size=TIMESERIES_SIZE)
+    bw, iops, lat = (a[0] for a in axes)
+    styles = {"total": ("black", 1.3), "read": ("tab:blue", 0.9), "write": ("tab:orange", 0.9)}
+    keys = {"total": ["read_bytes", "write_bytes"], "read": ["read_bytes"],
+            "write": ["write_bytes"]}
+    draw_rates(bw, segs, keys, MIB, styles)
+    draw_rates(iops, segs, {k: [b.replace("bytes", "ops") for b in v] for k, v in keys.items()},
+               1.0, styles)
+    drawn = draw_latency(lat, segs)
+    latency_axis(lat, drawn)
+    for ax in (bw, iops):
+        ax.set_ylim(bottom=0)
+    mark_mismatches(iops, segs)
+    shade_phases([bw, iops, lat], segs, total, sweep_param)
+    bw.set_ylabel("MiB/s")
+    iops.set_ylabel("IOPS (operations/s)")
+    lat.set_ylabel("latency")
+    lat.set_xlabel("time in phases (s)")
+    bw.set_title(f"Over time — {title}", fontsize=11, pad=16)
+    for ax in (bw, iops, lat):
+        ax.grid(which="major", alpha=0.3)
+        # Legends beside the plots, clear of the phase names.
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
+    note = (f"Each interval ({nominal:g} s) is drawn over its own span; p50 and p99 only where "
+            f"the interval has the operations to support them ({2 * results.MIN_TAIL_SAMPLES} "
+            f"and {100 * results.MIN_TAIL_SAMPLES}).")
+    if merged:
+        note += (f"\nA phase's last interval shorter than {PARTIAL_INTERVAL_SHARE * nominal:g} s "
+                 f"is merged into the one before it ({merged} merged): a rate over a few "
+                 "milliseconds is noise.")
+    fig.text(0.01, 0.005, note, fontsize=7.5, color="dimgray", va="bottom")
+    fig.tight_layout(rect=(0, 0.045, 1, 1))
     save(fig, path)
     return True
 
 
+# --- sweep ----------------------------------------------------------------------
+
 def plot_sweep(sweep, title, path):
-    """IOPS (left axis) and p99 (right axis) against the swept value."""
+    """The swept value against IOPS (MiB/s for block sizes: IOPS always fall
+    as blocks grow) on the left axis and p99 on the right."""
     param, points, knee = sweep
     if not points:
         return False
     axis_label, div = SWEEP_AXES.get(param, (param, 1))
-    xs = [v / div for v, _, _ in points]
+    xs = [pt["value"] / div for pt in points]
+    by_bandwidth = param == "rand-block"
     fig, axes = new_figure()
     ax = axes[0][0]
-    ax.plot(xs, [i for _, i, _ in points], marker="o", color="tab:blue", label="IOPS")
+    if by_bandwidth:
+        ys = [pt["bandwidth_bytes_per_sec"] / MIB for pt in points]
+        ax.set_ylabel("bandwidth (MiB/s)", color="tab:blue")
+    else:
+        ys = [pt["iops"] for pt in points]
+        ax.set_ylabel("IOPS (operations/s)", color="tab:blue")
+    ax.plot(xs, ys, marker="o", color="tab:blue", label=ax.get_ylabel())
     ax.set_xlabel(axis_label)
-    ax.set_ylabel("IOPS (operations/s)", color="tab:blue")
     ax.set_ylim(bottom=0)
     if all(x > 0 for x in xs) and max(xs) / min(xs) >= 4:
         ax.set_xscale("log", base=2)
         ax.xaxis.set_major_locator(FixedLocator(xs))
         ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:g}"))
+        ax.xaxis.set_minor_formatter(NullFormatter())
     right = ax.twinx()
-    right.plot(xs, [math.nan if p is None else p / 1e6 for _, _, p in points], marker="s",
-               color="tab:red", label="p99 latency")
-    right.set_ylabel("p99 latency (ms)", color="tab:red")
-    right.set_ylim(bottom=0)
+    p99 = [pt["p99_ns"] / 1e6 if pt["p99_ns"] is not None else math.nan for pt in points]
+    right.plot(xs, p99, color="tab:red", label="p99 latency")
+    ok = [(x, y) for x, y, pt in zip(xs, p99, points) if pt["p99_supported"]]
+    weak = [(x, y) for x, y, pt in zip(xs, p99, points) if not pt["p99_supported"]]
+    if ok:
+        right.scatter(*zip(*ok), marker="s", color="tab:red", zorder=3)
+    if weak:
+        right.scatter(*zip(*weak), marker="s", facecolors="none", edgecolors="tab:red",
+                      zorder=3, label="p99 from too few samples")
+    latency_axis(right, p99)
+    right.set_ylabel("p99 latency", color="tab:red")
     if knee is not None:
         ax.axvline(knee / div, color="gray", linestyle="--", linewidth=1)
-        ax.annotate(f"knee: {param} {knee / div:g}", (knee / div, 0.02),
+        ax.annotate(f"saturation point found by the run: {sweep_text(param, knee)}",
+                    (knee / div, 0.02),
                     xycoords=("data", "axes fraction"), xytext=(4, 0),
                     textcoords="offset points", color="dimgray")
     lines = ax.get_legend_handles_labels()
     more = right.get_legend_handles_labels()
-    ax.legend(lines[0] + more[0], lines[1] + more[1], loc="upper left")
+    ax.legend(lines[0] + more[0], lines[1] + more[1], loc="upper left", fontsize=8)
     ax.grid(alpha=0.3)
-    ax.set_title(f"Random phase over {param} — {title}")
+    ax.set_title(f"Random phase over {param} — {title}", fontsize=11)
+    fig.tight_layout()
+    save(fig, path)
+    return True
+
+
+# --- preset -----------------------------------------------------------------------
+
+def plot_preset(preset, title, path):
+    """Every test of a preset: read and write MiB/s (bars), p99 (right)."""
+    tests = preset.get("tests") or []
+    if not tests:
+        return False
+    fig, axes = new_figure()
+    ax = axes[0][0]
+    xs = list(range(len(tests)))
+    rd = [t.get("read_bandwidth_bytes_per_sec", 0) / MIB for t in tests]
+    wr = [t.get("write_bandwidth_bytes_per_sec", 0) / MIB for t in tests]
+    r1 = ax.bar([x - 0.2 for x in xs], rd, 0.38, color="tab:blue", label="read MiB/s")
+    r2 = ax.bar([x + 0.2 for x in xs], wr, 0.38, color="tab:orange", label="write MiB/s")
+    for rects in (r1, r2):
+        ax.bar_label(rects, labels=[f"{v:.0f}" if v else "" for v in rects.datavalues],
+                     fontsize=7, padding=2)
+    ax.set_xticks(xs)
+    ax.set_xticklabels([t.get("label", "?") for t in tests], rotation=20, ha="right",
+                       fontsize=8)
+    ax.set_ylabel("bandwidth (MiB/s)")
+    ax.set_ylim(bottom=0)
+    right = ax.twinx()
+    p99 = [t.get("p99_ns", 0) / 1e6 for t in tests]
+    right.plot(xs, p99, linestyle="none", marker="D", color="tab:red", label="p99 latency")
+    latency_axis(right, p99)
+    right.set_ylabel("p99 latency", color="tab:red")
+    bad = [x for x, t in zip(xs, tests) if t.get("mismatch_total")]
+    for x in bad:
+        ax.annotate("MISMATCHES", (x, 0), xytext=(0, 4), textcoords="offset points",
+                    ha="center", color="red", fontsize=7)
+    lines = ax.get_legend_handles_labels()
+    more = right.get_legend_handles_labels()
+    ax.legend(lines[0] + more[0], lines[1] + more[1], loc="upper right", fontsize=8)
+    ax.grid(axis="y", alpha=0.3)
+    ax.set_title(f"Preset {preset.get('name')}: every test — {title}", fontsize=11)
+    fig.tight_layout()
     save(fig, path)
     return True
 
@@ -352,7 +699,7 @@ def main(argv=None):
     try:
         doc = results.load_document(args.result)
         records = results.load_timeseries(args.timeseries) if args.timeseries else None
-        sweep = results.sweep_points(doc, args.result)
+        sweep = results.sweep_series(doc, args.result)
         try:
             os.makedirs(args.output, exist_ok=True)
         except OSError as e:
@@ -361,19 +708,27 @@ def main(argv=None):
         stem = stem[:-5] if stem.endswith(".json") else stem
         out = lambda kind: os.path.join(args.output, f"{stem}-{kind}.png")  # noqa: E731
         title = results.describe(doc)
-        if not plot_bandwidth(doc, title, out("bandwidth")):
+        preset = doc.get("preset")
+        # With a preset, the document's phases are its first test's: say so.
+        phase_title = (f"{title}, first test of preset {preset.get('name')} "
+                       f"({preset['tests'][0].get('label')})" if preset and preset.get("tests")
+                       else title)
+        if preset:
+            plot_preset(preset, title, out("preset"))
+        if not plot_bandwidth(doc, phase_title, out("bandwidth")):
             print(f"plot: {args.result}: no phases, no bandwidth figure", file=sys.stderr)
-        if not plot_latency(doc, title, out("latency"), args.result):
+        if not plot_latency(doc, phase_title, out("latency"), args.result):
             print(f"plot: {args.result}: no latency samples, no latency figure", file=sys.stderr)
-        plot_trend(doc, title, out("trend"))  # quietly none for a single iteration
+        plot_trend(doc, phase_title, out("trend"))
         if records is not None:
             if records:
-                plot_timeseries(records, title, out("timeseries"))
+                plot_timeseries(records, title, out("timeseries"), sweep[0] if sweep else None)
             else:
                 print(f"plot: {args.timeseries}: no records, no time-series figure",
                       file=sys.stderr)
         if sweep is not None:
             plot_sweep(sweep, title, out("sweep"))
+            plot_sweep_latency(doc, title, out("sweep-latency"), args.result)
     except InputError as e:
         print(f"plot: {e}", file=sys.stderr)
         return 1

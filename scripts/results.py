@@ -24,6 +24,13 @@ PHASE_ORDER = ("seq-write", "seq-read", "random", "reverify")
 
 MIB = 1024 * 1024
 
+# A percentile is "supported" by a sample count when at least this many
+# samples lie beyond it: count x (1 - p/100) >= MIN_TAIL_SAMPLES.  With fewer,
+# the percentile is one of the last few samples (with less than one beyond it,
+# the maximum itself): it moves with the luck of a handful of operations and
+# says nothing stable about the tail.  p99 needs 1,000 samples, p99.9 10,000.
+MIN_TAIL_SAMPLES = 10
+
 
 class InputError(Exception):
     """A file the scripts cannot use; the message is one line for the user."""
@@ -133,6 +140,54 @@ def phase_sort_key(name, seen):
     if name in PHASE_ORDER:
         return (0, PHASE_ORDER.index(name))
     return (1, seen.index(name) if name in seen else len(seen))
+
+
+def percentile_supported(count, p):
+    """Whether `count` samples support percentile p (0..100): see MIN_TAIL_SAMPLES."""
+    return count * (1.0 - p / 100.0) >= MIN_TAIL_SAMPLES - 1e-9
+
+
+def max_supported_percentile(count):
+    """The highest percentile `count` samples support, or None when none is."""
+    if count < MIN_TAIL_SAMPLES:
+        return None
+    return 100.0 * (1.0 - MIN_TAIL_SAMPLES / count)
+
+
+# What a run was asked to do, for telling like from unlike: (label, reader).
+# A reader returns None when the document does not record the item.
+CONFIG_ITEMS = (
+    ("backend", lambda d: d.get("backend", {}).get("used")),
+    ("qd", lambda d: d.get("config", {}).get("qd")),
+    # What the backend ran: sync is 1 per worker whatever --qd says.
+    ("qd in effect", lambda d: d.get("backend", {}).get("random_qd_per_worker")),
+    ("files", lambda d: d.get("config", {}).get("files")),
+    ("size", lambda d: d.get("config", {}).get("file_size_bytes")),
+    ("seq-block", lambda d: d.get("config", {}).get("seq_block_bytes")),
+    ("rand-block", lambda d: d.get("config", {}).get("rand_block_bytes")),
+    ("read-pct", lambda d: d.get("config", {}).get("read_pct")),
+    ("phases", lambda d: ",".join(d["config"]["phases"])
+     if isinstance(d.get("config", {}).get("phases"), list) else None),
+    ("sync", lambda d: d.get("config", {}).get("sync")),
+    ("sync-every", lambda d: d.get("config", {}).get("sync_every")),
+    ("batch", lambda d: d.get("config", {}).get("batch")),
+    ("verify", lambda d: d.get("config", {}).get("verify")),
+    ("direct I/O", lambda d: d.get("target", {}).get("direct_io")),
+    ("preset", lambda d: (d.get("preset") or {}).get("name") or "none"),
+)
+
+
+def config_values(doc):
+    """{label: value} of CONFIG_ITEMS that the document records."""
+    out = {}
+    for label, read in CONFIG_ITEMS:
+        try:
+            v = read(doc)
+        except (KeyError, TypeError, AttributeError):
+            v = None
+        if v is not None:
+            out[label] = v
+    return out
 
 
 def describe(doc):
@@ -284,10 +339,13 @@ def load_timeseries(path):
     return records
 
 
-def sweep_points(doc, path="document"):
-    """The sweep of a document as (parameter, [(value, iops, p99_ns)], knee
-    value or None), or None without one.  A point carries p99_ns itself or a
-    latency object with percentiles_ns.p99."""
+def sweep_series(doc, path="document"):
+    """The sweep of a document as (parameter, points, knee value or None), or
+    None without one.  Each point: value, iops, bandwidth_bytes_per_sec,
+    p99_ns and p99_supported (False when its latency count is known and does
+    not support p99).  A point is a phase object (the binary's --sweep) or
+    carries iops and p99_ns itself; without bandwidth, a block-size point's
+    is its IOPS times its block."""
     sweep = doc.get("sweep")
     if not sweep:
         return None
@@ -295,9 +353,16 @@ def sweep_points(doc, path="document"):
         points = []
         for pt in sweep["points"]:
             p99 = pt.get("p99_ns")
+            count = pt.get("latency", {}).get("count")
             if p99 is None and "latency" in pt:
-                p99 = percentile_ns(pt, "p99", 99)
-            points.append((pt["value"], pt["iops"], p99))
+                p99 = percentile_ns(pt, "p99", 99) if count else None
+            bw = pt.get("bandwidth_bytes_per_sec")
+            if bw is None:
+                per_op = pt["value"] if sweep["parameter"] == "rand-block" else 0
+                bw = pt["iops"] * per_op
+            points.append({"value": pt["value"], "iops": pt["iops"],
+                           "bandwidth_bytes_per_sec": bw, "p99_ns": p99,
+                           "p99_supported": count is None or percentile_supported(count, 99)})
         knee = sweep.get("knee")
         return sweep["parameter"], points, knee["value"] if knee else None
     except (KeyError, TypeError) as e:

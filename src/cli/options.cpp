@@ -10,9 +10,9 @@
 #include <cstring>
 #include <numeric>
 #include <set>
-#include <sstream>
 #include <system_error>
 
+#include "cli/option_table.h"
 #include "cli/presets.h"
 #include "io/output_file.h"
 #include "run/errors.h"
@@ -165,67 +165,10 @@ run::Sweep parse_sweep(const std::string& text) {
 }
 
 ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
-    po::options_description visible(
-        "Usage: drivestress [OPTIONS] [TARGET]\n\n"
-        "Writes deterministic data to files in TARGET (a directory, or a path prefix; default: "
-        "the\n"
-        "current directory), reads it back, verifies every byte and reports throughput, IOPS,\n"
-        "latency and CPU cost.  Sizes take K/M/G/T (binary); durations take s/m/h.\n\nOptions",
-        100, 50);
-    // clang-format off
-    visible.add_options()
-        ("size,s", po::value<std::string>()->default_value("256M"), "size of each file")
-        ("files,j", po::value<std::string>()->default_value("4"), "workers, one file each")
-        ("qd,q", po::value<std::string>()->default_value("32"), "operations in flight per worker (io_uring)")
-        ("backend", po::value<std::string>()->default_value("auto"), "auto|io_uring|sync; auto falls back to sync with a reason")
-        ("seq-block", po::value<std::string>()->default_value("1M"), "sequential block")
-        ("rand-block", po::value<std::string>()->default_value("4K"), "random block, also the verification unit")
-        ("read-pct", po::value<std::string>()->default_value("70"), "share of random ops that are reads (0-100)")
-        ("rand-time", po::value<std::string>()->default_value("10s"), "random phase length per iteration (0 disables)")
-        ("rand-ops", po::value<std::string>(), "random phase ends after N ops in total instead of a time (default: off)")
-        ("iterations", po::value<std::string>()->default_value("1"), "iterations; 0 = until interrupted or --duration")
-        ("duration", po::value<std::string>(), "stop after this long (default: off)")
-        ("phases", po::value<std::string>()->default_value("seq-write,seq-read,random,reverify"), "subset of the phases to run (seq-write is required)")
-        ("seed", po::value<std::string>(), "base seed for reproducible data (default: random, printed)")
-        ("recreate", po::bool_switch(), "delete and recreate the files every iteration")
-        ("buffered", po::bool_switch(), "buffered I/O instead of O_DIRECT")
-        ("sqpoll", po::bool_switch(), "io_uring: a kernel thread polls for submissions (one busy core per worker)")
-        ("iopoll", po::bool_switch(), "io_uring: poll the device for completions (O_DIRECT, a device with poll queues)")
-        ("no-verify", po::bool_switch(), "skip verification (pure throughput; drops reverify)")
-        ("sync", po::value<std::string>()->default_value("none"), "durable writes: none|osync|dsync (per write) or fsync|fdatasync (after every --sync-every writes)")
-        ("sync-every", po::value<std::string>()->default_value("1"), "writes per fsync/fdatasync, per worker")
-        ("batch", po::value<std::string>()->default_value("1"), "submit operations in batches of N SQEs (io_uring; at most --qd)")
-        ("sync-compare", po::bool_switch(), "table of every --sync method at 4K/8K/16K writes, then exit (2 s a row, or --rand-time / --rand-ops)")
-        ("json", po::value<std::string>(), "write the result document to PATH (- = stdout)")
-        ("progress", po::value<std::string>()->default_value("auto"), "live status line: auto|always|never")
-        ("timeseries", po::value<std::string>(), "write one JSON line per second per phase to PATH")
-        ("prom", po::value<std::string>(), "write Prometheus metrics to PATH for node_exporter's textfile collector, rewritten atomically while the run goes on")
-        ("prom-interval", po::value<std::string>()->default_value("5s"), "how often --prom is rewritten while the run goes on")
-        ("prom-label", po::value<std::vector<std::string>>(), "KEY=VALUE: a label on every --prom metric, e.g. rack=r12 (repeatable)")
-        ("iteration-detail", po::value<std::string>()->default_value("0"), "--json: keep the last N iterations' phases in full (histograms, ~450 KiB each); every iteration keeps its figures")
-        ("sweep", po::value<std::string>(), "random phase once per value: qd=, files= or rand-block= a list (1,4,16) or a range of powers of two (1..256)")
-        ("knee-gain", po::value<std::string>()->default_value("5"), "sweep saturation: the next point adds less than this % of IOPS")
-        ("latency-thresholds", po::value<std::string>()->default_value("2s,10s"), "report the share of requests slower than each duration")
-        ("compare-backends", po::bool_switch(), "run the workload on io_uring, then on sync, and compare")
-        ("raw-device", po::value<std::string>(), "test a whole block device, split into --files regions (DESTROYS ITS DATA; needs --destroy-data)")
-        ("destroy-data", po::value<std::string>(), "the same device again, to confirm that everything on it is overwritten")
-        ("preset", po::value<std::string>(), "a named set of tests: quick, desktop, nvme, burn-in (see below)")
-        ("keep", po::bool_switch(), "leave the files and a state file for --verify-only (power-cut test)")
-        ("verify-only", po::value<std::string>(), "re-read the files of a --keep run named by its STATE file and check what was acknowledged as durable")
-        ("cleanup", po::bool_switch(), "with --verify-only: remove the files and STATE when nothing was lost")
-        ("help,h", "print this help and exit")
-        ("version,V", "print the version and exit");
-    po::options_description aliases("Aliases kept from the seed tool");
-    aliases.add_options()
-        ("path", po::value<std::string>(), "TARGET, or a file-name prefix (files PREFIX<n>.dat)")
-        ("size-mb", po::value<std::string>(), "size of each file in MiB")
-        ("mixed-sec", po::value<std::string>(), "same as --rand-time in seconds")
-        ("no-direct", po::bool_switch(), "same as --buffered");
-    po::options_description hidden;
-    hidden.add_options()("target", po::value<std::vector<std::string>>());
-    // clang-format on
-    po::options_description all;
-    all.add(visible).add(aliases).add(hidden);
+    // Every option is described once, in cli/option_table.cpp; TARGET is
+    // positional and not listed.
+    po::options_description all = boost_options();
+    all.add_options()("target", po::value<std::vector<std::string>>());
     po::positional_options_description positional;
     positional.add("target", -1);
 
@@ -254,16 +197,8 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
 
     ParsedCommandLine out;
     if (vm.count("help")) {
-        std::ostringstream help;
-        help << visible << "\n"
-             << aliases << "\n"
-             << presets_help()
-             << "\nExit status: 0 clean, 1 usage or setup error, 2 data mismatch or I/O error,\n"
-                "130/143 interrupted by SIGINT/SIGTERM (files removed).\n"
-                "--verify-only: 0 everything acknowledged as durable is there, 2 a unit was lost\n"
-                "after acknowledgement, 1 bad STATE.\n";
         out.action = ParsedCommandLine::Action::help;
-        out.help_text = help.str();
+        out.help_text = help_text();
         return out;
     }
     if (vm.count("version")) {

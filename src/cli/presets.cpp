@@ -1,5 +1,9 @@
 #include "cli/presets.h"
 
+#include <algorithm>
+
+#include "cli/option_table.h"
+
 namespace ds::cli {
 
 namespace {
@@ -70,15 +74,21 @@ const Preset* find_preset(std::string_view name) {
 }
 
 std::string presets_help() {
-    std::string out = "Presets (--preset NAME; explicit options override):\n";
+    // A term list like the options': "  desktop:" then its summary, one entry
+    // per test with the options it sets ("--qd 8" never broken apart).
+    auto term = [](std::string t) {
+        t.resize(std::max(t.size() + 2, kHelpColumn), ' ');
+        return t;
+    };
+    std::string out = "Presets (--preset NAME; options given on the command line override):\n";
     for (const auto& p : presets()) {
-        out += "  " + p.name + ": " + p.summary + "\n";
+        out += wrap(term("  " + p.name + ":"), p.summary, kHelpWidth, kHelpColumn);
         for (const auto& t : p.tests) {
             if (t.options.empty()) continue;
-            out += "      " + t.label + ":";
+            std::vector<std::string> words;
             for (const auto& [k, v] : t.options)
-                out += " --" + k + (v.empty() ? "" : " " + v);
-            out += "\n";
+                words.push_back("--" + k + (v.empty() ? "" : " " + v));
+            out += wrap(term("    " + t.label), words, kHelpWidth, kHelpColumn);
         }
     }
     return out;

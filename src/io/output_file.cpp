@@ -84,7 +84,10 @@ UniqueFd create_temporary(int dirfd, const Place& at, const std::string& path,
                           std::string& tmp_name) {
     for (int attempt = 0; attempt < 16; ++attempt) {
         // A leading dot and no .prom/.json ending: collectors and globs skip it.
-        tmp_name = "." + at.base.substr(0, 200) + "." + unpredictable_suffix() + ".tmp";
+        // Appended, not "." + ...: GCC 12 reports that as an overlapping
+        // memcpy (-Wrestrict, a false positive: GCC bug 105329).
+        tmp_name.assign(1, '.');
+        tmp_name.append(at.base, 0, 200).append(".").append(unpredictable_suffix()).append(".tmp");
         int fd = ::openat(dirfd, tmp_name.c_str(),
                           O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (fd >= 0) return UniqueFd(fd);

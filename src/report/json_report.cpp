@@ -482,16 +482,17 @@ json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostI
         }
         json knee = nullptr;
         if (auto k = r.sweep.knee) {
-            const auto& a = r.sweep.points[*k].random;
+            const auto& at = r.sweep.points[*k].random;
             const auto& next = r.sweep.points[*k + 1].random;
-            double p99a = static_cast<double>(a.latency().value_at_percentile(99));
-            double p99b = static_cast<double>(next.latency().value_at_percentile(99));
-            knee = {{"index", *k},
-                    {"value", r.sweep.points[*k].value},
-                    {"iops", a.iops()},
-                    {"p99_ns", p99a},
-                    {"next_iops_gain_pct", a.iops() > 0 ? (next.iops() / a.iops() - 1) * 100 : 0.0},
-                    {"next_p99_change_pct", p99a > 0 ? (p99b / p99a - 1) * 100 : 0.0}};
+            double p99_at = static_cast<double>(at.latency().value_at_percentile(99));
+            double p99_next = static_cast<double>(next.latency().value_at_percentile(99));
+            knee = {
+                {"index", *k},
+                {"value", r.sweep.points[*k].value},
+                {"iops", at.iops()},
+                {"p99_ns", p99_at},
+                {"next_iops_gain_pct", at.iops() > 0 ? (next.iops() / at.iops() - 1) * 100 : 0.0},
+                {"next_p99_change_pct", p99_at > 0 ? (p99_next / p99_at - 1) * 100 : 0.0}};
         }
         doc["sweep"] = {{"parameter", std::string(run::to_string(r.sweep.param))},
                         {"knee_gain_pct", cfg.knee_gain_pct},

@@ -2,9 +2,10 @@
 """scripts/compare on two real result documents (data/sample-a.json,
 data/sample-b.json, schema_version 1): ratios and deltas against values
 computed here from the JSON, the merge against an independent nearest-rank
-over the summed buckets, and one-line exit 1 on bad input; and on a real
-schema_version 2 document of five iterations (data/sample-c.json,
---iteration-detail 2).
+over the summed buckets, sample counts and unsupported percentiles, warnings
+for unlike configurations, the --fail-if regression gate, and one-line exit 1
+on bad input; and on a real schema_version 2 document of five iterations
+(data/sample-c.json, --iteration-detail 2).
 
   python3 tests/scripts/compare_test.py [--scripts DIR] [--data DIR] [unittest args]
 """
@@ -14,6 +15,7 @@ import copy
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -128,11 +130,86 @@ class CompareTest(unittest.TestCase):
             self.assertEqual(nxt[4], f"{b['iops'] / a['iops']:.3f}")
             p99a = a["latency"]["percentiles_ns"]["p99"]
             p99b = b["latency"]["percentiles_ns"]["p99"]
-            self.assertEqual(nxt[8], f"{p99b / 1e6:.3f}")
+            # A percentile its sample count does not support carries a "*".
+            self.assertEqual(nxt[8].rstrip("*"), f"{p99b / 1e6:.3f}")
             self.assertEqual(nxt[9], f"{(p99b - p99a) / 1e6:+.3f}")
             self.assertEqual(nxt[10], f"{(p99b / p99a - 1) * 100:+.1f}%")
             checked += 1
         self.assertEqual(checked, len(pa))
+
+    def test_sample_counts_and_unsupported_percentiles_are_shown(self):
+        # Supported: at least 10 samples beyond the percentile (n * (1 - p) >= 10).
+        r = run(SAMPLE_A, SAMPLE_B)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        pa, pb = phases(self.a), phases(self.b)
+        rows = 0
+        current = None
+        for line in r.stdout.splitlines():
+            cols = line.split()
+            if len(cols) > 2 and cols[0].isdigit():
+                current, cols = (int(cols[0]), cols[1]), cols[2:]
+            elif not (cols and cols[0] in ("A", "B") and current):
+                continue
+            if cols[0] == "A":
+                doc, pct_cols = pa[current], (3, 4, 5)  # no ratio or delta columns
+            else:
+                doc, pct_cols = pb[current], (5, 8, 11)
+            count = doc["latency"]["count"]
+            with self.subTest(row=current, doc=cols[0]):
+                self.assertEqual(cols[-1], str(count))
+                for col, p in zip(pct_cols, (50, 99, 99.9)):
+                    unsupported = count * (1 - p / 100) < 10
+                    self.assertEqual(cols[col].endswith("*"), unsupported, (col, p, count))
+            rows += 1
+        self.assertEqual(rows, 2 * len(pa))
+        self.assertIn("*: fewer than 10 samples beyond this percentile", r.stdout)
+        out = json.loads(run("--json", SAMPLE_A, SAMPLE_B).stdout)
+        random = next(row for row in out["rows"] if row["phase"] == "random")
+        self.assertEqual([e["latency_count"] for e in random["documents"]],
+                         [pa[(1, "random")]["latency"]["count"],
+                          pb[(1, "random")]["latency"]["count"]])
+        # 8639 samples: p99 has 86 beyond it, p99.9 has 8.6.
+        self.assertTrue(random["documents"][0]["p99_supported"])
+        self.assertFalse(random["documents"][0]["p99.9_supported"])
+
+    def test_like_configurations_give_no_warning(self):
+        r = run(SAMPLE_A, SAMPLE_B)
+        self.assertNotIn("warning", r.stdout + r.stderr)
+        self.assertEqual(json.loads(run("--json", SAMPLE_A, SAMPLE_B).stdout)
+                         ["config_differences"], [])
+
+    def test_unlike_configurations_are_named(self):
+        b = copy.deepcopy(self.b)
+        b["config"].update(qd=1, files=4, file_size_bytes=32 * MIB, rand_block_bytes=8192,
+                           seq_block_bytes=128 * 1024, phases=["seq-write", "random"],
+                           sync="fsync")
+        b["backend"].update(used="sync", random_qd_per_worker=1)
+        b["preset"] = {"name": "desktop", "tests": []}
+        a = copy.deepcopy(self.a)
+        a["config"]["sync"] = "none"
+        pa, pb = self.write("cfg-a.json", a), self.write("cfg-b.json", b)
+        r = run(pa, pb)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("warning: the documents ran different configurations", r.stdout)
+        expected = {"backend": ("io_uring", "sync"), "qd": ("32", "1"),
+                    "qd in effect": ("32", "1"), "files": ("2", "4"),
+                    "size": ("8M", "32M"), "seq-block": ("1M", "128K"),
+                    "rand-block": ("4K", "8K"), "phases": ("seq-write,seq-read,random,reverify",
+                                                           "seq-write,random"),
+                    "sync": ("none", "fsync"), "preset": ("none", "desktop")}
+        listed = {}
+        for line in r.stdout.splitlines():
+            m = re.match(r"^  (\S+(?: \S+)*?)\s+A (\S+)\s+B (\S+)$", line)
+            if m:
+                listed[m.group(1)] = (m.group(2), m.group(3))
+        self.assertEqual(listed, expected)
+        r = run("--json", pa, pb)
+        diffs = {d["item"]: d["values"] for d in json.loads(r.stdout)["config_differences"]}
+        self.assertEqual(set(diffs), set(expected))
+        self.assertEqual(diffs["qd"], [32, 1])
+        # On stderr, one line per item, so --json stays clean.
+        self.assertEqual(len([l for l in r.stderr.splitlines() if "warning" in l]),
+                         len(expected))
 
     def test_a_phase_missing_from_one_document(self):
         b = copy.deepcopy(self.b)
@@ -240,6 +317,94 @@ class CompareTest(unittest.TestCase):
         count = sum(p["latency"]["count"] for d in (self.a, self.b)
                     for p in d["iterations"][0]["phases"] if p["phase"] == "random")
         self.assertEqual(random[0].split()[4], str(count))
+
+    # --- the --fail-if gate ----------------------------------------------
+
+    def scaled(self, name, iops=1.0, latency=1.0):
+        """sample-a with every phase's IOPS and bandwidth times `iops` and
+        every latency percentile times `latency`."""
+        doc = copy.deepcopy(self.a)
+        for it in doc["iterations"]:
+            for p in it["phases"]:
+                p["iops"] *= iops
+                p["bandwidth_bytes_per_sec"] *= iops
+                pct = p["latency"]["percentiles_ns"]
+                for k in pct:
+                    pct[k] = round(pct[k] * latency)
+        return self.write(name, doc)
+
+    def gate_checks(self, *args):
+        r = run("--json", *args)
+        self.assertIn(r.returncode, (0, 2), r.stderr)
+        return r.returncode, json.loads(r.stdout)["gate"]
+
+    def test_gate_fails_on_the_phases_that_crossed_and_names_them(self):
+        rule = "iops<-10%"
+        r = run(SAMPLE_A, SAMPLE_B, "--fail-if", rule)
+        pa, pb = phases(self.a), phases(self.b)
+        crossed = [k[1] for k in pa if (pb[k]["iops"] / pa[k]["iops"] - 1) * 100 < -10]
+        self.assertTrue(crossed, "the fixtures must have a phase that fell by 10%")
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        last = r.stdout.splitlines()[-1]
+        self.assertTrue(last.startswith("gate: FAILED"), last)
+        for phase in crossed:
+            self.assertIn(f"{rule} ({phase}, B)", last)
+        failed = [l.split()[1] for l in r.stdout.splitlines() if l.endswith("FAILED")]
+        self.assertEqual(failed, crossed)
+        code, g = self.gate_checks(SAMPLE_A, SAMPLE_B, "--fail-if", rule)
+        self.assertEqual(code, 2)
+        self.assertEqual(g["failed"], len(crossed))
+        for c in g["checks"]:
+            k = (c["iteration"], c["phase"])
+            self.assertAlmostEqual(c["change_pct"], (pb[k]["iops"] / pa[k]["iops"] - 1) * 100)
+
+    def test_gate_thresholds_are_strict_and_signed(self):
+        minus10 = self.scaled("minus10.json", iops=0.9)
+        self.assertEqual(run(SAMPLE_A, minus10, "--fail-if", "iops<-10%").returncode, 0)
+        self.assertEqual(run(SAMPLE_A, minus10, "--fail-if", "iops<-9.9%").returncode, 2)
+        self.assertEqual(run(SAMPLE_A, minus10, "--fail-if", "bw<-9.9%").returncode, 2)
+        slower = self.scaled("slower.json", latency=1.25)
+        self.assertEqual(run(SAMPLE_A, slower, "--fail-if", "p99>+20%").returncode, 2)
+        self.assertEqual(run(SAMPLE_A, slower, "--fail-if", "p99>+30%").returncode, 0)
+        # An improvement does not cross a "fell by" rule; "rose by" catches it.
+        faster = self.scaled("faster.json", iops=1.5)
+        self.assertEqual(run(SAMPLE_A, faster, "--fail-if", "iops<-10%").returncode, 0)
+        self.assertEqual(run(SAMPLE_A, faster, "--fail-if", "iops>+40%").returncode, 2)
+        r = run(SAMPLE_A, SAMPLE_A, "--fail-if", "iops<-10%,p99>+20%")
+        self.assertEqual(r.returncode, 0, r.stdout)
+        self.assertIn("gate: passed", r.stdout.splitlines()[-1])
+
+    def test_gate_phase_scope_and_unsupported_percentiles(self):
+        slower = self.scaled("slower.json", latency=2.0)
+        code, g = self.gate_checks(SAMPLE_A, slower, "--fail-if", "random:p99>+20%")
+        self.assertEqual(code, 2)
+        self.assertEqual([(c["phase"], c["verdict"]) for c in g["checks"]],
+                         [("random", "FAILED")])
+        # 16 samples do not support p99: the sequential phases are not judged.
+        code, g = self.gate_checks(SAMPLE_A, slower, "--fail-if", "p99>+20%")
+        verdicts = {c["phase"]: c["verdict"] for c in g["checks"]}
+        self.assertEqual(verdicts, {"seq-write": "not judged", "seq-read": "not judged",
+                                    "random": "FAILED", "reverify": "not judged"})
+        r = run(SAMPLE_A, slower, "--fail-if", "p99>+20%")
+        self.assertIn("not judged: 16 samples do not support p99", r.stdout)
+
+    def test_gate_over_several_documents_names_the_one_that_crossed(self):
+        worse = self.scaled("worse.json", iops=0.5)
+        r = run(SAMPLE_A, SAMPLE_A, worse, "--fail-if", "random:iops<-10%")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("random:iops<-10% (random, C)", r.stdout.splitlines()[-1])
+        self.assertNotIn("(random, B)", r.stdout.splitlines()[-1])
+
+    def test_gate_bad_rules_are_one_line_and_exit_1(self):
+        for rule, message in (("iops<10", "is not [PHASE:]METRIC"),
+                              ("iops=-10%", "is not [PHASE:]METRIC"),
+                              ("p42>+1%", "unknown metric 'p42'"),
+                              ("iops<-10%,", "is not [PHASE:]METRIC"),
+                              ("trim:iops<-10%", "judged nothing")):
+            with self.subTest(rule=rule):
+                self.assert_bad_input(SAMPLE_A, SAMPLE_B, "--fail-if", rule, message=message)
+        self.assert_bad_input("--merge", SAMPLE_A, "--fail-if", "iops<-10%",
+                              message="does not apply to --merge")
 
     def assert_bad_input(self, *args, message):
         r = run(*args)

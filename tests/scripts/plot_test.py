@@ -1,9 +1,15 @@
 #!/usr/bin/env python3
 """scripts/plot on real result documents (data/sample-a.json, schema 1, one
-iteration; data/sample-c.json, schema 2, five iterations), with a
-synthetic time series and synthetic sweeps: every figure is a non-blank PNG of
-FIG_SIZE x DPI pixels, the paths printed are the files written, and bad input
-ends with one line and exit 1.  Skipped (77) when matplotlib is missing.
+iteration; data/sample-c.json, schema 2, five iterations), with synthetic
+time series, sweeps and presets: every figure is a non-blank PNG of
+its stated size, the paths printed are the files written, and bad input ends
+with one line and exit 1.  Then what the figures say, from the figure objects
+plot.py builds: time-series steps over each interval's own span from each
+phase's true start, a partial last interval merged instead of spiking,
+mismatch marks where the count rose, latency curves per operation type cut
+where their samples stop supporting the percentile, log axes with several
+labelled ticks in units, every test of a preset, sweeps of block sizes by
+bandwidth.  Skipped (77) when matplotlib is missing.
 
   python3 tests/scripts/plot_test.py [--scripts DIR] [--data DIR] [unittest args]
 """
@@ -11,6 +17,7 @@ ends with one line and exit 1.  Skipped (77) when matplotlib is missing.
 import argparse
 import copy
 import json
+import math
 import os
 import shutil
 import struct
@@ -28,8 +35,11 @@ OPTS, REST = ap.parse_known_args()
 PLOT = os.path.join(OPTS.scripts, "plot")
 SAMPLE_A = os.path.join(OPTS.data, "sample-a.json")
 SAMPLE_C = os.path.join(OPTS.data, "sample-c.json")
-# scripts/plot.py: FIG_SIZE (10, 6) inches at DPI 100.
+MIB = 1024 * 1024
+# scripts/plot.py: FIG_SIZE (10, 6) inches at DPI 100; the time series is
+# TIMESERIES_SIZE (10, 8).
 WIDTH, HEIGHT = 1000, 600
+SIZES = {"timeseries": (1000, 800)}
 # The interpreter scripts/plot runs.
 PYTHON = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else shutil.which("python3")
 
@@ -115,7 +125,8 @@ class PlotTest(unittest.TestCase):
             with self.subTest(figure=os.path.basename(path)):
                 self.assertGreater(os.path.getsize(path), 5000)
                 w, h, distinct = png_info(path)
-                self.assertEqual((w, h), (WIDTH, HEIGHT))
+                kind = os.path.basename(path)[len(stem) + 1:-4]
+                self.assertEqual((w, h), SIZES.get(kind, (WIDTH, HEIGHT)))
                 self.assertGreater(distinct, 16, "a blank image")
 
     def test_result_and_time_series(self):
@@ -171,7 +182,17 @@ class PlotTest(unittest.TestCase):
             points.append(pt)
         doc["sweep"] = {"parameter": "rand-block", "knee": None, "points": points}
         printed = self.plot(self.write("blocks.json", doc))
-        self.assert_figures(printed, "blocks", ["bandwidth", "latency", "sweep"])
+        self.assert_figures(printed, "blocks", ["bandwidth", "latency", "sweep", "sweep-latency"])
+
+    def test_preset_document(self):
+        doc = copy.deepcopy(self.doc)
+        doc["preset"] = {"name": "desktop", "tests": [
+            {"label": label, "read_bandwidth_bytes_per_sec": 1e8,
+             "write_bandwidth_bytes_per_sec": 0,
+             "read_iops": 100, "write_iops": 0, "p99_ns": 2000000, "mismatch_total": 0,
+             "exit_code": 0} for label in ("SEQ1M Q8T1", "RND4K Q32T1 read")]}
+        printed = self.plot(self.write("preset.json", doc))
+        self.assert_figures(printed, "preset", ["preset", "bandwidth", "latency"])
 
     def assert_bad_input(self, *args, message):
         r = subprocess.run([PLOT, *args, "-o", self.out], capture_output=True, text=True,
@@ -189,6 +210,197 @@ class PlotTest(unittest.TestCase):
         self.assert_bad_input(SAMPLE_A, self.write("nots.ndjson", '{"phase": "random"}\n'),
                               message="no elapsed_s")
         self.assertFalse(os.path.exists(os.path.join(self.out, "sample-a-bandwidth.png")))
+
+
+def record(t, span, phase, read_ops, write_ops=0, iteration=1, mismatches=0, p99=2e6,
+           sweep=None):
+    """A time-series line ending at t after `span` seconds."""
+    rec = {"elapsed_s": t, "interval_s": span, "iteration": iteration, "phase": phase,
+           "read_ops": read_ops, "write_ops": write_ops, "read_bytes": read_ops * 4096,
+           "write_bytes": write_ops * 4096, "read_iops": read_ops / span,
+           "write_iops": write_ops / span, "read_bytes_per_sec": read_ops * 4096 / span,
+           "write_bytes_per_sec": write_ops * 4096 / span, "p50_ns": 200000,
+           "p99_ns": p99, "max_ns": 9000000, "mismatches": mismatches}
+    if sweep:
+        rec["sweep_value"] = sweep
+    return rec
+
+
+class Figures(unittest.TestCase):
+    """What the figures show, read back from the matplotlib objects plot.py
+    builds (its save() is replaced to keep them)."""
+
+    @classmethod
+    def setUpClass(cls):
+        sys.path.insert(0, OPTS.scripts)
+        import plot  # noqa: E402  (needs matplotlib: checked in __main__)
+        cls.plot = plot
+        with open(SAMPLE_A) as f:
+            cls.doc = json.load(f)
+
+    def setUp(self):
+        self.figs = []
+        self.saved = self.plot.save
+        self.plot.save = lambda fig, path: self.figs.append(fig)
+
+    def tearDown(self):
+        self.plot.save = self.saved
+        import matplotlib.pyplot as plt
+        plt.close("all")
+
+    def timeseries(self, records, sweep_param=None):
+        self.plot.plot_timeseries(records, "t", "unused.png", sweep_param)
+        return [a for a in self.figs[-1].axes if a.get_ylabel()]  # bw, iops, latency
+
+    def test_a_partial_last_interval_is_merged_not_a_spike(self):
+        # Three whole seconds at 20k IOPS, then 65 operations in 0.5 ms
+        # (130k IOPS if taken as a rate).
+        recs = [record(0.2, 0.2, "seq-write", 0, 200)]
+        recs += [record(0.2 + i, 1.0, "random", 20000) for i in (1, 2, 3)]
+        recs.append(record(3.2005, 0.0005, "random", 65))
+        segs = self.plot.segments(recs)
+        self.assertEqual([k[1] for k, _ in segs], ["seq-write", "random"])
+        ivs, merged = self.plot.fold_partial(segs[1][1], 1.0)
+        self.assertEqual(merged, 1)
+        self.assertEqual(len(ivs), 3)
+        self.assertAlmostEqual(ivs[-1]["end"], 3.2005)
+        self.assertEqual(sum(iv["read_ops"] for iv in ivs), 60065)  # nothing lost
+        _, iops, _ = self.timeseries(recs)
+        self.assertLess(iops.get_ylim()[1], 30000)
+        # A phase of one short interval is the whole phase: drawn as it is.
+        self.assertEqual(self.plot.fold_partial(segs[0][1], 1.0)[1], 0)
+
+    def test_steps_span_each_interval_from_the_phase_true_start(self):
+        recs = [record(0.3, 0.3, "seq-write", 0, 300), record(0.5, 0.2, "seq-read", 200),
+                record(1.5, 1.0, "random", 1000), record(2.5, 1.0, "random", 3000),
+                record(2.9, 0.4, "random", 800)]
+        segs = self.plot.segments(recs)
+        starts = [(k[1], ivs[0]["start"]) for k, ivs in segs]
+        self.assertEqual([(p, round(t, 6)) for p, t in starts],
+                         [("seq-write", 0.0), ("seq-read", 0.3), ("random", 0.5)])
+        bw, iops, _ = self.timeseries(recs)
+        # One step artist per phase and series, edges at the interval bounds.
+        total = [a for a in iops.patches if type(a).__name__ == "StepPatch"
+                 and a.get_edgecolor()[:3] == matplotlib_color("black")]
+        edges = sorted({round(float(e), 6) for a in total for e in a.get_data().edges})
+        self.assertEqual(edges, [0.0, 0.3, 0.5, 1.5, 2.5, 2.9])
+        values = [round(float(v)) for a in total for v in a.get_data().values]
+        self.assertEqual(sorted(values), sorted([1000, 1000, 1000, 3000, 2000]))
+        # Phases shaded (axvspan: polygons) from their true start.
+        shaded = sorted({round(float(min(p.get_xy()[:, 0])), 6) for p in bw.patches
+                         if type(p).__name__ == "Polygon"})
+        self.assertEqual(shaded, [0.0, 0.3, 0.5])
+
+    def test_mismatches_are_marked_where_the_count_rose(self):
+        recs = [record(1.0 * i, 1.0, "random", 1000, mismatches=m)
+                for i, m in enumerate((0, 1, 1, 3, 3), 1)]
+        _, iops, _ = self.timeseries(recs)
+        marks = [c for c in iops.collections if c.get_label() == "new mismatches"]
+        self.assertEqual(len(marks), 1)
+        xs = sorted(round(float(x), 3) for x, _ in marks[0].get_offsets())
+        self.assertEqual(xs, [1.5, 3.5])
+
+    def test_sweep_points_are_marked_on_the_time_series(self):
+        recs = [record(1.0 + i, 1.0, "random", 1000, sweep=v) for i, v in enumerate((1, 2, 4))]
+        bw, _, _ = self.timeseries(recs, "qd")
+        names = [t.get_text() for t in bw.texts]
+        self.assertEqual(names, ["qd 1", "qd 2", "qd 4"])
+
+    def test_latency_needs_the_operations_to_support_it(self):
+        # 500 operations: p50 yes, p99 no (it needs 1,000).
+        recs = [record(1.0, 1.0, "random", 500, p99=7e6), record(2.0, 1.0, "random", 5000)]
+        _, _, lat = self.timeseries(recs)
+        p99 = [a for a in lat.patches if type(a).__name__ == "StepPatch"
+               and a.get_edgecolor()[:3] == matplotlib_color("tab:red")]
+        self.assertEqual(len(p99), 1)
+        values = p99[0].get_data().values
+        self.assertTrue(math.isnan(values[0]))
+        self.assertAlmostEqual(values[1], 2.0)
+
+    def latency_lines(self, doc):
+        self.plot.plot_latency(doc, "t", "unused.png", "doc")
+        ax = self.figs[-1].axes[0]
+        return ax, {l.get_label(): l for l in ax.get_lines() if not l.get_label().startswith("_")}
+
+    def test_latency_curves_per_operation_cut_where_samples_stop(self):
+        doc = copy.deepcopy(self.doc)
+        random = next(p for p in doc["iterations"][0]["phases"] if p["phase"] == "random")
+        random["flush_latency"] = copy.deepcopy(random["write_latency"])
+        ax, lines = self.latency_lines(doc)
+        names = {label.split(" (")[0] for label in lines}
+        self.assertEqual(names, {"seq-write writes", "seq-read reads", "random reads",
+                                 "random writes", "random flushes", "reverify reads"})
+        for label, line in lines.items():
+            count = int(label.split("(")[1].split(" ")[0].replace(",", ""))
+            top = 100 * (1 - 10 / count)  # 10 samples beyond the last percentile drawn
+            with self.subTest(curve=label):
+                self.assertAlmostEqual(max(line.get_xdata()), min(5, -math.log10(1 - top / 100)))
+        # The y axis: several labelled ticks within the data, each with a unit.
+        lo, hi = ax.get_ylim()
+        shown = [t.get_text() for t, v in zip(ax.get_yticklabels(), ax.get_yticks())
+                 if lo <= v <= hi and t.get_text()]
+        self.assertGreaterEqual(len(shown), 2, shown)
+        for text in shown:
+            self.assertRegex(text, r"^[\d.]+ (ns|µs|ms|s)$")
+
+    def test_log_axes_label_several_ticks_in_units_at_any_span(self):
+        import matplotlib.pyplot as plt
+        for lo, hi in ((12.0, 15.0), (0.4, 9.0), (0.02, 30.0), (0.001, 2000.0)):
+            fig, ax = plt.subplots()
+            ax.plot([0, 1], [lo, hi])
+            self.plot.latency_axis(ax, [lo, hi])
+            fig.canvas.draw()
+            ymin, ymax = ax.get_ylim()
+            shown = [t.get_text() for t, v in zip(ax.get_yticklabels(), ax.get_yticks())
+                     if ymin <= v <= ymax and t.get_text()]
+            with self.subTest(span=(lo, hi)):
+                self.assertGreaterEqual(len(shown), 2, shown)
+                self.assertLessEqual(len(shown), 9, shown)
+                for text in shown:
+                    self.assertRegex(text, r"^[\d.]+ (ns|µs|ms|s)$")
+            plt.close(fig)
+
+    def test_too_few_samples_draw_no_curve_and_say_so(self):
+        doc = copy.deepcopy(self.doc)
+        for p in doc["iterations"][0]["phases"]:
+            if p["phase"] == "seq-write":
+                h = p["write_latency"]
+                h["histogram"]["buckets"] = h["histogram"]["buckets"][:1]
+                h["histogram"]["buckets"][0][1] = 5
+                h["count"] = 5
+        _, lines = self.latency_lines(doc)
+        self.assertFalse(any(l.startswith("seq-write") for l in lines))
+        note = " ".join(t.get_text() for t in self.figs[-1].texts)
+        self.assertIn("seq-write writes (5)", note)
+
+    def test_preset_plots_every_test(self):
+        labels = ["SEQ1M Q8T1", "SEQ1M Q1T1", "RND4K Q32T1 read", "RND4K Q32T1 write"]
+        preset = {"name": "desktop", "tests": [
+            {"label": l, "read_bandwidth_bytes_per_sec": 100 * MIB * (i + 1),
+             "write_bandwidth_bytes_per_sec": 50 * MIB, "read_iops": 100, "write_iops": 50,
+             "p99_ns": 1000000 * (i + 1), "mismatch_total": 0, "exit_code": 0}
+            for i, l in enumerate(labels)]}
+        self.plot.plot_preset(preset, "t", "unused.png")
+        ax = self.figs[-1].axes[0]
+        self.assertEqual([t.get_text() for t in ax.get_xticklabels()], labels)
+        heights = [round(r.get_height() / 1) for r in ax.patches][:len(labels)]
+        self.assertEqual(heights, [100, 200, 300, 400])
+
+    def test_block_size_sweeps_are_drawn_by_bandwidth(self):
+        points = [{"value": v * 1024, "iops": 1000 * 64 // v, "bandwidth_bytes_per_sec": None,
+                   "p99_ns": 1e6, "p99_supported": True} for v in (4, 16, 64)]
+        for pt in points:
+            pt["bandwidth_bytes_per_sec"] = pt["iops"] * pt["value"]
+        self.plot.plot_sweep(("rand-block", points, None), "t", "unused.png")
+        self.assertEqual(self.figs[-1].axes[0].get_ylabel(), "bandwidth (MiB/s)")
+        self.plot.plot_sweep(("qd", [dict(p, value=v) for p, v in zip(points, (1, 4, 16))],
+                              4), "t", "unused.png")
+        self.assertEqual(self.figs[-1].axes[0].get_ylabel(), "IOPS (operations/s)")
+
+
+def matplotlib_color(name):
+    from matplotlib.colors import to_rgb
+    return to_rgb(name)
 
 
 if __name__ == "__main__":

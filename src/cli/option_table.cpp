@@ -1,0 +1,248 @@
+#include "cli/option_table.h"
+
+#include <boost/make_shared.hpp>
+#include <boost/program_options.hpp>
+#include <sstream>
+#include <string_view>
+
+#include "cli/presets.h"
+
+namespace po = boost::program_options;
+
+namespace ds::cli {
+
+namespace {
+
+using Kind = OptionSpec::Kind;
+
+// Sections of --help, in order.
+constexpr const char* kWorkload = "Workload";
+constexpr const char* kDurable = "Durable writes";
+constexpr const char* kResults = "Results";
+constexpr const char* kSweeps = "Sweeps, comparisons and presets";
+constexpr const char* kPowerCut = "Power-cut testing";
+constexpr const char* kRawDevice = "Raw devices (everything on the device is overwritten)";
+constexpr const char* kInfo = "Information";
+constexpr const char* kAliases = "Aliases kept from the seed tool";
+
+// clang-format off
+const OptionSpec kSpecs[] = {
+    {kWorkload, "size", 's', "SIZE", "256M", nullptr, "size of each file"},
+    {kWorkload, "files", 'j', "N", "4", nullptr, "workers, one file each, 1 to 4096"},
+    {kWorkload, "qd", 'q', "N", "32", nullptr,
+     "operations in flight per worker (io_uring), 1 to 4096"},
+    {kWorkload, "backend", 0, "auto|io_uring|sync", "auto", nullptr,
+     "I/O backend; auto probes io_uring and falls back to sync with a one-line reason, "
+     "io_uring exits 1 with that reason instead"},
+    {kWorkload, "seq-block", 0, "SIZE", "1M", nullptr, "sequential block"},
+    {kWorkload, "rand-block", 0, "SIZE", "4K", nullptr,
+     "random block, also the verification unit: a power of two, 512 to 64M"},
+    {kWorkload, "read-pct", 0, "PCT", "70", nullptr,
+     "share of random operations that are reads, 0 to 100"},
+    {kWorkload, "rand-time", 0, "DURATION", "10s", nullptr,
+     "random phase length per iteration (0 disables it)"},
+    {kWorkload, "rand-ops", 0, "N", nullptr, "off",
+     "random phase ends after N operations in total (across workers) instead of a time"},
+    {kWorkload, "iterations", 0, "N", "1", nullptr,
+     "iterations; 0 = until interrupted or --duration"},
+    {kWorkload, "duration", 0, "DURATION", nullptr, "off",
+     "stop after this long (the phase in progress drains and is reported)"},
+    {kWorkload, "phases", 0, "LIST", "seq-write,seq-read,random,reverify", nullptr,
+     "subset of the phases, always run in this order; must include seq-write"},
+    {kWorkload, "seed", 0, "N", nullptr, "random, printed", "base seed, for reproducible data"},
+    {kWorkload, "recreate", 0, nullptr, nullptr, nullptr,
+     "delete and recreate the files every iteration", Kind::flag},
+    {kWorkload, "buffered", 0, nullptr, nullptr, nullptr, "buffered I/O instead of O_DIRECT",
+     Kind::flag},
+    {kWorkload, "no-verify", 0, nullptr, nullptr, nullptr,
+     "skip verification (pure throughput); drops reverify", Kind::flag},
+    {kWorkload, "sqpoll", 0, nullptr, nullptr, nullptr,
+     "io_uring: a kernel thread per worker polls for submissions (one busy core each)",
+     Kind::flag},
+    {kWorkload, "iopoll", 0, nullptr, nullptr, nullptr,
+     "io_uring: poll the device for completions (needs O_DIRECT and a device with poll "
+     "queues)", Kind::flag},
+    {kWorkload, "batch", 0, "N", "1", nullptr,
+     "submit in batches of N SQEs: a batch goes to the kernel when N are prepared or "
+     "nothing more can be (at most --qd)"},
+
+    {kDurable, "sync", 0, "none|osync|dsync|fsync|fdatasync", "none", nullptr,
+     "durable writes in every write phase: osync/dsync put RWF_SYNC/RWF_DSYNC on every "
+     "write; fsync/fdatasync flush after every --sync-every writes per worker"},
+    {kDurable, "sync-every", 0, "N", "1", nullptr, "writes per flush, per worker (with --sync)"},
+    {kDurable, "sync-compare", 0, nullptr, nullptr, nullptr,
+     "instead of the phases, a table of every --sync method at 4K, 8K and 16K writes "
+     "(2 s a row, or --rand-time / --rand-ops a row)", Kind::flag},
+
+    {kResults, "json", 0, "PATH", nullptr, nullptr,
+     "write the result document to PATH (- = stdout; the text report then goes to stderr)"},
+    {kResults, "timeseries", 0, "PATH", nullptr, nullptr,
+     "write one JSON line per second per phase to PATH"},
+    {kResults, "prom", 0, "PATH", nullptr, nullptr,
+     "write Prometheus metrics to PATH for node_exporter's textfile collector, rewritten "
+     "atomically while the run goes on"},
+    {kResults, "prom-interval", 0, "DURATION", "5s", nullptr,
+     "how often --prom is rewritten while the run goes on (at least 100ms)"},
+    {kResults, "prom-label", 0, "KEY=VALUE", nullptr, "none",
+     "a label on every --prom metric, e.g. rack=r12 (repeatable)", Kind::repeated},
+    {kResults, "iteration-detail", 0, "N", "0", nullptr,
+     "--json: also keep the last N iterations' phases in full, histograms included (about "
+     "450 KiB each); every iteration keeps its figures"},
+    {kResults, "progress", 0, "auto|always|never", "auto", nullptr,
+     "live status line on stderr (auto = when stderr is a terminal)"},
+    {kResults, "latency-thresholds", 0, "LIST", "2s,10s", nullptr,
+     "report the share of requests slower than each DURATION of LIST"},
+
+    {kSweeps, "sweep", 0, "NAME=VALUES", nullptr, nullptr,
+     "run the random phase once per value of qd, files or rand-block: a list (qd=1,4,16) "
+     "or a range of powers of two (qd=1..256)"},
+    {kSweeps, "knee-gain", 0, "PCT", "5", nullptr,
+     "sweep saturation point: the first point after which no later point adds PCT % more "
+     "IOPS while p99 rises at the next"},
+    {kSweeps, "compare-backends", 0, nullptr, nullptr, nullptr,
+     "run the workload on io_uring, then on sync (same seed), and compare", Kind::flag},
+    {kSweeps, "preset", 0, "NAME", nullptr, nullptr,
+     "a named set of tests: quick, desktop, nvme, burn-in (listed below)"},
+
+    {kPowerCut, "keep", 0, nullptr, nullptr, nullptr,
+     "leave the files and a state file (TARGET/drivestress.state) on every exit, for "
+     "--verify-only after a power cut", Kind::flag},
+    {kPowerCut, "verify-only", 0, "STATE", nullptr, nullptr,
+     "re-read the files of a --keep run and check that everything acknowledged as durable "
+     "is there; only --json and --cleanup combine with it"},
+    {kPowerCut, "cleanup", 0, nullptr, nullptr, nullptr,
+     "with --verify-only: remove the files and STATE when nothing was lost", Kind::flag},
+
+    {kRawDevice, "raw-device", 0, "DEV", nullptr, nullptr,
+     "test a whole block device instead of files, split into --files regions (--size = "
+     "region size); DESTROYS EVERYTHING ON IT"},
+    {kRawDevice, "destroy-data", 0, "DEV", nullptr, nullptr,
+     "required with --raw-device: the same device again"},
+
+    {kInfo, "help", 'h', nullptr, nullptr, nullptr, "print this help and exit", Kind::action},
+    {kInfo, "version", 'V', nullptr, nullptr, nullptr, "print the version and exit",
+     Kind::action},
+
+    {kAliases, "path", 0, "PATH", nullptr, nullptr,
+     "TARGET, or a file-name prefix (files PATH<n>.dat)"},
+    {kAliases, "size-mb", 0, "N", nullptr, nullptr, "size of each file in MiB"},
+    {kAliases, "mixed-sec", 0, "N", nullptr, nullptr, "same as --rand-time, in whole seconds"},
+    {kAliases, "no-direct", 0, nullptr, nullptr, nullptr, "same as --buffered", Kind::flag},
+};
+// clang-format on
+
+const char kIntro[] =
+    "Usage: drivestress [OPTIONS] [TARGET]\n"
+    "Write deterministic data to files on a drive, read it back, verify every byte,\n"
+    "and report throughput, IOPS, latency percentiles and CPU cost.\n"
+    "\n"
+    "TARGET is an existing directory; files drivestress-<n>.dat are created in it\n"
+    "(default: the current directory).  --path PREFIX names a file-name prefix.\n"
+    "SIZE takes K/M/G/T (binary: 1K = 1024) or plain bytes: 4K, 256M, 1G.\n"
+    "DURATION takes us/ms/s/m/h; a plain number is seconds: 500ms, 10, 2m, 1h.\n"
+    "N is a whole number, PCT a percentage, LIST values separated by commas.\n";
+
+const char kExitStatus[] =
+    "Exit status:\n"
+    "  0       clean run: no mismatch, no I/O error, every result written\n"
+    "  1       usage or setup error; nothing is left behind\n"
+    "  2       data mismatch or I/O error (wins over every other code)\n"
+    "  128+N   interrupted by signal N (130 SIGINT, 143 SIGTERM): files removed\n"
+    "  With --verify-only: 0 everything acknowledged as durable is there, 2 a unit\n"
+    "  was lost after acknowledgement, 1 a bad STATE.\n";
+
+// "  -s, --size SIZE" or "      --backend auto|io_uring|sync"
+std::string option_name(const OptionSpec& o) {
+    std::string s = o.short_name ? std::string("  -") + o.short_name + ", " : std::string(6, ' ');
+    s.append("--").append(o.name);
+    if (o.metavar) s.append(" ").append(o.metavar);
+    return s;
+}
+
+std::vector<std::string> words_of(const std::string& text) {
+    std::vector<std::string> words;
+    std::istringstream in(text);
+    for (std::string w; in >> w;)
+        words.push_back(w);
+    return words;
+}
+
+std::string option_help(const OptionSpec& o) {
+    std::vector<std::string> words = words_of(o.help);
+    // "(default: 256M)" is one word: a default is never split across lines.
+    if (const char* def = o.default_value ? o.default_value : o.shown_default)
+        words.push_back(std::string("(default: ") + def + ")");
+    std::string name = option_name(o);
+    if (name.size() + 2 > kHelpColumn)  // the help starts on the next line
+        return name.append("\n").append(
+            wrap(std::string(kHelpColumn, ' '), words, kHelpWidth, kHelpColumn));
+    name.resize(kHelpColumn, ' ');
+    return wrap(name, words, kHelpWidth, kHelpColumn);
+}
+
+}  // namespace
+
+std::span<const OptionSpec> option_specs() {
+    return kSpecs;
+}
+
+po::options_description boost_options() {
+    po::options_description all;
+    for (const auto& o : kSpecs) {
+        std::string names = o.name;
+        if (o.short_name) names.append(",").push_back(o.short_name);
+        po::value_semantic* semantic = nullptr;
+        if (o.kind == Kind::value) {
+            auto* v = po::value<std::string>();
+            if (o.default_value) v->default_value(o.default_value);
+            semantic = v;
+        } else if (o.kind == Kind::repeated) {
+            semantic = po::value<std::vector<std::string>>();
+        } else if (o.kind == Kind::flag) {
+            semantic = po::bool_switch();
+        } else {
+            semantic = new po::untyped_value(true);  // present or not, no value
+        }
+        all.add(boost::make_shared<po::option_description>(names.c_str(), semantic, o.help));
+    }
+    return all;
+}
+
+std::string wrap(const std::string& first, const std::vector<std::string>& words, std::size_t width,
+                 std::size_t indent) {
+    std::string out, line = first;
+    bool line_has_words = false;
+    for (const auto& w : words) {
+        std::size_t sep = line.empty() || line.back() == ' ' ? 0 : 1;
+        if (line_has_words && line.size() + sep + w.size() > width) {
+            out.append(line).append("\n");
+            line.assign(indent, ' ');
+            sep = 0;
+        }
+        line.append(sep, ' ').append(w);
+        line_has_words = true;
+    }
+    return out.append(line).append("\n");
+}
+
+std::string wrap(const std::string& first, const std::string& text, std::size_t width,
+                 std::size_t indent) {
+    return wrap(first, words_of(text), width, indent);
+}
+
+std::string help_text() {
+    std::string out = kIntro;
+    const char* section = nullptr;
+    for (const auto& o : kSpecs) {
+        if (!section || std::string_view(section) != o.section) {
+            section = o.section;
+            out.append("\n").append(section).append(":\n");
+        }
+        out += option_help(o);
+    }
+    out.append("\n").append(presets_help());
+    out.append("\n").append(kExitStatus);
+    return out;
+}
+
+}  // namespace ds::cli

@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""The README against the binary it documents.
+
+Example outputs: a fenced block preceded by an HTML comment
+
+    <!-- shape: COMMAND -->
+
+is an example this test checks.  COMMAND is a shell command line run in a
+fresh temporary directory, with {drivestress} (the built binary), {scripts}
+(the scripts/ directory) and {dir} (that directory) filled in; it may be a
+smaller run than the one the README shows (fewer MiB, shorter phases), since
+only the shape is compared.  Its output (stdout and stderr) must have the
+block's shape, where a line's shape is its labels: every token that is a
+number becomes '#' (with the size or time unit that follows it), every
+absolute path '/', what depends on the machine (host name, kernel,
+generator, filesystem and device) a placeholder, runs of spaces one space,
+and consecutive lines of the same shape one line (tables of any length).
+Lines of the block starting with "$ " are the command shown, not output; a
+line "..." stands for any number of lines.  When the output changes on
+purpose, run the README's own command again and paste its output.
+
+Options: every option --help lists is a row of the README's option table,
+with the same metavariable and default.
+
+  python3 tests/docs/readme_test.py --readme README.md --drivestress BUILD/src/drivestress \
+      --scripts scripts [unittest args]
+"""
+
+import argparse
+import difflib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ap = argparse.ArgumentParser(add_help=False)
+ap.add_argument("--readme", required=True)
+ap.add_argument("--drivestress", required=True)
+ap.add_argument("--scripts", required=True)
+OPTS, REST = ap.parse_known_args()
+
+EXAMPLE = re.compile(r"<!-- shape: (?P<cmd>.*?) -->\n```[a-z]*\n(?P<block>.*?)```", re.S)
+# Values that belong to the machine, not to the program: (pattern, placeholder).
+MACHINE = (
+    (re.compile(r"^(drivestress \S+  )\S+(  kernel )\S+"), r"\1HOST\2KERNEL"),
+    (re.compile(r"\bgenerator \S+"), "generator SIMD"),
+    (re.compile(r"\bhost \S+"), "host HOST"),
+    (re.compile(r"\((\S+) on (/\S+)\)"), "(FS on DEV)"),
+)
+# A value: starts with a digit, maybe after a sign or bracket ("+3.2%",
+# "(0", "64.6k", "2026-11-30T03:20:46Z"); "p99", "SEQ1M", "avx2" are labels.
+NUMBER = re.compile(r"^[(\[+\-]?\.?\d")
+UNITS = {"B", "KiB", "MiB", "GiB", "TiB", "ns", "us", "µs", "ms", "s", "min", "h"}
+
+
+def line_shape(line):
+    for pattern, placeholder in MACHINE:
+        line = pattern.sub(placeholder, line)
+    out = []
+    for token in line.split():
+        if token.startswith("/"):
+            token = "/"
+        elif NUMBER.match(token):
+            token = "#"
+        elif set(token) == {"-"}:
+            token = "---"
+        elif token in UNITS and out and out[-1] == "#":
+            continue  # "1.7 GiB" and "768 MiB" are both a size
+        if token == "#" and out and out[-1] == "#":
+            continue  # a run of numbers is one value
+        out.append(token)
+    indent = "  " if line[:1].isspace() else ""
+    return indent + " ".join(out)
+
+
+def shape(text):
+    """The shapes of the lines of `text`, runs of one shape kept once."""
+    out = []
+    for line in text.splitlines():
+        s = line_shape(line)
+        if not out or out[-1] != s:
+            out.append(s)
+    return out
+
+
+def matches(expected, actual):
+    """Whether `actual` lines fit `expected`, where "..." is any lines."""
+    pattern = "".join("(?:.*\n)*?" if e == "..." else re.escape(e) + "\n" for e in expected)
+    return re.fullmatch(pattern, "".join(a + "\n" for a in actual)) is not None
+
+
+def examples(readme):
+    out = []
+    for m in EXAMPLE.finditer(readme):
+        block = "\n".join(l for l in m["block"].splitlines() if not l.startswith("$ "))
+        line = readme.count("\n", 0, m.start()) + 1
+        out.append((line, m["cmd"], block))
+    return out
+
+
+class ReadmeExamples(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        with open(OPTS.readme, encoding="utf-8") as f:
+            cls.readme = f.read()
+
+    def run_example(self, cmd):
+        d = tempfile.mkdtemp(prefix="ds-readme.")
+        try:
+            filled = cmd.format(drivestress=os.path.abspath(OPTS.drivestress),
+                                scripts=os.path.abspath(OPTS.scripts), dir=d)
+            r = subprocess.run(["bash", "-c", filled], capture_output=True, text=True,
+                               timeout=300, cwd=d)
+            return r.stdout + r.stderr
+        finally:
+            shutil.rmtree(d)
+
+    def test_examples_have_the_shape_of_what_the_binary_prints(self):
+        found = examples(self.readme)
+        self.assertGreaterEqual(len(found), 3, "the README's checked examples went missing")
+        for line, cmd, block in found:
+            with self.subTest(readme_line=line):
+                expected = shape(block)
+                output = self.run_example(cmd)
+                actual = shape(output)
+                if not matches(expected, actual):
+                    diff = "\n".join(difflib.unified_diff(
+                        expected, actual, "README (shape)", "output (shape)", lineterm=""))
+                    self.fail(f"README.md:{line}: the example no longer has the shape of what "
+                              f"`{cmd}` prints; run the README's command again and paste its "
+                              f"output.\n{diff}\n--- output:\n{output}")
+
+    def test_shape_keeps_labels_and_drops_numbers(self):
+        a = "  seq-write     1472.3 MiB/s     0.70 s  cpu usr 20% sys 4%  6240 MiB/cpu-s"
+        b = "  seq-write      31.0 MiB/s    12.00 s  cpu usr 1% sys 14%  40 MiB/cpu-s"
+        self.assertEqual(line_shape(a), line_shape(b))
+        self.assertNotEqual(line_shape(a), line_shape(b.replace("sys", "system")))
+        self.assertNotEqual(line_shape(a), line_shape(a.lstrip()))
+        self.assertEqual(line_shape("summary  1.7 GiB written"), line_shape("summary  768 MiB written"))
+        self.assertEqual(shape("x 1\nx 2\ny\n"), ["x #", "y"])
+        self.assertEqual(line_shape("lat ms p50 1.217 p99 31.785"), "lat ms p50 # p99 #")
+        self.assertEqual(line_shape("target /tmp/ds-1 (ext4 on /dev/vda)  2 x 64 MiB"),
+                         "target / (FS on DEV) # x #")
+        self.assertTrue(matches(["a", "...", "c"], ["a", "b", "b2", "c"]))
+        self.assertFalse(matches(["a", "c"], ["a", "b", "c"]))
+        self.assertFalse(matches(["a", "b"], ["a", "b", "writes: #"]))  # a new line counts
+
+
+OPTION = re.compile(r"^  (?:(-\w), |    )(--[a-z0-9-]+)(?: (\S+))?")
+ROW = re.compile(r"^\| `(?:(-\w), )?(--[a-z0-9-]+)(?: ([^`]+))?` \|.*\|\s*([^|]*?)\s*\|$")
+
+
+class ReadmeOptions(unittest.TestCase):
+    def test_every_option_of_help_is_in_the_table_alike(self):
+        help_text = subprocess.run([OPTS.drivestress, "--help"], capture_output=True,
+                                   text=True, check=True).stdout
+        with open(OPTS.readme, encoding="utf-8") as f:
+            readme = f.read()
+        table = readme[readme.index("\n## Options"):readme.index("\n### Polling modes")]
+        rows = {}
+        for line in table.splitlines():
+            m = ROW.match(line)
+            if m:
+                metavar = m[3].replace("\\|", "|") if m[3] else None
+                rows[m[2]] = (m[1], metavar, m[4].strip())
+        options = help_text[:help_text.index("\nAliases kept")]  # aliases: in prose
+        entries = []  # [first line match, whole text of the entry]
+        for line in options.splitlines():
+            m = OPTION.match(line)
+            if m:
+                entries.append([m, line])
+            elif entries and line.startswith(" " * 20):
+                entries[-1][1] += " " + line.strip()
+        checked = 0
+        for m, text in entries:
+            short, name, metavar = m.groups()
+            default = re.search(r"\(default: (.*)\)$", " ".join(text.split()))
+            with self.subTest(option=name):
+                self.assertIn(name, rows, f"{name} is in --help but not in README's table")
+                self.assertEqual(rows[name][:2], (short, metavar))
+                if default:
+                    self.assertEqual(rows[name][2], default[1])
+            checked += 1
+        self.assertGreater(checked, 30)
+        self.assertEqual(set(rows), {m[2] for m, _ in entries})
+
+
+if __name__ == "__main__":
+    unittest.main(argv=[sys.argv[0], *REST], verbosity=2)

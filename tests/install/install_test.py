@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""`meson install` into a temporary DESTDIR: the binary runs from there, the
+man page documents every option --help lists, and the bash completion
+completes option names and values the way --help describes them.
+
+  python3 tests/install/install_test.py --build BUILD --meson MESON [unittest args]
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ap = argparse.ArgumentParser(add_help=False)
+ap.add_argument("--build", required=True, help="the meson build directory")
+ap.add_argument("--meson", required=True, help="the meson program")
+OPTS, REST = ap.parse_known_args()
+
+OPTION = re.compile(r"^  (?:-\w, |    )(--[a-z0-9-]+)")
+
+
+def help_options(binary):
+    out = subprocess.run([binary, "--help"], capture_output=True, text=True, check=True).stdout
+    return [m.group(1) for m in map(OPTION.match, out.splitlines()) if m]
+
+
+class Installed(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.destdir = tempfile.mkdtemp(prefix="ds-install.")
+        r = subprocess.run([OPTS.meson, "install", "-C", OPTS.build, "--no-rebuild",
+                            "--destdir", cls.destdir], capture_output=True, text=True)
+        if r.returncode != 0:
+            raise AssertionError(f"meson install failed:\n{r.stdout}\n{r.stderr}")
+        installed = json.loads(subprocess.run(
+            [OPTS.meson, "introspect", "--installed", OPTS.build],
+            capture_output=True, text=True, check=True).stdout)
+        # Where each built file went ({built: installed}), under DESTDIR.
+        cls.paths = {cls.destdir + dst for dst in installed.values()}
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.destdir)
+
+    def installed(self, suffix):
+        hits = [p for p in self.paths if p.endswith(suffix)]
+        self.assertEqual(len(hits), 1, f"{suffix} among {sorted(self.paths)}")
+        self.assertTrue(os.path.isfile(hits[0]), hits[0])
+        return hits[0]
+
+    def test_binary_runs_from_its_installed_place(self):
+        binary = self.installed("/bin/drivestress")
+        r = subprocess.run([binary, "--version"], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, r"^drivestress \d+\.\d+\.\d+\n$")
+
+    def test_man_page_documents_every_option(self):
+        suffix = "/man1/drivestress.1"
+        if not any(p.endswith(suffix) for p in self.paths):
+            self.skipTest("no man page in this build (help2man missing, -Dman=auto)")
+        with open(self.installed(suffix)) as f:
+            roff = f.read()
+        self.assertRegex(roff, r'(?m)^\.TH DRIVESTRESS "1"')
+        self.assertIn(".SH SYNOPSIS", roff)
+        text = re.sub(r"\\f[BIR]|\\[,/]", "", roff).replace("\\-", "-")
+        lines = text.splitlines()
+        # Each option is the term of a list entry (.TP, then "-s, --size SIZE").
+        terms = {m.group(1) for prev, line in zip(lines, lines[1:]) if prev == ".TP"
+                 for m in [re.match(r"(?:-\w, )?(--[a-z0-9-]+)", line)] if m}
+        options = help_options(self.installed("/bin/drivestress"))
+        self.assertGreater(len(options), 30)
+        self.assertEqual(set(options) - terms, set())
+        for heading in ("Exit status:", "Presets (--preset NAME"):
+            self.assertIn(f'.SS "{heading}', text)
+
+    def complete(self, *words):
+        """What the installed completion offers for `drivestress WORDS...`
+        (the last word is the one being completed)."""
+        script = self.installed("/completions/drivestress")
+        line = "drivestress " + " ".join(words)
+        cmd = (f'source "$1"; COMP_WORDS=(drivestress "${{@:2}}"); '
+               f'COMP_CWORD=$(( ${{#COMP_WORDS[@]}} - 1 )); COMP_LINE="{line}"; '
+               '_drivestress; printf "%s\\n" "${COMPREPLY[@]}"')
+        r = subprocess.run(["bash", "-c", cmd, "complete", script, *words],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return set(filter(None, r.stdout.splitlines()))
+
+    def test_completion_offers_every_option_and_the_listed_values(self):
+        options = help_options(self.installed("/bin/drivestress"))
+        self.assertEqual(self.complete("--"), set(options))
+        self.assertEqual(self.complete("--ba"), {"--backend", "--batch"})
+        self.assertEqual(self.complete("--backend", ""), {"auto", "io_uring", "sync"})
+        self.assertEqual(self.complete("--backend", "=", ""), {"auto", "io_uring", "sync"})
+        self.assertEqual(self.complete("--sync", "fd"), {"fdatasync"})
+        self.assertEqual(self.complete("--preset", ""), {"quick", "desktop", "nvme", "burn-in"})
+        self.assertEqual(self.complete("--sweep", ""), {"qd=", "files=", "rand-block="})
+        self.assertEqual(self.complete("--size", ""), set())  # a SIZE: nothing to guess
+
+    def test_completion_of_paths(self):
+        with tempfile.TemporaryDirectory() as d:
+            os.mkdir(os.path.join(d, "sub"))
+            open(os.path.join(d, "state.file"), "w").close()
+            self.assertEqual(self.complete(d + "/"), {d + "/sub"})  # TARGET: directories
+            self.assertEqual(self.complete("--verify-only", d + "/st"), {d + "/state.file"})
+
+
+if __name__ == "__main__":
+    if shutil.which("bash") is None:
+        print("SKIP: bash is missing")
+        sys.exit(77)
+    unittest.main(argv=[sys.argv[0], *REST], verbosity=2)

@@ -20,6 +20,7 @@ ALLOWED = {
     "run": {"units", "pattern", "stats", "io", "nvme"},
     "cli": {"units", "io", "run"},
     "report": {"units", "pattern", "stats", "io", "nvme", "run"},
+    "modes": {"units", "pattern", "stats", "io", "nvme", "run", "cli", "report"},
 }
 # Inside an allowed module, headers a lower layer must still not reach for:
 # the run layer's coordinator is not for the command line to call.

@@ -1,4 +1,8 @@
-// The command line: Boost.Program_options in, a validated RunConfig out.
+// The command line: Boost.Program_options in (every option described once,
+// in option_table.cpp), a RunConfig and where the results go out.  Parsing
+// only: the options are checked against each other here, never against the
+// system (is that device unused, can that file be written): main does that
+// before the run (cli/environment.h).
 #pragma once
 
 #include <stdexcept>
@@ -16,26 +20,42 @@ class UsageError : public std::runtime_error {
     explicit UsageError(const std::string& what) : std::runtime_error(what) {}
 };
 
+enum class ProgressMode { automatic, always, never };
+
+// Where results go: written by the report layer, during or after the run.
+struct Outputs {
+    std::string json;        // --json: "" none, "-" stdout
+    std::string timeseries;  // --timeseries: "" none
+    std::string prom;        // --prom: "" none
+    // --prom-label KEY=VALUE in order, and how often the textfile is
+    // rewritten while the run goes on (--prom-interval).
+    std::vector<std::pair<std::string, std::string>> prom_labels;
+    double prom_interval_s = 5;
+    ProgressMode progress = ProgressMode::automatic;
+    // The files named above (not "-"), as (option, path): the run must not
+    // take any of them for one of its own.
+    std::vector<std::pair<std::string, std::string>> files() const;
+};
+
 struct ParsedCommandLine {
     enum class Action { run, help, version, verify_only } action = Action::run;
     run::RunConfig config;
+    Outputs outputs;
     std::string help_text;
     // With --preset: one labelled configuration per test, run in order.
     std::string preset;
     std::vector<std::pair<std::string, run::RunConfig>> preset_tests;
-    // --verify-only STATE [--cleanup] (config.json_path holds --json).
+    // --verify-only STATE [--cleanup].
     std::string verify_only_state;
     bool verify_cleanup = false;
-    // --prom (config.prom_path): the user's own labels (--prom-label
-    // KEY=VALUE, in order, validated) and how often the textfile is
-    // rewritten while the run goes on (--prom-interval).
-    std::vector<std::pair<std::string, std::string>> prom_labels;
-    double prom_interval_s = 5;
 };
 
 // "qd=1,2,4", "qd=1..256" (powers of two from 1 to 256), "files=1..8",
 // "rand-block=4K,16K,64K".  Throws UsageError naming --sweep.
 run::Sweep parse_sweep(const std::string& text);
+
+// "0-3,8,10-11" -> {0, 1, 2, 3, 8, 10, 11}.  Throws UsageError naming --cpus.
+std::vector<unsigned> parse_cpu_list(const std::string& text);
 
 // Throws UsageError naming the option and what is wrong with it.
 ParsedCommandLine parse_command_line(const std::vector<std::string>& args);

@@ -365,14 +365,14 @@ void append_pretty(std::string& out, const json& j, int depth) {
             out += pad + json(key).dump() + ": ";
             append_pretty(out, value, depth + 1);
         }
-        out += "\n" + pad.substr(2) + "}";
+        out.append("\n").append(pad, 2).append("}");
     } else if (j.is_array() && !j.empty() && !is_flat(j)) {
         out += "[\n";
         for (std::size_t i = 0; i < j.size(); ++i) {
-            out += (i ? ",\n" : "") + pad;
+            out.append(i ? ",\n" : "").append(pad);
             append_pretty(out, j[i], depth + 1);
         }
-        out += "\n" + pad.substr(2) + "]";
+        out.append("\n").append(pad, 2).append("]");
     } else {
         out += j.dump();
     }
@@ -461,6 +461,7 @@ json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostI
                      {"sync", std::string(run::to_string(cfg.sync))},
                      {"sync_every", cfg.sync_every},
                      {"batch", cfg.batch},
+                     {"cpus", cfg.cpus.empty() ? json(nullptr) : json(cfg.cpus)},
                      {"sync_compare", cfg.sync_compare}};
     doc["merged_phases"] = merged_phases_json(cfg, r);
     if (!r.iteration_detail.empty()) {

@@ -24,6 +24,8 @@ namespace ds::report {
 
 class PromTextfile final : public run::RunObserver {
   public:
+    // Counts the phase in progress from its seconds.
+    bool wants_intervals() const override { return true; }
     struct Settings {
         std::string path;
         PromLabels labels;  // the user's --prom-label, after the target

@@ -39,6 +39,16 @@ std::string iops_text(double iops) {
     return printf_string("%.0f", iops);
 }
 
+// "  cpus 0,2,4" when --cpus pinned the workers.
+std::string cpus_text(const run::RunConfig& cfg) {
+    std::string t;
+    for (unsigned c : cfg.cpus) {
+        t.append(t.empty() ? "  cpus " : ",");
+        t.append(std::to_string(c));
+    }
+    return t;
+}
+
 }  // namespace
 
 static std::string threshold_name(double s) {
@@ -205,8 +215,9 @@ void TextReport::started(const run::RunConfig& cfg, const run::RunResult& r) {
         std::fprintf(out_, "backend  %s  one operation at a time\n",
                      std::string(io::to_string(b.used)).c_str());
     else
-        std::fprintf(out_, "backend  %s  qd %u per worker (sequential %u x %s)\n", backend.c_str(),
-                     b.effective_qd, b.seq_qd, units::format_size_option(cfg.seq_block).c_str());
+        std::fprintf(out_, "backend  %s  qd %u per worker (sequential %u x %s)%s\n",
+                     backend.c_str(), b.effective_qd, b.seq_qd,
+                     units::format_size_option(cfg.seq_block).c_str(), cpus_text(cfg).c_str());
     if (!b.fallback_reason.empty())
         std::fprintf(out_, "note     io_uring unavailable, using sync: %s\n",
                      b.fallback_reason.c_str());

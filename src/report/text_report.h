@@ -14,6 +14,8 @@ namespace ds::report {
 
 class TextReport final : public run::RunObserver {
   public:
+    // The status line shows the last second's p99.
+    bool wants_intervals() const override { return live_ != nullptr; }
     // `out` gets the report; `live`, when not null, gets the status line
     // (a terminal), refreshed in place.
     TextReport(std::FILE* out, std::FILE* live, HostInfo host);

@@ -12,6 +12,7 @@ namespace ds::report {
 
 class TimeseriesWriter final : public run::RunObserver {
   public:
+    bool wants_intervals() const override { return true; }
     // Writes to `path`, created afresh (io::create_output_file: never
     // through a link) when the run has started, so a refused run leaves no
     // file; started() throws SetupError naming it.  Every line is written

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace ds::run {
@@ -19,8 +20,6 @@ std::optional<Phase> phase_from_string(std::string_view s);
 
 enum class BackendChoice { automatic, io_uring, sync };
 std::string_view to_string(BackendChoice b);
-
-enum class ProgressMode { automatic, always, never };
 
 // A sweep runs the random phase once per value of one parameter, on files
 // written and verified once.
@@ -54,6 +53,9 @@ struct RunConfig {
     // --raw-device: a whole block device instead of files (then target holds
     // the same path and file_bytes each worker's region of it).
     std::string raw_device;
+    std::string raw_device_confirm;  // --destroy-data: the same device again
+    // Per file (raw device: per region; 0 there until it is derived from the
+    // device's size before the run, cli/environment.h).
     std::uint64_t file_bytes = 256ULL << 20;
     unsigned files = 4;
     unsigned qd = 32;
@@ -73,15 +75,15 @@ struct RunConfig {
     bool verify = true;
     // --cpus: worker i runs on cpus[i % cpus.size()] only; empty: anywhere.
     std::vector<unsigned> cpus;
-    bool sqpoll = false;          // io_uring: a kernel thread polls the submission queue
-    bool iopoll = false;          // io_uring: completions polled from the device (O_DIRECT)
-    std::string json_path;        // "" = none, "-" = stdout
-    std::string timeseries_path;  // "" = no per-second statistics
-    std::string prom_path;        // "" = no Prometheus textfile
+    bool sqpoll = false;  // io_uring: a kernel thread polls the submission queue
+    bool iopoll = false;  // io_uring: completions polled from the device (O_DIRECT)
+    // Files the program writes besides the run's own (results), as
+    // (what names it, path): the target refuses to take one of them for a
+    // test or state file.
+    std::vector<std::pair<std::string, std::string>> reserved_paths;
     // --iteration-detail: the last N iterations keep their phases in full
     // (histograms: 3 x 37 KiB per phase); the others keep figures only.
     std::uint64_t iteration_detail = 0;
-    ProgressMode progress = ProgressMode::automatic;
     // With a sweep, qd and files hold the largest value swept and rand_block
     // (the verification unit) the smallest; each point overrides them.
     std::optional<Sweep> sweep;

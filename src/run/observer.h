@@ -27,6 +27,10 @@ struct ProgressSnapshot {
 class RunObserver {
   public:
     virtual ~RunObserver() = default;
+    // Whether interval_done() is wanted: per-second statistics cost one more
+    // histogram record per operation, so they are kept only when someone
+    // reads them (--timeseries, --prom, a live status line).
+    virtual bool wants_intervals() const { return false; }
     // Files exist, backends are open: the effective settings are known.
     virtual void started(const RunConfig&, const RunResult&) {}
     // A few times a second while a phase runs.
@@ -53,6 +57,11 @@ class RunObserver {
 class ObserverList final : public RunObserver {
   public:
     explicit ObserverList(std::vector<RunObserver*> list) : list_(std::move(list)) {}
+    bool wants_intervals() const override {
+        for (auto* o : list_)
+            if (o->wants_intervals()) return true;
+        return false;
+    }
     void started(const RunConfig& c, const RunResult& r) override {
         for (auto* o : list_)
             o->started(c, r);

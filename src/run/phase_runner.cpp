@@ -110,9 +110,7 @@ PhasePlan make_plan(RunSession& s, std::uint64_t iteration, Phase phase, const S
     // last second" and the live --prom textfile (one more histogram record
     // per operation).
     const RunConfig& cfg = s.cfg;
-    if (!cfg.timeseries_path.empty() || cfg.progress != ProgressMode::never ||
-        !cfg.prom_path.empty())
-        plan.intervals_from_ns = t0;
+    if (s.observer.wants_intervals()) plan.intervals_from_ns = t0;
     if (phase == Phase::random) {
         if (!cfg.rand_ops) plan.deadline_ns = t0 + seconds_to_ns(cfg.rand_time_s);
         if (s.duration_deadline_ns)

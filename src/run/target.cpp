@@ -263,10 +263,7 @@ void Target::check_names(const RunConfig& cfg) {
     }
     // A result file that is one of the run's own would overwrite it (with
     // --keep, the evidence).
-    for (const auto& [option, out] : {std::pair{"--json", cfg.json_path},
-                                      {"--prom", cfg.prom_path},
-                                      {"--timeseries", cfg.timeseries_path}}) {
-        if (out.empty() || out == "-") continue;
+    for (const auto& [option, out] : cfg.reserved_paths) {
         auto slash = out.rfind('/');
         std::string dir = slash == std::string::npos ? "." : out.substr(0, slash ? slash : 1);
         char real[PATH_MAX];
@@ -274,7 +271,7 @@ void Target::check_names(const RunConfig& cfg) {
         std::string abs = std::string(real) + (std::string(real) == "/" ? "" : "/") +
                           out.substr(slash == std::string::npos ? 0 : slash + 1);
         if (abs == state_path_ || std::find(paths_.begin(), paths_.end(), abs) != paths_.end())
-            throw SetupError(std::string(option) + " " + out +
+            throw SetupError(option + " " + out +
                              ": is one of the run's own files; give another path");
     }
     // Whatever is at our names: only our own leftovers are replaced.  (The

@@ -1,0 +1,15 @@
+// What the command line asks for, checked against the system right before
+// the run (parsing, cli/options.h, never touches it): that the result files
+// can be written at the end, and for --raw-device that --destroy-data names
+// the same device, that it is unused, and the size of each region.
+#pragma once
+
+#include "cli/options.h"
+
+namespace ds::cli {
+
+// Fills in what the system decides (a raw device's region size) and
+// throws run::SetupError naming the option and path that cannot work.
+void check_environment(ParsedCommandLine& cmd);
+
+}  // namespace ds::cli

@@ -1,0 +1,60 @@
+#include "modes/delivery.h"
+
+#include <cerrno>
+#include <cstring>
+#include <system_error>
+
+#include "io/output_file.h"
+#include "report/json_report.h"
+
+namespace ds::modes {
+
+std::string one_line(const std::string& text) {
+    std::string out;
+    for (unsigned char c : text) {
+        if (c == '\n') {
+            out += "\\n";
+        } else if (c < 0x20 || c == 0x7f) {
+            char esc[8];
+            std::snprintf(esc, sizeof esc, "\\x%02x", c);
+            out += esc;
+        } else {
+            out += static_cast<char>(c);
+        }
+    }
+    return out;
+}
+
+void Delivery::failed(const std::string& what) {
+    std::fprintf(stderr, "drivestress: %s\n", one_line(what).c_str());
+    if (first_error_.empty()) first_error_ = one_line(what);
+    if (code_ == 0) code_ = kExitUsage;
+}
+
+void Delivery::json(const std::string& path, nlohmann::json doc, const run::RunResult* run) {
+    if (path.empty()) return;
+    report::set_verdict(doc, code_);
+    const std::string text = report::document_text(doc, run);
+    if (path == "-") {
+        if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() ||
+            std::fflush(stdout) != 0)
+            failed(std::string("--json -: writing to stdout failed: ") + std::strerror(errno));
+        return;
+    }
+    write_file("--json", path, text);
+}
+
+void Delivery::write_file(const char* option, const std::string& path, const std::string& text) {
+    try {
+        io::write_file_atomically(path, text);
+    } catch (const std::system_error& e) {
+        failed(std::string(option) + " " + e.what());
+    }
+}
+
+void Delivery::say_error(std::FILE* out) const {
+    if (!first_error_.empty())
+        std::fprintf(out, "result   ERROR: %s (exit %d)\n", first_error_.c_str(), code_);
+}
+
+}  // namespace ds::modes

@@ -1,0 +1,42 @@
+// What is left to do once the measuring is over: deliver the result files
+// and settle the exit status.  A result that could not be written (a full
+// disk, a FIFO without reader) is one line on stderr and turns a clean exit
+// into 1; the text report's verdict line then says why.
+#pragma once
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "run/results.h"
+
+namespace ds::modes {
+
+inline constexpr int kExitUsage = 1;
+
+// Errors are one line: control characters from user input are escaped.
+std::string one_line(const std::string& text);
+
+class Delivery {
+  public:
+    explicit Delivery(int code) : code_(code) {}
+    int code() const { return code_; }
+    const std::string& first_error() const { return first_error_; }
+
+    // A result that could not be delivered: one line on stderr.
+    void failed(const std::string& what);
+    // --json: "-" is stdout; a file is replaced atomically, never followed.
+    // `run`: the run whose iterations the document lists (none for
+    // --verify-only).  The document's verdict is this delivery's status.
+    void json(const std::string& path, nlohmann::json doc, const run::RunResult* run = nullptr);
+    void write_file(const char* option, const std::string& path, const std::string& text);
+    // When a delivery failed: the verdict line of a report that has no
+    // finish() of its own to say it ("result   ERROR: ... (exit 1)").
+    void say_error(std::FILE* out) const;
+
+  private:
+    int code_;
+    std::string first_error_;
+};
+
+}  // namespace ds::modes

@@ -1,0 +1,53 @@
+#include "modes/live_outputs.h"
+
+#include <unistd.h>
+
+#include "report/host_info.h"
+#include "run/runner.h"
+
+namespace ds::modes {
+
+Output output_for(const cli::Outputs& outputs) {
+    Output o;
+    o.text = outputs.json == "-" ? stderr : stdout;  // never mix text into JSON
+    const bool live = outputs.progress == cli::ProgressMode::always ||
+                      (outputs.progress == cli::ProgressMode::automatic && ::isatty(STDERR_FILENO));
+    o.live = live ? stderr : nullptr;
+    return o;
+}
+
+report::TextReport text_report(const Output& out) {
+    return report::TextReport(out.text, out.live, report::HostInfo::current());
+}
+
+std::unique_ptr<report::PromTextfile> prom_textfile(const cli::ParsedCommandLine& cmd) {
+    const cli::Outputs& o = cmd.outputs;
+    if (o.prom.empty()) return nullptr;
+    return std::make_unique<report::PromTextfile>(
+        report::PromTextfile::Settings{o.prom, o.prom_labels, o.prom_interval_s, cmd.preset},
+        report::HostInfo::current());
+}
+
+run::RunResult run_watched(const run::RunConfig& cfg, run::RunObserver* observer,
+                           report::PromTextfile* prom) {
+    try {
+        return run::Runner(cfg, observer).run();
+    } catch (...) {
+        if (prom) (void)prom->finish(kExitUsage);
+        throw;
+    }
+}
+
+void finish_prom(report::PromTextfile* prom, Delivery& d) {
+    if (!prom) return;
+    if (std::string e = prom->finish(d.code()); !e.empty()) {
+        d.failed(e);
+    } else if (prom->live_failures() > 0) {
+        std::fprintf(stderr,
+                     "drivestress: note: %u live rewrite(s) of --prom failed, the last one "
+                     "landed (first failure: %s)\n",
+                     prom->live_failures(), one_line(prom->live_error()).c_str());
+    }
+}
+
+}  // namespace ds::modes

@@ -1,0 +1,30 @@
+// The result files a run keeps up to date while it goes on, shared by the
+// modes: the text report, the live --prom textfile.
+#pragma once
+
+#include <memory>
+
+#include "cli/options.h"
+#include "modes/delivery.h"
+#include "modes/modes.h"
+#include "report/prom_textfile.h"
+#include "report/text_report.h"
+#include "run/config.h"
+#include "run/observer.h"
+
+namespace ds::modes {
+
+report::TextReport text_report(const Output& out);
+
+// --prom: the live textfile, or none.
+std::unique_ptr<report::PromTextfile> prom_textfile(const cli::ParsedCommandLine& cmd);
+
+// Runs one Runner; a run that ends in an exception leaves a textfile that
+// says so (verdict error) rather than one that says it is still running.
+run::RunResult run_watched(const run::RunConfig& cfg, run::RunObserver* observer,
+                           report::PromTextfile* prom);
+
+// The last textfile write; a live rewrite that failed is said, not fatal.
+void finish_prom(report::PromTextfile* prom, Delivery& d);
+
+}  // namespace ds::modes

@@ -1,0 +1,27 @@
+// The ways drivestress runs, each putting the run layer's results through
+// the report layer: a single run (with its live result files), a preset's
+// tests in turn, --compare-backends, --verify-only.  Each returns the exit
+// status; a setup error is thrown (main turns it into one line, exit 1).
+#pragma once
+
+#include <cstdio>
+
+#include "cli/options.h"
+
+namespace ds::modes {
+
+// Where the text report and the live status line go.
+struct Output {
+    std::FILE* text;
+    std::FILE* live;  // nullptr: no status line
+};
+// stdout for the text (stderr when --json - takes stdout); the status line
+// on stderr when asked for, or when it is a terminal.
+Output output_for(const cli::Outputs& outputs);
+
+int run_single(const cli::ParsedCommandLine& cmd, const Output& out);
+int run_preset(const cli::ParsedCommandLine& cmd, const Output& out);
+int run_comparison(const cli::ParsedCommandLine& cmd, const Output& out);
+int run_verify_only(const cli::ParsedCommandLine& cmd, const Output& out);
+
+}  // namespace ds::modes

@@ -1,0 +1,41 @@
+#include <memory>
+#include <vector>
+
+#include "modes/live_outputs.h"
+#include "report/host_info.h"
+#include "report/json_report.h"
+#include "report/json_snapshot.h"
+#include "report/timeseries.h"
+
+namespace ds::modes {
+
+int run_single(const cli::ParsedCommandLine& cmd, const Output& out) {
+    const run::RunConfig& cfg = cmd.config;
+    const cli::Outputs& o = cmd.outputs;
+    auto text = text_report(out);
+    std::vector<run::RunObserver*> observers{&text};
+    std::unique_ptr<report::TimeseriesWriter> timeseries;
+    if (!o.timeseries.empty()) {
+        timeseries = std::make_unique<report::TimeseriesWriter>(o.timeseries);
+        observers.push_back(timeseries.get());
+    }
+    auto prom = prom_textfile(cmd);
+    if (prom) observers.push_back(prom.get());
+    // --json rewritten after every iteration, before the text report shows it.
+    report::JsonSnapshotWriter snapshots(o.json, report::HostInfo::current(), stderr);
+    observers.insert(observers.begin(), &snapshots);
+    run::ObserverList all(observers);
+    run::RunResult result = run_watched(cfg, &all, prom.get());
+    if (!result.fatal_error.empty())
+        std::fprintf(stderr, "drivestress: %s\n", one_line(result.fatal_error).c_str());
+    Delivery d(run::exit_status(result));
+    if (timeseries)
+        if (std::string e = timeseries->finish(); !e.empty()) d.failed(e);
+    if (prom) prom->run_ended(result);
+    finish_prom(prom.get(), d);
+    d.json(o.json, report::result_json(cfg, result, report::HostInfo::current()), &result);
+    text.finish(cfg, result, d.code(), d.first_error());
+    return d.code();
+}
+
+}  // namespace ds::modes

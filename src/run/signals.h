@@ -6,7 +6,7 @@
 //   first signal: stop issuing new I/O, drain what is in flight, report the
 //     partial phase, clean up, exit 128+n (the run loop polls stop_signal());
 //   a later signal: remove the test files and leave at once, from the
-//     handler itself (fstatat, unlinkat, write and _exit are
+//     handler itself (fstatat, unlinkat, write and exit_group are
 //     async-signal-safe).  Signals within kSameRequestNs of the first are
 //     the same request (a terminal and a wrapper both forwarding one
 //     Ctrl+C), not a second one.

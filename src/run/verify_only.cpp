@@ -113,101 +113,123 @@ struct FileWork {
     bool direct_io = true;
 };
 
-void verify_file(unsigned index, const LoadedState& state, FileWork& w) {
-    const auto& geo = state.geo;
-    const auto& file = state.files[index];
-    const std::uint32_t u = geo.unit_bytes;
-    w.res.path = geo.paths[index];
-    w.res.acknowledgements = file.acknowledgements;
-    w.res.bound = file.bound;
-    w.res.used_older_copy = file.used_older_copy;
-
-    auto lose = [&](std::uint64_t unit_off, pattern::MismatchClass cls, std::uint64_t first_bad,
-                    std::uint64_t bad_bytes, int err, std::optional<pattern::ParsedHeader> found) {
-        ++w.res.lost;
-        ++w.lost_by_class[static_cast<std::size_t>(cls)];
-        if (w.records.size() >= RunResult::kMaxRecords) return;
-        MismatchRecord rec;
-        rec.iteration = 0;  // not a phase of a run: --verify-only
-        rec.phase = Phase::reverify;
-        rec.file_index = index;
-        rec.path = w.res.path;
-        rec.offset = unit_off + first_bad;
-        rec.unit_offset = unit_off;
-        rec.length = u;
-        rec.cls = cls;
-        rec.bad_bytes = bad_bytes;
-        rec.error = err;
-        rec.expected_generation = file.acked[unit_off / u];
-        rec.found = found;
-        w.records.push_back(std::move(rec));
-    };
-
-    io::UniqueFd fd(::open(w.res.path.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT));
-    if (!fd.valid() && errno == EINVAL) {
-        // No O_DIRECT here: read through the page cache after dropping it.
-        w.direct_io = false;
-        fd.reset(::open(w.res.path.c_str(), O_RDONLY | O_CLOEXEC));
-        if (fd.valid()) ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_DONTNEED);
-    }
-    if (!fd.valid()) {
-        const int err = errno;
-        for (std::uint64_t off = 0; off < geo.file_bytes; off += u)
-            lose(off, pattern::MismatchClass::io_error, 0, 0, err, std::nullopt);
-        return;
+// Reads one kept file and classifies each unit against the acknowledged
+// generations in the state file.
+class FileVerifier {
+  public:
+    FileVerifier(unsigned index, const LoadedState& state, FileWork& w)
+        : geo_(state.geo), file_(state.files[index]), index_(index), u_(geo_.unit_bytes), w_(w) {
+        w_.res.path = geo_.paths[index];
+        w_.res.acknowledgements = file_.acknowledgements;
+        w_.res.bound = file_.bound;
+        w_.res.used_older_copy = file_.used_older_copy;
     }
 
-    const std::size_t chunk = std::max<std::size_t>(u, kChunkBytes / u * u);
-    io::AlignedBuffer buf(chunk);
-    pattern::UnitIdentity id{geo.run_id, index, 0, 0, u};
-    auto classify = [&](const std::byte* p, std::uint64_t off) {
-        id.offset = off;
-        id.generation = file.acked[off / u];
-        UnitVerdict v = classify_unit({p, u}, id, file.bound);
+    void run() {
+        io::UniqueFd fd = open_file();
+        if (!fd.valid()) {
+            const int err = errno;
+            for (std::uint64_t off = 0; off < geo_.file_bytes; off += u_)
+                lose(off, pattern::MismatchClass::io_error, 0, 0, err, std::nullopt);
+            return;
+        }
+        const std::size_t chunk = std::max<std::size_t>(u_, kChunkBytes / u_ * u_);
+        io::AlignedBuffer buf(chunk);
+        for (std::uint64_t off = 0; off < geo_.file_bytes; off += chunk) {
+            const std::size_t len =
+                static_cast<std::size_t>(std::min<std::uint64_t>(chunk, geo_.file_bytes - off));
+            if (io::pread_full(fd.get(), buf.data(), len, off) == static_cast<std::int64_t>(len)) {
+                w_.read_bytes += len;
+                for (std::size_t at = 0; at < len; at += u_)
+                    classify(buf.data() + at, off + at);
+            } else {
+                unit_by_unit(fd.get(), buf.data(), off, len);
+            }
+        }
+    }
+
+  private:
+    io::UniqueFd open_file() {
+        io::UniqueFd fd(::open(w_.res.path.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT));
+        if (!fd.valid() && errno == EINVAL) {
+            // No O_DIRECT here: read through the page cache after dropping it.
+            w_.direct_io = false;
+            fd.reset(::open(w_.res.path.c_str(), O_RDONLY | O_CLOEXEC));
+            if (fd.valid()) ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_DONTNEED);
+        }
+        return fd;
+    }
+
+    // After an error or an early end of file: unit by unit, to name each one.
+    void unit_by_unit(int fd, std::byte* buf, std::uint64_t off, std::size_t len) {
+        for (std::size_t at = 0; at < len; at += u_) {
+            const std::int64_t n = io::pread_full(fd, buf, u_, off + at);
+            if (n == u_) {
+                w_.read_bytes += u_;
+                classify(buf, off + at);
+            } else if (n < 0) {
+                lose(off + at, pattern::MismatchClass::io_error, 0, 0, static_cast<int>(-n),
+                     std::nullopt);
+            } else {
+                lose(off + at, pattern::MismatchClass::short_read, static_cast<std::uint64_t>(n),
+                     u_ - static_cast<std::uint64_t>(n), 0, std::nullopt);
+            }
+        }
+    }
+
+    void classify(const std::byte* p, std::uint64_t off) {
+        const pattern::UnitIdentity id{geo_.run_id, index_, off, file_.acked[off / u_], u_};
+        const UnitVerdict v = classify_unit({p, u_}, id, file_.bound);
         switch (v.cls) {
             case UnitClass::intact:
-                ++w.res.intact;
+                ++w_.res.intact;
                 break;
             case UnitClass::newer:
-                ++w.res.newer;
+                ++w_.res.newer;
                 break;
             case UnitClass::never_acked:
-                ++w.res.never_acked;
+                ++w_.res.never_acked;
                 break;
             case UnitClass::torn_newer:
-                ++w.res.torn_newer;
+                ++w_.res.torn_newer;
                 break;
             case UnitClass::lost:
                 lose(off, v.diagnosis->cls, v.diagnosis->first_bad_byte, v.diagnosis->bad_bytes, 0,
                      v.diagnosis->found);
                 break;
         }
-    };
-    for (std::uint64_t off = 0; off < geo.file_bytes; off += chunk) {
-        const std::size_t len =
-            static_cast<std::size_t>(std::min<std::uint64_t>(chunk, geo.file_bytes - off));
-        std::int64_t got = io::pread_full(fd.get(), buf.data(), len, off);
-        if (got == static_cast<std::int64_t>(len)) {
-            w.read_bytes += len;
-            for (std::size_t at = 0; at < len; at += u)
-                classify(buf.data() + at, off + at);
-            continue;
-        }
-        // An error or an early end of file: unit by unit, to name each one.
-        for (std::size_t at = 0; at < len; at += u) {
-            std::int64_t n = io::pread_full(fd.get(), buf.data(), u, off + at);
-            if (n == u) {
-                w.read_bytes += u;
-                classify(buf.data(), off + at);
-            } else if (n < 0) {
-                lose(off + at, pattern::MismatchClass::io_error, 0, 0, static_cast<int>(-n),
-                     std::nullopt);
-            } else {
-                lose(off + at, pattern::MismatchClass::short_read, static_cast<std::uint64_t>(n),
-                     u - static_cast<std::uint64_t>(n), 0, std::nullopt);
-            }
-        }
     }
+
+    void lose(std::uint64_t unit_off, pattern::MismatchClass cls, std::uint64_t first_bad,
+              std::uint64_t bad_bytes, int err, std::optional<pattern::ParsedHeader> found) {
+        ++w_.res.lost;
+        ++w_.lost_by_class[static_cast<std::size_t>(cls)];
+        if (w_.records.size() >= RunResult::kMaxRecords) return;
+        MismatchRecord rec;
+        rec.iteration = 0;  // not a phase of a run: --verify-only
+        rec.phase = Phase::reverify;
+        rec.file_index = index_;
+        rec.path = w_.res.path;
+        rec.offset = unit_off + first_bad;
+        rec.unit_offset = unit_off;
+        rec.length = u_;
+        rec.cls = cls;
+        rec.bad_bytes = bad_bytes;
+        rec.error = err;
+        rec.expected_generation = file_.acked[unit_off / u_];
+        rec.found = found;
+        w_.records.push_back(std::move(rec));
+    }
+
+    const StateGeometry& geo_;
+    const LoadedState::File& file_;
+    const unsigned index_;
+    const std::uint32_t u_;
+    FileWork& w_;
+};
+
+void verify_file(unsigned index, const LoadedState& state, FileWork& w) {
+    FileVerifier(index, state, w).run();
 }
 
 }  // namespace

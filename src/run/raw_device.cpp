@@ -138,11 +138,37 @@ std::uint64_t raw_region_bytes(const std::string& path, std::uint64_t device_byt
     return region;
 }
 
-void check_raw_device_unused(const std::string& path) {
-    const dev_t dev = block_rdev(path);
-    const std::vector<Node> nodes = device_and_partitions(path, dev);
-    auto dev_name = [](const Node& n) { return "/dev/" + n.name; };
+namespace {
 
+std::string dev_name(const Node& n) {
+    return "/dev/" + n.name;
+}
+
+// The device's node (whole device or a partition) a /proc/self/mountinfo
+// line mounts, or nullptr.
+const Node* mounted_node(const std::vector<Node>& nodes, const std::string& line,
+                         std::string& mount_point) {
+    std::istringstream in(line);
+    std::string id, parent, devno, root_of_mount;
+    in >> id >> parent >> devno >> root_of_mount >> mount_point;
+    std::string fstype, source;
+    if (auto dash = line.find(" - "); dash != std::string::npos) {
+        std::istringstream tail(line.substr(dash + 3));
+        tail >> fstype >> source;
+    }
+    const Node* n = nullptr;
+    unsigned ma = 0, mi = 0;
+    char colon = 0;
+    std::istringstream dn(devno);
+    if (dn >> ma >> colon >> mi) n = find(nodes, makedev(ma, mi));
+    dev_t src{};
+    // btrfs and others report an anonymous device number: the source counts too.
+    if (!n && !source.empty() && source[0] == '/' && rdev_of(unescape(source), src))
+        n = find(nodes, src);
+    return n;
+}
+
+void refuse_if_mounted(const std::string& path, const std::vector<Node>& nodes) {
     struct stat root {};
     if (::stat("/", &root) == 0)
         if (const Node* n = find(nodes, root.st_dev))
@@ -154,24 +180,8 @@ void check_raw_device_unused(const std::string& path) {
         throw SetupError(prefix(path) + "cannot read /proc/self/mountinfo to prove it is unused");
     std::string line;
     while (std::getline(mi, line)) {
-        std::istringstream in(line);
-        std::string id, parent, devno, root_of_mount, mount_point;
-        in >> id >> parent >> devno >> root_of_mount >> mount_point;
-        std::string fstype, source;
-        if (auto dash = line.find(" - "); dash != std::string::npos) {
-            std::istringstream tail(line.substr(dash + 3));
-            tail >> fstype >> source;
-        }
-        const Node* n = nullptr;
-        unsigned ma = 0, mi_ = 0;
-        char colon = 0;
-        std::istringstream dn(devno);
-        if (dn >> ma >> colon >> mi_) n = find(nodes, makedev(ma, mi_));
-        dev_t src{};
-        // btrfs and others report an anonymous device number: the source counts too.
-        if (!n && !source.empty() && source[0] == '/' && rdev_of(unescape(source), src))
-            n = find(nodes, src);
-        if (n) {
+        std::string mount_point;
+        if (const Node* n = mounted_node(nodes, line, mount_point)) {
             std::string where = unescape(mount_point);
             if (where == "/")
                 throw SetupError(prefix(path) + dev_name(*n) +
@@ -180,8 +190,11 @@ void check_raw_device_unused(const std::string& path) {
                              "; refusing to overwrite it");
         }
     }
+}
 
+void refuse_if_swap(const std::string& path, const std::vector<Node>& nodes) {
     std::ifstream swaps("/proc/swaps");
+    std::string line;
     std::getline(swaps, line);  // header
     while (std::getline(swaps, line)) {
         std::istringstream in(line);
@@ -193,24 +206,28 @@ void check_raw_device_unused(const std::string& path) {
                 throw SetupError(prefix(path) + dev_name(*n) +
                                  " is active swap; refusing to overwrite it");
     }
+}
 
-    // A loop device over this device (or a partition) does not show as a
-    // holder: its backing file does.
-    if (DIR* d = ::opendir("/sys/block")) {
-        std::string user;
-        while (dirent* e = ::readdir(d)) {
-            if (e->d_name[0] == '.' || !user.empty()) continue;
-            std::string backing =
-                read_first_line(std::string("/sys/block/") + e->d_name + "/loop/backing_file");
-            dev_t src{};
-            if (!backing.empty() && rdev_of(backing, src))
-                if (const Node* n = find(nodes, src))
-                    user = "/dev/" + n->name + " backs loop device /dev/" + e->d_name;
-        }
-        ::closedir(d);
-        if (!user.empty()) throw SetupError(prefix(path) + user + "; refusing to overwrite it");
+// A loop device over this device (or a partition) does not show as a
+// holder: its backing file does.
+void refuse_if_loop_backing(const std::string& path, const std::vector<Node>& nodes) {
+    DIR* d = ::opendir("/sys/block");
+    if (!d) return;
+    std::string user;
+    while (dirent* e = ::readdir(d)) {
+        if (e->d_name[0] == '.' || !user.empty()) continue;
+        std::string backing =
+            read_first_line(std::string("/sys/block/") + e->d_name + "/loop/backing_file");
+        dev_t src{};
+        if (!backing.empty() && rdev_of(backing, src))
+            if (const Node* n = find(nodes, src))
+                user = dev_name(*n) + " backs loop device /dev/" + e->d_name;
     }
+    ::closedir(d);
+    if (!user.empty()) throw SetupError(prefix(path) + user + "; refusing to overwrite it");
+}
 
+void refuse_if_held(const std::string& path, const std::vector<Node>& nodes) {
     for (const auto& n : nodes) {
         std::string holders;
         if (DIR* d = ::opendir((n.sysdir + "/holders").c_str())) {
@@ -223,6 +240,17 @@ void check_raw_device_unused(const std::string& path) {
             throw SetupError(prefix(path) + dev_name(n) + " is held by " + holders +
                              " (device-mapper, md or LVM); refusing to overwrite it");
     }
+}
+
+}  // namespace
+
+void check_raw_device_unused(const std::string& path) {
+    const dev_t dev = block_rdev(path);
+    const std::vector<Node> nodes = device_and_partitions(path, dev);
+    refuse_if_mounted(path, nodes);
+    refuse_if_swap(path, nodes);
+    refuse_if_loop_backing(path, nodes);
+    refuse_if_held(path, nodes);
 }
 
 }  // namespace ds::run

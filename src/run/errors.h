@@ -1,5 +1,33 @@
-// A setup or usage problem found before or while preparing a run: bad
-// target, no space, refused file.  `main` prints what() as one line and exits 1.
+// How each layer reports a problem: one convention per layer, converted
+// exactly once on the way up.  `main` (and the mode that runs) is the only
+// place that turns an exception into a message and an exit code.
+//
+//   units/, stats/, pattern/  pure code: std::invalid_argument for input it
+//       cannot take (an unparsable size, an empty series); std::optional for
+//       "no answer" that is a normal outcome (no knee, no cliff, no steady
+//       state yet).
+//   io/      setup calls (open, ring init, buffer registration) throw
+//       std::system_error naming the call and the path; the hot path never
+//       throws: a negative result (-errno) or a short transfer is data the
+//       engine counts and reports.  io::write_file_atomically throws
+//       std::system_error ("PATH: what").
+//   nvme/    never throws: a reading is std::optional plus the one-line
+//       reason it is absent ("not an NVMe device"), since health is
+//       best-effort and never stops a run.
+//   cli/     UsageError: a bad command line, what() names the option;
+//       main adds " (see --help)" and exits 1.  The system checks run after
+//       parsing throw SetupError like run/.
+//   run/     SetupError (below) for anything found before or while preparing
+//       a run: bad target, no space, a file it does not own; what() is the
+//       whole line, exit 1.  Problems during the run (I/O errors,
+//       mismatches, lost units) are never thrown: they are records in
+//       Results and decide the verdict (exit 2).  A std::system_error from
+//       io/ during setup is caught where the path is known and rethrown as
+//       SetupError, or passes to main unchanged when its text names it.
+//   report/, modes/  a results file that cannot be written is recorded by
+//       the Delivery (modes/delivery.h): the report still prints, the line
+//       "result ERROR: ..." names the file, and the exit is 1 unless the
+//       verdict is already worse.
 #pragma once
 
 #include <stdexcept>
@@ -7,6 +35,8 @@
 
 namespace ds::run {
 
+// A setup or usage problem found before or while preparing a run: bad
+// target, no space, refused file.  `main` prints what() as one line and exits 1.
 class SetupError : public std::runtime_error {
   public:
     explicit SetupError(const std::string& what) : std::runtime_error(what) {}

@@ -101,7 +101,7 @@ const OptionSpec kSpecs[] = {
      "or a range of powers of two (qd=1..256)"},
     {kSweeps, "knee-gain", 0, "PCT", "5", nullptr,
      "sweep saturation point: the first point after which no later point adds PCT % more "
-     "IOPS while p99 rises at the next"},
+     "IOPS (MiB/s in a rand-block sweep) while p99 rises at the next"},
     {kSweeps, "compare-backends", 0, nullptr, nullptr, nullptr,
      "run the workload on io_uring, then on sync (same seed), and compare", Kind::flag},
     {kSweeps, "preset", 0, "NAME", nullptr, nullptr,

@@ -154,20 +154,24 @@ std::string knee_line(const run::SweepResult& sweep) {
         return sweep.param == run::SweepParam::rand_block ? units::format_size_option(v)
                                                           : std::to_string(v);
     };
+    const bool by_bandwidth = sweep.axis() == stats::KneeAxis::bandwidth;
+    const char* axis = by_bandwidth ? "MiB/s" : "IOPS";
     if (sweep.points.empty()) return "saturation: no points";
-    if (!sweep.knee)
-        return "saturation: not reached (IOPS still climbing at " + name + " " +
-               value_text(sweep.points.back().value) + ")";
-    const auto& a = sweep.points[*sweep.knee];
-    const auto& b = sweep.points[*sweep.knee + 1];
-    const double p99a = static_cast<double>(a.random.latency().value_at_percentile(99));
-    const double p99b = static_cast<double>(b.random.latency().value_at_percentile(99));
+    const auto knee = sweep.described_knee();
+    if (!knee)
+        return printf_string("saturation: by %s, not reached (%s still climbing at %s %s)", axis,
+                             axis, name.c_str(), value_text(sweep.points.back().value).c_str());
+    const std::string value = value_text(sweep.points[knee->index].value);
+    const std::string figure =
+        by_bandwidth ? printf_string("%.1f MiB/s (%s IOPS)", knee->at.bytes_per_sec / kMiB,
+                                     iops_text(knee->at.iops).c_str())
+                     : iops_text(knee->at.iops) + " IOPS";
     return printf_string(
-        "saturation: %s %s \u2014 %s IOPS, p99 %s ms (next step %+.0f%% IOPS, %+.0f%% p99)",
-        name.c_str(), value_text(a.value).c_str(), iops_text(a.random.iops()).c_str(),
-        ms(static_cast<std::uint64_t>(p99a)).c_str(),
-        a.random.iops() > 0 ? (b.random.iops() / a.random.iops() - 1) * 100 : 0.0,
-        p99a > 0 ? (p99b / p99a - 1) * 100 : 0.0);
+        "saturation: by %s, %s %s \u2014 %s, p99 %s ms (next step %+.0f%% %s, "
+        "%+.0f%% p99)",
+        axis, name.c_str(), value.c_str(), figure.c_str(),
+        ms(static_cast<std::uint64_t>(knee->at.p99_ns)).c_str(), knee->next_gain_pct(), axis,
+        knee->next_p99_change_pct);
 }
 
 TextReport::TextReport(std::FILE* out, std::FILE* live, HostInfo host)

@@ -51,13 +51,14 @@ class TextReport final : public run::RunObserver {
 
 // One line per phase, e.g. "seq-write  1234.5 MiB/s  ..." (also used by tests).
 std::string phase_line(const run::PhaseResult& p, const std::vector<double>& thresholds_s = {});
-// "saturation: qd 32 — 241k IOPS, p99 0.410 ms (next step +3% IOPS, +92% p99)"
-// or "saturation: not reached (IOPS still climbing at qd 128)".
 // aio_test's figures for a random phase that wrote: "writes:  N done, E errors
 // (F failed, 0 outstanding)  time ms min .. avg .. max ..  total .. s  .. MiB ..".
 std::string writes_line(const run::PhaseResult& p);
 // The --sync-compare table, one row per method and write size.
 std::string sync_compare_table(const run::SyncCompareResult& sc);
+// "saturation: by IOPS, qd 32 — 241k IOPS, p99 0.410 ms (next step +3% IOPS,
+// +92% p99)", "saturation: by MiB/s, not reached (MiB/s still climbing at
+// rand-block 64K)": block-size sweeps are judged by bandwidth.
 std::string knee_line(const run::SweepResult& sweep);
 // For runs of two iterations or more: each phase's first, best, worst and
 // last bandwidth (IOPS for the random phase) and p99, with the iteration

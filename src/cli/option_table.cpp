@@ -91,6 +91,9 @@ const OptionSpec kSpecs[] = {
     {kResults, "iteration-detail", 0, "N", "0", nullptr,
      "--json: also keep the last N iterations' phases in full, histograms included (about "
      "450 KiB each); every iteration keeps its figures"},
+    {kResults, "brief", 0, nullptr, nullptr, nullptr,
+     "print only the result block: the figures people quote (sequential MiB/s, random IOPS "
+     "and p99) on one line, and the verdict", Kind::flag},
     {kResults, "progress", 0, "auto|always|never", "auto", nullptr,
      "live status line on stderr (auto = when stderr is a terminal)"},
     {kResults, "latency-thresholds", 0, "LIST", "2s,10s", nullptr,

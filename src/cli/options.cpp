@@ -388,6 +388,7 @@ void read_outputs(const Options& o, bool compare_backends, Outputs& out) {
     if (out.prom_interval_s < 0.1)
         throw UsageError("--prom-interval: '" + o.text("prom-interval") +
                          "' is below 100ms (the run looks about ten times a second)");
+    out.brief = o.flag("brief");
     const std::string& progress = o.text("progress");
     if (progress == "auto")
         out.progress = ProgressMode::automatic;

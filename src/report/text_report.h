@@ -14,6 +14,16 @@ namespace ds::report {
 
 class TextReport final : public run::RunObserver {
   public:
+    // full: everything.  brief (--brief): only the result block, the figures
+    // line and the verdict (and what went wrong).  preset_test: one test of
+    // a preset, one line with its label and verdict (none without a label;
+    // the preset's table follows); the header only when `header`.
+    enum class Layout { full, brief, preset_test };
+    void set_layout(Layout layout, std::string label = {}, bool header = false) {
+        layout_ = layout;
+        label_ = std::move(label);
+        header_ = header;
+    }
     // The status line shows the last second's p99.
     bool wants_intervals() const override { return live_ != nullptr; }
     // `out` gets the report; `live`, when not null, gets the status line
@@ -36,11 +46,17 @@ class TextReport final : public run::RunObserver {
 
   private:
     void clear_live();
+    void print_target(const run::RunConfig& cfg, const run::RunResult& r);
+    void print_backend(const run::RunConfig& cfg, const run::RunResult& r);
 
     std::FILE* out_;
     std::FILE* live_;
     HostInfo host_;
     bool live_shown_ = false;
+    Layout layout_ = Layout::full;
+    std::string label_;
+    bool header_ = false;
+    bool verify_ = true;
     std::uint64_t header_iteration_ = 0;
     std::uint64_t mismatches_seen_ = 0;
     std::size_t sweep_rows_ = 0;

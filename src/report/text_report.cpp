@@ -321,20 +321,46 @@ void TextReport::started(const run::RunConfig& cfg, const run::RunResult& r) {
     std::fflush(out_);
 }
 
+// The rate over the last second of snapshots (the phase's average until a
+// second has passed), so a stall shows at once in a long phase.
+TextReport::Rates TextReport::recent_rates(const run::ProgressSnapshot& s) {
+    if (!recent_.empty() && (recent_.back().elapsed_s > s.elapsed_s || recent_phase_ != s.phase ||
+                             recent_iteration_ != s.iteration))
+        recent_.clear();
+    recent_phase_ = s.phase;
+    recent_iteration_ = s.iteration;
+    recent_.push_back(s);
+    while (recent_.size() > 2 && s.elapsed_s - recent_[1].elapsed_s >= 1.0)
+        recent_.pop_front();
+    const run::ProgressSnapshot& from = recent_.front();
+    Rates r;
+    double dt = s.elapsed_s - from.elapsed_s;
+    if (dt >= 0.5)
+        r = {static_cast<double>(s.bytes - from.bytes) / dt,
+             static_cast<double>(s.ops - from.ops) / dt};
+    else if (s.elapsed_s > 0)  // the phase's first half second
+        r = {static_cast<double>(s.bytes) / s.elapsed_s, static_cast<double>(s.ops) / s.elapsed_s};
+    return r;
+}
+
 void TextReport::progress(const run::ProgressSnapshot& s) {
     if (!live_) return;
-    double rate = s.elapsed_s > 0 ? s.bytes / kMiB / s.elapsed_s : 0;
+    const Rates now = recent_rates(s);
+    const double avg_bytes = s.elapsed_s > 0 ? s.bytes / s.elapsed_s : 0;
+    const double avg_ops = s.elapsed_s > 0 ? s.ops / s.elapsed_s : 0;
+    const bool random = s.phase == run::Phase::random;
     std::string done =
         s.fraction_done >= 0 ? printf_string("%3.0f%%", 100 * std::min(1.0, s.fraction_done)) : "";
-    std::string ops = s.phase == run::Phase::random && s.elapsed_s > 0
-                          ? "  " + iops_text(s.ops / s.elapsed_s) + " IOPS"
-                          : "";
-    std::string p99 = last_second_p99_ns_ ? "  p99 " + ms(last_second_p99_ns_) + " ms" : "";
+    std::string last = printf_string("%.1f MiB/s", now.bytes_per_sec / kMiB);
+    if (random) last += "  " + iops_text(now.ops_per_sec) + " IOPS";
+    if (last_second_p99_ns_) last += "  p99 " + ms(last_second_p99_ns_) + " ms";
+    std::string avg =
+        random ? iops_text(avg_ops) + " IOPS" : printf_string("%.1f MiB/s", avg_bytes / kMiB);
     std::fprintf(live_,
-                 "\r\033[K[iteration %" PRIu64 "] %-9s %s  %.1f MiB/s%s%s  mismatches %" PRIu64
-                 "  %.1f s",
-                 s.iteration, std::string(run::to_string(s.phase)).c_str(), done.c_str(), rate,
-                 ops.c_str(), p99.c_str(), live_mismatches_, s.elapsed_s);
+                 "\r\033[K[iteration %" PRIu64
+                 "] %-9s %s  last 1 s: %s  (avg %s)  mismatches %" PRIu64 "  %.1f s",
+                 s.iteration, std::string(run::to_string(s.phase)).c_str(), done.c_str(),
+                 last.c_str(), avg.c_str(), live_mismatches_, s.elapsed_s);
     std::fflush(live_);
     live_shown_ = true;
 }

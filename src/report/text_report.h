@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdio>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -24,7 +25,7 @@ class TextReport final : public run::RunObserver {
         label_ = std::move(label);
         header_ = header;
     }
-    // The status line shows the last second's p99.
+    // The status line shows the last second's rate and p99 beside the average.
     bool wants_intervals() const override { return live_ != nullptr; }
     // `out` gets the report; `live`, when not null, gets the status line
     // (a terminal), refreshed in place.
@@ -46,6 +47,10 @@ class TextReport final : public run::RunObserver {
 
   private:
     void clear_live();
+    struct Rates {
+        double bytes_per_sec = 0, ops_per_sec = 0;
+    };
+    Rates recent_rates(const run::ProgressSnapshot& s);
     void print_target(const run::RunConfig& cfg, const run::RunResult& r);
     void print_backend(const run::RunConfig& cfg, const run::RunResult& r);
 
@@ -53,6 +58,9 @@ class TextReport final : public run::RunObserver {
     std::FILE* live_;
     HostInfo host_;
     bool live_shown_ = false;
+    std::deque<run::ProgressSnapshot> recent_;  // the status line's last second
+    run::Phase recent_phase_ = run::Phase::seq_write;
+    std::uint64_t recent_iteration_ = 0;
     Layout layout_ = Layout::full;
     std::string label_;
     bool header_ = false;

@@ -33,7 +33,9 @@ class IntervalMerger {
     void emit(bool phase_over, double phase_seconds) {
         for (unsigned i = 0; i < worker_second_.size(); ++i)
             for (auto& iv : s_.workers[i]->take_intervals()) {
-                worker_second_[i] = std::max(worker_second_[i], iv.second);
+                // A worker publishes a second once it is past it: every
+                // second up to this one is done for that worker.
+                worker_second_[i] = std::max(worker_second_[i], iv.second + 1);
                 auto [slot, fresh] = pending_.try_emplace(iv.second, iv);
                 if (!fresh) slot->second.merge(iv);
             }

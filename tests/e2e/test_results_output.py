@@ -146,6 +146,9 @@ class Progress(harness.DriveStressTest):
         self.assertIn("IOPS", err)
         self.assertIn("mismatches 0", err)
         self.assertRegex(err, r"p99 [0-9.]+ ms")  # of the last whole second
+        # The last second's rate beside the phase's average.
+        self.assertRegex(err, r"last 1 s: [0-9.]+ MiB/s  [0-9.]+k? IOPS")
+        self.assertRegex(err, r"\(avg [0-9.]+k? IOPS\)")
         self.assertNotIn("[iteration", out)
         code, out, err = self.run_with_stderr(False)
         self.assertEqual(code, 0)

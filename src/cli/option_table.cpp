@@ -80,7 +80,9 @@ const OptionSpec kSpecs[] = {
     {kResults, "json", 0, "PATH", nullptr, nullptr,
      "write the result document to PATH (- = stdout; the text report then goes to stderr)"},
     {kResults, "timeseries", 0, "PATH", nullptr, nullptr,
-     "write one JSON line per second per phase to PATH"},
+     "write one JSON line per --interval per phase to PATH"},
+    {kResults, "interval", 0, "DURATION", "1s", nullptr,
+     "length of each --timeseries line, 100ms to 60s"},
     {kResults, "prom", 0, "PATH", nullptr, nullptr,
      "write Prometheus metrics to PATH for node_exporter's textfile collector, rewritten "
      "atomically while the run goes on"},

@@ -291,6 +291,7 @@ void TextReport::print_backend(const run::RunConfig& cfg, const run::RunResult& 
 void TextReport::started(const run::RunConfig& cfg, const run::RunResult& r) {
     thresholds_s_ = cfg.latency_thresholds_s;
     verify_ = cfg.verify;
+    interval_s_ = cfg.interval_s;
     if (layout_ == Layout::brief || (layout_ == Layout::preset_test && !header_)) return;
     print_target(cfg, r);
     if (layout_ == Layout::preset_test) {  // each test's settings are in its label
@@ -368,8 +369,8 @@ void TextReport::progress(const run::ProgressSnapshot& s) {
 void TextReport::interval_done(std::uint64_t, run::Phase, std::uint64_t,
                                const run::IntervalStats& s, double interval_s,
                                std::uint64_t mismatches_so_far) {
-    // Only whole seconds stand for "the last second".
-    if (interval_s >= 1.0 && s.read_ops + s.write_ops > 0)
+    // Only whole intervals (a second unless --interval) stand for "the last one".
+    if (interval_s >= 0.999 * interval_s_ && s.read_ops + s.write_ops > 0)
         last_second_p99_ns_ = s.latency().value_at_percentile(99);
     live_mismatches_ = mismatches_so_far;
 }

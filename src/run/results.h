@@ -88,7 +88,7 @@ struct PhaseCounters {
 // latency apart and mismatches their class, so a live histogram per
 // operation and a live count per class add up to the phase's totals.
 struct IntervalStats {
-    std::uint64_t second = 0;  // whole seconds since the phase started
+    std::uint64_t index = 0;  // whole intervals (--interval) since the phase started
     std::uint64_t read_ops = 0, write_ops = 0;
     std::uint64_t read_bytes = 0, write_bytes = 0;
     std::uint64_t mismatches = 0;  // all classes

@@ -295,8 +295,6 @@ void TextReport::started(const run::RunConfig& cfg, const run::RunResult& r) {
     if (layout_ == Layout::brief || (layout_ == Layout::preset_test && !header_)) return;
     print_target(cfg, r);
     if (layout_ == Layout::preset_test) {  // each test's settings are in its label
-        std::fprintf(out_, "cpu      usr/sys %% are of one core (%u cpus: up to %u%%)\n",
-                     host_.cpus, 100 * host_.cpus);
         std::fflush(out_);
         return;
     }
@@ -312,8 +310,9 @@ void TextReport::started(const run::RunConfig& cfg, const run::RunResult& r) {
         std::fprintf(out_, "workload %s\n", workload_text(cfg).c_str());
     std::fprintf(out_, "seed     %" PRIu64 "  (reproduce with --seed %" PRIu64 ")\n", r.seed,
                  r.seed);
-    std::fprintf(out_, "cpu      usr/sys %% are of one core (%u cpus: up to %u%%)\n", host_.cpus,
-                 100 * host_.cpus);
+    if (!cfg.sync_compare)  // (its table has no CPU figures)
+        std::fprintf(out_, "cpu      usr/sys %% are of one core (%u cpus: up to %u%%)\n",
+                     host_.cpus, 100 * host_.cpus);
     if (!r.state_path.empty())
         std::fprintf(out_,
                      "state    %s  (--keep: files stay; after a power cut run "

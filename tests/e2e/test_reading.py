@@ -3,10 +3,16 @@
 --brief, the compact preset table, --no-verify's wording, the CPU note and
 the page-cache warning of buffered runs."""
 
+import json
+import os
 import re
 
 import harness
 from harness import MiB
+
+
+SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "schema",
+                      "result.schema.json")
 
 
 def line_starting(text, label):
@@ -109,6 +115,12 @@ class Reading(harness.DriveStressTest):
         rnd = [p for p in tests["RND4K Q1T1 write"]["merged_phases"] if p["phase"] == "random"][0]
         self.assertEqual(rnd["write_ops"], 1000)
         self.assertNoFilesLeft(r)
+        try:
+            import jsonschema
+        except ImportError:
+            self.skipTest("python3-jsonschema missing: the document (all else checked) is not validated")
+        with open(SCHEMA) as f:
+            jsonschema.validate(doc, json.load(f))
 
     def test_preset_brief_is_the_table(self):
         r = self.drivestress("-s", "8M", "--rand-ops", "500", "--preset", "nvme", "--brief",

@@ -14,8 +14,10 @@ import json
 import re
 import sys
 
-REASONS = (re.compile(r"^SKIP:?\s*(.+)$", re.M),
-           re.compile(r"skipped ['\"](.+?)['\"]\s*$", re.M))
+# unittest's own words first: a "SKIP: test-id: reason" line that repeats
+# one of them adds nothing.
+REASONS = (re.compile(r"skipped ['\"](.+?)['\"]\s*$", re.M),
+           re.compile(r"^SKIP:?\s*(.+)$", re.M))
 
 
 def results(path):
@@ -38,7 +40,7 @@ def skip_reason(test):
     for pattern in REASONS:
         for m in pattern.finditer(text):
             reason = m.group(1).strip()
-            if reason and reason not in found:
+            if reason and not any(f in reason for f in found):
                 found.append(reason)
     return "; ".join(found) or "(no reason printed)"
 

@@ -23,6 +23,9 @@ LOG = [
     {"name": "drivestress:e2e / raw", "result": "SKIP", "stdout": "",
      "stderr": "test_raw (__main__.Raw.test_raw) ... skipped 'sfdisk not installed (Debian package fdisk)'\n"},
     {"name": "drivestress:e2e / mute", "result": "SKIP", "stdout": "", "stderr": ""},
+    {"name": "drivestress:e2e / twice", "result": "SKIP",
+     "stdout": "SKIP: __main__.Raw.test_holder: no device-mapper here\n",
+     "stderr": "test_holder (__main__.Raw.test_holder) ... skipped 'no device-mapper here'\n"},
     {"name": "drivestress:e2e / slow", "result": "TIMEOUT", "stdout": "", "stderr": ""},
 ]
 
@@ -39,7 +42,7 @@ class TestLog(unittest.TestCase):
         return p.stdout
 
     def test_counts(self):
-        self.assertEqual(self.run_tool("counts"), "1 2 3\n")
+        self.assertEqual(self.run_tool("counts"), "1 2 4\n")
 
     def test_every_skip_with_its_reason(self):
         self.assertEqual(self.run_tool("skips").splitlines(), [
@@ -47,6 +50,7 @@ class TestLog(unittest.TestCase):
             "(apt-get install -y python3-matplotlib)",
             "  SKIP drivestress:e2e / raw: sfdisk not installed (Debian package fdisk)",
             "  SKIP drivestress:e2e / mute: (no reason printed)",
+            "  SKIP drivestress:e2e / twice: no device-mapper here",
         ])
 
 

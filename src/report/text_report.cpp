@@ -589,9 +589,12 @@ std::string verdict_text(const run::RunConfig& cfg, const run::RunResult& r, int
 void TextReport::finish(const run::RunConfig& cfg, const run::RunResult& r, int code,
                         const std::string& why) {
     clear_live();
+    // A sweep's random figures are its points: the saturation line stands
+    // for them in --brief too.
+    if (layout_ != Layout::preset_test && !r.sweep.points.empty())
+        std::fprintf(out_, "%s\n", knee_line(r.sweep).c_str());
     if (layout_ == Layout::full) {
         if (r.sync_compare) std::fputs(sync_compare_table(*r.sync_compare).c_str(), out_);
-        if (!r.sweep.points.empty()) std::fprintf(out_, "%s\n", knee_line(r.sweep).c_str());
         std::fputs(drift_table(r.iterations).c_str(), out_);
     }
     // What went wrong is shown whatever the layout.

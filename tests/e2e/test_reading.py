@@ -58,6 +58,16 @@ class Reading(harness.DriveStressTest):
         self.assertEqual(lines[1], "result   PASS (exit 0)")
         self.assertNoFilesLeft(r)
 
+    def test_brief_sweep_keeps_the_saturation_line(self):
+        r = self.drivestress("-s", "8M", "-j", "1", "--sweep", "qd=1,4", "--rand-ops", "2000",
+                             "--brief")
+        self.assertExit(r, 0)
+        lines = r.stdout.splitlines()
+        self.assertEqual(len(lines), 3, r.stdout)
+        self.assertTrue(lines[0].startswith("saturation: by IOPS, "), lines[0])
+        self.assertTrue(lines[1].startswith("figures  seq 1M: "), lines[1])
+        self.assertEqual(lines[2], "result   PASS (exit 0)")
+
     def test_no_verify_says_not_verified(self):
         r = self.drivestress("-s", "8M", "-j", "1", "--rand-ops", "2000", "--no-verify")
         self.assertExit(r, 0)

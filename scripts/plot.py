@@ -630,12 +630,17 @@ def plot_sweep(sweep, title, path):
                       zorder=3, label="p99 from too few samples")
     latency_axis(right, p99)
     right.set_ylabel("p99 latency", color="tab:red")
+    figure = "MiB/s" if by_bandwidth else "IOPS"
     if knee is not None:
         ax.axvline(knee / div, color="gray", linestyle="--", linewidth=1)
-        ax.annotate(f"saturation point found by the run: {sweep_text(param, knee)}",
+        ax.annotate(f"saturation point found by the run (by {figure}): "
+                    f"{sweep_text(param, knee)}",
                     (knee / div, 0.02),
                     xycoords=("data", "axes fraction"), xytext=(4, 0),
                     textcoords="offset points", color="dimgray")
+    else:
+        ax.annotate(f"no saturation point (by {figure}): still climbing at the last point",
+                    (0.01, 0.02), xycoords="axes fraction", color="dimgray")
     lines = ax.get_legend_handles_labels()
     more = right.get_legend_handles_labels()
     ax.legend(lines[0] + more[0], lines[1] + more[1], loc="upper left", fontsize=8)

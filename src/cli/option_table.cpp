@@ -80,7 +80,9 @@ const OptionSpec kSpecs[] = {
     {kResults, "json", 0, "PATH", nullptr, nullptr,
      "write the result document to PATH (- = stdout; the text report then goes to stderr)"},
     {kResults, "timeseries", 0, "PATH", nullptr, nullptr,
-     "write one JSON line per second per phase to PATH"},
+     "write one JSON line per --interval per phase to PATH"},
+    {kResults, "interval", 0, "DURATION", "1s", nullptr,
+     "length of each --timeseries line, 100ms to 60s"},
     {kResults, "prom", 0, "PATH", nullptr, nullptr,
      "write Prometheus metrics to PATH for node_exporter's textfile collector, rewritten "
      "atomically while the run goes on"},
@@ -91,6 +93,9 @@ const OptionSpec kSpecs[] = {
     {kResults, "iteration-detail", 0, "N", "0", nullptr,
      "--json: also keep the last N iterations' phases in full, histograms included (about "
      "450 KiB each); every iteration keeps its figures"},
+    {kResults, "brief", 0, nullptr, nullptr, nullptr,
+     "print only the result block: the figures people quote (sequential MiB/s, random IOPS "
+     "and p99) on one line, and the verdict", Kind::flag},
     {kResults, "progress", 0, "auto|always|never", "auto", nullptr,
      "live status line on stderr (auto = when stderr is a terminal)"},
     {kResults, "latency-thresholds", 0, "LIST", "2s,10s", nullptr,
@@ -101,7 +106,7 @@ const OptionSpec kSpecs[] = {
      "or a range of powers of two (qd=1..256)"},
     {kSweeps, "knee-gain", 0, "PCT", "5", nullptr,
      "sweep saturation point: the first point after which no later point adds PCT % more "
-     "IOPS while p99 rises at the next"},
+     "IOPS (MiB/s in a rand-block sweep) while p99 rises at the next"},
     {kSweeps, "compare-backends", 0, nullptr, nullptr, nullptr,
      "run the workload on io_uring, then on sync (same seed), and compare", Kind::flag},
     {kSweeps, "preset", 0, "NAME", nullptr, nullptr,

@@ -240,6 +240,11 @@ void read_phases(const Options& o, run::RunConfig& c) {
 }
 
 void read_sweep(const Options& o, run::RunConfig& c) {
+    c.interval_s = o.duration("interval");
+    if (o.given("interval") && !o.given("timeseries"))
+        throw UsageError("--interval needs --timeseries (it is the length of that file's lines)");
+    if (c.interval_s < 0.1 || c.interval_s > 60)
+        throw UsageError("--interval: '" + o.text("interval") + "' is not between 100ms and 60s");
     c.knee_gain_pct = static_cast<double>(o.count("knee-gain", 0, 1000));
     if (!o.given("sweep")) return;
     c.sweep = parse_sweep(o.text("sweep"));
@@ -388,6 +393,7 @@ void read_outputs(const Options& o, bool compare_backends, Outputs& out) {
     if (out.prom_interval_s < 0.1)
         throw UsageError("--prom-interval: '" + o.text("prom-interval") +
                          "' is below 100ms (the run looks about ten times a second)");
+    out.brief = o.flag("brief");
     const std::string& progress = o.text("progress");
     if (progress == "auto")
         out.progress = ProgressMode::automatic;

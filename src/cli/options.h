@@ -32,6 +32,7 @@ struct Outputs {
     std::vector<std::pair<std::string, std::string>> prom_labels;
     double prom_interval_s = 5;
     ProgressMode progress = ProgressMode::automatic;
+    bool brief = false;  // --brief: the text report is the result block only
     // The files named above (not "-"), as (option, path): the run must not
     // take any of them for one of its own.
     std::vector<std::pair<std::string, std::string>> files() const;

@@ -13,11 +13,14 @@ Output output_for(const cli::Outputs& outputs) {
     const bool live = outputs.progress == cli::ProgressMode::always ||
                       (outputs.progress == cli::ProgressMode::automatic && ::isatty(STDERR_FILENO));
     o.live = live ? stderr : nullptr;
+    o.brief = outputs.brief;
     return o;
 }
 
 report::TextReport text_report(const Output& out) {
-    return report::TextReport(out.text, out.live, report::HostInfo::current());
+    report::TextReport text(out.text, out.live, report::HostInfo::current());
+    if (out.brief) text.set_layout(report::TextReport::Layout::brief);
+    return text;
 }
 
 std::unique_ptr<report::PromTextfile> prom_textfile(const cli::ParsedCommandLine& cmd) {

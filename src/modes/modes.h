@@ -13,7 +13,8 @@ namespace ds::modes {
 // Where the text report and the live status line go.
 struct Output {
     std::FILE* text;
-    std::FILE* live;  // nullptr: no status line
+    std::FILE* live;     // nullptr: no status line
+    bool brief = false;  // --brief
 };
 // stdout for the text (stderr when --json - takes stdout); the status line
 // on stderr when asked for, or when it is a terminal.

@@ -17,9 +17,16 @@ int run_preset(const cli::ParsedCommandLine& cmd, const Output& out) {
     // --json is the first test's document (burn-in's only test): rewritten
     // while that test goes on.
     report::JsonSnapshotWriter snapshots(json, report::HostInfo::current(), stderr);
+    std::vector<run::RunConfig> configs;
     for (const auto& [label, test_cfg] : cmd.preset_tests) {
-        std::fprintf(out.text, "\n=== %s: %s\n", cmd.preset.c_str(), label.c_str());
+        // A line per test as it ends (the header before the first); the
+        // preset's table follows.  --brief: the table only.
         auto text = text_report(out);
+        text.set_layout(report::TextReport::Layout::preset_test, out.brief ? "" : label,
+                        results.empty() && !out.brief);
+        if (results.empty() && !out.brief)
+            std::fprintf(out.text, "preset %s: %zu tests\n", cmd.preset.c_str(),
+                         cmd.preset_tests.size());
         std::vector<run::RunObserver*> observers{&text};
         if (results.empty()) observers.insert(observers.begin(), &snapshots);
         if (prom) {
@@ -32,17 +39,26 @@ int run_preset(const cli::ParsedCommandLine& cmd, const Output& out) {
         text.finish(test_cfg, r, run::exit_status(r));
         code = run::worse_exit_status(code, run::exit_status(r));
         results.emplace_back(label, std::move(r));
+        configs.push_back(test_cfg);
         if (results.back().second.stop != run::StopReason::completed) break;
     }
     Delivery d(code);
     finish_prom(prom.get(), d);
     if (!json.empty()) {
-        auto doc = report::result_json(cmd.preset_tests.front().second, results.front().second,
-                                       report::HostInfo::current());
-        doc["preset"] = report::preset_json(cmd.preset, results);
+        const report::HostInfo host = report::HostInfo::current();
+        auto doc =
+            report::result_json(cmd.preset_tests.front().second, results.front().second, host);
+        doc["preset"] = report::preset_json(cmd.preset, results, &configs, &host);
         d.json(json, std::move(doc), &results.front().second);
     }
     std::fputs(report::preset_table(cmd.preset, results).c_str(), out.text);
+    if (d.first_error().empty())
+        std::fprintf(out.text, "result   %s (exit %d)\n",
+                     d.code() == 0   ? "PASS"
+                     : d.code() == 2 ? "FAIL: data mismatch or I/O error"
+                     : d.code() == 1 ? "ERROR: a test could not go on"
+                                     : "INTERRUPTED: nothing wrong found so far",
+                     d.code());
     d.say_error(out.text);
     return d.code();
 }

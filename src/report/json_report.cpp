@@ -482,19 +482,16 @@ json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostI
             points.push_back(pj);
         }
         json knee = nullptr;
-        if (auto k = r.sweep.knee) {
-            const auto& at = r.sweep.points[*k].random;
-            const auto& next = r.sweep.points[*k + 1].random;
-            double p99_at = static_cast<double>(at.latency().value_at_percentile(99));
-            double p99_next = static_cast<double>(next.latency().value_at_percentile(99));
-            knee = {
-                {"index", *k},
-                {"value", r.sweep.points[*k].value},
-                {"iops", at.iops()},
-                {"p99_ns", p99_at},
-                {"next_iops_gain_pct", at.iops() > 0 ? (next.iops() / at.iops() - 1) * 100 : 0.0},
-                {"next_p99_change_pct", p99_at > 0 ? (p99_next / p99_at - 1) * 100 : 0.0}};
-        }
+        if (auto k = r.sweep.described_knee())
+            knee = {{"index", k->index},
+                    {"value", r.sweep.points[k->index].value},
+                    {"axis", std::string(stats::to_string(k->axis))},
+                    {"iops", k->at.iops},
+                    {"bandwidth_bytes_per_sec", k->at.bytes_per_sec},
+                    {"p99_ns", k->at.p99_ns},
+                    {"next_iops_gain_pct", k->next_iops_gain_pct},
+                    {"next_bandwidth_gain_pct", k->next_bandwidth_gain_pct},
+                    {"next_p99_change_pct", k->next_p99_change_pct}};
         doc["sweep"] = {{"parameter", std::string(run::to_string(r.sweep.param))},
                         {"knee_gain_pct", cfg.knee_gain_pct},
                         {"points", points},

@@ -2,20 +2,46 @@
 
 #include <cstdio>
 
+#include "report/json_report.h"
+#include "report/result_line.h"
+
 namespace ds::report {
 
 namespace {
 
-// The phase over every iteration of the test (a preset test runs one,
-// but for burn-in's until --duration).
-const run::PhaseResult* phase(const run::RunResult& r, run::Phase p) {
-    for (const auto& ph : r.merged_phases)
-        if (ph.phase == p) return &ph;
-    return nullptr;
+constexpr double kMiB = 1048576.0;
+
+std::string iops_text(double iops) {
+    char buf[32];
+    if (iops >= 1e6)
+        std::snprintf(buf, sizeof buf, "%.2fM", iops / 1e6);
+    else if (iops >= 1e4)
+        std::snprintf(buf, sizeof buf, "%.1fk", iops / 1e3);
+    else
+        std::snprintf(buf, sizeof buf, "%.0f", iops);
+    return buf;
 }
 
-double rate(std::uint64_t v, double s) {
-    return s > 0 ? static_cast<double>(v) / s : 0.0;
+// "RND4K Q32T1 read" -> ("RND4K Q32T1", reads); labels without the suffix
+// stand for both directions.
+std::pair<std::string, int> row_name(const std::string& label) {
+    for (auto [suffix, dir] : {std::pair{" read", 1}, std::pair{" write", 2}})
+        if (label.size() > std::string(suffix).size() &&
+            label.compare(label.size() - std::string(suffix).size(), std::string::npos, suffix) ==
+                0)
+            return {label.substr(0, label.size() - std::string(suffix).size()), dir};
+    return {label, 3};
+}
+
+// One direction's three cells, or dashes when the test did none.
+std::string cells(bool measured, double bytes_per_sec, double iops, std::uint64_t p99_ns) {
+    char buf[96];
+    if (!measured)
+        std::snprintf(buf, sizeof buf, " %10s %9s %9s", "-", "-", "-");
+    else
+        std::snprintf(buf, sizeof buf, " %10.1f %9s %9.3f", bytes_per_sec / kMiB,
+                      iops_text(iops).c_str(), static_cast<double>(p99_ns) / 1e6);
+    return buf;
 }
 
 }  // namespace
@@ -23,59 +49,96 @@ double rate(std::uint64_t v, double s) {
 PresetRow preset_row(const run::RunResult& r) {
     PresetRow row;
     row.mismatches = r.mismatch_count();
-    if (const auto* rnd = phase(r, run::Phase::random)) {
-        const auto& c = rnd->counters;
-        row.read_bytes_per_sec = rate(c.read_bytes, rnd->seconds);
-        row.write_bytes_per_sec = rate(c.write_bytes, rnd->seconds);
-        row.read_iops = rate(c.read_ops, rnd->seconds);
-        row.write_iops = rate(c.write_ops, rnd->seconds);
-        row.p99_ns = rnd->latency().value_at_percentile(99);
+    const QuotedFigures q = quoted_figures(r);
+    const DirectionFigures& rd = q.random ? q.random_read : q.seq_read;
+    const DirectionFigures& wr = q.random ? q.random_write : q.seq_write;
+    row.reads = rd.measured;
+    row.writes = wr.measured;
+    row.read_bytes_per_sec = rd.bytes_per_sec;
+    row.write_bytes_per_sec = wr.bytes_per_sec;
+    row.read_iops = rd.iops;
+    row.write_iops = wr.iops;
+    row.read_p99_ns = rd.p99_ns;
+    row.write_p99_ns = wr.p99_ns;
+    if (q.random) {
+        row.p99_ns = q.random_p99_ns;
         return row;
     }
     stats::LatencyHistogram lat;
-    if (const auto* rd = phase(r, run::Phase::seq_read)) {
-        row.read_bytes_per_sec = rd->bytes_per_sec();
-        row.read_iops = rd->iops();
-        lat.merge(rd->latency());
-    }
-    if (const auto* wr = phase(r, run::Phase::seq_write)) {
-        row.write_bytes_per_sec = wr->bytes_per_sec();
-        row.write_iops = wr->iops();
-        lat.merge(wr->latency());
-    }
+    for (const auto& ph : r.merged_phases)
+        if (ph.phase == run::Phase::seq_read || ph.phase == run::Phase::seq_write)
+            lat.merge(ph.latency());
     row.p99_ns = lat.value_at_percentile(99);
     return row;
 }
 
 std::string preset_table(const std::string& name, const PresetResults& results) {
-    std::string out = "\npreset " + name + "\n";
-    char line[256];
-    std::snprintf(line, sizeof line, "  %-20s %12s %12s %11s %11s %9s %10s\n", "test", "read MiB/s",
-                  "write MiB/s", "read IOPS", "write IOPS", "p99 ms", "mismatches");
-    out += line;
+    struct Line {
+        std::string name;
+        PresetRow read, write;
+        bool has_read = false, has_write = false;
+        std::uint64_t mismatches = 0;
+        int worst = 0;
+    };
+    std::vector<Line> lines;
     for (const auto& [label, r] : results) {
-        PresetRow row = preset_row(r);
-        std::snprintf(line, sizeof line, "  %-20s %12.1f %12.1f %11.0f %11.0f %9.3f %10llu\n",
-                      label.c_str(), row.read_bytes_per_sec / 1048576.0,
-                      row.write_bytes_per_sec / 1048576.0, row.read_iops, row.write_iops,
-                      row.p99_ns / 1e6, static_cast<unsigned long long>(row.mismatches));
-        out += line;
+        auto [row_label, dir] = row_name(label);
+        if (lines.empty() || lines.back().name != row_label) lines.push_back({row_label});
+        Line& l = lines.back();
+        const PresetRow row = preset_row(r);
+        if ((dir & 1) && row.reads) l.read = row, l.has_read = true;
+        if ((dir & 2) && row.writes) l.write = row, l.has_write = true;
+        l.mismatches += row.mismatches;
+        l.worst = run::worse_exit_status(l.worst, run::exit_status(r));
+    }
+    std::string out = "\npreset " + name +
+                      ": each direction's MiB/s, IOPS and p99 (details of every test: --json)\n";
+    char buf[256];
+    // Each direction: " %10s %9s %9s", 31 columns.
+    std::snprintf(buf, sizeof buf, "  %-16s %s %s\n", "", "------------ read ------------",
+                  "----------- write ------------");
+    out += buf;
+    std::snprintf(buf, sizeof buf, "  %-16s %10s %9s %9s %10s %9s %9s  %s\n", "test", "MiB/s",
+                  "IOPS", "p99 ms", "MiB/s", "IOPS", "p99 ms", "result");
+    out += buf;
+    for (const auto& l : lines) {
+        const std::string verdict = l.worst == 2   ? "FAIL (" + std::to_string(l.mismatches) + ")"
+                                    : l.worst == 0 ? "PASS"
+                                    : l.worst == 1 ? "ERROR"
+                                                   : "INTERRUPTED";
+        std::snprintf(buf, sizeof buf, "  %-16s", l.name.c_str());
+        out += buf;
+        out += cells(l.has_read, l.read.read_bytes_per_sec, l.read.read_iops, l.read.read_p99_ns);
+        out += cells(l.has_write, l.write.write_bytes_per_sec, l.write.write_iops,
+                     l.write.write_p99_ns);
+        out += "  " + verdict + "\n";
     }
     return out;
 }
 
-nlohmann::json preset_json(const std::string& name, const PresetResults& results) {
+nlohmann::json preset_json(const std::string& name, const PresetResults& results,
+                           const std::vector<run::RunConfig>* configs, const HostInfo* host) {
     nlohmann::json tests = nlohmann::json::array();
-    for (const auto& [label, r] : results) {
+    for (std::size_t i = 0; i < results.size(); ++i) {
+        const auto& [label, r] = results[i];
         PresetRow row = preset_row(r);
-        tests.push_back({{"label", label},
-                         {"read_bandwidth_bytes_per_sec", row.read_bytes_per_sec},
-                         {"write_bandwidth_bytes_per_sec", row.write_bytes_per_sec},
-                         {"read_iops", row.read_iops},
-                         {"write_iops", row.write_iops},
-                         {"p99_ns", row.p99_ns},
-                         {"mismatch_total", row.mismatches},
-                         {"exit_code", run::exit_status(r)}});
+        nlohmann::json t = {{"label", label},
+                            {"read_bandwidth_bytes_per_sec", row.read_bytes_per_sec},
+                            {"write_bandwidth_bytes_per_sec", row.write_bytes_per_sec},
+                            {"read_iops", row.read_iops},
+                            {"write_iops", row.write_iops},
+                            {"p99_ns", row.p99_ns},
+                            {"read_p99_ns", row.read_p99_ns},
+                            {"write_p99_ns", row.write_p99_ns},
+                            {"mismatch_total", row.mismatches},
+                            {"exit_code", run::exit_status(r)}};
+        if (configs && host && i < configs->size()) {
+            nlohmann::json doc = result_json((*configs)[i], r, *host);
+            for (const char* key : {"config", "backend", "merged_phases", "summary"})
+                t[key] = std::move(doc[key]);
+            set_verdict(t, run::exit_status(r));
+        }
+        tests.push_back(std::move(t));
     }
     return {{"name", name}, {"tests", tests}};
 }

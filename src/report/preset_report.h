@@ -1,4 +1,6 @@
-// The compact table that ends a --preset run: one row per test.
+// What a --preset run ends with: one compact KDiskMark-like table (a row per
+// test name, read and write side by side) and the preset section of the
+// JSON document, where every test keeps its full figures.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -6,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "report/host_info.h"
+#include "run/config.h"
 #include "run/results.h"
 
 namespace ds::report {
@@ -17,12 +21,20 @@ using PresetResults = std::vector<std::pair<std::string, run::RunResult>>;
 struct PresetRow {
     double read_bytes_per_sec = 0, write_bytes_per_sec = 0;
     double read_iops = 0, write_iops = 0;
-    std::uint64_t p99_ns = 0;
+    std::uint64_t p99_ns = 0;                         // reads and writes together
+    std::uint64_t read_p99_ns = 0, write_p99_ns = 0;  // each direction's own
+    bool reads = false, writes = false;               // the phase did operations of that direction
     std::uint64_t mismatches = 0;
 };
 PresetRow preset_row(const run::RunResult& r);
 
+// "RND4K Q32T1 read" and "RND4K Q32T1 write" share the row "RND4K Q32T1":
+// reads from the first, writes from the second, as KDiskMark shows them.
 std::string preset_table(const std::string& name, const PresetResults& results);
-nlohmann::json preset_json(const std::string& name, const PresetResults& results);
+// `configs`, when given (one per result, in order): each test also keeps
+// its config, backend, merged_phases and summary, as a run's document has them.
+nlohmann::json preset_json(const std::string& name, const PresetResults& results,
+                           const std::vector<run::RunConfig>* configs = nullptr,
+                           const HostInfo* host = nullptr);
 
 }  // namespace ds::report

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "drivestress_version.h"
+#include "report/result_line.h"
 #include "run/drift.h"
 #include "units/units.h"
 
@@ -154,20 +155,24 @@ std::string knee_line(const run::SweepResult& sweep) {
         return sweep.param == run::SweepParam::rand_block ? units::format_size_option(v)
                                                           : std::to_string(v);
     };
+    const bool by_bandwidth = sweep.axis() == stats::KneeAxis::bandwidth;
+    const char* axis = by_bandwidth ? "MiB/s" : "IOPS";
     if (sweep.points.empty()) return "saturation: no points";
-    if (!sweep.knee)
-        return "saturation: not reached (IOPS still climbing at " + name + " " +
-               value_text(sweep.points.back().value) + ")";
-    const auto& a = sweep.points[*sweep.knee];
-    const auto& b = sweep.points[*sweep.knee + 1];
-    const double p99a = static_cast<double>(a.random.latency().value_at_percentile(99));
-    const double p99b = static_cast<double>(b.random.latency().value_at_percentile(99));
+    const auto knee = sweep.described_knee();
+    if (!knee)
+        return printf_string("saturation: by %s, not reached (%s still climbing at %s %s)", axis,
+                             axis, name.c_str(), value_text(sweep.points.back().value).c_str());
+    const std::string value = value_text(sweep.points[knee->index].value);
+    const std::string figure =
+        by_bandwidth ? printf_string("%.1f MiB/s (%s IOPS)", knee->at.bytes_per_sec / kMiB,
+                                     iops_text(knee->at.iops).c_str())
+                     : iops_text(knee->at.iops) + " IOPS";
     return printf_string(
-        "saturation: %s %s \u2014 %s IOPS, p99 %s ms (next step %+.0f%% IOPS, %+.0f%% p99)",
-        name.c_str(), value_text(a.value).c_str(), iops_text(a.random.iops()).c_str(),
-        ms(static_cast<std::uint64_t>(p99a)).c_str(),
-        a.random.iops() > 0 ? (b.random.iops() / a.random.iops() - 1) * 100 : 0.0,
-        p99a > 0 ? (p99b / p99a - 1) * 100 : 0.0);
+        "saturation: by %s, %s %s \u2014 %s, p99 %s ms (next step %+.0f%% %s, "
+        "%+.0f%% p99)",
+        axis, name.c_str(), value.c_str(), figure.c_str(),
+        ms(static_cast<std::uint64_t>(knee->at.p99_ns)).c_str(), knee->next_gain_pct(), axis,
+        knee->next_p99_change_pct);
 }
 
 TextReport::TextReport(std::FILE* out, std::FILE* live, HostInfo host)
@@ -181,42 +186,90 @@ void TextReport::clear_live() {
     }
 }
 
-void TextReport::started(const run::RunConfig& cfg, const run::RunResult& r) {
-    thresholds_s_ = cfg.latency_thresholds_s;
+namespace {
+
+std::string backend_text(const run::BackendInfo& b) {
+    std::string backend(io::to_string(b.used));
+    if (b.used != io::BackendKind::io_uring) return backend;
+    std::string flags;
+    for (const auto& f : b.uring.setup_flags)
+        flags += (flags.empty() ? "" : ",") + f;
+    backend += " [" + (flags.empty() ? std::string("no setup flags") : flags);
+    if (b.uring.fixed_files) backend += ", registered files";
+    if (b.uring.fixed_buffers) backend += ", registered buffers";
+    return backend + "]";
+}
+
+bool random_on(const run::RunConfig& cfg) {
+    return cfg.has_phase(run::Phase::random) &&
+           (cfg.rand_ops ? *cfg.rand_ops > 0 : cfg.rand_time_s > 0);
+}
+
+// "seq-write,seq-read,random,reverify  unit 4 KiB  random 70% reads for 10 s ..."
+std::string workload_text(const run::RunConfig& cfg) {
+    std::string phases;
+    for (auto p : cfg.phases) {
+        if (!phases.empty()) phases += ',';
+        phases += run::to_string(p);
+    }
+    std::string random = "random off";
+    if (random_on(cfg))
+        random = "random " + std::to_string(cfg.read_pct) + "% reads for " +
+                 (cfg.rand_ops ? std::to_string(*cfg.rand_ops) + " ops"
+                               : units::format_seconds(cfg.rand_time_s));
+    std::string t = phases + "  unit " + units::format_bytes(cfg.rand_block) + "  " + random +
+                    "  iterations " +
+                    (cfg.iterations ? std::to_string(cfg.iterations) : "until stopped");
+    if (cfg.duration_s) t += "  duration " + units::format_seconds(*cfg.duration_s);
+    if (cfg.sync != run::SyncMethod::none) {
+        t += "  sync " + std::string(run::to_string(cfg.sync));
+        if (cfg.sync == run::SyncMethod::fsync || cfg.sync == run::SyncMethod::fdatasync)
+            t += " every " + std::to_string(cfg.sync_every) +
+                 (cfg.sync_every == 1 ? " write" : " writes");
+    }
+    if (cfg.batch > 1) t += "  batch " + std::to_string(cfg.batch);
+    if (!cfg.verify) t += "  NO VERIFICATION";
+    return t;
+}
+
+}  // namespace
+
+void TextReport::print_target(const run::RunConfig& cfg, const run::RunResult& r) {
     const auto& t = r.target;
     std::fprintf(out_, "drivestress %s  %s  kernel %s  %u cpus  generator %s\n",
                  DRIVESTRESS_VERSION, host_.hostname.c_str(), host_.kernel.c_str(), host_.cpus,
                  host_.simd_path.c_str());
+    const char* io = r.direct_io ? "O_DIRECT" : "buffered (page cache evicted between phases)";
     if (!cfg.raw_device.empty())
         std::fprintf(out_, "target   %s (raw device, %s)  %u regions x %s  %s\n",
                      cfg.raw_device.c_str(), units::format_bytes(t.free_bytes).c_str(), cfg.files,
-                     units::format_bytes(cfg.file_bytes).c_str(),
-                     r.direct_io ? "O_DIRECT" : "buffered (page cache evicted between phases)");
+                     units::format_bytes(cfg.file_bytes).c_str(), io);
     else
         std::fprintf(out_, "target   %s%s (%s on %s)  %u x %s  %s\n", t.path.c_str(),
                      t.prefix ? " (file-name prefix)" : "",
                      t.filesystem.empty() ? "?" : t.filesystem.c_str(),
                      t.device.empty() ? "?" : t.device.c_str(), cfg.files,
-                     units::format_bytes(cfg.file_bytes).c_str(),
-                     r.direct_io ? "O_DIRECT" : "buffered (page cache evicted between phases)");
+                     units::format_bytes(cfg.file_bytes).c_str(), io);
     if (!r.direct_io_note.empty()) std::fprintf(out_, "note     %s\n", r.direct_io_note.c_str());
+    const std::uint64_t bytes = cfg.file_bytes * cfg.files;
+    if (!r.direct_io && random_on(cfg) && cfg.read_pct > 0 &&
+        (host_.memory_bytes == 0 || bytes < host_.memory_bytes))
+        std::fprintf(out_,
+                     "note     buffered: the files (%s) fit in memory (%s), so random reads of "
+                     "what the phase already touched come from the page cache: its IOPS and "
+                     "latency are not the drive's\n",
+                     units::format_bytes(bytes).c_str(),
+                     units::format_bytes(host_.memory_bytes).c_str());
+}
+
+void TextReport::print_backend(const run::RunConfig& cfg, const run::RunResult& r) {
     const auto& b = r.backend;
-    std::string backend(io::to_string(b.used));
-    if (b.used == io::BackendKind::io_uring) {
-        std::string flags;
-        for (const auto& f : b.uring.setup_flags)
-            flags += (flags.empty() ? "" : ",") + f;
-        backend += " [" + (flags.empty() ? std::string("no setup flags") : flags);
-        if (b.uring.fixed_files) backend += ", registered files";
-        if (b.uring.fixed_buffers) backend += ", registered buffers";
-        backend += "]";
-    }
     if (cfg.sync_compare)  // one ring per row, one operation at a time
         std::fprintf(out_, "backend  %s  one operation at a time\n",
                      std::string(io::to_string(b.used)).c_str());
     else
         std::fprintf(out_, "backend  %s  qd %u per worker (sequential %u x %s)%s\n",
-                     backend.c_str(), b.effective_qd, b.seq_qd,
+                     backend_text(b).c_str(), b.effective_qd, b.seq_qd,
                      units::format_size_option(cfg.seq_block).c_str(), cpus_text(cfg).c_str());
     if (!b.fallback_reason.empty())
         std::fprintf(out_, "note     io_uring unavailable, using sync: %s\n",
@@ -233,29 +286,19 @@ void TextReport::started(const run::RunConfig& cfg, const run::RunResult& r) {
                      "units are in flight, so picking a free one stays cheap\n",
                      cfg.qd, b.effective_qd,
                      std::to_string(cfg.file_bytes / cfg.rand_block).c_str());
-    std::string phases;
-    for (auto p : cfg.phases) {
-        if (!phases.empty()) phases += ',';
-        phases += run::to_string(p);
+}
+
+void TextReport::started(const run::RunConfig& cfg, const run::RunResult& r) {
+    thresholds_s_ = cfg.latency_thresholds_s;
+    verify_ = cfg.verify;
+    interval_s_ = cfg.interval_s;
+    if (layout_ == Layout::brief || (layout_ == Layout::preset_test && !header_)) return;
+    print_target(cfg, r);
+    if (layout_ == Layout::preset_test) {  // each test's settings are in its label
+        std::fflush(out_);
+        return;
     }
-    const bool random_on = cfg.has_phase(run::Phase::random) &&
-                           (cfg.rand_ops ? *cfg.rand_ops > 0 : cfg.rand_time_s > 0);
-    std::string random = "random off";
-    if (random_on)
-        random = "random " + std::to_string(cfg.read_pct) + "% reads for " +
-                 (cfg.rand_ops ? std::to_string(*cfg.rand_ops) + " ops"
-                               : units::format_seconds(cfg.rand_time_s));
-    std::string iterations = cfg.iterations ? std::to_string(cfg.iterations) : "until stopped";
-    std::string duration =
-        cfg.duration_s ? "  duration " + units::format_seconds(*cfg.duration_s) : "";
-    std::string durable;
-    if (cfg.sync != run::SyncMethod::none) {
-        durable = "  sync " + std::string(run::to_string(cfg.sync));
-        if (cfg.sync == run::SyncMethod::fsync || cfg.sync == run::SyncMethod::fdatasync)
-            durable += " every " + std::to_string(cfg.sync_every) +
-                       (cfg.sync_every == 1 ? " write" : " writes");
-    }
-    if (cfg.batch > 1) durable += "  batch " + std::to_string(cfg.batch);
+    print_backend(cfg, r);
     if (cfg.sync_compare)
         std::fprintf(out_,
                      "workload sync-compare: every method at 4K, 8K, 16K writes, %s a row, "
@@ -264,12 +307,12 @@ void TextReport::started(const run::RunConfig& cfg, const run::RunResult& r) {
                          ? (std::to_string(*cfg.sync_compare_row_ops) + " writes").c_str()
                          : units::format_seconds(cfg.sync_compare_row_s).c_str());
     else
-        std::fprintf(out_, "workload %s  unit %s  %s  iterations %s%s%s%s\n", phases.c_str(),
-                     units::format_bytes(cfg.rand_block).c_str(), random.c_str(),
-                     iterations.c_str(), duration.c_str(), durable.c_str(),
-                     cfg.verify ? "" : "  NO VERIFICATION");
+        std::fprintf(out_, "workload %s\n", workload_text(cfg).c_str());
     std::fprintf(out_, "seed     %" PRIu64 "  (reproduce with --seed %" PRIu64 ")\n", r.seed,
                  r.seed);
+    if (!cfg.sync_compare)  // (its table has no CPU figures)
+        std::fprintf(out_, "cpu      usr/sys %% are of one core (%u cpus: up to %u%%)\n",
+                     host_.cpus, 100 * host_.cpus);
     if (!r.state_path.empty())
         std::fprintf(out_,
                      "state    %s  (--keep: files stay; after a power cut run "
@@ -278,20 +321,46 @@ void TextReport::started(const run::RunConfig& cfg, const run::RunResult& r) {
     std::fflush(out_);
 }
 
+// The rate over the last second of snapshots (the phase's average until a
+// second has passed), so a stall shows at once in a long phase.
+TextReport::Rates TextReport::recent_rates(const run::ProgressSnapshot& s) {
+    if (!recent_.empty() && (recent_.back().elapsed_s > s.elapsed_s || recent_phase_ != s.phase ||
+                             recent_iteration_ != s.iteration))
+        recent_.clear();
+    recent_phase_ = s.phase;
+    recent_iteration_ = s.iteration;
+    recent_.push_back(s);
+    while (recent_.size() > 2 && s.elapsed_s - recent_[1].elapsed_s >= 1.0)
+        recent_.pop_front();
+    const run::ProgressSnapshot& from = recent_.front();
+    Rates r;
+    double dt = s.elapsed_s - from.elapsed_s;
+    if (dt >= 0.5)
+        r = {static_cast<double>(s.bytes - from.bytes) / dt,
+             static_cast<double>(s.ops - from.ops) / dt};
+    else if (s.elapsed_s > 0)  // the phase's first half second
+        r = {static_cast<double>(s.bytes) / s.elapsed_s, static_cast<double>(s.ops) / s.elapsed_s};
+    return r;
+}
+
 void TextReport::progress(const run::ProgressSnapshot& s) {
     if (!live_) return;
-    double rate = s.elapsed_s > 0 ? s.bytes / kMiB / s.elapsed_s : 0;
+    const Rates now = recent_rates(s);
+    const double avg_bytes = s.elapsed_s > 0 ? s.bytes / s.elapsed_s : 0;
+    const double avg_ops = s.elapsed_s > 0 ? s.ops / s.elapsed_s : 0;
+    const bool random = s.phase == run::Phase::random;
     std::string done =
         s.fraction_done >= 0 ? printf_string("%3.0f%%", 100 * std::min(1.0, s.fraction_done)) : "";
-    std::string ops = s.phase == run::Phase::random && s.elapsed_s > 0
-                          ? "  " + iops_text(s.ops / s.elapsed_s) + " IOPS"
-                          : "";
-    std::string p99 = last_second_p99_ns_ ? "  p99 " + ms(last_second_p99_ns_) + " ms" : "";
+    std::string last = printf_string("%.1f MiB/s", now.bytes_per_sec / kMiB);
+    if (random) last += "  " + iops_text(now.ops_per_sec) + " IOPS";
+    if (last_second_p99_ns_) last += "  p99 " + ms(last_second_p99_ns_) + " ms";
+    std::string avg =
+        random ? iops_text(avg_ops) + " IOPS" : printf_string("%.1f MiB/s", avg_bytes / kMiB);
     std::fprintf(live_,
-                 "\r\033[K[iteration %" PRIu64 "] %-9s %s  %.1f MiB/s%s%s  mismatches %" PRIu64
-                 "  %.1f s",
-                 s.iteration, std::string(run::to_string(s.phase)).c_str(), done.c_str(), rate,
-                 ops.c_str(), p99.c_str(), live_mismatches_, s.elapsed_s);
+                 "\r\033[K[iteration %" PRIu64
+                 "] %-9s %s  last 1 s: %s  (avg %s)  mismatches %" PRIu64 "  %.1f s",
+                 s.iteration, std::string(run::to_string(s.phase)).c_str(), done.c_str(),
+                 last.c_str(), avg.c_str(), live_mismatches_, s.elapsed_s);
     std::fflush(live_);
     live_shown_ = true;
 }
@@ -299,8 +368,8 @@ void TextReport::progress(const run::ProgressSnapshot& s) {
 void TextReport::interval_done(std::uint64_t, run::Phase, std::uint64_t,
                                const run::IntervalStats& s, double interval_s,
                                std::uint64_t mismatches_so_far) {
-    // Only whole seconds stand for "the last second".
-    if (interval_s >= 1.0 && s.read_ops + s.write_ops > 0)
+    // Only whole intervals (a second unless --interval) stand for "the last one".
+    if (interval_s >= 0.999 * interval_s_ && s.read_ops + s.write_ops > 0)
         last_second_p99_ns_ = s.latency().value_at_percentile(99);
     live_mismatches_ = mismatches_so_far;
 }
@@ -308,6 +377,7 @@ void TextReport::interval_done(std::uint64_t, run::Phase, std::uint64_t,
 void TextReport::phase_done(std::uint64_t iteration, const run::PhaseResult& p) {
     clear_live();
     last_second_p99_ns_ = 0;
+    if (layout_ != Layout::full) return;
     if (header_iteration_ != iteration) {
         std::fprintf(out_, "\niteration %" PRIu64 "\n", iteration);
         header_iteration_ = iteration;
@@ -321,13 +391,20 @@ void TextReport::iteration_done(const run::IterationResult& it) {
     for (const auto& p : it.phases)
         n += p.mismatches;
     mismatches_seen_ += n;
-    std::fprintf(out_, "  mismatches %" PRIu64 "\n", n);
+    if (layout_ != Layout::full) return;
+    if (!verify_ && n == 0)
+        std::fprintf(out_, "  mismatches not counted: nothing verified (--no-verify)\n");
+    else if (n == 0)
+        std::fprintf(out_, "  mismatches 0\n");
+    else  // observations: a damaged unit read by two phases counts twice
+        std::fprintf(out_, "  mismatches %" PRIu64 " (reads that found a wrong unit)\n", n);
     std::fflush(out_);
 }
 
 void TextReport::sweep_point_done(const run::RunConfig& cfg, const run::SweepPoint& point) {
     clear_live();
     last_second_p99_ns_ = 0;
+    if (layout_ != Layout::full) return;
     const std::string name(run::to_string(cfg.sweep->param));
     if (sweep_rows_++ == 0) {
         std::string head =
@@ -439,41 +516,40 @@ void print_damage(std::FILE* out, const run::RunResult& r) {
 
 }  // namespace
 
-void TextReport::finish(const run::RunConfig& cfg, const run::RunResult& r, int code,
-                        const std::string& why) {
-    clear_live();
-    (void)cfg;
-    if (r.sync_compare) std::fputs(sync_compare_table(*r.sync_compare).c_str(), out_);
-    const auto totals = r.totals();
-    if (!r.sweep.points.empty()) std::fprintf(out_, "%s\n", knee_line(r.sweep).c_str());
-    std::fputs(drift_table(r.iterations).c_str(), out_);
-    if (!r.mismatch_records.empty()) {
-        std::fprintf(out_, "\nmismatches (first %zu of %" PRIu64 ")\n", r.mismatch_records.size(),
-                     r.mismatch_count());
-        for (const auto& m : r.mismatch_records) {
-            std::string what(pattern::to_string(m.cls));
-            std::string detail;
-            if (m.cls == pattern::MismatchClass::io_error)
-                detail = printf_string("%s failed: %s", std::string(io::to_string(m.op)).c_str(),
-                                       std::strerror(m.error));
-            else if (m.cls == pattern::MismatchClass::short_read)
-                detail = "read returned end of file";
-            else
-                detail = printf_string("%" PRIu64 " %s, expected generation %u", m.bad_bytes,
-                                       m.bad_bytes == 1 ? "byte differs" : "bytes differ",
-                                       m.expected_generation);
-            if (m.found && m.cls != pattern::MismatchClass::io_error)
-                detail += printf_string("; header says file %u offset %" PRIu64 " generation %u%s",
-                                        m.found->file_index, m.found->offset, m.found->generation,
-                                        m.found->run_id == r.run_id ? "" : " of another run");
-            std::fprintf(out_,
-                         "  %s offset %" PRIu64 " (unit at %" PRIu64 "): %s [%s, iteration %" PRIu64
-                         "] %s\n",
-                         m.path.c_str(), m.offset, m.unit_offset, what.c_str(),
-                         std::string(run::to_string(m.phase)).c_str(), m.iteration, detail.c_str());
-        }
+namespace {
+
+// The first mismatch records: file, offset, class and what the header says.
+void print_mismatch_records(std::FILE* out, const run::RunResult& r) {
+    if (r.mismatch_records.empty()) return;
+    std::fprintf(out, "\nmismatches (first %zu of %" PRIu64 ")\n", r.mismatch_records.size(),
+                 r.mismatch_count());
+    for (const auto& m : r.mismatch_records) {
+        std::string what(pattern::to_string(m.cls));
+        std::string detail;
+        if (m.cls == pattern::MismatchClass::io_error)
+            detail = printf_string("%s failed: %s", std::string(io::to_string(m.op)).c_str(),
+                                   std::strerror(m.error));
+        else if (m.cls == pattern::MismatchClass::short_read)
+            detail = "read returned end of file";
+        else
+            detail = printf_string("%" PRIu64 " %s, expected generation %u", m.bad_bytes,
+                                   m.bad_bytes == 1 ? "byte differs" : "bytes differ",
+                                   m.expected_generation);
+        if (m.found && m.cls != pattern::MismatchClass::io_error)
+            detail += printf_string("; header says file %u offset %" PRIu64 " generation %u%s",
+                                    m.found->file_index, m.found->offset, m.found->generation,
+                                    m.found->run_id == r.run_id ? "" : " of another run");
+        std::fprintf(out,
+                     "  %s offset %" PRIu64 " (unit at %" PRIu64 "): %s [%s, iteration %" PRIu64
+                     "] %s\n",
+                     m.path.c_str(), m.offset, m.unit_offset, what.c_str(),
+                     std::string(run::to_string(m.phase)).c_str(), m.iteration, detail.c_str());
     }
-    print_damage(out_, r);
+}
+
+// "summary  1.7 GiB written, 3.7 GiB read, 3.7 GiB verified in 13.05 s; 0 mismatches".
+std::string summary_line(const run::RunConfig& cfg, const run::RunResult& r) {
+    const auto totals = r.totals();
     std::string classes;
     for (std::size_t i = 0; i < r.mismatch_totals.size(); ++i)
         if (r.mismatch_totals[i])
@@ -481,30 +557,64 @@ void TextReport::finish(const run::RunConfig& cfg, const run::RunResult& r, int 
                 " %s=%" PRIu64,
                 std::string(pattern::to_string(static_cast<pattern::MismatchClass>(i))).c_str(),
                 r.mismatch_totals[i]);
-    const std::string error = "ERROR: " + (why.empty() ? "the run could not go on" : why);
-    const char* verdict = code == 2   ? "FAIL: data mismatch or I/O error"
-                          : code == 1 ? error.c_str()
-                          : code != 0 ? "INTERRUPTED: nothing wrong found so far"
-                          : r.stop == run::StopReason::duration ? "PASS (stopped at --duration)"
-                                                                : "PASS";
+    std::string line = "summary  " + units::format_bytes(totals.written) + " written, " +
+                       units::format_bytes(totals.read) + " read, ";
+    if (!cfg.verify && totals.verified == 0)
+        return line + printf_string("not verified (--no-verify) in %.2f s", r.wall_seconds);
+    line += units::format_bytes(totals.verified) +
+            printf_string(" verified in %.2f s; %" PRIu64 " mismatch%s", r.wall_seconds,
+                          r.mismatch_count(), r.mismatch_count() == 1 ? "" : "es");
+    if (!classes.empty()) line += " (" + classes.substr(1) + ")";
     // Mismatches count observations (a unit read by two phases counts
     // twice); the damaged units are what the drive lost.
-    std::string damaged;
     if (r.mismatch_count())
-        damaged = printf_string(" in %" PRIu64 " damaged unit%s", r.damaged_units(),
-                                r.damaged_units() == 1 ? "" : "s");
-    std::fprintf(
-        out_,
-        "\nsummary  %s written, %s read, %s verified in %.2f s; %" PRIu64 " mismatch%s%s%s%s\n",
-        units::format_bytes(totals.written).c_str(), units::format_bytes(totals.read).c_str(),
-        units::format_bytes(totals.verified).c_str(), r.wall_seconds, r.mismatch_count(),
-        r.mismatch_count() == 1 ? "" : "es", classes.empty() ? "" : " (",
-        classes.empty() ? "" : (classes.substr(1) + ")").c_str(), damaged.c_str());
+        line += printf_string(" in %" PRIu64 " damaged unit%s", r.damaged_units(),
+                              r.damaged_units() == 1 ? "" : "s");
+    return line;
+}
+
+std::string verdict_text(const run::RunConfig& cfg, const run::RunResult& r, int code,
+                         const std::string& why) {
+    if (code == 2) return "FAIL: data mismatch or I/O error";
+    if (code == 1) return "ERROR: " + (why.empty() ? "the run could not go on" : why);
+    if (code != 0) return "INTERRUPTED: nothing wrong found so far";
+    std::string pass =
+        r.stop == run::StopReason::duration ? "PASS (stopped at --duration)" : "PASS";
+    if (!cfg.verify) pass += ", data not verified with --no-verify";
+    return pass;
+}
+
+}  // namespace
+
+void TextReport::finish(const run::RunConfig& cfg, const run::RunResult& r, int code,
+                        const std::string& why) {
+    clear_live();
+    // A sweep's random figures are its points: the saturation line stands
+    // for them in --brief too.
+    if (layout_ != Layout::preset_test && !r.sweep.points.empty())
+        std::fprintf(out_, "%s\n", knee_line(r.sweep).c_str());
+    if (layout_ == Layout::full) {
+        if (r.sync_compare) std::fputs(sync_compare_table(*r.sync_compare).c_str(), out_);
+        std::fputs(drift_table(r.iterations).c_str(), out_);
+    }
+    // What went wrong is shown whatever the layout.
+    print_mismatch_records(out_, r);
+    print_damage(out_, r);
+    const std::string verdict = verdict_text(cfg, r, code, why);
+    if (layout_ == Layout::preset_test) {
+        if (!label_.empty())
+            std::fprintf(out_, "  %-20s %s (%.2f s)\n", label_.c_str(), verdict.c_str(),
+                         r.wall_seconds);
+        std::fflush(out_);
+        return;
+    }
+    if (layout_ == Layout::full) std::fprintf(out_, "\n%s\n", summary_line(cfg, r).c_str());
     if (!r.state_path.empty())
         std::fprintf(out_, "kept     %zu file%s and %s (delete them when done)\n",
                      r.file_paths.size(), r.file_paths.size() == 1 ? "" : "s",
                      r.state_path.c_str());
-    std::fprintf(out_, "result   %s (exit %d)\n", verdict, code);
+    if (!r.merged_phases.empty()) std::fprintf(out_, "%s\n", result_line(cfg, r).c_str());
+    std::fprintf(out_, "result   %s (exit %d)\n", verdict.c_str(), code);
     std::fflush(out_);
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdio>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -14,7 +15,17 @@ namespace ds::report {
 
 class TextReport final : public run::RunObserver {
   public:
-    // The status line shows the last second's p99.
+    // full: everything.  brief (--brief): only the result block, the figures
+    // line and the verdict (and what went wrong).  preset_test: one test of
+    // a preset, one line with its label and verdict (none without a label;
+    // the preset's table follows); the header only when `header`.
+    enum class Layout { full, brief, preset_test };
+    void set_layout(Layout layout, std::string label = {}, bool header = false) {
+        layout_ = layout;
+        label_ = std::move(label);
+        header_ = header;
+    }
+    // The status line shows the last second's rate and p99 beside the average.
     bool wants_intervals() const override { return live_ != nullptr; }
     // `out` gets the report; `live`, when not null, gets the status line
     // (a terminal), refreshed in place.
@@ -36,11 +47,25 @@ class TextReport final : public run::RunObserver {
 
   private:
     void clear_live();
+    struct Rates {
+        double bytes_per_sec = 0, ops_per_sec = 0;
+    };
+    Rates recent_rates(const run::ProgressSnapshot& s);
+    void print_target(const run::RunConfig& cfg, const run::RunResult& r);
+    void print_backend(const run::RunConfig& cfg, const run::RunResult& r);
 
     std::FILE* out_;
     std::FILE* live_;
     HostInfo host_;
     bool live_shown_ = false;
+    std::deque<run::ProgressSnapshot> recent_;  // the status line's last second
+    run::Phase recent_phase_ = run::Phase::seq_write;
+    std::uint64_t recent_iteration_ = 0;
+    Layout layout_ = Layout::full;
+    std::string label_;
+    bool header_ = false;
+    bool verify_ = true;
+    double interval_s_ = 1;  // --interval
     std::uint64_t header_iteration_ = 0;
     std::uint64_t mismatches_seen_ = 0;
     std::size_t sweep_rows_ = 0;
@@ -51,13 +76,14 @@ class TextReport final : public run::RunObserver {
 
 // One line per phase, e.g. "seq-write  1234.5 MiB/s  ..." (also used by tests).
 std::string phase_line(const run::PhaseResult& p, const std::vector<double>& thresholds_s = {});
-// "saturation: qd 32 — 241k IOPS, p99 0.410 ms (next step +3% IOPS, +92% p99)"
-// or "saturation: not reached (IOPS still climbing at qd 128)".
 // aio_test's figures for a random phase that wrote: "writes:  N done, E errors
 // (F failed, 0 outstanding)  time ms min .. avg .. max ..  total .. s  .. MiB ..".
 std::string writes_line(const run::PhaseResult& p);
 // The --sync-compare table, one row per method and write size.
 std::string sync_compare_table(const run::SyncCompareResult& sc);
+// "saturation: by IOPS, qd 32 — 241k IOPS, p99 0.410 ms (next step +3% IOPS,
+// +92% p99)", "saturation: by MiB/s, not reached (MiB/s still climbing at
+// rand-block 64K)": block-size sweeps are judged by bandwidth.
 std::string knee_line(const run::SweepResult& sweep);
 // For runs of two iterations or more: each phase's first, best, worst and
 // last bandwidth (IOPS for the random phase) and p99, with the iteration

@@ -13,7 +13,8 @@
 
 namespace ds::report {
 
-void TimeseriesWriter::started(const run::RunConfig&, const run::RunResult&) {
+void TimeseriesWriter::started(const run::RunConfig& cfg, const run::RunResult&) {
+    interval_s_ = cfg.interval_s;
     try {
         fd_ = io::create_output_file(path_);
     } catch (const std::system_error& e) {
@@ -30,13 +31,14 @@ std::string TimeseriesWriter::finish() {
 std::string TimeseriesWriter::line(std::uint64_t iteration, run::Phase phase,
                                    std::uint64_t sweep_value, const run::IntervalStats& s,
                                    double interval_s, std::uint64_t mismatches_so_far,
-                                   double elapsed_s) {
+                                   double elapsed_s, double start_s) {
     const double len = interval_s > 0 ? interval_s : 1.0;
     nlohmann::json j;
     j["elapsed_s"] = elapsed_s;
     j["iteration"] = iteration;
     j["phase"] = std::string(run::to_string(phase));
-    j["second"] = s.second;
+    j["second"] = static_cast<std::uint64_t>(start_s + 1e-9);
+    j["index"] = s.index;
     j["interval_s"] = interval_s;
     if (sweep_value) j["sweep_value"] = sweep_value;
     j["read_bytes"] = s.read_bytes;
@@ -67,10 +69,12 @@ void TimeseriesWriter::interval_done(std::uint64_t iteration, run::Phase phase,
         last_sweep_value_ = sweep_value;
         any_ = true;
     }
-    const double end_s = phase_base_s_ + static_cast<double>(s.second) + interval_s;
+    const double start_s = static_cast<double>(s.index) * interval_s_;
+    const double end_s = phase_base_s_ + start_s + interval_s;
     last_end_s_ = end_s;
     if (!error_.empty() || !fd_.valid()) return;  // the first failure is reported once
-    std::string text = line(iteration, phase, sweep_value, s, interval_s, mismatches_so_far, end_s);
+    std::string text =
+        line(iteration, phase, sweep_value, s, interval_s, mismatches_so_far, end_s, start_s);
     text += '\n';
     if (!io::write_full(fd_.get(), text))
         error_ = "--timeseries " + path_ + ": write: " + std::strerror(errno);

@@ -87,6 +87,9 @@ struct RunConfig {
     // With a sweep, qd and files hold the largest value swept and rand_block
     // (the verification unit) the smallest; each point overrides them.
     std::optional<Sweep> sweep;
+    // Length of one per-interval record (--timeseries, the live --prom
+    // figures, the status line's p99), seconds: 0.1 to 60.
+    double interval_s = 1;
     double knee_gain_pct = 5;  // saturation: next point adds less IOPS than this
     std::vector<double> latency_thresholds_s{2, 10};  // see seconds_to_ns
     bool compare_backends = false;

@@ -4,13 +4,10 @@
 
 namespace ds::run {
 
-namespace {
-constexpr std::uint64_t kSecondNs = 1'000'000'000ULL;
-}
-
-void IntervalRecorder::start(std::uint64_t phase_start_ns) {
+void IntervalRecorder::start(std::uint64_t phase_start_ns, std::uint64_t interval_ns) {
     start_ns_ = phase_start_ns;
-    next_boundary_ns_ = phase_start_ns ? phase_start_ns + kSecondNs : UINT64_MAX;
+    interval_ns_ = interval_ns ? interval_ns : 1'000'000'000ULL;
+    next_boundary_ns_ = phase_start_ns ? phase_start_ns + interval_ns_ : UINT64_MAX;
     current_ = IntervalStats{};
     at_start_ = PhaseCounters{};
 }
@@ -36,8 +33,8 @@ void IntervalRecorder::publish(const PhaseCounters& c) {
 
 void IntervalRecorder::roll(std::uint64_t now_ns, const PhaseCounters& c) {
     publish(c);
-    current_.second = (now_ns - start_ns_) / kSecondNs;
-    next_boundary_ns_ = start_ns_ + (current_.second + 1) * kSecondNs;
+    current_.index = (now_ns - start_ns_) / interval_ns_;
+    next_boundary_ns_ = start_ns_ + (current_.index + 1) * interval_ns_;
 }
 
 void IntervalRecorder::finish(const PhaseCounters& c) {

@@ -1,8 +1,8 @@
-// Per-second statistics of one worker's phase (--timeseries, and the status
-// line's "p99 of the last second"): the counters and the latencies of each
-// whole second since the phase began, published when a completion lands in
-// a later second.  The coordinator takes them while the phase runs; the lock
-// is taken once a second per worker, so it is never contended in the loop.
+// Per-interval statistics of one worker's phase (--timeseries with
+// --interval, a second by default; the status line's p99): the counters and
+// the latencies of each whole interval since the phase began, published when
+// a completion lands in a later interval.  The coordinator takes them while the phase runs; the
+// lock is taken once a second per worker, so it is never contended in the loop.
 #pragma once
 
 #include <cstdint>
@@ -15,8 +15,9 @@ namespace ds::run {
 
 class IntervalRecorder {
   public:
-    // Seconds count from `phase_start_ns`; 0 turns the recorder off.
-    void start(std::uint64_t phase_start_ns);
+    // Intervals of `interval_ns` count from `phase_start_ns`; a start of 0
+    // turns the recorder off.
+    void start(std::uint64_t phase_start_ns, std::uint64_t interval_ns = 1'000'000'000ULL);
     bool on() const { return start_ns_ != 0; }
     void record_read(std::uint64_t ns) { current_.read_latency.record(ns); }
     void record_write(std::uint64_t ns) { current_.write_latency.record(ns); }
@@ -34,6 +35,7 @@ class IntervalRecorder {
     void roll(std::uint64_t now_ns, const PhaseCounters& c);
 
     std::uint64_t start_ns_ = 0;
+    std::uint64_t interval_ns_ = 1'000'000'000ULL;
     std::uint64_t next_boundary_ns_ = UINT64_MAX;
     IntervalStats current_;
     PhaseCounters at_start_;  // counters when the current second began

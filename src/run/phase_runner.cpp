@@ -14,8 +14,9 @@ namespace ds::run {
 
 namespace {
 
-// The workers' per-second statistics, merged: a second is passed on once
-// every worker has moved past it, in order, none skipped.
+// The workers' per-interval statistics (--interval, a second by default),
+// merged: an interval is passed on once every worker has moved past it, in
+// order, none skipped.  (Member names say "second" for an interval.)
 class IntervalMerger {
   public:
     IntervalMerger(RunSession& s, std::uint64_t iteration, Phase phase, std::uint64_t sweep_value,
@@ -28,13 +29,15 @@ class IntervalMerger {
           mismatches_so_far_(std::accumulate(s.res.mismatch_totals.begin(),
                                              s.res.mismatch_totals.end(), std::uint64_t{0})) {}
 
-    // `phase_over`: every second left goes out, the last one as long as
+    // `phase_over`: every interval left goes out, the last one as long as
     // what remained of the phase (`phase_seconds` in all).
     void emit(bool phase_over, double phase_seconds) {
         for (unsigned i = 0; i < worker_second_.size(); ++i)
             for (auto& iv : s_.workers[i]->take_intervals()) {
-                worker_second_[i] = std::max(worker_second_[i], iv.second);
-                auto [slot, fresh] = pending_.try_emplace(iv.second, iv);
+                // A worker publishes a second once it is past it: every
+                // second up to this one is done for that worker.
+                worker_second_[i] = std::max(worker_second_[i], iv.index + 1);
+                auto [slot, fresh] = pending_.try_emplace(iv.index, iv);
                 if (!fresh) slot->second.merge(iv);
             }
         const std::uint64_t done_before =
@@ -42,15 +45,17 @@ class IntervalMerger {
                        : *std::min_element(worker_second_.begin(), worker_second_.end());
         for (; next_second_ < done_before; ++next_second_) {
             IntervalStats iv;
-            iv.second = next_second_;
+            iv.index = next_second_;
             if (auto found = pending_.find(next_second_); found != pending_.end()) {
                 iv = std::move(found->second);
                 pending_.erase(found);
             }
             mismatches_so_far_ += iv.mismatches;
-            double length = 1.0;
+            const double interval_s = s_.cfg.interval_s;
+            double length = interval_s;
             if (phase_over && next_second_ + 1 == done_before)
-                length = std::clamp(phase_seconds - static_cast<double>(next_second_), 0.0, 1.0);
+                length = std::clamp(phase_seconds - static_cast<double>(next_second_) * interval_s,
+                                    0.0, interval_s);
             s_.observer.interval_done(iteration_, phase_, sweep_value_, iv, length,
                                       mismatches_so_far_);
         }
@@ -111,6 +116,7 @@ PhasePlan make_plan(RunSession& s, std::uint64_t iteration, Phase phase, const S
     // per operation).
     const RunConfig& cfg = s.cfg;
     if (s.observer.wants_intervals()) plan.intervals_from_ns = t0;
+    plan.interval_ns = seconds_to_ns(cfg.interval_s);
     if (phase == Phase::random) {
         if (!cfg.rand_ops) plan.deadline_ns = t0 + seconds_to_ns(cfg.rand_time_s);
         if (s.duration_deadline_ns)

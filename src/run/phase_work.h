@@ -28,7 +28,8 @@ struct PhasePlan {
     std::uint64_t stop_after_ops = 0;  // test hook: SIGSTOP the process after this many completions
     unsigned depth = 0;                // random phase: in-flight limit (0 = geometry's)
     std::uint32_t rand_block = 0;      // random phase: block, a multiple of the unit (0 = unit)
-    std::uint64_t intervals_from_ns = 0;  // --timeseries: phase start; 0 = no per-second stats
+    std::uint64_t intervals_from_ns = 0;  // --timeseries: phase start; 0 = no per-interval stats
+    std::uint64_t interval_ns = 1'000'000'000;  // --interval
 };
 
 // How one worker's phase ended.

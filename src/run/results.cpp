@@ -55,6 +55,23 @@ stats::LatencyHistogram IntervalStats::latency() const {
     return all;
 }
 
+stats::KneeAxis SweepResult::axis() const {
+    return param == SweepParam::rand_block ? stats::KneeAxis::bandwidth : stats::KneeAxis::iops;
+}
+
+std::vector<stats::SweepFigures> SweepResult::figures() const {
+    std::vector<stats::SweepFigures> out;
+    for (const auto& pt : points)
+        out.push_back({pt.random.iops(), pt.random.bytes_per_sec(),
+                       static_cast<double>(pt.random.latency().value_at_percentile(99))});
+    return out;
+}
+
+std::optional<stats::Knee> SweepResult::described_knee() const {
+    if (!knee || *knee + 1 >= points.size()) return std::nullopt;
+    return stats::knee_at(figures(), *knee, axis());
+}
+
 double PhaseResult::iops() const {
     return seconds > 0 ? static_cast<double>(counters.read_ops + counters.write_ops) / seconds
                        : 0.0;

@@ -14,6 +14,7 @@
 #include "run/damage.h"
 #include "stats/cpu_time.h"
 #include "stats/histogram.h"
+#include "stats/knee.h"
 
 namespace ds::run {
 
@@ -87,7 +88,7 @@ struct PhaseCounters {
 // latency apart and mismatches their class, so a live histogram per
 // operation and a live count per class add up to the phase's totals.
 struct IntervalStats {
-    std::uint64_t second = 0;  // whole seconds since the phase started
+    std::uint64_t index = 0;  // whole intervals (--interval) since the phase started
     std::uint64_t read_ops = 0, write_ops = 0;
     std::uint64_t read_bytes = 0, write_bytes = 0;
     std::uint64_t mismatches = 0;  // all classes
@@ -159,6 +160,13 @@ struct SweepResult {
     SweepParam param = SweepParam::qd;
     std::vector<SweepPoint> points;
     std::optional<std::size_t> knee;  // index of the saturation point (stats::find_knee)
+
+    // The figure the knee is chosen by: bandwidth for block sizes, else IOPS.
+    stats::KneeAxis axis() const;
+    // Each point's IOPS, bandwidth and p99.
+    std::vector<stats::SweepFigures> figures() const;
+    // The saturation point described (nullopt when `knee` is not set).
+    std::optional<stats::Knee> described_knee() const;
 };
 
 // One row of --sync-compare.

@@ -36,12 +36,9 @@ void run_sweep(RunSession& s, std::uint64_t iteration) {
         s.observer.sweep_point_done(s.cfg, point);
         s.res.sweep.points.push_back(std::move(point));
     }
-    std::vector<double> iops, p99;
-    for (const auto& pt : s.res.sweep.points) {
-        iops.push_back(pt.random.iops());
-        p99.push_back(static_cast<double>(pt.random.latency().value_at_percentile(99)));
-    }
-    s.res.sweep.knee = stats::find_knee(iops, p99, s.cfg.knee_gain_pct);
+    const auto knee =
+        stats::find_knee(s.res.sweep.figures(), s.res.sweep.axis(), s.cfg.knee_gain_pct);
+    if (knee) s.res.sweep.knee = knee->index;
 }
 
 // One iteration: its phases in order (the random one, or a sweep of it).

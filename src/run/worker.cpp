@@ -125,7 +125,7 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
         slots_[i].buf = i < depth ? arena_.data() + i * std::size_t{block} : nullptr;
     progress_bytes.store(0, std::memory_order_relaxed);
     progress_ops.store(0, std::memory_order_relaxed);
-    intervals_.start(plan.intervals_from_ns);
+    intervals_.start(plan.intervals_from_ns, plan.interval_ns);
 
     PhaseContext ctx{plan,  units_,         run_id_,      file_index_,   geo_.file_bytes,
                      block, geo_.verify,    out,          *this,         intervals_,

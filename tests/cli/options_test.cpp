@@ -561,3 +561,19 @@ TEST_CASE("--iteration-detail: how many last iterations keep their histograms") 
     check_rejected({"--iteration-detail", "-1"}, "--iteration-detail");
     check_rejected({"--iteration-detail", "x"}, "--iteration-detail");
 }
+
+TEST_CASE("--interval: the length of a --timeseries line, 100ms to 60s") {
+    const std::string ts = "/tmp/options_test_never_written.ndjson";
+    CHECK(parse_command_line({"/tmp"}).config.interval_s == 1);  // the default
+    CHECK(
+        parse_command_line({"--timeseries", ts, "--interval", "250ms", "/tmp"}).config.interval_s ==
+        doctest::Approx(0.25));
+    CHECK(parse_command_line({"--timeseries", ts, "--interval", "1m", "/tmp"}).config.interval_s ==
+          60);
+    CHECK(usage_error({"--timeseries", ts, "--interval", "50ms", "/tmp"}).find("--interval") !=
+          std::string::npos);
+    CHECK(usage_error({"--timeseries", ts, "--interval", "61s", "/tmp"}).find("100ms and 60s") !=
+          std::string::npos);
+    CHECK(usage_error({"--interval", "2s", "/tmp"}).find("needs --timeseries") !=
+          std::string::npos);
+}

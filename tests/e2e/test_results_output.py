@@ -56,6 +56,32 @@ class Timeseries(harness.DriveStressTest):
         for l in lines:
             jsonschema.validate(l, schema)
 
+    def test_interval_sets_the_length_of_a_line(self):
+        ts = os.path.join(self.tmp, "ts.ndjson")
+        r = self.drivestress("-s", "8M", "-j", "1", "--seq-block", "256K", "--rand-time", "1.1",
+                             "--phases", "seq-write,random", "--interval", "250ms",
+                             "--timeseries", ts)
+        self.assertExit(r, 0)
+        doc = self.assertJson(r)
+        random = harness.merged_phases_of(doc)["random"]
+        mine = [l for l in load_lines(ts) if l["phase"] == "random"]
+        self.assertGreaterEqual(len(mine), 4)  # 1.1 s: four whole quarters and a partial one
+        self.assertEqual([l["index"] for l in mine], list(range(len(mine))))
+        self.assertEqual([l["second"] for l in mine], [int(i * 0.25) for i in range(len(mine))])
+        self.assertTrue(all(l["interval_s"] == 0.25 for l in mine[:-1]))
+        self.assertLessEqual(mine[-1]["interval_s"], 0.25)
+        self.assertAlmostEqual(sum(l["interval_s"] for l in mine), random["elapsed_s"], delta=0.05)
+        for key in ("read_ops", "write_ops", "read_bytes", "write_bytes"):
+            self.assertEqual(sum(l[key] for l in mine), random[key], key)
+        try:
+            import jsonschema
+        except ImportError:
+            self.skipTest("python3-jsonschema missing: lines not validated against the schema")
+        with open(SCHEMA) as f:
+            schema = json.load(f)
+        for l in mine:
+            jsonschema.validate(l, schema)
+
     def test_sweep_lines_carry_the_point(self):
         ts = os.path.join(self.tmp, "ts.ndjson")
         r = self.drivestress("-s", "8M", "-j", "1", "--seq-block", "256K", "--sweep", "qd=1,4",
@@ -146,6 +172,9 @@ class Progress(harness.DriveStressTest):
         self.assertIn("IOPS", err)
         self.assertIn("mismatches 0", err)
         self.assertRegex(err, r"p99 [0-9.]+ ms")  # of the last whole second
+        # The last second's rate beside the phase's average.
+        self.assertRegex(err, r"last 1 s: [0-9.]+ MiB/s  [0-9.]+k? IOPS")
+        self.assertRegex(err, r"\(avg [0-9.]+k? IOPS\)")
         self.assertNotIn("[iteration", out)
         code, out, err = self.run_with_stderr(False)
         self.assertEqual(code, 0)

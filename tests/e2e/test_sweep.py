@@ -25,6 +25,7 @@ class Sweep(harness.DriveStressTest):
         rows = [l.split() for l in r.stdout.splitlines() if l.strip().split()[:1] in (["1"], ["2"], ["4"])]
         self.assertEqual([row[0] for row in rows], ["1", "2", "4"], r.stdout)
         self.assertIn("saturation: ", r.stdout)
+        self.assertIn("saturation: by IOPS, ", r.stdout)
         # Files are written and verified once, then re-verified once.
         names = [p["phase"] for _, p in harness.phases_of(doc)]
         self.assertEqual(names, ["seq-write", "seq-read", "reverify"])
@@ -40,6 +41,11 @@ class Sweep(harness.DriveStressTest):
         self.assertEqual(big["read_bytes"] % 16384, 0)
         self.assertEqual(big["verified_bytes"], big["read_bytes"])
         self.assertEqual(doc["summary"]["mismatch_total"], 0)
+        # Block sizes are judged by bandwidth, and the line says so.
+        self.assertIn("saturation: by MiB/s, ", r.stdout)
+        knee = doc["sweep"]["knee"]
+        if knee is not None:
+            self.assertEqual(knee["axis"], "bandwidth")
 
     def test_files_sweep_runs_on_that_many_workers(self):
         r = self.drivestress(*SMALL, "--sweep", "files=1,2", "--rand-ops", "2000")

@@ -1133,6 +1133,9 @@ TEST_CASE("sweep: one random phase per value, and the knee") {
     CHECK(std::abs(sw["knee"]["p99_ns"].get<double>() - 300'000.0) <= 3'000.0);
     CHECK(sw["knee"]["next_iops_gain_pct"].get<double>() == doctest::Approx(100.0 / 30.0));
     CHECK(sw["knee"]["next_p99_change_pct"].get<double>() == doctest::Approx(200.0).epsilon(0.02));
+    CHECK(sw["knee"]["axis"] == "iops");
+    CHECK(sw["knee"]["bandwidth_bytes_per_sec"].get<double>() ==
+          doctest::Approx(sw["points"][1]["bandwidth_bytes_per_sec"].get<double>()));
 
     run::RunResult r = make_sweep_result();
     r.sweep.knee.reset();
@@ -1141,6 +1144,24 @@ TEST_CASE("sweep: one random phase per value, and the knee") {
 
     // Without a sweep there is no "sweep" key at all.
     CHECK(!document(make_config(), make_result(false), make_host()).contains("sweep"));
+}
+
+TEST_CASE("sweep: a block-size sweep's knee is chosen and described by bandwidth") {
+    run::RunResult r = make_sweep_result();
+    r.sweep.param = run::SweepParam::rand_block;
+    json d = document(make_sweep_config(), r, make_host());
+    const json& k = d["sweep"]["knee"];
+    REQUIRE(k.is_object());
+    CHECK(k["axis"] == "bandwidth");
+    const json& pts = d["sweep"]["points"];
+    const double bw1 = pts[1]["bandwidth_bytes_per_sec"].get<double>();
+    const double bw2 = pts[2]["bandwidth_bytes_per_sec"].get<double>();
+    CHECK(k["bandwidth_bytes_per_sec"].get<double>() == doctest::Approx(bw1));
+    CHECK(k["next_bandwidth_gain_pct"].get<double>() == doctest::Approx((bw2 / bw1 - 1) * 100));
+    SchemaValidator v(load_schema());
+    auto errors = v.errors(d);
+    INFO(joined(errors));
+    CHECK(errors.empty());
 }
 
 TEST_CASE("sweep and backend comparison documents validate against the schema") {

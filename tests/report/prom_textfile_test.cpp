@@ -97,7 +97,7 @@ struct Setup {
 
 run::IntervalStats second_with_reads(std::uint64_t second, std::uint64_t n, std::uint64_t ns) {
     run::IntervalStats s;
-    s.second = second;
+    s.index = second;
     for (std::uint64_t i = 0; i < n; ++i)
         s.read_latency.record(ns);
     s.read_ops = n;

@@ -1,4 +1,4 @@
-// The text report's drift table for long runs.
+// The text report's drift table for long runs, the saturation line of sweeps.
 #include "report/text_report.h"
 
 #include <doctest/doctest.h>
@@ -63,4 +63,48 @@ TEST_CASE("no drift table for a single iteration") {
     std::vector<run::IterationResult> its{{1, {figures(run::Phase::seq_write, 1.0, 10, 1)}}};
     CHECK(report::drift_table(its).empty());
     CHECK(report::drift_table({}).empty());
+}
+
+namespace {
+
+// A sweep whose point i did ops[i] operations of `block` bytes in one second,
+// every one taking p99_us[i] microseconds.
+run::SweepResult sweep_of(run::SweepParam param, std::vector<std::uint64_t> values,
+                          std::vector<std::uint64_t> ops, std::vector<std::uint64_t> block,
+                          std::vector<std::uint64_t> p99_us) {
+    run::SweepResult sw;
+    sw.param = param;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        run::SweepPoint pt;
+        pt.value = values[i];
+        pt.random.phase = run::Phase::random;
+        pt.random.seconds = 1.0;
+        pt.random.counters.read_ops = ops[i];
+        pt.random.counters.read_bytes = ops[i] * block[i];
+        for (int n = 0; n < 100; ++n)
+            pt.random.counters.read_latency.record(p99_us[i] * 1000);
+        sw.points.push_back(pt);
+    }
+    return sw;
+}
+
+}  // namespace
+
+TEST_CASE("saturation line: a qd sweep by IOPS, a block-size sweep by MiB/s") {
+    auto qd = sweep_of(run::SweepParam::qd, {1, 4, 16}, {1000, 3000, 3100}, {4096, 4096, 4096},
+                       {100, 100, 300});
+    qd.knee = 1;
+    CHECK(report::knee_line(qd) ==
+          "saturation: by IOPS, qd 4 \u2014 3.0k IOPS, p99 0.100 ms (next step +3% IOPS, "
+          "+200% p99)");
+    auto blocks = sweep_of(run::SweepParam::rand_block, {4096, 16384, 65536}, {3000, 2000, 1000},
+                           {4096, 16384, 65536}, {100, 200, 400});
+    CHECK(blocks.axis() == stats::KneeAxis::bandwidth);
+    CHECK(report::knee_line(blocks) ==
+          "saturation: by MiB/s, not reached (MiB/s still climbing at rand-block 64K)");
+    blocks.knee = 1;
+    const std::string line = report::knee_line(blocks);
+    CHECK(line.rfind("saturation: by MiB/s, rand-block 16K \u2014 31.2 MiB/s (2.0k IOPS), p99 ",
+                     0) == 0);
+    CHECK(line.find("(next step +100% MiB/s, +100% p99)") != std::string::npos);
 }

@@ -393,9 +393,14 @@ class Figures(unittest.TestCase):
             pt["bandwidth_bytes_per_sec"] = pt["iops"] * pt["value"]
         self.plot.plot_sweep(("rand-block", points, None), "t", "unused.png")
         self.assertEqual(self.figs[-1].axes[0].get_ylabel(), "bandwidth (MiB/s)")
+        notes = [t.get_text() for t in self.figs[-1].axes[0].texts]
+        self.assertIn("no saturation point (by MiB/s): still climbing at the last point", notes)
         self.plot.plot_sweep(("qd", [dict(p, value=v) for p, v in zip(points, (1, 4, 16))],
                               4), "t", "unused.png")
         self.assertEqual(self.figs[-1].axes[0].get_ylabel(), "IOPS (operations/s)")
+        notes = [t.get_text() for t in self.figs[-1].axes[0].texts]
+        self.assertTrue(any(n.startswith("saturation point found by the run (by IOPS): ")
+                            for n in notes), notes)
 
 
 def matplotlib_color(name):

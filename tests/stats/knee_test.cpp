@@ -45,3 +45,31 @@ TEST_CASE("a dip followed by more growth is not the knee") {
     REQUIRE(k.has_value());
     CHECK(*k == 5);  // 188k: the only later point adds 4.8%
 }
+
+TEST_CASE("a block-size sweep is judged by bandwidth: falling IOPS are no knee") {
+    using ds::stats::KneeAxis;
+    using ds::stats::SweepFigures;
+    // rand-block 4K, 8K, 16K, 32K, 64K as measured on a loop device: IOPS
+    // fall at every step while MiB/s more than quintuples.
+    std::vector<SweepFigures> pts{{132.7e3, 518.2 * 1048576, 3.1e6},
+                                  {101.0e3, 788.9 * 1048576, 3.2e6},
+                                  {83.8e3, 1309.9 * 1048576, 4.6e6},
+                                  {56.9e3, 1779.7 * 1048576, 5.1e6},
+                                  {43.9e3, 2746.7 * 1048576, 6.2e6}};
+    auto by_iops = find_knee(pts, KneeAxis::iops, 5);
+    REQUIRE(by_iops.has_value());
+    CHECK(by_iops->index == 0);  // the fake knee the issue saw
+    CHECK_FALSE(find_knee(pts, KneeAxis::bandwidth, 5).has_value());
+    // Bandwidth that stops growing at 32K: the knee is there, on bandwidth.
+    pts[4].bytes_per_sec = 1790.0 * 1048576;
+    auto k = find_knee(pts, KneeAxis::bandwidth, 5);
+    REQUIRE(k.has_value());
+    CHECK(k->index == 3);
+    CHECK(k->axis == KneeAxis::bandwidth);
+    CHECK(k->at.iops == doctest::Approx(56.9e3));
+    CHECK(k->next_bandwidth_gain_pct == doctest::Approx((1790.0 / 1779.7 - 1) * 100));
+    CHECK(k->next_gain_pct() == doctest::Approx(k->next_bandwidth_gain_pct));
+    CHECK(k->next_iops_gain_pct == doctest::Approx((43.9 / 56.9 - 1) * 100));
+    CHECK(k->next_p99_change_pct == doctest::Approx((6.2 / 5.1 - 1) * 100));
+    CHECK(ds::stats::to_string(k->axis) == "bandwidth");
+}

@@ -1,0 +1,92 @@
+#include "report/result_line.h"
+
+#include <cstdarg>
+#include <cstdio>
+
+#include "io/backend.h"
+#include "units/units.h"
+
+namespace ds::report {
+
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+const run::PhaseResult* merged(const run::RunResult& r, run::Phase p) {
+    for (const auto& ph : r.merged_phases)
+        if (ph.phase == p) return &ph;
+    return nullptr;
+}
+
+DirectionFigures direction(const run::PhaseResult& p, bool reads) {
+    const auto& c = p.counters;
+    DirectionFigures d;
+    d.ops = reads ? c.read_ops : c.write_ops;
+    d.measured = d.ops > 0 && p.seconds > 0;
+    if (!d.measured) return d;
+    d.bytes_per_sec = static_cast<double>(reads ? c.read_bytes : c.write_bytes) / p.seconds;
+    d.iops = static_cast<double>(d.ops) / p.seconds;
+    d.p99_ns = (reads ? c.read_latency : c.write_latency).value_at_percentile(99);
+    return d;
+}
+
+std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+std::string format(const char* fmt, ...) {
+    char buf[64];
+    va_list ap;
+    va_start(ap, fmt);
+    std::vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return buf;
+}
+
+std::string iops_text(double iops) {
+    if (iops >= 1e6) return format("%.2fM", iops / 1e6);
+    if (iops >= 1e3) return format("%.1fk", iops / 1e3);
+    return format("%.0f", iops);
+}
+
+}  // namespace
+
+QuotedFigures quoted_figures(const run::RunResult& r) {
+    QuotedFigures q;
+    if (const auto* w = merged(r, run::Phase::seq_write)) q.seq_write = direction(*w, false);
+    if (const auto* rd = merged(r, run::Phase::seq_read)) q.seq_read = direction(*rd, true);
+    if (const auto* rnd = merged(r, run::Phase::random)) {
+        q.random = rnd->seconds > 0;
+        q.random_read = direction(*rnd, true);
+        q.random_write = direction(*rnd, false);
+        q.random_iops = rnd->iops();
+        q.random_p99_ns = rnd->latency().value_at_percentile(99);
+    }
+    return q;
+}
+
+std::string result_line(const run::RunConfig& cfg, const run::RunResult& r) {
+    const QuotedFigures q = quoted_figures(r);
+    std::string seq;
+    auto add_seq = [&](const char* name, const DirectionFigures& d) {
+        if (!d.measured) return;
+        seq += seq.empty() ? "seq " + units::format_size_option(cfg.seq_block) + ": " : ", ";
+        seq += name + format(" %.1f MiB/s", d.bytes_per_sec / kMiB);
+    };
+    add_seq("write", q.seq_write);
+    add_seq("read", q.seq_read);
+    std::string line = "figures  " + seq;
+    if (q.random) {
+        line += seq.empty() ? "" : " | ";
+        line += "random " + units::format_size_option(cfg.rand_block) + ", " +
+                std::to_string(cfg.read_pct) + "% reads, qd " +
+                std::to_string(r.backend.effective_qd) + " x " + std::to_string(cfg.files) +
+                (cfg.files == 1 ? " worker: " : " workers: ") + iops_text(q.random_iops) +
+                " IOPS, p99 " + format("%.3f ms", static_cast<double>(q.random_p99_ns) / 1e6);
+    }
+    line += " | " + std::string(io::to_string(r.backend.used)) + ", " +
+            (r.direct_io ? "O_DIRECT" : "buffered") + ", " + std::to_string(cfg.files) + " x " +
+            units::format_bytes(cfg.file_bytes);
+    if (!r.target.filesystem.empty()) line += " on " + r.target.filesystem;
+    line += cfg.verify ? ", verified" : ", NOT verified";
+    return line;
+}
+
+}  // namespace ds::report

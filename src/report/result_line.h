@@ -1,0 +1,39 @@
+// The figures people quote from a run (sequential MiB/s, random IOPS and
+// p99), computed once: the one line to paste at the end of the text report,
+// the whole of --brief, and the rows of a preset's table.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "run/config.h"
+#include "run/results.h"
+
+namespace ds::report {
+
+// One direction of one phase, over every iteration that ran it.
+struct DirectionFigures {
+    bool measured = false;  // the phase ran and did operations of this direction
+    double bytes_per_sec = 0;
+    double iops = 0;
+    std::uint64_t p99_ns = 0;
+    std::uint64_t ops = 0;  // the sample count behind p99
+};
+
+struct QuotedFigures {
+    DirectionFigures seq_write, seq_read;
+    DirectionFigures random_read, random_write;
+    bool random = false;     // the random phase ran
+    double random_iops = 0;  // reads and writes
+    std::uint64_t random_p99_ns = 0;
+};
+
+// From the run's merged phases (sweep points are not in them).
+QuotedFigures quoted_figures(const run::RunResult& r);
+
+// "figures  seq 1M: write 1593.0 MiB/s, read 1563.1 MiB/s | random 4K, 70%
+// reads, qd 32 x 2 workers: 129.2k IOPS, p99 4.637 ms | io_uring, O_DIRECT,
+// 2 x 32 MiB on ext4, verified" (no newline); parts that did not run are left out.
+std::string result_line(const run::RunConfig& cfg, const run::RunResult& r);
+
+}  // namespace ds::report

@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""What a person reads at the end of a run: the line to paste (figures),
+--brief, the compact preset table, --no-verify's wording, the CPU note and
+the page-cache warning of buffered runs."""
+
+import json
+import os
+import re
+
+import harness
+from harness import MiB
+
+
+SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "schema",
+                      "result.schema.json")
+
+
+def line_starting(text, label):
+    lines = [l for l in text.splitlines() if l.startswith(label)]
+    if len(lines) != 1:
+        raise AssertionError(f"expected one line starting {label!r}:\n{text}")
+    return lines[0]
+
+
+class Reading(harness.DriveStressTest):
+    backend = "io_uring"
+
+    def test_figures_line_quotes_the_document(self):
+        r = self.drivestress("-s", "8M", "-j", "2", "--rand-ops", "4000")
+        self.assertExit(r, 0)
+        doc = self.assertJson(r)
+        merged = harness.merged_phases_of(doc)
+        line = line_starting(r.stdout, "figures  ")
+        m = re.fullmatch(r"figures  seq 1M: write ([\d.]+) MiB/s, read ([\d.]+) MiB/s \| "
+                         r"random 4K, 70% reads, qd (\d+) x 2 workers: ([\d.]+)(k?) IOPS, "
+                         r"p99 ([\d.]+) ms \| io_uring, O_DIRECT, 2 x 8 MiB on \S+, verified", line)
+        self.assertIsNotNone(m, line)
+        self.assertEqual(float(m[1]),
+                         round(merged["seq-write"]["write_bandwidth_bytes_per_sec"] / MiB, 1))
+        self.assertEqual(float(m[2]),
+                         round(merged["seq-read"]["read_bandwidth_bytes_per_sec"] / MiB, 1))
+        self.assertEqual(int(m[3]), doc["backend"]["random_qd_per_worker"])
+        iops = merged["random"]["iops"]
+        self.assertEqual(m[4] + m[5], f"{iops / 1e3:.1f}k" if iops >= 1e3 else f"{iops:.0f}")
+        self.assertEqual(float(m[6]), round(merged["random"]["latency"]["percentiles_ns"]["p99"] / 1e6, 3))
+        # The paste line comes right before the verdict.
+        lines = r.stdout.splitlines()
+        self.assertEqual(lines[-2], line)
+        self.assertEqual(lines[-1], "result   PASS (exit 0)")
+        self.assertIn("cpu      usr/sys % are of one core", r.stdout)
+
+    def test_brief_prints_only_the_result_block(self):
+        r = self.drivestress("-s", "8M", "-j", "1", "--rand-ops", "2000", "--brief")
+        self.assertExit(r, 0)
+        lines = r.stdout.splitlines()
+        self.assertEqual(len(lines), 2, r.stdout)
+        self.assertTrue(lines[0].startswith("figures  seq 1M: write "), lines[0])
+        self.assertEqual(lines[1], "result   PASS (exit 0)")
+        self.assertNoFilesLeft(r)
+
+    def test_brief_sweep_keeps_the_saturation_line(self):
+        r = self.drivestress("-s", "8M", "-j", "1", "--sweep", "qd=1,4", "--rand-ops", "2000",
+                             "--brief")
+        self.assertExit(r, 0)
+        lines = r.stdout.splitlines()
+        self.assertEqual(len(lines), 3, r.stdout)
+        self.assertTrue(lines[0].startswith("saturation: by IOPS, "), lines[0])
+        self.assertTrue(lines[1].startswith("figures  seq 1M: "), lines[1])
+        self.assertEqual(lines[2], "result   PASS (exit 0)")
+
+    def test_no_verify_says_not_verified(self):
+        r = self.drivestress("-s", "8M", "-j", "1", "--rand-ops", "2000", "--no-verify")
+        self.assertExit(r, 0)
+        self.assertNotIn("0 B verified", r.stdout)
+        self.assertNotIn("mismatches 0", r.stdout)
+        self.assertIn("not verified (--no-verify)", line_starting(r.stdout, "summary  "))
+        self.assertEqual(r.stdout.splitlines()[-1],
+                         "result   PASS, data not verified with --no-verify (exit 0)")
+        self.assertTrue(line_starting(r.stdout, "figures  ").endswith(", NOT verified"))
+
+    def test_buffered_random_reads_warn_of_the_page_cache(self):
+        r = self.drivestress("-s", "8M", "-j", "1", "--rand-ops", "2000", "--buffered")
+        self.assertExit(r, 0)
+        note = line_starting(r.stdout, "note     buffered: ")
+        self.assertIn("page cache", note)
+        self.assertIn("not the drive's", note)
+        # Writes only: nothing to warn about.
+        r = self.drivestress("-s", "8M", "-j", "1", "--rand-ops", "2000", "--buffered",
+                             "--read-pct", "0")
+        self.assertExit(r, 0)
+        self.assertNotIn("note     buffered: ", r.stdout)
+
+    def test_preset_one_compact_table_and_every_test_in_full(self):
+        r = self.drivestress("-s", "8M", "--rand-ops", "1000", "--preset", "desktop")
+        self.assertExit(r, 0)
+        doc = self.assertJson(r)
+        self.assertEqual(r.stdout.count("drivestress 0"), 1, "one header")
+        self.assertNotIn("=== ", r.stdout)
+        self.assertNotIn("iteration 1", r.stdout)
+        table = r.stdout[r.stdout.index("\npreset desktop: "):].splitlines()[2:]
+        self.assertIn("read", table[0])
+        self.assertIn("write", table[0])
+        self.assertEqual(table[1].split(), ["test", "MiB/s", "IOPS", "p99", "ms", "MiB/s", "IOPS",
+                                            "p99", "ms", "result"])
+        rows = {l[2:18].strip(): l[18:].split() for l in table[2:-1]}
+        self.assertEqual(list(rows), ["SEQ1M Q8T1", "SEQ1M Q1T1", "RND4K Q32T1", "RND4K Q1T1"])
+        tests = {t["label"]: t for t in doc["preset"]["tests"]}
+        read, write = tests["RND4K Q32T1 read"], tests["RND4K Q32T1 write"]
+        cells = rows["RND4K Q32T1"]
+        self.assertEqual(float(cells[0]), round(read["read_bandwidth_bytes_per_sec"] / MiB, 1))
+        self.assertEqual(float(cells[2]), round(read["read_p99_ns"] / 1e6, 3))
+        self.assertEqual(float(cells[3]), round(write["write_bandwidth_bytes_per_sec"] / MiB, 1))
+        self.assertEqual(float(cells[5]), round(write["write_p99_ns"] / 1e6, 3))
+        self.assertEqual(cells[6], "PASS")
+        self.assertEqual(table[-1], "result   PASS (exit 0)")
+        # Every test keeps its full figures, not only the first.
+        for t in doc["preset"]["tests"]:
+            self.assertEqual(t["summary"]["exit_code"], 0)
+            self.assertEqual(t["config"]["files"], 1)
+            phases = [p["phase"] for p in t["merged_phases"]]
+            self.assertEqual(phases[0], "seq-write")
+            self.assertIn("histogram", t["merged_phases"][0]["latency"])
+        self.assertEqual(tests["RND4K Q1T1 write"]["config"]["qd"], 1)
+        self.assertEqual(tests["RND4K Q1T1 write"]["config"]["read_pct"], 0)
+        rnd = [p for p in tests["RND4K Q1T1 write"]["merged_phases"] if p["phase"] == "random"][0]
+        self.assertEqual(rnd["write_ops"], 1000)
+        self.assertNoFilesLeft(r)
+        try:
+            import jsonschema
+        except ImportError:
+            self.skipTest("python3-jsonschema missing: the document (all else checked) is not validated")
+        with open(SCHEMA) as f:
+            jsonschema.validate(doc, json.load(f))
+
+    def test_preset_brief_is_the_table(self):
+        r = self.drivestress("-s", "8M", "--rand-ops", "500", "--preset", "nvme", "--brief",
+                             json_out=False)
+        self.assertExit(r, 0)
+        lines = [l for l in r.stdout.splitlines() if l]
+        self.assertTrue(lines[0].startswith("preset nvme: "), r.stdout)
+        self.assertEqual(lines[-1], "result   PASS (exit 0)")
+        self.assertEqual(len(lines), 1 + 2 + 2 + 1, r.stdout)  # title, 2 heads, 2 rows, result
+
+
+if __name__ == "__main__":
+    harness.main()

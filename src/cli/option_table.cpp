@@ -30,7 +30,8 @@ const OptionSpec kSpecs[] = {
     {kWorkload, "size", 's', "SIZE", "256M", nullptr, "size of each file"},
     {kWorkload, "files", 'j', "N", "4", nullptr, "workers, one file each, 1 to 4096"},
     {kWorkload, "qd", 'q', "N", "32", nullptr,
-     "operations in flight per worker (io_uring), 1 to 4096"},
+     "operations in flight per worker, 1 to 4096 (sync: that many threads per worker, each "
+     "in a blocking pread/pwrite; 1 = no extra thread)"},
     {kWorkload, "backend", 0, "auto|io_uring|sync", "auto", nullptr,
      "I/O backend; auto probes io_uring and falls back to sync with a one-line reason, "
      "io_uring exits 1 with that reason instead"},

@@ -210,6 +210,10 @@ void TextReport::started(const run::RunConfig& cfg, const run::RunResult& r) {
         if (b.uring.fixed_files) backend += ", registered files";
         if (b.uring.fixed_buffers) backend += ", registered buffers";
         backend += "]";
+    } else if (!cfg.sync_compare) {
+        backend += b.sync_threads ? " [" + std::to_string(b.sync_threads) +
+                                        " threads per worker, blocking pread/pwrite]"
+                                  : std::string(" [single-threaded, blocking pread/pwrite]");
     }
     if (cfg.sync_compare)  // one ring per row, one operation at a time
         std::fprintf(out_, "backend  %s  one operation at a time\n",
@@ -221,13 +225,9 @@ void TextReport::started(const run::RunConfig& cfg, const run::RunResult& r) {
     if (!b.fallback_reason.empty())
         std::fprintf(out_, "note     io_uring unavailable, using sync: %s\n",
                      b.fallback_reason.c_str());
-    if (b.requested == run::BackendChoice::sync && cfg.qd > 1)
-        std::fprintf(out_, "note     sync backend: queue depth is 1 per worker (--qd %u ignored)\n",
-                     cfg.qd);
     for (const auto& n : b.uring.notes)
         std::fprintf(out_, "note     %s\n", n.c_str());
-    if (b.used == io::BackendKind::io_uring && !cfg.sync_compare && !cfg.sweep &&
-        b.effective_qd < cfg.qd)
+    if (!cfg.sync_compare && !cfg.sweep && b.effective_qd < cfg.qd)
         std::fprintf(out_,
                      "note     --qd %u limited to %u per worker: at most half of a file's %s "
                      "units are in flight, so picking a free one stays cheap\n",

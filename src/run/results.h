@@ -196,6 +196,7 @@ struct BackendInfo {
     io::UringFeatures uring;      // features of worker 0's ring
     unsigned effective_qd = 1;    // random-phase depth per worker
     unsigned seq_qd = 1;          // sequential-phase depth per worker
+    unsigned sync_threads = 0;    // sync: pool threads per worker (0: single-threaded)
 };
 
 // The current time as ISO 8601 UTC ("2026-11-30T04:33:23Z"), for started_at.

@@ -61,6 +61,10 @@ void Worker::open_backend(io::BackendKind kind, int fd, io::UringOptions uring) 
     try {
         backend_ = io::make_backend(kind, fd_, depth, arena_.span(), uring, base_);
     } catch (const std::system_error& e) {
+        if (kind == io::BackendKind::sync)  // the thread pool could not start
+            throw SetupError("--qd " + std::to_string(depth) +
+                             " with --backend sync: cannot start " + std::to_string(depth) +
+                             " I/O threads for " + path_ + ": " + e.what() + " (ulimit -u?)");
         if (!uring.sqpoll && !uring.iopoll) throw;
         throw SetupError(std::string(uring.sqpoll ? "--sqpoll" : "--iopoll") +
                          ": the kernel refused the ring: " + e.what());

@@ -104,7 +104,13 @@ const OptionSpec kSpecs[] = {
      "sweep saturation point: the first point after which no later point adds PCT % more "
      "IOPS while p99 rises at the next"},
     {kSweeps, "compare-backends", 0, nullptr, nullptr, nullptr,
-     "run the workload on io_uring, then on sync (same seed), and compare", Kind::flag},
+     "run the workload on io_uring, then on sync with as many operations in flight (--qd "
+     "threads per worker), same seed, and compare IOPS, latency, CPU, context switches and "
+     "system calls per operation",
+     Kind::flag},
+    {kSweeps, "compare-extra", 0, "LIST", nullptr, "none",
+     "more --compare-backends rows: sync-qd1 (sync, one operation per worker, no thread pool), "
+     "sqpoll (io_uring with --sqpoll)"},
     {kSweeps, "preset", 0, "NAME", nullptr, nullptr,
      "a named set of tests: quick, desktop, nvme, burn-in (listed below)"},
 

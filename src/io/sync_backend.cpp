@@ -93,10 +93,11 @@ unsigned ThreadedSyncBackend::submit() {
         pending_.insert(pending_.end(), queued_.begin(), queued_.end());
     }
     queued_.clear();
-    if (n == 1)
+    // One wake-up per request: notify_all would wake every idle thread of
+    // a pool larger than what is in flight (a sweep's small depths) for
+    // most of them to find nothing.
+    for (unsigned i = 0; i < n; ++i)
         work_cv_.notify_one();
-    else
-        work_cv_.notify_all();
     return n;
 }
 

@@ -181,8 +181,8 @@ void TextReport::clear_live() {
     }
 }
 
-void TextReport::started(const run::RunConfig& cfg, const run::RunResult& r) {
-    thresholds_s_ = cfg.latency_thresholds_s;
+// The host and the target.
+void TextReport::print_machine(const run::RunConfig& cfg, const run::RunResult& r) {
     const auto& t = r.target;
     std::fprintf(out_, "drivestress %s  %s  kernel %s  %u cpus  generator %s\n",
                  DRIVESTRESS_VERSION, host_.hostname.c_str(), host_.kernel.c_str(), host_.cpus,
@@ -200,6 +200,10 @@ void TextReport::started(const run::RunConfig& cfg, const run::RunResult& r) {
                      units::format_bytes(cfg.file_bytes).c_str(),
                      r.direct_io ? "O_DIRECT" : "buffered (page cache evicted between phases)");
     if (!r.direct_io_note.empty()) std::fprintf(out_, "note     %s\n", r.direct_io_note.c_str());
+}
+
+// The backend and what it enabled.
+void TextReport::print_backend(const run::RunConfig& cfg, const run::RunResult& r) {
     const auto& b = r.backend;
     std::string backend(io::to_string(b.used));
     if (b.used == io::BackendKind::io_uring) {
@@ -233,6 +237,10 @@ void TextReport::started(const run::RunConfig& cfg, const run::RunResult& r) {
                      "units are in flight, so picking a free one stays cheap\n",
                      cfg.qd, b.effective_qd,
                      std::to_string(cfg.file_bytes / cfg.rand_block).c_str());
+}
+
+// The workload, the seed and --keep's state file.
+void TextReport::print_workload(const run::RunConfig& cfg, const run::RunResult& r) {
     std::string phases;
     for (auto p : cfg.phases) {
         if (!phases.empty()) phases += ',';
@@ -275,6 +283,23 @@ void TextReport::started(const run::RunConfig& cfg, const run::RunResult& r) {
                      "state    %s  (--keep: files stay; after a power cut run "
                      "drivestress --verify-only %s)\n",
                      r.state_path.c_str(), r.state_path.c_str());
+}
+
+void TextReport::started(const run::RunConfig& cfg, const run::RunResult& r) {
+    thresholds_s_ = cfg.latency_thresholds_s;
+    if (section_.empty()) {
+        print_machine(cfg, r);
+        print_backend(cfg, r);
+        print_workload(cfg, r);
+    } else {  // a comparison: the common header once, then this backend's section
+        if (section_header_) {
+            print_machine(cfg, r);
+            print_workload(cfg, r);
+            if (!section_intro_.empty()) std::fprintf(out_, "%s\n", section_intro_.c_str());
+        }
+        std::fprintf(out_, "\n=== %s ===\n", section_.c_str());
+        print_backend(cfg, r);
+    }
     std::fflush(out_);
 }
 
@@ -439,6 +464,16 @@ void print_damage(std::FILE* out, const run::RunResult& r) {
 
 }  // namespace
 
+std::string result_line(int code, run::StopReason stop, const std::string& why) {
+    const std::string error = "ERROR: " + (why.empty() ? "the run could not go on" : why);
+    const char* verdict = code == 2   ? "FAIL: data mismatch or I/O error"
+                          : code == 1 ? error.c_str()
+                          : code != 0 ? "INTERRUPTED: nothing wrong found so far"
+                          : stop == run::StopReason::duration ? "PASS (stopped at --duration)"
+                                                              : "PASS";
+    return printf_string("result   %s (exit %d)\n", verdict, code);
+}
+
 void TextReport::finish(const run::RunConfig& cfg, const run::RunResult& r, int code,
                         const std::string& why) {
     clear_live();
@@ -481,12 +516,6 @@ void TextReport::finish(const run::RunConfig& cfg, const run::RunResult& r, int 
                 " %s=%" PRIu64,
                 std::string(pattern::to_string(static_cast<pattern::MismatchClass>(i))).c_str(),
                 r.mismatch_totals[i]);
-    const std::string error = "ERROR: " + (why.empty() ? "the run could not go on" : why);
-    const char* verdict = code == 2   ? "FAIL: data mismatch or I/O error"
-                          : code == 1 ? error.c_str()
-                          : code != 0 ? "INTERRUPTED: nothing wrong found so far"
-                          : r.stop == run::StopReason::duration ? "PASS (stopped at --duration)"
-                                                                : "PASS";
     // Mismatches count observations (a unit read by two phases counts
     // twice); the damaged units are what the drive lost.
     std::string damaged;
@@ -504,7 +533,7 @@ void TextReport::finish(const run::RunConfig& cfg, const run::RunResult& r, int 
         std::fprintf(out_, "kept     %zu file%s and %s (delete them when done)\n",
                      r.file_paths.size(), r.file_paths.size() == 1 ? "" : "s",
                      r.state_path.c_str());
-    std::fprintf(out_, "result   %s (exit %d)\n", verdict, code);
+    if (section_.empty()) std::fputs(result_line(code, r.stop, why).c_str(), out_);
     std::fflush(out_);
 }
 

@@ -77,6 +77,8 @@ struct PhaseCounters {
     // Writes that failed (io-error, or the filesystem full), for the write
     // summary's error count.
     std::uint64_t write_errors = 0;
+    // System calls that moved data (Backend::system_calls) during the phase.
+    std::uint64_t system_calls = 0;
 
     void merge(const PhaseCounters& o);
     std::uint64_t mismatch_total() const;

@@ -137,11 +137,13 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
     WriteDurability writes(geo_.sync, geo_.sync_every, units_, durable_);
     std::unique_ptr<IoPhase> phase = make_phase(ctx, &writes, geo_.read_pct, seed_);
     Engine engine(*backend_, slots_, stop_);
+    const std::uint64_t calls0 = backend_->system_calls();
     const EngineTally t = engine.run(*phase, {depth, geo_.batch, plan.stop_after_ops});
     writes.finish();
     intervals_.finish(out.counters);
     phase->reaped(monotonic_ns());  // the final progress
     out.counters.retries += t.retries;
+    out.counters.system_calls = backend_->system_calls() - calls0;
     out.completed = !t.stopped;
     return out;
 }

@@ -108,7 +108,7 @@ const OptionSpec kSpecs[] = {
      "threads per worker), same seed, and compare IOPS, latency, CPU, context switches and "
      "system calls per operation",
      Kind::flag},
-    {kSweeps, "compare-extra", 0, "LIST", nullptr, "none",
+    {kSweeps, "compare-extra", 0, "LIST", nullptr, "off",
      "more --compare-backends rows: sync-qd1 (sync, one operation per worker, no thread pool), "
      "sqpoll (io_uring with --sqpoll)"},
     {kSweeps, "preset", 0, "NAME", nullptr, nullptr,

@@ -322,3 +322,18 @@ TEST_CASE("sync thread pool: a stop request drains what is in flight") {
     CHECK_FALSE(r.completed);
     CHECK(r.counters.read_ops + r.counters.write_ops == 0);
 }
+
+TEST_CASE("sync thread pool at depth 1 (a sweep's QD 1) is the single-threaded baseline") {
+    Fixture f(false, true);
+    f.phase(Phase::seq_write);
+    const std::uint64_t pool_calls = f.faulty->system_calls();
+    auto r = f.phase(Phase::random, 2000, 0, 1);
+    CHECK(r.counters.read_ops + r.counters.write_ops == 2000);
+    CHECK(r.counters.mismatch_total() == 0);
+    // Counted by the worker's own single-threaded backend, not by the pool.
+    CHECK(r.counters.system_calls == 2000);
+    CHECK(f.faulty->system_calls() == pool_calls);
+    auto v = f.phase(Phase::reverify);
+    CHECK(v.counters.mismatch_total() == 0);
+    CHECK(v.counters.verified_bytes == kFileBytes);
+}

@@ -66,7 +66,7 @@ void Worker::open_backend(io::BackendKind kind, int fd, io::UringOptions uring) 
         if (kind == io::BackendKind::sync)  // the thread pool could not start
             throw SetupError("--qd " + std::to_string(depth) +
                              " with --backend sync: cannot start " + std::to_string(depth) +
-                             " I/O threads for " + path_ + ": " + e.what() + " (ulimit -u?)");
+                             " I/O threads for " + path_ + ": " + e.what() + " (ulimit -u or -v?)");
         if (!uring.sqpoll && !uring.iopoll) throw;
         throw SetupError(std::string(uring.sqpoll ? "--sqpoll" : "--iopoll") +
                          ": the kernel refused the ring: " + e.what());

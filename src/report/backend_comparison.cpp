@@ -115,7 +115,7 @@ std::string in_flight_text(const ComparedRow& r) {
     std::string t = std::to_string(r.workers) + (r.workers == 1 ? " worker x " : " workers x ");
     if (r.backend == io::BackendKind::sync)
         return t + (r.sync_threads ? std::to_string(r.sync_threads) + " threads"
-                                   : std::string("1 (single-threaded)"));
+                                   : std::string("1, single-threaded"));
     return t + "qd " + std::to_string(r.qd_per_worker);
 }
 
@@ -175,7 +175,12 @@ std::string ratios_text(const std::vector<ComparedRow>& rows) {
             if (!a || !b) continue;
             char head[32];
             std::snprintf(head, sizeof head, "  %-10s ", std::string(run::to_string(p)).c_str());
-            out += head + ratio_words(*a, rows[0].label, *b, rows[i].label) + "\n";
+            // Two lines a phase: what the requests get, then what they cost.
+            std::string words = ratio_words(*a, rows[0].label, *b, rows[i].label);
+            const std::size_t cost = words.find(", CPU/op");
+            if (cost != std::string::npos)
+                words = words.substr(0, cost) + "\n             cost: " + words.substr(cost + 2);
+            out += head + words + "\n";
         }
     }
     return out;

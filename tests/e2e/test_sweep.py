@@ -110,7 +110,7 @@ class CompareBackends(harness.DriveStressTest):
         self.assertEqual(sum(l.startswith("summary ") for l in lines), 3)
         self.assertIn("io_uring (2 workers x qd 8) against sync (2 workers x 8 threads):", out)
         self.assertIn("io_uring (2 workers x qd 8) against sync qd 1 "
-                      "(2 workers x 1 (single-threaded)):", out)
+                      "(2 workers x 1, single-threaded):", out)
         verdict = [l for l in lines if l.startswith("verdict ")][0]
         self.assertIn("random at 16 operations in flight on both: ", verdict)
         doc = self.assertJson(r)

@@ -30,7 +30,8 @@ const OptionSpec kSpecs[] = {
     {kWorkload, "size", 's', "SIZE", "256M", nullptr, "size of each file"},
     {kWorkload, "files", 'j', "N", "4", nullptr, "workers, one file each, 1 to 4096"},
     {kWorkload, "qd", 'q', "N", "32", nullptr,
-     "operations in flight per worker (io_uring), 1 to 4096"},
+     "operations in flight per worker, 1 to 4096 (sync: that many threads per worker, each "
+     "in a blocking pread/pwrite; 1 = no extra thread)"},
     {kWorkload, "backend", 0, "auto|io_uring|sync", "auto", nullptr,
      "I/O backend; auto probes io_uring and falls back to sync with a one-line reason, "
      "io_uring exits 1 with that reason instead"},
@@ -108,7 +109,13 @@ const OptionSpec kSpecs[] = {
      "sweep saturation point: the first point after which no later point adds PCT % more "
      "IOPS (MiB/s in a rand-block sweep) while p99 rises at the next"},
     {kSweeps, "compare-backends", 0, nullptr, nullptr, nullptr,
-     "run the workload on io_uring, then on sync (same seed), and compare", Kind::flag},
+     "run the workload on io_uring, then on sync with as many operations in flight (--qd "
+     "threads per worker), same seed, and compare IOPS, latency, CPU, context switches and "
+     "system calls per operation",
+     Kind::flag},
+    {kSweeps, "compare-extra", 0, "LIST", nullptr, "off",
+     "more --compare-backends rows: sync-qd1 (sync, one operation per worker, no thread pool), "
+     "sqpoll (io_uring with --sqpoll)"},
     {kSweeps, "preset", 0, "NAME", nullptr, nullptr,
      "a named set of tests: quick, desktop, nvme, burn-in (listed below)"},
 

@@ -321,10 +321,26 @@ void read_modes(const Options& o, run::RunConfig& c) {
     if (c.keep && !c.raw_device.empty())
         throw UsageError(
             "--keep and --raw-device both given: the state file lives beside test files");
+    if (o.given("compare-extra") && !c.compare_backends)
+        throw UsageError("--compare-extra adds rows to --compare-backends; add it");
     if (!c.compare_backends) return;
     if (o.given("backend"))
         throw UsageError("--compare-backends runs both backends; drop --backend");
-    if (c.sweep) throw UsageError("--compare-backends and --sweep cannot be combined");
+    if (c.sweep && c.sweep->param != run::SweepParam::qd)
+        throw UsageError("--compare-backends sweeps qd only (both backends' curves over depth)");
+    if (!o.given("compare-extra")) return;
+    for (const auto& item :
+         with_option("--compare-extra", o.text("compare-extra"),
+                     [](const std::string& t) { return units::split_list(t); })) {
+        if (item == "sync-qd1")
+            c.compare_sync_qd1 = true;
+        else if (item == "sqpoll")
+            c.compare_sqpoll = true;
+        else
+            throw UsageError("--compare-extra: '" + item + "' is not one of sync-qd1, sqpoll");
+    }
+    if (c.sweep && c.compare_sync_qd1)
+        throw UsageError("--compare-extra sync-qd1 has no depth to sweep; drop it with --sweep");
 }
 
 // --sync-compare: its own fixed table on one small file.

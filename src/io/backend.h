@@ -65,7 +65,8 @@ struct UringFeatures {
 // ring actually enabled.
 struct BackendDescription {
     BackendKind kind = BackendKind::sync;
-    UringFeatures uring;  // empty for sync
+    UringFeatures uring;        // empty for sync
+    unsigned sync_threads = 0;  // sync: threads in its pool (0: the worker's own thread only)
 };
 
 class Backend {
@@ -83,6 +84,11 @@ class Backend {
     // are done (fewer when interrupted by a signal, or, for more than one,
     // after a short backend-chosen wait), returns up to out.size().
     virtual std::size_t reap(std::span<Completion> out, unsigned min_complete) = 0;
+    // System calls that moved data so far, counted by the backend itself:
+    // pread/pwrite/fsync calls for sync, io_uring_enter calls for io_uring.
+    // (The thread pool's futex wake-ups are not in it: they show as context
+    // switches.)
+    virtual std::uint64_t system_calls() const = 0;
 };
 
 }  // namespace ds::io

@@ -26,7 +26,11 @@ BackendSelection select_backend(std::optional<BackendKind> requested, bool needs
 std::unique_ptr<Backend> make_backend(BackendKind kind, int fd, unsigned depth,
                                       std::span<std::byte> buffers, const UringOptions& uring,
                                       std::uint64_t base) {
-    if (kind == BackendKind::sync) return std::make_unique<SyncBackend>(fd, base);
+    if (kind == BackendKind::sync) {
+        // Depth 1 is the single-threaded baseline: no pool, no hand-over.
+        if (depth <= 1) return std::make_unique<SyncBackend>(fd, base);
+        return std::make_unique<ThreadedSyncBackend>(fd, depth, base);
+    }
     return std::make_unique<UringBackend>(fd, depth, buffers, uring, base);
 }
 

@@ -3,42 +3,141 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 
 namespace ds::io {
+
+namespace {
+
+ssize_t transfer(int fd, std::uint64_t base, const Request& r) {
+    const auto at = static_cast<off_t>(r.offset + base);
+    switch (r.kind) {
+        case OpKind::read:
+            return ::pread(fd, r.buf, r.length, at);
+        case OpKind::write:
+            if (r.rw_flags) {  // per-write O_SYNC/O_DSYNC
+                iovec iov{r.buf, r.length};
+                return ::pwritev2(fd, &iov, 1, at, r.rw_flags);
+            }
+            return ::pwrite(fd, r.buf, r.length, at);
+        case OpKind::fsync:
+            return ::fsync(fd);
+        case OpKind::fdatasync:
+            return ::fdatasync(fd);
+    }
+    errno = EINVAL;
+    return -1;
+}
+
+// How long a wait for more than one completion may hold back the ones that
+// already arrived: the io_uring backend's bound (kBatchWaitNs), so both
+// backends batch their wake-ups by the same rule.
+constexpr auto kBatchWait = std::chrono::microseconds(50);
+
+}  // namespace
+
+std::int32_t perform_sync(int fd, std::uint64_t base, const Request& r) {
+    ssize_t ret;
+    do {
+        ret = transfer(fd, base, r);
+    } while (ret < 0 && errno == EINTR);
+    return ret < 0 ? -errno : static_cast<std::int32_t>(ret);
+}
 
 std::size_t SyncBackend::reap(std::span<Completion> out, unsigned /*min_complete*/) {
     if (!queued_ || out.empty()) return 0;
     Request* r = queued_;
     queued_ = nullptr;
-    ssize_t ret;
-    do {
-        switch (r->kind) {
-            case OpKind::read:
-                ret = ::pread(fd_, r->buf, r->length, static_cast<off_t>(r->offset + base_));
-                break;
-            case OpKind::write:
-                if (r->rw_flags) {  // per-write O_SYNC/O_DSYNC
-                    iovec iov{r->buf, r->length};
-                    ret = ::pwritev2(fd_, &iov, 1, static_cast<off_t>(r->offset + base_),
-                                     r->rw_flags);
-                } else {
-                    ret = ::pwrite(fd_, r->buf, r->length, static_cast<off_t>(r->offset + base_));
-                }
-                break;
-            case OpKind::fsync:
-                ret = ::fsync(fd_);
-                break;
-            case OpKind::fdatasync:
-                ret = ::fdatasync(fd_);
-                break;
-            default:
-                ret = -1;
-                errno = EINVAL;
-        }
-    } while (ret < 0 && errno == EINTR);
-    out[0] = {r, ret < 0 ? -errno : static_cast<std::int32_t>(ret)};
+    ++calls_;
+    out[0] = {r, perform_sync(fd_, base_, *r)};
     return 1;
+}
+
+ThreadedSyncBackend::ThreadedSyncBackend(int fd, unsigned depth, std::uint64_t base)
+    : fd_(fd), base_(base), depth_(std::max(1u, depth)) {
+    queued_.reserve(depth_);
+    pending_.reserve(depth_);
+    done_.reserve(depth_);
+    threads_.reserve(depth_);
+    try {
+        for (unsigned i = 0; i < depth_; ++i)
+            threads_.emplace_back([this] { serve(); });
+    } catch (...) {
+        stop_threads();
+        throw;
+    }
+}
+
+ThreadedSyncBackend::~ThreadedSyncBackend() {
+    stop_threads();
+}
+
+void ThreadedSyncBackend::stop_threads() {
+    {
+        std::lock_guard lk(m_);
+        quit_ = true;
+    }
+    work_cv_.notify_all();
+    for (auto& t : threads_)
+        t.join();
+    threads_.clear();
+}
+
+unsigned ThreadedSyncBackend::submit() {
+    const auto n = static_cast<unsigned>(queued_.size());
+    if (n == 0) return 0;
+    {
+        std::lock_guard lk(m_);
+        pending_.insert(pending_.end(), queued_.begin(), queued_.end());
+    }
+    queued_.clear();
+    // One wake-up per request: notify_all would wake every idle thread of
+    // a pool larger than what is in flight (a sweep's small depths) for
+    // most of them to find nothing.
+    for (unsigned i = 0; i < n; ++i)
+        work_cv_.notify_one();
+    return n;
+}
+
+// A pool thread: take a request, block in its system call, hand the result
+// back.  The worker is woken only once as many completions as it waits for
+// are there, as io_uring wakes it once per batch.
+void ThreadedSyncBackend::serve() {
+    std::unique_lock lk(m_);
+    while (true) {
+        work_cv_.wait(lk, [&] { return quit_ || !pending_.empty(); });
+        if (pending_.empty()) return;  // quit, nothing left to do
+        Request* r = pending_.back();
+        pending_.pop_back();
+        lk.unlock();
+        calls_.fetch_add(1, std::memory_order_relaxed);
+        const std::int32_t result = perform_sync(fd_, base_, *r);
+        lk.lock();
+        done_.push_back({r, result});
+        if (want_ && done_.size() >= want_) done_cv_.notify_one();
+    }
+}
+
+// Waits for `min_complete` (bounded by kBatchWait when more than one, then
+// for at least one), like UringBackend::reap.
+std::size_t ThreadedSyncBackend::reap(std::span<Completion> out, unsigned min_complete) {
+    submit();
+    std::unique_lock lk(m_);
+    if (min_complete > 0 && done_.size() < min_complete) {
+        want_ = min_complete;
+        const bool batch = min_complete > 1;
+        if (!batch || !done_cv_.wait_for(lk, kBatchWait, [&] { return done_.size() >= want_; })) {
+            want_ = 1;
+            done_cv_.wait(lk, [&] { return !done_.empty(); });
+        }
+        want_ = 0;
+    }
+    const std::size_t n = std::min(out.size(), done_.size());
+    std::copy(done_.end() - static_cast<std::ptrdiff_t>(n), done_.end(), out.begin());
+    done_.resize(done_.size() - n);
+    return n;
 }
 
 }  // namespace ds::io

@@ -30,8 +30,12 @@ class UringBackend final : public Backend {
     void prepare(Request& r) override;
     unsigned submit() override;
     std::size_t reap(std::span<Completion> out, unsigned min_complete) override;
+    std::uint64_t system_calls() const override { return enters_; }
 
   private:
+    // Counts the io_uring_enter a liburing call about to be made will do.
+    void count_enter(unsigned wait_nr);
+
     io_uring ring_{};
     int fd_;
     std::uint64_t base_;
@@ -39,6 +43,8 @@ class UringBackend final : public Backend {
     std::span<std::byte> buffers_;
     std::vector<io_uring_cqe*> cqes_;
     UringFeatures features_;
+    bool sqpoll_ = false;
+    std::uint64_t enters_ = 0;
 };
 
 }  // namespace ds::io

@@ -1,3 +1,6 @@
+#include <memory>
+#include <vector>
+
 #include "modes/live_outputs.h"
 #include "report/backend_comparison.h"
 #include "report/host_info.h"
@@ -7,26 +10,57 @@
 
 namespace ds::modes {
 
+namespace {
+
+// A section's title: the run and the operations each worker keeps in flight.
+std::string section_title(const run::ComparedRun& r) {
+    const run::RunConfig& c = r.config;
+    if (c.backend == run::BackendChoice::sync)
+        return r.label + ": " +
+               (c.qd > 1 ? std::to_string(c.qd) +
+                               " threads per worker, each in a blocking "
+                               "pread/pwrite"
+                         : std::string("one blocking pread/pwrite per worker, no thread pool"));
+    return r.label + ": qd " + std::to_string(c.qd) + " per worker, one ring each" +
+           (c.sqpoll ? ", SQPOLL" : "");
+}
+
+}  // namespace
+
 int run_comparison(const cli::ParsedCommandLine& cmd, const Output& out) {
     const std::string& json = cmd.outputs.json;
-    auto first = text_report(out);
-    auto second = text_report(out);
+    run::BackendComparison cmp = run::comparison_plan(cmd.config);
+    std::vector<report::TextReport> texts;
+    texts.reserve(cmp.runs.size());
+    for (std::size_t i = 0; i < cmp.runs.size(); ++i) {
+        texts.push_back(text_report(out));
+        texts.back().set_section(section_title(cmp.runs[i]), i == 0,
+                                 i == 0 ? "compare  the same workload and seed on each backend "
+                                          "below, at the same operations in flight per worker"
+                                        : "");
+    }
     // --json is the io_uring run's document: rewritten while that run goes on.
     report::JsonSnapshotWriter snapshots(json, report::HostInfo::current(), stderr);
-    run::ObserverList uring_observers({&snapshots, &first});
-    auto cmp = run::compare_backends(cmd.config, &uring_observers, &second);
+    run::ObserverList uring_observers({&snapshots, &texts[0]});
+    // Each section ends with its run's summary.
+    for (std::size_t i = 0; i < cmp.runs.size(); ++i) {
+        run::RunObserver* observer = &texts[i];
+        if (i == 0) observer = &uring_observers;
+        if (!run::compare_run(cmp, i, observer)) break;
+        texts[i].finish(cmp.runs[i].config, cmp.runs[i].result,
+                        run::exit_status(cmp.runs[i].result));
+    }
     Delivery d(run::exit_status(cmp));
+    const run::ComparedRun& first = cmp.runs[0];
     if (!json.empty()) {
-        auto doc = report::result_json(cmp.uring_config, cmp.uring, report::HostInfo::current());
-        if (cmp.sync_ran)
-            doc["compare_backends"] = report::comparison_json(cmp.sync_config, cmp.uring, cmp.sync);
-        d.json(json, std::move(doc), &cmp.uring);
+        auto doc = report::result_json(first.config, first.result, report::HostInfo::current());
+        if (cmp.runs[1].ran) doc["compare_backends"] = report::comparison_json(cmp);
+        d.json(json, std::move(doc), &first.result);
     }
-    first.finish(cmp.uring_config, cmp.uring, run::exit_status(cmp.uring));
-    if (cmp.sync_ran) {
-        second.finish(cmp.sync_config, cmp.sync, run::exit_status(cmp.sync));
-        std::fputs(report::comparison_table(cmp.uring, cmp.sync).c_str(), out.text);
-    }
+    if (cmp.runs[1].ran) std::fputs(report::comparison_text(cmp).c_str(), out.text);
+    if (d.first_error().empty())
+        std::fputs(report::verdict_line(d.code(), first.result.stop, first.config.verify).c_str(),
+                   out.text);
     d.say_error(out.text);
     return d.code();
 }

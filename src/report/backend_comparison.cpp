@@ -1,8 +1,10 @@
 #include "report/backend_comparison.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "report/json_report.h"
+#include "stats/crossover.h"
 
 namespace ds::report {
 
@@ -10,9 +12,8 @@ using nlohmann::json;
 
 namespace {
 
-// The phase over every iteration (one unless --iterations says more).
-const run::PhaseResult* find_phase(const run::RunResult& r, run::Phase p) {
-    for (const auto& ph : r.merged_phases)
+const ComparedPhase* find_phase(const ComparedRow& r, run::Phase p) {
+    for (const auto& ph : r.phases)
         if (ph.phase == p) return &ph;
     return nullptr;
 }
@@ -21,63 +22,338 @@ double ratio(double a, double b) {
     return b > 0 ? a / b : 0.0;
 }
 
+double per_op(double x, std::uint64_t ops) {
+    return ops ? x / static_cast<double>(ops) : 0.0;
+}
+
+// " 1.40x"
+std::string times(double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, " %.2fx", x);
+    return buf;
+}
+
+// The figure a phase is judged by: IOPS for random, MiB/s for the others.
+bool by_iops(run::Phase p) {
+    return p == run::Phase::random;
+}
+
 }  // namespace
 
-std::string comparison_table(const run::RunResult& uring, const run::RunResult& sync) {
-    const std::size_t n = uring.iterations.size();
+ComparedPhase compared_phase(const run::PhaseResult& p, unsigned in_flight) {
+    ComparedPhase c;
+    c.phase = p.phase;
+    c.in_flight = in_flight;
+    const auto& k = p.counters;
+    c.ops = k.read_ops + k.write_ops + k.flush_ops;
+    c.iops = p.iops();
+    c.bytes_per_sec = p.bytes_per_sec();
+    const auto lat = p.latency();
+    c.p50_ns = lat.value_at_percentile(50);
+    c.p99_ns = lat.value_at_percentile(99);
+    c.p999_ns = lat.value_at_percentile(99.9);
+    c.user_ns_per_op = per_op(p.cpu.user_s * 1e9, c.ops);
+    c.system_ns_per_op = per_op(p.cpu.system_s * 1e9, c.ops);
+    c.context_switches_per_op = per_op(static_cast<double>(p.cpu.context_switches), c.ops);
+    c.system_calls_per_op = per_op(static_cast<double>(k.system_calls), c.ops);
+    return c;
+}
+
+std::vector<ComparedRow> compared_rows(const run::BackendComparison& c) {
+    std::vector<ComparedRow> rows;
+    for (const auto& run : c.runs) {
+        if (!run.ran) continue;
+        const auto& b = run.result.backend;
+        ComparedRow row{run.label,         b.used, run.config.files, b.effective_qd, b.sync_threads,
+                        run.config.sqpoll, {}};
+        for (const auto& p : run.result.merged_phases) {
+            const unsigned depth = p.phase == run::Phase::random ? b.effective_qd : b.seq_qd;
+            row.phases.push_back(compared_phase(p, depth * p.workers));
+        }
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
+ComparedSweep compared_sweep(const run::BackendComparison& c) {
+    ComparedSweep s;
+    if (c.runs.size() < 2 || !c.runs[1].ran) return s;
+    const auto& a = c.runs[0].result.sweep.points;
+    const auto& b = c.runs[1].result.sweep.points;
+    std::vector<double> ia, ib;
+    for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
+        if (a[i].value != b[i].value) break;
+        const unsigned workers = a[i].random.workers;
+        const auto depth = static_cast<unsigned>(a[i].value);
+        s.points.push_back({a[i].value, compared_phase(a[i].random, depth * workers),
+                            compared_phase(b[i].random, depth * b[i].random.workers)});
+        ia.push_back(a[i].random.iops());
+        ib.push_back(b[i].random.iops());
+    }
+    s.crossover = stats::find_crossover(ia, ib, s.margin_pct);
+    return s;
+}
+
+std::string more_is_better(const std::string& what, double a, const std::string& a_name, double b,
+                           const std::string& b_name) {
+    if (a <= 0 || b <= 0) return what + " not comparable (no operations)";
+    return a >= b ? a_name + times(a / b) + " the " + what : b_name + times(b / a) + " the " + what;
+}
+
+std::string less_is_better(const std::string& what, double a, const std::string& a_name, double b,
+                           const std::string& b_name) {
+    if (a <= 0 && b <= 0) return what + " none on either";
+    if (a <= 0 || b <= 0) return what + (a <= 0 ? " none on " + a_name : " none on " + b_name);
+    if (std::max(a, b) / std::min(a, b) < 1.005) return what + " the same on both";
+    return a <= b ? what + times(b / a) + " lower on " + a_name
+                  : what + times(a / b) + " lower on " + b_name;
+}
+
+namespace {
+
+std::string in_flight_text(const ComparedRow& r) {
+    std::string t = std::to_string(r.workers) + (r.workers == 1 ? " worker x " : " workers x ");
+    if (r.backend == io::BackendKind::sync)
+        return t + (r.sync_threads ? std::to_string(r.sync_threads) + " threads"
+                                   : std::string("1, single-threaded"));
+    return t + "qd " + std::to_string(r.qd_per_worker);
+}
+
+std::string figures_line(const std::string& phase, const ComparedRow& row, const ComparedPhase& p) {
+    char line[320];
+    std::snprintf(line, sizeof line,
+                  "  %-10s %-16s %9u %10.0f %9.1f %8.3f %8.3f %9.3f %9.2f %9.2f %7.2f %9.2f\n",
+                  phase.c_str(), row.label.c_str(), p.in_flight, p.iops,
+                  p.bytes_per_sec / 1048576.0, p.p50_ns / 1e6, p.p99_ns / 1e6, p.p999_ns / 1e6,
+                  p.user_ns_per_op / 1e3, p.system_ns_per_op / 1e3, p.context_switches_per_op,
+                  p.system_calls_per_op);
+    return line;
+}
+
+// "io_uring 1.40x the IOPS, p99 2.10x lower on io_uring, ..."
+std::string ratio_words(const ComparedPhase& a, const std::string& an, const ComparedPhase& b,
+                        const std::string& bn) {
+    std::string t = by_iops(a.phase)
+                        ? more_is_better("IOPS", a.iops, an, b.iops, bn)
+                        : more_is_better("MiB/s", a.bytes_per_sec, an, b.bytes_per_sec, bn);
+    t += ", " + less_is_better("p50", a.p50_ns, an, b.p50_ns, bn);
+    t += ", " + less_is_better("p99", a.p99_ns, an, b.p99_ns, bn);
+    t += ", " + less_is_better("CPU/op", a.user_ns_per_op + a.system_ns_per_op, an,
+                               b.user_ns_per_op + b.system_ns_per_op, bn);
+    t += ", " + less_is_better("context switches/op", a.context_switches_per_op, an,
+                               b.context_switches_per_op, bn);
+    t += ", " + less_is_better("syscalls/op", a.system_calls_per_op, an, b.system_calls_per_op, bn);
+    return t;
+}
+
+std::string figures_table(const std::vector<ComparedRow>& rows, std::size_t iterations) {
     std::string out = "\nbackends compared (" +
-                      (n > 1 ? std::to_string(n) + " iterations merged" : "iteration 1") +
-                      "; ratio = io_uring / sync)\n";
-    char line[256];
-    std::snprintf(line, sizeof line, "  %-10s %12s %12s %7s %11s %11s %7s %10s %10s %7s\n", "phase",
-                  "uring MiB/s", "sync MiB/s", "ratio", "uring IOPS", "sync IOPS", "ratio",
-                  "uring p99", "sync p99", "ratio");
+                      (iterations > 1 ? std::to_string(iterations) + " iterations merged"
+                                      : std::string("iteration 1")) +
+                      "; in flight: operations over all workers; per op: per completed "
+                      "operation, whole process)\n";
+    char line[320];
+    std::snprintf(line, sizeof line, "  %-10s %-16s %9s %10s %9s %8s %8s %9s %9s %9s %7s %9s\n",
+                  "phase", "run", "in flight", "IOPS", "MiB/s", "p50 ms", "p99 ms", "p99.9 ms",
+                  "usr us/op", "sys us/op", "csw/op", "calls/op");
     out += line;
-    for (run::Phase p : run::kAllPhases) {
-        const auto* a = find_phase(uring, p);
-        const auto* b = find_phase(sync, p);
-        if (!a || !b) continue;
-        double pa = static_cast<double>(a->latency().value_at_percentile(99)) / 1e6;
-        double pb = static_cast<double>(b->latency().value_at_percentile(99)) / 1e6;
+    for (run::Phase p : run::kAllPhases)
+        for (const auto& row : rows)
+            if (const auto* f = find_phase(row, p))
+                out += figures_line(std::string(run::to_string(p)), row, *f);
+    return out;
+}
+
+std::string ratios_text(const std::vector<ComparedRow>& rows) {
+    std::string out;
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+        out += "\n" + rows[0].label + " (" + in_flight_text(rows[0]) + ") against " +
+               rows[i].label + " (" + in_flight_text(rows[i]) + "):\n";
+        for (run::Phase p : run::kAllPhases) {
+            const auto* a = find_phase(rows[0], p);
+            const auto* b = find_phase(rows[i], p);
+            if (!a || !b) continue;
+            char head[32];
+            std::snprintf(head, sizeof head, "  %-10s ", std::string(run::to_string(p)).c_str());
+            // Two lines a phase: what the requests get, then what they cost.
+            std::string words = ratio_words(*a, rows[0].label, *b, rows[i].label);
+            const std::size_t cost = words.find(", CPU/op");
+            if (cost != std::string::npos)
+                words = words.substr(0, cost) + "\n             cost: " + words.substr(cost + 2);
+            out += head + words + "\n";
+        }
+    }
+    return out;
+}
+
+std::string sweep_text(const ComparedSweep& s) {
+    std::string out =
+        "\nsweep qd: random phase on both backends (in flight = qd x workers; ratio = "
+        "io_uring / sync)\n";
+    char line[320];
+    std::snprintf(line, sizeof line, "  %6s %11s %11s %7s %10s %10s %11s %11s %9s %9s\n", "qd",
+                  "uring IOPS", "sync IOPS", "ratio", "uring p99", "sync p99", "uring us/op",
+                  "sync us/op", "uring csw", "sync csw");
+    out += line;
+    for (const auto& p : s.points) {
+        const double ua = (p.uring.user_ns_per_op + p.uring.system_ns_per_op) / 1e3;
+        const double sa = (p.sync.user_ns_per_op + p.sync.system_ns_per_op) / 1e3;
         std::snprintf(line, sizeof line,
-                      "  %-10s %12.1f %12.1f %6.2fx %11.0f %11.0f %6.2fx %8.3fms %8.3fms %6.2fx\n",
-                      std::string(run::to_string(p)).c_str(), a->bytes_per_sec() / 1048576.0,
-                      b->bytes_per_sec() / 1048576.0, ratio(a->bytes_per_sec(), b->bytes_per_sec()),
-                      a->iops(), b->iops(), ratio(a->iops(), b->iops()), pa, pb, ratio(pa, pb));
+                      "  %6llu %11.0f %11.0f %6.2fx %8.3fms %8.3fms %11.2f %11.2f %9.2f %9.2f\n",
+                      static_cast<unsigned long long>(p.qd), p.uring.iops, p.sync.iops,
+                      ratio(p.uring.iops, p.sync.iops), p.uring.p99_ns / 1e6, p.sync.p99_ns / 1e6,
+                      ua, sa, p.uring.context_switches_per_op, p.sync.context_switches_per_op);
         out += line;
     }
     return out;
 }
 
-json comparison_json(const run::RunConfig& cfg, const run::RunResult& uring,
-                     const run::RunResult& sync) {
-    json rows = json::array();
-    for (run::Phase p : run::kAllPhases) {
-        const auto* a = find_phase(uring, p);
-        const auto* b = find_phase(sync, p);
-        if (!a || !b) continue;
-        double pa = static_cast<double>(a->latency().value_at_percentile(99));
-        double pb = static_cast<double>(b->latency().value_at_percentile(99));
-        rows.push_back({{"phase", std::string(run::to_string(p))},
-                        {"io_uring_bandwidth_bytes_per_sec", a->bytes_per_sec()},
-                        {"sync_bandwidth_bytes_per_sec", b->bytes_per_sec()},
-                        {"bandwidth_ratio", ratio(a->bytes_per_sec(), b->bytes_per_sec())},
-                        {"io_uring_iops", a->iops()},
-                        {"sync_iops", b->iops()},
-                        {"iops_ratio", ratio(a->iops(), b->iops())},
-                        {"io_uring_p99_ns", pa},
-                        {"sync_p99_ns", pb},
-                        {"p99_ratio", ratio(pa, pb)}});
+}  // namespace
+
+std::string crossover_line(const ComparedSweep& s) {
+    if (s.points.empty()) return "crossover: no points";
+    const std::string margin = std::to_string(static_cast<int>(s.margin_pct)) + "%";
+    if (!s.crossover)
+        return "crossover: io_uring never pays: it does not stay ahead of sync by " + margin +
+               " or more from any depth between QD " + std::to_string(s.points.front().qd) +
+               " and " + std::to_string(s.points.back().qd);
+    const auto& p = s.points[*s.crossover];
+    return "crossover: io_uring pays from QD " + std::to_string(p.qd) + " on" +
+           (*s.crossover == 0 ? " (the smallest depth swept)" : "") + ": " +
+           more_is_better("IOPS", p.uring.iops, "io_uring", p.sync.iops, "sync") + " there, " +
+           less_is_better("CPU/op", p.uring.user_ns_per_op + p.uring.system_ns_per_op, "io_uring",
+                          p.sync.user_ns_per_op + p.sync.system_ns_per_op, "sync") +
+           " (ahead by " + margin + " or more there, never clearly behind at a larger depth)";
+}
+
+std::string verdict_line(const run::BackendComparison& c) {
+    const auto rows = compared_rows(c);
+    if (rows.size() < 2) return "verdict  sync did not run: nothing to compare";
+    const ComparedSweep s = compared_sweep(c);
+    if (!s.points.empty()) return "verdict  " + crossover_line(s);
+    for (run::Phase p :
+         {run::Phase::random, run::Phase::seq_read, run::Phase::seq_write, run::Phase::reverify}) {
+        const auto* a = find_phase(rows[0], p);
+        const auto* b = find_phase(rows[1], p);
+        if (!a || !b || !a->ops || !b->ops) continue;
+        return "verdict  " + std::string(run::to_string(p)) + " at " +
+               std::to_string(a->in_flight) + " operations in flight on both: " +
+               ratio_words(*a, rows[0].label, *b, rows[1].label);
     }
-    // The sync run in the same shape as the main document's own sections.
-    json sync_doc = result_json(cfg, sync, HostInfo{});
-    return {{"baseline", "sync"},
-            {"rows", rows},
-            {"sync",
-             {{"backend", sync_doc["backend"]},
-              {"iterations", iterations_json(sync)},
-              {"merged_phases", sync_doc["merged_phases"]},
-              {"summary", sync_doc["summary"]}}}};
+    return "verdict  no phase did I/O on both backends";
+}
+
+std::string comparison_text(const run::BackendComparison& c) {
+    const auto rows = compared_rows(c);
+    std::string out;
+    const ComparedSweep s = compared_sweep(c);
+    if (!s.points.empty()) {
+        out += sweep_text(s);
+    } else if (!rows.empty()) {
+        out += figures_table(rows, c.runs[0].result.iterations.size());
+        out += ratios_text(rows);
+    }
+    return out + "\n" + verdict_line(c) + "\n";
+}
+
+namespace {
+
+json phase_json(const ComparedPhase& p) {
+    return {{"phase", std::string(run::to_string(p.phase))},
+            {"in_flight", p.in_flight},
+            {"ops", p.ops},
+            {"iops", p.iops},
+            {"bandwidth_bytes_per_sec", p.bytes_per_sec},
+            {"p50_ns", p.p50_ns},
+            {"p99_ns", p.p99_ns},
+            {"p99_9_ns", p.p999_ns},
+            {"cpu_user_ns_per_op", p.user_ns_per_op},
+            {"cpu_system_ns_per_op", p.system_ns_per_op},
+            {"context_switches_per_op", p.context_switches_per_op},
+            {"system_calls_per_op", p.system_calls_per_op}};
+}
+
+json ratio_row(const ComparedPhase& a, const ComparedPhase& b) {
+    const double ca = a.user_ns_per_op + a.system_ns_per_op;
+    const double cb = b.user_ns_per_op + b.system_ns_per_op;
+    return {{"phase", std::string(run::to_string(a.phase))},
+            {"io_uring_bandwidth_bytes_per_sec", a.bytes_per_sec},
+            {"sync_bandwidth_bytes_per_sec", b.bytes_per_sec},
+            {"bandwidth_ratio", ratio(a.bytes_per_sec, b.bytes_per_sec)},
+            {"io_uring_iops", a.iops},
+            {"sync_iops", b.iops},
+            {"iops_ratio", ratio(a.iops, b.iops)},
+            {"io_uring_p99_ns", static_cast<double>(a.p99_ns)},
+            {"sync_p99_ns", static_cast<double>(b.p99_ns)},
+            {"p99_ratio", ratio(static_cast<double>(a.p99_ns), static_cast<double>(b.p99_ns))},
+            {"p50_ratio", ratio(static_cast<double>(a.p50_ns), static_cast<double>(b.p50_ns))},
+            {"p99_9_ratio", ratio(static_cast<double>(a.p999_ns), static_cast<double>(b.p999_ns))},
+            {"cpu_per_op_ratio", ratio(ca, cb)},
+            {"context_switches_per_op_ratio",
+             ratio(a.context_switches_per_op, b.context_switches_per_op)},
+            {"system_calls_per_op_ratio", ratio(a.system_calls_per_op, b.system_calls_per_op)},
+            {"in_flight", a.in_flight},
+            {"sync_in_flight", b.in_flight}};
+}
+
+json runs_json(const std::vector<ComparedRow>& rows, const run::BackendComparison& c) {
+    json runs = json::array();
+    std::size_t k = 0;
+    for (const auto& run : c.runs) {
+        if (!run.ran) continue;
+        const ComparedRow& r = rows[k++];
+        json phases = json::array();
+        for (const auto& p : r.phases)
+            phases.push_back(phase_json(p));
+        runs.push_back({{"label", r.label},
+                        {"backend", std::string(io::to_string(r.backend))},
+                        {"workers", r.workers},
+                        {"qd_per_worker", r.qd_per_worker},
+                        {"sync_threads_per_worker", r.sync_threads},
+                        {"sqpoll", r.sqpoll},
+                        {"exit_code", run::exit_status(run.result)},
+                        {"phases", phases}});
+    }
+    return runs;
+}
+
+json sweep_json(const ComparedSweep& s) {
+    if (s.points.empty()) return nullptr;
+    json points = json::array();
+    for (const auto& p : s.points)
+        points.push_back({{"qd", p.qd},
+                          {"io_uring", phase_json(p.uring)},
+                          {"sync", phase_json(p.sync)},
+                          {"iops_ratio", ratio(p.uring.iops, p.sync.iops)}});
+    return {{"points", points},
+            {"margin_pct", s.margin_pct},
+            {"crossover_qd", s.crossover ? json(s.points[*s.crossover].qd) : json(nullptr)},
+            {"crossover", crossover_line(s)}};
+}
+
+}  // namespace
+
+json comparison_json(const run::BackendComparison& c) {
+    const auto rows = compared_rows(c);
+    json out = {{"baseline", "sync"}, {"rows", json::array()}};
+    if (rows.size() >= 2)
+        for (const auto& a : rows[0].phases)
+            if (const auto* b = find_phase(rows[1], a.phase))
+                out["rows"].push_back(ratio_row(a, *b));
+    out["runs"] = runs_json(rows, c);
+    out["sweep"] = sweep_json(compared_sweep(c));
+    out["verdict"] = verdict_line(c).substr(9);  // without "verdict  "
+    if (c.runs.size() >= 2 && c.runs[1].ran) {
+        // The sync run in the same shape as the main document's own sections.
+        const auto& sync = c.runs[1];
+        json sync_doc = result_json(sync.config, sync.result, HostInfo{});
+        out["sync"] = {{"backend", sync_doc["backend"]},
+                       {"iterations", iterations_json(sync.result)},
+                       {"merged_phases", sync_doc["merged_phases"]},
+                       {"summary", sync_doc["summary"]}};
+        if (sync_doc.contains("sweep")) out["sync"]["sweep"] = sync_doc["sweep"];
+    }
+    return out;
 }
 
 }  // namespace ds::report

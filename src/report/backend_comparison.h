@@ -1,19 +1,74 @@
-// --compare-backends: the same workload on io_uring and on sync, side by side.
+// --compare-backends: the runs side by side.  The figures are computed once
+// (compared_rows, compared_sweep) and rendered as text and JSON.
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <vector>
 
-#include "run/config.h"
-#include "run/results.h"
+#include "run/compare_backends.h"
 
 namespace ds::report {
 
-// A table with one row per phase: MiB/s, IOPS and p99 for each backend and
-// the io_uring/sync ratio.
-std::string comparison_table(const run::RunResult& uring, const run::RunResult& sync);
-// The "compare_backends" section: the sync run's phases and the ratios.
-nlohmann::json comparison_json(const run::RunConfig& cfg, const run::RunResult& uring,
-                               const run::RunResult& sync);
+// One run's figures for one phase (or one sweep point's random phase).
+// "Per op" is per completed read, write or flush, and counts the whole
+// process (workers, pool threads, the coordinator) over the phase.
+struct ComparedPhase {
+    run::Phase phase = run::Phase::random;
+    unsigned in_flight = 0;  // operations in flight at most, over every worker
+    std::uint64_t ops = 0;
+    double iops = 0;
+    double bytes_per_sec = 0;
+    std::uint64_t p50_ns = 0, p99_ns = 0, p999_ns = 0;
+    double user_ns_per_op = 0, system_ns_per_op = 0;
+    double context_switches_per_op = 0;  // getrusage ru_nvcsw + ru_nivcsw
+    double system_calls_per_op = 0;      // pread/pwrite/fsync, or io_uring_enter
+};
+
+struct ComparedRow {
+    std::string label;
+    io::BackendKind backend = io::BackendKind::io_uring;
+    unsigned workers = 0;
+    unsigned qd_per_worker = 0;  // random phase
+    unsigned sync_threads = 0;   // per worker; 0: none
+    bool sqpoll = false;
+    std::vector<ComparedPhase> phases;  // over every iteration
+};
+
+ComparedPhase compared_phase(const run::PhaseResult& p, unsigned in_flight);
+// One row per run that ran, in run order.
+std::vector<ComparedRow> compared_rows(const run::BackendComparison& c);
+
+// --compare-backends --sweep qd: both curves and where io_uring starts to pay.
+struct ComparedSweepPoint {
+    std::uint64_t qd = 0;
+    ComparedPhase uring, sync;
+};
+struct ComparedSweep {
+    std::vector<ComparedSweepPoint> points;
+    std::optional<std::size_t> crossover;  // index into points (stats::find_crossover)
+    double margin_pct = 5;                 // lead that counts as paying
+};
+// Empty points when the runs did not sweep (or sync did not run).
+ComparedSweep compared_sweep(const run::BackendComparison& c);
+// "io_uring pays from QD 4 on: 1.32x the IOPS of sync there, ..."
+std::string crossover_line(const ComparedSweep& s);
+
+// "io_uring 1.40x the IOPS" (more is better) or "p99 2.1x lower on io_uring"
+// (less is better): always the winner and a factor of at least 1.
+std::string more_is_better(const std::string& what, double a, const std::string& a_name, double b,
+                           const std::string& b_name);
+std::string less_is_better(const std::string& what, double a, const std::string& a_name, double b,
+                           const std::string& b_name);
+
+// The comparison after the runs' sections: a figures table, the ratios of
+// io_uring against every other row in words, the sweep, one verdict line.
+std::string comparison_text(const run::BackendComparison& c);
+// "verdict  ..." (no newline).
+std::string verdict_line(const run::BackendComparison& c);
+// The "compare_backends" section of the JSON document.
+nlohmann::json comparison_json(const run::BackendComparison& c);
 
 }  // namespace ds::report

@@ -438,7 +438,8 @@ json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostI
         {"fallback_reason", b.fallback_reason.empty() ? json(nullptr) : json(b.fallback_reason)},
         {"io_uring", uring},
         {"random_qd_per_worker", b.effective_qd},
-        {"seq_qd_per_worker", b.seq_qd}};
+        {"seq_qd_per_worker", b.seq_qd},
+        {"sync_threads_per_worker", b.sync_threads}};
     json phases = json::array();
     for (auto p : cfg.phases)
         phases.push_back(std::string(run::to_string(p)));

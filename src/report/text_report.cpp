@@ -12,6 +12,20 @@
 
 namespace ds::report {
 
+std::string verdict_words(int code, run::StopReason stop, bool verified, const std::string& why) {
+    if (code == 2) return "FAIL: data mismatch or I/O error";
+    if (code == 1) return "ERROR: " + (why.empty() ? "the run could not go on" : why);
+    if (code != 0) return "INTERRUPTED: nothing wrong found so far";
+    std::string pass = stop == run::StopReason::duration ? "PASS (stopped at --duration)" : "PASS";
+    if (!verified) pass += ", data not verified with --no-verify";
+    return pass;
+}
+
+std::string verdict_line(int code, run::StopReason stop, bool verified, const std::string& why) {
+    return "result   " + verdict_words(code, stop, verified, why) + " (exit " +
+           std::to_string(code) + ")\n";
+}
+
 namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
@@ -190,7 +204,11 @@ namespace {
 
 std::string backend_text(const run::BackendInfo& b) {
     std::string backend(io::to_string(b.used));
-    if (b.used != io::BackendKind::io_uring) return backend;
+    if (b.used != io::BackendKind::io_uring)
+        return backend + (b.sync_threads
+                              ? " [" + std::to_string(b.sync_threads) +
+                                    " threads per worker, blocking pread/pwrite]"
+                              : std::string(" [single-threaded, blocking pread/pwrite]"));
     std::string flags;
     for (const auto& f : b.uring.setup_flags)
         flags += (flags.empty() ? "" : ",") + f;
@@ -274,13 +292,9 @@ void TextReport::print_backend(const run::RunConfig& cfg, const run::RunResult& 
     if (!b.fallback_reason.empty())
         std::fprintf(out_, "note     io_uring unavailable, using sync: %s\n",
                      b.fallback_reason.c_str());
-    if (b.requested == run::BackendChoice::sync && cfg.qd > 1)
-        std::fprintf(out_, "note     sync backend: queue depth is 1 per worker (--qd %u ignored)\n",
-                     cfg.qd);
     for (const auto& n : b.uring.notes)
         std::fprintf(out_, "note     %s\n", n.c_str());
-    if (b.used == io::BackendKind::io_uring && !cfg.sync_compare && !cfg.sweep &&
-        b.effective_qd < cfg.qd)
+    if (!cfg.sync_compare && !cfg.sweep && b.effective_qd < cfg.qd)
         std::fprintf(out_,
                      "note     --qd %u limited to %u per worker: at most half of a file's %s "
                      "units are in flight, so picking a free one stays cheap\n",
@@ -288,17 +302,8 @@ void TextReport::print_backend(const run::RunConfig& cfg, const run::RunResult& 
                      std::to_string(cfg.file_bytes / cfg.rand_block).c_str());
 }
 
-void TextReport::started(const run::RunConfig& cfg, const run::RunResult& r) {
-    thresholds_s_ = cfg.latency_thresholds_s;
-    verify_ = cfg.verify;
-    interval_s_ = cfg.interval_s;
-    if (layout_ == Layout::brief || (layout_ == Layout::preset_test && !header_)) return;
-    print_target(cfg, r);
-    if (layout_ == Layout::preset_test) {  // each test's settings are in its label
-        std::fflush(out_);
-        return;
-    }
-    print_backend(cfg, r);
+// The workload, the seed, what CPU % means and --keep's state file.
+void TextReport::print_workload(const run::RunConfig& cfg, const run::RunResult& r) {
     if (cfg.sync_compare)
         std::fprintf(out_,
                      "workload sync-compare: every method at 4K, 8K, 16K writes, %s a row, "
@@ -318,6 +323,28 @@ void TextReport::started(const run::RunConfig& cfg, const run::RunResult& r) {
                      "state    %s  (--keep: files stay; after a power cut run "
                      "drivestress --verify-only %s)\n",
                      r.state_path.c_str(), r.state_path.c_str());
+}
+
+void TextReport::started(const run::RunConfig& cfg, const run::RunResult& r) {
+    thresholds_s_ = cfg.latency_thresholds_s;
+    verify_ = cfg.verify;
+    interval_s_ = cfg.interval_s;
+    if (layout_ == Layout::brief || (layout_ == Layout::preset_test && !header_)) return;
+    if (!section_.empty()) {  // a comparison: the common header once, then this run's section
+        if (section_header_) {
+            print_target(cfg, r);
+            print_workload(cfg, r);
+            if (!section_intro_.empty()) std::fprintf(out_, "%s\n", section_intro_.c_str());
+        }
+        std::fprintf(out_, "\n=== %s ===\n", section_.c_str());
+        print_backend(cfg, r);
+    } else {
+        print_target(cfg, r);
+        if (layout_ != Layout::preset_test) {  // each test's settings are in its label
+            print_backend(cfg, r);
+            print_workload(cfg, r);
+        }
+    }
     std::fflush(out_);
 }
 
@@ -575,13 +602,7 @@ std::string summary_line(const run::RunConfig& cfg, const run::RunResult& r) {
 
 std::string verdict_text(const run::RunConfig& cfg, const run::RunResult& r, int code,
                          const std::string& why) {
-    if (code == 2) return "FAIL: data mismatch or I/O error";
-    if (code == 1) return "ERROR: " + (why.empty() ? "the run could not go on" : why);
-    if (code != 0) return "INTERRUPTED: nothing wrong found so far";
-    std::string pass =
-        r.stop == run::StopReason::duration ? "PASS (stopped at --duration)" : "PASS";
-    if (!cfg.verify) pass += ", data not verified with --no-verify";
-    return pass;
+    return verdict_words(code, r.stop, cfg.verify, why);
 }
 
 }  // namespace
@@ -613,6 +634,10 @@ void TextReport::finish(const run::RunConfig& cfg, const run::RunResult& r, int 
         std::fprintf(out_, "kept     %zu file%s and %s (delete them when done)\n",
                      r.file_paths.size(), r.file_paths.size() == 1 ? "" : "s",
                      r.state_path.c_str());
+    if (!section_.empty()) {  // the comparison prints one verdict for all its runs
+        std::fflush(out_);
+        return;
+    }
     if (!r.merged_phases.empty()) std::fprintf(out_, "%s\n", result_line(cfg, r).c_str());
     std::fprintf(out_, "result   %s (exit %d)\n", verdict.c_str(), code);
     std::fflush(out_);

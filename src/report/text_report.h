@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <deque>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "report/host_info.h"
@@ -45,6 +46,16 @@ class TextReport final : public run::RunObserver {
     void finish(const run::RunConfig& cfg, const run::RunResult& r, int code,
                 const std::string& why = {});
 
+    // One run of a comparison: its report is a section titled `title`
+    // (the backend line under it); with `header`, the host, target,
+    // workload and seed lines come first, then `intro`.  finish() then gives
+    // the summary without the result line: the comparison has one verdict.
+    void set_section(std::string title, bool header, std::string intro = {}) {
+        section_ = std::move(title);
+        section_header_ = header;
+        section_intro_ = std::move(intro);
+    }
+
   private:
     void clear_live();
     struct Rates {
@@ -52,6 +63,7 @@ class TextReport final : public run::RunObserver {
     };
     Rates recent_rates(const run::ProgressSnapshot& s);
     void print_target(const run::RunConfig& cfg, const run::RunResult& r);
+    void print_workload(const run::RunConfig& cfg, const run::RunResult& r);
     void print_backend(const run::RunConfig& cfg, const run::RunResult& r);
 
     std::FILE* out_;
@@ -72,6 +84,9 @@ class TextReport final : public run::RunObserver {
     std::uint64_t last_second_p99_ns_ = 0;  // 0: no full second yet in this phase
     std::uint64_t live_mismatches_ = 0;
     std::vector<double> thresholds_s_;
+    std::string section_;  // empty: a run of its own
+    bool section_header_ = false;
+    std::string section_intro_;
 };
 
 // One line per phase, e.g. "seq-write  1234.5 MiB/s  ..." (also used by tests).
@@ -88,6 +103,14 @@ std::string knee_line(const run::SweepResult& sweep);
 // For runs of two iterations or more: each phase's first, best, worst and
 // last bandwidth (IOPS for the random phase) and p99, with the iteration
 // each comes from; "" otherwise.
+// The verdict of exit status `code` in words: "PASS", "FAIL: data mismatch
+// or I/O error", "ERROR: why", "INTERRUPTED: ...".  The one place a run's
+// verdict is worded (a comparison and a preset say it through this too).
+std::string verdict_words(int code, run::StopReason stop, bool verified,
+                          const std::string& why = {});
+// "result   PASS (exit 0)" and the other verdicts, with a newline.
+std::string verdict_line(int code, run::StopReason stop, bool verified = true,
+                         const std::string& why = {});
 std::string drift_table(const std::vector<run::IterationResult>& iterations);
 
 }  // namespace ds::report

@@ -4,27 +4,46 @@
 
 namespace ds::run {
 
-BackendComparison compare_backends(RunConfig cfg, RunObserver* uring_observer,
-                                   RunObserver* sync_observer) {
-    BackendComparison c;
+BackendComparison comparison_plan(RunConfig cfg) {
     if (!cfg.seed_given) {
         cfg.seed = random_seed();
         cfg.seed_given = true;
     }
-    c.uring_config = cfg;
-    c.uring_config.backend = BackendChoice::io_uring;
-    c.sync_config = cfg;
-    c.sync_config.backend = BackendChoice::sync;
-    c.uring = Runner(c.uring_config, uring_observer).run();
-    if (c.uring.stop == StopReason::completed || c.uring.stop == StopReason::duration) {
-        c.sync = Runner(c.sync_config, sync_observer).run();
-        c.sync_ran = true;
+    BackendComparison c;
+    auto add = [&](std::string label, BackendChoice backend) -> RunConfig& {
+        c.runs.push_back({std::move(label), cfg, {}, false});
+        c.runs.back().config.backend = backend;
+        return c.runs.back().config;
+    };
+    add("io_uring", BackendChoice::io_uring);
+    add("sync", BackendChoice::sync);
+    if (cfg.compare_sync_qd1) {
+        RunConfig& one = add("sync qd 1", BackendChoice::sync);
+        one.qd = 1;
+        one.batch = 1;
     }
+    if (cfg.compare_sqpoll) add("io_uring sqpoll", BackendChoice::io_uring).sqpoll = true;
     return c;
 }
 
+bool compare_run(BackendComparison& c, std::size_t i, RunObserver* observer) {
+    if (i > 0) {
+        const ComparedRun& prev = c.runs[i - 1];
+        if (!prev.ran ||
+            (prev.result.stop != StopReason::completed && prev.result.stop != StopReason::duration))
+            return false;
+    }
+    ComparedRun& run = c.runs[i];
+    run.result = Runner(run.config, observer).run();
+    run.ran = true;
+    return true;
+}
+
 int exit_status(const BackendComparison& c) {
-    return worse_exit_status(exit_status(c.uring), c.sync_ran ? exit_status(c.sync) : 0);
+    int code = 0;
+    for (const auto& run : c.runs)
+        if (run.ran) code = worse_exit_status(code, exit_status(run.result));
+    return code;
 }
 
 }  // namespace ds::run

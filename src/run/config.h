@@ -93,6 +93,11 @@ struct RunConfig {
     double knee_gain_pct = 5;  // saturation: next point adds less IOPS than this
     std::vector<double> latency_thresholds_s{2, 10};  // see seconds_to_ns
     bool compare_backends = false;
+    // --compare-extra: rows added to --compare-backends beside io_uring and
+    // sync at the same depth: the single-threaded sync baseline (--qd 1),
+    // and io_uring with --sqpoll.
+    bool compare_sync_qd1 = false;
+    bool compare_sqpoll = false;
     // --keep: leave the files and a state file for --verify-only after a
     // power cut (run/state_file.h).
     bool keep = false;

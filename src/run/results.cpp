@@ -31,6 +31,7 @@ void PhaseCounters::merge(const PhaseCounters& o) {
     flush_ops += o.flush_ops;
     flush_latency.merge(o.flush_latency);
     write_errors += o.write_errors;
+    system_calls += o.system_calls;
 }
 
 std::uint64_t PhaseCounters::mismatch_total() const {

@@ -78,6 +78,8 @@ struct PhaseCounters {
     // Writes that failed (io-error, or the filesystem full), for the write
     // summary's error count.
     std::uint64_t write_errors = 0;
+    // System calls that moved data (Backend::system_calls) during the phase.
+    std::uint64_t system_calls = 0;
 
     void merge(const PhaseCounters& o);
     std::uint64_t mismatch_total() const;
@@ -204,6 +206,7 @@ struct BackendInfo {
     io::UringFeatures uring;      // features of worker 0's ring
     unsigned effective_qd = 1;    // random-phase depth per worker
     unsigned seq_qd = 1;          // sequential-phase depth per worker
+    unsigned sync_threads = 0;    // sync: pool threads per worker (0: single-threaded)
 };
 
 // The current time as ISO 8601 UTC ("2026-11-30T04:33:23Z"), for started_at.

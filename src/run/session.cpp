@@ -108,7 +108,7 @@ RunSession::RunSession(RunConfig& c, RunResult& r, RunObserver& o)
       hooks(TestHooks::from_environment()),
       target(c, state_bytes(c)),
       kind(pick_backend(c, r)),
-      geo(checked_memory(c, make_geometry(c, kind == io::BackendKind::sync ? 1 : c.qd))) {
+      geo(checked_memory(c, make_geometry(c, c.qd))) {
     install_signal_handlers();
     if (hooks.stop_before_create) ::raise(SIGSTOP);
     create_files();
@@ -181,6 +181,7 @@ void RunSession::start_workers() {
     run_on_workers(
         [&](unsigned i, Worker& w) { w.open_backend(kind, target.fd(i), uring_options()); });
     res.backend.uring = workers[0]->backend()->describe().uring;
+    res.backend.sync_threads = workers[0]->backend()->describe().sync_threads;
     observer.started(cfg, res);  // may refuse (an output file it cannot create)
     started_ = true;
 }

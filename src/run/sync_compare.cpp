@@ -246,7 +246,8 @@ class Table final : private MismatchSink {
 
 BackendFactory default_backend_factory(io::BackendKind kind) {
     return [kind](int fd, std::span<std::byte> buffers) {
-        return io::make_backend(kind, fd, 2, buffers);
+        // One operation at a time: sync on the row's own thread, no pool.
+        return io::make_backend(kind, fd, kind == io::BackendKind::sync ? 1 : 2, buffers);
     };
 }
 

@@ -8,6 +8,7 @@
 
 #include "io/backend_factory.h"
 #include "io/probe.h"
+#include "io/sync_backend.h"
 #include "run/errors.h"
 #include "run/phases.h"
 #include "run/signals.h"
@@ -56,11 +57,16 @@ Worker::Worker(const WorkerGeometry& geo, unsigned file_index, std::string path,
 
 void Worker::open_backend(io::BackendKind kind, int fd, io::UringOptions uring) {
     backend_.reset();
+    single_.reset();
     fd_ = fd;
     const unsigned depth = static_cast<unsigned>(slots_.size());
     try {
         backend_ = io::make_backend(kind, fd_, depth, arena_.span(), uring, base_);
     } catch (const std::system_error& e) {
+        if (kind == io::BackendKind::sync)  // the thread pool could not start
+            throw SetupError("--qd " + std::to_string(depth) +
+                             " with --backend sync: cannot start " + std::to_string(depth) +
+                             " I/O threads for " + path_ + ": " + e.what() + " (ulimit -u or -v?)");
         if (!uring.sqpoll && !uring.iopoll) throw;
         throw SetupError(std::string(uring.sqpoll ? "--sqpoll" : "--iopoll") +
                          ": the kernel refused the ring: " + e.what());
@@ -132,12 +138,21 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
                      stop_, progress_bytes, progress_ops, monotonic_ns()};
     WriteDurability writes(geo_.sync, geo_.sync_every, units_, durable_);
     std::unique_ptr<IoPhase> phase = make_phase(ctx, &writes, geo_.read_pct, seed_);
-    Engine engine(*backend_, slots_, stop_);
+    // A sync thread pool asked for one operation at a time (a sweep's QD 1)
+    // is the single-threaded baseline, as --qd 1 is: no hand-over to a pool.
+    io::Backend* backend = backend_.get();
+    if (depth == 1 && backend->kind() == io::BackendKind::sync && backend->depth() > 1) {
+        if (!single_) single_ = std::make_unique<io::SyncBackend>(fd_, base_);
+        backend = single_.get();
+    }
+    Engine engine(*backend, slots_, stop_);
+    const std::uint64_t calls0 = backend->system_calls();
     const EngineTally t = engine.run(*phase, {depth, geo_.batch, plan.stop_after_ops});
     writes.finish();
     intervals_.finish(out.counters);
     phase->reaped(monotonic_ns());  // the final progress
     out.counters.retries += t.retries;
+    out.counters.system_calls = backend->system_calls() - calls0;
     out.completed = !t.stopped;
     return out;
 }

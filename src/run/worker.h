@@ -60,12 +60,18 @@ class Worker final : private MismatchSink {
     void open_backend(io::BackendKind kind, int fd, io::UringOptions uring = {});
     // Releases the backend (its ring, registered file and buffers); call on
     // the thread that opened it.
-    void close_backend() { backend_.reset(); }
+    void close_backend() {
+        backend_.reset();
+        single_.reset();
+    }
     // Raw-device mode: this worker's region starts here on the device;
     // backends add it to every offset, records report absolute offsets.
     void set_base_offset(std::uint64_t base) { base_ = base; }
     // Or use one made elsewhere (tests wrap backends to inject faults).
-    void set_backend(std::unique_ptr<io::Backend> backend) { backend_ = std::move(backend); }
+    void set_backend(std::unique_ptr<io::Backend> backend) {
+        backend_ = std::move(backend);
+        single_.reset();
+    }
     const io::Backend* backend() const { return backend_.get(); }
     std::span<std::byte> buffer_arena() const { return arena_.span(); }
 
@@ -115,6 +121,9 @@ class Worker final : private MismatchSink {
     io::AlignedBuffer arena_;
     std::vector<Slot> slots_;
     std::unique_ptr<io::Backend> backend_;
+    // sync: the single-threaded backend for phases at depth 1 when backend_
+    // is a thread pool (made on first use).
+    std::unique_ptr<io::Backend> single_;
     std::vector<MismatchRecord> records_;
     DamageMap damage_;
     std::optional<std::uint64_t> truncated_to_;

@@ -11,7 +11,8 @@ static double seconds(const timeval& tv) {
 CpuTime CpuTime::process_now() {
     rusage ru{};
     getrusage(RUSAGE_SELF, &ru);
-    return {seconds(ru.ru_utime), seconds(ru.ru_stime)};
+    return {seconds(ru.ru_utime), seconds(ru.ru_stime),
+            static_cast<std::uint64_t>(ru.ru_nvcsw) + static_cast<std::uint64_t>(ru.ru_nivcsw)};
 }
 
 }  // namespace ds::stats

@@ -486,7 +486,19 @@ TEST_CASE("--knee-gain, --latency-thresholds, --compare-backends") {
 
     CHECK(parse({"--compare-backends"}).compare_backends);
     check_rejected({"--compare-backends", "--backend", "sync"}, "--compare-backends");
-    check_rejected({"--compare-backends", "--sweep", "qd=1,2"}, "--compare-backends");
+    // Both backends' curves over depth; the other sweeps are refused.
+    CHECK(parse({"--compare-backends", "--sweep", "qd=1,2"}).sweep.has_value());
+    check_rejected({"--compare-backends", "--sweep", "files=1,2"}, "--compare-backends");
+    check_rejected({"--compare-backends", "--sweep", "rand-block=4K,8K"}, "--compare-backends");
+
+    RunConfig extra = parse({"--compare-backends", "--compare-extra", "sync-qd1,sqpoll"});
+    CHECK(extra.compare_sync_qd1);
+    CHECK(extra.compare_sqpoll);
+    CHECK_FALSE(parse({"--compare-backends"}).compare_sync_qd1);
+    check_rejected({"--compare-extra", "sqpoll"}, "--compare-extra");
+    check_rejected({"--compare-backends", "--compare-extra", "sync"}, "--compare-extra");
+    check_rejected({"--compare-backends", "--compare-extra", "sync-qd1", "--sweep", "qd=1,2"},
+                   "--compare-extra");
 }
 
 TEST_CASE("--sqpoll and --iopoll: io_uring modes, refused where they cannot apply") {

@@ -46,7 +46,7 @@ TEST_CASE("a qd sweep runs at the largest depth; conflicting options are refused
     CHECK_THROWS_AS(parse_command_line({"--sweep", "files=1,2", "-j", "2"}), UsageError);
     CHECK_THROWS_AS(parse_command_line({"--sweep", "qd=1,2", "--rand-time", "0"}), UsageError);
     CHECK_THROWS_AS(parse_command_line({"--sweep", "qd=1,2", "--iterations", "3"}), UsageError);
-    CHECK_THROWS_AS(parse_command_line({"--sweep", "qd=1,2", "--compare-backends"}), UsageError);
+    CHECK_THROWS_AS(parse_command_line({"--sweep", "files=1,2", "--compare-backends"}), UsageError);
     auto rb = parse_command_line({"--sweep", "rand-block=4K,64K", "-s", "64M"});
     CHECK(rb.config.rand_block == 4096);
     CHECK(rb.config.max_rand_block() == 65536);

@@ -13,19 +13,25 @@ from harness import UNIT_BYTES, MiB, count_differences, first_difference, read_b
 FILES = 2
 FILE_BYTES = 8 * MiB
 ARGS = ("-s", "8M", "-j", FILES, "--qd", 64, "--seq-block", "64K", "--rand-time", 0)
+# 512 blocks of 16K per worker: the sequential phases keep 256 in flight.
+QD256_ARGS = ("-s", "8M", "-j", FILES, "--qd", 256, "--seq-block", "16K", "--rand-time", 0)
+QD1_ARGS = ("-s", "8M", "-j", FILES, "--qd", 1, "--seq-block", "64K", "--rand-time", 0)
 VERIFYING_PHASES = ("seq-read", "reverify")
 UNIT = 37 * UNIT_BYTES  # the damaged unit, in file 0
 OTHER_UNIT = 1000 * UNIT_BYTES
 
 
 class CorruptionCases:
-    """Mixin of the cases; instantiated per backend below."""
+    """Mixin of the cases; instantiated per backend (and queue depth) below."""
+
+    args = ARGS
+    seq_qd = 64  # operations in flight per worker in seq-read
 
     def run_with_damage(self, damage, iterations=1):
         """Runs drivestress, calls damage() at the stop before the last
         iteration's seq-read (earlier stops are passed to damage too, with
         their iteration number), returns the finished Result."""
-        run = self.start(*ARGS, "--iterations", iterations, stop="seq-read")
+        run = self.start(*self.args, "--iterations", iterations, stop="seq-read")
         for iteration in range(1, iterations + 1):
             run.wait_stopped()
             self.assertFilesPresent(FILES, FILE_BYTES)
@@ -48,8 +54,11 @@ class CorruptionCases:
         self.assertExit(r, 2)
         self.assertNoFilesLeft(r)
         doc = self.assertJson(r)
-        self.assertEqual(doc["backend"]["seq_qd_per_worker"],
-                         64 if self.backend == "io_uring" else 1, "queue depth in seq-read")
+        self.assertEqual(doc["backend"]["seq_qd_per_worker"], self.seq_qd,
+                         "queue depth in seq-read")
+        self.assertEqual(doc["backend"]["sync_threads_per_worker"],
+                         self.seq_qd if self.backend == "sync" and self.seq_qd > 1 else 0,
+                         "sync: one thread per operation in flight")
         path = self.data_file(file_index)
         unit = offset // UNIT_BYTES * UNIT_BYTES
         records = doc["mismatches"]
@@ -218,6 +227,20 @@ class CorruptionIoUring(CorruptionCases, harness.DriveStressTest):
 
 class CorruptionSync(CorruptionCases, harness.DriveStressTest):
     backend = "sync"
+
+
+class CorruptionQd256Sync(CorruptionCases, harness.DriveStressTest):
+    """The thread pool at 256 per worker: exact offsets all the same."""
+    backend = "sync"
+    args = QD256_ARGS
+    seq_qd = 256
+
+
+class CorruptionQd1Sync(CorruptionCases, harness.DriveStressTest):
+    """The single-threaded baseline."""
+    backend = "sync"
+    args = QD1_ARGS
+    seq_qd = 1
 
 
 if __name__ == "__main__":

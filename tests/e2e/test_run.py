@@ -198,24 +198,19 @@ class Runs(harness.DriveStressTest):
         self.assertEqual(s["written_bytes"], sum(p["write_bytes"] for _, p in phases))
         self.assertEqual(s["verified_bytes"], sum(p["verified_bytes"] for _, p in phases))
 
-
-class RunIoUring(Runs):
-    backend = "io_uring"
-
-    def test_clean_run(self):
-        self.check_clean_run()
-
     def test_qd256_mixed_reads_writes(self):
         """256 operations in flight per worker, half of them writes: no false
-        positive from a read racing a write."""
+        positive from a read racing a write (sync: 256 threads per worker)."""
         ops = 20000
         r = self.drivestress("-s", "16M", "-j", 2, "--qd", 256, "--read-pct", 50,
                              "--rand-ops", ops, "--seq-block", "64K")
         self.assertExit(r, 0)
         self.assertNoFilesLeft(r)
         doc = self.assertJson(r)
-        self.assertEqual(doc["backend"]["used"], "io_uring")
+        self.assertEqual(doc["backend"]["used"], self.backend)
         self.assertEqual(doc["backend"]["random_qd_per_worker"], 256)
+        self.assertEqual(doc["backend"]["sync_threads_per_worker"],
+                         256 if self.backend == "sync" else 0)
         self.assertEqual(doc["summary"]["mismatch_total"], 0)
         rnd = [p for _, p in phases_of(doc) if p["phase"] == "random"]
         self.assertEqual(len(rnd), 1)
@@ -225,6 +220,12 @@ class RunIoUring(Runs):
         self.assertGreater(rnd[0]["verified_bytes"], 0)
 
 
+class RunIoUring(Runs):
+    backend = "io_uring"
+
+    def test_clean_run(self):
+        self.check_clean_run()
+
 class RunSync(Runs):
     backend = "sync"
 
@@ -232,14 +233,25 @@ class RunSync(Runs):
         self.check_clean_run()
 
     def test_qd_note(self):
-        """The sync backend does one operation at a time and says so."""
-        r = self.drivestress("-s", "1M", "-j", 1, "--qd", 8, "--rand-ops", 100)
+        """--qd 8 on sync: 8 threads per worker, said in the header; --qd 1:
+        the single-threaded baseline, said too."""
+        r = self.drivestress("-s", "1M", "-j", 1, "--qd", 8, "--rand-ops", 100,
+                             "--seq-block", "64K")
         self.assertExit(r, 0)
-        self.assertIn("queue depth is 1 per worker", r.stdout)
+        self.assertIn("sync [8 threads per worker, blocking pread/pwrite]  qd 8 per worker",
+                      r.stdout)
+        self.assertNotIn("ignored", r.stdout)
         doc = self.assertJson(r)
         self.assertEqual(doc["config"]["qd"], 8)
+        self.assertEqual(doc["backend"]["random_qd_per_worker"], 8)
+        self.assertEqual(doc["backend"]["seq_qd_per_worker"], 8)
+        self.assertEqual(doc["backend"]["sync_threads_per_worker"], 8)
+        r = self.drivestress("-s", "1M", "-j", 1, "--qd", 1, "--rand-ops", 100)
+        self.assertExit(r, 0)
+        self.assertIn("sync [single-threaded, blocking pread/pwrite]  qd 1 per worker", r.stdout)
+        doc = self.assertJson(r)
         self.assertEqual(doc["backend"]["random_qd_per_worker"], 1)
-        self.assertEqual(doc["backend"]["seq_qd_per_worker"], 1)
+        self.assertEqual(doc["backend"]["sync_threads_per_worker"], 0)
 
     def test_json_to_stdout(self):
         """`--json -`: stdout is exactly the document, the text report moves

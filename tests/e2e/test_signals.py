@@ -152,23 +152,26 @@ class SignalsSync(SignalCases, harness.DriveStressTest):
     backend = "sync"
 
 
-class SignalsQd256IoUring(SignalCases, harness.DriveStressTest):
-    backend = "io_uring"
+class Qd256Cases(SignalCases):
     args = QD256_ARGS
     prompt_s = QD256_PROMPT_S
 
     def test_queue_is_full(self):
-        """The premise: 256 in flight per worker in every phase."""
+        """The premise: 256 in flight per worker in every phase (sync: 256
+        threads per worker, each in its own pread/pwrite)."""
         r = self.drivestress(*self.args, "--rand-ops", 2000)
         self.assertExit(r, 0)
         b = self.assertJson(r)["backend"]
         self.assertEqual((b["random_qd_per_worker"], b["seq_qd_per_worker"]), (256, 256))
+        self.assertEqual(b["sync_threads_per_worker"], 256 if self.backend == "sync" else 0)
 
 
-class SignalsQd256Sync(SignalCases, harness.DriveStressTest):
+class SignalsQd256IoUring(Qd256Cases, harness.DriveStressTest):
+    backend = "io_uring"
+
+
+class SignalsQd256Sync(Qd256Cases, harness.DriveStressTest):
     backend = "sync"
-    args = QD256_ARGS
-    prompt_s = QD256_PROMPT_S
 
 
 class BrokenPipe(harness.DriveStressTest):

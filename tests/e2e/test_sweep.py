@@ -88,6 +88,62 @@ class CompareBackends(harness.DriveStressTest):
                 self.assertAlmostEqual(row["iops_ratio"], row["io_uring_iops"] / row["sync_iops"])
         self.assertIn("backends compared", r.stdout)
         self.assertNoFilesLeft(r)
+        # Matched concurrency: the sync run keeps --qd 32 in flight with 32 threads.
+        self.assertEqual(cmp["sync"]["backend"]["sync_threads_per_worker"], 32)
+        self.assertEqual(cmp["sync"]["backend"]["random_qd_per_worker"], 32)
+
+    def test_output_is_one_header_a_section_per_backend_one_verdict(self):
+        """Issue 13: one header, a labelled section per run (its concurrency
+        said), ratios whose direction is stated in words, one verdict."""
+        if harness.io_uring_unavailable_reason():
+            self.skipTest("io_uring is not available here")
+        r = self.drivestress(*SMALL, "-j", "2", "--qd", "8", "--rand-ops", "2000",
+                             "--compare-backends", "--compare-extra", "sync-qd1")
+        self.assertExit(r, 0)
+        out = r.stdout
+        for once in ("drivestress ", "target ", "workload ", "seed ", "verdict ", "result "):
+            self.assertEqual(sum(l.startswith(once) for l in out.splitlines()), 1,
+                             once + "\n" + out)
+        sections = [l for l in out.splitlines() if l.startswith("=== ")]
+        self.assertEqual(sections, [
+            "=== io_uring: qd 8 per worker, one ring each ===",
+            "=== sync: 8 threads per worker, each in a blocking pread/pwrite ===",
+            "=== sync qd 1: one blocking pread/pwrite per worker, no thread pool ==="], out)
+        # Each section's backend line right under its title, its summary before the next.
+        lines = out.splitlines()
+        for title in sections:
+            self.assertTrue(lines[lines.index(title) + 1].startswith("backend  "), title)
+        self.assertEqual(sum(l.startswith("summary ") for l in lines), 3)
+        self.assertIn("io_uring (2 workers x qd 8) against sync (2 workers x 8 threads):", out)
+        self.assertIn("io_uring (2 workers x qd 8) against sync qd 1 "
+                      "(2 workers x 1, single-threaded):", out)
+        verdict = [l for l in lines if l.startswith("verdict ")][0]
+        self.assertIn("random at 16 operations in flight on both: ", verdict)
+        doc = self.assertJson(r)
+        rnd = [x for x in doc["compare_backends"]["rows"] if x["phase"] == "random"][0]
+        winner = "io_uring" if rnd["iops_ratio"] >= 1 else "sync"
+        factor = rnd["iops_ratio"] if winner == "io_uring" else 1 / rnd["iops_ratio"]
+        self.assertIn("%s %.2fx the IOPS" % (winner, factor), verdict)
+        self.assertEqual(doc["compare_backends"]["verdict"], verdict[len("verdict  "):])
+        self.assertTrue(lines[-1].startswith("result   PASS (exit 0)"), lines[-1])
+
+    def test_qd_sweep_names_the_crossover(self):
+        if harness.io_uring_unavailable_reason():
+            self.skipTest("io_uring is not available here")
+        r = self.drivestress(*SMALL, "-j", "1", "--rand-ops", "1000", "--compare-backends",
+                             "--sweep", "qd=1..8")
+        self.assertExit(r, 0)
+        sw = self.assertJson(r)["compare_backends"]["sweep"]
+        self.assertEqual([p["qd"] for p in sw["points"]], [1, 2, 4, 8])
+        rows = [l.split() for l in r.stdout.splitlines()
+                if l.split()[:1] in (["1"], ["2"], ["4"], ["8"]) and l.count("x ") == 1]
+        self.assertEqual([row[0] for row in rows], ["1", "2", "4", "8"], r.stdout)
+        if sw["crossover_qd"]:
+            self.assertIn("verdict  crossover: io_uring pays from QD %d on" % sw["crossover_qd"],
+                          r.stdout)
+        else:
+            self.assertIn("verdict  crossover: io_uring never pays", r.stdout)
+        self.assertNoFilesLeft(r)
 
 
 class Presets(harness.DriveStressTest):

@@ -397,6 +397,15 @@ class Messages(harness.DriveStressTest):
         self.assertSetupError(r, "cannot start worker thread 0 of 2")
         self.assertNoFilesLeft(r)
 
+    def test_sync_thread_pool_that_cannot_start_is_one_line(self):
+        """--backend sync --qd 4096: 4096 threads of 8 MiB stacks do not fit
+        in 3 GB of address space; the run names --qd and leaves nothing."""
+        r = self.limited(3000000, "--backend", "sync", "--qd", 4096, "-s", "64M", "-j", 1,
+                         "--rand-ops", 100)
+        self.assertSetupError(r, "--qd 4096 with --backend sync: cannot start 4096 I/O threads",
+                              "ulimit -u or -v")
+        self.assertNoFilesLeft(r)
+
     def test_qd_limited_by_a_small_file_is_said(self):
         r = self.drivestress("-s", "64K", "-j", 1, "--qd", 32, "--seq-block", "64K",
                              "--rand-ops", 100, json_out=False)

@@ -1187,13 +1187,53 @@ TEST_CASE("sweep and backend comparison documents validate against the schema") 
         sync.backend.used = io::BackendKind::sync;
         sync.backend.effective_qd = sync.backend.seq_qd = 1;
         sync.merged_phases[0].seconds = 1.0;  // half the io_uring rate
+        sync.backend.sync_threads = 0;
+        sync.merged_phases[0].cpu.context_switches = 300;
+        sync.merged_phases[0].counters.system_calls = 100;
         json d = document(cfg, uring, make_host());
-        d["compare_backends"] = report::comparison_json(cfg, uring, sync);
+        run::BackendComparison cmp;
+        cmp.runs.push_back({"io_uring", cfg, uring, true});
+        cmp.runs.push_back({"sync", cfg, sync, true});
+        cmp.runs.push_back({"sync qd 1", cfg, sync, false});  // never ran: no row
+        d["compare_backends"] = report::comparison_json(cmp);
         const json& rows = d["compare_backends"]["rows"];
         REQUIRE(rows.size() == 2);
         CHECK(rows[0]["phase"] == "seq-write");
         CHECK(rows[0]["bandwidth_ratio"].get<double>() == doctest::Approx(2.0));
         CHECK(d["compare_backends"]["sync"]["backend"]["used"] == "sync");
+        const json& runs = d["compare_backends"]["runs"];
+        REQUIRE(runs.size() == 2);
+        CHECK(runs[1]["label"] == "sync");
+        const json& ph = runs[1]["phases"][0];
+        const double ops = ph["ops"].get<double>();
+        REQUIRE(ops > 0);
+        CHECK(ph["context_switches_per_op"].get<double>() == doctest::Approx(300 / ops));
+        CHECK(ph["system_calls_per_op"].get<double>() == doctest::Approx(100 / ops));
+        CHECK(d["compare_backends"]["sweep"].is_null());
+        auto errors = v.errors(d);
+        INFO(joined(errors));
+        CHECK(errors.empty());
+    }
+    SUBCASE("--compare-backends --sweep qd: both curves and the crossover") {
+        run::RunConfig cfg = make_sweep_config();
+        cfg.compare_backends = true;
+        run::RunResult uring = make_sweep_result();
+        run::RunResult sync = make_sweep_result();
+        sync.backend.used = io::BackendKind::sync;
+        // sync keeps pace at the first point and falls behind from the second on.
+        for (std::size_t i = 1; i < sync.sweep.points.size(); ++i)
+            sync.sweep.points[i].random.seconds *= 2;
+        run::BackendComparison cmp;
+        cmp.runs.push_back({"io_uring", cfg, uring, true});
+        cmp.runs.push_back({"sync", cfg, sync, true});
+        json d = document(cfg, uring, make_host());
+        d["compare_backends"] = report::comparison_json(cmp);
+        const json& sw = d["compare_backends"]["sweep"];
+        REQUIRE(sw.is_object());
+        REQUIRE(sw["points"].size() == uring.sweep.points.size());
+        REQUIRE(uring.sweep.points.size() >= 2);
+        CHECK(sw["crossover_qd"] == uring.sweep.points[1].value);
+        CHECK(sw["points"][1]["iops_ratio"].get<double>() == doctest::Approx(2.0));
         auto errors = v.errors(d);
         INFO(joined(errors));
         CHECK(errors.empty());

@@ -265,7 +265,8 @@ def check_invariants(doc, returncode):
             check_phase(p, "iteration_detail %d %s" % (it["index"], p["phase"]), files)
     if "compare_backends" in doc:
         sync = doc["compare_backends"]["sync"]
-        check_run(files, sync["iterations"], sync["merged_phases"], None, sync["summary"],
+        check_run(files, sync["iterations"], sync["merged_phases"], sync.get("sweep"),
+                  sync["summary"],
                   "compare_backends.sync: ")
 
 
@@ -430,6 +431,49 @@ def case_compare(r):
     expect(cmp["sync"]["backend"]["used"] == "sync", "sync section")
     expect([row["phase"] for row in cmp["rows"]]
            == ["seq-write", "seq-read", "random", "reverify"], "rows")
+    # Matched concurrency: sync keeps --qd 32 per worker in flight too.
+    expect([(run["label"], run["sync_threads_per_worker"]) for run in cmp["runs"]]
+           == [("io_uring", 0), ("sync", 32)], "runs")
+    rnd = [row for row in cmp["rows"] if row["phase"] == "random"][0]
+    expect(rnd["in_flight"] == rnd["sync_in_flight"] == 64, "2 workers x 32 on both")
+    expect(cmp["sweep"] is None, "no sweep")
+    expect(cmp["verdict"].startswith("random at 64 operations in flight on both"), "verdict")
+
+
+def case_compare_extra(r):
+    doc = r.run("compare-extra", SMALL + ["--rand-time", "0.3", "--compare-backends",
+                                          "--compare-extra", "sync-qd1"], 0)
+    runs = doc["compare_backends"]["runs"]
+    expect([(x["label"], x["backend"], x["qd_per_worker"], x["sync_threads_per_worker"])
+            for x in runs] == [("io_uring", "io_uring", 32, 0), ("sync", "sync", 32, 32),
+                               ("sync qd 1", "sync", 1, 0)], "runs")
+    for x in runs:
+        rnd = [p for p in x["phases"] if p["phase"] == "random"][0]
+        expect(rnd["ops"] > 0 and rnd["system_calls_per_op"] > 0, "counted system calls")
+        if x["backend"] == "sync":  # one pread/pwrite per operation, exactly
+            expect(rnd["system_calls_per_op"] == 1.0, "sync: one call per operation")
+
+
+def case_compare_sweep(r):
+    doc = r.run("compare-sweep", SMALL + ["--rand-ops", "2000", "--compare-backends",
+                                          "--sweep", "qd=1..4"], 0)
+    sw = doc["compare_backends"]["sweep"]
+    expect([p["qd"] for p in sw["points"]] == [1, 2, 4], "points")
+    expect(all(p["io_uring"]["ops"] == p["sync"]["ops"] == 2000 for p in sw["points"]), "ops")
+    # The crossover as find_crossover defines it, recomputed from the points.
+    m = sw["margin_pct"] / 100
+    want = None
+    for p in reversed(sw["points"]):
+        a, b = p["io_uring"]["iops"], p["sync"]["iops"]
+        if a < b * (1 - m):
+            break
+        if a >= b * (1 + m):
+            want = p["qd"]
+    expect(sw["crossover_qd"] == want, "crossover_qd %s, recomputed %s" % (sw["crossover_qd"], want))
+    expect(all(p["sync"]["in_flight"] == p["io_uring"]["in_flight"] == 2 * p["qd"]
+               for p in sw["points"]), "in flight: 2 workers x qd")
+    expect(("pays from QD %d on" % sw["crossover_qd"]) in sw["crossover"]
+           if sw["crossover_qd"] else "never pays" in sw["crossover"], "crossover in words")
 
 
 def zero_units(path, first, count):
@@ -524,6 +568,8 @@ CASES = {
     "thresholds": case_thresholds,
     "sweep": case_sweep,
     "compare": case_compare,
+    "compare-extra": case_compare_extra,
+    "compare-sweep": case_compare_sweep,
     "preset": case_preset,
     "preset-mismatch": case_preset_mismatch_in_later_test,
     "compare-mismatch": case_compare_mismatch_in_sync,

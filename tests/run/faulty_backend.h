@@ -47,6 +47,7 @@ class FaultyBackend final : public io::Backend {
     io::BackendKind kind() const override { return inner_->kind(); }
     io::BackendDescription describe() const override { return inner_->describe(); }
     unsigned depth() const override { return inner_->depth(); }
+    std::uint64_t system_calls() const override { return inner_->system_calls(); }
     void prepare(io::Request& r) override {
         ++prepared_;
         if (io::is_flush(r.kind)) {

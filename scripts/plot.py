@@ -19,6 +19,10 @@ Writes into DIR, named after RESULT (STEM = its file name without .json):
                        sizes) and p99, knee marked (with a sweep section)
   STEM-sweep-latency.png  latency by percentile of every sweep point (when
                        the points carry their latency, as the binary's do)
+  STEM-steady-state.png  --steady-state: every round's IOPS, the measurement
+                       window with its mean, fitted line and the +-10 % /
+                       +-20 % bands of the mean, as a SNIA PTS report draws it
+                       (the last iteration's, when several)
   STEM-preset.png      every test of a preset: read and write MiB/s, p99
                        (with a preset section; the other figures show the
                        document's own phases, which are the first test's)
@@ -646,6 +650,56 @@ def plot_sweep(sweep, title, path):
     return True
 
 
+# --- steady state ---------------------------------------------------------------
+
+def plot_steady_state(doc, title, path):
+    """Round values of the (last) --steady-state block, its window, mean,
+    least-squares line and the +-10 % and +-20 % bands of the window mean."""
+    blocks = doc.get("steady_state") or []
+    if not blocks or not blocks[-1].get("rounds_iops"):
+        return False
+    ss = blocks[-1]
+    ys = ss["rounds_iops"]
+    xs = list(range(1, len(ys) + 1))  # rounds as the text report numbers them
+    fig, axes = new_figure()
+    ax = axes[0][0]
+    ax.plot(xs, ys, marker="o", color="tab:blue", label="IOPS of each round")
+    w = ss.get("window")
+    rule = ss["rule"]
+    if w:
+        lo, hi = w["first_round"] + 1, w["last_round"] + 1
+        mean = w["mean_iops"]
+        span = [lo - 0.3, hi + 0.3]
+        for pct, alpha in ((rule["max_range_pct"], 0.10), (rule["max_excursion_pct"], 0.18)):
+            ax.fill_between(span, [mean * (1 - pct / 100)] * 2, [mean * (1 + pct / 100)] * 2,
+                            color="tab:green", alpha=alpha, linewidth=0,
+                            label=f"mean ± {pct:g} %")
+        ax.plot(span, [mean] * 2, color="tab:green", linewidth=1.5,
+                label=f"window mean {mean:,.0f} IOPS")
+        line = [w["intercept_iops"] + w["slope_iops_per_round"] * (x - 1) for x in (lo, hi)]
+        ax.plot([lo, hi], line, color="tab:red", linestyle="--",
+                label=f"least-squares line: excursion {w['excursion_pct']:.1f} % "
+                      f"(max {rule['max_excursion_pct']:g})")
+        ax.scatter(xs[lo - 1:hi], ys[lo - 1:hi], s=60, facecolors="none",
+                   edgecolors="black", zorder=3,
+                   label=f"window: rounds {lo}-{hi}, range {w['range_pct']:.1f} % "
+                         f"(max {rule['max_range_pct']:g})")
+    verdict = {"attained": f"steady state attained at round {ss.get('attained_at_round')}",
+               "max-rounds": f"not steady within {len(ys)} rounds",
+               "interrupted": "interrupted before a verdict"}.get(ss["status"], ss["status"])
+    ax.set_xlabel(f"round ({ss['round_s']:g} s each)")
+    ax.set_ylabel("IOPS (operations/s)")
+    ax.set_ylim(bottom=0, top=max(ys) * 1.3)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower right", fontsize=8)
+    ax.set_title(f"Steady state (SNIA PTS rule), iteration {ss['iteration']}: {verdict}\n"
+                 f"{title}", fontsize=11)
+    fig.tight_layout()
+    save(fig, path)
+    return True
+
+
 # --- preset -----------------------------------------------------------------------
 
 def plot_preset(preset, title, path):
@@ -726,6 +780,7 @@ def main(argv=None):
             else:
                 print(f"plot: {args.timeseries}: no records, no time-series figure",
                       file=sys.stderr)
+        plot_steady_state(doc, title, out("steady-state"))
         if sweep is not None:
             plot_sweep(sweep, title, out("sweep"))
             plot_sweep_latency(doc, title, out("sweep-latency"), args.result)

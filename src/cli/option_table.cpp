@@ -102,6 +102,14 @@ const OptionSpec kSpecs[] = {
     {kSweeps, "knee-gain", 0, "PCT", "5", nullptr,
      "sweep saturation point: the first point after which no later point adds PCT % more "
      "IOPS while p99 rises at the next"},
+    {kSweeps, "steady-state", 0, "ROUND", nullptr, "off",
+     "run the random phase in rounds of ROUND (SNIA PTS: 60s) until steady state: over the "
+     "last --steady-window rounds, IOPS range <= 20 % and least-squares excursion <= 10 % "
+     "of their mean; or until --steady-max-rounds"},
+    {kSweeps, "steady-window", 0, "N", "5", nullptr,
+     "--steady-state: rounds in the measurement window, 2 or more"},
+    {kSweeps, "steady-max-rounds", 0, "N", "25", nullptr,
+     "--steady-state: give up after N rounds (at least the window)"},
     {kSweeps, "compare-backends", 0, nullptr, nullptr, nullptr,
      "run the workload on io_uring, then on sync (same seed), and compare", Kind::flag},
     {kSweeps, "preset", 0, "NAME", nullptr, nullptr,

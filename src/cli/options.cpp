@@ -274,6 +274,28 @@ void read_sweep(const Options& o, run::RunConfig& c) {
     }
 }
 
+// --steady-state ROUND, --steady-window, --steady-max-rounds.
+void read_steady_state(const Options& o, run::RunConfig& c) {
+    if (!o.given("steady-state")) {
+        for (const char* name : {"steady-window", "steady-max-rounds"})
+            if (o.given(name)) throw UsageError(Options::opt(name) + " needs --steady-state ROUND");
+        return;
+    }
+    c.steady_round_s = o.duration("steady-state");
+    if (c.steady_round_s <= 0) throw UsageError("--steady-state: ROUND must be greater than zero");
+    if (!c.has_phase(run::Phase::random) || c.rand_time_s <= 0)
+        throw UsageError("--steady-state needs the random phase (--phases with random)");
+    if (c.rand_ops) throw UsageError("--steady-state and --rand-ops both given (rounds are timed)");
+    if (c.sweep) throw UsageError("--steady-state and --sweep cannot be combined");
+    stats::SteadyStateRule rule;
+    rule.window_rounds = o.count("steady-window", 2, 1000);
+    rule.max_rounds = o.count("steady-max-rounds", 1, 100000);
+    if (rule.max_rounds < rule.window_rounds)
+        throw UsageError("--steady-max-rounds " + std::to_string(rule.max_rounds) +
+                         " is below --steady-window " + std::to_string(rule.window_rounds));
+    c.steady_state = rule;
+}
+
 void read_latency_thresholds(const Options& o, run::RunConfig& c) {
     c.latency_thresholds_s.clear();
     for (const auto& item :
@@ -408,6 +430,7 @@ run::RunConfig read_run(const Options& o) {
     read_schedule(o, c);
     read_phases(o, c);
     read_sweep(o, c);
+    read_steady_state(o, c);
     read_latency_thresholds(o, c);
     read_modes(o, c);
     read_durability(o, c);

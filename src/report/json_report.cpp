@@ -420,6 +420,63 @@ void mark_in_progress(json& doc, const run::ProgressSnapshot* live) {
     doc["summary"]["stop_reason"] = nullptr;
 }
 
+namespace {
+
+json number_or_null(double v) {
+    return std::isfinite(v) ? json(v) : json(nullptr);
+}
+
+// --steady-state: per iteration, the rule, every round's IOPS and the window
+// judged (line: iops = intercept_iops + slope_iops_per_round x round index).
+json steady_state_json(const run::SteadyStateResult& ss) {
+    json window = nullptr;
+    if (ss.window) {
+        const auto& w = *ss.window;
+        window = {{"first_round", w.first},
+                  {"last_round", w.last},
+                  {"mean_iops", w.mean},
+                  {"min_iops", w.min},
+                  {"max_iops", w.max},
+                  {"range_pct", number_or_null(w.range_pct)},
+                  {"slope_iops_per_round", w.slope},
+                  {"intercept_iops", w.intercept},
+                  {"excursion_pct", number_or_null(w.excursion_pct)},
+                  {"range_ok", w.range_ok},
+                  {"excursion_ok", w.excursion_ok},
+                  {"attained", w.attained}};
+    }
+    const char* status = ss.status == stats::SteadyStateStatus::attained ? "attained"
+                         : ss.status == stats::SteadyStateStatus::max_rounds_reached
+                             ? "max-rounds"
+                             : "interrupted";
+    return {{"iteration", ss.iteration},
+            {"metric", "iops"},
+            {"round_s", ss.round_s},
+            {"rule",
+             {{"window_rounds", ss.rule.window_rounds},
+              {"max_range_pct", ss.rule.max_range_pct},
+              {"max_excursion_pct", ss.rule.max_excursion_pct},
+              {"max_rounds", ss.rule.max_rounds}}},
+            {"status", status},
+            {"attained_at_round", ss.status == stats::SteadyStateStatus::attained
+                                      ? json(ss.round_iops.size())
+                                      : json(nullptr)},
+            {"rounds_iops", ss.round_iops},
+            {"window", window}};
+}
+
+// The blocks of the drive-endurance work (--steady-state), when asked for.
+void add_endurance_blocks(json& doc, const run::RunResult& r) {
+    if (!r.steady_state.empty()) {
+        json all = json::array();
+        for (const auto& ss : r.steady_state)
+            all.push_back(steady_state_json(ss));
+        doc["steady_state"] = all;
+    }
+}
+
+}  // namespace
+
 json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostInfo& host) {
     json doc = document_head(r.document_id, r.started_at, host);
     doc["target"] = target_json(cfg, r);
@@ -523,6 +580,7 @@ json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostI
                                {"interrupted", sc.interrupted},
                                {"rows", rows}};
     }
+    add_endurance_blocks(doc, r);
     json mm = json::array();
     for (const auto& m : r.mismatch_records)
         mm.push_back(mismatch_json(m));

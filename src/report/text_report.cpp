@@ -181,6 +181,26 @@ void TextReport::clear_live() {
     }
 }
 
+namespace {
+
+// "random 70% reads for 10.00 s", "... in rounds of 60 s until steady (window
+// 5, at most 25 rounds)", or "random off".
+std::string random_workload_text(const run::RunConfig& cfg) {
+    const bool random_on = cfg.has_phase(run::Phase::random) &&
+                           (cfg.rand_ops ? *cfg.rand_ops > 0 : cfg.rand_time_s > 0);
+    if (!random_on) return "random off";
+    std::string random = "random " + std::to_string(cfg.read_pct) + "% reads ";
+    if (cfg.steady_state)
+        return random + "in rounds of " + units::format_seconds(cfg.steady_round_s) +
+               " until steady (window " + std::to_string(cfg.steady_state->window_rounds) +
+               ", at most " + std::to_string(cfg.steady_state->max_rounds) + " rounds)";
+    return random + "for " +
+           (cfg.rand_ops ? std::to_string(*cfg.rand_ops) + " ops"
+                         : units::format_seconds(cfg.rand_time_s));
+}
+
+}  // namespace
+
 void TextReport::started(const run::RunConfig& cfg, const run::RunResult& r) {
     thresholds_s_ = cfg.latency_thresholds_s;
     const auto& t = r.target;
@@ -238,13 +258,7 @@ void TextReport::started(const run::RunConfig& cfg, const run::RunResult& r) {
         if (!phases.empty()) phases += ',';
         phases += run::to_string(p);
     }
-    const bool random_on = cfg.has_phase(run::Phase::random) &&
-                           (cfg.rand_ops ? *cfg.rand_ops > 0 : cfg.rand_time_s > 0);
-    std::string random = "random off";
-    if (random_on)
-        random = "random " + std::to_string(cfg.read_pct) + "% reads for " +
-                 (cfg.rand_ops ? std::to_string(*cfg.rand_ops) + " ops"
-                               : units::format_seconds(cfg.rand_time_s));
+    const std::string random = random_workload_text(cfg);
     std::string iterations = cfg.iterations ? std::to_string(cfg.iterations) : "until stopped";
     std::string duration =
         cfg.duration_s ? "  duration " + units::format_seconds(*cfg.duration_s) : "";
@@ -313,6 +327,37 @@ void TextReport::phase_done(std::uint64_t iteration, const run::PhaseResult& p) 
         header_iteration_ = iteration;
     }
     std::fprintf(out_, "%s\n", phase_line(p, thresholds_s_).c_str());
+    std::fflush(out_);
+}
+
+std::string steady_state_line(const run::SteadyStateResult& r) {
+    const std::size_t n = r.round_iops.size();
+    char round_buf[32];
+    std::snprintf(round_buf, sizeof round_buf, "%g s", r.round_s);
+    const std::string round = round_buf;
+    std::string head;
+    if (r.status == stats::SteadyStateStatus::attained)
+        head = "attained at round " + std::to_string(n) + " of " + round;
+    else if (r.status == stats::SteadyStateStatus::max_rounds_reached)
+        head = "not attained in " + std::to_string(n) + " rounds of " + round;
+    else
+        head = "no verdict: interrupted after " + std::to_string(n) + " rounds of " + round;
+    if (!r.window)
+        return "steady state: " + head + " (fewer rounds than the window of " +
+               std::to_string(r.rule.window_rounds) + ")";
+    const auto& w = *r.window;
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  " (rounds %zu-%zu): mean %.0f IOPS, range %.1f %% (max %g), slope excursion "
+                  "%.1f %% (max %g)",
+                  w.first + 1, w.last + 1, w.mean, w.range_pct, r.rule.max_range_pct,
+                  w.excursion_pct, r.rule.max_excursion_pct);
+    return "steady state: " + head + buf;
+}
+
+void TextReport::steady_state_done(const run::SteadyStateResult& r) {
+    clear_live();
+    std::fprintf(out_, "%s\n", steady_state_line(r).c_str());
     std::fflush(out_);
 }
 

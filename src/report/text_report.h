@@ -25,6 +25,7 @@ class TextReport final : public run::RunObserver {
     void phase_done(std::uint64_t iteration, const run::PhaseResult& p) override;
     void iteration_done(const run::IterationResult& it) override;
     void sweep_point_done(const run::RunConfig& cfg, const run::SweepPoint& point) override;
+    void steady_state_done(const run::SteadyStateResult& r) override;
     // Remembers the last second's p99 and the mismatches so far for the status line.
     void interval_done(std::uint64_t iteration, run::Phase phase, std::uint64_t sweep_value,
                        const run::IntervalStats& s, double interval_s,
@@ -59,6 +60,10 @@ std::string writes_line(const run::PhaseResult& p);
 // The --sync-compare table, one row per method and write size.
 std::string sync_compare_table(const run::SyncCompareResult& sc);
 std::string knee_line(const run::SweepResult& sweep);
+// "steady state: attained at round 7 of 60 s (rounds 3-7): mean 41234 IOPS,
+// range 8.1 % (max 20), slope excursion 3.2 % (max 10)", or "not attained in
+// 25 rounds ..." with the last window's figures.
+std::string steady_state_line(const run::SteadyStateResult& r);
 // For runs of two iterations or more: each phase's first, best, worst and
 // last bandwidth (IOPS for the random phase) and p99, with the iteration
 // each comes from; "" otherwise.

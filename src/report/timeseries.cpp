@@ -58,15 +58,17 @@ std::string TimeseriesWriter::line(std::uint64_t iteration, run::Phase phase,
 void TimeseriesWriter::interval_done(std::uint64_t iteration, run::Phase phase,
                                      std::uint64_t sweep_value, const run::IntervalStats& s,
                                      double interval_s, std::uint64_t mismatches_so_far) {
-    // A new phase (or sweep point) starts where the previous one's seconds ended.
+    // A new phase (or sweep point, or --steady-state round: its seconds
+    // start again at 0) starts where the previous one's seconds ended.
     if (!any_ || iteration != last_iteration_ || phase != last_phase_ ||
-        sweep_value != last_sweep_value_) {
+        sweep_value != last_sweep_value_ || s.second <= last_second_) {
         phase_base_s_ = last_end_s_;
         last_iteration_ = iteration;
         last_phase_ = phase;
         last_sweep_value_ = sweep_value;
         any_ = true;
     }
+    last_second_ = s.second;
     const double end_s = phase_base_s_ + static_cast<double>(s.second) + interval_s;
     last_end_s_ = end_s;
     if (!error_.empty() || !fd_.valid()) return;  // the first failure is reported once

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "stats/steady_state.h"
+
 namespace ds::run {
 
 enum class Phase { seq_write, seq_read, random, reverify };
@@ -90,6 +92,10 @@ struct RunConfig {
     double knee_gain_pct = 5;  // saturation: next point adds less IOPS than this
     std::vector<double> latency_thresholds_s{2, 10};  // see seconds_to_ns
     bool compare_backends = false;
+    // --steady-state: the random phase runs in rounds of steady_round_s
+    // until the rule holds over its window or max_rounds are done.
+    std::optional<stats::SteadyStateRule> steady_state;
+    double steady_round_s = 60;
     // --keep: leave the files and a state file for --verify-only after a
     // power cut (run/state_file.h).
     bool keep = false;

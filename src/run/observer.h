@@ -38,6 +38,9 @@ class RunObserver {
     virtual void phase_done(std::uint64_t /*iteration*/, const PhaseResult&) {}
     virtual void iteration_done(const IterationResult&) {}
     virtual void sweep_point_done(const RunConfig&, const SweepPoint&) {}
+    // --steady-state: the verdict on an iteration's random phase, right
+    // after its phase_done().
+    virtual void steady_state_done(const SteadyStateResult&) {}
     // --timeseries: one second of a phase, summed over workers; seconds
     // come in order, none skipped.  `interval_s` is 1 but for the last,
     // partial second; `sweep_value` is the point's value in a sweep (0
@@ -81,6 +84,10 @@ class ObserverList final : public RunObserver {
     void sweep_point_done(const RunConfig& c, const SweepPoint& p) override {
         for (auto* o : list_)
             o->sweep_point_done(c, p);
+    }
+    void steady_state_done(const SteadyStateResult& r) override {
+        for (auto* o : list_)
+            o->steady_state_done(r);
     }
     void interval_done(std::uint64_t it, Phase p, std::uint64_t v, const IntervalStats& s,
                        double interval_s, std::uint64_t m) override {

@@ -106,13 +106,15 @@ PhasePlan make_plan(RunSession& s, std::uint64_t iteration, Phase phase, const S
     plan.iteration = iteration;
     plan.depth = over.qd;
     plan.rand_block = over.rand_block;
+    plan.round = over.round;
     // Per-second statistics feed --timeseries, the status line's "p99 of the
     // last second" and the live --prom textfile (one more histogram record
     // per operation).
     const RunConfig& cfg = s.cfg;
     if (s.observer.wants_intervals()) plan.intervals_from_ns = t0;
     if (phase == Phase::random) {
-        if (!cfg.rand_ops) plan.deadline_ns = t0 + seconds_to_ns(cfg.rand_time_s);
+        if (!cfg.rand_ops)
+            plan.deadline_ns = t0 + seconds_to_ns(over.time_s > 0 ? over.time_s : cfg.rand_time_s);
         if (s.duration_deadline_ns)
             plan.deadline_ns = plan.deadline_ns ? std::min(plan.deadline_ns, s.duration_deadline_ns)
                                                 : s.duration_deadline_ns;

@@ -29,6 +29,7 @@ struct PhasePlan {
     unsigned depth = 0;                // random phase: in-flight limit (0 = geometry's)
     std::uint32_t rand_block = 0;      // random phase: block, a multiple of the unit (0 = unit)
     std::uint64_t intervals_from_ns = 0;  // --timeseries: phase start; 0 = no per-second stats
+    std::uint64_t round = 0;  // --steady-state: the random phase's round (0-based), for its offsets
 };
 
 // How one worker's phase ended.

@@ -14,6 +14,7 @@
 #include "run/damage.h"
 #include "stats/cpu_time.h"
 #include "stats/histogram.h"
+#include "stats/steady_state.h"
 
 namespace ds::run {
 
@@ -161,6 +162,23 @@ struct SweepResult {
     std::optional<std::size_t> knee;  // index of the saturation point (stats::find_knee)
 };
 
+// --steady-state: the random phase of one iteration, in rounds.  Each
+// round's value is its IOPS (reads and writes); the rule is judged over the
+// last rule.window_rounds of them.
+struct SteadyStateResult {
+    std::uint64_t iteration = 0;
+    double round_s = 0;  // length of a round
+    stats::SteadyStateRule rule;
+    std::vector<double> round_iops;  // every complete round, in order
+    // The last window judged (the attained one when attained); none before
+    // window_rounds rounds.
+    std::optional<stats::SteadyStateWindow> window;
+    stats::SteadyStateStatus status = stats::SteadyStateStatus::measuring;
+    // Stopped by a signal or --duration before a verdict: the partial round
+    // is in the phase's figures, not among the rounds.
+    bool interrupted = false;
+};
+
 // One row of --sync-compare.
 struct SyncCompareRow {
     SyncMethod method = SyncMethod::none;  // osync/dsync: the file opened O_SYNC/O_DSYNC
@@ -217,6 +235,7 @@ struct RunResult {
     std::vector<PhaseResult> merged_phases;
     std::deque<IterationDetail> iteration_detail;
     SweepResult sweep;                              // points empty unless --sweep
+    std::vector<SteadyStateResult> steady_state;    // per iteration, with --steady-state
     std::optional<SyncCompareResult> sync_compare;  // --sync-compare
     std::vector<MismatchRecord> mismatch_records;   // the first kMaxRecords
     // Per damaged file: merged extents, distinct units, truncation.  What a

@@ -44,6 +44,42 @@ void run_sweep(RunSession& s, std::uint64_t iteration) {
     s.res.sweep.knee = stats::find_knee(iops, p99, s.cfg.knee_gain_pct);
 }
 
+// --steady-state: the random phase in rounds of steady_round_s (each a
+// random phase of its own, drawing its own offsets), until the SNIA rule
+// holds over the last window of rounds or max_rounds are done.  The phase's
+// result is the rounds merged.
+PhaseResult run_steady_state(RunSession& s, std::uint64_t iteration) {
+    stats::SteadyStateTracker tracker(*s.cfg.steady_state);
+    SteadyStateResult ss;
+    ss.iteration = iteration;
+    ss.round_s = s.cfg.steady_round_s;
+    ss.rule = tracker.rule();
+    PhaseResult merged;
+    merged.phase = Phase::random;
+    for (std::uint64_t round = 0; tracker.status() == stats::SteadyStateStatus::measuring;
+         ++round) {
+        if (s.check_stop()) {
+            ss.interrupted = true;
+            break;
+        }
+        SweepOverrides over;
+        over.time_s = s.cfg.steady_round_s;
+        over.round = round;
+        const PhaseResult pr = run_phase(s, iteration, Phase::random, over);
+        merged.merge(pr);
+        if (pr.interrupted) {
+            ss.interrupted = true;
+            break;
+        }
+        tracker.add_round(pr.iops());
+    }
+    ss.round_iops = tracker.rounds();
+    ss.window = tracker.window();
+    ss.status = tracker.status();
+    s.res.steady_state.push_back(std::move(ss));
+    return merged;
+}
+
 // One iteration: its phases in order (the random one, or a sweep of it).
 void run_iteration(RunSession& s, std::uint64_t iteration) {
     const RunConfig& cfg = s.cfg;
@@ -58,8 +94,12 @@ void run_iteration(RunSession& s, std::uint64_t iteration) {
             run_sweep(s, iteration);
             continue;
         }
-        PhaseResult pr = run_phase(s, iteration, phase);
+        PhaseResult pr = phase == Phase::random && cfg.steady_state
+                             ? run_steady_state(s, iteration)
+                             : run_phase(s, iteration, phase);
         s.observer.phase_done(iteration, pr);
+        if (phase == Phase::random && cfg.steady_state)
+            s.observer.steady_state_done(s.res.steady_state.back());
         s.res.add_phase(pr);
     }
     s.observer.iteration_done(s.res.iterations.back());

@@ -64,3 +64,38 @@ TEST_CASE("no drift table for a single iteration") {
     CHECK(report::drift_table(its).empty());
     CHECK(report::drift_table({}).empty());
 }
+
+// Hand-computed window 100, 110, 90, 105, 95: mean 100, range 20 % (at the
+// limit: steady), least-squares slope -1.5 per round, excursion 6 %.
+TEST_CASE("steady-state line: attained, with the window's figures") {
+    run::SteadyStateResult r;
+    r.round_s = 60;
+    r.round_iops = {500, 100, 110, 90, 105, 95};
+    stats::SteadyStateTracker t;
+    for (double v : r.round_iops)
+        t.add_round(v);
+    r.window = t.window();
+    r.status = t.status();
+    CHECK(report::steady_state_line(r) ==
+          "steady state: attained at round 6 of 60 s (rounds 2-6): mean 100 IOPS, range 20.0 % "
+          "(max 20), slope excursion 6.0 % (max 10)");
+}
+
+TEST_CASE("steady-state line: not attained, and no window yet") {
+    run::SteadyStateResult r;
+    r.round_s = 0.5;
+    r.rule.max_rounds = 5;
+    r.round_iops = {100, 100, 100, 100, 300};
+    r.window = stats::evaluate_steady_state(r.round_iops, r.rule);
+    r.status = stats::SteadyStateStatus::max_rounds_reached;
+    CHECK(report::steady_state_line(r) ==
+          "steady state: not attained in 5 rounds of 0.5 s (rounds 1-5): mean 140 IOPS, range "
+          "142.9 % (max 20), slope excursion 114.3 % (max 10)");
+    r.round_iops = {100, 100};
+    r.window.reset();
+    r.status = stats::SteadyStateStatus::measuring;
+    r.interrupted = true;
+    CHECK(report::steady_state_line(r) ==
+          "steady state: no verdict: interrupted after 2 rounds of 0.5 s (fewer rounds than the "
+          "window of 5)");
+}

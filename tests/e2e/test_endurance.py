@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Drive endurance on loop devices over files in /dev/shm (root, cgroup v1
+blkio; skipped with the reason otherwise).
+
+--steady-state: a random phase held to a fixed rate by a blkio throttle is
+steady and says at which round; one whose throttle changes mid-run is not
+steady within its maximum rounds, and says so.  The rates come from a real
+throttle on the device (blkio.throttle.*_device of a cgroup the run is
+put in), never from the program being told what to measure."""
+
+import json
+import os
+import tempfile
+import threading
+import time
+
+import harness
+from harness import MiB
+
+DEVICE_BYTES = 64 * MiB
+BLKIO = "/sys/fs/cgroup/blkio"
+SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "schema",
+                      "result.schema.json")
+
+
+def raw(dev):
+    return ("--raw-device", dev, "--destroy-data", dev)
+
+
+def major_minor(dev):
+    st = os.stat(dev)
+    return f"{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}"
+
+
+class BlkioCgroup:
+    """A cgroup v1 blkio group of its own: the run is put in it through a
+    shell wrapper, and its throttle files are set (and changed) by the test."""
+
+    def __init__(self, test):
+        if not os.path.isfile(os.path.join(BLKIO, "blkio.throttle.write_bps_device")):
+            test.skipTest(f"no cgroup v1 blkio throttle at {BLKIO}")
+        self.path = tempfile.mkdtemp(prefix="drivestress-e2e-", dir=BLKIO)
+        test.addCleanup(self.remove)
+
+    def remove(self):
+        for _ in range(50):  # the run's process leaves the group when it is reaped
+            try:
+                os.rmdir(self.path)
+                return
+            except OSError:
+                time.sleep(0.1)
+        os.rmdir(self.path)
+
+    def set(self, knob, dev, value):
+        """knob: read_iops, write_iops, read_bps, write_bps; value 0 lifts it."""
+        with open(os.path.join(self.path, f"blkio.throttle.{knob}_device"), "w") as f:
+            f.write(f"{major_minor(dev)} {value}\n")
+
+    def wrapper(self):
+        procs = os.path.join(self.path, "cgroup.procs")
+        return ("/bin/sh", "-c", f'echo $$ > {procs} && exec "$@"', "sh")
+
+
+def later(seconds, action):
+    """Runs `action` after `seconds` on a thread (the test joins it)."""
+    t = threading.Timer(seconds, action)
+    t.start()
+    return t
+
+
+class Endurance(harness.DriveStressTest):
+    def setUp(self):
+        super().setUp()
+        harness.require_root(self)
+        self.cgroup = BlkioCgroup(self)
+        self.backing = harness.backing_file(self, DEVICE_BYTES)
+        self.dev = harness.loop_device(self, self.backing)
+
+    def validate(self, doc):
+        try:
+            import jsonschema
+        except ImportError:
+            self.skipTest("python3-jsonschema missing: the document (all else checked) is "
+                          "not validated")
+        with open(SCHEMA) as f:
+            jsonschema.validate(doc, json.load(f))
+
+    def steady_run(self, *args):
+        return self.drivestress("-j", 2, "-s", "16M", "--seq-block", "256K", "--read-pct", 100,
+                                "--phases", "seq-write,random", *args, *raw(self.dev),
+                                target=False, wrapper=self.cgroup.wrapper())
+
+    def test_steady_state_attained(self):
+        # Random reads held at 2000 IOPS by the device's throttle: every
+        # round is alike, so the first full window (round 5) is steady.
+        self.cgroup.set("read_iops", self.dev, 2000)
+        r = self.steady_run("--steady-state", "0.5s", "--steady-max-rounds", 12)
+        self.assertExit(r, 0)
+        doc = self.assertJson(r)
+        self.validate(doc)
+        [ss] = doc["steady_state"]
+        self.assertEqual(ss["status"], "attained", r.describe())
+        n = ss["attained_at_round"]
+        self.assertGreaterEqual(n, 5)
+        self.assertEqual(len(ss["rounds_iops"]), n)
+        w = ss["window"]
+        self.assertEqual((w["first_round"], w["last_round"]), (n - 5, n - 1))
+        window = ss["rounds_iops"][n - 5:]
+        mean = sum(window) / 5
+        self.assertAlmostEqual(w["mean_iops"], mean, delta=mean * 1e-9)
+        self.assertLessEqual(w["range_pct"], 20)
+        self.assertLessEqual(w["excursion_pct"], 10)
+        # The throttle, not the program, set the rate: within 25% of 2000.
+        self.assertLess(abs(mean - 2000), 500, ss["rounds_iops"])
+        self.assertEqual(ss["rule"], {"window_rounds": 5, "max_range_pct": 20,
+                                      "max_excursion_pct": 10, "max_rounds": 12})
+        # The phase is every round merged: its time is the rounds' time.
+        random = harness.merged_phases_of(doc)["random"]
+        self.assertGreaterEqual(random["elapsed_s"], n * 0.5 * 0.95)
+        self.assertIn(f"steady state: attained at round {n} of 0.5 s (rounds {n - 4}-{n})",
+                      r.stdout)
+
+    def test_steady_state_not_attained_when_throttle_changes(self):
+        # 4000 IOPS, then 1000 from 2.5 s on: with 1 s rounds and at most 6,
+        # both windows (rounds 1-5 and 2-6) hold the change whenever the
+        # random phase starts in the first 1.5 s.
+        self.cgroup.set("read_iops", self.dev, 4000)
+        t = later(2.5, lambda: self.cgroup.set("read_iops", self.dev, 1000))
+        try:
+            r = self.steady_run("--steady-state", "1s", "--steady-max-rounds", 6)
+        finally:
+            t.join()
+        self.assertExit(r, 0)
+        doc = self.assertJson(r)
+        self.validate(doc)
+        [ss] = doc["steady_state"]
+        self.assertEqual(ss["status"], "max-rounds", r.describe())
+        self.assertIsNone(ss["attained_at_round"])
+        self.assertEqual(len(ss["rounds_iops"]), 6)
+        w = ss["window"]
+        self.assertEqual((w["first_round"], w["last_round"]), (1, 5))
+        self.assertFalse(w["attained"])
+        self.assertGreater(w["range_pct"], 20)
+        # The rate really fell: the last round runs at about a quarter of the first.
+        self.assertLess(ss["rounds_iops"][-1], 0.5 * ss["rounds_iops"][0], ss["rounds_iops"])
+        self.assertIn("steady state: not attained in 6 rounds of 1 s (rounds 2-6)", r.stdout)
+
+
+if __name__ == "__main__":
+    harness.main()

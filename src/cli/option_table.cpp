@@ -110,6 +110,16 @@ const OptionSpec kSpecs[] = {
      "--steady-state: rounds in the measurement window, 2 or more"},
     {kSweeps, "steady-max-rounds", 0, "N", "25", nullptr,
      "--steady-state: give up after N rounds (at least the window)"},
+    {kSweeps, "sustained-write", 0, "N", nullptr, "off",
+     "the seq-write phase writes the files N times over (1 to 1000), its throughput taken "
+     "every --cliff-interval, and names the write cliff (where a cache fills and "
+     "throughput drops)"},
+    {kSweeps, "cliff-interval", 0, "DURATION", "1s", nullptr,
+     "--sustained-write: length of a throughput interval (at least 200ms); a cliff must "
+     "last 5 of them, a drop of 25 % or more"},
+    {kSweeps, "cliff-recovery", 0, "IDLE", nullptr, "off",
+     "--sustained-write: after a cliff, idle for IDLE, then write one more pass and say how "
+     "much speed came back"},
     {kSweeps, "compare-backends", 0, nullptr, nullptr, nullptr,
      "run the workload on io_uring, then on sync (same seed), and compare", Kind::flag},
     {kSweeps, "preset", 0, "NAME", nullptr, nullptr,

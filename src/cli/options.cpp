@@ -296,6 +296,25 @@ void read_steady_state(const Options& o, run::RunConfig& c) {
     c.steady_state = rule;
 }
 
+// --sustained-write N, --cliff-interval, --cliff-recovery.
+void read_sustained_write(const Options& o, run::RunConfig& c) {
+    if (!o.given("sustained-write")) {
+        for (const char* name : {"cliff-interval", "cliff-recovery"})
+            if (o.given(name)) throw UsageError(Options::opt(name) + " needs --sustained-write N");
+        return;
+    }
+    c.sustained_passes = o.count("sustained-write", 1, 1000);
+    c.cliff_interval_s = o.duration("cliff-interval");
+    if (c.cliff_interval_s < 0.2)
+        throw UsageError("--cliff-interval: '" + o.text("cliff-interval") +
+                         "' is below 200ms (the run samples its progress every 100ms)");
+    if (o.given("cliff-recovery")) {
+        c.cliff_idle_s = o.duration("cliff-recovery");
+        if (c.cliff_idle_s <= 0)
+            throw UsageError("--cliff-recovery: IDLE must be greater than zero");
+    }
+}
+
 void read_latency_thresholds(const Options& o, run::RunConfig& c) {
     c.latency_thresholds_s.clear();
     for (const auto& item :
@@ -431,6 +450,7 @@ run::RunConfig read_run(const Options& o) {
     read_phases(o, c);
     read_sweep(o, c);
     read_steady_state(o, c);
+    read_sustained_write(o, c);
     read_latency_thresholds(o, c);
     read_modes(o, c);
     read_durability(o, c);

@@ -465,8 +465,65 @@ json steady_state_json(const run::SteadyStateResult& ss) {
             {"window", window}};
 }
 
-// The blocks of the drive-endurance work (--steady-state), when asked for.
+json intervals_json(const std::vector<stats::ThroughputInterval>& series) {
+    json out = json::array();
+    for (const auto& iv : series)
+        out.push_back({{"seconds", iv.seconds}, {"bytes", iv.bytes}});
+    return out;
+}
+
+json cliff_step_json(const stats::CliffStep& st) {
+    return {{"interval", st.interval},
+            {"bytes_before", st.bytes_before},
+            {"seconds_before", st.seconds_before},
+            {"before_bytes_per_sec", st.before_bytes_per_s},
+            {"after_bytes_per_sec", st.after_bytes_per_s},
+            {"drop_pct", st.drop_pct}};
+}
+
+json sustained_write_json(const run::SustainedWriteResult& sw) {
+    json steps = json::array();
+    for (const auto& st : sw.cliff.steps)
+        steps.push_back(cliff_step_json(st));
+    json recovery = nullptr;
+    if (sw.recovery) {
+        const auto& rec = *sw.recovery;
+        recovery = {
+            {"idle_s", rec.idle_seconds},
+            {"bytes_per_sec", rec.bytes_per_s},
+            {"recovered_pct", number_or_null(rec.recovered_pct)},
+            {"segment_bytes", rec.segment_bytes},
+            {"bytes_to_cliff", rec.bytes_to_cliff ? json(*rec.bytes_to_cliff) : json(nullptr)},
+            {"intervals", intervals_json(sw.recovery_series)}};
+    }
+    return {{"iteration", sw.iteration},
+            {"passes", sw.passes},
+            {"passes_done", sw.passes_done},
+            {"capacity_bytes", sw.capacity_bytes},
+            {"interval_s", sw.interval_s},
+            {"rule",
+             {{"min_level_intervals", sw.rule.min_level_intervals},
+              {"min_drop_pct", sw.rule.min_drop_pct}}},
+            {"intervals", intervals_json(sw.series)},
+            {"cliff",
+             {{"long_enough", sw.cliff.long_enough},
+              {"found", !sw.cliff.steps.empty()},
+              {"total_bytes", sw.cliff.total_bytes},
+              {"total_seconds", sw.cliff.total_seconds},
+              {"steps", steps}}},
+            {"recovery", recovery},
+            {"interrupted", sw.interrupted}};
+}
+
+// The blocks of the drive-endurance work (--steady-state, --sustained-write),
+// when asked for.
 void add_endurance_blocks(json& doc, const run::RunResult& r) {
+    if (!r.sustained_write.empty()) {
+        json all = json::array();
+        for (const auto& sw : r.sustained_write)
+            all.push_back(sustained_write_json(sw));
+        doc["sustained_write"] = all;
+    }
     if (!r.steady_state.empty()) {
         json all = json::array();
         for (const auto& ss : r.steady_state)

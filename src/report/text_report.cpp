@@ -361,6 +361,55 @@ void TextReport::steady_state_done(const run::SteadyStateResult& r) {
     std::fflush(out_);
 }
 
+namespace {
+
+std::string cliff_step_text(const stats::CliffStep& st) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, " after %s: %.0f -> %.0f MiB/s (-%.0f%%)",
+                  units::format_bytes(st.bytes_before).c_str(), st.before_bytes_per_s / (1 << 20),
+                  st.after_bytes_per_s / (1 << 20), st.drop_pct);
+    return buf;
+}
+
+std::string recovery_line(const run::SustainedWriteResult& r) {
+    const auto& rec = *r.recovery;
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "  after %g s idle: %.0f MiB/s, %.0f %% of the drop recovered",
+                  rec.idle_seconds, rec.bytes_per_s / (1 << 20), rec.recovered_pct);
+    std::string out = buf;
+    if (rec.bytes_to_cliff)
+        out += "; the cliff came back after " + units::format_bytes(*rec.bytes_to_cliff);
+    else
+        out += "; no cliff within " + units::format_bytes(rec.segment_bytes);
+    return out + "\n";
+}
+
+}  // namespace
+
+std::string write_cliff_lines(const run::SustainedWriteResult& r) {
+    const auto& c = r.cliff;
+    char interval[32];
+    std::snprintf(interval, sizeof interval, "%g s", r.interval_s);
+    if (!c.long_enough)
+        return "write cliff: no verdict: " + std::to_string(c.intervals) + " intervals of " +
+               interval + ", " + std::to_string(2 * r.rule.min_level_intervals) +
+               " needed (more --sustained-write passes or a shorter --cliff-interval)\n";
+    if (c.steps.empty())
+        return "no write cliff within " + units::format_bytes(c.total_bytes) + " (" +
+               std::to_string(c.intervals) + " intervals of " + interval + ")\n";
+    std::string out = "write cliff" + cliff_step_text(c.steps[0]) + "\n";
+    for (std::size_t i = 1; i < c.steps.size(); ++i)
+        out += "  next step" + cliff_step_text(c.steps[i]) + "\n";
+    if (r.recovery) out += recovery_line(r);
+    return out;
+}
+
+void TextReport::sustained_write_done(const run::SustainedWriteResult& r) {
+    clear_live();
+    std::fprintf(out_, "%s", write_cliff_lines(r).c_str());
+    std::fflush(out_);
+}
+
 void TextReport::iteration_done(const run::IterationResult& it) {
     std::uint64_t n = 0;
     for (const auto& p : it.phases)

@@ -26,6 +26,7 @@ class TextReport final : public run::RunObserver {
     void iteration_done(const run::IterationResult& it) override;
     void sweep_point_done(const run::RunConfig& cfg, const run::SweepPoint& point) override;
     void steady_state_done(const run::SteadyStateResult& r) override;
+    void sustained_write_done(const run::SustainedWriteResult& r) override;
     // Remembers the last second's p99 and the mismatches so far for the status line.
     void interval_done(std::uint64_t iteration, run::Phase phase, std::uint64_t sweep_value,
                        const run::IntervalStats& s, double interval_s,
@@ -64,6 +65,10 @@ std::string knee_line(const run::SweepResult& sweep);
 // range 8.1 % (max 20), slope excursion 3.2 % (max 10)", or "not attained in
 // 25 rounds ..." with the last window's figures.
 std::string steady_state_line(const run::SteadyStateResult& r);
+// "write cliff after 23.4 GiB: 3100 -> 850 MiB/s (-73%)" (and a second step,
+// and the recovery after --cliff-recovery, on lines of their own), "no cliff
+// within 64 GiB", or why there is no verdict.
+std::string write_cliff_lines(const run::SustainedWriteResult& r);
 // For runs of two iterations or more: each phase's first, best, worst and
 // last bandwidth (IOPS for the random phase) and p99, with the iteration
 // each comes from; "" otherwise.

@@ -41,6 +41,9 @@ class RunObserver {
     // --steady-state: the verdict on an iteration's random phase, right
     // after its phase_done().
     virtual void steady_state_done(const SteadyStateResult&) {}
+    // --sustained-write: the cliff found in an iteration's seq-write phase,
+    // right after its phase_done().
+    virtual void sustained_write_done(const SustainedWriteResult&) {}
     // --timeseries: one second of a phase, summed over workers; seconds
     // come in order, none skipped.  `interval_s` is 1 but for the last,
     // partial second; `sweep_value` is the point's value in a sweep (0
@@ -88,6 +91,10 @@ class ObserverList final : public RunObserver {
     void steady_state_done(const SteadyStateResult& r) override {
         for (auto* o : list_)
             o->steady_state_done(r);
+    }
+    void sustained_write_done(const SustainedWriteResult& r) override {
+        for (auto* o : list_)
+            o->sustained_write_done(r);
     }
     void interval_done(std::uint64_t it, Phase p, std::uint64_t v, const IntervalStats& s,
                        double interval_s, std::uint64_t m) override {

@@ -196,6 +196,7 @@ PhaseResult run_phase(RunSession& s, std::uint64_t iteration, Phase phase,
     auto tick = [&] {
         const ProgressSnapshot snap = progress_of(s, plan, active, t0);
         s.observer.progress(snap);
+        if (over.on_progress) over.on_progress(snap.bytes);
         if (plan.intervals_from_ns) intervals.emit(false, 0);
         if ((monotonic_ns() - s.last_snapshot_ns) / 1e9 >= s.hooks.snapshot_period_s)
             s.snapshot(&snap);

@@ -15,6 +15,7 @@
 #include "stats/cpu_time.h"
 #include "stats/histogram.h"
 #include "stats/steady_state.h"
+#include "stats/write_cliff.h"
 
 namespace ds::run {
 
@@ -179,6 +180,23 @@ struct SteadyStateResult {
     bool interrupted = false;
 };
 
+// --sustained-write: one iteration's seq-write phase, the files written
+// passes times over, its throughput per interval and the cliff found in it.
+struct SustainedWriteResult {
+    std::uint64_t iteration = 0;
+    std::uint64_t passes = 0;          // asked for
+    std::uint64_t passes_done = 0;     // completed
+    std::uint64_t capacity_bytes = 0;  // one pass: every file (region) once
+    double interval_s = 0;             // nominal length of an interval
+    stats::WriteCliffRule rule;
+    std::vector<stats::ThroughputInterval> series;  // every interval, in order
+    stats::WriteCliff cliff;
+    // --cliff-recovery: the pass written after the idle period, and what it found.
+    std::vector<stats::ThroughputInterval> recovery_series;
+    std::optional<stats::CliffRecovery> recovery;
+    bool interrupted = false;  // a signal or --duration ended it early
+};
+
 // One row of --sync-compare.
 struct SyncCompareRow {
     SyncMethod method = SyncMethod::none;  // osync/dsync: the file opened O_SYNC/O_DSYNC
@@ -234,10 +252,11 @@ struct RunResult {
     std::vector<IterationResult> iterations;
     std::vector<PhaseResult> merged_phases;
     std::deque<IterationDetail> iteration_detail;
-    SweepResult sweep;                              // points empty unless --sweep
-    std::vector<SteadyStateResult> steady_state;    // per iteration, with --steady-state
-    std::optional<SyncCompareResult> sync_compare;  // --sync-compare
-    std::vector<MismatchRecord> mismatch_records;   // the first kMaxRecords
+    SweepResult sweep;                                  // points empty unless --sweep
+    std::vector<SteadyStateResult> steady_state;        // per iteration, with --steady-state
+    std::vector<SustainedWriteResult> sustained_write;  // per iteration, --sustained-write
+    std::optional<SyncCompareResult> sync_compare;      // --sync-compare
+    std::vector<MismatchRecord> mismatch_records;       // the first kMaxRecords
     // Per damaged file: merged extents, distinct units, truncation.  What a
     // person judges a drive by; the counts above are observations (a unit
     // read by two phases counts twice).

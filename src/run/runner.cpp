@@ -7,6 +7,7 @@
 #include "run/phase_runner.h"
 #include "run/session.h"
 #include "run/signals.h"
+#include "run/sustained_write.h"
 #include "run/sync_compare.h"
 #include "stats/knee.h"
 
@@ -94,12 +95,14 @@ void run_iteration(RunSession& s, std::uint64_t iteration) {
             run_sweep(s, iteration);
             continue;
         }
-        PhaseResult pr = phase == Phase::random && cfg.steady_state
-                             ? run_steady_state(s, iteration)
-                             : run_phase(s, iteration, phase);
+        const bool steady = phase == Phase::random && cfg.steady_state;
+        const bool sustained = phase == Phase::seq_write && cfg.sustained_passes;
+        PhaseResult pr = steady      ? run_steady_state(s, iteration)
+                         : sustained ? run_sustained_write(s, iteration)
+                                     : run_phase(s, iteration, phase);
         s.observer.phase_done(iteration, pr);
-        if (phase == Phase::random && cfg.steady_state)
-            s.observer.steady_state_done(s.res.steady_state.back());
+        if (steady) s.observer.steady_state_done(s.res.steady_state.back());
+        if (sustained) s.observer.sustained_write_done(s.res.sustained_write.back());
         s.res.add_phase(pr);
     }
     s.observer.iteration_done(s.res.iterations.back());

@@ -4,7 +4,11 @@ blkio; skipped with the reason otherwise).
 
 --steady-state: a random phase held to a fixed rate by a blkio throttle is
 steady and says at which round; one whose throttle changes mid-run is not
-steady within its maximum rounds, and says so.  The rates come from a real
+steady within its maximum rounds, and says so.
+
+--sustained-write: a write throttle that drops mid-run is a write cliff,
+named at about the bytes written when it dropped, with both levels; a
+throttle that holds is no cliff.  The rates come from a real
 throttle on the device (blkio.throttle.*_device of a cgroup the run is
 put in), never from the program being told what to measure."""
 
@@ -144,6 +148,69 @@ class Endurance(harness.DriveStressTest):
         # The rate really fell: the last round runs at about a quarter of the first.
         self.assertLess(ss["rounds_iops"][-1], 0.5 * ss["rounds_iops"][0], ss["rounds_iops"])
         self.assertIn("steady state: not attained in 6 rounds of 1 s (rounds 2-6)", r.stdout)
+
+    def sustained_run(self, passes):
+        return self.drivestress("-j", 2, "-s", "16M", "--seq-block", "256K",
+                                "--sustained-write", passes, "--cliff-interval", "0.25s",
+                                "--phases", "seq-write,seq-read", *raw(self.dev),
+                                target=False, wrapper=self.cgroup.wrapper())
+
+    def cliff_of(self, r, passes):
+        self.assertExit(r, 0)
+        doc = self.assertJson(r)
+        self.validate(doc)
+        [sw] = doc["sustained_write"]
+        self.assertEqual((sw["passes"], sw["passes_done"]), (passes, passes))
+        self.assertEqual(sw["capacity_bytes"], 32 * MiB)
+        # Every byte of every pass is in the series, and verified after.
+        self.assertEqual(sum(iv["bytes"] for iv in sw["intervals"]), passes * 32 * MiB)
+        self.assertEqual(sw["cliff"]["total_bytes"], passes * 32 * MiB)
+        self.assertEqual(doc["summary"]["written_bytes"], passes * 32 * MiB)
+        self.assertEqual(doc["summary"]["verified_bytes"], 32 * MiB)
+        return sw
+
+    def test_write_cliff_when_throttle_drops(self):
+        # 150 MiB/s, then 50 MiB/s from 2 s on; 16 passes of 32 MiB are
+        # 512 MiB, of which at most 300 MiB fit before the drop.
+        self.cgroup.set("write_bps", self.dev, 150 * MiB)
+        changed = []
+
+        def drop():
+            self.cgroup.set("write_bps", self.dev, 50 * MiB)
+            changed.append(time.monotonic())
+
+        started = time.monotonic()
+        t = later(2.0, drop)
+        try:
+            r = self.sustained_run(16)
+        finally:
+            t.join()
+        sw = self.cliff_of(r, 16)
+        cliff = sw["cliff"]
+        self.assertTrue(cliff["found"], r.describe())
+        step = cliff["steps"][0]
+        # The cliff is where the throttle dropped: the bytes written by then
+        # at 150 MiB/s (the run starts a little after the timer).
+        self.assertLess(step["bytes_before"], 310 * MiB, step)
+        self.assertGreater(step["bytes_before"], 150 * MiB, step)
+        self.assertLess(abs(step["seconds_before"] - (changed[0] - started)), 1.0, step)
+        self.assertLess(abs(step["before_bytes_per_sec"] / MiB - 150), 40, step)
+        self.assertLess(abs(step["after_bytes_per_sec"] / MiB - 50), 15, step)
+        self.assertGreater(step["drop_pct"], 55)
+        self.assertIsNone(sw["recovery"])
+        line = [ln for ln in r.stdout.splitlines() if ln.startswith("write cliff after ")]
+        self.assertEqual(len(line), 1, r.stdout)
+        self.assertRegex(line[0], r"^write cliff after \d+(\.\d)? MiB: \d+ -> \d+ MiB/s "
+                                  r"\(-\d+%\)$")
+
+    def test_no_write_cliff_when_throttle_holds(self):
+        self.cgroup.set("write_bps", self.dev, 100 * MiB)
+        r = self.sustained_run(12)
+        sw = self.cliff_of(r, 12)
+        self.assertTrue(sw["cliff"]["long_enough"], sw)
+        self.assertFalse(sw["cliff"]["found"], sw)
+        self.assertEqual(sw["cliff"]["steps"], [])
+        self.assertIn("no write cliff within 384 MiB (", r.stdout)
 
 
 if __name__ == "__main__":

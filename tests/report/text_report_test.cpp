@@ -99,3 +99,38 @@ TEST_CASE("steady-state line: not attained, and no window yet") {
           "steady state: no verdict: interrupted after 2 rounds of 0.5 s (fewer rounds than the "
           "window of 5)");
 }
+
+namespace {
+
+run::SustainedWriteResult sustained(std::vector<stats::ThroughputInterval> series) {
+    run::SustainedWriteResult r;
+    r.interval_s = 1;
+    r.series = std::move(series);
+    r.cliff = stats::find_write_cliff(r.series, r.rule);
+    return r;
+}
+
+}  // namespace
+
+// 10 intervals at 3100 MiB/s then 10 at 850: the cliff after 31000 MiB.
+TEST_CASE("write-cliff lines: a cliff, no cliff, no verdict, recovery") {
+    constexpr std::uint64_t MiB = 1 << 20;
+    std::vector<stats::ThroughputInterval> s(10, {1.0, 3100 * MiB});
+    s.insert(s.end(), 10, {1.0, 850 * MiB});
+    auto r = sustained(s);
+    CHECK(report::write_cliff_lines(r) == "write cliff after 30.3 GiB: 3100 -> 850 MiB/s (-73%)\n");
+    std::vector<stats::ThroughputInterval> after(6, {1.0, 2900 * MiB});
+    r.recovery_series = after;
+    r.recovery = stats::measure_cliff_recovery(r.cliff, after, 60);
+    CHECK(report::write_cliff_lines(r) ==
+          "write cliff after 30.3 GiB: 3100 -> 850 MiB/s (-73%)\n"
+          "  after 60 s idle: 2900 MiB/s, 91 % of the drop recovered; no cliff within 17.0 GiB\n");
+
+    auto flat = sustained(std::vector<stats::ThroughputInterval>(12, {1.0, 1024 * MiB}));
+    CHECK(report::write_cliff_lines(flat) ==
+          "no write cliff within 12 GiB (12 intervals of 1 s)\n");
+    auto short_run = sustained(std::vector<stats::ThroughputInterval>(7, {1.0, 1024 * MiB}));
+    CHECK(report::write_cliff_lines(short_run) ==
+          "write cliff: no verdict: 7 intervals of 1 s, 10 needed (more --sustained-write passes "
+          "or a shorter --cliff-interval)\n");
+}

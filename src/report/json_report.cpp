@@ -515,9 +515,79 @@ json sustained_write_json(const run::SustainedWriteResult& sw) {
             {"interrupted", sw.interrupted}};
 }
 
+json health_log_json(const std::optional<nvme::HealthLog>& log) {
+    if (!log) return nullptr;
+    const auto& h = *log;
+    return {{"critical_warning", h.critical_warning},
+            {"composite_temperature_k", h.composite_temperature_k},
+            {"available_spare_pct", h.available_spare_pct},
+            {"available_spare_threshold_pct", h.available_spare_threshold_pct},
+            {"percentage_used", h.percentage_used},
+            {"data_units_written", h.data_units_written},
+            {"media_errors", h.media_errors},
+            {"error_log_entries", h.error_log_entries},
+            {"warning_temperature_minutes", h.warning_temperature_minutes},
+            {"critical_temperature_minutes", h.critical_temperature_minutes},
+            {"thermal_transitions", h.thermal_transitions},
+            {"thermal_seconds", h.thermal_seconds}};
+}
+
+json phase_health_json(const run::PhaseHealth& p) {
+    json findings = json::array();
+    json delta = nullptr;
+    if (p.change) {
+        for (const auto& f : p.change->findings)
+            findings.push_back({{"kind", std::string(nvme::finding_name(f.kind))},
+                                {"damage", nvme::is_damage(f.kind)},
+                                {"before", f.before},
+                                {"after", f.after}});
+        const auto& d = p.change->delta;
+        delta = {{"warnings_set", d.warnings_set},
+                 {"media_errors", d.media_errors},
+                 {"error_log_entries", d.error_log_entries},
+                 {"available_spare_pct", d.available_spare_pct},
+                 {"percentage_used", d.percentage_used},
+                 {"warning_temperature_minutes", d.warning_temperature_minutes},
+                 {"critical_temperature_minutes", d.critical_temperature_minutes},
+                 {"thermal_transitions", d.thermal_transitions},
+                 {"thermal_seconds", d.thermal_seconds},
+                 {"data_units_written", d.data_units_written}};
+    }
+    const char* thermal =
+        p.thermal == nvme::ThermalVerdict::thermal_throttling       ? "thermal-throttling"
+        : p.thermal == nvme::ThermalVerdict::throttled_without_loss ? "throttled-without-loss"
+                                                                    : "none";
+    return {{"iteration", p.iteration},
+            {"phase", std::string(run::to_string(p.phase))},
+            {"unreadable", p.unreadable.empty() ? json(nullptr) : json(p.unreadable)},
+            {"before", health_log_json(p.before)},
+            {"after", health_log_json(p.after)},
+            {"comparable", p.change ? json(p.change->comparable) : json(nullptr)},
+            {"delta", delta},
+            {"findings", findings},
+            {"damaged", p.change && p.change->damaged()},
+            {"thermal", thermal},
+            {"reference_bytes_per_sec", p.reference_bytes_per_s},
+            {"observed_bytes_per_sec", p.observed_bytes_per_s}};
+}
+
+json drive_health_json(const run::DriveHealth& h) {
+    json phases = json::array();
+    for (const auto& p : h.phases)
+        phases.push_back(phase_health_json(p));
+    return {{"available", h.available},
+            {"reason", h.available ? json(nullptr) : json(h.reason)},
+            {"controller", h.controller.empty() ? json(nullptr) : json(h.controller)},
+            {"device", h.device.empty() ? json(nullptr) : json(h.device)},
+            {"test_fixture", h.fixture},
+            {"damaged", h.damaged()},
+            {"phases", phases}};
+}
+
 // The blocks of the drive-endurance work (--steady-state, --sustained-write),
 // when asked for.
 void add_endurance_blocks(json& doc, const run::RunResult& r) {
+    doc["drive_health"] = drive_health_json(r.health);
     if (!r.sustained_write.empty()) {
         json all = json::array();
         for (const auto& sw : r.sustained_write)

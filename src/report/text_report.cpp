@@ -185,6 +185,14 @@ namespace {
 
 // "random 70% reads for 10.00 s", "... in rounds of 60 s until steady (window
 // 5, at most 25 rounds)", or "random off".
+// "health   nvme0 (/dev/nvme0): health log before and after each phase" or
+// "health   not available: <why>".
+std::string health_header_line(const run::DriveHealth& h) {
+    if (!h.available) return "health   not available: " + h.reason;
+    return "health   " + h.controller + " (" + h.device +
+           "): health log before and after each phase, temperature every second";
+}
+
 std::string random_workload_text(const run::RunConfig& cfg) {
     const bool random_on = cfg.has_phase(run::Phase::random) &&
                            (cfg.rand_ops ? *cfg.rand_ops > 0 : cfg.rand_time_s > 0);
@@ -284,6 +292,9 @@ void TextReport::started(const run::RunConfig& cfg, const run::RunResult& r) {
                      cfg.verify ? "" : "  NO VERIFICATION");
     std::fprintf(out_, "seed     %" PRIu64 "  (reproduce with --seed %" PRIu64 ")\n", r.seed,
                  r.seed);
+    // (--sync-compare, its own table, reads no health log.)
+    if (r.health.available || !r.health.reason.empty())
+        std::fprintf(out_, "%s\n", health_header_line(r.health).c_str());
     if (!r.state_path.empty())
         std::fprintf(out_,
                      "state    %s  (--keep: files stay; after a power cut run "
@@ -407,6 +418,35 @@ std::string write_cliff_lines(const run::SustainedWriteResult& r) {
 void TextReport::sustained_write_done(const run::SustainedWriteResult& r) {
     clear_live();
     std::fprintf(out_, "%s", write_cliff_lines(r).c_str());
+    std::fflush(out_);
+}
+
+std::string phase_health_line(const run::PhaseHealth& h) {
+    if (!h.unreadable.empty()) return "  health: not read: " + h.unreadable;
+    if (!h.change) return "  health: not read";
+    const auto& c = *h.change;
+    if (!c.comparable)
+        return "  health: readings not comparable (a lifetime counter went down: another drive?)";
+    std::string out = "  health:";
+    for (const auto& f : c.findings)
+        out += printf_string(" %s %" PRIu64 " -> %" PRIu64 "%s;",
+                             std::string(nvme::finding_name(f.kind)).c_str(), f.before, f.after,
+                             nvme::is_damage(f.kind) ? " (DAMAGE)" : "");
+    if (h.thermal == nvme::ThermalVerdict::thermal_throttling)
+        out +=
+            printf_string(" thermal throttling: %.0f -> %.0f MiB/s;",
+                          h.reference_bytes_per_s / (1 << 20), h.observed_bytes_per_s / (1 << 20));
+    else if (h.thermal == nvme::ThermalVerdict::throttled_without_loss)
+        out += " throttle counters rose, throughput held;";
+    if (c.findings.empty() && h.thermal == nvme::ThermalVerdict::none) out += " no change;";
+    out.pop_back();
+    return out + printf_string("  (%.1f MB written per the drive)",
+                               static_cast<double>(c.delta.data_units_written) * 512000 / 1e6);
+}
+
+void TextReport::phase_health_done(const run::PhaseHealth& h) {
+    clear_live();
+    std::fprintf(out_, "%s\n", phase_health_line(h).c_str());
     std::fflush(out_);
 }
 
@@ -576,7 +616,9 @@ void TextReport::finish(const run::RunConfig& cfg, const run::RunResult& r, int 
                 std::string(pattern::to_string(static_cast<pattern::MismatchClass>(i))).c_str(),
                 r.mismatch_totals[i]);
     const std::string error = "ERROR: " + (why.empty() ? "the run could not go on" : why);
-    const char* verdict = code == 2   ? "FAIL: data mismatch or I/O error"
+    const bool health_only = code == 2 && r.mismatch_count() == 0 && r.health.damaged();
+    const char* verdict = health_only ? "FAIL: drive health: damage reported by the drive"
+                          : code == 2 ? "FAIL: data mismatch or I/O error"
                           : code == 1 ? error.c_str()
                           : code != 0 ? "INTERRUPTED: nothing wrong found so far"
                           : r.stop == run::StopReason::duration ? "PASS (stopped at --duration)"

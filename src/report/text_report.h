@@ -27,6 +27,7 @@ class TextReport final : public run::RunObserver {
     void sweep_point_done(const run::RunConfig& cfg, const run::SweepPoint& point) override;
     void steady_state_done(const run::SteadyStateResult& r) override;
     void sustained_write_done(const run::SustainedWriteResult& r) override;
+    void phase_health_done(const run::PhaseHealth& h) override;
     // Remembers the last second's p99 and the mismatches so far for the status line.
     void interval_done(std::uint64_t iteration, run::Phase phase, std::uint64_t sweep_value,
                        const run::IntervalStats& s, double interval_s,
@@ -69,6 +70,9 @@ std::string steady_state_line(const run::SteadyStateResult& r);
 // and the recovery after --cliff-recovery, on lines of their own), "no cliff
 // within 64 GiB", or why there is no verdict.
 std::string write_cliff_lines(const run::SustainedWriteResult& r);
+// "  health: media-errors 0 -> 3 (DAMAGE); thermal throttling: 3100 -> 850
+// MiB/s  (12.3 MB written per the drive)", "  health: no change (...)".
+std::string phase_health_line(const run::PhaseHealth& h);
 // For runs of two iterations or more: each phase's first, best, worst and
 // last bandwidth (IOPS for the random phase) and p99, with the iteration
 // each comes from; "" otherwise.

@@ -52,6 +52,7 @@ std::string TimeseriesWriter::line(std::uint64_t iteration, run::Phase phase,
     j["p99_ns"] = latency.value_at_percentile(99);
     j["max_ns"] = latency.max();
     j["mismatches"] = mismatches_so_far;
+    if (s.temperature_c) j["temperature_c"] = *s.temperature_c;
     return j.dump();
 }
 

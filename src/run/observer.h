@@ -44,6 +44,9 @@ class RunObserver {
     // --sustained-write: the cliff found in an iteration's seq-write phase,
     // right after its phase_done().
     virtual void sustained_write_done(const SustainedWriteResult&) {}
+    // NVMe targets: a phase's health-log readings and verdicts, after its
+    // phase_done() (and the lines above).
+    virtual void phase_health_done(const PhaseHealth&) {}
     // --timeseries: one second of a phase, summed over workers; seconds
     // come in order, none skipped.  `interval_s` is 1 but for the last,
     // partial second; `sweep_value` is the point's value in a sweep (0
@@ -91,6 +94,10 @@ class ObserverList final : public RunObserver {
     void steady_state_done(const SteadyStateResult& r) override {
         for (auto* o : list_)
             o->steady_state_done(r);
+    }
+    void phase_health_done(const PhaseHealth& h) override {
+        for (auto* o : list_)
+            o->phase_health_done(h);
     }
     void sustained_write_done(const SustainedWriteResult& r) override {
         for (auto* o : list_)

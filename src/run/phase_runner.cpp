@@ -48,6 +48,7 @@ class IntervalMerger {
                 pending_.erase(found);
             }
             mismatches_so_far_ += iv.mismatches;
+            if (s_.health) iv.temperature_c = s_.health->temperature();
             double length = 1.0;
             if (phase_over && next_second_ + 1 == done_before)
                 length = std::clamp(phase_seconds - static_cast<double>(next_second_), 0.0, 1.0);

@@ -12,6 +12,7 @@
 #include "pattern/unit.h"
 #include "run/config.h"
 #include "run/damage.h"
+#include "run/drive_health.h"
 #include "stats/cpu_time.h"
 #include "stats/histogram.h"
 #include "stats/steady_state.h"
@@ -96,6 +97,9 @@ struct IntervalStats {
     ClassCounts mismatches_by_class{};
     // Operations completed in this second.
     stats::LatencyHistogram read_latency, write_latency;
+    // NVMe targets: the controller's temperature when the second was
+    // passed on, degrees Celsius (hwmon); none elsewhere.
+    std::optional<double> temperature_c;
 
     void merge(const IntervalStats& o);
     // Reads and writes together.
@@ -255,8 +259,9 @@ struct RunResult {
     SweepResult sweep;                                  // points empty unless --sweep
     std::vector<SteadyStateResult> steady_state;        // per iteration, with --steady-state
     std::vector<SustainedWriteResult> sustained_write;  // per iteration, --sustained-write
-    std::optional<SyncCompareResult> sync_compare;      // --sync-compare
-    std::vector<MismatchRecord> mismatch_records;       // the first kMaxRecords
+    DriveHealth health;  // NVMe targets: the health log around each phase
+    std::optional<SyncCompareResult> sync_compare;  // --sync-compare
+    std::vector<MismatchRecord> mismatch_records;   // the first kMaxRecords
     // Per damaged file: merged extents, distinct units, truncation.  What a
     // person judges a drive by; the counts above are observations (a unit
     // read by two phases counts twice).

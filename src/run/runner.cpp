@@ -81,6 +81,36 @@ PhaseResult run_steady_state(RunSession& s, std::uint64_t iteration) {
     return merged;
 }
 
+// What the phase does unthrottled, and what it did: a sustained write's
+// level before its cliff and after its last step; another phase's first
+// iteration and this one.
+std::pair<double, double> phase_rates(const RunSession& s, Phase phase, const PhaseResult& pr) {
+    if (phase == Phase::seq_write && s.cfg.sustained_passes && !s.res.sustained_write.empty()) {
+        const auto& steps = s.res.sustained_write.back().cliff.steps;
+        if (!steps.empty())
+            return {steps.front().before_bytes_per_s, steps.back().after_bytes_per_s};
+    }
+    const double now = pr.bytes_per_sec();
+    if (s.res.iterations.size() > 1)
+        for (const auto& f : s.res.iterations.front().phases)
+            if (f.phase == phase) return {f.bytes_per_sec(), now};
+    return {now, now};
+}
+
+// NVMe targets: the health log after the phase, against the one before it.
+void record_phase_health(RunSession& s, std::uint64_t iteration, Phase phase,
+                         std::optional<nvme::HealthLog> before, std::string why,
+                         const PhaseResult& pr) {
+    std::string why_after;
+    auto after = s.health->read(why_after);
+    const auto [reference, observed] = phase_rates(s, phase, pr);
+    PhaseHealth ph = judge_phase_health(iteration, phase, std::move(before), std::move(after),
+                                        reference, observed);
+    ph.unreadable = !why.empty() ? why : why_after;
+    s.res.health.phases.push_back(std::move(ph));
+    s.observer.phase_health_done(s.res.health.phases.back());
+}
+
 // One iteration: its phases in order (the random one, or a sweep of it).
 void run_iteration(RunSession& s, std::uint64_t iteration) {
     const RunConfig& cfg = s.cfg;
@@ -95,6 +125,9 @@ void run_iteration(RunSession& s, std::uint64_t iteration) {
             run_sweep(s, iteration);
             continue;
         }
+        std::optional<nvme::HealthLog> health_before;
+        std::string health_why;
+        if (s.health->on()) health_before = s.health->read(health_why);
         const bool steady = phase == Phase::random && cfg.steady_state;
         const bool sustained = phase == Phase::seq_write && cfg.sustained_passes;
         PhaseResult pr = steady      ? run_steady_state(s, iteration)
@@ -104,6 +137,8 @@ void run_iteration(RunSession& s, std::uint64_t iteration) {
         if (steady) s.observer.steady_state_done(s.res.steady_state.back());
         if (sustained) s.observer.sustained_write_done(s.res.sustained_write.back());
         s.res.add_phase(pr);
+        if (s.health->on())
+            record_phase_health(s, iteration, phase, std::move(health_before), health_why, pr);
     }
     s.observer.iteration_done(s.res.iterations.back());
     s.snapshot(nullptr);

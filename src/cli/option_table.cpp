@@ -123,7 +123,7 @@ const OptionSpec kSpecs[] = {
     {kSweeps, "compare-backends", 0, nullptr, nullptr, nullptr,
      "run the workload on io_uring, then on sync (same seed), and compare", Kind::flag},
     {kSweeps, "preset", 0, "NAME", nullptr, nullptr,
-     "a named set of tests: quick, desktop, nvme, burn-in (listed below)"},
+     "a named set of tests: quick, desktop, nvme, burn-in, nvme-endurance (listed below)"},
 
     {kPowerCut, "keep", 0, nullptr, nullptr, nullptr,
      "leave the files and a state file (TARGET/drivestress.state) on every exit, for "

@@ -488,7 +488,7 @@ void read_preset(const std::vector<std::string>& args, const Options& o, ParsedC
     const Preset* preset = find_preset(name);
     if (!preset)
         throw UsageError("--preset: unknown preset '" + name +
-                         "' (use quick, desktop, nvme, burn-in)");
+                         "' (use quick, desktop, nvme, burn-in, nvme-endurance)");
     std::vector<std::string> own;
     for (std::size_t i = 0; i < args.size(); ++i) {
         if (args[i] == "--preset") {

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "report/text_report.h"
+
 namespace ds::report {
 
 namespace {
@@ -16,6 +18,32 @@ const run::PhaseResult* phase(const run::RunResult& r, run::Phase p) {
 
 double rate(std::uint64_t v, double s) {
     return s > 0 ? static_cast<double>(v) / s : 0.0;
+}
+
+// nvme-endurance: each test's cliff, steady state and drive health again
+// under the table, so the summary is in one place.
+std::string endurance_summary(const PresetResults& results) {
+    std::string out;
+    for (const auto& [label, r] : results) {
+        std::string lines;
+        for (const auto& sw : r.sustained_write)
+            lines += "    " + write_cliff_lines(sw);
+        for (const auto& ss : r.steady_state)
+            lines += "    " + steady_state_line(ss) + "\n";
+        if (lines.empty()) continue;
+        std::size_t phases_damaged = 0;
+        for (const auto& p : r.health.phases)
+            phases_damaged += p.change && p.change->damaged();
+        lines += r.health.available
+                     ? "    drive health: " + std::to_string(r.health.phases.size()) +
+                           " phases read, " +
+                           (phases_damaged ? std::to_string(phases_damaged) + " with DAMAGE"
+                                           : std::string("no damage")) +
+                           "\n"
+                     : "    drive health: not available: " + r.health.reason + "\n";
+        out += "  " + label + ":\n" + lines;
+    }
+    return out;
 }
 
 }  // namespace
@@ -61,7 +89,7 @@ std::string preset_table(const std::string& name, const PresetResults& results) 
                       row.p99_ns / 1e6, static_cast<unsigned long long>(row.mismatches));
         out += line;
     }
-    return out;
+    return out + endurance_summary(results);
 }
 
 nlohmann::json preset_json(const std::string& name, const PresetResults& results) {

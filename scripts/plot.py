@@ -19,6 +19,13 @@ Writes into DIR, named after RESULT (STEM = its file name without .json):
                        sizes) and p99, knee marked (with a sweep section)
   STEM-sweep-latency.png  latency by percentile of every sweep point (when
                        the points carry their latency, as the binary's do)
+  STEM-steady-state.png  --steady-state: every round's IOPS, the measurement
+                       window with its mean, fitted line and the +-10 % /
+                       +-20 % bands of the mean, as a SNIA PTS report draws it
+                       (the last iteration's, when several)
+  STEM-write-cliff.png  --sustained-write: write throughput of every interval
+                       against the bytes written, the levels and the cliff
+                       marked, the pass after --cliff-recovery's idle beside it
   STEM-preset.png      every test of a preset: read and write MiB/s, p99
                        (with a preset section; the other figures show the
                        document's own phases, which are the first test's)
@@ -651,6 +658,126 @@ def plot_sweep(sweep, title, path):
     return True
 
 
+# --- steady state ---------------------------------------------------------------
+
+def plot_steady_state(doc, title, path):
+    """Round values of the (last) --steady-state block, its window, mean,
+    least-squares line and the +-10 % and +-20 % bands of the window mean."""
+    blocks = doc.get("steady_state") or []
+    if not blocks or not blocks[-1].get("rounds_iops"):
+        return False
+    ss = blocks[-1]
+    ys = ss["rounds_iops"]
+    xs = list(range(1, len(ys) + 1))  # rounds as the text report numbers them
+    fig, axes = new_figure()
+    ax = axes[0][0]
+    ax.plot(xs, ys, marker="o", color="tab:blue", label="IOPS of each round")
+    w = ss.get("window")
+    rule = ss["rule"]
+    if w:
+        lo, hi = w["first_round"] + 1, w["last_round"] + 1
+        mean = w["mean_iops"]
+        span = [lo - 0.3, hi + 0.3]
+        for pct, alpha in ((rule["max_range_pct"], 0.10), (rule["max_excursion_pct"], 0.18)):
+            ax.fill_between(span, [mean * (1 - pct / 100)] * 2, [mean * (1 + pct / 100)] * 2,
+                            color="tab:green", alpha=alpha, linewidth=0,
+                            label=f"mean ± {pct:g} %")
+        ax.plot(span, [mean] * 2, color="tab:green", linewidth=1.5,
+                label=f"window mean {mean:,.0f} IOPS")
+        line = [w["intercept_iops"] + w["slope_iops_per_round"] * (x - 1) for x in (lo, hi)]
+        ax.plot([lo, hi], line, color="tab:red", linestyle="--",
+                label=f"least-squares line: excursion {w['excursion_pct']:.1f} % "
+                      f"(max {rule['max_excursion_pct']:g})")
+        ax.scatter(xs[lo - 1:hi], ys[lo - 1:hi], s=60, facecolors="none",
+                   edgecolors="black", zorder=3,
+                   label=f"window: rounds {lo}-{hi}, range {w['range_pct']:.1f} % "
+                         f"(max {rule['max_range_pct']:g})")
+    verdict = {"attained": f"steady state attained at round {ss.get('attained_at_round')}",
+               "max-rounds": f"not steady within {len(ys)} rounds",
+               "interrupted": "interrupted before a verdict"}.get(ss["status"], ss["status"])
+    ax.set_xlabel(f"round ({ss['round_s']:g} s each)")
+    ax.set_ylabel("IOPS (operations/s)")
+    ax.set_ylim(bottom=0, top=max(ys) * 1.3)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower right", fontsize=8)
+    ax.set_title(f"Steady state (SNIA PTS rule), iteration {ss['iteration']}: {verdict}\n"
+                 f"{title}", fontsize=11)
+    fig.tight_layout()
+    save(fig, path)
+    return True
+
+
+# --- write cliff ------------------------------------------------------------------
+
+def byte_scale(total):
+    return (1 << 30, "GiB") if total >= 4 << 30 else (MIB, "MiB")
+
+
+def plot_write_cliff(doc, title, path):
+    """Throughput of each interval of the (last) --sustained-write block
+    against the bytes written so far, each level and step marked."""
+    blocks = doc.get("sustained_write") or []
+    if not blocks or not blocks[-1].get("intervals"):
+        return False
+    sw = blocks[-1]
+    cliff = sw["cliff"]
+    div, unit = byte_scale(cliff["total_bytes"] + sum(iv["bytes"] for iv in
+                                                      (sw.get("recovery") or {}).get("intervals", [])))
+    fig, axes = new_figure()
+    ax = axes[0][0]
+
+    def draw(intervals, start, color, label):
+        xs, ys, at = [], [], start
+        for iv in intervals:
+            xs += [at / div, (at + iv["bytes"]) / div]
+            ys += [iv["bytes"] / iv["seconds"] / MIB] * 2
+            at += iv["bytes"]
+        ax.plot(xs, ys, color=color, linewidth=1.2, label=label)
+        return at
+
+    end = draw(sw["intervals"], 0, "tab:blue",
+               f"MiB/s of each {sw['interval_s']:g} s interval, {sw['passes_done']} passes")
+    steps = cliff["steps"]
+    bounds = [0] + [st["bytes_before"] for st in steps] + [end]
+    levels = [st["before_bytes_per_sec"] for st in steps] + (
+        [steps[-1]["after_bytes_per_sec"]] if steps else [])
+    for i, level in enumerate(levels):
+        ax.plot([bounds[i] / div, bounds[i + 1] / div], [level / MIB] * 2, color="black",
+                linestyle="--", linewidth=1, label="level (median)" if i == 0 else None)
+    for i, st in enumerate(steps):
+        x = st["bytes_before"] / div
+        ax.axvline(x, color="tab:red", linewidth=1.5)
+        name = "write cliff" if i == 0 else "next step"
+        ax.annotate(f"{name} after {st['bytes_before'] / div:.1f} {unit}:\n"
+                    f"{st['before_bytes_per_sec'] / MIB:.0f} -> "
+                    f"{st['after_bytes_per_sec'] / MIB:.0f} MiB/s (-{st['drop_pct']:.0f}%)",
+                    (x, 0.92 - 0.12 * i), xycoords=("data", "axes fraction"), xytext=(6, 0),
+                    textcoords="offset points", color="tab:red", fontsize=9, va="top")
+    rec = sw.get("recovery")
+    if rec:
+        gap = end + 0.02 * end
+        ax.axvspan(end / div, gap / div, color="gray", alpha=0.3,
+                   label=f"idle {rec['idle_s']:g} s")
+        draw(rec["intervals"], gap, "tab:green",
+             f"after the idle: {rec['recovered_pct']:.0f} % of the drop recovered")
+    if not steps:
+        verdict = (f"no write cliff within {cliff['total_bytes'] / div:.1f} {unit}"
+                   if cliff["long_enough"] else "too few intervals for a verdict")
+        ax.annotate(verdict, (0.5, 0.95), xycoords="axes fraction", ha="center", va="top")
+    ax.set_xlabel(f"written ({unit})")
+    ax.set_ylabel("write throughput (MiB/s)")
+    ax.set_ylim(bottom=0)
+    ax.set_xlim(left=0)
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower left", fontsize=8)
+    ax.set_title(f"Sustained write, iteration {sw['iteration']}: "
+                 f"{sw['passes']} x {sw['capacity_bytes'] / MIB:.0f} MiB — {title}", fontsize=11)
+    fig.tight_layout()
+    save(fig, path)
+    return True
+
+
 # --- preset -----------------------------------------------------------------------
 
 def plot_preset(preset, title, path):
@@ -731,6 +858,8 @@ def main(argv=None):
             else:
                 print(f"plot: {args.timeseries}: no records, no time-series figure",
                       file=sys.stderr)
+        plot_steady_state(doc, title, out("steady-state"))
+        plot_write_cliff(doc, title, out("write-cliff"))
         if sweep is not None:
             plot_sweep(sweep, title, out("sweep"))
             plot_sweep_latency(doc, title, out("sweep-latency"), args.result)

@@ -108,6 +108,24 @@ const OptionSpec kSpecs[] = {
     {kSweeps, "knee-gain", 0, "PCT", "5", nullptr,
      "sweep saturation point: the first point after which no later point adds PCT % more "
      "IOPS (MiB/s in a rand-block sweep) while p99 rises at the next"},
+    {kSweeps, "steady-state", 0, "ROUND", nullptr, "off",
+     "run the random phase in rounds of ROUND (SNIA PTS: 60s) until steady state: over the "
+     "last --steady-window rounds, IOPS range <= 20 % and least-squares excursion <= 10 % "
+     "of their mean; or until --steady-max-rounds"},
+    {kSweeps, "steady-window", 0, "N", "5", nullptr,
+     "--steady-state: rounds in the measurement window, 2 or more"},
+    {kSweeps, "steady-max-rounds", 0, "N", "25", nullptr,
+     "--steady-state: give up after N rounds (at least the window)"},
+    {kSweeps, "sustained-write", 0, "N", nullptr, "off",
+     "the seq-write phase writes the files N times over (1 to 1000), its throughput taken "
+     "every --cliff-interval, and names the write cliff (where a cache fills and "
+     "throughput drops)"},
+    {kSweeps, "cliff-interval", 0, "DURATION", "1s", nullptr,
+     "--sustained-write: length of a throughput interval (at least 200ms); a cliff must "
+     "last 5 of them, a drop of 25 % or more"},
+    {kSweeps, "cliff-recovery", 0, "IDLE", nullptr, "off",
+     "--sustained-write: after a cliff, idle for IDLE, then write one more pass and say how "
+     "much speed came back"},
     {kSweeps, "compare-backends", 0, nullptr, nullptr, nullptr,
      "run the workload on io_uring, then on sync with as many operations in flight (--qd "
      "threads per worker), same seed, and compare IOPS, latency, CPU, context switches and "
@@ -117,7 +135,7 @@ const OptionSpec kSpecs[] = {
      "more --compare-backends rows: sync-qd1 (sync, one operation per worker, no thread pool), "
      "sqpoll (io_uring with --sqpoll)"},
     {kSweeps, "preset", 0, "NAME", nullptr, nullptr,
-     "a named set of tests: quick, desktop, nvme, burn-in (listed below)"},
+     "a named set of tests: quick, desktop, nvme, burn-in, nvme-endurance (listed below)"},
 
     {kPowerCut, "keep", 0, nullptr, nullptr, nullptr,
      "leave the files and a state file (TARGET/drivestress.state) on every exit, for "

@@ -279,6 +279,47 @@ void read_sweep(const Options& o, run::RunConfig& c) {
     }
 }
 
+// --steady-state ROUND, --steady-window, --steady-max-rounds.
+void read_steady_state(const Options& o, run::RunConfig& c) {
+    if (!o.given("steady-state")) {
+        for (const char* name : {"steady-window", "steady-max-rounds"})
+            if (o.given(name)) throw UsageError(Options::opt(name) + " needs --steady-state ROUND");
+        return;
+    }
+    c.steady_round_s = o.duration("steady-state");
+    if (c.steady_round_s <= 0) throw UsageError("--steady-state: ROUND must be greater than zero");
+    if (!c.has_phase(run::Phase::random) || c.rand_time_s <= 0)
+        throw UsageError("--steady-state needs the random phase (--phases with random)");
+    if (c.rand_ops) throw UsageError("--steady-state and --rand-ops both given (rounds are timed)");
+    if (c.sweep) throw UsageError("--steady-state and --sweep cannot be combined");
+    stats::SteadyStateRule rule;
+    rule.window_rounds = o.count("steady-window", 2, 1000);
+    rule.max_rounds = o.count("steady-max-rounds", 1, 100000);
+    if (rule.max_rounds < rule.window_rounds)
+        throw UsageError("--steady-max-rounds " + std::to_string(rule.max_rounds) +
+                         " is below --steady-window " + std::to_string(rule.window_rounds));
+    c.steady_state = rule;
+}
+
+// --sustained-write N, --cliff-interval, --cliff-recovery.
+void read_sustained_write(const Options& o, run::RunConfig& c) {
+    if (!o.given("sustained-write")) {
+        for (const char* name : {"cliff-interval", "cliff-recovery"})
+            if (o.given(name)) throw UsageError(Options::opt(name) + " needs --sustained-write N");
+        return;
+    }
+    c.sustained_passes = o.count("sustained-write", 1, 1000);
+    c.cliff_interval_s = o.duration("cliff-interval");
+    if (c.cliff_interval_s < 0.2)
+        throw UsageError("--cliff-interval: '" + o.text("cliff-interval") +
+                         "' is below 200ms (the run samples its progress every 100ms)");
+    if (o.given("cliff-recovery")) {
+        c.cliff_idle_s = o.duration("cliff-recovery");
+        if (c.cliff_idle_s <= 0)
+            throw UsageError("--cliff-recovery: IDLE must be greater than zero");
+    }
+}
+
 void read_latency_thresholds(const Options& o, run::RunConfig& c) {
     c.latency_thresholds_s.clear();
     for (const auto& item :
@@ -430,6 +471,8 @@ run::RunConfig read_run(const Options& o) {
     read_schedule(o, c);
     read_phases(o, c);
     read_sweep(o, c);
+    read_steady_state(o, c);
+    read_sustained_write(o, c);
     read_latency_thresholds(o, c);
     read_modes(o, c);
     read_durability(o, c);
@@ -467,7 +510,7 @@ void read_preset(const std::vector<std::string>& args, const Options& o, ParsedC
     const Preset* preset = find_preset(name);
     if (!preset)
         throw UsageError("--preset: unknown preset '" + name +
-                         "' (use quick, desktop, nvme, burn-in)");
+                         "' (use quick, desktop, nvme, burn-in, nvme-endurance)");
     std::vector<std::string> own;
     for (std::size_t i = 0; i < args.size(); ++i) {
         if (args[i] == "--preset") {

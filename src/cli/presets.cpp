@@ -57,6 +57,20 @@ std::vector<Preset> make_presets() {
     all.push_back({"burn-in",
                    "all phases, 50% writes, iterations until --duration or Ctrl+C",
                    {{"burn-in", Options{{"iterations", "0"}, {"read-pct", "50"}}}}});
+
+    // One run, so one document holds it all: the sustained write (its
+    // first passes precondition the drive, as PTS's twice-over sequential
+    // fill) down to the cliff, the verifying read, the random 4K mix to
+    // SNIA PTS steady state, the re-verify; and the health log around
+    // every phase on NVMe.
+    all.push_back({"nvme-endurance",
+                   "sustained write over 4x the files (precondition, write cliff), random 4K "
+                   "Q32 to steady state in 60 s rounds, drive health around every phase",
+                   {{"endurance", Options{{"sustained-write", "4"},
+                                          {"seq-block", "128K"},
+                                          {"rand-block", "4K"},
+                                          {"qd", "32"},
+                                          {"steady-state", "60s"}}}}});
     return all;
 }
 

@@ -4,6 +4,7 @@
 
 #include "report/json_report.h"
 #include "report/result_line.h"
+#include "report/text_report.h"
 
 namespace ds::report {
 
@@ -42,6 +43,32 @@ std::string cells(bool measured, double bytes_per_sec, double iops, std::uint64_
         std::snprintf(buf, sizeof buf, " %10.1f %9s %9.3f", bytes_per_sec / kMiB,
                       iops_text(iops).c_str(), static_cast<double>(p99_ns) / 1e6);
     return buf;
+}
+
+// nvme-endurance: each test's cliff, steady state and drive health again
+// under the table, so the summary is in one place.
+std::string endurance_summary(const PresetResults& results) {
+    std::string out;
+    for (const auto& [label, r] : results) {
+        std::string lines;
+        for (const auto& sw : r.sustained_write)
+            lines += "    " + write_cliff_lines(sw);
+        for (const auto& ss : r.steady_state)
+            lines += "    " + steady_state_line(ss) + "\n";
+        if (lines.empty()) continue;
+        std::size_t phases_damaged = 0;
+        for (const auto& p : r.health.phases)
+            phases_damaged += p.change && p.change->damaged();
+        lines += r.health.available
+                     ? "    drive health: " + std::to_string(r.health.phases.size()) +
+                           " phases read, " +
+                           (phases_damaged ? std::to_string(phases_damaged) + " with DAMAGE"
+                                           : std::string("no damage")) +
+                           "\n"
+                     : "    drive health: not available: " + r.health.reason + "\n";
+        out += "  " + label + ":\n" + lines;
+    }
+    return out;
 }
 
 }  // namespace
@@ -113,7 +140,7 @@ std::string preset_table(const std::string& name, const PresetResults& results) 
                      l.write.write_p99_ns);
         out += "  " + verdict + "\n";
     }
-    return out;
+    return out + endurance_summary(results);
 }
 
 nlohmann::json preset_json(const std::string& name, const PresetResults& results,

@@ -202,6 +202,33 @@ void TextReport::clear_live() {
 
 namespace {
 
+bool random_on(const run::RunConfig& cfg) {
+    return cfg.has_phase(run::Phase::random) &&
+           (cfg.rand_ops ? *cfg.rand_ops > 0 : cfg.rand_time_s > 0);
+}
+
+// "health   nvme0 (/dev/nvme0): health log before and after each phase" or
+// "health   not available: <why>".
+std::string health_header_line(const run::DriveHealth& h) {
+    if (!h.available) return "health   not available: " + h.reason;
+    return "health   " + h.controller + " (" + h.device +
+           "): health log before and after each phase, temperature every second";
+}
+
+// "random 70% reads for 10.00 s", "... in rounds of 60 s until steady (window
+// 5, at most 25 rounds)", or "random off".
+std::string random_workload_text(const run::RunConfig& cfg) {
+    if (!random_on(cfg)) return "random off";
+    std::string random = "random " + std::to_string(cfg.read_pct) + "% reads ";
+    if (cfg.steady_state)
+        return random + "in rounds of " + units::format_seconds(cfg.steady_round_s) +
+               " until steady (window " + std::to_string(cfg.steady_state->window_rounds) +
+               ", at most " + std::to_string(cfg.steady_state->max_rounds) + " rounds)";
+    return random + "for " +
+           (cfg.rand_ops ? std::to_string(*cfg.rand_ops) + " ops"
+                         : units::format_seconds(cfg.rand_time_s));
+}
+
 std::string backend_text(const run::BackendInfo& b) {
     std::string backend(io::to_string(b.used));
     if (b.used != io::BackendKind::io_uring)
@@ -218,11 +245,6 @@ std::string backend_text(const run::BackendInfo& b) {
     return backend + "]";
 }
 
-bool random_on(const run::RunConfig& cfg) {
-    return cfg.has_phase(run::Phase::random) &&
-           (cfg.rand_ops ? *cfg.rand_ops > 0 : cfg.rand_time_s > 0);
-}
-
 // "seq-write,seq-read,random,reverify  unit 4 KiB  random 70% reads for 10 s ..."
 std::string workload_text(const run::RunConfig& cfg) {
     std::string phases;
@@ -230,11 +252,7 @@ std::string workload_text(const run::RunConfig& cfg) {
         if (!phases.empty()) phases += ',';
         phases += run::to_string(p);
     }
-    std::string random = "random off";
-    if (random_on(cfg))
-        random = "random " + std::to_string(cfg.read_pct) + "% reads for " +
-                 (cfg.rand_ops ? std::to_string(*cfg.rand_ops) + " ops"
-                               : units::format_seconds(cfg.rand_time_s));
+    const std::string random = random_workload_text(cfg);
     std::string t = phases + "  unit " + units::format_bytes(cfg.rand_block) + "  " + random +
                     "  iterations " +
                     (cfg.iterations ? std::to_string(cfg.iterations) : "until stopped");
@@ -318,6 +336,9 @@ void TextReport::print_workload(const run::RunConfig& cfg, const run::RunResult&
     if (!cfg.sync_compare)  // (its table has no CPU figures)
         std::fprintf(out_, "cpu      usr/sys %% are of one core (%u cpus: up to %u%%)\n",
                      host_.cpus, 100 * host_.cpus);
+    // (--sync-compare, its own table, reads no health log.)
+    if (r.health.available || !r.health.reason.empty())
+        std::fprintf(out_, "%s\n", health_header_line(r.health).c_str());
     if (!r.state_path.empty())
         std::fprintf(out_,
                      "state    %s  (--keep: files stay; after a power cut run "
@@ -410,6 +431,115 @@ void TextReport::phase_done(std::uint64_t iteration, const run::PhaseResult& p) 
         header_iteration_ = iteration;
     }
     std::fprintf(out_, "%s\n", phase_line(p, thresholds_s_).c_str());
+    std::fflush(out_);
+}
+
+std::string steady_state_line(const run::SteadyStateResult& r) {
+    const std::size_t n = r.round_iops.size();
+    char round_buf[32];
+    std::snprintf(round_buf, sizeof round_buf, "%g s", r.round_s);
+    const std::string round = round_buf;
+    std::string head;
+    if (r.status == stats::SteadyStateStatus::attained)
+        head = "attained at round " + std::to_string(n) + " of " + round;
+    else if (r.status == stats::SteadyStateStatus::max_rounds_reached)
+        head = "not attained in " + std::to_string(n) + " rounds of " + round;
+    else
+        head = "no verdict: interrupted after " + std::to_string(n) + " rounds of " + round;
+    if (!r.window)
+        return "steady state: " + head + " (fewer rounds than the window of " +
+               std::to_string(r.rule.window_rounds) + ")";
+    const auto& w = *r.window;
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  " (rounds %zu-%zu): mean %.0f IOPS, range %.1f %% (max %g), slope excursion "
+                  "%.1f %% (max %g)",
+                  w.first + 1, w.last + 1, w.mean, w.range_pct, r.rule.max_range_pct,
+                  w.excursion_pct, r.rule.max_excursion_pct);
+    return "steady state: " + head + buf;
+}
+
+void TextReport::steady_state_done(const run::SteadyStateResult& r) {
+    clear_live();
+    std::fprintf(out_, "%s\n", steady_state_line(r).c_str());
+    std::fflush(out_);
+}
+
+namespace {
+
+std::string cliff_step_text(const stats::CliffStep& st) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, " after %s: %.0f -> %.0f MiB/s (-%.0f%%)",
+                  units::format_bytes(st.bytes_before).c_str(), st.before_bytes_per_s / (1 << 20),
+                  st.after_bytes_per_s / (1 << 20), st.drop_pct);
+    return buf;
+}
+
+std::string recovery_line(const run::SustainedWriteResult& r) {
+    const auto& rec = *r.recovery;
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "  after %g s idle: %.0f MiB/s, %.0f %% of the drop recovered",
+                  rec.idle_seconds, rec.bytes_per_s / (1 << 20), rec.recovered_pct);
+    std::string out = buf;
+    if (rec.bytes_to_cliff)
+        out += "; the cliff came back after " + units::format_bytes(*rec.bytes_to_cliff);
+    else
+        out += "; no cliff within " + units::format_bytes(rec.segment_bytes);
+    return out + "\n";
+}
+
+}  // namespace
+
+std::string write_cliff_lines(const run::SustainedWriteResult& r) {
+    const auto& c = r.cliff;
+    char interval[32];
+    std::snprintf(interval, sizeof interval, "%g s", r.interval_s);
+    if (!c.long_enough)
+        return "write cliff: no verdict: " + std::to_string(c.intervals) + " intervals of " +
+               interval + ", " + std::to_string(2 * r.rule.min_level_intervals) +
+               " needed (more --sustained-write passes or a shorter --cliff-interval)\n";
+    if (c.steps.empty())
+        return "no write cliff within " + units::format_bytes(c.total_bytes) + " (" +
+               std::to_string(c.intervals) + " intervals of " + interval + ")\n";
+    std::string out = "write cliff" + cliff_step_text(c.steps[0]) + "\n";
+    for (std::size_t i = 1; i < c.steps.size(); ++i)
+        out += "  next step" + cliff_step_text(c.steps[i]) + "\n";
+    if (r.recovery) out += recovery_line(r);
+    return out;
+}
+
+void TextReport::sustained_write_done(const run::SustainedWriteResult& r) {
+    clear_live();
+    std::fprintf(out_, "%s", write_cliff_lines(r).c_str());
+    std::fflush(out_);
+}
+
+std::string phase_health_line(const run::PhaseHealth& h) {
+    if (!h.unreadable.empty()) return "  health: not read: " + h.unreadable;
+    if (!h.change) return "  health: not read";
+    const auto& c = *h.change;
+    if (!c.comparable)
+        return "  health: readings not comparable (a lifetime counter went down: another drive?)";
+    std::string out = "  health:";
+    for (const auto& f : c.findings)
+        out += printf_string(" %s %" PRIu64 " -> %" PRIu64 "%s;",
+                             std::string(nvme::finding_name(f.kind)).c_str(), f.before, f.after,
+                             nvme::is_damage(f.kind) ? " (DAMAGE)" : "");
+    if (h.thermal == nvme::ThermalVerdict::thermal_throttling)
+        out +=
+            printf_string(" thermal throttling: %.0f -> %.0f MiB/s;",
+                          h.reference_bytes_per_s / (1 << 20), h.observed_bytes_per_s / (1 << 20));
+    else if (h.thermal == nvme::ThermalVerdict::throttled_without_loss)
+        out += " throttle counters rose, throughput held;";
+    if (c.findings.empty() && h.thermal == nvme::ThermalVerdict::none) out += " no change;";
+    out.pop_back();
+    return out + printf_string("  (%.1f MB written per the drive)",
+                               static_cast<double>(c.delta.data_units_written) * 512000 / 1e6);
+}
+
+void TextReport::phase_health_done(const run::PhaseHealth& h) {
+    clear_live();
+    std::fprintf(out_, "%s\n", phase_health_line(h).c_str());
     std::fflush(out_);
 }
 
@@ -602,6 +732,8 @@ std::string summary_line(const run::RunConfig& cfg, const run::RunResult& r) {
 
 std::string verdict_text(const run::RunConfig& cfg, const run::RunResult& r, int code,
                          const std::string& why) {
+    if (code == 2 && r.mismatch_count() == 0 && r.health.damaged())
+        return "FAIL: drive health: damage reported by the drive";
     return verdict_words(code, r.stop, cfg.verify, why);
 }
 

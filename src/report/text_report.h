@@ -37,6 +37,9 @@ class TextReport final : public run::RunObserver {
     void phase_done(std::uint64_t iteration, const run::PhaseResult& p) override;
     void iteration_done(const run::IterationResult& it) override;
     void sweep_point_done(const run::RunConfig& cfg, const run::SweepPoint& point) override;
+    void steady_state_done(const run::SteadyStateResult& r) override;
+    void sustained_write_done(const run::SustainedWriteResult& r) override;
+    void phase_health_done(const run::PhaseHealth& h) override;
     // Remembers the last second's p99 and the mismatches so far for the status line.
     void interval_done(std::uint64_t iteration, run::Phase phase, std::uint64_t sweep_value,
                        const run::IntervalStats& s, double interval_s,
@@ -100,6 +103,17 @@ std::string sync_compare_table(const run::SyncCompareResult& sc);
 // +92% p99)", "saturation: by MiB/s, not reached (MiB/s still climbing at
 // rand-block 64K)": block-size sweeps are judged by bandwidth.
 std::string knee_line(const run::SweepResult& sweep);
+// "steady state: attained at round 7 of 60 s (rounds 3-7): mean 41234 IOPS,
+// range 8.1 % (max 20), slope excursion 3.2 % (max 10)", or "not attained in
+// 25 rounds ..." with the last window's figures.
+std::string steady_state_line(const run::SteadyStateResult& r);
+// "write cliff after 23.4 GiB: 3100 -> 850 MiB/s (-73%)" (and a second step,
+// and the recovery after --cliff-recovery, on lines of their own), "no cliff
+// within 64 GiB", or why there is no verdict.
+std::string write_cliff_lines(const run::SustainedWriteResult& r);
+// "  health: media-errors 0 -> 3 (DAMAGE); thermal throttling: 3100 -> 850
+// MiB/s  (12.3 MB written per the drive)", "  health: no change (...)".
+std::string phase_health_line(const run::PhaseHealth& h);
 // For runs of two iterations or more: each phase's first, best, worst and
 // last bandwidth (IOPS for the random phase) and p99, with the iteration
 // each comes from; "" otherwise.

@@ -54,21 +54,24 @@ std::string TimeseriesWriter::line(std::uint64_t iteration, run::Phase phase,
     j["p99_ns"] = latency.value_at_percentile(99);
     j["max_ns"] = latency.max();
     j["mismatches"] = mismatches_so_far;
+    if (s.temperature_c) j["temperature_c"] = *s.temperature_c;
     return j.dump();
 }
 
 void TimeseriesWriter::interval_done(std::uint64_t iteration, run::Phase phase,
                                      std::uint64_t sweep_value, const run::IntervalStats& s,
                                      double interval_s, std::uint64_t mismatches_so_far) {
-    // A new phase (or sweep point) starts where the previous one's seconds ended.
+    // A new phase (or sweep point, or --steady-state round: its intervals
+    // count from 0 again) starts where the previous one's seconds ended.
     if (!any_ || iteration != last_iteration_ || phase != last_phase_ ||
-        sweep_value != last_sweep_value_) {
+        sweep_value != last_sweep_value_ || s.index <= last_index_) {
         phase_base_s_ = last_end_s_;
         last_iteration_ = iteration;
         last_phase_ = phase;
         last_sweep_value_ = sweep_value;
         any_ = true;
     }
+    last_index_ = s.index;
     const double start_s = static_cast<double>(s.index) * interval_s_;
     const double end_s = phase_base_s_ + start_s + interval_s;
     last_end_s_ = end_s;

@@ -46,6 +46,7 @@ class TimeseriesWriter final : public run::RunObserver {
     std::uint64_t last_iteration_ = 0;
     run::Phase last_phase_ = run::Phase::seq_write;
     std::uint64_t last_sweep_value_ = 0;
+    std::uint64_t last_index_ = 0;
     bool any_ = false;
 };
 

@@ -9,6 +9,9 @@
 #include <utility>
 #include <vector>
 
+#include "stats/steady_state.h"
+#include "stats/write_cliff.h"
+
 namespace ds::run {
 
 enum class Phase { seq_write, seq_read, random, reverify };
@@ -98,6 +101,17 @@ struct RunConfig {
     // and io_uring with --sqpoll.
     bool compare_sync_qd1 = false;
     bool compare_sqpoll = false;
+    // --steady-state: the random phase runs in rounds of steady_round_s
+    // until the rule holds over its window or max_rounds are done.
+    std::optional<stats::SteadyStateRule> steady_state;
+    double steady_round_s = 60;
+    // --sustained-write N: the seq-write phase writes the files N times over
+    // (0: once, as usual), its throughput taken every cliff_interval_s, and
+    // the write cliff looked for (stats/write_cliff.h).
+    std::uint64_t sustained_passes = 0;
+    double cliff_interval_s = 1;
+    double cliff_idle_s = 0;  // --cliff-recovery: idle, then one more pass measured (0: none)
+    stats::WriteCliffRule cliff_rule;
     // --keep: leave the files and a state file for --verify-only after a
     // power cut (run/state_file.h).
     bool keep = false;

@@ -38,6 +38,15 @@ class RunObserver {
     virtual void phase_done(std::uint64_t /*iteration*/, const PhaseResult&) {}
     virtual void iteration_done(const IterationResult&) {}
     virtual void sweep_point_done(const RunConfig&, const SweepPoint&) {}
+    // --steady-state: the verdict on an iteration's random phase, right
+    // after its phase_done().
+    virtual void steady_state_done(const SteadyStateResult&) {}
+    // --sustained-write: the cliff found in an iteration's seq-write phase,
+    // right after its phase_done().
+    virtual void sustained_write_done(const SustainedWriteResult&) {}
+    // NVMe targets: a phase's health-log readings and verdicts, after its
+    // phase_done() (and the lines above).
+    virtual void phase_health_done(const PhaseHealth&) {}
     // --timeseries: one second of a phase, summed over workers; seconds
     // come in order, none skipped.  `interval_s` is 1 but for the last,
     // partial second; `sweep_value` is the point's value in a sweep (0
@@ -81,6 +90,18 @@ class ObserverList final : public RunObserver {
     void sweep_point_done(const RunConfig& c, const SweepPoint& p) override {
         for (auto* o : list_)
             o->sweep_point_done(c, p);
+    }
+    void steady_state_done(const SteadyStateResult& r) override {
+        for (auto* o : list_)
+            o->steady_state_done(r);
+    }
+    void phase_health_done(const PhaseHealth& h) override {
+        for (auto* o : list_)
+            o->phase_health_done(h);
+    }
+    void sustained_write_done(const SustainedWriteResult& r) override {
+        for (auto* o : list_)
+            o->sustained_write_done(r);
     }
     void interval_done(std::uint64_t it, Phase p, std::uint64_t v, const IntervalStats& s,
                        double interval_s, std::uint64_t m) override {

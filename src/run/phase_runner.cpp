@@ -51,6 +51,7 @@ class IntervalMerger {
                 pending_.erase(found);
             }
             mismatches_so_far_ += iv.mismatches;
+            if (s_.health) iv.temperature_c = s_.health->temperature();
             const double interval_s = s_.cfg.interval_s;
             double length = interval_s;
             if (phase_over && next_second_ + 1 == done_before)
@@ -111,6 +112,7 @@ PhasePlan make_plan(RunSession& s, std::uint64_t iteration, Phase phase, const S
     plan.iteration = iteration;
     plan.depth = over.qd;
     plan.rand_block = over.rand_block;
+    plan.round = over.round;
     // Per-second statistics feed --timeseries, the status line's "p99 of the
     // last second" and the live --prom textfile (one more histogram record
     // per operation).
@@ -118,7 +120,8 @@ PhasePlan make_plan(RunSession& s, std::uint64_t iteration, Phase phase, const S
     if (s.observer.wants_intervals()) plan.intervals_from_ns = t0;
     plan.interval_ns = seconds_to_ns(cfg.interval_s);
     if (phase == Phase::random) {
-        if (!cfg.rand_ops) plan.deadline_ns = t0 + seconds_to_ns(cfg.rand_time_s);
+        if (!cfg.rand_ops)
+            plan.deadline_ns = t0 + seconds_to_ns(over.time_s > 0 ? over.time_s : cfg.rand_time_s);
         if (s.duration_deadline_ns)
             plan.deadline_ns = plan.deadline_ns ? std::min(plan.deadline_ns, s.duration_deadline_ns)
                                                 : s.duration_deadline_ns;
@@ -200,6 +203,7 @@ PhaseResult run_phase(RunSession& s, std::uint64_t iteration, Phase phase,
     auto tick = [&] {
         const ProgressSnapshot snap = progress_of(s, plan, active, t0);
         s.observer.progress(snap);
+        if (over.on_progress) over.on_progress(snap.bytes);
         if (plan.intervals_from_ns) intervals.emit(false, 0);
         if ((monotonic_ns() - s.last_snapshot_ns) / 1e9 >= s.hooks.snapshot_period_s)
             s.snapshot(&snap);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "run/config.h"
 #include "run/results.h"
@@ -11,11 +12,17 @@
 
 namespace ds::run {
 
-// A sweep point's changes to the random phase (0 = the configured value).
+// A sweep point's or a steady-state round's changes to the random phase
+// (0 = the configured value).
 struct SweepOverrides {
     unsigned qd = 0;
     unsigned files = 0;
     std::uint32_t rand_block = 0;
+    double time_s = 0;        // the phase's length instead of --rand-time
+    std::uint64_t round = 0;  // --steady-state round (PhasePlan::round)
+    // Called on the coordinator's thread a few times a second with the
+    // bytes the phase has transferred so far (--sustained-write's samples).
+    std::function<void(std::uint64_t bytes)> on_progress;
 };
 
 // Runs `phase` of iteration `iteration` on the first `over.files` workers

@@ -30,6 +30,7 @@ struct PhasePlan {
     std::uint32_t rand_block = 0;      // random phase: block, a multiple of the unit (0 = unit)
     std::uint64_t intervals_from_ns = 0;  // --timeseries: phase start; 0 = no per-interval stats
     std::uint64_t interval_ns = 1'000'000'000;  // --interval
+    std::uint64_t round = 0;  // --steady-state: the random phase's round (0-based), for its offsets
 };
 
 // How one worker's phase ended.

@@ -19,8 +19,10 @@ RandomPhase::RandomPhase(PhaseContext& c, WriteDurability* writes, unsigned read
       read_pct_(read_pct),
       blocks_(c.file_bytes / c.block),
       block_shift_(static_cast<unsigned>(__builtin_ctz(c.block)) - c.units.unit_shift()) {
-    // Each worker and iteration draws its own sequence from the run's seed.
-    std::uint64_t rs = seed ^ (std::uint64_t{c.file_index} << 32) ^ (c.plan.iteration * 0x9E37ULL);
+    // Each worker, iteration and steady-state round draws its own sequence
+    // from the run's seed (round 0 draws what a run without rounds does).
+    std::uint64_t rs = seed ^ (std::uint64_t{c.file_index} << 32) ^ (c.plan.iteration * 0x9E37ULL) ^
+                       (c.plan.round * 0xD1B54A32D192ED03ULL);
     rng_[0] = splitmix64(rs) | 1;
     rng_[1] = splitmix64(rs);
 }

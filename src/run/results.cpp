@@ -188,7 +188,7 @@ std::uint64_t RunResult::mismatch_count() const {
 
 namespace ds::run {
 int exit_status(const RunResult& r) {
-    if (r.mismatch_count() > 0) return 2;
+    if (r.mismatch_count() > 0 || r.health.damaged()) return 2;
     if (!r.fatal_error.empty()) return 1;
     if (r.stop == StopReason::signal) return 128 + r.stop_signal;
     return 0;

@@ -12,9 +12,12 @@
 #include "pattern/unit.h"
 #include "run/config.h"
 #include "run/damage.h"
+#include "run/drive_health.h"
 #include "stats/cpu_time.h"
 #include "stats/histogram.h"
 #include "stats/knee.h"
+#include "stats/steady_state.h"
+#include "stats/write_cliff.h"
 
 namespace ds::run {
 
@@ -97,6 +100,9 @@ struct IntervalStats {
     ClassCounts mismatches_by_class{};
     // Operations completed in this second.
     stats::LatencyHistogram read_latency, write_latency;
+    // NVMe targets: the controller's temperature when the second was
+    // passed on, degrees Celsius (hwmon); none elsewhere.
+    std::optional<double> temperature_c;
 
     void merge(const IntervalStats& o);
     // Reads and writes together.
@@ -171,6 +177,40 @@ struct SweepResult {
     std::optional<stats::Knee> described_knee() const;
 };
 
+// --steady-state: the random phase of one iteration, in rounds.  Each
+// round's value is its IOPS (reads and writes); the rule is judged over the
+// last rule.window_rounds of them.
+struct SteadyStateResult {
+    std::uint64_t iteration = 0;
+    double round_s = 0;  // length of a round
+    stats::SteadyStateRule rule;
+    std::vector<double> round_iops;  // every complete round, in order
+    // The last window judged (the attained one when attained); none before
+    // window_rounds rounds.
+    std::optional<stats::SteadyStateWindow> window;
+    stats::SteadyStateStatus status = stats::SteadyStateStatus::measuring;
+    // Stopped by a signal or --duration before a verdict: the partial round
+    // is in the phase's figures, not among the rounds.
+    bool interrupted = false;
+};
+
+// --sustained-write: one iteration's seq-write phase, the files written
+// passes times over, its throughput per interval and the cliff found in it.
+struct SustainedWriteResult {
+    std::uint64_t iteration = 0;
+    std::uint64_t passes = 0;          // asked for
+    std::uint64_t passes_done = 0;     // completed
+    std::uint64_t capacity_bytes = 0;  // one pass: every file (region) once
+    double interval_s = 0;             // nominal length of an interval
+    stats::WriteCliffRule rule;
+    std::vector<stats::ThroughputInterval> series;  // every interval, in order
+    stats::WriteCliff cliff;
+    // --cliff-recovery: the pass written after the idle period, and what it found.
+    std::vector<stats::ThroughputInterval> recovery_series;
+    std::optional<stats::CliffRecovery> recovery;
+    bool interrupted = false;  // a signal or --duration ended it early
+};
+
 // One row of --sync-compare.
 struct SyncCompareRow {
     SyncMethod method = SyncMethod::none;  // osync/dsync: the file opened O_SYNC/O_DSYNC
@@ -227,7 +267,10 @@ struct RunResult {
     std::vector<IterationResult> iterations;
     std::vector<PhaseResult> merged_phases;
     std::deque<IterationDetail> iteration_detail;
-    SweepResult sweep;                              // points empty unless --sweep
+    SweepResult sweep;                                  // points empty unless --sweep
+    std::vector<SteadyStateResult> steady_state;        // per iteration, with --steady-state
+    std::vector<SustainedWriteResult> sustained_write;  // per iteration, --sustained-write
+    DriveHealth health;  // NVMe targets: the health log around each phase
     std::optional<SyncCompareResult> sync_compare;  // --sync-compare
     std::vector<MismatchRecord> mismatch_records;   // the first kMaxRecords
     // Per damaged file: merged extents, distinct units, truncation.  What a

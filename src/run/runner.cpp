@@ -7,6 +7,7 @@
 #include "run/phase_runner.h"
 #include "run/session.h"
 #include "run/signals.h"
+#include "run/sustained_write.h"
 #include "run/sync_compare.h"
 #include "stats/knee.h"
 
@@ -41,6 +42,72 @@ void run_sweep(RunSession& s, std::uint64_t iteration) {
     if (knee) s.res.sweep.knee = knee->index;
 }
 
+// --steady-state: the random phase in rounds of steady_round_s (each a
+// random phase of its own, drawing its own offsets), until the SNIA rule
+// holds over the last window of rounds or max_rounds are done.  The phase's
+// result is the rounds merged.
+PhaseResult run_steady_state(RunSession& s, std::uint64_t iteration) {
+    stats::SteadyStateTracker tracker(*s.cfg.steady_state);
+    SteadyStateResult ss;
+    ss.iteration = iteration;
+    ss.round_s = s.cfg.steady_round_s;
+    ss.rule = tracker.rule();
+    PhaseResult merged;
+    merged.phase = Phase::random;
+    for (std::uint64_t round = 0; tracker.status() == stats::SteadyStateStatus::measuring;
+         ++round) {
+        if (s.check_stop()) {
+            ss.interrupted = true;
+            break;
+        }
+        SweepOverrides over;
+        over.time_s = s.cfg.steady_round_s;
+        over.round = round;
+        const PhaseResult pr = run_phase(s, iteration, Phase::random, over);
+        merged.merge(pr);
+        if (pr.interrupted) {
+            ss.interrupted = true;
+            break;
+        }
+        tracker.add_round(pr.iops());
+    }
+    ss.round_iops = tracker.rounds();
+    ss.window = tracker.window();
+    ss.status = tracker.status();
+    s.res.steady_state.push_back(std::move(ss));
+    return merged;
+}
+
+// What the phase does unthrottled, and what it did: a sustained write's
+// level before its cliff and after its last step; another phase's first
+// iteration and this one.
+std::pair<double, double> phase_rates(const RunSession& s, Phase phase, const PhaseResult& pr) {
+    if (phase == Phase::seq_write && s.cfg.sustained_passes && !s.res.sustained_write.empty()) {
+        const auto& steps = s.res.sustained_write.back().cliff.steps;
+        if (!steps.empty())
+            return {steps.front().before_bytes_per_s, steps.back().after_bytes_per_s};
+    }
+    const double now = pr.bytes_per_sec();
+    if (s.res.iterations.size() > 1)
+        for (const auto& f : s.res.iterations.front().phases)
+            if (f.phase == phase) return {f.bytes_per_sec(), now};
+    return {now, now};
+}
+
+// NVMe targets: the health log after the phase, against the one before it.
+void record_phase_health(RunSession& s, std::uint64_t iteration, Phase phase,
+                         std::optional<nvme::HealthLog> before, std::string why,
+                         const PhaseResult& pr) {
+    std::string why_after;
+    auto after = s.health->read(why_after);
+    const auto [reference, observed] = phase_rates(s, phase, pr);
+    PhaseHealth ph = judge_phase_health(iteration, phase, std::move(before), std::move(after),
+                                        reference, observed);
+    ph.unreadable = !why.empty() ? why : why_after;
+    s.res.health.phases.push_back(std::move(ph));
+    s.observer.phase_health_done(s.res.health.phases.back());
+}
+
 // One iteration: its phases in order (the random one, or a sweep of it).
 void run_iteration(RunSession& s, std::uint64_t iteration) {
     const RunConfig& cfg = s.cfg;
@@ -55,9 +122,20 @@ void run_iteration(RunSession& s, std::uint64_t iteration) {
             run_sweep(s, iteration);
             continue;
         }
-        PhaseResult pr = run_phase(s, iteration, phase);
+        std::optional<nvme::HealthLog> health_before;
+        std::string health_why;
+        if (s.health->on()) health_before = s.health->read(health_why);
+        const bool steady = phase == Phase::random && cfg.steady_state;
+        const bool sustained = phase == Phase::seq_write && cfg.sustained_passes;
+        PhaseResult pr = steady      ? run_steady_state(s, iteration)
+                         : sustained ? run_sustained_write(s, iteration)
+                                     : run_phase(s, iteration, phase);
         s.observer.phase_done(iteration, pr);
+        if (steady) s.observer.steady_state_done(s.res.steady_state.back());
+        if (sustained) s.observer.sustained_write_done(s.res.sustained_write.back());
         s.res.add_phase(pr);
+        if (s.health->on())
+            record_phase_health(s, iteration, phase, std::move(health_before), health_why, pr);
     }
     s.observer.iteration_done(s.res.iterations.back());
     s.snapshot(nullptr);

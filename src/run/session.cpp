@@ -182,6 +182,8 @@ void RunSession::start_workers() {
         [&](unsigned i, Worker& w) { w.open_backend(kind, target.fd(i), uring_options()); });
     res.backend.uring = workers[0]->backend()->describe().uring;
     res.backend.sync_threads = workers[0]->backend()->describe().sync_threads;
+    health = std::make_unique<HealthMonitor>(
+        cfg.raw_device.empty() ? res.target.directory : cfg.raw_device, hooks, res.health);
     observer.started(cfg, res);  // may refuse (an output file it cannot create)
     started_ = true;
 }

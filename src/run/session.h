@@ -19,6 +19,7 @@
 
 #include "io/backend.h"
 #include "run/config.h"
+#include "run/drive_health.h"
 #include "run/observer.h"
 #include "run/results.h"
 #include "run/state_file.h"
@@ -74,6 +75,7 @@ class RunSession {
     WorkerGeometry geo;
     std::vector<std::unique_ptr<Worker>> workers;
     std::unique_ptr<WorkerPool> pool;
+    std::unique_ptr<HealthMonitor> health;   // made by start_workers()
     std::uint64_t duration_deadline_ns = 0;  // 0: no --duration
     std::uint64_t last_snapshot_ns = 0;
     std::atomic<std::uint64_t> state_sync_errors{0};

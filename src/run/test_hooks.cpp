@@ -1,5 +1,6 @@
 #include "run/test_hooks.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -13,6 +14,15 @@ TestHooks TestHooks::from_environment() {
         char* end = nullptr;
         const double s = std::strtod(p, &end);
         if (end != p && *end == '\0' && s > 0 && s <= 3600) h.snapshot_period_s = s;
+    }
+    if (const char* p = std::getenv("DRIVESTRESS_TEST_SYSFS_ROOT"); p && *p) h.sysfs_root = p;
+    if (const char* p = std::getenv("DRIVESTRESS_TEST_HEALTH_LOGS"); p && *p) {
+        std::string list(p);
+        for (std::size_t at = 0; at <= list.size();) {
+            const std::size_t comma = std::min(list.find(',', at), list.size());
+            if (comma > at) h.health_log_fixtures.push_back(list.substr(at, comma - at));
+            at = comma + 1;
+        }
     }
     const char* v = std::getenv("DRIVESTRESS_TEST_STOP");
     if (!v || !*v) return h;

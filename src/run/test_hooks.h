@@ -9,10 +9,17 @@
 //       signal, so a test can send a second one later (not the same keypress).
 //   DRIVESTRESS_TEST_SNAPSHOT_S=SECONDS  replaces the period of the snapshots
 //       taken while an iteration runs (RunObserver::run_so_far).
+//   DRIVESTRESS_TEST_SYSFS_ROOT=DIR  looks the NVMe controller up in a fake
+//       sysfs tree instead of /sys (drive health on a machine without NVMe).
+//   DRIVESTRESS_TEST_HEALTH_LOGS=PAGE[,PAGE...]  health-log readings come from
+//       these 512-byte fixture files, one per reading (the last repeats),
+//       instead of the admin command; the report names them as fixtures.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "run/config.h"
 
@@ -26,6 +33,8 @@ struct TestHooks {
     // Snapshots of the run so far while an iteration runs: a long iteration
     // (a large drive) still leaves its finished phases on disk every minute.
     double snapshot_period_s = 60;
+    std::string sysfs_root = "/sys";
+    std::vector<std::string> health_log_fixtures;  // empty: the real admin command
     static TestHooks from_environment();
 };
 

@@ -49,6 +49,7 @@ MACHINE = (
     (re.compile(r"\bgenerator \S+"), "generator SIMD"),
     (re.compile(r"\bhost \S+"), "host HOST"),
     (re.compile(r"\((\S+) on (/\S+)\)"), "(FS on DEV)"),
+    (re.compile(r"block device \S+ \(\S+\)"), "block device DEV"),
 )
 # A value: starts with a digit, maybe after a sign or bracket ("+3.2%",
 # "(0", "64.6k", "2026-11-30T03:20:46Z"); "p99", "SEQ1M", "avx2" are labels.

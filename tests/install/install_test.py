@@ -98,7 +98,7 @@ class Installed(unittest.TestCase):
         self.assertEqual(self.complete("--backend", ""), {"auto", "io_uring", "sync"})
         self.assertEqual(self.complete("--backend", "=", ""), {"auto", "io_uring", "sync"})
         self.assertEqual(self.complete("--sync", "fd"), {"fdatasync"})
-        self.assertEqual(self.complete("--preset", ""), {"quick", "desktop", "nvme", "burn-in"})
+        self.assertEqual(self.complete("--preset", ""), {"quick", "desktop", "nvme", "burn-in", "nvme-endurance"})
         self.assertEqual(self.complete("--sweep", ""), {"qd=", "files=", "rand-block="})
         self.assertEqual(self.complete("--size", ""), set())  # a SIZE: nothing to guess
 

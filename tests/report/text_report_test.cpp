@@ -108,3 +108,73 @@ TEST_CASE("saturation line: a qd sweep by IOPS, a block-size sweep by MiB/s") {
                      0) == 0);
     CHECK(line.find("(next step +100% MiB/s, +100% p99)") != std::string::npos);
 }
+
+// Hand-computed window 100, 110, 90, 105, 95: mean 100, range 20 % (at the
+// limit: steady), least-squares slope -1.5 per round, excursion 6 %.
+TEST_CASE("steady-state line: attained, with the window's figures") {
+    run::SteadyStateResult r;
+    r.round_s = 60;
+    r.round_iops = {500, 100, 110, 90, 105, 95};
+    stats::SteadyStateTracker t;
+    for (double v : r.round_iops)
+        t.add_round(v);
+    r.window = t.window();
+    r.status = t.status();
+    CHECK(report::steady_state_line(r) ==
+          "steady state: attained at round 6 of 60 s (rounds 2-6): mean 100 IOPS, range 20.0 % "
+          "(max 20), slope excursion 6.0 % (max 10)");
+}
+
+TEST_CASE("steady-state line: not attained, and no window yet") {
+    run::SteadyStateResult r;
+    r.round_s = 0.5;
+    r.rule.max_rounds = 5;
+    r.round_iops = {100, 100, 100, 100, 300};
+    r.window = stats::evaluate_steady_state(r.round_iops, r.rule);
+    r.status = stats::SteadyStateStatus::max_rounds_reached;
+    CHECK(report::steady_state_line(r) ==
+          "steady state: not attained in 5 rounds of 0.5 s (rounds 1-5): mean 140 IOPS, range "
+          "142.9 % (max 20), slope excursion 114.3 % (max 10)");
+    r.round_iops = {100, 100};
+    r.window.reset();
+    r.status = stats::SteadyStateStatus::measuring;
+    r.interrupted = true;
+    CHECK(report::steady_state_line(r) ==
+          "steady state: no verdict: interrupted after 2 rounds of 0.5 s (fewer rounds than the "
+          "window of 5)");
+}
+
+namespace {
+
+run::SustainedWriteResult sustained(std::vector<stats::ThroughputInterval> series) {
+    run::SustainedWriteResult r;
+    r.interval_s = 1;
+    r.series = std::move(series);
+    r.cliff = stats::find_write_cliff(r.series, r.rule);
+    return r;
+}
+
+}  // namespace
+
+// 10 intervals at 3100 MiB/s then 10 at 850: the cliff after 31000 MiB.
+TEST_CASE("write-cliff lines: a cliff, no cliff, no verdict, recovery") {
+    constexpr std::uint64_t MiB = 1 << 20;
+    std::vector<stats::ThroughputInterval> s(10, {1.0, 3100 * MiB});
+    s.insert(s.end(), 10, {1.0, 850 * MiB});
+    auto r = sustained(s);
+    CHECK(report::write_cliff_lines(r) == "write cliff after 30.3 GiB: 3100 -> 850 MiB/s (-73%)\n");
+    std::vector<stats::ThroughputInterval> after(6, {1.0, 2900 * MiB});
+    r.recovery_series = after;
+    r.recovery = stats::measure_cliff_recovery(r.cliff, after, 60);
+    CHECK(report::write_cliff_lines(r) ==
+          "write cliff after 30.3 GiB: 3100 -> 850 MiB/s (-73%)\n"
+          "  after 60 s idle: 2900 MiB/s, 91 % of the drop recovered; no cliff within 17.0 GiB\n");
+
+    auto flat = sustained(std::vector<stats::ThroughputInterval>(12, {1.0, 1024 * MiB}));
+    CHECK(report::write_cliff_lines(flat) ==
+          "no write cliff within 12 GiB (12 intervals of 1 s)\n");
+    auto short_run = sustained(std::vector<stats::ThroughputInterval>(7, {1.0, 1024 * MiB}));
+    CHECK(report::write_cliff_lines(short_run) ==
+          "write cliff: no verdict: 7 intervals of 1 s, 10 needed (more --sustained-write passes "
+          "or a shorter --cliff-interval)\n");
+}

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 
 namespace ds::io {
 
@@ -30,11 +29,6 @@ ssize_t transfer(int fd, std::uint64_t base, const Request& r) {
     errno = EINVAL;
     return -1;
 }
-
-// How long a wait for more than one completion may hold back the ones that
-// already arrived: the io_uring backend's bound (kBatchWaitNs), so both
-// backends batch their wake-ups by the same rule.
-constexpr auto kBatchWait = std::chrono::microseconds(50);
 
 }  // namespace
 
@@ -120,18 +114,14 @@ void ThreadedSyncBackend::serve() {
     }
 }
 
-// Waits for `min_complete` (bounded by kBatchWait when more than one, then
-// for at least one), like UringBackend::reap.
+// Waits for `min_complete`, like UringBackend::reap (the engine keeps the
+// batch small enough to gather quickly).
 std::size_t ThreadedSyncBackend::reap(std::span<Completion> out, unsigned min_complete) {
     submit();
     std::unique_lock lk(m_);
     if (min_complete > 0 && done_.size() < min_complete) {
         want_ = min_complete;
-        const bool batch = min_complete > 1;
-        if (!batch || !done_cv_.wait_for(lk, kBatchWait, [&] { return done_.size() >= want_; })) {
-            want_ = 1;
-            done_cv_.wait(lk, [&] { return !done_.empty(); });
-        }
+        done_cv_.wait(lk, [&] { return done_.size() >= want_; });
         want_ = 0;
     }
     const std::size_t n = std::min(out.size(), done_.size());

@@ -37,11 +37,6 @@ constexpr SetupChoice kSqpollChoices[] = {
     {0, {nullptr, nullptr}},
 };
 
-// How long a wait for more than one completion may hold back the ones that
-// already arrived: bounds the latency a batch adds (measured on a loop device
-// over tmpfs: 50 us beat 200 us; a slow drive just gets smaller batches).
-constexpr long long kBatchWaitNs = 50'000;
-
 std::string errno_text(int err) {
     return std::strerror(err);
 }
@@ -172,33 +167,14 @@ unsigned UringBackend::submit() {
 
 std::size_t UringBackend::reap(std::span<Completion> out, unsigned min_complete) {
     // Submit and wait in one system call, then take every completion that is
-    // already there without another one.  A wait for more than one is
-    // bounded in time (kBatchWaitNs): on a slow device it returns with what
-    // has arrived instead of holding finished operations back.
-    int ret;
+    // already there without another one.  The wait has no timeout: the
+    // engine sizes min_complete so that a batch gathers quickly (BatchSizer).
     count_enter(min_complete);
-    if (min_complete > 1) {
-        __kernel_timespec ts{0, kBatchWaitNs};
-        io_uring_cqe* cqe = nullptr;
-        ret = io_uring_submit_and_wait_timeout(&ring_, &cqe, min_complete, &ts, nullptr);
-    } else {
-        ret = io_uring_submit_and_wait(&ring_, min_complete);
-    }
-    if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY && ret != -ETIME)
+    const int ret = io_uring_submit_and_wait(&ring_, min_complete);
+    if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY)
         throw std::system_error(-ret, std::generic_category(), "io_uring_submit_and_wait");
-    unsigned want = static_cast<unsigned>(std::min(out.size(), cqes_.size()));
-    unsigned n = io_uring_peek_batch_cqe(&ring_, cqes_.data(), want);
-    if (n == 0 && min_complete > 1 && ret == -ETIME) {
-        // Not even one within the bound: the device is slow right now, so
-        // sleep until one arrives rather than wake up again empty-handed.
-        // (Loop device over tmpfs at load 8: io_uring_enter calls per
-        // operation 0.18-0.27 without this, 0.10-0.15 with it.)
-        count_enter(1);
-        ret = io_uring_submit_and_wait(&ring_, 1);
-        if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY)
-            throw std::system_error(-ret, std::generic_category(), "io_uring_submit_and_wait");
-        n = io_uring_peek_batch_cqe(&ring_, cqes_.data(), want);
-    }
+    const unsigned want = static_cast<unsigned>(std::min(out.size(), cqes_.size()));
+    const unsigned n = io_uring_peek_batch_cqe(&ring_, cqes_.data(), want);
     for (unsigned i = 0; i < n; ++i) {
         out[i].req = static_cast<Request*>(io_uring_cqe_get_data(cqes_[i]));
         out[i].result = cqes_[i]->res;

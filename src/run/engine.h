@@ -59,6 +59,18 @@ struct EngineTally {
     bool stopped = false;       // a stop request ended the phase early
 };
 
+// How many completions each wait asks for: a quarter of what is in flight,
+// fewer while batches take longer than a bound (engine.cpp says why).
+class BatchSizer {
+  public:
+    unsigned want(unsigned in_flight) const;
+    // A wait that asked for `asked` completions took `ns`.
+    void waited(std::uint64_t ns, unsigned asked);
+
+  private:
+    unsigned limit_ = 1;  // starts small: the device's pace is not known yet
+};
+
 class Engine {
   public:
     // `slots` (at least the largest depth) and `stop` outlive the engine.
@@ -79,6 +91,8 @@ class Engine {
     std::vector<std::uint32_t> free_;
     std::vector<io::Request*> fresh_;
     std::vector<io::Completion> done_;
+    BatchSizer sizer_;
+    std::uint64_t work_now_ = 0;  // the clock after the last wait (ns)
 };
 
 std::uint64_t monotonic_ns();

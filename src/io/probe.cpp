@@ -110,8 +110,8 @@ std::string probe_polled_io(Backend& backend, std::byte* buf, std::uint32_t leng
         Completion c{};
         std::size_t n = 0;
         // An IOPOLL wait returns empty-handed while a completion that did not
-        // come through polling is on its way (seen: thousands of times with
-        // DEFER_TASKRUN), so ask again, for a few seconds at most.
+        // come through polling is on its way (seen thousands of times in a row),
+        // so ask again, for a few seconds at most.
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
         while (n == 0 && std::chrono::steady_clock::now() < deadline)
             n = backend.reap(std::span<Completion>(&c, 1), 1);

@@ -602,12 +602,7 @@ void add_endurance_blocks(json& doc, const run::RunResult& r) {
     }
 }
 
-}  // namespace
-
-json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostInfo& host) {
-    json doc = document_head(r.document_id, r.started_at, host);
-    doc["target"] = target_json(cfg, r);
-    const auto& b = r.backend;
+json backend_json(const run::BackendInfo& b) {
     json uring = nullptr;
     if (b.used == io::BackendKind::io_uring) {
         uring = {{"setup_flags", b.uring.setup_flags},
@@ -616,7 +611,7 @@ json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostI
                  {"sq_entries", b.uring.sq_entries},
                  {"notes", b.uring.notes}};
     }
-    doc["backend"] = {
+    return {
         {"requested", std::string(run::to_string(b.requested))},
         {"used", std::string(io::to_string(b.used))},
         {"fallback_reason", b.fallback_reason.empty() ? json(nullptr) : json(b.fallback_reason)},
@@ -624,93 +619,97 @@ json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostI
         {"random_qd_per_worker", b.effective_qd},
         {"seq_qd_per_worker", b.seq_qd},
         {"sync_threads_per_worker", b.sync_threads}};
+}
+
+json config_json(const run::RunConfig& cfg, std::uint64_t seed) {
     json phases = json::array();
     for (auto p : cfg.phases)
         phases.push_back(std::string(run::to_string(p)));
-    doc["config"] = {{"file_size_bytes", cfg.file_bytes},
-                     {"files", cfg.files},
-                     {"qd", cfg.qd},
-                     {"seq_block_bytes", cfg.seq_block},
-                     {"rand_block_bytes", cfg.rand_block},
-                     {"unit_bytes", cfg.rand_block},
-                     {"read_pct", cfg.read_pct},
-                     {"rand_time_s", cfg.rand_ops ? json(nullptr) : json(cfg.rand_time_s)},
-                     {"rand_ops", cfg.rand_ops ? json(*cfg.rand_ops) : json(nullptr)},
-                     {"iterations", cfg.iterations},
-                     {"duration_s", cfg.duration_s ? json(*cfg.duration_s) : json(nullptr)},
-                     {"phases", phases},
-                     {"seed", r.seed},
-                     {"recreate", cfg.recreate},
-                     {"buffered", cfg.buffered},
-                     {"verify", cfg.verify},
-                     {"sync", std::string(run::to_string(cfg.sync))},
-                     {"sync_every", cfg.sync_every},
-                     {"batch", cfg.batch},
-                     {"cpus", cfg.cpus.empty() ? json(nullptr) : json(cfg.cpus)},
-                     {"sync_compare", cfg.sync_compare}};
-    doc["merged_phases"] = merged_phases_json(cfg, r);
-    if (!r.iteration_detail.empty()) {
-        json detail = json::array();
-        for (const auto& it : r.iteration_detail) {
-            json ps = json::array();
-            for (const auto& p : it.phases)
-                ps.push_back(phase_json(p, cfg));
-            detail.push_back({{"index", it.index}, {"phases", ps}});
-        }
-        doc["iteration_detail"] = detail;
+    return {{"file_size_bytes", cfg.file_bytes},
+            {"files", cfg.files},
+            {"qd", cfg.qd},
+            {"seq_block_bytes", cfg.seq_block},
+            {"rand_block_bytes", cfg.rand_block},
+            {"unit_bytes", cfg.rand_block},
+            {"read_pct", cfg.read_pct},
+            {"rand_time_s", cfg.rand_ops ? json(nullptr) : json(cfg.rand_time_s)},
+            {"rand_ops", cfg.rand_ops ? json(*cfg.rand_ops) : json(nullptr)},
+            {"iterations", cfg.iterations},
+            {"duration_s", cfg.duration_s ? json(*cfg.duration_s) : json(nullptr)},
+            {"phases", phases},
+            {"seed", seed},
+            {"recreate", cfg.recreate},
+            {"buffered", cfg.buffered},
+            {"verify", cfg.verify},
+            {"sync", std::string(run::to_string(cfg.sync))},
+            {"sync_every", cfg.sync_every},
+            {"batch", cfg.batch},
+            {"cpus", cfg.cpus.empty() ? json(nullptr) : json(cfg.cpus)},
+            {"sync_compare", cfg.sync_compare}};
+}
+
+// The last iterations kept in full (--iteration-detail N), every phase as a
+// one-iteration document has it.
+json iteration_detail_json(const run::RunConfig& cfg, const run::RunResult& r) {
+    json detail = json::array();
+    for (const auto& it : r.iteration_detail) {
+        json ps = json::array();
+        for (const auto& p : it.phases)
+            ps.push_back(phase_json(p, cfg));
+        detail.push_back({{"index", it.index}, {"phases", ps}});
     }
-    if (!r.sweep.points.empty()) {
-        json points = json::array();
-        for (const auto& pt : r.sweep.points) {
-            json pj = phase_json(pt.random, cfg);
-            pj["value"] = pt.value;
-            points.push_back(pj);
-        }
-        json knee = nullptr;
-        if (auto k = r.sweep.described_knee())
-            knee = {{"index", k->index},
-                    {"value", r.sweep.points[k->index].value},
-                    {"axis", std::string(stats::to_string(k->axis))},
-                    {"iops", k->at.iops},
-                    {"bandwidth_bytes_per_sec", k->at.bytes_per_sec},
-                    {"p99_ns", k->at.p99_ns},
-                    {"next_iops_gain_pct", k->next_iops_gain_pct},
-                    {"next_bandwidth_gain_pct", k->next_bandwidth_gain_pct},
-                    {"next_p99_change_pct", k->next_p99_change_pct}};
-        doc["sweep"] = {{"parameter", std::string(run::to_string(r.sweep.param))},
-                        {"knee_gain_pct", cfg.knee_gain_pct},
-                        {"points", points},
-                        {"knee", knee}};
+    return detail;
+}
+
+json sweep_json(const run::RunConfig& cfg, const run::SweepResult& sweep) {
+    json points = json::array();
+    for (const auto& pt : sweep.points) {
+        json pj = phase_json(pt.random, cfg);
+        pj["value"] = pt.value;
+        points.push_back(pj);
     }
-    if (r.sync_compare) {
-        const auto& sc = *r.sync_compare;
-        json rows = json::array();
-        for (const auto& row : sc.rows) {
-            rows.push_back({{"method", std::string(run::to_string(row.method))},
-                            {"write_bytes", row.write_bytes},
-                            {"writes_per_op", row.writes_per_op},
-                            {"group", row.group},
-                            {"available", row.available},
-                            {"reason", row.available ? json(nullptr) : json(row.reason)},
-                            {"ops", row.ops},
-                            {"elapsed_s", row.seconds},
-                            {"ops_per_sec", row.ops_per_sec()},
-                            {"latency", latency_json(row.latency)},
-                            {"verified_bytes", row.verified_bytes},
-                            {"mismatches", row.mismatches}});
-        }
-        doc["sync_compare"] = {{"row_s", sc.row_ops ? json(nullptr) : json(sc.row_s)},
-                               {"row_ops", sc.row_ops ? json(sc.row_ops) : json(nullptr)},
-                               {"direct_io", sc.direct_io},
-                               {"interrupted", sc.interrupted},
-                               {"rows", rows}};
+    json knee = nullptr;
+    if (auto k = sweep.described_knee())
+        knee = {{"index", k->index},
+                {"value", sweep.points[k->index].value},
+                {"axis", std::string(stats::to_string(k->axis))},
+                {"iops", k->at.iops},
+                {"bandwidth_bytes_per_sec", k->at.bytes_per_sec},
+                {"p99_ns", k->at.p99_ns},
+                {"next_iops_gain_pct", k->next_iops_gain_pct},
+                {"next_bandwidth_gain_pct", k->next_bandwidth_gain_pct},
+                {"next_p99_change_pct", k->next_p99_change_pct}};
+    return {{"parameter", std::string(run::to_string(sweep.param))},
+            {"knee_gain_pct", cfg.knee_gain_pct},
+            {"points", points},
+            {"knee", knee}};
+}
+
+json sync_compare_json(const run::SyncCompareResult& sc) {
+    json rows = json::array();
+    for (const auto& row : sc.rows) {
+        rows.push_back({{"method", std::string(run::to_string(row.method))},
+                        {"write_bytes", row.write_bytes},
+                        {"writes_per_op", row.writes_per_op},
+                        {"group", row.group},
+                        {"available", row.available},
+                        {"reason", row.available ? json(nullptr) : json(row.reason)},
+                        {"ops", row.ops},
+                        {"elapsed_s", row.seconds},
+                        {"ops_per_sec", row.ops_per_sec()},
+                        {"latency", latency_json(row.latency)},
+                        {"verified_bytes", row.verified_bytes},
+                        {"mismatches", row.mismatches}});
     }
-    add_endurance_blocks(doc, r);
-    json mm = json::array();
-    for (const auto& m : r.mismatch_records)
-        mm.push_back(mismatch_json(m));
-    doc["mismatches"] = mm;
-    doc["mismatches_truncated"] = r.mismatch_count() > r.mismatch_records.size();
+    return {{"row_s", sc.row_ops ? json(nullptr) : json(sc.row_s)},
+            {"row_ops", sc.row_ops ? json(sc.row_ops) : json(nullptr)},
+            {"direct_io", sc.direct_io},
+            {"interrupted", sc.interrupted},
+            {"rows", rows}};
+}
+
+// Damaged ranges merged into extents, per file, beside the raw records.
+json damage_json(const run::RunResult& r) {
     json files = json::array();
     for (const auto& d : r.damage) {
         json extents = json::array();
@@ -728,26 +727,50 @@ json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostI
                          {"extents", extents},
                          {"unmerged_observations", d.unmerged_observations}});
     }
-    doc["damage"] = {{"distinct_units", r.damaged_units()}, {"files", files}};
+    return {{"distinct_units", r.damaged_units()}, {"files", files}};
+}
+
+json summary_json(const run::RunResult& r) {
     const int code = run::exit_status(r);
     const char* stop = r.stop == run::StopReason::completed  ? "completed"
                        : r.stop == run::StopReason::duration ? "duration"
                        : r.stop == run::StopReason::error    ? "error"
                                                              : "signal";
     const auto totals = r.totals();
-    doc["summary"] = {{"written_bytes", totals.written},
-                      {"read_bytes", totals.read},
-                      {"verified_bytes", totals.verified},
-                      {"elapsed_s", r.wall_seconds},
-                      {"iterations_run", r.iterations.size()},
-                      {"mismatch_total", r.mismatch_count()},
-                      {"mismatches", class_counts(r.mismatch_totals)},
-                      {"damaged_units", r.damaged_units()},
-                      {"stop_reason", stop},
-                      {"signal", r.stop_signal ? json(r.stop_signal) : json(nullptr)},
-                      {"status", verdict_word(code)},
-                      {"error", r.fatal_error.empty() ? json(nullptr) : json(r.fatal_error)},
-                      {"exit_code", code}};
+    return {{"written_bytes", totals.written},
+            {"read_bytes", totals.read},
+            {"verified_bytes", totals.verified},
+            {"elapsed_s", r.wall_seconds},
+            {"iterations_run", r.iterations.size()},
+            {"mismatch_total", r.mismatch_count()},
+            {"mismatches", class_counts(r.mismatch_totals)},
+            {"damaged_units", r.damaged_units()},
+            {"stop_reason", stop},
+            {"signal", r.stop_signal ? json(r.stop_signal) : json(nullptr)},
+            {"status", verdict_word(code)},
+            {"error", r.fatal_error.empty() ? json(nullptr) : json(r.fatal_error)},
+            {"exit_code", code}};
+}
+
+}  // namespace
+
+json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostInfo& host) {
+    json doc = document_head(r.document_id, r.started_at, host);
+    doc["target"] = target_json(cfg, r);
+    doc["backend"] = backend_json(r.backend);
+    doc["config"] = config_json(cfg, r.seed);
+    doc["merged_phases"] = merged_phases_json(cfg, r);
+    if (!r.iteration_detail.empty()) doc["iteration_detail"] = iteration_detail_json(cfg, r);
+    if (!r.sweep.points.empty()) doc["sweep"] = sweep_json(cfg, r.sweep);
+    if (r.sync_compare) doc["sync_compare"] = sync_compare_json(*r.sync_compare);
+    add_endurance_blocks(doc, r);
+    json mm = json::array();
+    for (const auto& m : r.mismatch_records)
+        mm.push_back(mismatch_json(m));
+    doc["mismatches"] = mm;
+    doc["mismatches_truncated"] = r.mismatch_count() > r.mismatch_records.size();
+    doc["damage"] = damage_json(r);
+    doc["summary"] = summary_json(r);
     return doc;
 }
 

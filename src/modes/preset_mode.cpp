@@ -25,8 +25,8 @@ int run_preset(const cli::ParsedCommandLine& cmd, const Output& out) {
         text.set_layout(report::TextReport::Layout::preset_test, out.brief ? "" : label,
                         results.empty() && !out.brief);
         if (results.empty() && !out.brief)
-            std::fprintf(out.text, "preset %s: %zu tests\n", cmd.preset.c_str(),
-                         cmd.preset_tests.size());
+            std::fprintf(out.text, "preset %s: %zu test%s\n", cmd.preset.c_str(),
+                         cmd.preset_tests.size(), cmd.preset_tests.size() == 1 ? "" : "s");
         std::vector<run::RunObserver*> observers{&text};
         if (results.empty()) observers.insert(observers.begin(), &snapshots);
         if (prom) {

@@ -141,6 +141,14 @@ class Reading(harness.DriveStressTest):
         self.assertEqual(lines[-1], "result   PASS (exit 0)")
         self.assertEqual(len(lines), 1 + 2 + 2 + 1, r.stdout)  # title, 2 heads, 2 rows, result
 
+    def test_preset_of_one_test_says_one_test(self):
+        r = self.drivestress("-s", "8M", "--rand-ops", "500", "--preset", "quick", json_out=False)
+        self.assertExit(r, 0)
+        self.assertTrue(r.stdout.startswith("preset quick: 1 test\n"), r.stdout)
+        r = self.drivestress("-s", "8M", "--rand-ops", "500", "--preset", "nvme", json_out=False)
+        self.assertExit(r, 0)
+        self.assertRegex(r.stdout, r"^preset nvme: [2-9] tests\n")
+
 
 if __name__ == "__main__":
     harness.main()

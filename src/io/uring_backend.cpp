@@ -23,10 +23,10 @@ struct SetupChoice {
 //  COOP_TASKRUN: completion work is not forced on the worker with an
 //    interrupt; it runs at its next system call (5.19).
 // Not DEFER_TASKRUN, which holds completion work back until the worker
-// waits: the same for reads, but writes lost by it (ext4 on a loop device
-// over /dev/shm, -j 1 QD 32, 70/30 mix, A/B three times: 164-175k IOPS at
-// 3.31-3.44 us/op with it, 188-202k at 2.71-2.92 us/op without; random
-// reads at QD 32 and 128 within the runs' spread either way).
+// waits: the same for reads, slower once writes are mixed in (ext4 on a
+// loop device over /dev/shm, -j 1 QD 32, 70/30 mix, A/B three times:
+// 164-175k IOPS at 3.31-3.44 us/op with it, 188-202k at 2.71-2.92 us/op
+// without; random reads at QD 32 and 128 within the runs' spread either way).
 constexpr SetupChoice kSetupChoices[] = {
     {IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_COOP_TASKRUN, {"SINGLE_ISSUER", "COOP_TASKRUN"}},
     {IORING_SETUP_COOP_TASKRUN, {"COOP_TASKRUN", nullptr}},

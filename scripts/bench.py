@@ -660,19 +660,22 @@ def run_pattern_bench(args, children, workdir):
     lines = text.splitlines()
     active = next((x.split(":", 1)[1].strip() for x in lines if x.startswith("active path:")), None)
     key = []
-    # The active SIMD path's block and the real fill_unit / first_mismatch lines.
+    # The active SIMD path's block, the real fill_unit / first_mismatch lines
+    # and the handed-over fill (columns: cached, streaming stores).
     block = None
     for x in lines:
         if not x.startswith(" "):
             block = x.split()[0] if x.strip() else None
-        if x.startswith(" ") and (block == active or block == "units"):
+        if x.startswith(" ") and block in (active, "units", "handed"):
             key.append(f"{block}: {x.strip()}")
     figures = {}
     for x in key:
         m = re.match(r"(\S+): (.*?)\s+([\d.]+)\s+([\d.]+)$", x)
         if m:
-            figures[f"{m.group(1)}: {m.group(2)}"] = {"generate_gib_s": float(m.group(3)),
-                                                      "verify_gib_s": float(m.group(4))}
+            names = (("cached_gib_s", "streaming_gib_s") if m.group(1) == "handed"
+                     else ("generate_gib_s", "verify_gib_s"))
+            figures[f"{m.group(1)}: {m.group(2)}"] = {names[0]: float(m.group(3)),
+                                                      names[1]: float(m.group(4))}
     return {"exit_code": code, "active_path": active, "key_lines": key, "figures": figures,
             "output": text}
 

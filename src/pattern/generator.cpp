@@ -19,12 +19,17 @@
 #include "pattern/generator.h"
 
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cstring>
 #include <stdexcept>
 #include <string>
 
 #include "pattern/generator_impl.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 namespace ds::pattern {
 namespace detail {
@@ -98,13 +103,14 @@ namespace {
 struct Kernels {
     void (*seed)(LaneState&, std::uint64_t);
     void (*generate)(LaneState&, std::byte*, std::size_t);
+    void (*stream)(LaneState&, std::byte*, std::size_t);
     std::size_t (*mismatch)(LaneState&, const std::byte*, std::size_t);
 };
 
 constexpr std::array<Kernels, 3> kKernels = {{
-    {seed_scalar, generate_scalar, mismatch_scalar},
-    {seed_avx2, generate_avx2, mismatch_avx2},
-    {seed_avx512, generate_avx512, mismatch_avx512},
+    {seed_scalar, generate_scalar, generate_scalar, mismatch_scalar},
+    {seed_avx2, generate_avx2, stream_avx2, mismatch_avx2},
+    {seed_avx512, generate_avx512, stream_avx512, mismatch_avx512},
 }};
 
 // The CPU's features, probed once.  libgcc's __builtin_cpu_supports also
@@ -162,6 +168,18 @@ void generate_with(const Kernels& k, LaneState& state, std::span<std::byte> dst)
     }
 }
 
+// Non-temporal stores need 64-byte alignment; anything else (and any
+// partial last step) takes the cached stores of generate_with.
+void stream_with(const Kernels& k, LaneState& state, std::span<std::byte> dst) {
+    if (reinterpret_cast<std::uintptr_t>(dst.data()) % kStepBytes != 0) {
+        generate_with(k, state, dst);
+        return;
+    }
+    const std::size_t whole = dst.size() / kStepBytes * kStepBytes;
+    k.stream(state, dst.data(), whole / kStepBytes);
+    if (whole != dst.size()) generate_with(k, state, dst.subspan(whole));
+}
+
 std::size_t mismatch_with(const Kernels& k, LaneState& state, std::span<const std::byte> actual) {
     const std::size_t steps = actual.size() / kStepBytes;
     const std::size_t at = k.mismatch(state, actual.data(), steps);
@@ -186,6 +204,10 @@ LaneState seed_lanes(std::uint64_t key) {
 
 void generate(LaneState& state, std::span<std::byte> dst) {
     generate_with(active_kernels(), state, dst);
+}
+
+void stream(LaneState& state, std::span<std::byte> dst) {
+    stream_with(active_kernels(), state, dst);
 }
 
 std::size_t mismatch(LaneState& state, std::span<const std::byte> actual) {
@@ -225,6 +247,26 @@ void generate(std::uint64_t key, std::span<std::byte> dst, SimdPath path) {
     detail::LaneState state;
     kernels.seed(state, key);
     detail::generate_with(kernels, state, dst);
+}
+
+void stream(std::uint64_t key, std::span<std::byte> dst) {
+    detail::LaneState state = detail::seed_lanes(key);
+    detail::stream(state, dst);
+}
+
+void stream(std::uint64_t key, std::span<std::byte> dst, SimdPath path) {
+    const auto& kernels = detail::kernels_for(path);
+    detail::LaneState state;
+    kernels.seed(state, key);
+    detail::stream_with(kernels, state, dst);
+}
+
+void stream_fence() {
+#if defined(__x86_64__) || defined(__i386__)
+    _mm_sfence();
+#else
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+#endif
 }
 
 std::size_t mismatch(std::uint64_t key, std::span<const std::byte> actual) {

@@ -35,6 +35,20 @@ std::span<const SimdPath> available_simd_paths();
 void generate(std::uint64_t key, std::span<std::byte> dst);
 void generate(std::uint64_t key, std::span<std::byte> dst, SimdPath path);
 
+// As generate, with non-temporal (streaming) stores: the bytes go to memory
+// without first pulling each cache line into this core's cache.  For a buffer
+// written here and read by someone else (the kernel, a device, another
+// core's thread) before this core reads it again: generating 1 MiB blocks
+// that a loop device's worker copies out costs about a third of what cached
+// stores do (bench/pattern_bench).  Falls back to cached stores when dst is
+// not 64-byte aligned.  Call stream_fence() before handing dst over:
+// streaming stores are not ordered with later stores such as a ring's tail.
+void stream(std::uint64_t key, std::span<std::byte> dst);
+void stream(std::uint64_t key, std::span<std::byte> dst, SimdPath path);
+
+// Orders every earlier streaming store before any later store (sfence).
+void stream_fence();
+
 // Compares `actual` with the first actual.size() bytes of the stream of
 // `key` without materialising the stream; returns the index of the first
 // differing byte, or actual.size() when they are equal.  actual.size() must

@@ -98,29 +98,53 @@ void seed_avx2(LaneState& state, std::uint64_t key) {
     store_at(state.s1 + 4, mix(_mm256_add_epi64(base, load_at(kSeedSteps[1] + 4))));
 }
 
-void generate_avx2(LaneState& state, std::byte* dst, std::size_t steps) {
+namespace {
+
+// One 32-byte store: cached, or non-temporal (`dst` 32-byte aligned).
+template <bool Stream>
+[[gnu::always_inline]] inline void put(std::byte* dst, __m256i v) {
+    if constexpr (Stream) {
+        _mm256_stream_si256(reinterpret_cast<__m256i*>(dst), v);
+    } else {
+        storeu(dst, v);
+    }
+}
+
+template <bool Stream>
+[[gnu::always_inline]] inline void generate_steps(LaneState& state, std::byte* dst,
+                                                  std::size_t steps) {
     Quad lo{load_at(state.s0), load_at(state.s1)};
     Quad hi{load_at(state.s0 + 4), load_at(state.s1 + 4)};
     std::size_t t = 0;
     for (; t + 2 <= steps; t += 2) {
         std::byte* out = dst + t * kStepBytes;
-        storeu(out, _mm256_add_epi64(lo.p, lo.q));
-        storeu(out + 32, _mm256_add_epi64(hi.p, hi.q));
+        put<Stream>(out, _mm256_add_epi64(lo.p, lo.q));
+        put<Stream>(out + 32, _mm256_add_epi64(hi.p, hi.q));
         lo.p = next_s1(lo.p, lo.q);
         hi.p = next_s1(hi.p, hi.q);
-        storeu(out + 64, _mm256_add_epi64(lo.q, lo.p));
-        storeu(out + 96, _mm256_add_epi64(hi.q, hi.p));
+        put<Stream>(out + 64, _mm256_add_epi64(lo.q, lo.p));
+        put<Stream>(out + 96, _mm256_add_epi64(hi.q, hi.p));
         lo.q = next_s1(lo.q, lo.p);
         hi.q = next_s1(hi.q, hi.p);
     }
     if (t < steps) {
-        storeu(dst + t * kStepBytes, single_step(lo));
-        storeu(dst + t * kStepBytes + 32, single_step(hi));
+        put<Stream>(dst + t * kStepBytes, single_step(lo));
+        put<Stream>(dst + t * kStepBytes + 32, single_step(hi));
     }
     store_at(state.s0, lo.p);
     store_at(state.s0 + 4, hi.p);
     store_at(state.s1, lo.q);
     store_at(state.s1 + 4, hi.q);
+}
+
+}  // namespace
+
+void generate_avx2(LaneState& state, std::byte* dst, std::size_t steps) {
+    generate_steps<false>(state, dst, steps);
+}
+
+void stream_avx2(LaneState& state, std::byte* dst, std::size_t steps) {
+    generate_steps<true>(state, dst, steps);
 }
 
 // Fused compare: per block of kBlockSteps steps the XOR of expected and

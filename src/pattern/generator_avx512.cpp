@@ -90,19 +90,43 @@ void seed_avx512(LaneState& state, std::uint64_t key) {
     _mm512_store_si512(state.s1, mix(_mm512_add_epi64(base, _mm512_load_si512(kSeedSteps[1]))));
 }
 
-void generate_avx512(LaneState& state, std::byte* dst, std::size_t steps) {
+namespace {
+
+// One 64-byte store: cached, or non-temporal (`dst` 64-byte aligned).
+template <bool Stream>
+[[gnu::always_inline]] inline void put(std::byte* dst, __m512i v) {
+    if constexpr (Stream) {
+        _mm512_stream_si512(reinterpret_cast<__m512i*>(dst), v);
+    } else {
+        _mm512_storeu_si512(dst, v);
+    }
+}
+
+template <bool Stream>
+[[gnu::always_inline]] inline void generate_steps(LaneState& state, std::byte* dst,
+                                                  std::size_t steps) {
     Octet s{_mm512_load_si512(state.s0), _mm512_load_si512(state.s1)};
     std::size_t t = 0;
     for (; t + 2 <= steps; t += 2) {
         std::byte* out = dst + t * kStepBytes;
-        _mm512_storeu_si512(out, _mm512_add_epi64(s.p, s.q));
+        put<Stream>(out, _mm512_add_epi64(s.p, s.q));
         s.p = next_s1(s.p, s.q);
-        _mm512_storeu_si512(out + kStepBytes, _mm512_add_epi64(s.q, s.p));
+        put<Stream>(out + kStepBytes, _mm512_add_epi64(s.q, s.p));
         s.q = next_s1(s.q, s.p);
     }
-    if (t < steps) _mm512_storeu_si512(dst + t * kStepBytes, single_step(s));
+    if (t < steps) put<Stream>(dst + t * kStepBytes, single_step(s));
     _mm512_store_si512(state.s0, s.p);
     _mm512_store_si512(state.s1, s.q);
+}
+
+}  // namespace
+
+void generate_avx512(LaneState& state, std::byte* dst, std::size_t steps) {
+    generate_steps<false>(state, dst, steps);
+}
+
+void stream_avx512(LaneState& state, std::byte* dst, std::size_t steps) {
+    generate_steps<true>(state, dst, steps);
 }
 
 // Fused compare, as in the AVX2 kernel: OR the XOR of expected and actual

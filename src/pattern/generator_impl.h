@@ -62,22 +62,28 @@ LaneState seed_lanes(std::uint64_t key);
 // vector loads of it are store-forwarded.  The others continue the stream
 // from `state`:
 // generate_* writes `steps` * kStepBytes bytes and leaves `state` advanced by
-// `steps`; mismatch_* compares that many bytes of `actual` and returns the
-// index of the first differing byte, or steps * kStepBytes when equal (the
-// state is then unspecified: a caller stops at the first difference).
+// `steps`; stream_* does the same with non-temporal stores into a 64-byte
+// aligned `dst` (the scalar path has none: it is generate_scalar); mismatch_* compares that many
+// bytes of `actual` and returns the index of the first differing byte, or steps * kStepBytes when
+// equal (the state is then unspecified: a caller stops at the first difference).
 void seed_scalar(LaneState& state, std::uint64_t key);
 void seed_avx2(LaneState& state, std::uint64_t key);
 void seed_avx512(LaneState& state, std::uint64_t key);
 void generate_scalar(LaneState& state, std::byte* dst, std::size_t steps);
 std::size_t mismatch_scalar(LaneState& state, const std::byte* actual, std::size_t steps);
 void generate_avx2(LaneState& state, std::byte* dst, std::size_t steps);
+void stream_avx2(LaneState& state, std::byte* dst, std::size_t steps);
 std::size_t mismatch_avx2(LaneState& state, const std::byte* actual, std::size_t steps);
 void generate_avx512(LaneState& state, std::byte* dst, std::size_t steps);
+void stream_avx512(LaneState& state, std::byte* dst, std::size_t steps);
 std::size_t mismatch_avx512(LaneState& state, const std::byte* actual, std::size_t steps);
 
 // Dispatching forms of the above, on the active path; sizes are multiples of
 // kStepBytes.  unit.cpp uses them to continue a stream after its first step.
 void generate(LaneState& state, std::span<std::byte> dst);
+// As generate, with non-temporal stores where dst is 64-byte aligned (see
+// pattern::stream); the caller fences (pattern::stream_fence).
+void stream(LaneState& state, std::span<std::byte> dst);
 std::size_t mismatch(LaneState& state, std::span<const std::byte> actual);
 
 }  // namespace ds::pattern::detail

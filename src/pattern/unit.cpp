@@ -147,6 +147,20 @@ void fill_unit(std::span<std::byte> dst, const UnitIdentity& id) {
     if (dst.size() >= kHeaderBytes) write_header(dst.data(), id);
 }
 
+// The first step (the header's cache line) through cached stores so the
+// header lands on it in cache; the rest continues the same lane state.
+void fill_unit_streaming(std::span<std::byte> dst, const UnitIdentity& id) {
+    assert(dst.size() == id.unit_bytes);
+    if (dst.size() < kStepBytes) {
+        fill_unit(dst, id);
+        return;
+    }
+    detail::LaneState state = detail::seed_lanes(unit_key(id));
+    detail::generate(state, dst.first(kStepBytes));
+    write_header(dst.data(), id);
+    detail::stream(state, dst.subspan(kStepBytes));
+}
+
 // The unit is its stream with bytes 0..47 replaced by the header.  The first
 // 64-byte step is materialised on the stack (header over stream bytes
 // 0..47, stream bytes 48..63 as they are) and compared; the rest goes through

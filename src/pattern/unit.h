@@ -64,6 +64,11 @@ std::uint64_t unit_key(const UnitIdentity& id);
 // Writes the unit's full content; dst.size() == id.unit_bytes.
 void fill_unit(std::span<std::byte> dst, const UnitIdentity& id);
 
+// The same bytes through streaming stores past the first 64 (see
+// pattern::stream), for a buffer about to be written to the drive; call
+// pattern::stream_fence() after the last unit and before submitting.
+void fill_unit_streaming(std::span<std::byte> dst, const UnitIdentity& id);
+
 // The fast check: index of the first byte of `actual` that differs from the
 // expected content of `id`, or actual.size() when the unit is intact.
 std::size_t first_mismatch(std::span<const std::byte> actual, const UnitIdentity& id);

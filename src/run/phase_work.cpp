@@ -2,6 +2,7 @@
 
 #include <cerrno>
 
+#include "pattern/generator.h"
 #include "pattern/unit.h"
 
 namespace ds::run {
@@ -39,21 +40,27 @@ void IoPhase::reaped(std::uint64_t now_ns) {
 }
 
 void fill_units(const UnitMap& units, std::uint64_t run_id, unsigned file_index, std::byte* buf,
-                std::uint64_t offset, std::uint32_t length) {
+                std::uint64_t offset, std::uint32_t length, bool streaming) {
     const std::uint32_t u = units.unit_bytes();
     pattern::UnitIdentity id{run_id, file_index, 0, 1, u};
     for (std::uint32_t done = 0; done < length; done += u) {
         id.offset = offset + done;
         id.generation = units.generation(units.unit_of(id.offset));
-        pattern::fill_unit({buf + done, u}, id);
+        if (streaming) {
+            pattern::fill_unit_streaming({buf + done, u}, id);
+        } else {
+            pattern::fill_unit({buf + done, u}, id);
+        }
     }
+    if (streaming) pattern::stream_fence();
 }
 
 // The units of the write get their next generation, and the buffer what
 // that generation of each unit holds.
 void IoPhase::fill(Slot& s) {
     c_.units.advance(s.first_offset, s.first_length);
-    fill_units(c_.units, c_.run_id, c_.file_index, s.buf, s.first_offset, s.first_length);
+    fill_units(c_.units, c_.run_id, c_.file_index, s.buf, s.first_offset, s.first_length,
+               c_.stream_fill);
 }
 
 void IoPhase::verify(const Slot& s) {

@@ -67,6 +67,7 @@ struct PhaseContext {
     std::uint64_t file_bytes;
     std::uint32_t block;  // this phase's operation size
     bool verify;
+    bool stream_fill;  // fill write buffers through streaming stores (WorkerGeometry)
     PhaseOutcome& out;
     MismatchSink& sink;
     IntervalRecorder& intervals;
@@ -77,9 +78,10 @@ struct PhaseContext {
 };
 
 // Fills `buf` with the units of [offset, offset + length) as their current
-// generations in `units` say (after units.advance() for a write).
+// generations in `units` say (after units.advance() for a write); with
+// `streaming`, through streaming stores, fenced (see pattern::stream).
 void fill_units(const UnitMap& units, std::uint64_t run_id, unsigned file_index, std::byte* buf,
-                std::uint64_t offset, std::uint32_t length);
+                std::uint64_t offset, std::uint32_t length, bool streaming);
 
 // The engine's view of a phase, with everything phases share.
 class IoPhase : public PhaseWork {

@@ -114,6 +114,7 @@ RunSession::RunSession(RunConfig& c, RunResult& r, RunObserver& o)
     create_files();
     res.target = target.info();
     res.direct_io = target.direct_io();
+    geo.stream_fill = target.direct_io();
     res.direct_io_note = target.direct_io_note();
     if (cfg.iopoll && !target.direct_io())
         throw SetupError("--iopoll: needs O_DIRECT: " + target.direct_io_note());

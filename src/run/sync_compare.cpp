@@ -46,7 +46,7 @@ std::string open_flags_text(bool direct, SyncMethod m) {
 class DurableRow final : public PhaseWork {
   public:
     DurableRow(SyncCompareRow& row, UnitMap& units, std::uint64_t run_id, std::uint64_t file_bytes,
-               std::uint64_t row_ops, std::uint64_t deadline_ns)
+               std::uint64_t row_ops, std::uint64_t deadline_ns, bool stream_fill)
         : row_(row),
           units_(units),
           run_id_(run_id),
@@ -54,7 +54,8 @@ class DurableRow final : public PhaseWork {
           row_ops_(row_ops),
           deadline_ns_(deadline_ns),
           now_ns_(monotonic_ns()),
-          flush_(row.method == SyncMethod::fsync || row.method == SyncMethod::fdatasync) {}
+          flush_(row.method == SyncMethod::fsync || row.method == SyncMethod::fdatasync),
+          stream_fill_(stream_fill) {}
 
     // The failed operation, when one failed: (kind, errno, offset, length).
     struct Failure {
@@ -83,7 +84,7 @@ class DurableRow final : public PhaseWork {
             s.req.offset = base + std::uint64_t{piece_} * row_.write_bytes;
             s.req.length = row_.write_bytes;
             units_.advance(s.req.offset, s.req.length);
-            fill_units(units_, run_id_, 0, s.buf, s.req.offset, s.req.length);
+            fill_units(units_, run_id_, 0, s.buf, s.req.offset, s.req.length, stream_fill_);
         }
         s.first_offset = s.req.offset;
         s.first_length = s.req.length;
@@ -112,6 +113,7 @@ class DurableRow final : public PhaseWork {
     std::uint64_t row_ops_, deadline_ns_;
     std::uint64_t now_ns_;
     bool flush_;
+    bool stream_fill_;    // O_DIRECT rows: the write buffer is the device's to read
     unsigned piece_ = 0;  // writes (and flush) of the current operation done
     std::uint64_t cursor_ = 0;
     std::uint64_t op_start_ns_ = 0;
@@ -158,7 +160,7 @@ class Table final : private MismatchSink {
         slot.buf = op_buf_.data();
         const std::uint64_t t0 = monotonic_ns();
         DurableRow work(row, units_, s_.run_id, s_.file_bytes, s_.row_ops,
-                        t0 + seconds_to_ns(s_.row_s));
+                        t0 + seconds_to_ns(s_.row_s), s_.direct);
         Engine(*backend, {&slot, 1}, stop_).run(work, {1, 1, 0});
         row.seconds = (monotonic_ns() - t0) / 1e9;
         if (const auto& f = work.failure()) fail(row, *f);
@@ -184,8 +186,9 @@ class Table final : private MismatchSink {
         IntervalRecorder intervals;
         std::atomic<std::uint64_t> bytes{0}, ops{0};
         std::atomic<bool> stop{false};
-        PhaseContext ctx{plan, units_, s_.run_id, 0,    s_.file_bytes, kFillChunk, true,
-                         out,  *this,  intervals, stop, bytes,         ops,        0};
+        PhaseContext ctx{plan,       units_, s_.run_id,       0,   s_.file_bytes,
+                         kFillChunk, true,   s_.check_direct, out, *this,
+                         intervals,  stop,   bytes,           ops, 0};
         DurableMaps maps;
         WriteDurability writes(SyncMethod::none, 1, units_, maps);
         io::SyncBackend backend(s_.check_fd);

@@ -40,6 +40,10 @@ struct WorkerGeometry {
     SyncMethod sync = SyncMethod::none;
     std::uint64_t sync_every = 1;  // writes per flush / per listener call
     unsigned batch = 1;            // SQEs prepared per submission
+    // Write buffers filled through streaming stores: with O_DIRECT the
+    // device (or a loop device's worker on another core) reads them, not
+    // this core.  Buffered writes are copied by this thread: cached stores.
+    bool stream_fill = true;
 };
 
 // Sequential phases keep at most this many bytes in flight per worker, so

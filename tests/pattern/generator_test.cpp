@@ -159,6 +159,42 @@ TEST_CASE("stream: every available SIMD path produces the scalar bytes") {
     CHECK(stream(42, 4096, ds::pattern::active_simd_path()) == ref_bytes(42, 4096));
 }
 
+TEST_CASE("streaming stores: the bytes of generate on every path, aligned or not") {
+    // Lengths with odd step counts (the kernels' single trailing step) and a
+    // partial last step (cached stores after the streamed whole steps).
+    const std::array<std::size_t, 8> lengths = {64,   192,        64 * 7,  4096,
+                                                4100, 65536 + 64, 1 << 20, (1 << 20) + 63};
+    for (const SimdPath path : ds::pattern::available_simd_paths()) {
+        for (const std::uint64_t key : kKeys) {
+            for (const std::size_t len : lengths) {
+                CAPTURE(ds::pattern::to_string(path));
+                CAPTURE(key);
+                CAPTURE(len);
+                const auto want = ref_bytes(key, len);
+                for (const std::size_t misalign : {0, 8, 32, 63}) {
+                    CAPTURE(misalign);
+                    // 64-byte aligned storage, then `misalign` bytes in:
+                    // the aligned case streams, the others fall back.
+                    std::vector<std::byte> storage(len + 128, std::byte{0xEE});
+                    const auto base = reinterpret_cast<std::uintptr_t>(storage.data());
+                    const std::size_t skip = (64 - base % 64) % 64 + misalign;
+                    const std::span<std::byte> dst(storage.data() + skip, len);
+                    ds::pattern::stream(key, dst, path);
+                    ds::pattern::stream_fence();
+                    CHECK(std::equal(want.begin(), want.end(), dst.begin()));
+                    // Nothing past the end is touched.
+                    CHECK(storage[skip + len] == std::byte{0xEE});
+                }
+            }
+        }
+    }
+    std::vector<std::byte> buf(8192 + 64);
+    ds::pattern::stream(9, buf, ds::pattern::active_simd_path());
+    std::vector<std::byte> active(buf.size());
+    ds::pattern::stream(9, active);
+    CHECK(active == buf);
+}
+
 TEST_CASE("stream: a length that is not a multiple of the step gets the stream's prefix") {
     for (const SimdPath path : ds::pattern::available_simd_paths()) {
         CAPTURE(ds::pattern::to_string(path));

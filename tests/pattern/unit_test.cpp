@@ -135,6 +135,26 @@ TEST_CASE("header: fill_unit then parse_header gives the identity back") {
     }
 }
 
+TEST_CASE("fill_unit_streaming: the bytes of fill_unit, aligned or not, every unit size") {
+    for (const std::uint32_t u : {512u, 4096u, 65536u, 1u << 20}) {
+        const UnitIdentity id = identity(u);
+        CAPTURE(u);
+        const Bytes want = content(id);
+        for (const std::size_t misalign : {0, 16, 48}) {
+            CAPTURE(misalign);
+            Bytes storage(u + 128, std::byte{0x5A});
+            const auto base = reinterpret_cast<std::uintptr_t>(storage.data());
+            const std::size_t skip = (64 - base % 64) % 64 + misalign;
+            const std::span<std::byte> dst(storage.data() + skip, u);
+            ds::pattern::fill_unit_streaming(dst, id);
+            ds::pattern::stream_fence();
+            CHECK(std::equal(want.begin(), want.end(), dst.begin()));
+            CHECK(ds::pattern::first_mismatch(dst, id) == u);
+            CHECK(storage[skip + u] == std::byte{0x5A});
+        }
+    }
+}
+
 TEST_CASE("header: any flipped bit in bytes 0..47 makes it unparsable") {
     Bytes unit = content(identity(512));
     std::size_t parsed = 0;

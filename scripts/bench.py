@@ -311,6 +311,7 @@ class Bench:
     def drivestress(self, label, extra, files=1, size=None):
         """Runs drivestress with --json; returns the parsed document."""
         size = size or self.args.size
+        self.wait_for_free(files * size)
         out_json = os.path.join(self.workdir, "ds.json")
         if os.path.exists(out_json):
             os.unlink(out_json)
@@ -438,8 +439,9 @@ class Bench:
             d = json.load(f)
         return Measurement(d["iops"], d["cpu_user_s"] + d["cpu_system_s"], d["ops"])
 
-    def fio_common(self):
-        return [f"direct={1 if self.direct else 0}", f"size={self.args.size}"] + self.args.fio_opt
+    def fio_common(self, size=None):
+        return ([f"direct={1 if self.direct else 0}", f"size={size or self.args.size}"] +
+                self.args.fio_opt)
 
     def fio_uring(self, qd):
         batch = self.args.fio_batch or max(1, qd // 4)
@@ -467,6 +469,19 @@ class Bench:
                 pass
             except OSError as e:
                 log(f"bench: cannot remove {os.path.join(self.dir, x)}: {e.strerror}")
+
+    def wait_for_free(self, bytes_, limit_s=30.0):
+        """Waits until the target has room for `bytes_` (plus 64 MiB) free:
+        fio with registerfiles=1 leaves its ring to the kernel's deferred
+        teardown, which drops the last reference to a file fio already
+        deleted up to seconds after fio exited, so its blocks free late."""
+        deadline = time.monotonic() + limit_s
+        while True:
+            os.sync()
+            st = os.statvfs(self.dir)
+            if st.f_bavail * st.f_frsize >= bytes_ + 64 * MiB or time.monotonic() > deadline:
+                return
+            time.sleep(0.1)
 
     def timeout_for(self, bytes_):
         # Generous: the random phase plus 10 s per GiB at a crawl, plus start-up.
@@ -582,7 +597,8 @@ def group_seq():
         def ds(verify):
             def run():
                 extra = ["--phases", "seq-write,seq-read"] + ([] if verify else ["--no-verify"])
-                doc, _ = b.drivestress(f"seq{'' if verify else ' no-verify'}", extra)
+                doc, _ = b.drivestress(f"seq{'' if verify else ' no-verify'}", extra,
+                                       size=b.args.seq_size)
                 if doc["backend"]["seq_qd_per_worker"] != seq_qd:
                     log(f"bench: note: drivestress seq QD is {doc['backend']['seq_qd_per_worker']},"
                         f" fio uses {seq_qd}")
@@ -598,7 +614,7 @@ def group_seq():
             return run
 
         def fio_write_read():
-            common = b.fio_common() + b.fio_uring(seq_qd) + ["bs=1M"]
+            common = b.fio_common(b.args.seq_size) + b.fio_uring(seq_qd) + ["bs=1M"]
             b.remove([name])
             doc, _ = b.fio("seq write", common + ["rw=write"], [name])
             w = b.fio_measure(doc, ["write"], "bw_bytes")
@@ -609,7 +625,8 @@ def group_seq():
 
         def fio_verify():
             b.remove([name])
-            doc, _ = b.fio("seq write+verify crc32c", b.fio_common() + b.fio_uring(seq_qd) + [
+            doc, _ = b.fio("seq write+verify crc32c", b.fio_common(b.args.seq_size) +
+                           b.fio_uring(seq_qd) + [
                 "bs=1M", "rw=write", "verify=crc32c", "do_verify=1", "verify_state_save=0"], [name])
             b.remove([name])
             job = b.fio_measure(doc, ["write", "read"], "bw_bytes")
@@ -666,7 +683,9 @@ def run_pattern_bench(args, children, workdir):
     for x in lines:
         if not x.startswith(" "):
             block = x.split()[0] if x.strip() else None
-        if x.startswith(" ") and block in (active, "units", "handed"):
+        # (rows hold figures; a block's own column header has no digit)
+        if x.startswith(" ") and block in (active, "units", "handed") and \
+                re.search(r"\d", x):
             key.append(f"{block}: {x.strip()}")
     figures = {}
     for x in key:
@@ -890,8 +909,12 @@ def parse_args(argv):
                    help="seconds per random-I/O run, each tool (default 5)")
     p.add_argument("--size", type=parse_size, default=512 * MiB,
                    help="size of each file (default 512M)")
+    p.add_argument("--seq-size", type=parse_size, default=2 * GiB,
+                   help="file size of the sequential cases (default 2G: at a few GiB/s a "
+                        "phase of 512M lasts a few scheduler ticks, too few for CPU per MiB)")
     p.add_argument("--device-size", type=parse_size, default=None,
-                   help="loop device size (default 4 x size + 512M, at least 1.5G)")
+                   help="loop device size (default the larger of 4 x size and "
+                        "2 x size + seq-size, plus 512M; at least 1.5G)")
     p.add_argument("--cases", default="randread,sync,mix,seq,rss,pattern",
                    help="comma list of randread,sync,mix,seq,rss,pattern (default all)")
     p.add_argument("--fio-batch", type=positive_int, default=None,
@@ -911,8 +934,13 @@ def parse_args(argv):
         p.error(f"--cases: unknown {', '.join(bad)}")
     if a.size % MiB:
         p.error("--size must be a multiple of 1M (the sequential block)")
+    if a.seq_size % MiB:
+        p.error("--seq-size must be a multiple of 1M (the sequential block)")
     if a.device_size is None:
-        a.device_size = max(4 * a.size + 512 * MiB, 1536 * MiB)
+        # fio's random-case files (up to two of --size) stay while the
+        # sequential case writes one file of --seq-size at a time.
+        a.device_size = max(4 * a.size, 2 * a.size + a.seq_size) + 512 * MiB
+        a.device_size = max(a.device_size, 1536 * MiB)
     return a
 
 
@@ -973,6 +1001,7 @@ def main(argv):
             "target": target_desc,
             "direct_io": bench.direct,
             "settings": {"repeat": args.repeat, "time_s": args.time, "size_bytes": args.size,
+                         "seq_size_bytes": args.seq_size,
                          "device_size_bytes": args.device_size if loop else None,
                          "fio_batch": args.fio_batch or "QD/4", "fio_opt": args.fio_opt},
         }
@@ -980,7 +1009,7 @@ def main(argv):
             f"  kernel {meta['kernel']}  {meta['cpu_model']} x{meta['cpus']}"
             f"  load {' '.join(f'{x:.2f}' for x in meta['loadavg_start'])}")
         log(f"bench: target {target_desc}; {args.repeat} reps, {args.time:g} s random runs, "
-            f"files {fmt_size(args.size)}")
+            f"files {fmt_size(args.size)}, sequential {fmt_size(args.seq_size)}")
 
         groups = all_groups()
         table, group_log = [], []
@@ -1036,7 +1065,7 @@ def main(argv):
           f"load {' '.join(f'{x:.2f}' for x in meta['loadavg_start'])} -> "
           f"{' '.join(f'{x:.2f}' for x in meta['loadavg_end'])}")
     print(f"target {meta['target']}  {args.repeat} reps  {args.time:g} s random runs  "
-          f"files {fmt_size(args.size)}  ({meta['elapsed_s']:.0f} s)\n")
+          f"files {fmt_size(args.size)}, sequential {fmt_size(args.seq_size)}  ({meta['elapsed_s']:.0f} s)\n")
     if table:
         print_table(table)
         print("(IOPS, or MiB/s for the 1M rows where an op is one 1 MiB block; spread = "

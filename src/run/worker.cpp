@@ -48,7 +48,8 @@ Worker::Worker(const WorkerGeometry& geo, unsigned file_index, std::string path,
       stop_(stop),
       units_(geo.file_bytes, geo.rand_block),
       arena_(std::max<std::uint64_t>(std::uint64_t{geo.seq_depth} * geo.seq_block,
-                                     std::uint64_t{geo.rand_depth} * geo.max_rand_block)),
+                                     std::uint64_t{geo.rand_depth} * geo.max_rand_block),
+             io::AlignedBuffer::Pages::huge_if_large),
       slots_(std::max(geo.seq_depth, geo.rand_depth)) {
     durable_.acked.assign(units_.units(), pattern::kUnknownGeneration);
     durable_.snapshot.assign(units_.units(), pattern::kUnknownGeneration);

@@ -1,5 +1,5 @@
 // The floor under drivestress's random reads: the same ring drivestress sets
-// up (SINGLE_ISSUER | COOP_TASKRUN, one registered file, one registered
+// up (SINGLE_ISSUER | DEFER_TASKRUN, one registered file, one registered
 // buffer, O_DIRECT), the same batching (submit and wait for a quarter of the
 // queue), and nothing else: no unit map, no verification, no statistics
 // beyond a count.  scripts/bench runs it beside drivestress and fio so a
@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
 
     io_uring ring{};
     io_uring_params p{};
-    p.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_COOP_TASKRUN;
+    p.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
     if (int r = io_uring_queue_init_params(qd, &ring, &p); r < 0) return fail("ring", -r);
     if (int r = io_uring_register_files(&ring, &fd, 1); r < 0) return fail("files", -r);
     void* mem = nullptr;

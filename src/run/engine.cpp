@@ -17,22 +17,6 @@ std::uint64_t monotonic_ns() {
            static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
-namespace {
-
-// How long gathering one batch of completions may take, in ns.  A wait for
-// several completions serves them with one system call and one wake-up
-// (loop device over tmpfs, QD 32: 95k IOPS against 48-66k waiting for one),
-// but the first ones it returns were held back until the last arrived, and
-// their latency is read then: on a slow device a fixed batch would turn into
-// latency.  So the batch is sized by time as well as by depth (BatchSizer),
-// never by a timer on the wait: arming one for every wait cost about 1 us
-// of system time per operation at QD 32 on this VM (A/B on one loop device
-// over /dev/shm: 3.65-3.93 us/op and 127-181k IOPS with a 50 us timed wait,
-// 2.56-2.74 us/op and 191-217k without).
-constexpr std::uint64_t kBatchBoundNs = 50'000;
-
-}  // namespace
-
 unsigned BatchSizer::want(unsigned in_flight) const {
     // A quarter of what is in flight (fio's iodepth_batch_complete_min in
     // scripts/bench): three quarters stay queued at the device meanwhile.
@@ -43,9 +27,9 @@ void BatchSizer::waited(std::uint64_t ns, unsigned asked) {
     // Additive increase while batches come quickly, halving when one was
     // slow: a device that slows down gets smaller batches within a few
     // waits, down to waiting for one completion (as a hard disk should).
-    if (ns > kBatchBoundNs)
+    if (ns > kBoundNs)
         limit_ = std::max(1u, asked / 2);
-    else if (ns < kBatchBoundNs / 2 && asked >= limit_)
+    else if (ns < kBoundNs / 2 && asked >= limit_)
         limit_ = asked + 1;
 }
 

@@ -60,9 +60,28 @@ struct EngineTally {
 };
 
 // How many completions each wait asks for: a quarter of what is in flight,
-// fewer while batches take longer than a bound (engine.cpp says why).
+// fewer while batches take longer than a bound.
+//
+// A wait for several completions serves them with one system call and one
+// wake-up, and three quarters of the queue stay at the device meanwhile.
+// The first completions it returns were held back until the last arrived
+// and their latency is read then, so on average a batch of QD/4 adds about
+// an eighth of the queue's own latency to the figures (fio's
+// iodepth_batch_complete_min, which scripts/bench sets the same, does
+// likewise).  A wait that takes longer than kBoundNs (a hard disk, a device
+// that stalls) halves the batch, down to one completion per wait, so the
+// error stays under a millisecond.  The bound was 50 us: on a loop device
+// over /dev/shm that is the time 8 completions take at QD 32, the batch
+// kept halving, and it cost (A/B, -j 1, QD 32, verified, 5 alternations
+// each) 140-170k IOPS at 3.25-3.45 us/op against 160-178k at 2.86-3.02 with
+// no bound; the 70/30 mix at QD 32 went from 60-90k at 4.9-6.9 us/op to
+// 96-134k at 3.3-3.5 (with DEFER_TASKRUN, uring_backend.cpp).  Never a
+// timer on the wait: arming one for every wait cost about 1 us of system
+// time per operation at QD 32 on this VM.
 class BatchSizer {
   public:
+    static constexpr std::uint64_t kBoundNs = 1'000'000;
+
     unsigned want(unsigned in_flight) const;
     // A wait that asked for `asked` completions took `ns`.
     void waited(std::uint64_t ns, unsigned asked);

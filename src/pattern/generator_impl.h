@@ -63,9 +63,10 @@ LaneState seed_lanes(std::uint64_t key);
 // from `state`:
 // generate_* writes `steps` * kStepBytes bytes and leaves `state` advanced by
 // `steps`; stream_* does the same with non-temporal stores into a 64-byte
-// aligned `dst` (the scalar path has none: it is generate_scalar); mismatch_* compares that many
-// bytes of `actual` and returns the index of the first differing byte, or steps * kStepBytes when
-// equal (the state is then unspecified: a caller stops at the first difference).
+// aligned `dst` (the scalar path has none: it is generate_scalar);
+// mismatch_* compares that many bytes of `actual` and returns the index of
+// the first differing byte, or steps * kStepBytes when equal (the state is
+// then unspecified: a caller stops at the first difference).
 void seed_scalar(LaneState& state, std::uint64_t key);
 void seed_avx2(LaneState& state, std::uint64_t key);
 void seed_avx512(LaneState& state, std::uint64_t key);

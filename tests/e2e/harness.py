@@ -278,14 +278,19 @@ class Run:
     """A drivestress process in progress.  Output goes to temporary files,
     never pipes, so a stopped or chatty process cannot deadlock the test."""
 
-    def __init__(self, argv, env, json_path):
+    def __init__(self, argv, env, json_path, hangup_ignored=False):
         self.argv = argv
         self.json_path = json_path
         self._out = tempfile.TemporaryFile(mode="w+")
         self._err = tempfile.TemporaryFile(mode="w+")
         self.started = time.monotonic()
+        # SIGHUP as a terminal session leaves it, whatever the suite was
+        # started under: drivestress keeps an ignored SIGHUP ignored (nohup),
+        # so a suite run under nohup would otherwise see it ignore SIGHUP.
+        hangup = signal.SIG_IGN if hangup_ignored else signal.SIG_DFL
         self.proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL,
-                                     stdout=self._out, stderr=self._err)
+                                     stdout=self._out, stderr=self._err,
+                                     preexec_fn=lambda: signal.signal(signal.SIGHUP, hangup))
 
     def wait_stopped(self, timeout=STOP_TIMEOUT_S):
         """Waits until every thread is stopped (DRIVESTRESS_TEST_STOP)."""
@@ -383,11 +388,11 @@ class DriveStressTest(unittest.TestCase):
         return argv
 
     def start(self, *args, stop=None, target=None, json_out=True, wrapper=(),
-              stop_on_signal=False, env_extra=None):
+              stop_on_signal=False, env_extra=None, hangup_ignored=False):
         """Starts drivestress; `stop` sets DRIVESTRESS_TEST_STOP,
         `stop_on_signal` DRIVESTRESS_TEST_STOP_ON_SIGNAL (it stops when it
         notices the first signal, so a second can come later), `env_extra`
-        other variables."""
+        other variables; `hangup_ignored` starts it as nohup does."""
         env = dict(os.environ)
         env.pop("DRIVESTRESS_TEST_STOP", None)
         env.pop("DRIVESTRESS_TEST_STOP_ON_SIGNAL", None)
@@ -400,7 +405,7 @@ class DriveStressTest(unittest.TestCase):
         if os.path.exists(self.json_path):
             os.unlink(self.json_path)
         run = Run(self.command(*args, target=target, json_out=json_out, wrapper=wrapper),
-                  env, self.json_path if json_out else None)
+                  env, self.json_path if json_out else None, hangup_ignored)
         self.addCleanup(run.close)
         return run
 

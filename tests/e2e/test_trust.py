@@ -298,6 +298,20 @@ class EverySignal(harness.DriveStressTest):
             self.skipTest(f"io_uring is not available here ({reason})")
         self.check_backend("io_uring")
 
+    def test_hangup_ignored_by_the_parent_stays_ignored(self):
+        """Started under nohup (SIGHUP ignored), a hang-up does not end the
+        run: it finishes and passes, files removed."""
+        run = self.start("-s", "8M", "-j", 2, "--rand-ops", 2000, stop="random:20",
+                         hangup_ignored=True)
+        run.wait_stopped()
+        run.send(signal.SIGHUP)
+        run.resume()
+        r = run.finish()
+        self.assertExit(r, 0)
+        self.assertNotIn("INTERRUPTED", r.stdout)
+        self.assertIsNone(self.assertJson(r)["summary"].get("signal"))
+        self.assertNoFilesLeft(r)
+
     def test_sync(self):
         self.check_backend("sync")
 

@@ -19,6 +19,7 @@ std::atomic<std::uint64_t> g_first_ns{0};
 // reserves it in full), only the count grows.
 std::atomic<const EmergencyFile*> g_files{nullptr};
 std::atomic<std::size_t> g_count{0};
+std::atomic<std::uint64_t> g_pending_at_first{0};  // signal_bit mask
 
 // Signals whose default action ends the process and that only ever arrive
 // from outside (kill, the terminal, a timer): a stop request.
@@ -52,15 +53,29 @@ void say(const char* text, std::size_t len) {
     (void)ignored;
 }
 
+// The signals sent to this thread or the process and not yet taken by a
+// thread, among those this thread blocks (in the handler: every stop
+// signal, see install_signal_handlers), as a signal_bit mask.  sigpending
+// is async-signal-safe.
+std::uint64_t pending_signals() {
+    sigset_t set;
+    if (sigpending(&set) != 0) return 0;
+    std::uint64_t mask = 0;
+    for (int sig = 1; sig <= 64; ++sig)
+        if (sigismember(&set, sig) == 1) mask |= signal_bit(sig);
+    return mask;
+}
+
 void on_stop_signal(int sig) {
     const std::uint64_t now = now_ns();
     std::uint64_t none = 0;
     if (g_first_ns.compare_exchange_strong(none, now)) {
         g_first_signal.store(sig);
+        g_pending_at_first.store(pending_signals());
         return;
     }
     // The same keypress delivered twice (terminal and wrapper) is one request.
-    if (now - none < kSameRequestNs) return;
+    if (same_stop_request(now, none, g_pending_at_first.load(), sig)) return;
     const bool files = g_files.load() != nullptr;
     remove_registered_files();
     static const char msg[] = "drivestress: second signal, files removed, exiting now\n";
@@ -98,7 +113,14 @@ void on_fault_signal(int sig, siginfo_t* info, void* context) {
 void install_signal_handlers() {
     struct sigaction sa {};
     sa.sa_handler = on_stop_signal;
+    // Every stop signal is blocked while the handler runs: then sigpending()
+    // in it (which reports only blocked signals) sees the others already
+    // sent, and a second handler cannot interrupt the first.
     sigemptyset(&sa.sa_mask);
+    for (int sig : kStopSignals)
+        sigaddset(&sa.sa_mask, sig);
+    for (int sig = SIGRTMIN; sig <= SIGRTMAX; ++sig)
+        sigaddset(&sa.sa_mask, sig);
     sa.sa_flags = 0;  // no SA_RESTART: blocking waits return EINTR and see the flag
     auto install = [&](int sig) {
         struct sigaction old {};

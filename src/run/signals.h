@@ -7,9 +7,11 @@
 //     partial phase, clean up, exit 128+n (the run loop polls stop_signal());
 //   a later signal: remove the test files and leave at once, from the
 //     handler itself (fstatat, unlinkat, write and exit_group are
-//     async-signal-safe).  Signals within kSameRequestNs of the first are
-//     the same request (a terminal and a wrapper both forwarding one
-//     Ctrl+C), not a second one.
+//     async-signal-safe).  Signals within kSameRequestNs of the first, or
+//     already pending when the first was handled, are the same request (a
+//     terminal and a wrapper both forwarding one Ctrl+C), not a second one:
+//     on a loaded machine the thread a second signal went to may run its
+//     handler long after the first (a QD 256 sync pool is 512 threads).
 // A real crash (SIGSEGV from a bad access, abort()) removes the test files
 // and then dies as it would have (the previous handler, e.g. a sanitizer's,
 // still reports it).  SIGPIPE and SIGXFSZ are ignored: the failing write
@@ -25,6 +27,19 @@ namespace ds::run {
 
 // Signals closer together than this are one stop request (nanoseconds).
 inline constexpr std::uint64_t kSameRequestNs = 250'000'000;
+
+// Bit n-1 stands for signal n (1..64), as the kernel's sigset does.
+constexpr std::uint64_t signal_bit(int sig) {
+    return sig >= 1 && sig <= 64 ? std::uint64_t{1} << (sig - 1) : 0;
+}
+
+// Whether signal `sig`, handled at `now_ns`, belongs to the stop request
+// whose first signal was handled at `first_ns` with `pending_at_first` (the
+// signals then pending, signal_bit mask) still to come.
+constexpr bool same_stop_request(std::uint64_t now_ns, std::uint64_t first_ns,
+                                 std::uint64_t pending_at_first, int sig) {
+    return now_ns - first_ns < kSameRequestNs || (pending_at_first & signal_bit(sig)) != 0;
+}
 
 void install_signal_handlers();
 // Signal number of the first stop request, 0 if none.

@@ -274,6 +274,24 @@ def _thread_states(pid):
     return states
 
 
+def default_signals(hangup_ignored=False):
+    """In the child before exec: every signal at its default action, as an
+    interactive shell starts a command, whatever the suite was started
+    under.  drivestress keeps a signal its parent ignored ignored (nohup's
+    SIGHUP; a shell's background job ignores SIGINT and SIGQUIT), so a suite
+    run under nohup or with `&` would otherwise see it ignore them.
+    `hangup_ignored` starts it as nohup does."""
+    for sig in range(1, signal.NSIG):
+        if sig in (signal.SIGKILL, signal.SIGSTOP):
+            continue
+        try:
+            signal.signal(sig, signal.SIG_DFL)
+        except (OSError, ValueError):
+            pass
+    if hangup_ignored:
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+
+
 class Run:
     """A drivestress process in progress.  Output goes to temporary files,
     never pipes, so a stopped or chatty process cannot deadlock the test."""
@@ -284,13 +302,9 @@ class Run:
         self._out = tempfile.TemporaryFile(mode="w+")
         self._err = tempfile.TemporaryFile(mode="w+")
         self.started = time.monotonic()
-        # SIGHUP as a terminal session leaves it, whatever the suite was
-        # started under: drivestress keeps an ignored SIGHUP ignored (nohup),
-        # so a suite run under nohup would otherwise see it ignore SIGHUP.
-        hangup = signal.SIG_IGN if hangup_ignored else signal.SIG_DFL
         self.proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL,
                                      stdout=self._out, stderr=self._err,
-                                     preexec_fn=lambda: signal.signal(signal.SIGHUP, hangup))
+                                     preexec_fn=lambda: default_signals(hangup_ignored))
 
     def wait_stopped(self, timeout=STOP_TIMEOUT_S):
         """Waits until every thread is stopped (DRIVESTRESS_TEST_STOP)."""

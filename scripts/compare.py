@@ -480,7 +480,7 @@ def render_merge(mg):
     lines.append(f"totals: {t['written_bytes'] / MIB:.1f} MiB written, "
                  f"{t['read_bytes'] / MIB:.1f} MiB read, {t['verified_bytes'] / MIB:.1f} MiB "
                  f"verified, {t['mismatch_total']} mismatches, worst exit code "
-                 f"{t['worst_exit_code']}")
+                 f"{t['worst_exit_code']} (of the {len(mg['documents'])} document(s) merged)")
     return "\n".join(lines)
 
 

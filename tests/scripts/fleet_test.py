@@ -98,6 +98,10 @@ class FleetTest(unittest.TestCase):
         for host in by:
             self.assertIn(host, text)
         self.assertIn("merged 2 document(s)", text)
+        # Both worst exit codes, each saying what it covers.
+        self.assertTrue(text.startswith("fleet: 5 host(s): "), text)
+        self.assertIn("; worst exit code 2\n", text.splitlines(True)[0])
+        self.assertIn("worst exit code 2 (of the 2 document(s) merged)", text)
 
     def test_without_hosts_the_directory_says_who_ran(self):
         self.put("x.json", self.a)

@@ -25,6 +25,15 @@ std::atomic<std::uint64_t> g_pending_at_first{0};  // signal_bit mask
 // from outside (kill, the terminal, a timer): a stop request.
 constexpr int kStopSignals[] = {SIGHUP, SIGINT,    SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2,  SIGALRM,
                                 SIGIO,  SIGVTALRM, SIGPROF, SIGPWR,  SIGXCPU, SIGSTKFLT};
+// Calls f(sig) for every stop signal: the list above and the real-time ones.
+template <typename F>
+void for_each_stop_signal(F f) {
+    for (int sig : kStopSignals)
+        f(sig);
+    for (int sig = SIGRTMIN; sig <= SIGRTMAX; ++sig)
+        f(sig);
+}
+
 // Signals a crash raises: a stop request when sent with kill, else the
 // files go and the process dies as it would have.
 constexpr int kFaultSignals[] = {SIGILL, SIGTRAP, SIGABRT, SIGFPE, SIGBUS, SIGSEGV, SIGSYS};
@@ -117,12 +126,9 @@ void install_signal_handlers() {
     // in it (which reports only blocked signals) sees the others already
     // sent, and a second handler cannot interrupt the first.
     sigemptyset(&sa.sa_mask);
-    for (int sig : kStopSignals)
-        sigaddset(&sa.sa_mask, sig);
-    for (int sig = SIGRTMIN; sig <= SIGRTMAX; ++sig)
-        sigaddset(&sa.sa_mask, sig);
+    for_each_stop_signal([&](int sig) { sigaddset(&sa.sa_mask, sig); });
     sa.sa_flags = 0;  // no SA_RESTART: blocking waits return EINTR and see the flag
-    auto install = [&](int sig) {
+    for_each_stop_signal([&](int sig) {
         struct sigaction old {};
         sigaction(sig, nullptr, &old);
         if (old.sa_handler == SIG_IGN && sig != SIGINT) {
@@ -130,11 +136,7 @@ void install_signal_handlers() {
             return;
         }
         sigaction(sig, &sa, nullptr);
-    };
-    for (int sig : kStopSignals)
-        install(sig);
-    for (int sig = SIGRTMIN; sig <= SIGRTMAX; ++sig)
-        install(sig);
+    });
 
     struct sigaction fault {};
     fault.sa_sigaction = on_fault_signal;

@@ -5,9 +5,16 @@
 // beyond a count.  scripts/bench runs it beside drivestress and fio so a
 // row can say how far drivestress is above the minimum such a loop costs.
 //
-//   floor_randread FILE QD SECONDS [BLOCK]
+//   floor_randread FILE QD SECONDS [BLOCK] [touch]
 //
-// Prints one JSON object: ops, seconds, iops, cpu_user_s, cpu_system_s.
+// With "touch" the loop also loads every byte of each completed block (an
+// XOR over it, kept so the compiler cannot drop it): the least any tool that
+// verifies its reads must do, whatever it compares against.  On a device
+// whose "DMA" is a CPU copy (a loop device) that is also the cost of moving
+// the block's cache lines from the copying core to this one.
+//
+// Prints one JSON object: ops, seconds, iops, cpu_user_s, cpu_system_s,
+// touched_xor.
 #include <fcntl.h>
 #include <liburing.h>
 #include <sys/resource.h>
@@ -39,19 +46,31 @@ int fail(const char* what, int err) {
     return 1;
 }
 
+// Loads every byte of the block; the XOR keeps the loads from being dropped.
+std::uint64_t touch_block(const char* p, std::size_t n) {
+    std::uint64_t x = 0;
+    for (std::size_t i = 0; i < n; i += sizeof x) {
+        std::uint64_t w;
+        std::memcpy(&w, p + i, sizeof w);
+        x ^= w;
+    }
+    return x;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     if (argc < 4) {
-        std::fprintf(stderr, "usage: floor_randread FILE QD SECONDS [BLOCK]\n");
+        std::fprintf(stderr, "usage: floor_randread FILE QD SECONDS [BLOCK] [touch]\n");
         return 2;
     }
     const unsigned qd = static_cast<unsigned>(std::strtoul(argv[2], nullptr, 10));
     const double seconds = std::strtod(argv[3], nullptr);
     const unsigned block =
         argc > 4 ? static_cast<unsigned>(std::strtoul(argv[4], nullptr, 10)) : 4096;
-    if (qd == 0 || seconds <= 0 || block == 0 || block % 512) {
-        std::fprintf(stderr, "floor_randread: bad QD, SECONDS or BLOCK\n");
+    const bool touch = argc > 5 && std::strcmp(argv[5], "touch") == 0;
+    if (qd == 0 || seconds <= 0 || block == 0 || block % 512 || (argc > 5 && !touch)) {
+        std::fprintf(stderr, "floor_randread: bad QD, SECONDS, BLOCK or mode\n");
         return 2;
     }
     int fd = ::open(argv[1], O_RDONLY | O_DIRECT);
@@ -86,7 +105,7 @@ int main(int argc, char** argv) {
         queue(s);
     const unsigned batch = qd / 4 ? qd / 4 : 1;
     std::vector<io_uring_cqe*> cqes(qd);
-    std::uint64_t ops = 0;
+    std::uint64_t ops = 0, touched = 0;
     const double t0 = now_s(), end = t0 + seconds;
     double t = t0;
     while (t < end) {
@@ -95,7 +114,10 @@ int main(int argc, char** argv) {
         unsigned n = io_uring_peek_batch_cqe(&ring, cqes.data(), qd);
         for (unsigned i = 0; i < n; ++i) {
             if (cqes[i]->res != static_cast<int>(block)) return fail("read", EIO);
-            queue(static_cast<unsigned>(io_uring_cqe_get_data64(cqes[i])));
+            const auto slot = static_cast<unsigned>(io_uring_cqe_get_data64(cqes[i]));
+            if (touch)
+                touched ^= touch_block(static_cast<char*>(mem) + std::size_t{slot} * block, block);
+            queue(slot);
         }
         io_uring_cq_advance(&ring, n);
         ops += n;
@@ -105,8 +127,8 @@ int main(int argc, char** argv) {
     getrusage(RUSAGE_SELF, &ru);
     std::printf(
         "{\"ops\": %llu, \"seconds\": %.6f, \"iops\": %.1f, \"cpu_user_s\": %.6f, "
-        "\"cpu_system_s\": %.6f}\n",
+        "\"cpu_system_s\": %.6f, \"touched_xor\": %llu}\n",
         static_cast<unsigned long long>(ops), t - t0, static_cast<double>(ops) / (t - t0),
-        cpu_s(ru.ru_utime), cpu_s(ru.ru_stime));
+        cpu_s(ru.ru_utime), cpu_s(ru.ru_stime), static_cast<unsigned long long>(touched));
     return 0;
 }

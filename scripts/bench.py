@@ -17,6 +17,9 @@ What is compared, exactly:
                      with drivestress's ring flags and batching and nothing
                      else (no unit map, no verification, no statistics); the
                      minimum such a loop costs, shown beside both tools.
+                     On the verify rows the floor also loads every byte of
+                     each block it read (floor_randread ... touch): the
+                     least any verifying tool must add, whatever it checks.
   sync randread n    the same with drivestress --backend sync (verifying)
                      vs fio ioengine=psync, n workers each on its own file.
   mix 70/30 QD32     drivestress --read-pct 70 (every read verified, every
@@ -423,10 +426,13 @@ class Bench:
 
     # -- the floor (bench/floor_randread)
 
-    def floor(self, label, name, qd):
-        """Runs the bare liburing loop on fio's laid-out file; its own JSON."""
+    def floor(self, label, name, qd, touch=False):
+        """Runs the bare liburing loop on fio's laid-out file; its own JSON.
+        touch: the loop also loads every byte it read (the verify rows)."""
         out = os.path.join(self.workdir, "floor.out")
         argv = [self.args.floor_exe, os.path.join(self.dir, name), str(qd), f"{self.args.time:g}"]
+        if touch:
+            argv += ["4096", "touch"]
         code, ru, wall = self.children.run(argv, out, os.path.join(self.workdir, "floor.err"),
                                            timeout=self.timeout_for(0))
         self.log_runs.append({"tool": "floor", "label": label, "argv": argv, "exit_code": code,
@@ -530,14 +536,19 @@ def group_randread(qd):
                 b.fio_random_files(1))
             return {"fio": b.fio_measure(doc, ["read"])}
 
-        def floor():
-            b.fio_layout(1)
-            return {"floor": b.floor(f"randread qd{qd}", b.fio_random_files(1)[0], qd)}
+        def floor(touch):
+            def run():
+                b.fio_layout(1)
+                return {("floor-touch" if touch else "floor"):
+                        b.floor(f"randread qd{qd}{' touch' if touch else ''}",
+                                b.fio_random_files(1)[0], qd, touch)}
+            return run
         runs = [("drivestress", ds(True)), ("fio", fio), ("drivestress", ds(False))]
-        return runs + ([("floor", floor)] if b.args.floor_exe and b.direct else [])
+        floors = [("floor", floor(False)), ("floor", floor(True))]
+        return runs + (floors if b.args.floor_exe and b.direct else [])
 
     rows = [(f"randread-qd{qd}", f"randread 4K QD{qd} verify (IOPS)", "IOPS", "ds", "fio", True,
-             "floor"),
+             "floor-touch"),
             (f"randread-qd{qd}-noverify", f"randread 4K QD{qd} no-verify (IOPS)", "IOPS", "ds-nv",
              "fio", True, "floor")]
     return f"randread-qd{qd}", rows, runs

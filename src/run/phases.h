@@ -43,12 +43,14 @@ class RandomPhase final : public IoPhase {
     bool more_ops() const override;
     void released(const Slot& s) override;
     std::uint64_t next_random();
+    std::uint64_t draw_block();  // a random block's first unit, its generation prefetched
 
     unsigned read_pct_;
     std::uint64_t blocks_;  // random blocks in the file
     unsigned block_shift_;  // log2 of units per block
     std::uint64_t issued_ = 0;
     std::uint64_t rng_[2];
+    std::uint64_t ahead_;  // the block the next pick starts from
 };
 
 // The phase named in `c.plan`, ready to run (`writes` is ignored by the

@@ -1,5 +1,7 @@
 #include "run/phases.h"
 
+#include <utility>
+
 namespace ds::run {
 
 namespace {
@@ -25,6 +27,13 @@ RandomPhase::RandomPhase(PhaseContext& c, WriteDurability* writes, unsigned read
                        (c.plan.round * 0xD1B54A32D192ED03ULL);
     rng_[0] = splitmix64(rs) | 1;
     rng_[1] = splitmix64(rs);
+    ahead_ = draw_block();
+}
+
+std::uint64_t RandomPhase::draw_block() {
+    const std::uint64_t first = (next_random() % blocks_) << block_shift_;
+    c_.units.prefetch(first);
+    return first;
 }
 
 std::uint64_t RandomPhase::next_random() {
@@ -45,10 +54,12 @@ bool RandomPhase::more_ops() const {
 bool RandomPhase::next_op(Slot& s) {
     if (!more_ops()) return false;
     // A block whose first unit is busy is in flight (unit_map.h); at most
-    // half the blocks are in flight, so this loop ends quickly.
+    // half the blocks are in flight, so this loop ends quickly.  Blocks are
+    // drawn one ahead so that the generation this one needs (when its write
+    // is filled, or its read verified) was being loaded meanwhile.
     std::uint64_t first;
     do {
-        first = (next_random() % blocks_) << block_shift_;
+        first = std::exchange(ahead_, draw_block());
     } while (c_.units.busy(first));
     c_.units.claim(first);
     s.req.offset = first << c_.units.unit_shift();

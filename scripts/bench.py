@@ -772,6 +772,24 @@ def loadavg():
     return list(os.getloadavg())
 
 
+def cpu_jiffies():
+    """(steal, total) from /proc/stat's cpu line, or None.  On a virtual
+    machine, steal is time the host ran something else while this guest
+    wanted a CPU: a run with a few % of it can lose a fifth of its IOPS."""
+    try:
+        with open("/proc/stat") as f:
+            fields = [int(x) for x in f.readline().split()[1:9]]
+    except (OSError, ValueError):
+        return None
+    return (fields[7], sum(fields)) if len(fields) == 8 else None
+
+
+def steal_fraction(before, after):
+    if not before or not after or after[1] <= before[1]:
+        return None
+    return (after[0] - before[0]) / (after[1] - before[1])
+
+
 def tool_version(argv):
     r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     return r.stdout.strip().splitlines()[0] if r.stdout.strip() else None
@@ -802,6 +820,10 @@ def fmt_pct(v):
     return "-" if v is None else f"{v * 100:.0f}%"
 
 
+def fmt_steal(v):
+    return "-" if v is None else f"{v * 100:.1f}%"
+
+
 def fmt_num(v, digits=2):
     return "-" if v is None else f"{v:.{digits}f}"
 
@@ -813,7 +835,10 @@ def summarise(rows, samples):
         ds, fio = samples.get(ds_key, []), samples.get(fio_key, [])
         floor = samples.get(row[6], []) if len(row) > 6 else []
         ds_med, fio_med = median([m.value for m in ds]), median([m.value for m in fio])
+        steals = [m.extra.get("steal") for m in ds + fio + floor]
+        steals = [x for x in steals if x is not None]
         table.append({
+            "steal_max": max(steals) if steals else None,
             "floor_median": median([m.value for m in floor]),
             "floor_cpu_s_per_mop": median([m.cpu_s_per_mop for m in floor]),
             "floor_samples": [m.as_dict() for m in floor],
@@ -832,7 +857,7 @@ def summarise(rows, samples):
 
 def print_table(table):
     head = ("case", "drivestress median", "fio median", "ratio", "ds CPU s/Mop", "fio CPU s/Mop",
-            "floor", "floor CPU s/Mop", "spread ds/fio")
+            "floor", "floor CPU s/Mop", "spread ds/fio", "steal")
     lines = []
     for r in table:
         lines.append((r["case"], fmt_value(r["drivestress_median"], r["unit"]),
@@ -840,7 +865,8 @@ def print_table(table):
                       fmt_num(r["ds_cpu_s_per_mop"]), fmt_num(r["fio_cpu_s_per_mop"]),
                       fmt_value(r.get("floor_median"), r["unit"]),
                       fmt_num(r.get("floor_cpu_s_per_mop")),
-                      f"{fmt_pct(r['ds_spread'])}/{fmt_pct(r['fio_spread'])}"))
+                      f"{fmt_pct(r['ds_spread'])}/{fmt_pct(r['fio_spread'])}",
+                      fmt_steal(r.get("steal_max"))))
     widths = [max(len(x[i]) for x in [head] + lines) for i in range(len(head))]
     def out(cells):
         print(" | ".join(c.ljust(w) if i == 0 else c.rjust(w)
@@ -1035,14 +1061,17 @@ def main(argv):
                 for rep in range(args.repeat):
                     loads.append(loadavg()[0])
                     for tool, fn in make_runs(bench):
+                        before = cpu_jiffies()
                         res = fn()
+                        steal = steal_fraction(before, cpu_jiffies())
                         for key, m in res.items():
+                            m.extra["steal"] = steal
                             samples.setdefault(key, []).append(m)
                         unit = "MiB/s" if case == "seq" else "IOPS"
                         shown = ", ".join(f"{k} {fmt_value(m.value, unit)}"
                                           for k, m in res.items())
                         log(f"  [{time.monotonic() - t0:4.0f}s] {gid} rep {rep + 1}/{args.repeat} "
-                            f"{tool}: {shown} {unit}")
+                            f"{tool}: {shown} {unit}  steal {fmt_steal(steal)}")
                 table += summarise(rows, samples)
                 group_log.append({"group": gid, "load1_per_rep": loads})
         bench.remove(bench.fio_random_files(2))
@@ -1080,7 +1109,9 @@ def main(argv):
     if table:
         print_table(table)
         print("(IOPS, or MiB/s for the 1M rows where an op is one 1 MiB block; spread = "
-              "(max - min) / median over the repetitions)")
+              "(max - min) / median over the repetitions; steal = the most CPU time the host\n"
+              "took from this virtual machine during any of the row's runs, /proc/stat: where it "
+              "is more than a few %, the row's spread is the host's)")
     if rss:
         print(f"\npeak RSS, default run -s 256M -j 4: {rss['max_rss_kib'] / 1024:.1f} MiB "
               f"(limit 64 MiB + {rss['generation_map_bytes'] / MiB:.2f} MiB generation map)")

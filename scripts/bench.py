@@ -13,6 +13,10 @@ What is compared, exactly:
                      fio: rw=randread on a file it laid out beforehand,
                      time_based, ioengine=io_uring fixedbufs registerfiles,
                      batched submit/complete, norandommap, direct=1.
+    vs fio crc32c    the verified drivestress figure against fio reading
+                     with verify=crc32c (a file fio wrote in 4 KiB blocks
+                     with verify=crc32c headers, each read checked): the
+                     tools' costs when both check what they read.
   floor (randread)   bench/floor_randread on fio's file: a bare liburing loop
                      with drivestress's ring flags and batching and nothing
                      else (no unit map, no verification, no statistics); the
@@ -467,6 +471,18 @@ class Bench:
             return
         self.fio("layout", self.fio_common() + self.fio_uring(8) + ["rw=write", "bs=1M"], names)
 
+    FIO_VERIFY_FILE = "fio-rand-verify.dat"
+
+    def fio_verify_layout(self):
+        """Writes the file fio's verified random reads check once: 4 KiB
+        blocks, each with fio's crc32c header."""
+        p = os.path.join(self.dir, self.FIO_VERIFY_FILE)
+        if os.path.exists(p) and os.path.getsize(p) == self.args.size:
+            return
+        self.fio("verify layout", self.fio_common() + self.fio_uring(32) + [
+            "rw=write", "bs=4k", "verify=crc32c", "do_verify=0", "verify_state_save=0"],
+            [self.FIO_VERIFY_FILE])
+
     def remove(self, names):
         for x in names:
             try:
@@ -536,6 +552,14 @@ def group_randread(qd):
                 b.fio_random_files(1))
             return {"fio": b.fio_measure(doc, ["read"])}
 
+        def fio_verify():
+            b.fio_verify_layout()
+            doc, _ = b.fio(f"randread qd{qd} verify=crc32c", b.fio_common() + b.fio_uring(qd) + [
+                "rw=randread", "bs=4k", "norandommap=1", "verify=crc32c", "verify_fatal=1",
+                "verify_state_save=0", f"runtime={a.time:g}", "time_based=1"],
+                [b.FIO_VERIFY_FILE])
+            return {"fio-v": b.fio_measure(doc, ["read"])}
+
         def floor(touch):
             def run():
                 b.fio_layout(1)
@@ -543,14 +567,17 @@ def group_randread(qd):
                         b.floor(f"randread qd{qd}{' touch' if touch else ''}",
                                 b.fio_random_files(1)[0], qd, touch)}
             return run
-        runs = [("drivestress", ds(True)), ("fio", fio), ("drivestress", ds(False))]
+        runs = [("drivestress", ds(True)), ("fio", fio), ("drivestress", ds(False)),
+                ("fio", fio_verify)]
         floors = [("floor", floor(False)), ("floor", floor(True))]
         return runs + (floors if b.args.floor_exe and b.direct else [])
 
     rows = [(f"randread-qd{qd}", f"randread 4K QD{qd} verify (IOPS)", "IOPS", "ds", "fio", True,
              "floor-touch"),
             (f"randread-qd{qd}-noverify", f"randread 4K QD{qd} no-verify (IOPS)", "IOPS", "ds-nv",
-             "fio", True, "floor")]
+             "fio", True, "floor"),
+            (f"randread-qd{qd}-vs-crc32c", f"randread 4K QD{qd} verify vs fio crc32c (IOPS)",
+             "IOPS", "ds", "fio-v", True, "floor-touch")]
     return f"randread-qd{qd}", rows, runs
 
 
@@ -1053,6 +1080,8 @@ def main(argv):
         for case in ("randread", "sync", "mix", "seq"):
             if case not in args.cases:
                 continue
+            if case != "randread":
+                bench.remove([bench.FIO_VERIFY_FILE])  # room for two workers' files
             if case == "seq":
                 bench.remove(bench.fio_random_files(2))  # room for the 1M cases
             for gid, rows, make_runs in groups[case]:
@@ -1074,7 +1103,7 @@ def main(argv):
                             f"{tool}: {shown} {unit}  steal {fmt_steal(steal)}")
                 table += summarise(rows, samples)
                 group_log.append({"group": gid, "load1_per_rep": loads})
-        bench.remove(bench.fio_random_files(2))
+        bench.remove(bench.fio_random_files(2) + [bench.FIO_VERIFY_FILE])
 
         rss = None
         if "rss" in args.cases:

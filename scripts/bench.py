@@ -28,9 +28,15 @@ What is compared, exactly:
                      vs fio ioengine=psync, n workers each on its own file.
   mix 70/30 QD32     drivestress --read-pct 70 (every read verified, every
                      write a fresh generation) vs fio rw=randrw rwmixread=70.
+    vs fio refill    the same vs fio refill_buffers=1: fio fills every write
+                     with new random data, as drivestress must (by design
+                     every unit's payload differs by file, offset and
+                     generation, so no drive can compress or deduplicate
+                     it); fio's default writes one buffer filled once.
   seq write          1 MiB blocks, fresh file: drivestress seq-write phase
                      (generates the pattern) vs fio rw=write (fio reuses one
-                     buffer, generates nothing).
+                     buffer, generates nothing); "vs fio refill" against
+                     fio refill_buffers=1.
   seq read+verify    drivestress seq-read phase (regenerates and compares
     vs fio crc32c    every 4 KiB unit) vs the verify pass of fio rw=write
                      verify=crc32c do_verify=1 (fio's read stats of that job:
@@ -615,15 +621,21 @@ def group_mix():
             doc, _ = b.drivestress("mix 70/30", random_ds_args(a, qd, read_pct=70))
             return {"ds": b.ds_measure(b.ds_phase(doc, "random"), "iops")}
 
-        def fio():
-            b.fio_layout(1)
-            doc, _ = b.fio("mix 70/30", b.fio_common() + b.fio_uring(qd) + [
-                "rw=randrw", "rwmixread=70", "bs=4k", "norandommap=1", f"runtime={a.time:g}",
-                "time_based=1"], b.fio_random_files(1))
-            return {"fio": b.fio_measure(doc, ["read", "write"])}
-        return [("drivestress", ds), ("fio", fio)]
+        def fio(refill):
+            def run():
+                b.fio_layout(1)
+                doc, _ = b.fio(f"mix 70/30{' refill' if refill else ''}",
+                               b.fio_common() + b.fio_uring(qd) + [
+                    "rw=randrw", "rwmixread=70", "bs=4k", "norandommap=1", f"runtime={a.time:g}",
+                    "time_based=1"] + (["refill_buffers=1"] if refill else []),
+                    b.fio_random_files(1))
+                return {("fio-refill" if refill else "fio"): b.fio_measure(doc, ["read", "write"])}
+            return run
+        return [("drivestress", ds), ("fio", fio(False)), ("fio", fio(True))]
 
-    rows = [("mix70-qd32", "randrw 70/30 4K QD32, ds verifies (IOPS)", "IOPS", "ds", "fio", True)]
+    rows = [("mix70-qd32", "randrw 70/30 4K QD32, ds verifies (IOPS)", "IOPS", "ds", "fio", True),
+            ("mix70-qd32-vs-refill", "randrw 70/30 4K QD32 vs fio refill (IOPS)", "IOPS", "ds",
+             "fio-refill", True)]
     return "mix70-qd32", rows, runs
 
 
@@ -659,7 +671,10 @@ def group_seq():
             doc, _ = b.fio("seq read", common + ["rw=read"], [name])
             r = b.fio_measure(doc, ["read"], "bw_bytes")
             b.remove([name])
-            return {"fio-sw": w, "fio-sr": r}
+            doc, _ = b.fio("seq write refill", common + ["rw=write", "refill_buffers=1"], [name])
+            wr = b.fio_measure(doc, ["write"], "bw_bytes")
+            b.remove([name])
+            return {"fio-sw": w, "fio-sr": r, "fio-sw-refill": wr}
 
         def fio_verify():
             b.remove([name])
@@ -681,6 +696,8 @@ def group_seq():
 
     rows = [
         ("seq-write", "seq write 1M (MiB/s)", "MiB/s", "ds-sw", "fio-sw", True),
+        ("seq-write-vs-refill", "seq write 1M vs fio refill (MiB/s)", "MiB/s", "ds-sw",
+         "fio-sw-refill", True),
         ("seq-read-verify-vs-crc32c", "seq read+verify vs fio verify=crc32c (MiB/s)", "MiB/s",
          "ds-sr", "fio-vr", True),
         ("seq-read-verify-vs-read", "seq read+verify vs fio read (MiB/s)", "MiB/s", "ds-sr",

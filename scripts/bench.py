@@ -119,6 +119,30 @@ def positive_int(text):
     return value
 
 
+def cpus_of(text):
+    """'1', '0-1' or '0,2' -> [1], [0, 1], [0, 2]; ValueError otherwise."""
+    cpus = []
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        cpus += range(int(lo), int(hi or lo) + 1)
+    if not cpus:
+        raise ValueError(text)
+    return cpus
+
+
+def cpu_list(text):
+    """A --pin value: a CPU list whose CPUs this process may run on."""
+    try:
+        cpus = cpus_of(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a CPU list: {text!r}")
+    allowed = os.sched_getaffinity(0)
+    if any(c not in allowed for c in cpus):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: CPUs must be among {','.join(map(str, sorted(allowed)))}")
+    return text
+
+
 def positive_float(text):
     value = float(text)
     if value <= 0:
@@ -141,14 +165,16 @@ class Children:
     def __init__(self):
         self.current = None
 
-    def run(self, argv, stdout_path, stderr_path, timeout):
+    def run(self, argv, stdout_path, stderr_path, timeout, cpus=None):
         """Runs argv to completion in the directory of stdout_path (fio drops
-        state files in its working directory); returns (exit code, rusage,
-        wall seconds)."""
+        state files in its working directory), on `cpus` (a set) if given;
+        returns (exit code, rusage, wall seconds)."""
         with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
             start = time.monotonic()
+            pin = (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
             self.current = subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
-                                            cwd=os.path.dirname(os.path.abspath(stdout_path)))
+                                            cwd=os.path.dirname(os.path.abspath(stdout_path)),
+                                            preexec_fn=pin)
             try:
                 deadline = start + timeout
                 while True:
@@ -330,6 +356,8 @@ class Bench:
             os.unlink(out_json)
         argv = [self.ds, "--size", str(size), "--files", str(files), "--progress", "never",
                 "--seed", "1", "--json", out_json] + extra + [self.dir]
+        if self.args.pin:
+            argv[1:1] = ["--cpus", self.args.pin]
         code, ru, wall = self.children.run(argv, os.path.join(self.workdir, "ds.out"),
                                            os.path.join(self.workdir, "ds.err"),
                                            timeout=self.timeout_for(files * size))
@@ -389,6 +417,9 @@ class Bench:
         out_json = os.path.join(self.workdir, "fio.json")
         if os.path.exists(out_json):
             os.unlink(out_json)
+        if self.args.pin:  # job i on the list's CPU i, as drivestress --cpus
+            global_opts = global_opts + [f"cpus_allowed={self.args.pin}",
+                                         "cpus_allowed_policy=split"]
         argv = ["fio", "--output-format=json", f"--output={out_json}",
                 f"--directory={self.dir}"] + [f"--{o}" for o in global_opts]
         for j, name in enumerate(files):
@@ -443,8 +474,9 @@ class Bench:
         argv = [self.args.floor_exe, os.path.join(self.dir, name), str(qd), f"{self.args.time:g}"]
         if touch:
             argv += ["4096", "touch"]
+        cpus = {cpus_of(self.args.pin)[0]} if self.args.pin else None
         code, ru, wall = self.children.run(argv, out, os.path.join(self.workdir, "floor.err"),
-                                           timeout=self.timeout_for(0))
+                                           timeout=self.timeout_for(0), cpus=cpus)
         self.log_runs.append({"tool": "floor", "label": label, "argv": argv, "exit_code": code,
                               "rusage": rusage_dict(ru), "wall_s": wall,
                               "load1_after": loadavg()[0]})
@@ -1002,6 +1034,10 @@ def parse_args(argv):
                    help="fio iodepth_batch_submit and _complete_min (default QD/4, at least 1)")
     p.add_argument("--fio-opt", action="append", default=[], metavar="KEY=VALUE",
                    help="extra fio option for every fio job (repeatable), e.g. gtod_reduce=1")
+    p.add_argument("--pin", type=cpu_list, default=None, metavar="LIST",
+                   help="run both tools' workers on these CPUs, e.g. 1 or 0-1: drivestress "
+                        "--cpus LIST, fio cpus_allowed=LIST split, the floor on the first "
+                        "(default: unpinned, as their users run them)")
     p.add_argument("--out", default="bench-results.json",
                    help="JSON results file (default ./bench-results.json)")
     p.add_argument("--build-dir", default=None, help=argparse.SUPPRESS)
@@ -1080,6 +1116,7 @@ def main(argv):
             "cpus": os.cpu_count(),
             "loadavg_start": loadavg(),
             "target": target_desc,
+            "pinned_cpus": args.pin,
             "direct_io": bench.direct,
             "settings": {"repeat": args.repeat, "time_s": args.time, "size_bytes": args.size,
                          "seq_size_bytes": args.seq_size,
@@ -1151,6 +1188,7 @@ def main(argv):
           f"load {' '.join(f'{x:.2f}' for x in meta['loadavg_start'])} -> "
           f"{' '.join(f'{x:.2f}' for x in meta['loadavg_end'])}")
     print(f"target {meta['target']}  {args.repeat} reps  {args.time:g} s random runs  "
+          f"{'pinned to CPU ' + args.pin if args.pin else 'unpinned'}  "
           f"files {fmt_size(args.size)}, sequential {fmt_size(args.seq_size)}  ({meta['elapsed_s']:.0f} s)\n")
     if table:
         print_table(table)

@@ -498,6 +498,12 @@ class Bench:
                 f"iodepth_batch_submit={batch}", f"iodepth_batch_complete_min={batch}",
                 f"iodepth_batch_complete_max={qd}"]
 
+    def fio_random(self, rw):
+        """A timed 4 KiB random job: rw=randread or randrw, no random map
+        (as drivestress, which may pick a block again)."""
+        return [f"rw={rw}", "bs=4k", "norandommap=1", f"runtime={self.args.time:g}",
+                "time_based=1"]
+
     def fio_random_files(self, n):
         return [f"fio-rand-{i}.dat" for i in range(n)]
 
@@ -585,17 +591,16 @@ def group_randread(qd):
 
         def fio():
             b.fio_layout(1)
-            doc, _ = b.fio(f"randread qd{qd}", b.fio_common() + b.fio_uring(qd) + [
-                "rw=randread", "bs=4k", "norandommap=1", f"runtime={a.time:g}", "time_based=1"],
-                b.fio_random_files(1))
+            doc, _ = b.fio(f"randread qd{qd}", b.fio_common() + b.fio_uring(qd) +
+                           b.fio_random("randread"), b.fio_random_files(1))
             return {"fio": b.fio_measure(doc, ["read"])}
 
         def fio_verify():
             b.fio_verify_layout()
-            doc, _ = b.fio(f"randread qd{qd} verify=crc32c", b.fio_common() + b.fio_uring(qd) + [
-                "rw=randread", "bs=4k", "norandommap=1", "verify=crc32c", "verify_fatal=1",
-                "verify_state_save=0", f"runtime={a.time:g}", "time_based=1"],
-                [b.FIO_VERIFY_FILE])
+            doc, _ = b.fio(f"randread qd{qd} verify=crc32c", b.fio_common() + b.fio_uring(qd) +
+                           b.fio_random("randread") +
+                           ["verify=crc32c", "verify_fatal=1", "verify_state_save=0"],
+                           [b.FIO_VERIFY_FILE])
             return {"fio-v": b.fio_measure(doc, ["read"])}
 
         def floor(touch):
@@ -632,9 +637,8 @@ def group_sync(n):
 
         def fio():
             b.fio_layout(n)
-            doc, _ = b.fio(f"psync randread {n}j", b.fio_common() + [
-                "ioengine=psync", "rw=randread", "bs=4k", "norandommap=1",
-                f"runtime={a.time:g}", "time_based=1"], b.fio_random_files(n))
+            doc, _ = b.fio(f"psync randread {n}j", b.fio_common() + ["ioengine=psync"] +
+                           b.fio_random("randread"), b.fio_random_files(n))
             return {"fio": b.fio_measure(doc, ["read"])}
         return [("drivestress", ds), ("fio", fio)]
 
@@ -657,10 +661,9 @@ def group_mix():
             def run():
                 b.fio_layout(1)
                 doc, _ = b.fio(f"mix 70/30{' refill' if refill else ''}",
-                               b.fio_common() + b.fio_uring(qd) + [
-                    "rw=randrw", "rwmixread=70", "bs=4k", "norandommap=1", f"runtime={a.time:g}",
-                    "time_based=1"] + (["refill_buffers=1"] if refill else []),
-                    b.fio_random_files(1))
+                               b.fio_common() + b.fio_uring(qd) + b.fio_random("randrw") +
+                               ["rwmixread=70"] + (["refill_buffers=1"] if refill else []),
+                               b.fio_random_files(1))
                 return {("fio-refill" if refill else "fio"): b.fio_measure(doc, ["read", "write"])}
             return run
         return [("drivestress", ds), ("fio", fio(False)), ("fio", fio(True))]

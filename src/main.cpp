@@ -12,12 +12,12 @@
 #include <string>
 #include <vector>
 
-#include "cli/environment.h"
 #include "cli/options.h"
 #include "drivestress_version.h"
+#include "metrics/prometheus.h"
 #include "modes/delivery.h"
+#include "modes/environment.h"
 #include "modes/modes.h"
-#include "report/prometheus.h"
 
 namespace {
 

@@ -2,7 +2,7 @@
 // in option_table.cpp), a RunConfig and where the results go out.  Parsing
 // only: the options are checked against each other here, never against the
 // system (is that device unused, can that file be written): main does that
-// before the run (cli/environment.h).
+// before the run (modes/environment.h).
 #pragma once
 
 #include <stdexcept>
@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "run/config.h"
+#include "model/config.h"
 
 namespace ds::cli {
 

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "run/results.h"
+#include "model/results.h"
 
 namespace ds::modes {
 

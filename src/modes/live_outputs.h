@@ -5,12 +5,12 @@
 #include <memory>
 
 #include "cli/options.h"
+#include "metrics/prom_textfile.h"
+#include "model/config.h"
+#include "model/observer.h"
 #include "modes/delivery.h"
 #include "modes/modes.h"
-#include "report/prom_textfile.h"
 #include "report/text_report.h"
-#include "run/config.h"
-#include "run/observer.h"
 
 namespace ds::modes {
 

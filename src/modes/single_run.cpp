@@ -1,11 +1,11 @@
 #include <memory>
 #include <vector>
 
+#include "metrics/timeseries.h"
 #include "modes/live_outputs.h"
 #include "report/host_info.h"
 #include "report/json_report.h"
 #include "report/json_snapshot.h"
-#include "report/timeseries.h"
 
 namespace ds::modes {
 

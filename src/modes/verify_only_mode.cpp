@@ -1,8 +1,8 @@
+#include "model/errors.h"
 #include "modes/delivery.h"
 #include "modes/modes.h"
 #include "report/host_info.h"
 #include "report/verify_report.h"
-#include "run/errors.h"
 #include "run/verify_only.h"
 
 namespace ds::modes {

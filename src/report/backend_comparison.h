@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "run/compare_backends.h"
+#include "model/comparison.h"
 
 namespace ds::report {
 

@@ -7,8 +7,8 @@
 
 #include "drivestress_version.h"
 #include "io/output_file.h"
+#include "model/drift.h"
 #include "pattern/unit.h"
-#include "run/drift.h"
 
 namespace ds::report {
 

@@ -7,10 +7,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "model/config.h"
+#include "model/observer.h"
+#include "model/results.h"
 #include "report/host_info.h"
-#include "run/config.h"
-#include "run/observer.h"
-#include "run/results.h"
 #include "stats/histogram.h"
 
 namespace ds::report {

@@ -8,9 +8,9 @@
 #include <utility>
 #include <vector>
 
+#include "model/config.h"
+#include "model/results.h"
 #include "report/host_info.h"
-#include "run/config.h"
-#include "run/results.h"
 
 namespace ds::report {
 

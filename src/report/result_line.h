@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <string>
 
-#include "run/config.h"
-#include "run/results.h"
+#include "model/config.h"
+#include "model/results.h"
 
 namespace ds::report {
 

@@ -6,8 +6,8 @@
 #include <cstring>
 
 #include "drivestress_version.h"
+#include "model/drift.h"
 #include "report/result_line.h"
-#include "run/drift.h"
 #include "units/units.h"
 
 namespace ds::report {

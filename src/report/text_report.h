@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "model/observer.h"
 #include "report/host_info.h"
-#include "run/observer.h"
 
 namespace ds::report {
 

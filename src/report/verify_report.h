@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/verify_result.h"
 #include "report/host_info.h"
-#include "run/verify_only.h"
 
 namespace ds::report {
 

@@ -39,11 +39,4 @@ bool compare_run(BackendComparison& c, std::size_t i, RunObserver* observer) {
     return true;
 }
 
-int exit_status(const BackendComparison& c) {
-    int code = 0;
-    for (const auto& run : c.runs)
-        if (run.ran) code = worse_exit_status(code, exit_status(run.result));
-    return code;
-}
-
 }  // namespace ds::run

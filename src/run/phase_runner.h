@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <functional>
 
-#include "run/config.h"
-#include "run/results.h"
+#include "model/config.h"
+#include "model/results.h"
 #include "run/session.h"
 
 namespace ds::run {

@@ -6,10 +6,10 @@
 #include "pattern/unit.h"
 #include "run/phase_runner.h"
 #include "run/session.h"
-#include "run/signals.h"
 #include "run/sustained_write.h"
 #include "run/sync_compare.h"
 #include "stats/knee.h"
+#include "sys/signals.h"
 
 namespace ds::run {
 

@@ -6,9 +6,9 @@
 
 #include <cstdint>
 
-#include "run/config.h"
-#include "run/observer.h"
-#include "run/results.h"
+#include "model/config.h"
+#include "model/observer.h"
+#include "model/results.h"
 
 namespace ds::run {
 

@@ -11,9 +11,9 @@
 #include <tuple>
 
 #include "io/backend_factory.h"
-#include "run/errors.h"
-#include "run/memory.h"
-#include "run/signals.h"
+#include "model/errors.h"
+#include "sys/memory.h"
+#include "sys/signals.h"
 #include "units/units.h"
 
 namespace ds::run {

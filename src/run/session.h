@@ -17,16 +17,16 @@
 #include <utility>
 #include <vector>
 
+#include "engine/worker.h"
+#include "engine/worker_pool.h"
 #include "io/backend.h"
-#include "run/config.h"
-#include "run/drive_health.h"
-#include "run/observer.h"
-#include "run/results.h"
-#include "run/state_file.h"
-#include "run/target.h"
+#include "model/config.h"
+#include "model/observer.h"
+#include "model/results.h"
+#include "run/health_monitor.h"
 #include "run/test_hooks.h"
-#include "run/worker.h"
-#include "run/worker_pool.h"
+#include "target/state_file.h"
+#include "target/target.h"
 
 namespace ds::run {
 

@@ -4,7 +4,7 @@
 #include <chrono>
 #include <thread>
 
-#include "run/engine.h"
+#include "engine/engine.h"
 #include "run/phase_runner.h"
 
 namespace ds::run {

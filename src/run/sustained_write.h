@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "run/results.h"
+#include "model/results.h"
 #include "run/session.h"
 #include "stats/write_cliff.h"
 

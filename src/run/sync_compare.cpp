@@ -8,15 +8,15 @@
 #include <optional>
 #include <system_error>
 
+#include "engine/engine.h"
+#include "engine/phases.h"
+#include "engine/unit_map.h"
 #include "io/aligned_buffer.h"
 #include "io/backend_factory.h"
 #include "io/sync_backend.h"
 #include "io/unique_fd.h"
 #include "pattern/unit.h"
-#include "run/engine.h"
-#include "run/phases.h"
-#include "run/signals.h"
-#include "run/unit_map.h"
+#include "sys/signals.h"
 
 namespace ds::run {
 

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "io/backend.h"
-#include "run/config.h"
-#include "run/results.h"
+#include "model/config.h"
+#include "model/results.h"
 
 namespace ds::run {
 

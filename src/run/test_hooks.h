@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "run/config.h"
+#include "model/config.h"
 
 namespace ds::run {
 

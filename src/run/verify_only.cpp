@@ -18,7 +18,7 @@
 #include "io/full_io.h"
 #include "io/output_file.h"
 #include "io/unique_fd.h"
-#include "run/errors.h"
+#include "model/errors.h"
 
 namespace ds::run {
 

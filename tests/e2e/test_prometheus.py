@@ -38,7 +38,7 @@ PROMETHEUS = "prometheus"
 # Bound on every wait for a server (up, scraped, answering).
 SERVER_TIMEOUT_S = 60
 # The worst relative error of histogram_quantile over drivestress's buckets,
-# as src/report/prometheus.h states it (kPromQuantileRelativeError); the
+# as src/metrics/prometheus.h states it (kPromQuantileRelativeError); the
 # test also derives it from the `le` values the servers return.
 STATED_ERROR = 181.0 / 152.0 - 1.0
 

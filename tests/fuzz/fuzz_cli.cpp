@@ -18,7 +18,8 @@ const std::vector<std::string>* g_args;  // the argv being parsed, for the findi
 
 [[noreturn]] void finding(const char* what) {
     std::fprintf(stderr, "fuzz_cli: %s; argv:", what);
-    for (const auto& a : *g_args) std::fprintf(stderr, " '%s'", a.c_str());
+    for (const auto& a : *g_args)
+        std::fprintf(stderr, " '%s'", a.c_str());
     std::fprintf(stderr, "\n");
     std::abort();
 }

@@ -52,7 +52,8 @@ void check_count(std::string_view text) {
 void check_list(std::string_view text) {
     auto items = ds::units::split_list(text);
     std::size_t commas = 0;
-    for (char c : text) commas += c == ',';
+    for (char c : text)
+        commas += c == ',';
     if (items.size() != commas + 1) finding("split_list: item count != commas + 1");
     for (const auto& item : items) {
         if (item.empty()) finding("split_list: empty item");

@@ -14,12 +14,12 @@
 #include <vector>
 
 #include "io/backend.h"
+#include "model/config.h"
+#include "model/results.h"
 #include "pattern/unit.h"
 #include "report/backend_comparison.h"
 #include "report/preset_report.h"
 #include "report/verify_report.h"
-#include "run/config.h"
-#include "run/results.h"
 #include "stats/histogram.h"
 #include "tests/report/schema_path.h"  // DS_SCHEMA_PATH, written by tests/report/meson.build
 #include "units/units.h"

@@ -1,0 +1,132 @@
+#include "engine/engine.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+
+#include "sys/signals.h"
+
+namespace ds::run {
+
+std::uint64_t monotonic_ns() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000ULL +
+           static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+unsigned BatchSizer::want(unsigned in_flight) const {
+    // A quarter of what is in flight (fio's iodepth_batch_complete_min in
+    // scripts/bench): three quarters stay queued at the device meanwhile.
+    return std::max(1u, std::min(limit_, in_flight / 4));
+}
+
+void BatchSizer::waited(std::uint64_t ns, unsigned asked) {
+    // Additive increase while batches come quickly, halving when one was
+    // slow: a device that slows down gets smaller batches within a few
+    // waits, down to waiting for one completion (as a hard disk should).
+    if (ns > kBoundNs)
+        limit_ = std::max(1u, asked / 2);
+    else if (ns < kBoundNs / 2 && asked >= limit_)
+        limit_ = asked + 1;
+}
+
+Engine::Engine(io::Backend& backend, std::span<Slot> slots, const std::atomic<bool>& stop)
+    : backend_(backend),
+      slots_(slots),
+      stop_(stop),
+      free_(slots.size()),
+      fresh_(slots.size()),
+      done_(slots.size()) {
+    for (std::size_t i = 0; i < slots_.size(); ++i)
+        slots_[i].req.slot = static_cast<std::uint32_t>(i);
+}
+
+EngineTally Engine::run(PhaseWork& work, const EngineOptions& o) {
+    const unsigned depth =
+        std::min({o.depth, static_cast<unsigned>(slots_.size()), backend_.depth()});
+    const unsigned batch = std::clamp(o.batch, 1U, depth);
+    free_.resize(depth);
+    for (unsigned i = 0; i < depth; ++i)
+        free_[i] = depth - 1 - i;
+    auto stopping = [&] { return stop_.load(std::memory_order_relaxed) || stop_signal() != 0; };
+    EngineTally t;
+    unsigned in_flight = 0, fresh = 0, stamped = 0;
+    bool exhausted = false;
+    // One clock reading stamps everything about to be submitted.
+    auto stamp = [&] {
+        const std::uint64_t now = monotonic_ns();
+        for (; stamped < fresh; ++stamped)
+            fresh_[stamped]->submit_ns = now;
+        return now;
+    };
+    while (true) {
+        // --batch: with fewer than `batch` places free, wait for completions
+        // rather than submit a smaller batch (unless no more can come).
+        unsigned min_complete = 1;
+        if (batch > 1 && in_flight && depth - in_flight < batch && !stopping() && work.more())
+            min_complete = batch - (depth - in_flight);
+        fresh = stamped = 0;
+        for (unsigned unsubmitted = 0; min_complete == 1 && in_flight < depth;) {
+            if (stopping()) break;
+            if (batch > 1 && unsubmitted == 0 && depth - in_flight < batch) break;
+            Slot& s = slots_[free_.back()];
+            const PhaseWork::Next next = work.next(s);
+            if (next != PhaseWork::Next::issued) {
+                exhausted = next == PhaseWork::Next::done;
+                break;
+            }
+            free_.pop_back();
+            backend_.prepare(s.req);
+            fresh_[fresh++] = &s.req;
+            ++in_flight;
+            if (batch > 1 && ++unsubmitted == batch) {
+                stamp();
+                backend_.submit();
+                unsubmitted = 0;
+            }
+        }
+        if (in_flight == 0) break;
+        const std::uint64_t wait_from = stamp();
+        const unsigned want = sizer_.want(in_flight);
+        in_flight -= reap(work, std::max(min_complete, want), t, o);
+        sizer_.waited(work_now_ - wait_from, want);
+    }
+    t.stopped = !exhausted && stopping();
+    return t;
+}
+
+unsigned Engine::reap(PhaseWork& work, unsigned want, EngineTally& t, const EngineOptions& o) {
+    const std::size_t n = backend_.reap(done_, want);
+    const std::uint64_t now = monotonic_ns();
+    work_now_ = now;
+    work.reaped(now);
+    unsigned finished = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        io::Request& r = *done_[i].req;
+        const std::int32_t res = done_[i].result;
+        if (res == -EAGAIN || res == -EINTR) {  // not an answer: again
+            ++t.retries;
+            backend_.prepare(r);
+            continue;
+        }
+        if (!io::is_flush(r.kind) && res > 0 && static_cast<std::uint32_t>(res) < r.length) {
+            // Short transfer: the rest, as one operation.
+            ++t.retries;
+            r.offset += static_cast<std::uint32_t>(res);
+            r.buf += res;
+            r.length -= static_cast<std::uint32_t>(res);
+            backend_.prepare(r);
+            continue;
+        }
+        work.complete(slots_[r.slot], res, now - r.submit_ns);
+        free_.push_back(r.slot);
+        ++finished;
+        if (++t.completed == o.stop_after_ops) ::raise(SIGSTOP);
+    }
+    return finished;
+}
+
+}  // namespace ds::run

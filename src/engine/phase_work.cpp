@@ -1,0 +1,173 @@
+#include "engine/phase_work.h"
+
+#include <cerrno>
+
+#include "pattern/generator.h"
+#include "pattern/unit.h"
+
+namespace ds::run {
+
+PhaseWork::Next IoPhase::next(Slot& s) {
+    if (writes_)
+        if (auto flush = writes_->flush_first(s)) return *flush;
+    if (!next_op(s)) {
+        if (!writes_ || !writes_->final_flush_pending()) return Next::done;
+        writes_->start_final_flush();  // the last writes get their flush too
+        return *writes_->flush_first(s);
+    }
+    s.first_offset = s.req.offset;
+    s.first_length = s.req.length;
+    s.req.buf = s.buf;
+    s.req.rw_flags = 0;
+    if (s.req.kind == io::OpKind::write) {
+        fill(s);
+        s.req.rw_flags = writes_->rw_flags();
+        writes_->write_issued();
+    }
+    return Next::issued;
+}
+
+bool IoPhase::more() const {
+    return !(writes_ && writes_->flush_due()) && more_ops();
+}
+
+void IoPhase::reaped(std::uint64_t now_ns) {
+    c_.now_ns = now_ns;
+    c_.intervals.tick(now_ns, c_.out.counters);
+    const PhaseCounters& k = c_.out.counters;
+    c_.progress_bytes.store(k.read_bytes + k.write_bytes, std::memory_order_relaxed);
+    c_.progress_ops.store(k.read_ops + k.write_ops, std::memory_order_relaxed);
+}
+
+void fill_units(const UnitMap& units, std::uint64_t run_id, unsigned file_index, std::byte* buf,
+                std::uint64_t offset, std::uint32_t length, bool streaming) {
+    const std::uint32_t u = units.unit_bytes();
+    pattern::UnitIdentity id{run_id, file_index, 0, 1, u};
+    for (std::uint32_t done = 0; done < length; done += u) {
+        id.offset = offset + done;
+        id.generation = units.generation(units.unit_of(id.offset));
+        if (streaming) {
+            pattern::fill_unit_streaming({buf + done, u}, id);
+        } else {
+            pattern::fill_unit({buf + done, u}, id);
+        }
+    }
+    if (streaming) pattern::stream_fence();
+}
+
+// The units of the write get their next generation, and the buffer what
+// that generation of each unit holds.
+void IoPhase::fill(Slot& s) {
+    c_.units.advance(s.first_offset, s.first_length);
+    fill_units(c_.units, c_.run_id, c_.file_index, s.buf, s.first_offset, s.first_length,
+               c_.stream_fill);
+}
+
+void IoPhase::verify(const Slot& s) {
+    PhaseCounters& k = c_.out.counters;
+    const std::uint32_t u = c_.units.unit_bytes();
+    pattern::UnitIdentity id{c_.run_id, c_.file_index, 0, 1, u};
+    for (std::uint32_t done = 0; done < s.first_length; done += u) {
+        id.offset = s.first_offset + done;
+        id.generation = c_.units.generation(c_.units.unit_of(id.offset));
+        if (id.generation == pattern::kUnknownGeneration) {
+            ++k.unverified_units;
+            continue;
+        }
+        std::span<const std::byte> unit{s.buf + done, u};
+        const std::size_t bad = pattern::first_mismatch(unit, id);
+        k.verified_bytes += u;
+        if (bad == u) continue;
+        const pattern::Diagnosis d = pattern::diagnose(unit, id);
+        MismatchRecord rec;
+        rec.offset = id.offset + d.first_bad_byte;
+        rec.unit_offset = id.offset;
+        rec.length = u;
+        rec.cls = d.cls;
+        rec.bad_bytes = d.bad_bytes;
+        rec.expected_generation = id.generation;
+        rec.found = d.found;
+        c_.sink.record(c_.plan, k, std::move(rec));
+    }
+}
+
+void IoPhase::complete(Slot& s, std::int32_t result, std::uint64_t latency_ns) {
+    if (io::is_flush(s.req.kind)) {
+        flush_done(s, result, latency_ns);
+        return;
+    }
+    const bool is_read = s.req.kind == io::OpKind::read;
+    PhaseCounters& k = c_.out.counters;
+    const bool ok = result > 0;  // a short transfer was completed by the engine
+    if (!ok) {
+        failed(s, result, is_read);
+    } else if (is_read) {
+        c_.intervals.record_read(latency_ns);
+        k.read_latency.record(latency_ns);
+        ++k.read_ops;
+        k.read_bytes += s.first_length;
+        if (c_.verify) verify(s);
+    } else {
+        c_.intervals.record_write(latency_ns);
+        k.write_latency.record(latency_ns);
+        ++k.write_ops;
+        k.write_bytes += s.first_length;
+    }
+    if (!is_read) writes_->write_done(s, ok);
+    released(s);
+}
+
+void IoPhase::flush_done(Slot& s, std::int32_t result, std::uint64_t latency_ns) {
+    PhaseCounters& k = c_.out.counters;
+    if (result >= 0) {
+        k.flush_latency.record(latency_ns);
+        ++k.flush_ops;
+    }
+    const bool not_full = writes_->flush_done(result);
+    if (result < 0 && not_full) {
+        MismatchRecord rec;
+        rec.op = s.req.kind;
+        rec.cls = pattern::MismatchClass::io_error;
+        rec.error = -result;
+        c_.sink.record(c_.plan, k, std::move(rec));
+    }
+    // ENOSPC/EDQUOT from a flush: buffered writes whose blocks were only
+    // allocated at write-back found the filesystem full.
+    if (!not_full && !c_.out.no_space_at) {
+        c_.out.no_space_at = 0;
+        c_.out.no_space_in_flush = true;
+    }
+}
+
+// A failed read or write.  EINVAL and a full filesystem are not the drive's
+// fault; anything else is an I/O error (or, for a read at the end of the
+// file, a short read) with the offset where the transfer stopped.
+void IoPhase::failed(Slot& s, std::int32_t result, bool is_read) {
+    PhaseCounters& k = c_.out.counters;
+    if (!is_read) c_.units.forget(s.first_offset, s.first_length);
+    if (result == -EINVAL) {
+        if (!c_.out.invalid) c_.out.invalid = s.req;
+        c_.stop.store(true, std::memory_order_relaxed);
+        return;
+    }
+    if (!is_read) ++k.write_errors;
+    if (!is_read && (result == -ENOSPC || result == -EDQUOT)) {
+        if (!c_.out.no_space_at) c_.out.no_space_at = s.req.offset;
+        return;
+    }
+    MismatchRecord rec;
+    rec.offset = s.req.offset;
+    rec.unit_offset = s.first_offset;
+    rec.length = s.first_length;
+    rec.op = s.req.kind;
+    if (result == 0 && is_read) {
+        rec.cls = pattern::MismatchClass::short_read;
+        c_.sink.note_truncation();
+    } else {
+        rec.cls = pattern::MismatchClass::io_error;
+        rec.error = -result;
+    }
+    c_.sink.record(c_.plan, k, std::move(rec));
+}
+
+}  // namespace ds::run

@@ -1,0 +1,116 @@
+// What every phase does with the operations the engine runs for it: fill a
+// write's buffer with the units' next generations, verify every read against
+// the unit map, count bytes, operations and latencies, record what failed,
+// and keep --sync's flush groups.  The phases themselves (seq_write_phase,
+// seq_read_phase, random_phase) only say which operation comes next.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include "engine/engine.h"
+#include "engine/interval_recorder.h"
+#include "engine/unit_map.h"
+#include "engine/write_durability.h"
+#include "model/config.h"
+#include "model/results.h"
+
+namespace ds::run {
+
+// What the coordinator asks of a worker for one phase.
+struct PhasePlan {
+    Phase phase = Phase::seq_write;
+    std::uint64_t iteration = 1;
+    std::uint64_t op_limit = 0;        // random phase: this worker's share of --rand-ops (0 = none)
+    std::uint64_t deadline_ns = 0;     // random phase: monotonic deadline (0 = none)
+    std::uint64_t stop_after_ops = 0;  // test hook: SIGSTOP the process after this many completions
+    unsigned depth = 0;                // random phase: in-flight limit (0 = geometry's)
+    std::uint32_t rand_block = 0;      // random phase: block, a multiple of the unit (0 = unit)
+    std::uint64_t intervals_from_ns = 0;  // --timeseries: phase start; 0 = no per-interval stats
+    std::uint64_t interval_ns = 1'000'000'000;  // --interval
+    std::uint64_t round = 0;  // --steady-state: the random phase's round (0-based), for its offsets
+};
+
+// How one worker's phase ended.
+struct PhaseOutcome {
+    PhaseCounters counters;
+    bool completed = true;  // false when stopped early
+    // Set when a write found the filesystem full: counted as a write error
+    // and the phase goes on, but the run ends after it (a setup problem, not
+    // the drive's fault: exit 1).
+    std::optional<std::uint64_t> no_space_at;
+    bool no_space_in_flush = false;  // it was a flush that found it full
+    // Set when the kernel refused a read or write as invalid (EINVAL): with
+    // O_DIRECT, an alignment the target does not take.  A setup problem,
+    // never a drive error: every worker stops at once (exit 1).
+    std::optional<io::Request> invalid;
+};
+
+// Where a phase's mismatches and failed operations go (the worker's
+// records, damage extents and truncation note).
+class MismatchSink {
+  public:
+    virtual ~MismatchSink() = default;
+    virtual void record(const PhasePlan& plan, PhaseCounters& c, MismatchRecord rec) = 0;
+    // A read found the end of the file early.
+    virtual void note_truncation() = 0;
+};
+
+// Everything a phase works on, owned by the worker.
+struct PhaseContext {
+    const PhasePlan& plan;
+    UnitMap& units;
+    std::uint64_t run_id;
+    unsigned file_index;
+    std::uint64_t file_bytes;
+    std::uint32_t block;  // this phase's operation size
+    bool verify;
+    bool stream_fill;  // fill write buffers through streaming stores (WorkerGeometry)
+    PhaseOutcome& out;
+    MismatchSink& sink;
+    IntervalRecorder& intervals;
+    std::atomic<bool>& stop;
+    std::atomic<std::uint64_t>& progress_bytes;
+    std::atomic<std::uint64_t>& progress_ops;
+    std::uint64_t now_ns = 0;  // the clock at the last wait
+};
+
+// Fills `buf` with the units of [offset, offset + length) as their current
+// generations in `units` say (after units.advance() for a write); with
+// `streaming`, through streaming stores, fenced (see pattern::stream).
+void fill_units(const UnitMap& units, std::uint64_t run_id, unsigned file_index, std::byte* buf,
+                std::uint64_t offset, std::uint32_t length, bool streaming);
+
+// The engine's view of a phase, with everything phases share.
+class IoPhase : public PhaseWork {
+  public:
+    // `writes` is null for phases that only read.
+    IoPhase(PhaseContext& c, WriteDurability* writes) : c_(c), writes_(writes) {}
+
+    Next next(Slot& s) final;
+    bool more() const final;
+    void complete(Slot& s, std::int32_t result, std::uint64_t latency_ns) final;
+    void reaped(std::uint64_t now_ns) final;
+
+  protected:
+    // Sets s.req's kind, offset and length to the next operation; false
+    // when the phase has none left.
+    virtual bool next_op(Slot& s) = 0;
+    virtual bool more_ops() const = 0;
+    // The operation of `s` is over (whatever its result).
+    virtual void released(const Slot&) {}
+
+    PhaseContext& c_;
+
+  private:
+    void fill(Slot& s);
+    void verify(const Slot& s);
+    void flush_done(Slot& s, std::int32_t result, std::uint64_t latency_ns);
+    void failed(Slot& s, std::int32_t result, bool is_read);
+
+    WriteDurability* writes_;
+};
+
+}  // namespace ds::run

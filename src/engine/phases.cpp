@@ -1,0 +1,21 @@
+#include "engine/phases.h"
+
+#include <memory>
+
+namespace ds::run {
+
+std::unique_ptr<IoPhase> make_phase(PhaseContext& c, WriteDurability* writes, unsigned read_pct,
+                                    std::uint64_t seed) {
+    switch (c.plan.phase) {
+        case Phase::seq_write:
+            return std::make_unique<SequentialPhase>(c, writes, io::OpKind::write);
+        case Phase::random:
+            return std::make_unique<RandomPhase>(c, writes, read_pct, seed);
+        case Phase::seq_read:
+        case Phase::reverify:
+            break;
+    }
+    return std::make_unique<SequentialPhase>(c, nullptr, io::OpKind::read);
+}
+
+}  // namespace ds::run

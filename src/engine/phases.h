@@ -1,0 +1,53 @@
+// The phases, each deciding only which operation comes next (phase_work.h
+// does the rest).  Sequential phases walk the file in --seq-block steps;
+// the random phase picks aligned blocks that are not in flight.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "engine/phase_work.h"
+
+namespace ds::run {
+
+// seq-write, seq-read and reverify: every block once, in order, in one
+// direction; a write takes each unit's next generation, a read verifies it.
+class SequentialPhase final : public IoPhase {
+  public:
+    SequentialPhase(PhaseContext& c, WriteDurability* writes, io::OpKind kind)
+        : IoPhase(c, writes), kind_(kind) {}
+
+  private:
+    bool next_op(Slot& s) override;
+    bool more_ops() const override { return next_offset_ < c_.file_bytes; }
+    io::OpKind kind_;
+    std::uint64_t next_offset_ = 0;
+};
+
+// random: --read-pct reads, the rest writes, of blocks picked at random
+// among those not in flight, until the op limit or the deadline.
+class RandomPhase final : public IoPhase {
+  public:
+    RandomPhase(PhaseContext& c, WriteDurability* writes, unsigned read_pct, std::uint64_t seed);
+
+  private:
+    bool next_op(Slot& s) override;
+    bool more_ops() const override;
+    void released(const Slot& s) override;
+    std::uint64_t next_random();
+    std::uint64_t draw_block();  // a random block's first unit, its generation prefetched
+
+    unsigned read_pct_;
+    std::uint64_t blocks_;  // random blocks in the file
+    unsigned block_shift_;  // log2 of units per block
+    std::uint64_t issued_ = 0;
+    std::uint64_t rng_[2];
+    std::uint64_t ahead_;  // the block the next pick starts from
+};
+
+// The phase named in `c.plan`, ready to run (`writes` is ignored by the
+// phases that only read).
+std::unique_ptr<IoPhase> make_phase(PhaseContext& c, WriteDurability* writes, unsigned read_pct,
+                                    std::uint64_t seed);
+
+}  // namespace ds::run

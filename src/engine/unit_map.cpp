@@ -1,0 +1,71 @@
+#include "engine/unit_map.h"
+
+#include <algorithm>
+
+namespace ds::run {
+
+BusyUnits::BusyUnits() : slots_(64, kEmpty), shift_(64 - 6) {}
+
+bool BusyUnits::contains(std::uint64_t unit) const {
+    for (std::size_t i = home(unit);; i = (i + 1) & mask()) {
+        if (slots_[i] == unit) return true;
+        if (slots_[i] == kEmpty) return false;
+    }
+}
+
+void BusyUnits::insert(std::uint64_t unit) {
+    if (2 * (size_ + 1) > slots_.size()) grow();
+    std::size_t i = home(unit);
+    while (slots_[i] != kEmpty)
+        i = (i + 1) & mask();
+    slots_[i] = unit;
+    ++size_;
+}
+
+void BusyUnits::erase(std::uint64_t unit) {
+    std::size_t hole = home(unit);
+    while (slots_[hole] != unit)
+        hole = (hole + 1) & mask();
+    // Backward shift: an entry after the hole moves into it when the hole
+    // lies on its probe path (between its home and where it sits).
+    for (std::size_t j = (hole + 1) & mask(); slots_[j] != kEmpty; j = (j + 1) & mask()) {
+        if (((j - home(slots_[j])) & mask()) >= ((j - hole) & mask())) {
+            slots_[hole] = slots_[j];
+            hole = j;
+        }
+    }
+    slots_[hole] = kEmpty;
+    --size_;
+}
+
+void BusyUnits::grow() {
+    std::vector<std::uint64_t> old(slots_.size() * 2, kEmpty);
+    old.swap(slots_);
+    --shift_;
+    size_ = 0;
+    for (std::uint64_t u : old)
+        if (u != kEmpty) insert(u);
+}
+
+UnitMap::UnitMap(std::uint64_t file_bytes, std::uint32_t unit_bytes)
+    : unit_bytes_(unit_bytes),
+      unit_shift_(static_cast<unsigned>(__builtin_ctz(unit_bytes))),
+      gens_(file_bytes / unit_bytes, pattern::kUnknownGeneration) {}
+
+void UnitMap::advance(std::uint64_t offset, std::uint32_t length) {
+    const std::uint64_t last = (offset + length - 1) >> unit_shift_;
+    for (std::uint64_t u = offset >> unit_shift_; u <= last; ++u)
+        gens_[u] = pattern::next_generation(gens_[u]);
+}
+
+void UnitMap::forget(std::uint64_t offset, std::uint32_t length) {
+    const std::uint64_t last = (offset + length - 1) >> unit_shift_;
+    for (std::uint64_t u = offset >> unit_shift_; u <= last; ++u)
+        gens_[u] = pattern::kUnknownGeneration;
+}
+
+void UnitMap::reset() {
+    std::fill(gens_.begin(), gens_.end(), pattern::kUnknownGeneration);
+}
+
+}  // namespace ds::run

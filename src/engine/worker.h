@@ -1,0 +1,137 @@
+// One worker: one file (or one region of a raw device), one backend, its own
+// unit map.  It runs one phase at a time through the engine with up to
+// `depth` operations in flight, verifies every read right after its
+// completion while the others stay in flight, and counts what it saw.
+// Nothing here is shared with other workers, so the hot loop takes no lock.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/engine.h"
+#include "engine/interval_recorder.h"
+#include "engine/phase_work.h"
+#include "engine/unit_map.h"
+#include "engine/write_durability.h"
+#include "io/aligned_buffer.h"
+#include "io/backend.h"
+#include "model/config.h"
+#include "model/damage.h"
+#include "model/durability.h"
+#include "model/results.h"
+#include "pattern/unit.h"
+
+namespace ds::run {
+
+struct WorkerGeometry {
+    std::uint64_t file_bytes;
+    std::uint32_t seq_block;
+    std::uint32_t rand_block;      // = unit size
+    std::uint32_t max_rand_block;  // largest random block (a sweep's), multiple of the unit
+    unsigned seq_depth;
+    unsigned rand_depth;
+    unsigned read_pct;
+    bool verify;
+    SyncMethod sync = SyncMethod::none;
+    std::uint64_t sync_every = 1;  // writes per flush / per listener call
+    unsigned batch = 1;            // SQEs prepared per submission
+    // Write buffers filled through streaming stores: with O_DIRECT the
+    // device (or a loop device's worker on another core) reads them, not
+    // this core.  Buffered writes are copied by this thread: cached stores.
+    bool stream_fill = true;
+};
+
+// Sequential phases keep at most this many bytes in flight per worker, so
+// `--qd 256 --seq-block 1M` does not need 256 MiB of buffers per worker.
+inline constexpr std::uint64_t kSeqInflightBytes = 8ULL << 20;
+
+WorkerGeometry make_geometry(const RunConfig& cfg, unsigned backend_depth);
+
+class Worker final : private MismatchSink {
+  public:
+    Worker(const WorkerGeometry& geo, unsigned file_index, std::string path, int fd,
+           std::uint64_t seed, std::uint64_t run_id, std::atomic<bool>& stop);
+
+    // Creates the backend for `fd`; call on the thread that runs the phases
+    // (again after the file was recreated).  With uring.iopoll, writes one
+    // block at offset 0 to check that the device polls (throws SetupError
+    // naming --iopoll when it cannot).
+    void open_backend(io::BackendKind kind, int fd, io::UringOptions uring = {});
+    // Releases the backend (its ring, registered file and buffers); call on
+    // the thread that opened it.
+    void close_backend() {
+        backend_.reset();
+        single_.reset();
+    }
+    // Raw-device mode: this worker's region starts here on the device;
+    // backends add it to every offset, records report absolute offsets.
+    void set_base_offset(std::uint64_t base) { base_ = base; }
+    // Or use one made elsewhere (tests wrap backends to inject faults).
+    void set_backend(std::unique_ptr<io::Backend> backend) {
+        backend_ = std::move(backend);
+        single_.reset();
+    }
+    const io::Backend* backend() const { return backend_.get(); }
+    std::span<std::byte> buffer_arena() const { return arena_.span(); }
+
+    using Outcome = PhaseOutcome;
+    Outcome run(const PhasePlan& plan);
+
+    // Forget all content (the file was recreated).
+    void reset_generations();
+    std::span<const pattern::Generation> generations() const { return units_.generations(); }
+
+    // Told, on this worker's thread, what is durable after every completed
+    // flush (--sync fsync/fdatasync) or every sync_every completed writes
+    // (--sync osync/dsync) and at the end of a writing phase.  Null: nobody.
+    void set_durability_listener(DurabilityListener* l) { durable_.listener = l; }
+    // The generations last acknowledged as durable (what the listener got).
+    std::span<const pattern::Generation> acknowledged() const { return durable_.acked; }
+
+    // Worker-local mismatch details (capped), drained by the coordinator.
+    std::vector<MismatchRecord>& records() { return records_; }
+    // Every mismatch and failed I/O of the run, merged into extents.
+    const DamageMap& damage() const { return damage_; }
+    // The file's size when a read found it shorter than it should be (the
+    // file was truncated under the run), once per run.
+    std::optional<std::uint64_t> truncated_to() const { return truncated_to_; }
+
+    // Per-second statistics published so far in this phase.
+    std::vector<IntervalStats> take_intervals() { return intervals_.take(); }
+
+    // Progress, read by the coordinator while a phase runs.
+    std::atomic<std::uint64_t> progress_bytes{0};
+    std::atomic<std::uint64_t> progress_ops{0};
+
+  private:
+    void record(const PhasePlan& plan, PhaseCounters& c, MismatchRecord rec) override;
+    void note_truncation() override;
+
+    WorkerGeometry geo_;
+    unsigned file_index_;
+    std::string path_;
+    int fd_;
+    std::uint64_t seed_;
+    std::uint64_t run_id_;
+    std::uint64_t base_ = 0;
+    std::atomic<bool>& stop_;
+    UnitMap units_;
+    DurableMaps durable_;
+    io::AlignedBuffer arena_;
+    std::vector<Slot> slots_;
+    std::unique_ptr<io::Backend> backend_;
+    // sync: the single-threaded backend for phases at depth 1 when backend_
+    // is a thread pool (made on first use).
+    std::unique_ptr<io::Backend> single_;
+    std::vector<MismatchRecord> records_;
+    DamageMap damage_;
+    std::optional<std::uint64_t> truncated_to_;
+    IntervalRecorder intervals_;
+};
+
+}  // namespace ds::run

@@ -1,0 +1,105 @@
+#include "engine/worker_pool.h"
+
+#include <pthread.h>
+#include <sched.h>
+
+#include <cstring>
+#include <string>
+#include <system_error>
+#include <utility>
+
+#include "model/errors.h"
+
+namespace ds::run {
+
+WorkerPool::WorkerPool(std::vector<std::unique_ptr<Worker>>& workers,
+                       const std::vector<unsigned>& cpus)
+    : workers_(workers) {
+    errors_.resize(workers.size());
+    try {
+        for (unsigned i = 0; i < workers.size(); ++i) {
+            threads_.emplace_back([this, i] { loop(i); });
+            if (cpus.empty()) continue;
+            const unsigned cpu = cpus[i % cpus.size()];
+            cpu_set_t set;
+            CPU_ZERO(&set);
+            CPU_SET(cpu, &set);
+            if (int err = pthread_setaffinity_np(threads_.back().native_handle(), sizeof set, &set))
+                throw SetupError("--cpus: worker " + std::to_string(i) + " cannot run on CPU " +
+                                 std::to_string(cpu) + ": " + std::strerror(err));
+        }
+    } catch (const std::system_error& e) {
+        // No destructor runs for a half-built pool: stop the threads
+        // already started here, or they wait forever on a dead object.
+        stop_threads();
+        throw SetupError("cannot start worker thread " + std::to_string(threads_.size()) + " of " +
+                         std::to_string(workers.size()) + ": " + e.what() + " (ulimit -u or -v?)");
+    } catch (...) {
+        stop_threads();
+        throw;
+    }
+}
+
+void WorkerPool::start(Task task) {
+    std::lock_guard lk(m_);
+    task_ = std::move(task);
+    done_ = 0;
+    ++epoch_;
+    work_cv_.notify_all();
+}
+
+bool WorkerPool::wait_for(std::chrono::milliseconds timeout) {
+    std::unique_lock lk(m_);
+    return done_cv_.wait_for(lk, timeout, [&] { return done_ == workers_.size(); });
+}
+
+std::exception_ptr WorkerPool::take_error() {
+    std::lock_guard lk(m_);
+    for (auto& e : errors_)
+        if (e) return std::exchange(e, nullptr);
+    return nullptr;
+}
+
+void WorkerPool::stop_threads() {
+    {
+        std::lock_guard lk(m_);
+        quit_ = true;
+    }
+    work_cv_.notify_all();
+    for (auto& t : threads_)
+        t.join();
+    threads_.clear();
+}
+
+void WorkerPool::loop(unsigned i) {
+    std::uint64_t seen = 0;
+    while (true) {
+        Task task;
+        {
+            std::unique_lock lk(m_);
+            work_cv_.wait(lk, [&] { return quit_ || epoch_ != seen; });
+            if (quit_) {
+                // A ring is released by the thread that made it (SINGLE_ISSUER
+                // refuses unregistering from others).
+                workers_[i]->close_backend();
+                return;
+            }
+            seen = epoch_;
+            task = task_;
+        }
+        std::exception_ptr err;
+        try {
+            task(i, *workers_[i]);
+        } catch (...) {
+            err = std::current_exception();
+        }
+        {
+            std::lock_guard lk(m_);
+            if (err) errors_[i] = err;
+            ++done_;
+        }
+        done_cv_.notify_all();
+    }
+}
+
+}  // namespace ds::run

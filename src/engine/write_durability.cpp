@@ -1,0 +1,98 @@
+#include "engine/write_durability.h"
+
+#include <sys/uio.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <utility>
+
+namespace ds::run {
+
+namespace {
+
+int flags_of(SyncMethod m) {
+    return m == SyncMethod::osync ? RWF_SYNC : (m == SyncMethod::dsync ? RWF_DSYNC : 0);
+}
+
+}  // namespace
+
+WriteDurability::WriteDurability(SyncMethod method, std::uint64_t every, UnitMap& units,
+                                 DurableMaps& maps)
+    : flushes_(method == SyncMethod::fsync || method == SyncMethod::fdatasync),
+      per_write_(method == SyncMethod::osync || method == SyncMethod::dsync),
+      rw_flags_(flags_of(method)),
+      every_(std::max<std::uint64_t>(1, every)),
+      kind_(method == SyncMethod::fsync ? io::OpKind::fsync : io::OpKind::fdatasync),
+      units_(units),
+      maps_(maps) {}
+
+std::optional<PhaseWork::Next> WriteDurability::flush_first(Slot& s) {
+    if (!flush_due_) return std::nullopt;
+    if (writes_in_flight_ != 0 || flush_in_flight_) return PhaseWork::Next::wait;
+    if (maps_.listener) {
+        auto g = units_.generations();
+        std::copy(g.begin(), g.end(), maps_.snapshot.begin());
+    }
+    s.req.kind = kind_;
+    s.req.offset = 0;
+    s.req.length = 0;
+    s.req.rw_flags = 0;
+    s.req.buf = s.buf;
+    s.first_offset = 0;
+    s.first_length = 0;
+    flush_due_ = false;
+    flush_in_flight_ = true;
+    group_writes_ = 0;
+    return PhaseWork::Next::issued;
+}
+
+void WriteDurability::write_issued() {
+    ++writes_in_flight_;
+    if (flushes_ && ++group_writes_ >= every_) flush_due_ = true;
+}
+
+void WriteDurability::write_done(const Slot& s, bool ok) {
+    --writes_in_flight_;
+    if (!per_write_) return;
+    auto acked = maps_.acked.begin();
+    const std::uint64_t first = units_.unit_of(s.first_offset);
+    const std::uint64_t last = units_.unit_of(s.first_offset + s.first_length - 1);
+    for (std::uint64_t u = first; u <= last; ++u)
+        acked[u] = ok ? units_.generation(u) : pattern::kUnknownGeneration;
+    // Every completed write is durable already (RWF_SYNC/RWF_DSYNC).
+    if (maps_.listener && ++synced_since_notice_ >= every_) {
+        maps_.listener->acknowledged(maps_.file_index, maps_.acked);
+        synced_since_notice_ = 0;
+    }
+}
+
+bool WriteDurability::flush_done(std::int32_t result) {
+    flush_in_flight_ = false;
+    if (result >= 0) {
+        if (maps_.listener) {
+            // The snapshot becomes what is acknowledged; its buffer takes the
+            // next flush's snapshot.
+            std::swap(maps_.acked, maps_.snapshot);
+            maps_.listener->acknowledged(maps_.file_index, maps_.acked);
+        }
+        return true;
+    }
+    if (maps_.listener) {
+        // What this flush covered may be lost, and a later flush can succeed
+        // without it (the error is reported once): those units stay unknown
+        // until written again, so no later flush acknowledges them.
+        auto gens = units_.generations();
+        for (std::size_t u = 0; u < gens.size(); ++u)
+            if (maps_.snapshot[u] != maps_.acked[u] && gens[u] == maps_.snapshot[u])
+                gens[u] = pattern::kUnknownGeneration;
+    }
+    return result != -ENOSPC && result != -EDQUOT;
+}
+
+void WriteDurability::finish() {
+    if (per_write_ && maps_.listener && synced_since_notice_ > 0)
+        maps_.listener->acknowledged(maps_.file_index, maps_.acked);
+    synced_since_notice_ = 0;
+}
+
+}  // namespace ds::run

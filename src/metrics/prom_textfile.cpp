@@ -1,0 +1,158 @@
+#include "metrics/prom_textfile.h"
+
+#include <system_error>
+#include <utility>
+
+#include "drivestress_version.h"
+#include "io/backend.h"
+#include "io/output_file.h"
+#include "model/errors.h"
+#include "report/json_report.h"
+
+namespace ds::report {
+
+namespace {
+
+double unix_now() {
+    using namespace std::chrono;
+    return duration<double>(system_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+PromTextfile::PromTextfile(Settings settings, HostInfo host)
+    : settings_(std::move(settings)), host_(std::move(host)) {
+    state_.version = DRIVESTRESS_VERSION;
+    state_.kernel = host_.kernel;
+}
+
+void PromTextfile::begin_test(const std::string& label) {
+    pending_test_ = label;
+}
+
+void PromTextfile::started(const run::RunConfig& cfg, const run::RunResult& r) {
+    const std::string target = r.target.path.empty() ? cfg.target : r.target.path;
+    state_.labels = {{"target", target}};
+    state_.labels.insert(state_.labels.end(), settings_.labels.begin(), settings_.labels.end());
+    state_.backend = std::string(io::to_string(r.backend.used));
+    state_.drive =
+        DriveInfo::of(r.target.directory.empty() ? target : r.target.directory, r.target.device);
+    state_.running = true;
+    state_.phase.reset();
+    state_.iteration = 0;
+    if (writes_ == 0) state_.start_time_s = unix_now();
+    PromSeriesSet run;
+    if (!settings_.preset.empty())
+        run.labels = {{"preset", settings_.preset}, {"test", pending_test_}};
+    run.totals.expect(cfg);
+    runs_.push_back(std::move(run));
+    in_progress_ = {};
+    if (writes_ > 0) {  // a later test of a preset: a rewrite like any other
+        maybe_write();
+        return;
+    }
+    try {
+        write_now();
+    } catch (const std::system_error& e) {
+        throw run::SetupError(std::string("--prom ") + e.what());
+    }
+}
+
+void PromTextfile::phase_seen(std::uint64_t iteration, run::Phase phase) {
+    state_.iteration = iteration;
+    state_.phase = phase;
+}
+
+void PromTextfile::progress(const run::ProgressSnapshot& s) {
+    phase_seen(s.iteration, s.phase);
+    // Set, not added: the time since the phase started.  It never passes
+    // the phase's own seconds, measured later from the same start.
+    in_progress_.phase_seconds[s.phase] = s.elapsed_s;
+    maybe_write();
+}
+
+void PromTextfile::interval_done(std::uint64_t iteration, run::Phase phase, std::uint64_t,
+                                 const run::IntervalStats& s, double, std::uint64_t) {
+    phase_seen(iteration, phase);
+    in_progress_.add_interval(phase, s);
+    maybe_write();
+}
+
+void PromTextfile::phase_done(std::uint64_t iteration, const run::PhaseResult& p) {
+    phase_seen(iteration, p.phase);
+    if (!runs_.empty()) runs_.back().totals.add_phase(p);
+    in_progress_ = {};
+    maybe_write();
+}
+
+void PromTextfile::sweep_point_done(const run::RunConfig&, const run::SweepPoint& point) {
+    if (!runs_.empty()) runs_.back().totals.add_phase(point.random);
+    in_progress_ = {};
+    maybe_write();
+}
+
+void PromTextfile::iteration_done(const run::IterationResult&) {
+    if (!runs_.empty()) ++runs_.back().totals.iterations;
+    maybe_write();
+}
+
+void PromTextfile::run_ended(const run::RunResult& r) {
+    if (runs_.empty()) return;
+    // Mismatches found outside any phase (a failed write-back between
+    // phases) are in the run's totals only.
+    PromTotals& t = runs_.back().totals;
+    for (std::size_t i = 0; i < t.mismatches.size(); ++i) {
+        const std::uint64_t have = t.mismatches[i] + in_progress_.mismatches[i];
+        if (r.mismatch_totals[i] > have) t.mismatches[i] += r.mismatch_totals[i] - have;
+    }
+}
+
+std::string PromTextfile::finish(int exit_code) {
+    if (!written()) return {};  // refused before it started: no file
+    state_.running = false;
+    state_.exit_status = exit_code;
+    state_.verdict = verdict_word(exit_code);
+    try {
+        write_now();
+    } catch (const std::system_error& e) {
+        return std::string("--prom ") + e.what();
+    }
+    return {};
+}
+
+std::string PromTextfile::text() const {
+    std::vector<PromSeriesSet> runs = runs_;
+    if (!runs.empty()) runs.back().totals.add(in_progress_);
+    PromState s = state_;
+    s.now_s = unix_now();
+    if (s.running) {
+        bool seen = false;
+        for (const auto& run : runs)
+            seen = seen || run.totals.mismatch_total() > 0;
+        s.verdict = seen ? "failed" : "running";  // a mismatch decides the verdict
+    }
+    return prometheus_text(s, runs);
+}
+
+void PromTextfile::maybe_write() {
+    if (writes_ == 0) return;  // not started
+    const auto due = last_write_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                       std::chrono::duration<double>(settings_.interval_s));
+    if (std::chrono::steady_clock::now() < due) return;
+    try {
+        write_now();
+    } catch (const std::system_error& e) {
+        // Tried again at the next interval; the last write decides.
+        if (live_error_.empty()) live_error_ = std::string("--prom ") + e.what();
+        ++live_failures_;
+        last_write_ = std::chrono::steady_clock::now();
+    }
+}
+
+void PromTextfile::write_now() {
+    io::write_file_atomically(settings_.path, text());
+    ++writes_;
+    last_write_ = std::chrono::steady_clock::now();
+}
+
+}  // namespace ds::report

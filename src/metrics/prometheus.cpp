@@ -1,0 +1,542 @@
+#include "metrics/prometheus.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "pattern/unit.h"
+#include "report/json_report.h"
+
+namespace ds::report {
+
+// ---------------------------------------------------------------- buckets
+//
+// Why these boundaries.  A fleet merges by summing buckets of equal `le`
+// (histogram_quantile(0.99, sum by (le) (...))), so the set is one constant,
+// the same on every host and in every version; changing it breaks every
+// dashboard that sums old and new hosts.  It is:
+//
+//  - log-spaced, four per power of two: each bound is about 2^(1/4) = 1.19x
+//    the previous, the growth factor of Prometheus native histograms at
+//    schema 2.  The quantile histogram_quantile() interpolates lies in the
+//    bucket that holds the true one, so it is off by at most that bucket's
+//    ratio minus one: 19.08% (kPromQuantileRelativeError), the same
+//    relative error at 10 us as at 10 s.  Two per power of two would be 41%;
+//    eight would halve the error but double the series (each histogram here
+//    is 108 series: 105 bounds, +Inf, _sum, _count, for each phase and
+//    operation that runs: 5 in a default run, 7 with --sync fsync).
+//    Exact percentiles stay in the JSON document's histogram (0.39%).
+//  - bucket boundaries of stats::LatencyHistogram (2^e * (128 + k) / 128
+//    ns for k = 0, 24, 53, 87: the nearest to 2^(j/4)), so every count is
+//    exact, and `le` is exact decimal text (1216 ns -> "0.000001216";
+//    node_exporter parses it and serves it in Go's float format,
+//    "1.216e-06": equal bounds give equal text either way).
+//  - from 1.024 us (below it: the first bucket; histogram_quantile then
+//    interpolates from 0, an absolute error under 1.024 us) to 68.7 s
+//    (above it: +Inf, where histogram_quantile answers 68.7 s; the exact
+//    worst case is drivestress_op_latency_max_seconds).  That spans a page
+//    cache hit to an I/O stuck through a 30 s device timeout and its retry.
+//
+// A bucket counts operations faster than its bound: latencies are whole
+// nanoseconds, and one of exactly the bound falls in the next bucket.
+
+namespace {
+
+constexpr unsigned kFirstOctave = 10;                // 2^10 ns
+constexpr unsigned kLastOctave = 36;                 // 2^36 ns, the top bound
+constexpr std::uint64_t kSteps[] = {0, 24, 53, 87};  // of 128 per octave
+
+constexpr std::array<std::uint64_t, kPromLatencyBounds> make_bounds() {
+    std::array<std::uint64_t, kPromLatencyBounds> b{};
+    std::size_t n = 0;
+    for (unsigned e = kFirstOctave; e < kLastOctave; ++e)
+        for (std::uint64_t k : kSteps)
+            b[n++] = (128 + k) << (e - 7);
+    b[n++] = std::uint64_t{1} << kLastOctave;
+    return b;
+}
+
+constexpr auto kBounds = make_bounds();
+
+// The stated error is the largest ratio of neighbouring bounds, minus one.
+constexpr bool error_is_the_widest_ratio() {
+    double widest = 0;
+    for (std::size_t i = 1; i < kBounds.size(); ++i)
+        widest = std::max(widest, double(kBounds[i]) / double(kBounds[i - 1]) - 1.0);
+    return widest == kPromQuantileRelativeError;
+}
+static_assert((kLastOctave - kFirstOctave) * std::size(kSteps) + 1 == kPromLatencyBounds);
+static_assert(error_is_the_widest_ratio());
+
+// For each LatencyHistogram bucket, the Prometheus bucket that holds it:
+// the first bound above its lower end (bounds are boundaries, so the whole
+// bucket lies below that bound).
+const std::array<std::uint8_t, stats::LatencyHistogram::kBucketCount>& coarse_index() {
+    static const auto table = [] {
+        std::array<std::uint8_t, stats::LatencyHistogram::kBucketCount> t{};
+        for (std::size_t i = 0; i < t.size(); ++i) {
+            const std::uint64_t lower = stats::LatencyHistogram::bucket_lower(i);
+            t[i] = static_cast<std::uint8_t>(
+                std::upper_bound(kBounds.begin(), kBounds.end(), lower) - kBounds.begin());
+        }
+        return t;
+    }();
+    return table;
+}
+
+}  // namespace
+
+const std::array<std::uint64_t, kPromLatencyBounds>& prom_latency_bounds_ns() {
+    return kBounds;
+}
+
+std::string prom_seconds_text(std::uint64_t ns) {
+    std::string text = std::to_string(ns / 1'000'000'000);
+    std::uint64_t frac = ns % 1'000'000'000;
+    if (frac == 0) return text;
+    std::string digits = std::to_string(frac);
+    digits.insert(0, 9 - digits.size(), '0');
+    digits.erase(digits.find_last_not_of('0') + 1);
+    return text + "." + digits;
+}
+
+void PromHistogram::add(const stats::LatencyHistogram& h) {
+    if (h.count() == 0) return;
+    const auto& index = coarse_index();
+    for (std::size_t i = 0; i < stats::LatencyHistogram::kBucketCount; ++i)
+        if (std::uint64_t n = h.bucket_count(i)) buckets[index[i]] += n;
+    count += h.count();
+    sum_ns += h.sum();
+    max_ns = std::max(max_ns, h.max());
+}
+
+void PromHistogram::add(const PromHistogram& o) {
+    for (std::size_t i = 0; i < buckets.size(); ++i)
+        buckets[i] += o.buckets[i];
+    count += o.count;
+    sum_ns += o.sum_ns;
+    max_ns = std::max(max_ns, o.max_ns);
+}
+
+// ---------------------------------------------------------------- counters
+
+std::string_view to_string(PromOp op) {
+    switch (op) {
+        case PromOp::read:
+            return "read";
+        case PromOp::write:
+            return "write";
+        case PromOp::flush:
+            return "flush";
+    }
+    return "?";
+}
+
+void PromTotals::expect(const run::RunConfig& cfg) {
+    if (cfg.sync_compare) return;  // a table of its own, no phases
+    using run::Phase;
+    const bool flushes =
+        cfg.sync == run::SyncMethod::fsync || cfg.sync == run::SyncMethod::fdatasync;
+    const bool random =
+        cfg.has_phase(Phase::random) && (cfg.rand_ops ? *cfg.rand_ops > 0 : cfg.rand_time_s > 0);
+    auto phase = [&](Phase p, bool reads, bool writes) {
+        phase_seconds[p] += 0;
+        if (reads) verified_bytes[p] += 0;
+        if (reads) ops[{p, PromOp::read}];
+        if (writes) ops[{p, PromOp::write}];
+        if (writes && flushes) ops[{p, PromOp::flush}];
+    };
+    if (cfg.has_phase(Phase::seq_write)) phase(Phase::seq_write, false, true);
+    if (cfg.has_phase(Phase::seq_read)) phase(Phase::seq_read, true, false);
+    if (random) phase(Phase::random, cfg.read_pct > 0, cfg.read_pct < 100);
+    if (cfg.has_phase(Phase::reverify)) phase(Phase::reverify, true, false);
+}
+
+void PromTotals::add_phase(const run::PhaseResult& p) {
+    const auto& c = p.counters;
+    auto add_op = [&](PromOp op, const stats::LatencyHistogram& h, std::uint64_t bytes) {
+        if (h.count() == 0 && bytes == 0 && !ops.count({p.phase, op})) return;
+        OpSeries& s = ops[{p.phase, op}];
+        s.latency.add(h);
+        s.bytes += bytes;
+    };
+    add_op(PromOp::read, c.read_latency, c.read_bytes);
+    add_op(PromOp::write, c.write_latency, c.write_bytes);
+    add_op(PromOp::flush, c.flush_latency, 0);
+    phase_seconds[p.phase] += p.seconds;
+    if (c.verified_bytes || verified_bytes.count(p.phase))
+        verified_bytes[p.phase] += c.verified_bytes;
+    for (std::size_t i = 0; i < mismatches.size(); ++i)
+        mismatches[i] += c.mismatches[i];
+    write_errors += c.write_errors;
+    cpu_user_s += p.cpu.user_s;
+    cpu_system_s += p.cpu.system_s;
+}
+
+void PromTotals::add_interval(run::Phase phase, const run::IntervalStats& s) {
+    auto add_op = [&](PromOp op, const stats::LatencyHistogram& h, std::uint64_t bytes) {
+        if (h.count() == 0 && bytes == 0) return;
+        OpSeries& series = ops[{phase, op}];
+        series.latency.add(h);
+        series.bytes += bytes;
+    };
+    add_op(PromOp::read, s.read_latency, s.read_bytes);
+    add_op(PromOp::write, s.write_latency, s.write_bytes);
+    for (std::size_t i = 0; i < mismatches.size(); ++i)
+        mismatches[i] += s.mismatches_by_class[i];
+}
+
+void PromTotals::add(const PromTotals& o) {
+    for (const auto& [key, s] : o.ops) {
+        OpSeries& mine = ops[key];
+        mine.latency.add(s.latency);
+        mine.bytes += s.bytes;
+    }
+    for (const auto& [p, s] : o.phase_seconds)
+        phase_seconds[p] += s;
+    for (const auto& [p, b] : o.verified_bytes)
+        verified_bytes[p] += b;
+    for (std::size_t i = 0; i < mismatches.size(); ++i)
+        mismatches[i] += o.mismatches[i];
+    write_errors += o.write_errors;
+    cpu_user_s += o.cpu_user_s;
+    cpu_system_s += o.cpu_system_s;
+    iterations += o.iterations;
+}
+
+std::uint64_t PromTotals::mismatch_total() const {
+    std::uint64_t n = 0;
+    for (auto m : mismatches)
+        n += m;
+    return n;
+}
+
+// ---------------------------------------------------------------- labels
+
+namespace {
+
+// Length of the UTF-8 sequence at s[i], or 0 when it is not one (overlong
+// forms, surrogates and code points above U+10FFFF included).
+std::size_t utf8_length(std::string_view s, std::size_t i) {
+    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+    const unsigned char c = byte(i);
+    if (c < 0x80) return 1;
+    std::size_t n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
+    if (n == 0 || c > 0xf4 || i + n > s.size()) return 0;
+    for (std::size_t k = 1; k < n; ++k)
+        if ((byte(i + k) & 0xc0) != 0x80) return 0;
+    if (c == 0xe0 && byte(i + 1) < 0xa0) return 0;   // overlong
+    if (c == 0xed && byte(i + 1) >= 0xa0) return 0;  // surrogate
+    if (c == 0xf0 && byte(i + 1) < 0x90) return 0;   // overlong
+    if (c == 0xf4 && byte(i + 1) >= 0x90) return 0;  // above U+10FFFF
+    return n;
+}
+
+// Label names the metrics use themselves (and "quantile", a summary's).
+constexpr std::string_view kOwnLabels[] = {
+    "target",  "preset", "test",     "phase",          "op",      "le",     "class",
+    "verdict", "mode",   "version",  "schema_version", "backend", "kernel", "device",
+    "model",   "serial", "firmware", "quantile"};
+
+}  // namespace
+
+std::string prometheus_escape_label(std::string_view value) {
+    std::string out;
+    out.reserve(value.size());
+    for (std::size_t i = 0; i < value.size();) {
+        const std::size_t n = utf8_length(value, i);
+        if (n == 0) {
+            out += "\xef\xbf\xbd";  // U+FFFD REPLACEMENT CHARACTER
+            ++i;
+            continue;
+        }
+        const char c = value[i];
+        if (c == '\\')
+            out += "\\\\";
+        else if (c == '"')
+            out += "\\\"";
+        else if (c == '\n')
+            out += "\\n";
+        else
+            out.append(value.substr(i, n));
+        i += n;
+    }
+    return out;
+}
+
+std::string prom_label_name_problem(std::string_view name) {
+    const auto ok_first = [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    };
+    std::string quoted(1, '\'');
+    quoted.append(name);
+    quoted += '\'';
+    if (name.empty()) return "the label name is empty";
+    if (!ok_first(name[0]) || !std::all_of(name.begin(), name.end(), [&](char c) {
+            return ok_first(c) || (c >= '0' && c <= '9');
+        }))
+        return quoted + " is not a label name (letters, digits and _, not starting with a digit)";
+    if (name.substr(0, 2) == "__") return quoted + ": names starting with __ are Prometheus's own";
+    for (auto own : kOwnLabels)
+        if (name == own) return quoted + " is a label drivestress sets itself";
+    return {};
+}
+
+std::string prom_label_value_problem(std::string_view value) {
+    if (value.empty()) return "the value is empty (Prometheus takes that for no label)";
+    for (std::size_t i = 0; i < value.size();) {
+        const std::size_t n = utf8_length(value, i);
+        if (n == 0) return "the value is not UTF-8";
+        i += n;
+    }
+    return {};
+}
+
+// ---------------------------------------------------------------- the text
+
+namespace {
+
+std::string format_double(double v) {
+    if (std::isnan(v)) return "NaN";
+    if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
+    char buf[64];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+    return ec == std::errc{} ? std::string(buf, end) : "NaN";
+}
+
+std::string format_count(std::uint64_t v) {
+    return std::to_string(v);
+}
+
+double seconds(std::uint64_t ns) {
+    return static_cast<double>(ns) / 1e9;
+}
+
+// One metric family: HELP, TYPE and its samples.
+struct Family {
+    std::string_view name;
+    std::string_view type;
+    std::string_view help;
+    std::vector<std::string> samples;
+
+    // `suffix` extends the name (_bucket, _sum, _count of a histogram).
+    void add(const PromLabels& labels, const std::string& value, std::string_view suffix = {}) {
+        std::string line(name);
+        line += suffix;
+        if (!labels.empty()) {
+            line += '{';
+            for (std::size_t i = 0; i < labels.size(); ++i) {
+                if (i) line += ',';
+                line += labels[i].first + "=\"" + prometheus_escape_label(labels[i].second) + '"';
+            }
+            line += '}';
+        }
+        samples.push_back(line + ' ' + value);
+    }
+    void render(std::string& out) const {
+        if (samples.empty()) return;
+        out += "# HELP " + std::string(name) + ' ' + std::string(help) + '\n';
+        out += "# TYPE " + std::string(name) + ' ' + std::string(type) + '\n';
+        for (const auto& s : samples)
+            out += s + '\n';
+    }
+};
+
+PromLabels with(PromLabels base, std::initializer_list<std::pair<std::string, std::string>> more) {
+    base.insert(base.end(), more.begin(), more.end());
+    return base;
+}
+
+std::string phase_name(run::Phase p) {
+    return std::string(run::to_string(p));
+}
+
+constexpr std::string_view kVerdicts[] = {"running", "passed", "failed", "error", "interrupted"};
+
+// The info gauges: what ran, where.
+std::vector<Family> info_families(const PromState& s) {
+    Family info{"drivestress_info",
+                "gauge",
+                "Always 1: the drivestress version, result schema version, I/O backend in use "
+                "and kernel of this run.",
+                {}};
+    info.add(with(s.labels, {{"version", s.version},
+                             {"schema_version", std::to_string(kSchemaVersion)},
+                             {"backend", s.backend},
+                             {"kernel", s.kernel}}),
+             "1");
+    Family drive{"drivestress_drive_info",
+                 "gauge",
+                 "Always 1: the disk under the target as sysfs names it (device as in "
+                 "node_disk_info), its model, serial and firmware where the kernel tells them.",
+                 {}};
+    if (!s.drive.name.empty()) {
+        // What sysfs does not tell is left out (an empty value is no label).
+        PromLabels labels = with(s.labels, {{"device", s.drive.name}});
+        for (const auto& [name, value] :
+             {std::pair<std::string, std::string>{"model", s.drive.model},
+              {"serial", s.drive.serial},
+              {"firmware", s.drive.firmware}})
+            if (!value.empty()) labels.emplace_back(name, value);
+        drive.add(labels, "1");
+    }
+    return {info, drive};
+}
+
+// The state gauges: how far the run is, and its verdict so far.
+std::vector<Family> state_families(const PromState& s) {
+    Family running{
+        "drivestress_running", "gauge", "1 while the run goes on, 0 once it has ended.", {}};
+    running.add(s.labels, s.running ? "1" : "0");
+    Family phase{"drivestress_phase",
+                 "gauge",
+                 "1 for the phase running (or the last that ran), 0 for the others and once the "
+                 "run has ended.",
+                 {}};
+    for (run::Phase p : run::kAllPhases)
+        phase.add(with(s.labels, {{"phase", phase_name(p)}}),
+                  s.running && s.phase == p ? "1" : "0");
+    Family iteration{"drivestress_iteration",
+                     "gauge",
+                     "Iteration running (or the last that ran), from 1; 0 before the first.",
+                     {}};
+    iteration.add(s.labels, format_count(s.iteration));
+    Family verdict{"drivestress_verdict",
+                   "gauge",
+                   "1 for the run's verdict so far: running, or failed as soon as a mismatch or "
+                   "I/O error is seen; at the end passed, failed, error or interrupted.",
+                   {}};
+    for (auto v : kVerdicts)
+        verdict.add(with(s.labels, {{"verdict", std::string(v)}}), v == s.verdict ? "1" : "0");
+    std::vector<Family> out{running, phase, iteration, verdict};
+    if (s.exit_status) {
+        Family exit{"drivestress_exit_status",
+                    "gauge",
+                    "Exit status of the ended run: 0 passed, 1 error, 2 mismatch or I/O error, "
+                    "128+N interrupted by signal N.",
+                    {}};
+        exit.add(s.labels, std::to_string(*s.exit_status));
+        out.push_back(exit);
+    }
+    Family start{"drivestress_start_time_seconds",
+                 "gauge",
+                 "Time the run started, seconds since the Unix epoch.",
+                 {}};
+    start.add(s.labels, format_double(s.start_time_s));
+    Family update{"drivestress_last_update_timestamp_seconds",
+                  "gauge",
+                  "Time this file was written, seconds since the Unix epoch (a run that died "
+                  "without a last word stops updating it).",
+                  {}};
+    update.add(s.labels, format_double(s.now_s));
+    out.push_back(start);
+    out.push_back(update);
+    return out;
+}
+
+// The counters of every run in the file (and the latency maxima).
+std::vector<Family> counter_families(const PromState& s, const std::vector<PromSeriesSet>& runs) {
+    Family iterations{"drivestress_iterations_total", "counter", "Iterations completed.", {}};
+    Family secs{"drivestress_phase_seconds_total", "counter", "Time spent in each phase.", {}};
+    Family ops{"drivestress_ops_total",
+               "counter",
+               "Operations completed successfully, per phase and operation (read, write, flush); "
+               "the same as drivestress_op_latency_seconds_count.",
+               {}};
+    Family bytes{"drivestress_bytes_total",
+                 "counter",
+                 "Bytes read and written, per phase and operation.",
+                 {}};
+    Family verified{"drivestress_verified_bytes_total",
+                    "counter",
+                    "Bytes read back and verified, per phase.",
+                    {}};
+    Family mismatches{"drivestress_mismatches_total",
+                      "counter",
+                      "Data mismatches and I/O errors found, per class (observations: a unit "
+                      "read wrong twice counts twice).",
+                      {}};
+    Family write_errors{"drivestress_write_errors_total",
+                        "counter",
+                        "Writes that failed (I/O error, or the filesystem full).",
+                        {}};
+    Family cpu{"drivestress_cpu_seconds_total",
+               "counter",
+               "CPU time of the process during the phases, by mode (user, system).",
+               {}};
+    Family max{"drivestress_op_latency_max_seconds",
+               "gauge",
+               "Largest latency of an operation so far, per phase and operation.",
+               {}};
+    for (const auto& run : runs) {
+        const PromTotals& t = run.totals;
+        PromLabels base = s.labels;
+        base.insert(base.end(), run.labels.begin(), run.labels.end());
+        iterations.add(base, format_count(t.iterations));
+        for (const auto& [p, v] : t.phase_seconds)
+            secs.add(with(base, {{"phase", phase_name(p)}}), format_double(v));
+        for (const auto& [key, series] : t.ops) {
+            const auto labels = with(base, {{"phase", phase_name(key.first)},
+                                            {"op", std::string(to_string(key.second))}});
+            ops.add(labels, format_count(series.latency.count));
+            if (key.second != PromOp::flush) bytes.add(labels, format_count(series.bytes));
+            max.add(labels, format_double(seconds(series.latency.max_ns)));
+        }
+        for (const auto& [p, v] : t.verified_bytes)
+            verified.add(with(base, {{"phase", phase_name(p)}}), format_count(v));
+        for (std::size_t i = 0; i < t.mismatches.size(); ++i) {
+            const auto cls = pattern::to_string(static_cast<pattern::MismatchClass>(i));
+            mismatches.add(with(base, {{"class", std::string(cls)}}),
+                           format_count(t.mismatches[i]));
+        }
+        write_errors.add(base, format_count(t.write_errors));
+        cpu.add(with(base, {{"mode", "user"}}), format_double(t.cpu_user_s));
+        cpu.add(with(base, {{"mode", "system"}}), format_double(t.cpu_system_s));
+    }
+    return {iterations, secs, ops, bytes, verified, mismatches, write_errors, cpu, max};
+}
+
+Family latency_family(const PromState& s, const std::vector<PromSeriesSet>& runs) {
+    Family f{"drivestress_op_latency_seconds",
+             "histogram",
+             "Latency of the operations completed, per phase and operation, from submission to "
+             "completion; one fixed bucket set on every host and version, so sum by (le) merges "
+             "hosts (histogram_quantile is then within 19.08%).",
+             {}};
+    const auto& bounds = prom_latency_bounds_ns();
+    for (const auto& run : runs) {
+        PromLabels base = s.labels;
+        base.insert(base.end(), run.labels.begin(), run.labels.end());
+        for (const auto& [key, series] : run.totals.ops) {
+            const auto labels = with(base, {{"phase", phase_name(key.first)},
+                                            {"op", std::string(to_string(key.second))}});
+            const PromHistogram& h = series.latency;
+            std::uint64_t cumulative = 0;
+            for (std::size_t i = 0; i < bounds.size(); ++i) {
+                cumulative += h.buckets[i];
+                f.add(with(labels, {{"le", prom_seconds_text(bounds[i])}}),
+                      format_count(cumulative), "_bucket");
+            }
+            f.add(with(labels, {{"le", "+Inf"}}), format_count(h.count), "_bucket");
+            f.add(labels, format_double(seconds(h.sum_ns)), "_sum");
+            f.add(labels, format_count(h.count), "_count");
+        }
+    }
+    return f;
+}
+
+}  // namespace
+
+std::string prometheus_text(const PromState& state, const std::vector<PromSeriesSet>& runs) {
+    std::string out;
+    for (const auto& f : info_families(state))
+        f.render(out);
+    for (const auto& f : state_families(state))
+        f.render(out);
+    for (const auto& f : counter_families(state, runs))
+        f.render(out);
+    latency_family(state, runs).render(out);
+    return out;
+}
+
+}  // namespace ds::report

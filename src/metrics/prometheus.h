@@ -1,0 +1,128 @@
+// Prometheus text exposition (format 0.0.4) of a run, for node_exporter's
+// textfile collector, named by prometheus.io's practices: base units
+// (seconds, bytes), counters typed counter and named *_total, latency as
+// classic histograms on one fixed bucket set, an _info metric, state gauges,
+// and labels of low cardinality (no iteration, no file; the target as an
+// absolute path).  metrics/prom_textfile.h keeps the file up to date while a
+// run goes on; this file knows what the metrics are and how they are spelled.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "model/config.h"
+#include "model/results.h"
+#include "report/host_info.h"
+#include "stats/histogram.h"
+
+namespace ds::report {
+
+// ---------------------------------------------------------------- buckets
+// Latency buckets of every drivestress histogram: four per power of two from
+// 2^10 ns (1.024 us) to 2^36 ns (68.7 s); see prometheus.cpp for why.
+inline constexpr std::size_t kPromLatencyBounds = 105;
+// The upper bounds, nanoseconds, ascending (the +Inf bucket comes after).
+const std::array<std::uint64_t, kPromLatencyBounds>& prom_latency_bounds_ns();
+// Largest relative error of histogram_quantile() over these buckets, for a
+// quantile between the first and the last bound: 181/152 - 1 = 19.08%.
+inline constexpr double kPromQuantileRelativeError = 181.0 / 152.0 - 1.0;
+// Nanoseconds as exact decimal seconds: 1024 -> "0.000001024", the `le`
+// label value.  Plain digits, so every host and version spells it alike.
+std::string prom_seconds_text(std::uint64_t ns);
+
+// A latency distribution in those buckets.  Exact: every bound is a bucket
+// boundary of stats::LatencyHistogram, so a count is the number of
+// operations faster than the bound, not an estimate.  Memory: 109 counters
+// of 8 bytes (872 bytes), against 37 KiB for a LatencyHistogram.
+struct PromHistogram {
+    // [i]: operations below bound i (and not below bound i-1); the last
+    // element: operations at or above the top bound.
+    std::array<std::uint64_t, kPromLatencyBounds + 1> buckets{};
+    std::uint64_t count = 0;
+    std::uint64_t sum_ns = 0;
+    std::uint64_t max_ns = 0;
+
+    void add(const stats::LatencyHistogram& h);
+    void add(const PromHistogram& o);
+};
+
+// ---------------------------------------------------------------- counters
+enum class PromOp { read, write, flush };
+std::string_view to_string(PromOp op);  // "read", "write", "flush"
+
+// What one run (one test of a preset) has measured so far; every member
+// only grows while the run goes on.
+struct PromTotals {
+    // Per phase and operation: latency (its count is the operation count)
+    // and bytes transferred (none for flushes).
+    struct OpSeries {
+        PromHistogram latency;
+        std::uint64_t bytes = 0;
+    };
+    std::map<std::pair<run::Phase, PromOp>, OpSeries> ops;
+    std::map<run::Phase, double> phase_seconds;
+    std::map<run::Phase, std::uint64_t> verified_bytes;
+    run::ClassCounts mismatches{};
+    std::uint64_t write_errors = 0;
+    double cpu_user_s = 0, cpu_system_s = 0;
+    std::uint64_t iterations = 0;
+
+    // Puts in, at zero, every series a run of `cfg` can have, so that none
+    // appears halfway through (rate() would miss its first increase).
+    void expect(const run::RunConfig& cfg);
+    // A finished phase (or sweep point).
+    void add_phase(const run::PhaseResult& p);
+    // One second of the phase in progress.
+    void add_interval(run::Phase phase, const run::IntervalStats& s);
+    void add(const PromTotals& o);
+    std::uint64_t mismatch_total() const;
+};
+
+// ---------------------------------------------------------------- the text
+using PromLabels = std::vector<std::pair<std::string, std::string>>;
+
+// One run's counters and the labels that tell them apart from another's
+// in the same file (--preset: preset and test).
+struct PromSeriesSet {
+    PromLabels labels;
+    PromTotals totals;
+};
+
+// What the process is doing: the info and state gauges.
+struct PromState {
+    PromLabels labels;  // on every sample: target, then the user's --prom-label
+    std::string version;
+    std::string backend;
+    std::string kernel;
+    DriveInfo drive;
+    bool running = true;
+    std::optional<run::Phase> phase;  // running, or the last that ran
+    std::uint64_t iteration = 0;      // 0 before the first
+    std::string verdict = "running";  // running, passed, failed, error, interrupted
+    std::optional<int> exit_status;   // once the run has ended
+    double start_time_s = 0;          // Unix time
+    double now_s = 0;                 // Unix time of this rendering
+};
+
+std::string prometheus_text(const PromState& state, const std::vector<PromSeriesSet>& runs);
+
+// A label value escaped per the exposition format: \ -> \\, " -> \",
+// newline -> \n; bytes that are not UTF-8 become U+FFFD (a path may hold
+// any byte, the format only UTF-8).
+std::string prometheus_escape_label(std::string_view value);
+
+// Why `name` cannot be a --prom-label name, "" when it can: the format's
+// [a-zA-Z_][a-zA-Z0-9_]*, not __-prefixed (Prometheus's own), not a label
+// these metrics use themselves.
+std::string prom_label_name_problem(std::string_view name);
+// Why `value` cannot be a label value, "" when it can: empty (Prometheus
+// takes that for no label at all) or not UTF-8.
+std::string prom_label_value_problem(std::string_view value);
+
+}  // namespace ds::report

@@ -1,0 +1,86 @@
+#include "metrics/timeseries.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <system_error>
+
+#include "io/full_io.h"
+#include "io/output_file.h"
+#include "model/errors.h"
+
+namespace ds::report {
+
+void TimeseriesWriter::started(const run::RunConfig& cfg, const run::RunResult&) {
+    interval_s_ = cfg.interval_s;
+    try {
+        fd_ = io::create_output_file(path_);
+    } catch (const std::system_error& e) {
+        throw run::SetupError(std::string("--timeseries ") + e.what());
+    }
+}
+
+std::string TimeseriesWriter::finish() {
+    if (fd_.valid() && ::close(fd_.release()) != 0 && error_.empty())
+        error_ = "--timeseries " + path_ + ": close: " + std::strerror(errno);
+    return error_;
+}
+
+std::string TimeseriesWriter::line(std::uint64_t iteration, run::Phase phase,
+                                   std::uint64_t sweep_value, const run::IntervalStats& s,
+                                   double interval_s, std::uint64_t mismatches_so_far,
+                                   double elapsed_s, double start_s) {
+    const double len = interval_s > 0 ? interval_s : 1.0;
+    nlohmann::json j;
+    j["elapsed_s"] = elapsed_s;
+    j["iteration"] = iteration;
+    j["phase"] = std::string(run::to_string(phase));
+    j["second"] = static_cast<std::uint64_t>(start_s + 1e-9);
+    j["index"] = s.index;
+    j["interval_s"] = interval_s;
+    if (sweep_value) j["sweep_value"] = sweep_value;
+    j["read_bytes"] = s.read_bytes;
+    j["write_bytes"] = s.write_bytes;
+    j["read_ops"] = s.read_ops;
+    j["write_ops"] = s.write_ops;
+    j["read_bytes_per_sec"] = s.read_bytes / len;
+    j["write_bytes_per_sec"] = s.write_bytes / len;
+    j["read_iops"] = s.read_ops / len;
+    j["write_iops"] = s.write_ops / len;
+    const stats::LatencyHistogram latency = s.latency();
+    j["p50_ns"] = latency.value_at_percentile(50);
+    j["p99_ns"] = latency.value_at_percentile(99);
+    j["max_ns"] = latency.max();
+    j["mismatches"] = mismatches_so_far;
+    if (s.temperature_c) j["temperature_c"] = *s.temperature_c;
+    return j.dump();
+}
+
+void TimeseriesWriter::interval_done(std::uint64_t iteration, run::Phase phase,
+                                     std::uint64_t sweep_value, const run::IntervalStats& s,
+                                     double interval_s, std::uint64_t mismatches_so_far) {
+    // A new phase (or sweep point, or --steady-state round: its intervals
+    // count from 0 again) starts where the previous one's seconds ended.
+    if (!any_ || iteration != last_iteration_ || phase != last_phase_ ||
+        sweep_value != last_sweep_value_ || s.index <= last_index_) {
+        phase_base_s_ = last_end_s_;
+        last_iteration_ = iteration;
+        last_phase_ = phase;
+        last_sweep_value_ = sweep_value;
+        any_ = true;
+    }
+    last_index_ = s.index;
+    const double start_s = static_cast<double>(s.index) * interval_s_;
+    const double end_s = phase_base_s_ + start_s + interval_s;
+    last_end_s_ = end_s;
+    if (!error_.empty() || !fd_.valid()) return;  // the first failure is reported once
+    std::string text =
+        line(iteration, phase, sweep_value, s, interval_s, mismatches_so_far, end_s, start_s);
+    text += '\n';
+    if (!io::write_full(fd_.get(), text))
+        error_ = "--timeseries " + path_ + ": write: " + std::strerror(errno);
+}
+
+}  // namespace ds::report

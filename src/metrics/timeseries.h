@@ -1,0 +1,53 @@
+// --timeseries: NDJSON, one object per second per phase (and per sweep
+// point), so a dashboard or scripts/plot can show an SLC-cache cliff or
+// thermal throttling.  schema/timeseries.schema.json describes a line.
+#pragma once
+
+#include <string>
+
+#include "io/unique_fd.h"
+#include "model/observer.h"
+
+namespace ds::report {
+
+class TimeseriesWriter final : public run::RunObserver {
+  public:
+    bool wants_intervals() const override { return true; }
+    // Writes to `path`, created afresh (io::create_output_file: never
+    // through a link) when the run has started, so a refused run leaves no
+    // file; started() throws SetupError naming it.  Every line is written
+    // as it comes, so a crash loses at most the interval in progress.
+    explicit TimeseriesWriter(const std::string& path) : path_(path) {}
+
+    void started(const run::RunConfig& cfg, const run::RunResult& r) override;
+    TimeseriesWriter(const TimeseriesWriter&) = delete;
+    TimeseriesWriter& operator=(const TimeseriesWriter&) = delete;
+
+    void interval_done(std::uint64_t iteration, run::Phase phase, std::uint64_t sweep_value,
+                       const run::IntervalStats& s, double interval_s,
+                       std::uint64_t mismatches_so_far) override;
+
+    // The line for one interval, which started `start_s` into its phase.
+    static std::string line(std::uint64_t iteration, run::Phase phase, std::uint64_t sweep_value,
+                            const run::IntervalStats& s, double interval_s,
+                            std::uint64_t mismatches_so_far, double elapsed_s, double start_s);
+
+    // Closes the file; the first write or close that failed, as one line
+    // naming the path ("" when every line landed).
+    std::string finish();
+
+  private:
+    std::string path_;
+    io::UniqueFd fd_;
+    std::string error_;
+    double interval_s_ = 1;    // --interval
+    double phase_base_s_ = 0;  // run time at the start of the current phase
+    double last_end_s_ = 0;
+    std::uint64_t last_iteration_ = 0;
+    run::Phase last_phase_ = run::Phase::seq_write;
+    std::uint64_t last_sweep_value_ = 0;
+    std::uint64_t last_index_ = 0;
+    bool any_ = false;
+};
+
+}  // namespace ds::report

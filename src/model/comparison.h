@@ -1,0 +1,28 @@
+// The result of --compare-backends: the same workload on each backend
+// (run/compare_backends.h makes the runs; report/ renders them).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/config.h"
+#include "model/results.h"
+
+namespace ds::run {
+
+struct ComparedRun {
+    std::string label;  // "io_uring", "sync", "sync qd 1", "io_uring sqpoll"
+    RunConfig config;
+    RunResult result;
+    bool ran = false;
+};
+
+struct BackendComparison {
+    // [0] io_uring, [1] sync at the same depth, then the extra rows.
+    std::vector<ComparedRun> runs;
+};
+
+// The worst of the runs made: 2 beats 1 beats a signal beats 0.
+int exit_status(const BackendComparison& c);
+
+}  // namespace ds::run

@@ -1,0 +1,90 @@
+#include "model/config.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ds::run {
+
+std::string_view to_string(Phase p) {
+    switch (p) {
+        case Phase::seq_write:
+            return "seq-write";
+        case Phase::seq_read:
+            return "seq-read";
+        case Phase::random:
+            return "random";
+        case Phase::reverify:
+            return "reverify";
+    }
+    return "?";
+}
+
+std::optional<Phase> phase_from_string(std::string_view s) {
+    for (Phase p : kAllPhases)
+        if (to_string(p) == s) return p;
+    return std::nullopt;
+}
+
+std::string_view to_string(BackendChoice b) {
+    switch (b) {
+        case BackendChoice::automatic:
+            return "auto";
+        case BackendChoice::io_uring:
+            return "io_uring";
+        case BackendChoice::sync:
+            return "sync";
+    }
+    return "?";
+}
+
+std::string_view to_string(SyncMethod m) {
+    switch (m) {
+        case SyncMethod::none:
+            return "none";
+        case SyncMethod::osync:
+            return "osync";
+        case SyncMethod::dsync:
+            return "dsync";
+        case SyncMethod::fsync:
+            return "fsync";
+        case SyncMethod::fdatasync:
+            return "fdatasync";
+    }
+    return "?";
+}
+
+std::optional<SyncMethod> sync_method_from_string(std::string_view s) {
+    for (SyncMethod m : kAllSyncMethods)
+        if (to_string(m) == s) return m;
+    return std::nullopt;
+}
+
+std::uint64_t seconds_to_ns(double s) {
+    return s > 0 ? static_cast<std::uint64_t>(std::llround(s * 1e9)) : 0;
+}
+
+std::string_view to_string(SweepParam p) {
+    switch (p) {
+        case SweepParam::qd:
+            return "qd";
+        case SweepParam::files:
+            return "files";
+        case SweepParam::rand_block:
+            return "rand-block";
+    }
+    return "?";
+}
+
+std::uint32_t RunConfig::max_rand_block() const {
+    std::uint32_t b = rand_block;
+    if (sweep && sweep->param == SweepParam::rand_block)
+        for (auto v : sweep->values)
+            b = std::max<std::uint32_t>(b, static_cast<std::uint32_t>(v));
+    return b;
+}
+
+bool RunConfig::has_phase(Phase p) const {
+    return std::find(phases.begin(), phases.end(), p) != phases.end();
+}
+
+}  // namespace ds::run

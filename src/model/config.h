@@ -1,0 +1,133 @@
+// The effective run configuration: plain values, already validated by the
+// command-line layer.  Nothing here knows how it was spelled.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "stats/steady_state.h"
+#include "stats/write_cliff.h"
+
+namespace ds::run {
+
+enum class Phase { seq_write, seq_read, random, reverify };
+inline constexpr Phase kAllPhases[] = {Phase::seq_write, Phase::seq_read, Phase::random,
+                                       Phase::reverify};
+// "seq-write", "seq-read", "random", "reverify"
+std::string_view to_string(Phase p);
+std::optional<Phase> phase_from_string(std::string_view s);
+
+enum class BackendChoice { automatic, io_uring, sync };
+std::string_view to_string(BackendChoice b);
+
+// A sweep runs the random phase once per value of one parameter, on files
+// written and verified once.
+enum class SweepParam { qd, files, rand_block };
+std::string_view to_string(SweepParam p);  // "qd", "files", "rand-block"
+struct Sweep {
+    SweepParam param = SweepParam::qd;
+    std::vector<std::uint64_t> values;  // in the order given
+};
+
+// How writes are made durable (--sync).
+//  osync/dsync: every write carries RWF_SYNC/RWF_DSYNC (durable on completion).
+//  fsync/fdatasync: after every sync_every writes, the worker waits for them
+//  and issues that flush (IORING_OP_FSYNC on io_uring).
+enum class SyncMethod { none, osync, dsync, fsync, fdatasync };
+inline constexpr SyncMethod kAllSyncMethods[] = {SyncMethod::none, SyncMethod::osync,
+                                                 SyncMethod::dsync, SyncMethod::fsync,
+                                                 SyncMethod::fdatasync};
+std::string_view to_string(SyncMethod m);  // "none", "osync", "dsync", "fsync", "fdatasync"
+std::optional<SyncMethod> sync_method_from_string(std::string_view s);
+
+// Durations given in seconds, as whole nanoseconds (rounded: 100us is
+// 100000 ns, not 99999).
+std::uint64_t seconds_to_ns(double s);
+
+struct RunConfig {
+    std::string target = ".";
+    // --path: TARGET may be a file-name prefix (files <prefix><n>.dat); a
+    // positional TARGET must be an existing directory.
+    bool target_may_be_prefix = false;
+    // --raw-device: a whole block device instead of files (then target holds
+    // the same path and file_bytes each worker's region of it).
+    std::string raw_device;
+    std::string raw_device_confirm;  // --destroy-data: the same device again
+    // Per file (raw device: per region; 0 there until it is derived from the
+    // device's size before the run, modes/environment.h).
+    std::uint64_t file_bytes = 256ULL << 20;
+    unsigned files = 4;
+    unsigned qd = 32;
+    BackendChoice backend = BackendChoice::automatic;
+    std::uint32_t seq_block = 1U << 20;
+    std::uint32_t rand_block = 4096;  // also the verification unit
+    unsigned read_pct = 70;
+    double rand_time_s = 10;                // 0 disables the random phase
+    std::optional<std::uint64_t> rand_ops;  // total across workers; replaces rand_time
+    std::uint64_t iterations = 1;           // 0 = until interrupted or duration
+    std::optional<double> duration_s;
+    std::vector<Phase> phases{std::begin(kAllPhases), std::end(kAllPhases)};
+    std::uint64_t seed = 0;
+    bool seed_given = false;
+    bool recreate = false;
+    bool buffered = false;
+    bool verify = true;
+    // --cpus: worker i runs on cpus[i % cpus.size()] only; empty: anywhere.
+    std::vector<unsigned> cpus;
+    bool sqpoll = false;  // io_uring: a kernel thread polls the submission queue
+    bool iopoll = false;  // io_uring: completions polled from the device (O_DIRECT)
+    // Files the program writes besides the run's own (results), as
+    // (what names it, path): the target refuses to take one of them for a
+    // test or state file.
+    std::vector<std::pair<std::string, std::string>> reserved_paths;
+    // --iteration-detail: the last N iterations keep their phases in full
+    // (histograms: 3 x 37 KiB per phase); the others keep figures only.
+    std::uint64_t iteration_detail = 0;
+    // With a sweep, qd and files hold the largest value swept and rand_block
+    // (the verification unit) the smallest; each point overrides them.
+    std::optional<Sweep> sweep;
+    // Length of one per-interval record (--timeseries, the live --prom
+    // figures, the status line's p99), seconds: 0.1 to 60.
+    double interval_s = 1;
+    double knee_gain_pct = 5;  // saturation: next point adds less IOPS than this
+    std::vector<double> latency_thresholds_s{2, 10};  // see seconds_to_ns
+    bool compare_backends = false;
+    // --compare-extra: rows added to --compare-backends beside io_uring and
+    // sync at the same depth: the single-threaded sync baseline (--qd 1),
+    // and io_uring with --sqpoll.
+    bool compare_sync_qd1 = false;
+    bool compare_sqpoll = false;
+    // --steady-state: the random phase runs in rounds of steady_round_s
+    // until the rule holds over its window or max_rounds are done.
+    std::optional<stats::SteadyStateRule> steady_state;
+    double steady_round_s = 60;
+    // --sustained-write N: the seq-write phase writes the files N times over
+    // (0: once, as usual), its throughput taken every cliff_interval_s, and
+    // the write cliff looked for (stats/write_cliff.h).
+    std::uint64_t sustained_passes = 0;
+    double cliff_interval_s = 1;
+    double cliff_idle_s = 0;  // --cliff-recovery: idle, then one more pass measured (0: none)
+    stats::WriteCliffRule cliff_rule;
+    // --keep: leave the files and a state file for --verify-only after a
+    // power cut (target/state_file.h).
+    bool keep = false;
+    SyncMethod sync = SyncMethod::none;
+    std::uint64_t sync_every = 1;  // writes per flush (fsync/fdatasync), per listener call
+    unsigned batch = 1;            // SQEs prepared before each submission (--batch)
+    // --sync-compare: the pg_test_fsync-style table instead of the phases;
+    // each row lasts sync_compare_row_s, or sync_compare_row_ops writes when set.
+    bool sync_compare = false;
+    double sync_compare_row_s = 2;
+    std::optional<std::uint64_t> sync_compare_row_ops;
+
+    // Largest random block of the run (the sweep's, or rand_block).
+    std::uint32_t max_rand_block() const;
+
+    bool has_phase(Phase p) const;
+};
+
+}  // namespace ds::run

@@ -1,0 +1,39 @@
+// The seam between the worker's flushes and whoever records what is durable
+// (the --keep state file).  The worker knows when a flush completed and which
+// writes it covered; the listener decides what to do with that.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "pattern/unit.h"
+
+namespace ds::run {
+
+// What a --keep run's state file records of the run: enough to name every
+// unit of every file and its content (target/state_file.h writes it).
+struct StateGeometry {
+    std::uint64_t seed = 0;
+    std::uint64_t run_id = 0;
+    std::uint64_t file_bytes = 0;
+    std::uint32_t unit_bytes = 0;
+    std::uint32_t bound = 1;
+    std::vector<std::string> paths;  // one per file, absolute or as given
+    std::uint64_t units() const { return file_bytes / unit_bytes; }
+};
+
+class DurabilityListener {
+  public:
+    virtual ~DurabilityListener() = default;
+    // A flush of file `file_index` completed.  `acked` holds, for every unit
+    // of that file, the generation now acknowledged as durable: the content
+    // of writes that had completed before the flush was issued
+    // (kUnknownGeneration for a unit never written, or whose write failed).
+    // Called on the worker's own thread, so calls for different files may
+    // run concurrently; one file's calls never overlap.
+    virtual void acknowledged(unsigned file_index, std::span<const pattern::Generation> acked) = 0;
+};
+
+}  // namespace ds::run

@@ -1,0 +1,201 @@
+#include "model/results.h"
+
+#include <algorithm>
+#include <ctime>
+#include <iterator>
+#include <numeric>
+
+namespace ds::run {
+
+std::string utc_now_iso8601() {
+    std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+void PhaseCounters::merge(const PhaseCounters& o) {
+    read_ops += o.read_ops;
+    write_ops += o.write_ops;
+    read_bytes += o.read_bytes;
+    write_bytes += o.write_bytes;
+    verified_bytes += o.verified_bytes;
+    unverified_units += o.unverified_units;
+    retries += o.retries;
+    for (std::size_t i = 0; i < mismatches.size(); ++i)
+        mismatches[i] += o.mismatches[i];
+    read_latency.merge(o.read_latency);
+    write_latency.merge(o.write_latency);
+    flush_ops += o.flush_ops;
+    flush_latency.merge(o.flush_latency);
+    write_errors += o.write_errors;
+    system_calls += o.system_calls;
+}
+
+std::uint64_t PhaseCounters::mismatch_total() const {
+    return std::accumulate(mismatches.begin(), mismatches.end(), std::uint64_t{0});
+}
+
+void IntervalStats::merge(const IntervalStats& o) {
+    read_ops += o.read_ops;
+    write_ops += o.write_ops;
+    read_bytes += o.read_bytes;
+    write_bytes += o.write_bytes;
+    mismatches += o.mismatches;
+    for (std::size_t i = 0; i < mismatches_by_class.size(); ++i)
+        mismatches_by_class[i] += o.mismatches_by_class[i];
+    read_latency.merge(o.read_latency);
+    write_latency.merge(o.write_latency);
+}
+
+stats::LatencyHistogram IntervalStats::latency() const {
+    stats::LatencyHistogram all = read_latency;
+    all.merge(write_latency);
+    return all;
+}
+
+stats::KneeAxis SweepResult::axis() const {
+    return param == SweepParam::rand_block ? stats::KneeAxis::bandwidth : stats::KneeAxis::iops;
+}
+
+std::vector<stats::SweepFigures> SweepResult::figures() const {
+    std::vector<stats::SweepFigures> out;
+    for (const auto& pt : points)
+        out.push_back({pt.random.iops(), pt.random.bytes_per_sec(),
+                       static_cast<double>(pt.random.latency().value_at_percentile(99))});
+    return out;
+}
+
+std::optional<stats::Knee> SweepResult::described_knee() const {
+    if (!knee || *knee + 1 >= points.size()) return std::nullopt;
+    return stats::knee_at(figures(), *knee, axis());
+}
+
+double PhaseResult::iops() const {
+    return seconds > 0 ? static_cast<double>(counters.read_ops + counters.write_ops) / seconds
+                       : 0.0;
+}
+
+double PhaseResult::bytes_per_sec() const {
+    return seconds > 0 ? static_cast<double>(counters.read_bytes + counters.write_bytes) / seconds
+                       : 0.0;
+}
+
+stats::LatencyHistogram PhaseResult::latency() const {
+    stats::LatencyHistogram all = counters.read_latency;
+    all.merge(counters.write_latency);
+    return all;
+}
+
+void PhaseResult::merge(const PhaseResult& o) {
+    workers = std::max(workers, o.workers);
+    interrupted = interrupted || o.interrupted;
+    seconds += o.seconds;
+    cpu += o.cpu;
+    counters.merge(o.counters);
+}
+
+PhaseFigures PhaseFigures::of(const PhaseResult& p) {
+    const auto& c = p.counters;
+    PhaseFigures f;
+    f.phase = p.phase;
+    f.interrupted = p.interrupted;
+    f.seconds = p.seconds;
+    f.cpu = p.cpu;
+    f.read_ops = c.read_ops;
+    f.write_ops = c.write_ops;
+    f.read_bytes = c.read_bytes;
+    f.write_bytes = c.write_bytes;
+    f.verified_bytes = c.verified_bytes;
+    f.mismatches = c.mismatch_total();
+    const stats::LatencyHistogram all = p.latency();
+    f.p50_ns = all.value_at_percentile(50);
+    f.p99_ns = all.value_at_percentile(99);
+    f.max_ns = all.max();
+    return f;
+}
+
+double PhaseFigures::iops() const {
+    return seconds > 0 ? static_cast<double>(read_ops + write_ops) / seconds : 0.0;
+}
+
+double PhaseFigures::bytes_per_sec() const {
+    return seconds > 0 ? static_cast<double>(read_bytes + write_bytes) / seconds : 0.0;
+}
+
+void RunResult::begin_iteration(std::uint64_t index, std::uint64_t detail) {
+    iterations.push_back(IterationResult{index, {}});
+    iterations.back().phases.reserve(std::size(kAllPhases));  // one block per iteration
+    if (detail == 0) return;
+    iteration_detail.push_back(IterationDetail{index, {}});
+    while (iteration_detail.size() > detail)
+        iteration_detail.pop_front();
+}
+
+void RunResult::add_phase(const PhaseResult& p) {
+    iterations.back().phases.push_back(PhaseFigures::of(p));
+    if (!iteration_detail.empty() && iteration_detail.back().index == iterations.back().index)
+        iteration_detail.back().phases.push_back(p);
+    // Kept in run order: a phase is merged into its own entry, or inserted
+    // before the first entry of a later phase.
+    auto at = merged_phases.begin();
+    while (at != merged_phases.end() && at->phase < p.phase)
+        ++at;
+    if (at != merged_phases.end() && at->phase == p.phase)
+        at->merge(p);
+    else
+        merged_phases.insert(at, p);
+}
+
+RunResult::Totals RunResult::totals() const {
+    Totals t;
+    auto add = [&](const PhaseResult& p) {
+        t.written += p.counters.write_bytes;
+        t.read += p.counters.read_bytes;
+        t.verified += p.counters.verified_bytes;
+    };
+    for (const auto& it : iterations)
+        for (const auto& p : it.phases) {
+            t.written += p.write_bytes;
+            t.read += p.read_bytes;
+            t.verified += p.verified_bytes;
+        }
+    for (const auto& pt : sweep.points)
+        add(pt.random);
+    if (sync_compare)
+        for (const auto& row : sync_compare->rows) {
+            t.written += row.ops * row.write_bytes * row.writes_per_op;
+            t.read += row.verified_bytes;
+            t.verified += row.verified_bytes;
+        }
+    return t;
+}
+
+std::uint64_t RunResult::damaged_units() const {
+    std::uint64_t n = 0;
+    for (const auto& d : damage)
+        n += d.distinct_units;
+    return n;
+}
+
+std::uint64_t RunResult::mismatch_count() const {
+    return std::accumulate(mismatch_totals.begin(), mismatch_totals.end(), std::uint64_t{0});
+}
+
+}  // namespace ds::run
+
+namespace ds::run {
+int exit_status(const RunResult& r) {
+    if (r.mismatch_count() > 0 || r.health.damaged()) return 2;
+    if (!r.fatal_error.empty()) return 1;
+    if (r.stop == StopReason::signal) return 128 + r.stop_signal;
+    return 0;
+}
+int worse_exit_status(int a, int b) {
+    auto rank = [](int code) { return code == 2 ? 3 : code == 1 ? 2 : code != 0 ? 1 : 0; };
+    return rank(a) >= rank(b) ? a : b;
+}
+
+}  // namespace ds::run

@@ -1,0 +1,319 @@
+// What a run measured and found: plain data that the report layer renders.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "io/backend.h"
+#include "model/config.h"
+#include "model/damage.h"
+#include "model/drive_health.h"
+#include "pattern/unit.h"
+#include "stats/cpu_time.h"
+#include "stats/histogram.h"
+#include "stats/knee.h"
+#include "stats/steady_state.h"
+#include "stats/write_cliff.h"
+
+namespace ds::run {
+
+struct TargetInfo {
+    std::string path;        // absolute: the directory, a --path prefix, or the raw device
+    bool prefix = false;     // files are named <path><n>.dat (--path PREFIX)
+    std::string directory;   // where the files are (absolute, symlinks resolved)
+    std::string filesystem;  // e.g. "ext4", "tmpfs"
+    std::string device;      // source of the mount, e.g. "/dev/vda"
+    bool in_memory = false;  // tmpfs or ramfs: free space is capped by the machine's memory
+    std::uint64_t free_bytes = 0;
+    std::uint64_t reclaimable_bytes = 0;  // held by our leftovers, freed when replaced
+};
+
+// One detected mismatch (a unit read back wrong, or an operation that failed).
+struct MismatchRecord {
+    std::uint64_t iteration = 0;
+    Phase phase = Phase::seq_read;
+    unsigned file_index = 0;
+    std::string path;
+    std::uint64_t offset = 0;       // absolute byte offset of the first bad byte
+    std::uint64_t unit_offset = 0;  // offset of the unit (or of the failed I/O)
+    std::uint32_t length = 0;       // unit size, or the failed I/O's length
+    pattern::MismatchClass cls = pattern::MismatchClass::corrupt;
+    std::uint64_t bad_bytes = 0;
+    int error = 0;  // errno for io-error
+    unsigned expected_generation = 0;
+    std::optional<pattern::ParsedHeader> found;  // what the unit's header says
+    io::OpKind op = io::OpKind::read;
+};
+
+using ClassCounts = std::array<std::uint64_t, pattern::kMismatchClassCount>;
+
+// The damage one file (raw device: one worker's region) took over the run.
+struct FileDamage {
+    unsigned file_index = 0;
+    std::string path;
+    std::uint64_t expected_bytes = 0;
+    // Set when the file was found shorter than it should be.
+    std::optional<std::uint64_t> truncated_to_bytes;
+    std::uint64_t distinct_units = 0;
+    std::vector<DamageExtent> extents;  // by offset
+    // Observations not kept as extents (DamageMap::kMaxExtents reached).
+    std::uint64_t unmerged_observations = 0;
+};
+
+// Counters one worker keeps for one phase; merged across workers.
+struct PhaseCounters {
+    std::uint64_t read_ops = 0, write_ops = 0;
+    std::uint64_t read_bytes = 0, write_bytes = 0;
+    std::uint64_t verified_bytes = 0;
+    std::uint64_t unverified_units = 0;  // content unknown after a failed write
+    std::uint64_t retries = 0;           // -EAGAIN resubmissions and short-transfer resumes
+    ClassCounts mismatches{};
+    stats::LatencyHistogram read_latency;
+    stats::LatencyHistogram write_latency;
+    // --sync fsync/fdatasync: flushes completed and their latency (submission
+    // to completion), apart from the writes they cover.
+    std::uint64_t flush_ops = 0;
+    stats::LatencyHistogram flush_latency;
+    // Writes that failed (io-error, or the filesystem full), for the write
+    // summary's error count.
+    std::uint64_t write_errors = 0;
+    // System calls that moved data (Backend::system_calls) during the phase.
+    std::uint64_t system_calls = 0;
+
+    void merge(const PhaseCounters& o);
+    std::uint64_t mismatch_total() const;
+};
+
+// One second of one phase (summed over workers), for --timeseries, the
+// status line and the live --prom textfile.  Reads and writes keep their
+// latency apart and mismatches their class, so a live histogram per
+// operation and a live count per class add up to the phase's totals.
+struct IntervalStats {
+    std::uint64_t index = 0;  // whole intervals (--interval) since the phase started
+    std::uint64_t read_ops = 0, write_ops = 0;
+    std::uint64_t read_bytes = 0, write_bytes = 0;
+    std::uint64_t mismatches = 0;  // all classes
+    ClassCounts mismatches_by_class{};
+    // Operations completed in this second.
+    stats::LatencyHistogram read_latency, write_latency;
+    // NVMe targets: the controller's temperature when the second was
+    // passed on, degrees Celsius (hwmon); none elsewhere.
+    std::optional<double> temperature_c;
+
+    void merge(const IntervalStats& o);
+    // Reads and writes together.
+    stats::LatencyHistogram latency() const;
+};
+
+struct PhaseResult {
+    Phase phase = Phase::seq_write;
+    unsigned workers = 0;      // workers that took part
+    bool interrupted = false;  // stopped early by a signal or --duration
+    double seconds = 0;
+    stats::CpuTime cpu;
+    PhaseCounters counters;
+
+    double iops() const;
+    double bytes_per_sec() const;
+    // Reads and writes together.
+    stats::LatencyHistogram latency() const;
+    // Adds another run of the same phase (a later iteration): counts, times
+    // and histograms add up; interrupted if either was.
+    void merge(const PhaseResult& o);
+};
+
+// A phase's figures without its histograms: what a run keeps of every
+// iteration (about 100 bytes a phase), so that its memory does not grow with
+// the histograms' 3 x 37 KiB per phase and iteration.  Latency is of reads
+// and writes together.
+struct PhaseFigures {
+    Phase phase = Phase::seq_write;
+    bool interrupted = false;
+    double seconds = 0;
+    stats::CpuTime cpu;
+    std::uint64_t read_ops = 0, write_ops = 0;
+    std::uint64_t read_bytes = 0, write_bytes = 0;
+    std::uint64_t verified_bytes = 0;
+    std::uint64_t mismatches = 0;  // every class
+    std::uint64_t p50_ns = 0, p99_ns = 0, max_ns = 0;
+
+    static PhaseFigures of(const PhaseResult& p);
+    double iops() const;
+    double bytes_per_sec() const;
+};
+
+// What a run keeps of every iteration.
+struct IterationResult {
+    std::uint64_t index = 0;  // 1-based
+    std::vector<PhaseFigures> phases;
+};
+
+// An iteration's phases in full (histograms included): kept only for the
+// last --iteration-detail iterations.
+struct IterationDetail {
+    std::uint64_t index = 0;
+    std::vector<PhaseResult> phases;
+};
+
+struct SweepPoint {
+    std::uint64_t value = 0;  // qd, workers or random block bytes
+    PhaseResult random;       // the random phase run at this value
+};
+
+struct SweepResult {
+    SweepParam param = SweepParam::qd;
+    std::vector<SweepPoint> points;
+    std::optional<std::size_t> knee;  // index of the saturation point (stats::find_knee)
+
+    // The figure the knee is chosen by: bandwidth for block sizes, else IOPS.
+    stats::KneeAxis axis() const;
+    // Each point's IOPS, bandwidth and p99.
+    std::vector<stats::SweepFigures> figures() const;
+    // The saturation point described (nullopt when `knee` is not set).
+    std::optional<stats::Knee> described_knee() const;
+};
+
+// --steady-state: the random phase of one iteration, in rounds.  Each
+// round's value is its IOPS (reads and writes); the rule is judged over the
+// last rule.window_rounds of them.
+struct SteadyStateResult {
+    std::uint64_t iteration = 0;
+    double round_s = 0;  // length of a round
+    stats::SteadyStateRule rule;
+    std::vector<double> round_iops;  // every complete round, in order
+    // The last window judged (the attained one when attained); none before
+    // window_rounds rounds.
+    std::optional<stats::SteadyStateWindow> window;
+    stats::SteadyStateStatus status = stats::SteadyStateStatus::measuring;
+    // Stopped by a signal or --duration before a verdict: the partial round
+    // is in the phase's figures, not among the rounds.
+    bool interrupted = false;
+};
+
+// --sustained-write: one iteration's seq-write phase, the files written
+// passes times over, its throughput per interval and the cliff found in it.
+struct SustainedWriteResult {
+    std::uint64_t iteration = 0;
+    std::uint64_t passes = 0;          // asked for
+    std::uint64_t passes_done = 0;     // completed
+    std::uint64_t capacity_bytes = 0;  // one pass: every file (region) once
+    double interval_s = 0;             // nominal length of an interval
+    stats::WriteCliffRule rule;
+    std::vector<stats::ThroughputInterval> series;  // every interval, in order
+    stats::WriteCliff cliff;
+    // --cliff-recovery: the pass written after the idle period, and what it found.
+    std::vector<stats::ThroughputInterval> recovery_series;
+    std::optional<stats::CliffRecovery> recovery;
+    bool interrupted = false;  // a signal or --duration ended it early
+};
+
+// One row of --sync-compare.
+struct SyncCompareRow {
+    SyncMethod method = SyncMethod::none;  // osync/dsync: the file opened O_SYNC/O_DSYNC
+    std::uint32_t write_bytes = 4096;      // bytes per write
+    unsigned writes_per_op = 1;            // >1: one durable operation is that many writes
+    bool group = false;     // one of the O_SYNC rows writing 16K per operation (1x16K, 2x8K, 4x4K)
+    bool available = true;  // false: the filesystem refused the method
+    std::string reason;     // why not available (one line)
+    std::uint64_t ops = 0;  // durable operations completed
+    double seconds = 0;
+    stats::LatencyHistogram latency;  // per durable operation: its writes and its flush
+    std::uint64_t verified_bytes = 0;
+    std::uint64_t mismatches = 0;  // read back wrong, or a write or flush failed
+
+    double ops_per_sec() const { return seconds > 0 ? static_cast<double>(ops) / seconds : 0.0; }
+};
+
+struct SyncCompareResult {
+    double row_s = 0;           // time per row (when row_ops is 0)
+    std::uint64_t row_ops = 0;  // durable operations per row (0: by time)
+    bool direct_io = true;
+    std::vector<SyncCompareRow> rows;
+    bool interrupted = false;
+};
+
+// How the run ended.
+enum class StopReason { completed, duration, signal, error };
+
+struct BackendInfo {
+    BackendChoice requested = BackendChoice::automatic;
+    io::BackendKind used = io::BackendKind::io_uring;
+    std::string fallback_reason;  // why auto fell back to sync
+    io::UringFeatures uring;      // features of worker 0's ring
+    unsigned effective_qd = 1;    // random-phase depth per worker
+    unsigned seq_qd = 1;          // sequential-phase depth per worker
+    unsigned sync_threads = 0;    // sync: pool threads per worker (0: single-threaded)
+};
+
+// The current time as ISO 8601 UTC ("2026-11-30T04:33:23Z"), for started_at.
+std::string utc_now_iso8601();
+
+struct RunResult {
+    std::uint64_t seed = 0;
+    std::uint64_t run_id = 0;
+    BackendInfo backend;
+    TargetInfo target;
+    bool direct_io = true;
+    std::string direct_io_note;
+    std::vector<std::string> file_paths;
+    std::string state_path;  // --keep: the state file for --verify-only (else empty)
+    // Every iteration, figures only; each phase merged over all iterations
+    // (in run order); the last --iteration-detail iterations in full.  The
+    // memory a run holds grows only by the figures, however long it runs.
+    std::vector<IterationResult> iterations;
+    std::vector<PhaseResult> merged_phases;
+    std::deque<IterationDetail> iteration_detail;
+    SweepResult sweep;                                  // points empty unless --sweep
+    std::vector<SteadyStateResult> steady_state;        // per iteration, with --steady-state
+    std::vector<SustainedWriteResult> sustained_write;  // per iteration, --sustained-write
+    DriveHealth health;  // NVMe targets: the health log around each phase
+    std::optional<SyncCompareResult> sync_compare;  // --sync-compare
+    std::vector<MismatchRecord> mismatch_records;   // the first kMaxRecords
+    // Per damaged file: merged extents, distinct units, truncation.  What a
+    // person judges a drive by; the counts above are observations (a unit
+    // read by two phases counts twice).
+    std::vector<FileDamage> damage;
+    ClassCounts mismatch_totals{};
+    StopReason stop = StopReason::completed;
+    // A problem that ended the run early without being the drive's fault
+    // (the filesystem filled up): one line, exit 1.
+    std::string fatal_error;
+    int stop_signal = 0;
+    double wall_seconds = 0;
+    std::string started_at;  // ISO 8601 UTC
+    // Random, made once per run: its documents' run_id, the same in every
+    // rewrite (run_id above is the data's, which follows the seed).
+    std::string document_id;
+
+    static constexpr std::size_t kMaxRecords = 100;
+    std::uint64_t mismatch_count() const;
+    // Distinct units damaged, over every file.
+    std::uint64_t damaged_units() const;
+
+    // Iteration `index` starts; `detail`: how many iterations to keep in full.
+    void begin_iteration(std::uint64_t index, std::uint64_t detail);
+    // A phase of the iteration begun last finished: its figures, the merged
+    // phases and (when kept) the detail take it in.
+    void add_phase(const PhaseResult& p);
+
+    // Bytes over every phase of every iteration and every sweep point.
+    struct Totals {
+        std::uint64_t written = 0, read = 0, verified = 0;
+    };
+    Totals totals() const;
+};
+
+}  // namespace ds::run
+
+namespace ds::run {
+// The process exit status a run maps to: 2 on any mismatch or I/O error (it
+// wins), else 1 after a fatal setup problem, else 128+signal when
+// interrupted, else 0.
+int exit_status(const RunResult& r);
+// The more severe of two exit statuses: 2 beats 1 beats a signal beats 0.
+int worse_exit_status(int a, int b);
+}  // namespace ds::run

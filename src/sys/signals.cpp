@@ -1,0 +1,170 @@
+#include "sys/signals.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+
+namespace ds::run {
+
+namespace {
+
+std::atomic<int> g_first_signal{0};
+std::atomic<std::uint64_t> g_first_ns{0};
+// The registered files: the array never moves while registered (the owner
+// reserves it in full), only the count grows.
+std::atomic<const EmergencyFile*> g_files{nullptr};
+std::atomic<std::size_t> g_count{0};
+std::atomic<std::uint64_t> g_pending_at_first{0};  // signal_bit mask
+
+// Signals whose default action ends the process and that only ever arrive
+// from outside (kill, the terminal, a timer): a stop request.
+constexpr int kStopSignals[] = {SIGHUP, SIGINT,    SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2,  SIGALRM,
+                                SIGIO,  SIGVTALRM, SIGPROF, SIGPWR,  SIGXCPU, SIGSTKFLT};
+// Calls f(sig) for every stop signal: the list above and the real-time ones.
+template <typename F>
+void for_each_stop_signal(F f) {
+    for (int sig : kStopSignals)
+        f(sig);
+    for (int sig = SIGRTMIN; sig <= SIGRTMAX; ++sig)
+        f(sig);
+}
+
+// Signals a crash raises: a stop request when sent with kill, else the
+// files go and the process dies as it would have.
+constexpr int kFaultSignals[] = {SIGILL, SIGTRAP, SIGABRT, SIGFPE, SIGBUS, SIGSEGV, SIGSYS};
+struct sigaction g_previous[65];
+
+std::uint64_t now_ns() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000ULL +
+           static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+void remove_registered_files() {
+    const std::size_t n = g_count.load();
+    const EmergencyFile* files = g_files.load();
+    for (std::size_t i = 0; files && i < n; ++i) {
+        struct stat st {};
+        if (::fstatat(files[i].dirfd, files[i].name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            st.st_dev == files[i].dev && st.st_ino == files[i].ino)
+            ::unlinkat(files[i].dirfd, files[i].name, 0);
+    }
+}
+
+void say(const char* text, std::size_t len) {
+    ssize_t ignored = ::write(STDERR_FILENO, text, len);
+    (void)ignored;
+}
+
+// The signals sent to this thread or the process and not yet taken by a
+// thread, among those this thread blocks (in the handler: every stop
+// signal, see install_signal_handlers), as a signal_bit mask.  sigpending
+// is async-signal-safe.
+std::uint64_t pending_signals() {
+    sigset_t set;
+    if (sigpending(&set) != 0) return 0;
+    std::uint64_t mask = 0;
+    for (int sig = 1; sig <= 64; ++sig)
+        if (sigismember(&set, sig) == 1) mask |= signal_bit(sig);
+    return mask;
+}
+
+void on_stop_signal(int sig) {
+    const std::uint64_t now = now_ns();
+    std::uint64_t none = 0;
+    if (g_first_ns.compare_exchange_strong(none, now)) {
+        g_first_signal.store(sig);
+        g_pending_at_first.store(pending_signals());
+        return;
+    }
+    // The same keypress delivered twice (terminal and wrapper) is one request.
+    if (same_stop_request(now, none, g_pending_at_first.load(), sig)) return;
+    const bool files = g_files.load() != nullptr;
+    remove_registered_files();
+    static const char msg[] = "drivestress: second signal, files removed, exiting now\n";
+    static const char kept[] = "drivestress: second signal, exiting now (files kept)\n";
+    if (files)
+        say(msg, sizeof msg - 1);
+    else
+        say(kept, sizeof kept - 1);
+    int first = g_first_signal.load();
+    // The raw exit_group, not _exit(): the workers are still running (or
+    // finished, unjoined) and a sanitizer's _exit interceptor would run its
+    // end-of-process checks from inside this handler and call them a leak.
+    ::syscall(SYS_exit_group, 128 + (first ? first : sig));
+    __builtin_unreachable();
+}
+
+void on_fault_signal(int sig, siginfo_t* info, void* context) {
+    // Sent with kill (or sigqueue, tgkill), but not abort()'s own SIGABRT:
+    // a stop request like any other.
+    if (info && info->si_code <= 0 && sig != SIGABRT) {
+        on_stop_signal(sig);
+        return;
+    }
+    remove_registered_files();
+    // Die as we would have: the previous action (a sanitizer's report, or
+    // the default core dump).  A fault re-executes the faulting instruction
+    // and lands there; abort()'s signal is raised again.
+    (void)context;
+    sigaction(sig, &g_previous[sig], nullptr);
+    if (!info || info->si_code <= 0) ::raise(sig);
+}
+
+}  // namespace
+
+void install_signal_handlers() {
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    // Every stop signal is blocked while the handler runs: then sigpending()
+    // in it (which reports only blocked signals) sees the others already
+    // sent, and a second handler cannot interrupt the first.
+    sigemptyset(&sa.sa_mask);
+    for_each_stop_signal([&](int sig) { sigaddset(&sa.sa_mask, sig); });
+    sa.sa_flags = 0;  // no SA_RESTART: blocking waits return EINTR and see the flag
+    for_each_stop_signal([&](int sig) {
+        struct sigaction old {};
+        sigaction(sig, nullptr, &old);
+        if (old.sa_handler == SIG_IGN && sig != SIGINT) {
+            // Ignored by whoever started us (nohup: SIGHUP): keep it so.
+            return;
+        }
+        sigaction(sig, &sa, nullptr);
+    });
+
+    struct sigaction fault {};
+    fault.sa_sigaction = on_fault_signal;
+    sigemptyset(&fault.sa_mask);
+    fault.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    for (int sig : kFaultSignals)
+        sigaction(sig, &fault, &g_previous[sig]);
+
+    // A closed stdout pipe (`--json - | head`) must not kill the run before
+    // it cleans up; the write fails with EPIPE instead.  A file size limit
+    // (ulimit -f) below --size must fail the write with EFBIG, reported and
+    // cleaned up, not kill the process.
+    struct sigaction ign {};
+    ign.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &ign, nullptr);
+    sigaction(SIGXFSZ, &ign, nullptr);
+}
+
+int stop_signal() {
+    return g_first_signal.load(std::memory_order_relaxed);
+}
+
+void set_emergency_files(const EmergencyFile* files, std::size_t count) {
+    if (files != g_files.load()) {
+        g_count.store(0);
+        g_files.store(files);
+    }
+    g_count.store(files ? count : 0);
+}
+
+}  // namespace ds::run

@@ -1,0 +1,256 @@
+#include "target/raw_device.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "io/unique_fd.h"
+#include "model/errors.h"
+#include "units/units.h"
+
+namespace ds::run {
+
+namespace {
+
+std::string prefix(const std::string& path, const char* option = "--raw-device") {
+    return std::string(option) + " " + path + ": ";
+}
+
+dev_t block_rdev(const std::string& path, const char* option = "--raw-device") {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0)
+        throw SetupError(prefix(path, option) + std::strerror(errno));
+    if (!S_ISBLK(st.st_mode)) throw SetupError(prefix(path, option) + "is not a block device");
+    return st.st_rdev;
+}
+
+std::string devno_text(dev_t d) {
+    return std::to_string(major(d)) + ":" + std::to_string(minor(d));
+}
+
+std::string read_first_line(const std::string& file) {
+    std::ifstream in(file);
+    std::string line;
+    std::getline(in, line);
+    return line;
+}
+
+// One block device of interest: the device itself or one of its partitions.
+struct Node {
+    dev_t dev;
+    std::string name;    // kernel name, e.g. "loop0p1"
+    std::string sysdir;  // /sys/dev/block/M:m resolved
+};
+
+// The device and its partitions, from sysfs.
+std::vector<Node> device_and_partitions(const std::string& path, dev_t dev) {
+    std::vector<Node> nodes;
+    std::string link = "/sys/dev/block/" + devno_text(dev);
+    char real[PATH_MAX];
+    if (!::realpath(link.c_str(), real))
+        throw SetupError(prefix(path) + "not in /sys/dev/block (" + std::strerror(errno) +
+                         "); cannot prove it is unused");
+    std::string dir = real;
+    nodes.push_back({dev, dir.substr(dir.rfind('/') + 1), dir});
+    if (DIR* d = ::opendir(dir.c_str())) {
+        while (dirent* e = ::readdir(d)) {
+            std::string sub = dir + "/" + e->d_name;
+            if (e->d_name[0] == '.' || ::access((sub + "/partition").c_str(), F_OK) != 0) continue;
+            unsigned ma = 0, mi = 0;
+            char colon = 0;
+            std::istringstream in(read_first_line(sub + "/dev"));
+            if (in >> ma >> colon >> mi && colon == ':')
+                nodes.push_back({makedev(ma, mi), e->d_name, sub});
+        }
+        ::closedir(d);
+    }
+    return nodes;
+}
+
+const Node* find(const std::vector<Node>& nodes, dev_t dev) {
+    for (const auto& n : nodes)
+        if (n.dev == dev) return &n;
+    return nullptr;
+}
+
+// The block device a path names, if it is one.
+bool rdev_of(const std::string& path, dev_t& out) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 || !S_ISBLK(st.st_mode)) return false;
+    out = st.st_rdev;
+    return true;
+}
+
+// mountinfo escapes blanks as \040 and so on.
+std::string unescape(const std::string& s) {
+    std::string out;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '\\' && i + 3 < s.size() && s.find_first_not_of("01234567", i + 1) >= i + 4) {
+            out += static_cast<char>(std::stoi(s.substr(i + 1, 3), nullptr, 8));
+            i += 3;
+        } else {
+            out += s[i];
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+bool same_block_device(const std::string& a, const std::string& b) {
+    return block_rdev(a) == block_rdev(b, "--destroy-data");
+}
+
+std::uint64_t block_device_bytes(const std::string& path) {
+    block_rdev(path);
+    io::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd.valid()) throw SetupError(prefix(path) + "cannot open: " + std::strerror(errno));
+    std::uint64_t bytes = 0;
+    if (::ioctl(fd.get(), BLKGETSIZE64, &bytes) != 0)
+        throw SetupError(prefix(path) + "cannot read its size: " + std::strerror(errno));
+    return bytes;
+}
+
+std::uint64_t raw_region_bytes(const std::string& path, std::uint64_t device_bytes, unsigned files,
+                               std::uint64_t requested, std::uint64_t align) {
+    std::uint64_t region = requested;
+    if (!region) region = device_bytes / files / align * align;
+    if (region == 0)
+        throw SetupError(prefix(path) + units::format_bytes(device_bytes) + " is too small for " +
+                         std::to_string(files) + " regions of at least " +
+                         units::format_bytes(align) + " (the sequential block)");
+    std::uint64_t need = 0;
+    if (__builtin_mul_overflow(region, std::uint64_t{files}, &need) || need > device_bytes)
+        throw SetupError(prefix(path) + std::to_string(files) + " x --size " +
+                         units::format_bytes(region) + " is more than the device's " +
+                         units::format_bytes(device_bytes));
+    return region;
+}
+
+namespace {
+
+std::string dev_name(const Node& n) {
+    return "/dev/" + n.name;
+}
+
+// The device's node (whole device or a partition) a /proc/self/mountinfo
+// line mounts, or nullptr.
+const Node* mounted_node(const std::vector<Node>& nodes, const std::string& line,
+                         std::string& mount_point) {
+    std::istringstream in(line);
+    std::string id, parent, devno, root_of_mount;
+    in >> id >> parent >> devno >> root_of_mount >> mount_point;
+    std::string fstype, source;
+    if (auto dash = line.find(" - "); dash != std::string::npos) {
+        std::istringstream tail(line.substr(dash + 3));
+        tail >> fstype >> source;
+    }
+    const Node* n = nullptr;
+    unsigned ma = 0, mi = 0;
+    char colon = 0;
+    std::istringstream dn(devno);
+    if (dn >> ma >> colon >> mi) n = find(nodes, makedev(ma, mi));
+    dev_t src{};
+    // btrfs and others report an anonymous device number: the source counts too.
+    if (!n && !source.empty() && source[0] == '/' && rdev_of(unescape(source), src))
+        n = find(nodes, src);
+    return n;
+}
+
+void refuse_if_mounted(const std::string& path, const std::vector<Node>& nodes) {
+    struct stat root {};
+    if (::stat("/", &root) == 0)
+        if (const Node* n = find(nodes, root.st_dev))
+            throw SetupError(prefix(path) + dev_name(*n) +
+                             " backs the root filesystem; refusing to overwrite it");
+
+    std::ifstream mi("/proc/self/mountinfo");
+    if (!mi)
+        throw SetupError(prefix(path) + "cannot read /proc/self/mountinfo to prove it is unused");
+    std::string line;
+    while (std::getline(mi, line)) {
+        std::string mount_point;
+        if (const Node* n = mounted_node(nodes, line, mount_point)) {
+            std::string where = unescape(mount_point);
+            if (where == "/")
+                throw SetupError(prefix(path) + dev_name(*n) +
+                                 " backs the root filesystem; refusing to overwrite it");
+            throw SetupError(prefix(path) + dev_name(*n) + " is mounted on " + where +
+                             "; refusing to overwrite it");
+        }
+    }
+}
+
+void refuse_if_swap(const std::string& path, const std::vector<Node>& nodes) {
+    std::ifstream swaps("/proc/swaps");
+    std::string line;
+    std::getline(swaps, line);  // header
+    while (std::getline(swaps, line)) {
+        std::istringstream in(line);
+        std::string file;
+        in >> file;
+        dev_t src{};
+        if (rdev_of(unescape(file), src))
+            if (const Node* n = find(nodes, src))
+                throw SetupError(prefix(path) + dev_name(*n) +
+                                 " is active swap; refusing to overwrite it");
+    }
+}
+
+// A loop device over this device (or a partition) does not show as a
+// holder: its backing file does.
+void refuse_if_loop_backing(const std::string& path, const std::vector<Node>& nodes) {
+    DIR* d = ::opendir("/sys/block");
+    if (!d) return;
+    std::string user;
+    while (dirent* e = ::readdir(d)) {
+        if (e->d_name[0] == '.' || !user.empty()) continue;
+        std::string backing =
+            read_first_line(std::string("/sys/block/") + e->d_name + "/loop/backing_file");
+        dev_t src{};
+        if (!backing.empty() && rdev_of(backing, src))
+            if (const Node* n = find(nodes, src))
+                user = dev_name(*n) + " backs loop device /dev/" + e->d_name;
+    }
+    ::closedir(d);
+    if (!user.empty()) throw SetupError(prefix(path) + user + "; refusing to overwrite it");
+}
+
+void refuse_if_held(const std::string& path, const std::vector<Node>& nodes) {
+    for (const auto& n : nodes) {
+        std::string holders;
+        if (DIR* d = ::opendir((n.sysdir + "/holders").c_str())) {
+            while (dirent* e = ::readdir(d))
+                if (e->d_name[0] != '.')
+                    holders += (holders.empty() ? "" : ", ") + std::string(e->d_name);
+            ::closedir(d);
+        }
+        if (!holders.empty())
+            throw SetupError(prefix(path) + dev_name(n) + " is held by " + holders +
+                             " (device-mapper, md or LVM); refusing to overwrite it");
+    }
+}
+
+}  // namespace
+
+void check_raw_device_unused(const std::string& path) {
+    const dev_t dev = block_rdev(path);
+    const std::vector<Node> nodes = device_and_partitions(path, dev);
+    refuse_if_mounted(path, nodes);
+    refuse_if_swap(path, nodes);
+    refuse_if_loop_backing(path, nodes);
+    refuse_if_held(path, nodes);
+}
+
+}  // namespace ds::run

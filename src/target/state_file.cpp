@@ -1,0 +1,386 @@
+#include "target/state_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "io/full_io.h"
+#include "model/errors.h"
+#include "sys/memory.h"
+
+namespace ds::run {
+
+namespace {
+
+constexpr std::uint64_t kStateMagic = 0x3145544154535344ULL;  // "DSSTATE1"
+constexpr std::uint32_t kCopyMagic = 0x4b415344U;             // "DSAK"
+constexpr std::uint64_t kBlock = 4096;
+constexpr std::size_t kHeaderFixed = 80;  // fields before the paths
+constexpr std::size_t kCopyFixed = 40;    // fields before the generations
+constexpr std::uint32_t kMaxStateFiles = 1U << 16;
+
+std::uint64_t round_up(std::uint64_t v) {
+    return (v + kBlock - 1) / kBlock * kBlock;
+}
+
+// A 64-bit check over byte ranges: enough to tell a torn or damaged record
+// from a whole one (not a cryptographic hash).
+std::uint64_t check_of(std::uint64_t h, std::span<const std::byte> data) {
+    constexpr std::uint64_t kMul = 0x9E3779B97F4A7C15ULL;
+    std::size_t i = 0;
+    for (; i + 8 <= data.size(); i += 8) {
+        std::uint64_t w;
+        std::memcpy(&w, data.data() + i, 8);
+        h = (h ^ w) * kMul;
+        h ^= h >> 32;
+    }
+    std::uint64_t tail = 0;
+    std::memcpy(&tail, data.data() + i, data.size() - i);
+    h = (h ^ tail ^ (std::uint64_t{data.size()} << 56)) * kMul;
+    return h ^ (h >> 29);
+}
+
+template <typename T>
+void put(std::byte* p, T v) {
+    std::memcpy(p, &v, sizeof v);
+}
+template <typename T>
+T get(const std::byte* p) {
+    T v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+std::string parent_of(const std::string& path) {
+    auto slash = path.rfind('/');
+    if (slash == std::string::npos) return ".";
+    if (slash == 0) return "/";
+    return path.substr(0, slash);
+}
+
+std::string base_of(const std::string& path) {
+    auto slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string errno_text() {
+    return std::strerror(errno);
+}
+
+// Exactly `len` bytes: a short read (end of file) is a failure here.
+bool read_all(int fd, std::byte* p, std::size_t len, std::uint64_t off) {
+    return io::pread_full(fd, p, len, off) == static_cast<std::int64_t>(len);
+}
+bool write_all(int fd, const std::byte* p, std::size_t len, std::uint64_t off) {
+    return io::pwrite_full(fd, p, len, off);
+}
+
+// The record check covers the run id too, so a record copied from another
+// run's state file does not pass.
+std::uint64_t copy_check(std::uint64_t run_id, std::span<const std::byte> copy) {
+    std::uint64_t h = check_of(run_id, copy.first(24));
+    return check_of(h, copy.subspan(32));  // the bound and the generations
+}
+
+}  // namespace
+
+std::uint64_t state_file_bytes(std::size_t files, std::uint64_t units, std::size_t name_bytes) {
+    return round_up(kHeaderFixed + name_bytes) + 2ULL * files * round_up(kCopyFixed + units);
+}
+
+std::uint32_t unacked_write_bound(const RunConfig& cfg, std::uint64_t sync_every) {
+    const bool random_writes = cfg.has_phase(Phase::random) &&
+                               (cfg.rand_ops ? *cfg.rand_ops > 0 : cfg.rand_time_s > 0) &&
+                               cfg.read_pct < 100;
+    // Sequential writes touch each unit once per phase, and every phase that
+    // wrote ends with an acknowledgement.
+    if (!random_writes) return 1;
+    if (sync_every == 0) return 254;
+    // Assumes at most one flush in flight per worker (the flush before last
+    // completed before the last one was issued).
+    std::uint64_t b = 2 * sync_every + cfg.qd;
+    return static_cast<std::uint32_t>(std::min<std::uint64_t>(254, b));
+}
+
+StateFile::StateFile(std::string path, StateGeometry geo)
+    : path_(std::move(path)), geo_(std::move(geo)) {
+    const std::uint32_t n = static_cast<std::uint32_t>(geo_.paths.size());
+    std::string names;
+    for (const auto& p : geo_.paths) {
+        names += base_of(p);  // the files sit next to the state file
+        names += '\0';
+    }
+    header_bytes_ = round_up(kHeaderFixed + names.size());
+    copy_bytes_ = round_up(kCopyFixed + geo_.units());
+    seq_.assign(n, 0);
+    poisoned_.assign(n, 0);
+    scratch_.assign(n, std::vector<std::byte>(copy_bytes_));
+
+    std::vector<std::byte> header(header_bytes_);
+    std::byte* h = header.data();
+    put(h + 0, kStateMagic);
+    put(h + 8, kStateFormatVersion);
+    put(h + 12, n);
+    put(h + 16, geo_.seed);
+    put(h + 24, geo_.run_id);
+    put(h + 32, geo_.file_bytes);
+    put(h + 40, geo_.unit_bytes);
+    put(h + 44, geo_.bound);
+    put(h + 48, header_bytes_);
+    put(h + 56, copy_bytes_);
+    put(h + 64, static_cast<std::uint32_t>(names.size()));
+    std::memcpy(h + kHeaderFixed, names.data(), names.size());
+    std::uint64_t check = check_of(0, std::span(header).first(72));
+    check = check_of(check, std::span(header).subspan(kHeaderFixed, names.size()));
+    put(h + 72, check);
+
+    // Preallocated (a full filesystem must refuse the run, not every
+    // acknowledgement after it), header on disk before the file has a name.
+    const std::uint64_t total = header_bytes_ + 2ULL * n * copy_bytes_;
+    dir_.reset(::open(parent_of(path_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!dir_.valid()) throw SetupError(path_ + ": directory: " + errno_text());
+    auto prepare = [&](int fd) {
+        // Regions start zeroed ("never written": nothing acknowledged).
+        int ret = ::fallocate(fd, 0, 0, static_cast<off_t>(total));
+        if (ret != 0 && (errno == EOPNOTSUPP || errno == ENOSYS))
+            ret = ::ftruncate(fd, static_cast<off_t>(total));
+        if (ret != 0 || !write_all(fd, header.data(), header.size(), 0) || ::fdatasync(fd) != 0)
+            throw SetupError(path_ + ": cannot write the state file: " + errno_text());
+    };
+    auto never = [](int) { return std::string("exists"); };
+    file_ = OwnedFile::create(dir_.get(), base_of(path_), path_, 0, prepare, never);
+    // The state file's name must survive a power cut too.
+    if (::fsync(dir_.get()) != 0) {
+        const std::string why = errno_text();
+        file_.remove();
+        throw SetupError(path_ + ": cannot make the state file's name durable: " + why);
+    }
+}
+
+void StateFile::acknowledged(unsigned file_index, std::span<const pattern::Generation> acked) {
+    if (file_index >= seq_.size() || acked.size() != geo_.units()) {
+        ++write_errors_;
+        return;
+    }
+    if (poisoned_[file_index]) return;  // a flush of it failed: nothing more is durable
+    const std::uint64_t seq = seq_[file_index] + 1;
+    std::vector<std::byte>& copy = scratch_[file_index];
+    std::byte* c = copy.data();
+    put(c + 0, kCopyMagic);
+    put(c + 4, static_cast<std::uint32_t>(file_index));
+    put(c + 8, seq);
+    put(c + 16, static_cast<std::uint64_t>(acked.size()));
+    put(c + 32, bound_.load(std::memory_order_relaxed));
+    std::memcpy(c + kCopyFixed, acked.data(), acked.size());
+    put(c + 24, copy_check(geo_.run_id, std::span(copy).first(kCopyFixed + acked.size())));
+    const std::uint64_t off = header_bytes_ + (2ULL * file_index + seq % 2) * copy_bytes_;
+    if (!write_all(file_.fd(), c, copy.size(), off) || ::fdatasync(file_.fd()) != 0) {
+        // Not counted as done: the next acknowledgement goes to the same
+        // copy, so the other one (the last good record) is never at risk.
+        ++write_errors_;
+        return;
+    }
+    seq_[file_index] = seq;
+}
+
+void StateFile::set_bound(std::uint32_t bound, bool rewrite) {
+    bound_.store(std::min<std::uint32_t>(bound, 254), std::memory_order_relaxed);
+    if (!rewrite) return;
+    // The last record of each file again, under the new bound: the
+    // scratch copy holds exactly what was last acknowledged (or nothing).
+    const std::uint64_t units = geo_.units();
+    std::vector<pattern::Generation> last(units);
+    for (unsigned i = 0; i < seq_.size(); ++i) {
+        if (poisoned_[i]) continue;
+        std::memcpy(last.data(), scratch_[i].data() + kCopyFixed, units);
+        acknowledged(i, last);
+    }
+}
+
+void StateFile::poison(unsigned file_index) {
+    if (file_index >= poisoned_.size() || poisoned_[file_index]) return;
+    // Nothing of this file can be vouched for any more: its record says
+    // "never acknowledged", so --verify-only neither trusts nor blames it.
+    const std::vector<pattern::Generation> none(geo_.units(), pattern::kUnknownGeneration);
+    acknowledged(file_index, none);
+    poisoned_[file_index] = 1;
+}
+
+void StateFile::reset() {
+    const std::vector<pattern::Generation> none(geo_.units(), pattern::kUnknownGeneration);
+    for (unsigned i = 0; i < seq_.size(); ++i)
+        acknowledged(i, none);
+}
+
+namespace {
+
+// A state file opened and its header checked.
+struct OpenState {
+    io::UniqueFd fd;
+    struct stat st {};
+    StateGeometry geo;
+    std::uint64_t header_bytes = 0, copy_bytes = 0;
+};
+
+// Opens `path` without following links and reads its header, checking
+// every size against the file before anything is allocated from it.
+OpenState open_state(const std::string& path) {
+    auto bad = [&](const std::string& what) { return SetupError(path + ": " + what); };
+    OpenState o;
+    o.fd.reset(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    if (!o.fd.valid())
+        throw bad(errno == ELOOP ? "is a symbolic link; give the state file itself" : errno_text());
+    if (::fstat(o.fd.get(), &o.st) != 0) throw bad(errno_text());
+    if (!S_ISREG(o.st.st_mode))
+        throw bad("not a regular file (give the .state file of a --keep run)");
+    std::byte h[kHeaderFixed]{};
+    if (!read_all(o.fd.get(), h, sizeof h, 0) || get<std::uint64_t>(h) != kStateMagic)
+        throw bad("not a drivestress state file");
+    if (get<std::uint32_t>(h + 8) != kStateFormatVersion)
+        throw bad("state file format " + std::to_string(get<std::uint32_t>(h + 8)) +
+                  " is not supported (this drivestress reads format " +
+                  std::to_string(kStateFormatVersion) + ")");
+    const std::uint32_t n = get<std::uint32_t>(h + 12);
+    o.geo.seed = get<std::uint64_t>(h + 16);
+    o.geo.run_id = get<std::uint64_t>(h + 24);
+    o.geo.file_bytes = get<std::uint64_t>(h + 32);
+    o.geo.unit_bytes = get<std::uint32_t>(h + 40);
+    o.geo.bound = get<std::uint32_t>(h + 44);
+    o.header_bytes = get<std::uint64_t>(h + 48);
+    o.copy_bytes = get<std::uint64_t>(h + 56);
+    const std::uint32_t names_bytes = get<std::uint32_t>(h + 64);
+    const std::uint32_t u = o.geo.unit_bytes;
+    std::uint64_t total = 0;
+    const bool sane = n >= 1 && n <= kMaxStateFiles && u >= pattern::kMinUnitBytes &&
+                      (u & (u - 1)) == 0 && o.geo.file_bytes >= u && o.geo.file_bytes % u == 0 &&
+                      o.geo.bound >= 1 && o.geo.bound <= 254 &&
+                      o.header_bytes == round_up(kHeaderFixed + names_bytes) &&
+                      o.copy_bytes == round_up(kCopyFixed + o.geo.units()) &&
+                      !__builtin_mul_overflow(2ULL * n, o.copy_bytes, &total) &&
+                      !__builtin_add_overflow(total, o.header_bytes, &total) &&
+                      total <= static_cast<std::uint64_t>(o.st.st_size);
+    if (!sane) throw bad("damaged state file header (impossible geometry or truncated file)");
+    std::vector<std::byte> header(o.header_bytes);
+    if (!read_all(o.fd.get(), header.data(), header.size(), 0))
+        throw bad("cannot read the header: " + errno_text());
+    std::uint64_t check = check_of(0, std::span(header).first(72));
+    check = check_of(check, std::span(header).subspan(kHeaderFixed, names_bytes));
+    if (check != get<std::uint64_t>(header.data() + 72))
+        throw bad("damaged state file header (check mismatch)");
+    const std::string dir = parent_of(path);
+    const char* names = reinterpret_cast<const char*>(header.data() + kHeaderFixed);
+    for (std::size_t pos = 0; pos < names_bytes && o.geo.paths.size() < n;) {
+        std::string name(names + pos, strnlen(names + pos, names_bytes - pos));
+        pos += name.size() + 1;
+        // Plain names only: the files sit next to their state file.
+        if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos)
+            throw bad("damaged state file header (bad file name)");
+        o.geo.paths.push_back(dir + "/" + name);
+    }
+    if (o.geo.paths.size() != n) throw bad("damaged state file header (file names missing)");
+    return o;
+}
+
+}  // namespace
+
+bool has_state_magic(const std::string& path) {
+    io::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    struct stat st {};
+    std::byte h[8]{};
+    return fd.valid() && ::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) &&
+           read_all(fd.get(), h, sizeof h, 0) && get<std::uint64_t>(h) == kStateMagic;
+}
+
+std::vector<std::string> state_file_names(const std::string& path) {
+    std::vector<std::string> names;
+    for (const auto& p : open_state(path).geo.paths)
+        names.push_back(base_of(p));
+    return names;
+}
+
+LoadedState load_state_file(const std::string& path) {
+    auto bad = [&](const std::string& what) { return SetupError(path + ": " + what); };
+    OpenState o = open_state(path);
+    // Acting on another user's state file (its --cleanup removes files)
+    // would let that user choose what the caller reads and removes.
+    if (o.st.st_uid != ::geteuid())
+        throw bad("owned by uid " + std::to_string(o.st.st_uid) +
+                  ", not by the caller; refusing another user's state file");
+    LoadedState s;
+    s.geo = std::move(o.geo);
+    const std::uint32_t n = static_cast<std::uint32_t>(s.geo.paths.size());
+    const std::uint64_t copy_bytes = o.copy_bytes, header_bytes = o.header_bytes;
+    // Verification holds one generation byte per unit of every file, plus
+    // two copies being read: refuse what this machine cannot hold.
+    const std::uint64_t need = (n + 3ULL) * s.geo.units();
+    const std::uint64_t avail = available_memory_bytes();
+    if (avail && need > avail)
+        throw bad("verifying needs " + std::to_string(need >> 20) + " MiB of memory for " +
+                  std::to_string(n) + " x " + std::to_string(s.geo.units()) +
+                  " units, more than this machine has available");
+    io::UniqueFd& fd = o.fd;
+    const std::uint64_t units = s.geo.units();
+    std::vector<std::byte> copy(copy_bytes);
+    for (std::uint32_t i = 0; i < n; ++i) {
+        LoadedState::File f;
+        f.bound = s.geo.bound;
+        enum class CopyState { empty, valid, damaged };
+        CopyState states[2];
+        std::uint64_t seqs[2] = {0, 0};
+        std::uint32_t copy_bound[2] = {0, 0};
+        std::vector<pattern::Generation> gens[2];
+        for (int c = 0; c < 2; ++c) {
+            if (!read_all(fd.get(), copy.data(), copy.size(),
+                          header_bytes + (2ULL * i + c) * copy_bytes))
+                throw bad("cannot read the record of file " + std::to_string(i) + ": " +
+                          errno_text());
+            const std::byte* p = copy.data();
+            const auto used = std::span(copy).first(kCopyFixed + units);
+            if (std::all_of(used.begin(), used.end(),
+                            [](std::byte b) { return b == std::byte{0}; }))
+                states[c] = CopyState::empty;
+            else if (get<std::uint32_t>(p) == kCopyMagic && get<std::uint32_t>(p + 4) == i &&
+                     get<std::uint64_t>(p + 16) == units &&
+                     get<std::uint64_t>(p + 8) % 2 == static_cast<std::uint64_t>(c) &&
+                     get<std::uint64_t>(p + 24) == copy_check(s.geo.run_id, used)) {
+                states[c] = CopyState::valid;
+                seqs[c] = get<std::uint64_t>(p + 8);
+                copy_bound[c] = std::min<std::uint32_t>(254, get<std::uint32_t>(p + 32));
+                gens[c].assign(
+                    reinterpret_cast<const pattern::Generation*>(p + kCopyFixed),
+                    reinterpret_cast<const pattern::Generation*>(p + kCopyFixed) + units);
+            } else {
+                states[c] = CopyState::damaged;
+            }
+        }
+        if (states[0] == CopyState::damaged && states[1] == CopyState::damaged)
+            throw bad("both copies of file " + std::to_string(i) +
+                      "'s acknowledgement record are damaged; cannot tell what was durable");
+        int use = -1;
+        for (int c = 0; c < 2; ++c)
+            if (states[c] == CopyState::valid && (use < 0 || seqs[c] > seqs[use])) use = c;
+        if (use >= 0) {
+            f.acknowledgements = seqs[use];
+            f.acked = std::move(gens[use]);
+            f.bound = copy_bound[use];
+        } else {
+            f.acked.assign(units, pattern::kUnknownGeneration);  // nothing acknowledged yet
+        }
+        // A damaged copy is a torn write of the newest record: the one used
+        // is older by one, so units may be one more bound ahead (a record
+        // with bound 0 was a phase end: the torn one after it was written
+        // before the next phase wrote anything).
+        if (states[0] == CopyState::damaged || states[1] == CopyState::damaged) {
+            f.used_older_copy = true;
+            f.bound = std::min<std::uint32_t>(254, 2 * f.bound);
+        }
+        s.files.push_back(std::move(f));
+    }
+    return s;
+}
+
+}  // namespace ds::run

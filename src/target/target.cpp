@@ -1,0 +1,509 @@
+#include "target/target.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <linux/magic.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "io/aligned_buffer.h"
+#include "model/errors.h"
+#include "pattern/unit.h"
+#include "sys/memory.h"
+#include "sys/signals.h"
+#include "target/raw_device.h"
+#include "target/state_file.h"
+#include "units/units.h"
+
+namespace ds::run {
+
+namespace {
+
+std::string errno_text(int err) {
+    return std::strerror(err);
+}
+
+// Filesystem type and source device of the mount holding `dir`, from
+// /proc/self/mountinfo: matched by mount id (statx), which also finds btrfs
+// subvolumes whose st_dev is an anonymous device, else by device number.
+void read_mount_info(const std::string& dir, TargetInfo& info) {
+    struct statx stx {};
+    std::string want_id, want_dev;
+    if (::statx(AT_FDCWD, dir.c_str(), 0, STATX_MNT_ID, &stx) == 0 && (stx.stx_mask & STATX_MNT_ID))
+        want_id = std::to_string(stx.stx_mnt_id);
+    struct stat st {};
+    if (::stat(dir.c_str(), &st) == 0)
+        want_dev = std::to_string(major(st.st_dev)) + ":" + std::to_string(minor(st.st_dev));
+    std::ifstream mi("/proc/self/mountinfo");
+    std::string line;
+    while (std::getline(mi, line)) {
+        std::istringstream in(line);
+        std::string id, parent, devno;
+        in >> id >> parent >> devno;
+        if (want_id.empty() ? devno != want_dev : id != want_id) continue;
+        auto dash = line.find(" - ");
+        if (dash == std::string::npos) continue;
+        std::istringstream tail(line.substr(dash + 3));
+        tail >> info.filesystem >> info.device;
+        break;
+    }
+}
+
+// The pid holding an flock on the inode of `fd`, from /proc/locks (0 when
+// it cannot be told).  Lines read "1: FLOCK  ADVISORY  WRITE 1234
+// 08:02:1311 0 EOF", the device in hex.
+pid_t lock_holder(int fd) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) return 0;
+    std::ifstream locks("/proc/locks");
+    std::string line;
+    pid_t inode_only = 0;
+    while (std::getline(locks, line)) {
+        std::istringstream in(line);
+        std::string num, kind, mode, access, dev;
+        long pid = 0;
+        in >> num >> kind;
+        if (kind == "->") in >> kind;  // a waiter
+        in >> mode >> access >> pid >> dev;
+        unsigned ma = 0, mi = 0;
+        unsigned long long ino = 0;
+        if (kind != "FLOCK" || std::sscanf(dev.c_str(), "%x:%x:%llu", &ma, &mi, &ino) != 3 ||
+            ino != st.st_ino)
+            continue;
+        if (ma == major(st.st_dev) && mi == minor(st.st_dev)) return static_cast<pid_t>(pid);
+        inode_only = static_cast<pid_t>(pid);  // btrfs: the lock names the superblock's device
+    }
+    return inode_only;
+}
+
+// Logical block size of the block device holding a filesystem (sysfs;
+// partitions have no queue/ of their own).  0 when unknown.
+std::uint32_t logical_block_size(dev_t dev) {
+    if (major(dev) == 0) return 0;  // tmpfs, overlay, btrfs subvolume: no single device
+    const std::string base =
+        "/sys/dev/block/" + std::to_string(major(dev)) + ":" + std::to_string(minor(dev));
+    for (const char* rel : {"/queue/logical_block_size", "/../queue/logical_block_size"}) {
+        std::ifstream f(base + rel);
+        std::uint32_t v = 0;
+        if (f >> v && v) return v;
+    }
+    return 0;
+}
+
+// A file at one of our names may be replaced when it is a plain file of
+// ours that starts with a drivestress unit header (a leftover of an
+// earlier run, whatever instant that run died at).
+std::string replaceable_leftover(int fd) {
+    if (std::string why = plain_own_file(fd); !why.empty()) return why;
+    std::array<std::byte, pattern::kHeaderBytes> head{};
+    if (::pread(fd, head.data(), head.size(), 0) != static_cast<ssize_t>(head.size()) ||
+        !pattern::parse_header(head))
+        return "is not a drivestress file";
+    return "";
+}
+
+bool under(const std::string& path, const char* root) {
+    std::size_t n = std::strlen(root);
+    return path.compare(0, n, root) == 0 && (path.size() == n || path[n] == '/');
+}
+
+}  // namespace
+
+Target::Target(const RunConfig& cfg, std::uint64_t extra_bytes)
+    : file_bytes_(cfg.file_bytes),
+      unit_bytes_(cfg.rand_block),
+      unit_option_(cfg.sweep && cfg.sweep->param == SweepParam::rand_block ? "--sweep rand-block"
+                                                                           : "--rand-block"),
+      want_direct_(!cfg.buffered),
+      direct_io_(!cfg.buffered),
+      keep_(cfg.keep) {
+    if (!cfg.raw_device.empty()) {
+        // Checked here, right before the run, not only when parsing: a
+        // preset runs several tests and the device may be mounted meanwhile.
+        raw_ = true;
+        const std::string& dev = cfg.raw_device;
+        check_raw_device_unused(dev);
+        std::uint64_t bytes = block_device_bytes(dev);
+        std::uint64_t need = 0;
+        if (__builtin_mul_overflow(cfg.file_bytes, std::uint64_t{cfg.files}, &need) || need > bytes)
+            throw SetupError("--raw-device " + dev + ": regions larger than the device");
+        info_.device = dev;
+        info_.path = dev;
+        info_.filesystem = "raw device";
+        info_.free_bytes = bytes;
+        for (unsigned i = 0; i < cfg.files; ++i)
+            paths_.push_back(dev);
+        return;
+    }
+    check_directory(cfg);
+    check_names(cfg);
+    sweep_hidden_leftovers();
+    check_space(cfg, extra_bytes);
+    emergency_.resize(names_.size());
+}
+
+void Target::check_directory(const RunConfig& cfg) {
+    const std::string& t = cfg.target;
+    if (t.empty()) throw SetupError("target: empty path");
+    struct stat st {};
+    std::string dir = t, prefix;
+    if (::stat(t.c_str(), &st) == 0) {
+        if (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode))
+            throw SetupError("target " + t + ": is a " +
+                             (S_ISBLK(st.st_mode) ? "block" : "character") +
+                             " device; raw devices are refused to protect their data "
+                             "(--raw-device tests a whole device)");
+        if (!S_ISDIR(st.st_mode))
+            throw SetupError("target " + t + ": exists and is not a directory");
+    } else if (errno != ENOENT || !cfg.target_may_be_prefix || t.back() == '/') {
+        // A typo must not move the test to another drive: only --path names
+        // a prefix.
+        throw SetupError("target " + t + ": " + errno_text(errno) +
+                         (errno == ENOENT ? " (create the directory, or give --path PREFIX for "
+                                            "files named PREFIX<n>.dat)"
+                                          : ""));
+    } else {
+        auto slash = t.rfind('/');
+        dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : t.substr(0, slash));
+        prefix = t.substr(slash == std::string::npos ? 0 : slash + 1);
+    }
+    char real[PATH_MAX];
+    if (!::realpath(dir.c_str(), real)) throw SetupError("target " + t + ": " + errno_text(errno));
+    info_.directory = real;
+    info_.prefix = !prefix.empty();
+    info_.path = prefix.empty() ? info_.directory
+                                : info_.directory + (info_.directory == "/" ? "" : "/") + prefix;
+    const std::string& d = info_.directory;
+    dir_.reset(::open(d.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!dir_.valid()) throw SetupError("target " + t + ": " + d + ": " + errno_text(errno));
+
+    struct statfs sfs {};
+    if (::fstatfs(dir_.get(), &sfs) != 0)
+        throw SetupError("target " + t + ": statfs: " + errno_text(errno));
+    // Kernel interfaces are not storage, whatever is mounted there (here
+    // /sys/fs/cgroup may be a tmpfs).
+    if (under(d, "/proc") || under(d, "/sys") || sfs.f_type == PROC_SUPER_MAGIC ||
+        sfs.f_type == SYSFS_MAGIC || sfs.f_type == DEBUGFS_MAGIC ||
+        sfs.f_type == CGROUP_SUPER_MAGIC || sfs.f_type == CGROUP2_SUPER_MAGIC)
+        throw SetupError("target " + t + ": " + d + " is a kernel pseudo-filesystem, not storage");
+    info_.in_memory = sfs.f_type == TMPFS_MAGIC || sfs.f_type == RAMFS_MAGIC;
+    if (sfs.f_flags & ST_RDONLY)
+        throw SetupError("target " + t + ": " + d + " is on a read-only filesystem");
+    if (::faccessat(dir_.get(), ".", W_OK | X_OK, AT_EACCESS) != 0)
+        throw SetupError("target " + t + ": directory " + d +
+                         " is not writable: " + errno_text(errno));
+    // One run per directory: two would replace and remove each other's files.
+    if (::flock(dir_.get(), LOCK_EX | LOCK_NB) != 0) {
+        if (errno != EWOULDBLOCK) throw SetupError("target " + d + ": flock: " + errno_text(errno));
+        pid_t pid = lock_holder(dir_.get());
+        throw SetupError("target " + d + ": in use by another drivestress run" +
+                         (pid > 0 ? " (pid " + std::to_string(pid) + ")" : std::string()) +
+                         "; one run per directory");
+    }
+    read_mount_info(d, info_);
+    state_path_ =
+        info_.prefix ? info_.path + ".state" : d + (d == "/" ? "" : "/") + "drivestress.state";
+}
+
+void Target::check_names(const RunConfig& cfg) {
+    const std::string base =
+        info_.prefix ? info_.path.substr(info_.path.rfind('/') + 1) : std::string("drivestress-");
+    for (unsigned i = 0; i < cfg.files; ++i) {
+        names_.push_back(base + std::to_string(i) + ".dat");
+        paths_.push_back(info_.directory + (info_.directory == "/" ? "" : "/") + names_.back());
+        if (paths_.back().size() >= PATH_MAX || names_.back().size() > NAME_MAX - 24)
+            throw SetupError("target " + cfg.target + ": path too long: " + paths_.back());
+    }
+    // Files a --keep run left for --verify-only are evidence: never replaced.
+    const std::string state_name = state_path_.substr(state_path_.rfind('/') + 1);
+    struct stat st {};
+    if (::fstatat(dir_.get(), state_name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 ||
+        errno != ENOENT) {
+        if (!has_state_magic(state_path_)) {
+            // Not a state file: nothing of ours, unless we are to write one.
+            if (cfg.keep)
+                throw SetupError(state_path_ +
+                                 ": exists and is not a drivestress state file; refusing to "
+                                 "replace it");
+        } else {
+            const std::string how = "; check it with drivestress --verify-only " + state_path_ +
+                                    ", remove the files with --verify-only " + state_path_ +
+                                    " --cleanup";
+            std::vector<std::string> kept;
+            try {
+                kept = state_file_names(state_path_);
+            } catch (const SetupError& e) {
+                throw SetupError(std::string(e.what()) +
+                                 " (a damaged --keep state file still protects the files it "
+                                 "kept: remove it by hand if they are not needed)");
+            }
+            for (std::size_t i = 0; i < names_.size(); ++i)
+                for (const auto& k : kept)
+                    if (names_[i] == k)
+                        throw SetupError(paths_[i] + ": kept by the --keep run of " + state_path_ +
+                                         how);
+            if (cfg.keep)
+                throw SetupError(state_path_ + ": the state file of an earlier --keep run" + how);
+        }
+    }
+    // A result file that is one of the run's own would overwrite it (with
+    // --keep, the evidence).
+    for (const auto& [option, out] : cfg.reserved_paths) {
+        auto slash = out.rfind('/');
+        std::string dir = slash == std::string::npos ? "." : out.substr(0, slash ? slash : 1);
+        char real[PATH_MAX];
+        if (!::realpath(dir.c_str(), real)) continue;  // checked when written
+        std::string abs = std::string(real) + (std::string(real) == "/" ? "" : "/") +
+                          out.substr(slash == std::string::npos ? 0 : slash + 1);
+        if (abs == state_path_ || std::find(paths_.begin(), paths_.end(), abs) != paths_.end())
+            throw SetupError(option + " " + out +
+                             ": is one of the run's own files; give another path");
+    }
+    // Whatever is at our names: only our own leftovers are replaced.  (The
+    // creation checks again through a descriptor; this is the early, clear
+    // refusal before anything is written.)
+    for (std::size_t i = 0; i < names_.size(); ++i) {
+        if (::fstatat(dir_.get(), names_[i].c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+            if (errno == ENOENT) continue;
+            throw SetupError(paths_[i] + ": " + errno_text(errno));
+        }
+        std::string why = S_ISLNK(st.st_mode)    ? "is a symbolic link"
+                          : !S_ISREG(st.st_mode) ? "is not a regular file"
+                                                 : "";
+        if (why.empty()) {
+            io::UniqueFd fd(::openat(dir_.get(), names_[i].c_str(),
+                                     O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+            why = fd.valid() ? replaceable_leftover(fd.get()) : errno_text(errno);
+        }
+        if (!why.empty()) throw SetupError(paths_[i] + ": " + why + "; refusing to replace it");
+        info_.reclaimable_bytes += static_cast<std::uint64_t>(st.st_blocks) * 512;
+    }
+}
+
+// A run killed while it replaced an earlier file can leave the new one
+// under its hidden temporary name (target/owned_file.h): ".<name>.<16 hex>.new".
+// Those of our names that hold a file of ours are removed; anything else
+// with such a name is left alone.
+void Target::sweep_hidden_leftovers() {
+    io::UniqueFd scan(::openat(dir_.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    DIR* d = scan.valid() ? ::fdopendir(scan.get()) : nullptr;
+    if (!d) return;
+    (void)scan.release();  // closedir closes it
+    std::vector<std::string> stale;
+    while (dirent* e = ::readdir(d)) {
+        const std::string n = e->d_name;
+        if (n.size() < 2 + 17 + 4 || n[0] != '.' || n.compare(n.size() - 4, 4, ".new") != 0)
+            continue;
+        const std::string base = n.substr(1, n.size() - 22);
+        const std::string hex = n.substr(n.size() - 21, 17);
+        if (hex[0] != '.' || hex.find_first_not_of("0123456789abcdef", 1) != std::string::npos)
+            continue;
+        for (const auto& name : names_)
+            if (base == name) stale.push_back(n);
+    }
+    ::closedir(d);
+    for (const auto& n : stale) {
+        struct stat st {
+        }, now{};
+        io::UniqueFd fd(
+            ::openat(dir_.get(), n.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+        if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !replaceable_leftover(fd.get()).empty())
+            continue;
+        if (::fstatat(dir_.get(), n.c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+            now.st_dev == st.st_dev && now.st_ino == st.st_ino)
+            ::unlinkat(dir_.get(), n.c_str(), 0);
+    }
+}
+
+void Target::check_space(const RunConfig& cfg, std::uint64_t extra_bytes) {
+    const std::string& d = info_.directory;
+    struct statvfs vfs {};
+    if (::fstatvfs(dir_.get(), &vfs) != 0)
+        throw SetupError("target " + cfg.target + ": statvfs: " + errno_text(errno));
+    info_.free_bytes = static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize;
+    std::string where = "free space in " + d;
+    if (info_.in_memory) {
+        // tmpfs with size= above RAM (or ramfs, which reports nothing)
+        // would take the machine's memory: count what it really has.
+        const std::uint64_t mem = available_memory_bytes();
+        if (info_.free_bytes == 0 || mem < info_.free_bytes) {
+            info_.free_bytes = mem;
+            where = "memory for files on " + d + " (" +
+                    (info_.filesystem.empty() ? std::string("in RAM") : info_.filesystem) +
+                    ": MemAvailable + SwapFree)";
+        }
+    }
+    std::uint64_t need = 0;
+    if (__builtin_mul_overflow(cfg.file_bytes, std::uint64_t{cfg.files}, &need) ||
+        __builtin_add_overflow(need, extra_bytes, &need))
+        throw SetupError("not enough " + where + ": " + std::to_string(cfg.files) + " x " +
+                         units::format_bytes(cfg.file_bytes) + " is more than 16 EiB");
+    if (info_.free_bytes + info_.reclaimable_bytes < need)
+        throw SetupError(
+            "not enough " + where + ": need " + units::format_bytes(need) + " (" +
+            std::to_string(cfg.files) + " x " + units::format_bytes(cfg.file_bytes) +
+            (extra_bytes ? " + " + units::format_bytes(extra_bytes) + " state file" : "") + "), " +
+            units::format_bytes(info_.free_bytes) + " available");
+}
+
+Target::~Target() {
+    if (!keep_) remove_files();
+    set_emergency_files(nullptr, 0);
+}
+
+void Target::open_raw_device() {
+    const std::string& dev = paths_.front();
+    // O_EXCL on a block device: the kernel refuses it while anything else
+    // (a filesystem, swap, device-mapper) holds the device.
+    int flags = O_RDWR | O_EXCL | O_CLOEXEC;
+    int fd = ::open(dev.c_str(), flags | (want_direct_ ? O_DIRECT : 0));
+    if (fd < 0 && errno == EINVAL && want_direct_) {
+        direct_io_ = false;
+        direct_io_note_ =
+            "O_DIRECT refused by " + dev + "; using buffered I/O with page-cache eviction";
+        fd = ::open(dev.c_str(), flags);
+    }
+    if (fd < 0 && errno == EBUSY)
+        throw SetupError(
+            "--raw-device " + dev +
+            ": in use (the kernel refused an exclusive open); refusing to overwrite it");
+    if (fd < 0) throw SetupError("--raw-device " + dev + ": cannot open: " + errno_text(errno));
+    raw_fd_.reset(fd);
+    if (!want_direct_) direct_io_ = false;
+    int sector = 0;
+    if (direct_io_ && ::ioctl(fd, BLKSSZGET, &sector) == 0 &&
+        static_cast<std::uint32_t>(sector) > unit_bytes_)
+        throw SetupError(
+            unit_option_ + " " + units::format_size_option(unit_bytes_) + ": " + dev + " has " +
+            std::to_string(sector) + "-byte logical sectors and O_DIRECT needs whole ones; use " +
+            unit_option_ + " " + units::format_size_option(sector) + " or larger, or --buffered");
+}
+
+// O_DIRECT transfers must start and end on the target's alignment: a unit
+// smaller than that fails every I/O with EINVAL, which must never look like
+// a drive error.  Called on the first new file, before any I/O to it.
+void Target::check_alignment(int fd) const {
+    std::uint32_t align = 0;
+    struct statx stx {};
+    if (::statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) == 0 &&
+        (stx.stx_mask & STATX_DIOALIGN)) {
+        align = stx.stx_dio_offset_align;
+        if (stx.stx_dio_mem_align > io::AlignedBuffer::kAlignment)
+            throw SetupError("target " + info_.directory + ": O_DIRECT needs memory aligned to " +
+                             std::to_string(stx.stx_dio_mem_align) +
+                             " bytes, more than a page; use --buffered");
+    } else {
+        struct stat st {};
+        if (::fstat(fd, &st) == 0) align = logical_block_size(st.st_dev);
+    }
+    if (align > unit_bytes_)
+        throw SetupError(unit_option_ + " " + units::format_size_option(unit_bytes_) +
+                         ": O_DIRECT on " + info_.directory + " (" + info_.filesystem + ") needs " +
+                         std::to_string(align) + "-byte alignment; use " + unit_option_ + " " +
+                         units::format_size_option(align) + " or larger, or --buffered");
+}
+
+void Target::create_files(std::uint64_t run_id) {
+    if (raw_) {
+        if (!raw_fd_.valid()) open_raw_device();
+        return;
+    }
+    // The marker: unit 0 as this run would write it, so the file is
+    // recognisably ours from the instant it has a name.
+    io::AlignedBuffer marker(unit_bytes_);
+    for (std::size_t i = 0; i < names_.size(); ++i) {
+        auto prepare = [&](int fd) {
+            if (i == 0 && direct_io_) check_alignment(fd);
+            int ret = ::fallocate(fd, 0, 0, static_cast<off_t>(file_bytes_));
+            if (ret != 0 && (errno == EOPNOTSUPP || errno == ENOSYS))
+                ret = ::ftruncate(fd, static_cast<off_t>(file_bytes_));
+            if (ret != 0) {
+                int err = errno;
+                if (err == ENOSPC || err == EDQUOT)
+                    throw SetupError(paths_[i] + ": no space left for " +
+                                     units::format_bytes(file_bytes_) + " (" + errno_text(err) +
+                                     ")");
+                throw SetupError(paths_[i] + ": cannot size to " +
+                                 units::format_bytes(file_bytes_) + ": " + errno_text(err));
+            }
+            pattern::fill_unit(marker.span(), {run_id, static_cast<std::uint32_t>(i), 0,
+                                               pattern::next_generation(0), unit_bytes_});
+            if (::pwrite(fd, marker.data(), unit_bytes_, 0) != static_cast<ssize_t>(unit_bytes_))
+                throw SetupError(paths_[i] + ": cannot write its first unit: " + errno_text(errno));
+        };
+        int refused = 0;
+        OwnedFile f =
+            OwnedFile::create(dir_.get(), names_[i], paths_[i], direct_io_ ? O_DIRECT : 0, prepare,
+                              replaceable_leftover, direct_io_ ? &refused : nullptr);
+        if (refused) {
+            // The filesystem refuses O_DIRECT: buffered, with eviction.
+            direct_io_ = false;
+            direct_io_note_ =
+                "O_DIRECT refused by " +
+                (info_.filesystem.empty() ? std::string("the filesystem") : info_.filesystem) +
+                "; using buffered I/O with page-cache eviction";
+            --i;
+            continue;
+        }
+        files_.push_back(std::move(f));
+        register_emergency();
+    }
+    if (!want_direct_) direct_io_ = false;
+}
+
+void Target::register_emergency() noexcept {
+    if (keep_) return;  // with --keep not even a second signal removes them
+    // Reserved in full by the constructor: the array never moves while the
+    // signal handler may read it.
+    const std::size_t i = files_.size() - 1;
+    emergency_[i] = {dir_.get(), names_[i].c_str(), files_[i].dev(), files_[i].ino()};
+    set_emergency_files(emergency_.data(), files_.size());
+}
+
+void Target::remove_files() noexcept {
+    if (raw_) {  // never unlink a device node
+        raw_fd_.reset();
+        return;
+    }
+    set_emergency_files(nullptr, 0);
+    for (std::size_t i = 0; i < files_.size(); ++i) {
+        // Say so when a file was taken away during the run, or cannot be
+        // removed (the filesystem went read-only): someone should know.
+        if (int err = files_[i].remove())
+            std::fprintf(stderr, "drivestress: %s: %s\n", paths_[i].c_str(),
+                         err == ENOENT ? "removed or replaced by someone else during the run"
+                                       : ("cannot remove: " + errno_text(err)).c_str());
+    }
+    files_.clear();
+}
+
+std::vector<std::pair<std::size_t, int>> Target::drop_caches() const {
+    std::vector<std::pair<std::size_t, int>> failed;
+    if (raw_) {
+        if (::fdatasync(raw_fd_.get()) != 0) failed.emplace_back(0, errno);
+        ::posix_fadvise(raw_fd_.get(), 0, 0, POSIX_FADV_DONTNEED);
+        return failed;
+    }
+    for (std::size_t i = 0; i < files_.size(); ++i) {
+        if (::fdatasync(files_[i].fd()) != 0) failed.emplace_back(i, errno);
+        ::posix_fadvise(files_[i].fd(), 0, 0, POSIX_FADV_DONTNEED);
+    }
+    return failed;
+}
+
+}  // namespace ds::run

@@ -1,0 +1,104 @@
+// Where the test files live, the safety checks before anything is written,
+// and the files' lifecycle.
+//
+// What a run owns, and how it makes sure of it:
+//  - The target directory, exclusively, while the run lasts: an flock on
+//    the directory that dies with the process.  A second run is refused,
+//    naming the first one's pid.
+//  - Its own files only.  They are created unnamed, sized and marked with a
+//    unit header before they get their name (target/owned_file.h), so a run
+//    killed at any instant leaves files the next run recognises and
+//    replaces.  A file at one of our names is replaced only when it is a
+//    plain file of ours (our user, one link, a drivestress unit header),
+//    checked through a descriptor opened without following links.
+//  - Never the files of a --keep run: while a state file names them they
+//    are refused until `--verify-only STATE --cleanup` removes them.
+//  - Units no smaller than what O_DIRECT needs on the target (statx
+//    STATX_DIOALIGN, or the device's logical block size), checked before
+//    the first I/O.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "io/unique_fd.h"
+#include "model/config.h"
+#include "model/results.h"
+#include "sys/signals.h"
+#include "target/owned_file.h"
+
+namespace ds::run {
+
+class Target {
+  public:
+    // Validates the target, takes the directory lock and checks everything
+    // that would be overwritten; throws SetupError naming the problem.
+    // `extra_bytes` is what else the run will write there (the state file).
+    // Creates nothing.
+    explicit Target(const RunConfig& cfg, std::uint64_t extra_bytes = 0);
+    ~Target();
+    Target(const Target&) = delete;
+    Target& operator=(const Target&) = delete;
+
+    // Creates (or replaces our leftovers with) every test file at full
+    // size, marked with a unit header of run `run_id`; in raw-device mode
+    // opens the device exclusively instead (nothing is created or removed).
+    // O_DIRECT unless buffered was asked for or the filesystem refuses it
+    // (then direct_io() is false and direct_io_note() says why).
+    void create_files(std::uint64_t run_id);
+    // Closes and unlinks every file this object created (also with --keep:
+    // --recreate asks for it explicitly).
+    void remove_files() noexcept;
+
+    std::size_t file_count() const { return paths_.size(); }
+    const std::string& path(std::size_t i) const { return paths_[i]; }
+    int fd(std::size_t i) const { return raw_ ? raw_fd_.get() : files_[i].fd(); }
+    // The target directory (open for the run; the state file goes here).
+    int dir_fd() const { return dir_.get(); }
+    // Raw-device mode: every worker's path and fd are the device's, and
+    // worker i owns the region starting at base_offset(i).  0 for files.
+    bool raw() const { return raw_; }
+    std::uint64_t base_offset(std::size_t i) const { return raw_ ? i * file_bytes_ : 0; }
+    bool direct_io() const { return direct_io_; }
+    const std::string& direct_io_note() const { return direct_io_note_; }
+    const TargetInfo& info() const { return info_; }
+    // Absolute path of the --keep state file of this target.
+    const std::string& state_path() const { return state_path_; }
+
+    // For buffered I/O: write back and drop the files' cached pages so the
+    // next reads reach the device.  Returns the files whose write-back
+    // failed, with the errno (a write the kernel accepted did not reach the
+    // device).
+    std::vector<std::pair<std::size_t, int>> drop_caches() const;
+
+  private:
+    void check_directory(const RunConfig& cfg);
+    void check_names(const RunConfig& cfg);
+    void sweep_hidden_leftovers();
+    void check_space(const RunConfig& cfg, std::uint64_t extra_bytes);
+    void open_raw_device();
+    void check_alignment(int fd) const;
+    void register_emergency() noexcept;
+
+    std::uint64_t file_bytes_;
+    std::uint32_t unit_bytes_;
+    std::string unit_option_;  // how the unit was asked for, for messages
+    bool raw_ = false;
+    io::UniqueFd raw_fd_;  // raw-device mode: one exclusive open, shared by the workers
+    io::UniqueFd dir_;     // the target directory, flock()ed while the run lasts
+    bool want_direct_;
+    bool direct_io_ = true;
+    std::string direct_io_note_;
+    TargetInfo info_;
+    std::vector<std::string> names_;  // file names in the directory
+    std::vector<std::string> paths_;  // absolute paths, for reports
+    std::string state_path_;
+    std::vector<OwnedFile> files_;
+    std::vector<EmergencyFile> emergency_;  // files_ for the signal handler (never resized)
+    bool keep_ = false;                     // --keep: files stay on every exit
+};
+
+}  // namespace ds::run

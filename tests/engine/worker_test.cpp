@@ -1,0 +1,339 @@
+// The worker's phase loop on a real file, through a fault-injecting backend:
+// verification, error accounting, retries and the in-flight exclusion.
+#include "engine/worker.h"
+
+#include <doctest/doctest.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "faulty_backend.h"
+#include "io/probe.h"
+#include "io/sync_backend.h"
+#include "io/uring_backend.h"
+
+using namespace ds;
+using run::Phase;
+
+namespace {
+
+constexpr std::uint64_t kFileBytes = 4ULL << 20;
+constexpr std::uint32_t kUnit = 4096;
+
+struct TempFile {
+    std::string path;
+    int fd = -1;
+    TempFile() {
+        char name[] = "/tmp/drivestress-worker-test-XXXXXX";
+        fd = ::mkstemp(name);
+        REQUIRE(fd >= 0);
+        path = name;
+        REQUIRE(::ftruncate(fd, kFileBytes) == 0);
+    }
+    ~TempFile() {
+        ::close(fd);
+        ::unlink(path.c_str());
+    }
+};
+
+struct Fixture {
+    TempFile file;
+    std::atomic<bool> stop{false};
+    run::WorkerGeometry geo{.file_bytes = kFileBytes,
+                            .seq_block = 64 * 1024,
+                            .rand_block = kUnit,
+                            .max_rand_block = 4 * kUnit,
+                            .seq_depth = 8,
+                            .rand_depth = 16,
+                            .read_pct = 50,
+                            .verify = true};
+    run::Worker worker{geo, 0, file.path, file.fd, 42, pattern::run_id_from_seed(42), stop};
+    test::FaultyBackend* faulty = nullptr;
+
+    // `threads`: the sync thread pool at depth 16 instead of one operation at a time.
+    explicit Fixture(bool uring = false, bool threads = false) {
+        std::unique_ptr<io::Backend> inner;
+        if (uring)
+            inner = std::make_unique<io::UringBackend>(file.fd, 16, worker.buffer_arena());
+        else if (threads)
+            inner = std::make_unique<io::ThreadedSyncBackend>(file.fd, 16);
+        else
+            inner = std::make_unique<io::SyncBackend>(file.fd);
+        auto f = std::make_unique<test::FaultyBackend>(std::move(inner));
+        faulty = f.get();
+        worker.set_backend(std::move(f));
+    }
+    run::Worker::Outcome phase(Phase p, std::uint64_t ops = 0, std::uint32_t block = 0,
+                               unsigned depth = 0) {
+        run::PhasePlan plan;
+        plan.phase = p;
+        plan.op_limit = ops;
+        plan.rand_block = block;
+        plan.depth = depth;
+        return worker.run(plan);
+    }
+};
+
+bool uring_usable() {
+    return io::probe_io_uring().usable;
+}
+
+}  // namespace
+
+TEST_CASE("a clean write and read verify every byte") {
+    for (bool uring : {false, true}) {
+        if (uring && !uring_usable()) {
+            MESSAGE("io_uring unusable here: uring case skipped");
+            continue;
+        }
+        CAPTURE(uring);
+        Fixture f(uring);
+        auto w = f.phase(Phase::seq_write);
+        CHECK(w.completed);
+        CHECK(w.counters.write_bytes == kFileBytes);
+        CHECK(w.counters.write_ops == kFileBytes / (64 * 1024));
+        auto r = f.phase(Phase::seq_read);
+        CHECK(r.counters.read_bytes == kFileBytes);
+        CHECK(r.counters.verified_bytes == kFileBytes);
+        CHECK(r.counters.mismatch_total() == 0);
+        CHECK(r.counters.read_latency.count() == r.counters.read_ops);
+        CHECK(f.faulty->overlaps() == 0);
+    }
+}
+
+TEST_CASE("a damaged unit is found at its exact offset and classified") {
+    Fixture f;
+    f.phase(Phase::seq_write);
+    const std::uint64_t bad = 3 * kUnit + 1000;
+    unsigned char byte;
+    REQUIRE(::pread(f.file.fd, &byte, 1, bad) == 1);
+    byte ^= 0x10;
+    REQUIRE(::pwrite(f.file.fd, &byte, 1, bad) == 1);
+    auto r = f.phase(Phase::seq_read);
+    CHECK(r.counters.mismatch_total() == 1);
+    CHECK(r.counters.mismatches[static_cast<int>(pattern::MismatchClass::corrupt)] == 1);
+    REQUIRE(f.worker.records().size() == 1);
+    const auto& rec = f.worker.records()[0];
+    CHECK(rec.offset == bad);
+    CHECK(rec.unit_offset == 3 * kUnit);
+    CHECK(rec.bad_bytes == 1);
+    CHECK(rec.phase == Phase::seq_read);
+}
+
+TEST_CASE("a read error is counted with its offset and the run goes on") {
+    Fixture f;
+    f.phase(Phase::seq_write);
+    f.faulty->fail_at(io::OpKind::read, 5 * 64 * 1024, EIO);
+    auto r = f.phase(Phase::seq_read);
+    CHECK(r.completed);
+    CHECK(r.counters.mismatches[static_cast<int>(pattern::MismatchClass::io_error)] == 1);
+    CHECK(r.counters.verified_bytes == kFileBytes - 64 * 1024);  // everything else checked
+    REQUIRE(f.worker.records().size() == 1);
+    CHECK(f.worker.records()[0].offset == 5 * 64 * 1024);
+    CHECK(f.worker.records()[0].error == EIO);
+}
+
+TEST_CASE("after a failed write its units are not verified, and nothing false is reported") {
+    Fixture f;
+    f.faulty->fail_at(io::OpKind::write, 2 * 64 * 1024, EIO);
+    auto w = f.phase(Phase::seq_write);
+    CHECK(w.counters.mismatches[static_cast<int>(pattern::MismatchClass::io_error)] == 1);
+    auto r = f.phase(Phase::seq_read);
+    CHECK(r.counters.mismatch_total() == 0);
+    CHECK(r.counters.unverified_units == 64 * 1024 / kUnit);
+    CHECK(r.counters.verified_bytes == kFileBytes - 64 * 1024);
+}
+
+TEST_CASE("a full filesystem is a failed write, not a drive error; the phase goes on") {
+    Fixture f;
+    f.faulty->fail_at(io::OpKind::write, 7 * 64 * 1024, ENOSPC);
+    auto w = f.phase(Phase::seq_write);
+    REQUIRE(w.no_space_at.has_value());
+    CHECK(*w.no_space_at == 7 * 64 * 1024);
+    CHECK(w.counters.mismatch_total() == 0);
+    CHECK(w.counters.write_errors == 1);
+    CHECK(w.counters.write_ops == kFileBytes / (64 * 1024) - 1);
+    CHECK(w.completed);  // the runner ends the run after this phase (exit 1)
+    CHECK_FALSE(f.stop.load());
+    // The unit that was not written is not verified against what never landed.
+    auto r = f.phase(Phase::seq_read);
+    CHECK(r.counters.mismatch_total() == 0);
+    CHECK(r.counters.unverified_units == 64 * 1024 / kUnit);
+}
+
+TEST_CASE("EINVAL (an alignment O_DIRECT refuses) stops the run; never a mismatch") {
+    for (io::OpKind kind : {io::OpKind::write, io::OpKind::read}) {
+        CAPTURE(static_cast<int>(kind));
+        Fixture f;
+        if (kind == io::OpKind::read) f.phase(Phase::seq_write);
+        f.faulty->fail_at(kind, 3 * 64 * 1024, EINVAL);
+        auto r = f.phase(kind == io::OpKind::read ? Phase::seq_read : Phase::seq_write);
+        REQUIRE(r.invalid.has_value());
+        CHECK(r.invalid->offset == 3 * 64 * 1024);
+        CHECK(r.invalid->kind == kind);
+        CHECK(r.counters.mismatch_total() == 0);
+        CHECK(f.worker.records().empty());
+        CHECK(f.worker.damage().empty());
+        CHECK(f.stop.load());  // every worker stops issuing
+        CHECK_FALSE(r.completed);
+    }
+}
+
+TEST_CASE("a truncated file is noticed once; reads past its end are one extent") {
+    Fixture f;
+    f.phase(Phase::seq_write);
+    REQUIRE(::ftruncate(f.file.fd, kFileBytes - 3 * 64 * 1024 + kUnit) == 0);
+    auto r = f.phase(Phase::seq_read);
+    const auto cut = kFileBytes - 3 * 64 * 1024 + kUnit;
+    REQUIRE(f.worker.truncated_to().has_value());
+    CHECK(*f.worker.truncated_to() == cut);
+    CHECK(r.counters.mismatches[static_cast<int>(pattern::MismatchClass::short_read)] == 3);
+    REQUIRE(f.worker.records().size() == 1);  // the read that straddles the cut
+    CHECK(f.worker.records()[0].offset == cut);
+    const auto extents = f.worker.damage().extents();
+    REQUIRE(extents.size() == 1);
+    CHECK(extents[0].offset == cut);
+    CHECK(extents[0].length == kFileBytes - cut);
+    CHECK(extents[0].reads == 3);
+    CHECK(f.worker.damage().distinct_units(kUnit) == (kFileBytes - cut) / kUnit);
+}
+
+TEST_CASE("short transfers and EAGAIN are completed, not reported") {
+    Fixture f;
+    f.faulty->short_every(3);
+    f.faulty->eagain_every(7);
+    auto w = f.phase(Phase::seq_write);
+    auto r = f.phase(Phase::seq_read);
+    CHECK(f.faulty->injected() > 0);
+    CHECK(w.counters.retries + r.counters.retries > 0);
+    CHECK(r.counters.mismatch_total() == 0);
+    CHECK(r.counters.verified_bytes == kFileBytes);
+    CHECK(w.counters.write_bytes == kFileBytes);
+}
+
+TEST_CASE("random phase: no unit is in flight twice, reads after writes verify") {
+    if (!uring_usable()) {
+        MESSAGE("io_uring unusable here: skipped");
+        return;
+    }
+    Fixture f(true);
+    f.phase(Phase::seq_write);
+    auto r = f.phase(Phase::random, 20000);
+    CHECK(r.counters.read_ops + r.counters.write_ops == 20000);
+    CHECK(r.counters.write_ops > 5000);
+    CHECK(r.counters.read_ops > 5000);
+    CHECK(f.faulty->overlaps() == 0);
+    CHECK(r.counters.mismatch_total() == 0);
+    // Every unit holds its latest generation: a full read agrees.
+    auto v = f.phase(Phase::reverify);
+    CHECK(v.counters.mismatch_total() == 0);
+    CHECK(v.counters.verified_bytes == kFileBytes);
+}
+
+TEST_CASE("sweep points: larger aligned random blocks and a lower depth still verify") {
+    Fixture f(uring_usable());
+    f.phase(Phase::seq_write);
+    auto r = f.phase(Phase::random, 5000, 4 * kUnit, 4);
+    CHECK(r.counters.read_ops + r.counters.write_ops == 5000);
+    CHECK(r.counters.read_bytes % (4 * kUnit) == 0);
+    CHECK(r.counters.write_bytes % (4 * kUnit) == 0);
+    CHECK(f.faulty->overlaps() == 0);
+    CHECK(r.counters.mismatch_total() == 0);
+    CHECK(r.counters.verified_bytes == r.counters.read_bytes);
+    auto v = f.phase(Phase::reverify);
+    CHECK(v.counters.mismatch_total() == 0);
+    CHECK(v.counters.verified_bytes == kFileBytes);
+}
+
+TEST_CASE("a stop request drains and reports an incomplete phase") {
+    Fixture f;
+    f.stop = true;
+    auto w = f.phase(Phase::seq_write);
+    CHECK_FALSE(w.completed);
+    CHECK(w.counters.write_ops == 0);
+}
+
+TEST_CASE("geometry: depths are bounded by qd, buffer budget and file size") {
+    run::RunConfig cfg;
+    cfg.qd = 256;
+    cfg.file_bytes = 64ULL << 20;
+    auto g = run::make_geometry(cfg, 256);
+    CHECK(g.rand_depth == 256);
+    CHECK(g.seq_depth == run::kSeqInflightBytes / cfg.seq_block);
+    CHECK(run::make_geometry(cfg, 1).rand_depth == 1);  // sync backend
+    cfg.file_bytes = 16 * 4096;
+    cfg.seq_block = 4096;
+    CHECK(run::make_geometry(cfg, 256).rand_depth == 8);  // half the units
+}
+
+TEST_CASE("sync thread pool: 16 in flight, no unit twice, every read verifies") {
+    Fixture f(false, true);
+    CHECK(f.faulty->depth() == 16);
+    CHECK(f.faulty->describe().sync_threads == 16);
+    auto w = f.phase(Phase::seq_write);
+    CHECK(w.counters.write_bytes == kFileBytes);
+    auto r = f.phase(Phase::random, 20000);
+    CHECK(r.counters.read_ops + r.counters.write_ops == 20000);
+    CHECK(r.counters.write_ops > 5000);
+    CHECK(r.counters.read_ops > 5000);
+    CHECK(f.faulty->overlaps() == 0);
+    CHECK(r.counters.mismatch_total() == 0);
+    auto v = f.phase(Phase::reverify);
+    CHECK(v.counters.mismatch_total() == 0);
+    CHECK(v.counters.verified_bytes == kFileBytes);
+    // One pread/pwrite per operation, nothing else counted.
+    CHECK(f.faulty->system_calls() ==
+          w.counters.write_ops + r.counters.read_ops + r.counters.write_ops + v.counters.read_ops);
+}
+
+TEST_CASE("sync thread pool: a damaged unit is found at its exact offset") {
+    Fixture f(false, true);
+    f.phase(Phase::seq_write);
+    const std::uint64_t unit = 37 * kUnit;
+    std::vector<std::byte> zero(kUnit);
+    REQUIRE(::pwrite(f.file.fd, zero.data(), kUnit, static_cast<off_t>(unit)) == kUnit);
+    auto r = f.phase(Phase::seq_read);
+    CHECK(r.counters.mismatch_total() == 1);
+    REQUIRE(f.worker.records().size() == 1);
+    CHECK(f.worker.records()[0].offset == unit);
+    CHECK(f.worker.records()[0].cls == pattern::MismatchClass::zeroed);
+}
+
+TEST_CASE("sync thread pool: short transfers and EAGAIN are completed, not reported") {
+    Fixture f(false, true);
+    f.faulty->short_every(3);
+    f.faulty->eagain_every(7);
+    auto w = f.phase(Phase::seq_write);
+    auto r = f.phase(Phase::seq_read);
+    CHECK(f.faulty->injected() > 0);
+    CHECK(r.counters.mismatch_total() == 0);
+    CHECK(r.counters.verified_bytes == kFileBytes);
+    CHECK(w.counters.write_bytes == kFileBytes);
+}
+
+TEST_CASE("sync thread pool: a stop request drains what is in flight") {
+    Fixture f(false, true);
+    f.phase(Phase::seq_write);
+    f.stop = true;
+    auto r = f.phase(Phase::random, 20000);
+    CHECK_FALSE(r.completed);
+    CHECK(r.counters.read_ops + r.counters.write_ops == 0);
+}
+
+TEST_CASE("sync thread pool at depth 1 (a sweep's QD 1) is the single-threaded baseline") {
+    Fixture f(false, true);
+    f.phase(Phase::seq_write);
+    const std::uint64_t pool_calls = f.faulty->system_calls();
+    auto r = f.phase(Phase::random, 2000, 0, 1);
+    CHECK(r.counters.read_ops + r.counters.write_ops == 2000);
+    CHECK(r.counters.mismatch_total() == 0);
+    // Counted by the worker's own single-threaded backend, not by the pool.
+    CHECK(r.counters.system_calls == 2000);
+    CHECK(f.faulty->system_calls() == pool_calls);
+    auto v = f.phase(Phase::reverify);
+    CHECK(v.counters.mismatch_total() == 0);
+    CHECK(v.counters.verified_bytes == kFileBytes);
+}

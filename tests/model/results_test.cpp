@@ -1,0 +1,117 @@
+// What a run keeps of its iterations: figures for every one, each phase
+// merged over all of them, and the last --iteration-detail in full.
+#include "model/results.h"
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+
+using namespace ds;
+
+namespace {
+
+run::PhaseResult phase(run::Phase p, double seconds, std::uint64_t reads, std::uint64_t ns) {
+    run::PhaseResult r;
+    r.phase = p;
+    r.workers = 2;
+    r.seconds = seconds;
+    r.cpu = {.user_s = 0.25, .system_s = 0.5};
+    r.counters.read_ops = reads;
+    r.counters.read_bytes = reads * 4096;
+    r.counters.verified_bytes = reads * 4096;
+    for (std::uint64_t i = 0; i < reads; ++i)
+        r.counters.read_latency.record(ns);
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("figures: what an iteration keeps of a phase") {
+    run::PhaseResult p = phase(run::Phase::random, 2.0, 1000, 50'000);
+    p.counters.write_ops = 1000;
+    p.counters.write_bytes = 1000 * 4096;
+    for (int i = 0; i < 1000; ++i)
+        p.counters.write_latency.record(150'000);
+    p.counters.mismatches[0] = 2;
+    p.counters.mismatches[3] = 1;
+    p.interrupted = true;
+    const auto f = run::PhaseFigures::of(p);
+    CHECK(f.phase == run::Phase::random);
+    CHECK(f.interrupted);
+    CHECK(f.seconds == 2.0);
+    CHECK(f.read_ops == 1000);
+    CHECK(f.write_bytes == 1000 * 4096);
+    CHECK(f.verified_bytes == 1000 * 4096);
+    CHECK(f.mismatches == 3);
+    CHECK(f.iops() == doctest::Approx(1000.0));
+    CHECK(f.bytes_per_sec() == doctest::Approx(2000.0 * 4096 / 2.0));
+    // Reads and writes together: half at 50 us, half at 150 us.
+    CHECK(f.p50_ns == p.latency().value_at_percentile(50));
+    CHECK(f.p50_ns < 51'000);
+    CHECK(f.p99_ns > 149'000);
+    CHECK(f.max_ns == 150'000);
+    CHECK(f.cpu.user_s == 0.25);
+    // The point of it: no histograms.
+    CHECK(sizeof(run::PhaseFigures) <= 128);
+}
+
+TEST_CASE("iterations keep figures, phases merge over iterations in run order") {
+    run::RunResult r;
+    r.begin_iteration(1, 0);
+    r.add_phase(phase(run::Phase::seq_write, 1.0, 0, 0));
+    r.add_phase(phase(run::Phase::random, 2.0, 100, 10'000));
+    r.begin_iteration(2, 0);
+    r.add_phase(phase(run::Phase::seq_read, 0.5, 10, 1'000'000));  // a phase seen only now
+    r.add_phase(phase(run::Phase::random, 3.0, 200, 20'000));
+    REQUIRE(r.iterations.size() == 2);
+    CHECK(r.iterations[0].index == 1);
+    CHECK(r.iterations[1].index == 2);
+    REQUIRE(r.iterations[1].phases.size() == 2);
+    CHECK(r.iterations[1].phases[1].read_ops == 200);
+
+    REQUIRE(r.merged_phases.size() == 3);
+    CHECK(r.merged_phases[0].phase == run::Phase::seq_write);
+    CHECK(r.merged_phases[1].phase == run::Phase::seq_read);
+    CHECK(r.merged_phases[2].phase == run::Phase::random);
+    const auto& rnd = r.merged_phases[2];
+    CHECK(rnd.seconds == 5.0);
+    CHECK(rnd.counters.read_ops == 300);
+    CHECK(rnd.counters.read_latency.count() == 300);
+    CHECK(rnd.counters.read_latency.min() == 10'000);
+    CHECK(rnd.counters.read_latency.max() == 20'000);
+    CHECK(rnd.cpu.system_s == 1.0);
+    CHECK(rnd.workers == 2);
+    CHECK(r.iteration_detail.empty());
+
+    const auto t = r.totals();
+    CHECK(t.read == 310 * 4096);
+    CHECK(t.verified == 310 * 4096);
+}
+
+TEST_CASE("an interrupted run of a phase marks the merged phase interrupted") {
+    run::RunResult r;
+    r.begin_iteration(1, 0);
+    r.add_phase(phase(run::Phase::random, 2.0, 100, 10'000));
+    r.begin_iteration(2, 0);
+    auto cut = phase(run::Phase::random, 0.5, 10, 10'000);
+    cut.interrupted = true;
+    r.add_phase(cut);
+    CHECK(r.merged_phases[0].interrupted);
+    CHECK(!r.iterations[0].phases[0].interrupted);
+    CHECK(r.iterations[1].phases[0].interrupted);
+}
+
+TEST_CASE("iteration detail: the last N iterations in full, the others dropped") {
+    run::RunResult r;
+    for (std::uint64_t i = 1; i <= 5; ++i) {
+        r.begin_iteration(i, 2);
+        r.add_phase(phase(run::Phase::seq_read, 1.0, i, i * 1000));
+    }
+    REQUIRE(r.iteration_detail.size() == 2);
+    CHECK(r.iteration_detail[0].index == 4);
+    CHECK(r.iteration_detail[1].index == 5);
+    REQUIRE(r.iteration_detail[1].phases.size() == 1);
+    CHECK(r.iteration_detail[1].phases[0].counters.read_latency.max() == 5000);
+    CHECK(r.iterations.size() == 5);
+    CHECK(r.merged_phases[0].counters.read_ops == 15);
+}

@@ -25,6 +25,10 @@ Options: every option --help lists is a row of the option table (the one
 page that holds "| option | meaning | default |", docs/options.md), with the
 same metavariable and default.
 
+Links: every relative link of every page names a file that exists, and an
+anchor (page.md#heading) a heading of that page, so the front page's links
+cannot rot.  README.md stays a front page: under 450 lines.
+
   python3 tests/docs/readme_test.py --readme README.md --docs docs \
       --page tests/README.md --drivestress BUILD/src/drivestress \
       --scripts scripts [unittest args]
@@ -48,6 +52,8 @@ ap.add_argument("--drivestress", required=True)
 ap.add_argument("--scripts", required=True)
 OPTS, REST = ap.parse_known_args()
 
+# The front page stays one: what it is, how to start, links to the guides.
+README_MAX_LINES = 450
 # Shape examples across all pages (six when the guides moved to docs/): a
 # lower count means an example lost its comment on the way.
 MIN_EXAMPLES = 6
@@ -223,6 +229,79 @@ class ReadmeOptions(unittest.TestCase):
             checked += 1
         self.assertGreater(checked, 30)
         self.assertEqual(set(rows), {m[2] for m, _ in entries})
+
+
+FENCE = re.compile(r"^ *```.*?^ *```", re.S | re.M)
+CODE = re.compile(r"`[^`\n]*`")
+LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
+HEADING = re.compile(r"^#{1,6} +(.*?) *#*$", re.M)
+
+
+def anchor(heading):
+    """GitHub's anchor of a heading: lower case, punctuation dropped, spaces '-'."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def anchors(text):
+    """Every anchor the headings of a page make (repeats get -1, -2, ...)."""
+    seen = {}
+    out = set()
+    for m in HEADING.finditer(FENCE.sub("", text)):
+        a = anchor(m[1])
+        n = seen.get(a, 0)
+        seen[a] = n + 1
+        out.add(a if n == 0 else f"{a}-{n}")
+    return out
+
+
+def links(text):
+    """[(line, target)] of the links and images of a page, code left out."""
+    out = []
+    prose = FENCE.sub(lambda m: "\n" * m[0].count("\n"), text)
+    for number, line in enumerate(prose.splitlines(), 1):
+        for m in LINK.finditer(CODE.sub("", line)):
+            out.append((number, m[1]))
+    return out
+
+
+def broken_links(path, text):
+    """Messages for the relative links of one page that lead nowhere."""
+    out = []
+    for line, target in links(text):
+        if re.match(r"^[a-z][a-z0-9+.-]*:", target):
+            continue  # http:, https:, mailto:: not this test's to fetch
+        file, _, frag = target.partition("#")
+        dest = os.path.normpath(os.path.join(os.path.dirname(path), file)) if file else path
+        where = f"{name(path)}:{line}: ({target})"
+        if not os.path.exists(dest):
+            out.append(f"{where}: {name(dest)} does not exist")
+        elif frag and dest.endswith(".md"):
+            with open(dest, encoding="utf-8") as f:
+                if frag not in anchors(f.read()):
+                    out.append(f"{where}: {name(dest)} has no heading #{frag}")
+    return out
+
+
+class Pages(unittest.TestCase):
+    def test_relative_links_lead_to_files_and_headings_that_exist(self):
+        found = [(path, text) for path, text in pages()]
+        self.assertGreater(sum(len(links(t)) for _, t in found), 10, "the pages lost their links")
+        broken = [b for path, text in found for b in broken_links(path, text)]
+        self.assertFalse(broken, "links that lead nowhere:\n" + "\n".join(broken))
+
+    def test_readme_stays_a_front_page(self):
+        with open(OPTS.readme, encoding="utf-8") as f:
+            count = len(f.read().splitlines())
+        self.assertLess(count, README_MAX_LINES,
+                        f"{name(OPTS.readme)} has {count} lines; a guide belongs in docs/")
+
+    def test_link_checker_reads_markdown_as_github_does(self):
+        self.assertEqual(anchor("Polling modes: `--sqpoll` and `--iopoll`"),
+                         "polling-modes---sqpoll-and---iopoll")
+        self.assertEqual(anchor("Drive health (NVMe)"), "drive-health-nvme")
+        self.assertEqual(anchors("# A\n```\n# not a heading\n```\n## A\n"), {"a", "a-1"})
+        self.assertEqual(links("[x](a.md#b) `[y](c.md)`\n```\n[z](d.md)\n```\n![i](e.png)"),
+                         [(1, "a.md#b"), (5, "e.png")])
 
 
 if __name__ == "__main__":

@@ -25,12 +25,16 @@ Options: every option --help lists is a row of the option table (the one
 page that holds "| option | meaning | default |", docs/options.md), with the
 same metavariable and default.
 
+Commands: every option on a command line a page or the man page's EXAMPLES
+shows (a line starting with "drivestress ") is one --help lists.
+
 Links: every relative link of every page names a file that exists, and an
 anchor (page.md#heading) a heading of that page, so the front page's links
 cannot rot.  README.md stays a front page: under 450 lines.
 
   python3 tests/docs/readme_test.py --readme README.md --docs docs \
-      --page tests/README.md --drivestress BUILD/src/drivestress \
+      --page tests/README.md --man-include share/drivestress.h2m \
+      --drivestress BUILD/src/drivestress \
       --scripts scripts [unittest args]
 """
 
@@ -48,6 +52,7 @@ ap = argparse.ArgumentParser(add_help=False)
 ap.add_argument("--readme", required=True)
 ap.add_argument("--docs", help="the docs/ directory: every *.md in it is checked too")
 ap.add_argument("--page", action="append", default=[], help="one more page to check")
+ap.add_argument("--man-include", help="the man page's help2man include (its EXAMPLES)")
 ap.add_argument("--drivestress", required=True)
 ap.add_argument("--scripts", required=True)
 OPTS, REST = ap.parse_known_args()
@@ -189,6 +194,18 @@ OPTION = re.compile(r"^  (?:(-\w), |    )(--[a-z0-9-]+)(?: (\S+))?")
 ROW = re.compile(r"^\| `(?:(-\w), )?(--[a-z0-9-]+)(?: ([^`]+))?` \|.*\|\s*([^|]*?)\s*\|$")
 
 
+COMMAND_LINE = re.compile(r"^\s*(?:\$ |# |\.B )?drivestress (.*)$", re.M)
+
+
+def shown_options(text):
+    """The long options of every drivestress command line of a page."""
+    out = set()
+    for m in COMMAND_LINE.finditer(text):
+        line = m[1].replace("\\-", "-").split("`")[0]  # roff's \-; prose after a `
+        out.update(re.findall(r"(?:^|\s)(--[a-z0-9-]+)", line))
+    return out
+
+
 class ReadmeOptions(unittest.TestCase):
     def test_every_option_of_help_is_in_the_table_alike(self):
         help_text = subprocess.run([OPTS.drivestress, "--help"], capture_output=True,
@@ -229,6 +246,20 @@ class ReadmeOptions(unittest.TestCase):
             checked += 1
         self.assertGreater(checked, 30)
         self.assertEqual(set(rows), {m[2] for m, _ in entries})
+
+    def test_command_lines_shown_use_options_that_exist(self):
+        help_text = subprocess.run([OPTS.drivestress, "--help"], capture_output=True,
+                                   text=True, check=True).stdout
+        known = set(re.findall(r"(?m)^\s+(?:-\w, )?(--[a-z0-9-]+)", help_text))
+        shown = [(name(path), text) for path, text in pages()]
+        if OPTS.man_include:
+            with open(OPTS.man_include, encoding="utf-8") as f:
+                shown.append((name(OPTS.man_include), f.read()))
+        for page, text in shown:
+            with self.subTest(page=page):
+                self.assertEqual(shown_options(text) - known, set(),
+                                 f"{page} shows options drivestress --help does not know")
+        self.assertGreater(sum(len(shown_options(t)) for _, t in shown), 20)
 
 
 FENCE = re.compile(r"^ *```.*?^ *```", re.S | re.M)
@@ -294,6 +325,13 @@ class Pages(unittest.TestCase):
             count = len(f.read().splitlines())
         self.assertLess(count, README_MAX_LINES,
                         f"{name(OPTS.readme)} has {count} lines; a guide belongs in docs/")
+
+    def test_command_lines_are_read_from_pages_and_roff(self):
+        self.assertEqual(shown_options("    drivestress --keep -s 8M /x\n# drivestress --raw-device /d"),
+                         {"--keep", "--raw-device"})
+        self.assertEqual(shown_options(".B drivestress \\-\\-brief /mnt"), {"--brief"})
+        self.assertEqual(shown_options("The `drivestress --json` flag"), set())
+        self.assertEqual(shown_options("`drivestress --seed 1 /tmp/x` (4 files"), set())
 
     def test_link_checker_reads_markdown_as_github_does(self):
         self.assertEqual(anchor("Polling modes: `--sqpoll` and `--iopoll`"),

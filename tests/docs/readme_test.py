@@ -1,28 +1,40 @@
 #!/usr/bin/env python3
-"""The README against the binary it documents.
+"""The README and the guides in docs/ against the binary they document.
+
+Pages: README.md, every docs/*.md and any --page given (tests/README.md).
 
 Example outputs: a fenced block preceded by an HTML comment
 
     <!-- shape: COMMAND -->
 
-is an example this test checks.  COMMAND is a shell command line run in a
-fresh temporary directory, with {drivestress} (the built binary), {scripts}
-(the scripts/ directory) and {dir} (that directory) filled in; it may be a
-smaller run than the one the README shows (fewer MiB, shorter phases), since
-only the shape is compared.  Its output (stdout and stderr) must have the
-block's shape, where a line's shape is its labels: every token that is a
-number becomes '#' (with the size or time unit that follows it), every
-absolute path '/', what depends on the machine (host name, kernel,
-generator, filesystem and device) a placeholder, runs of spaces one space,
-and consecutive lines of the same shape one line (tables of any length).
-Lines of the block starting with "$ " are the command shown, not output; a
-line "..." stands for any number of lines.  When the output changes on
-purpose, run the README's own command again and paste its output.
+is an example this test checks, on whichever page it is.  COMMAND is a
+shell command line run in a fresh temporary directory, with {drivestress}
+(the built binary), {scripts} (the scripts/ directory) and {dir} (that
+directory) filled in; it may be a smaller run than the one the page shows
+(fewer MiB, shorter phases), since only the shape is compared.  Its output
+(stdout and stderr) must have the block's shape, where a line's shape is its
+labels: every token that is a number becomes '#' (with the size or time unit
+that follows it), every absolute path '/', what depends on the machine (host
+name, kernel, generator, filesystem and device) a placeholder, runs of spaces
+one space, and consecutive lines of the same shape one line (tables of any
+length).  Lines of the block starting with "$ " are the command shown, not
+output; a line "..." stands for any number of lines.  When the output changes
+on purpose, run the page's own command again and paste its output.
 
-Options: every option --help lists is a row of the README's option table,
-with the same metavariable and default.
+Options: every option --help lists is a row of the option table (the one
+page that holds "| option | meaning | default |", docs/options.md), with the
+same metavariable and default.
 
-  python3 tests/docs/readme_test.py --readme README.md --drivestress BUILD/src/drivestress \
+Commands: every option on a command line a page or the man page's EXAMPLES
+shows (a line starting with "drivestress ") is one --help lists.
+
+Links: every relative link of every page names a file that exists, and an
+anchor (page.md#heading) a heading of that page, so the front page's links
+cannot rot.  README.md stays a front page: under 450 lines.
+
+  python3 tests/docs/readme_test.py --readme README.md --docs docs \
+      --page tests/README.md --man-include share/drivestress.h2m \
+      --drivestress BUILD/src/drivestress \
       --scripts scripts [unittest args]
 """
 
@@ -38,9 +50,37 @@ import unittest
 
 ap = argparse.ArgumentParser(add_help=False)
 ap.add_argument("--readme", required=True)
+ap.add_argument("--docs", help="the docs/ directory: every *.md in it is checked too")
+ap.add_argument("--page", action="append", default=[], help="one more page to check")
+ap.add_argument("--man-include", help="the man page's help2man include (its EXAMPLES)")
 ap.add_argument("--drivestress", required=True)
 ap.add_argument("--scripts", required=True)
 OPTS, REST = ap.parse_known_args()
+
+# The front page stays one: what it is, how to start, links to the guides.
+README_MAX_LINES = 450
+# Shape examples across all pages (six when the guides moved to docs/): a
+# lower count means an example lost its comment on the way.
+MIN_EXAMPLES = 6
+
+
+def pages():
+    """[(path, text)] of README.md, docs/*.md and the --page files."""
+    paths = [OPTS.readme]
+    if OPTS.docs:
+        paths += sorted(os.path.join(OPTS.docs, n) for n in os.listdir(OPTS.docs)
+                        if n.endswith(".md"))
+    paths += OPTS.page
+    out = []
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            out.append((path, f.read()))
+    return out
+
+
+def name(path):
+    """A page's name in messages: relative to the current directory."""
+    return os.path.relpath(path)
 
 EXAMPLE = re.compile(r"<!-- shape: (?P<cmd>.*?) -->\n```[a-z]*\n(?P<block>.*?)```", re.S)
 # Values that belong to the machine, not to the program: (pattern, placeholder).
@@ -103,10 +143,6 @@ def examples(readme):
 
 
 class ReadmeExamples(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        with open(OPTS.readme, encoding="utf-8") as f:
-            cls.readme = f.read()
 
     def run_example(self, cmd):
         d = tempfile.mkdtemp(prefix="ds-readme.")
@@ -120,18 +156,21 @@ class ReadmeExamples(unittest.TestCase):
             shutil.rmtree(d)
 
     def test_examples_have_the_shape_of_what_the_binary_prints(self):
-        found = examples(self.readme)
-        self.assertGreaterEqual(len(found), 3, "the README's checked examples went missing")
-        for line, cmd, block in found:
-            with self.subTest(readme_line=line):
+        found = [(path, *e) for path, text in pages() for e in examples(text)]
+        self.assertGreaterEqual(len(found), MIN_EXAMPLES,
+                                "checked examples went missing from README.md and docs/")
+        self.assertTrue(any(path == OPTS.readme for path, *_ in found),
+                        "the front page shows no checked example")
+        for path, line, cmd, block in found:
+            with self.subTest(page=name(path), line=line):
                 expected = shape(block)
                 output = self.run_example(cmd)
                 actual = shape(output)
                 if not matches(expected, actual):
                     diff = "\n".join(difflib.unified_diff(
-                        expected, actual, "README (shape)", "output (shape)", lineterm=""))
-                    self.fail(f"README.md:{line}: the example no longer has the shape of what "
-                              f"`{cmd}` prints; run the README's command again and paste its "
+                        expected, actual, "page (shape)", "output (shape)", lineterm=""))
+                    self.fail(f"{name(path)}:{line}: the example no longer has the shape of "
+                              f"what `{cmd}` prints; run the page's command again and paste its "
                               f"output.\n{diff}\n--- output:\n{output}")
 
     def test_shape_keeps_labels_and_drops_numbers(self):
@@ -150,19 +189,38 @@ class ReadmeExamples(unittest.TestCase):
         self.assertFalse(matches(["a", "b"], ["a", "b", "writes: #"]))  # a new line counts
 
 
+TABLE_HEAD = "| option | meaning | default |"
 OPTION = re.compile(r"^  (?:(-\w), |    )(--[a-z0-9-]+)(?: (\S+))?")
 ROW = re.compile(r"^\| `(?:(-\w), )?(--[a-z0-9-]+)(?: ([^`]+))?` \|.*\|\s*([^|]*?)\s*\|$")
+
+
+COMMAND_LINE = re.compile(r"^\s*(?:\$ |# |\.B )?drivestress (.*)$", re.M)
+
+
+def shown_options(text):
+    """The long options of every drivestress command line of a page."""
+    out = set()
+    for m in COMMAND_LINE.finditer(text):
+        line = m[1].replace("\\-", "-").split("`")[0]  # roff's \-; prose after a `
+        out.update(re.findall(r"(?:^|\s)(--[a-z0-9-]+)", line))
+    return out
 
 
 class ReadmeOptions(unittest.TestCase):
     def test_every_option_of_help_is_in_the_table_alike(self):
         help_text = subprocess.run([OPTS.drivestress, "--help"], capture_output=True,
                                    text=True, check=True).stdout
-        with open(OPTS.readme, encoding="utf-8") as f:
-            readme = f.read()
-        table = readme[readme.index("\n## Options"):readme.index("\n### Polling modes")]
+        holders = [(path, text) for path, text in pages() if TABLE_HEAD in text.splitlines()]
+        self.assertEqual(len(holders), 1, f"one page holds the option table ({TABLE_HEAD}), "
+                         f"not {[name(p) for p, _ in holders]}")
+        path, text = holders[0]
+        lines = text.splitlines()
+        start = lines.index(TABLE_HEAD)
+        end = start
+        while end < len(lines) and lines[end].startswith("|"):
+            end += 1
         rows = {}
-        for line in table.splitlines():
+        for line in lines[start:end]:
             m = ROW.match(line)
             if m:
                 metavar = m[3].replace("\\|", "|") if m[3] else None
@@ -176,17 +234,112 @@ class ReadmeOptions(unittest.TestCase):
             elif entries and line.startswith(" " * 20):
                 entries[-1][1] += " " + line.strip()
         checked = 0
-        for m, text in entries:
-            short, name, metavar = m.groups()
-            default = re.search(r"\(default: (.*)\)$", " ".join(text.split()))
-            with self.subTest(option=name):
-                self.assertIn(name, rows, f"{name} is in --help but not in README's table")
-                self.assertEqual(rows[name][:2], (short, metavar))
+        for m, entry in entries:
+            short, option, metavar = m.groups()
+            default = re.search(r"\(default: (.*)\)$", " ".join(entry.split()))
+            with self.subTest(option=option):
+                self.assertIn(option, rows, f"{option} is in --help but not in the table of "
+                              f"{name(path)}")
+                self.assertEqual(rows[option][:2], (short, metavar))
                 if default:
-                    self.assertEqual(rows[name][2], default[1])
+                    self.assertEqual(rows[option][2], default[1])
             checked += 1
         self.assertGreater(checked, 30)
         self.assertEqual(set(rows), {m[2] for m, _ in entries})
+
+    def test_command_lines_shown_use_options_that_exist(self):
+        help_text = subprocess.run([OPTS.drivestress, "--help"], capture_output=True,
+                                   text=True, check=True).stdout
+        known = set(re.findall(r"(?m)^\s+(?:-\w, )?(--[a-z0-9-]+)", help_text))
+        shown = [(name(path), text) for path, text in pages()]
+        if OPTS.man_include:
+            with open(OPTS.man_include, encoding="utf-8") as f:
+                shown.append((name(OPTS.man_include), f.read()))
+        for page, text in shown:
+            with self.subTest(page=page):
+                self.assertEqual(shown_options(text) - known, set(),
+                                 f"{page} shows options drivestress --help does not know")
+        self.assertGreater(sum(len(shown_options(t)) for _, t in shown), 20)
+
+
+FENCE = re.compile(r"^ *```.*?^ *```", re.S | re.M)
+CODE = re.compile(r"`[^`\n]*`")
+LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
+HEADING = re.compile(r"^#{1,6} +(.*?) *#*$", re.M)
+
+
+def anchor(heading):
+    """GitHub's anchor of a heading: lower case, punctuation dropped, spaces '-'."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def anchors(text):
+    """Every anchor the headings of a page make (repeats get -1, -2, ...)."""
+    seen = {}
+    out = set()
+    for m in HEADING.finditer(FENCE.sub("", text)):
+        a = anchor(m[1])
+        n = seen.get(a, 0)
+        seen[a] = n + 1
+        out.add(a if n == 0 else f"{a}-{n}")
+    return out
+
+
+def links(text):
+    """[(line, target)] of the links and images of a page, code left out."""
+    out = []
+    prose = FENCE.sub(lambda m: "\n" * m[0].count("\n"), text)
+    for number, line in enumerate(prose.splitlines(), 1):
+        for m in LINK.finditer(CODE.sub("", line)):
+            out.append((number, m[1]))
+    return out
+
+
+def broken_links(path, text):
+    """Messages for the relative links of one page that lead nowhere."""
+    out = []
+    for line, target in links(text):
+        if re.match(r"^[a-z][a-z0-9+.-]*:", target):
+            continue  # http:, https:, mailto:: not this test's to fetch
+        file, _, frag = target.partition("#")
+        dest = os.path.normpath(os.path.join(os.path.dirname(path), file)) if file else path
+        where = f"{name(path)}:{line}: ({target})"
+        if not os.path.exists(dest):
+            out.append(f"{where}: {name(dest)} does not exist")
+        elif frag and dest.endswith(".md"):
+            with open(dest, encoding="utf-8") as f:
+                if frag not in anchors(f.read()):
+                    out.append(f"{where}: {name(dest)} has no heading #{frag}")
+    return out
+
+
+class Pages(unittest.TestCase):
+    def test_relative_links_lead_to_files_and_headings_that_exist(self):
+        found = [(path, text) for path, text in pages()]
+        self.assertGreater(sum(len(links(t)) for _, t in found), 10, "the pages lost their links")
+        broken = [b for path, text in found for b in broken_links(path, text)]
+        self.assertFalse(broken, "links that lead nowhere:\n" + "\n".join(broken))
+
+    def test_readme_stays_a_front_page(self):
+        with open(OPTS.readme, encoding="utf-8") as f:
+            count = len(f.read().splitlines())
+        self.assertLess(count, README_MAX_LINES,
+                        f"{name(OPTS.readme)} has {count} lines; a guide belongs in docs/")
+
+    def test_command_lines_are_read_from_pages_and_roff(self):
+        self.assertEqual(shown_options("    drivestress --keep -s 8M /x\n# drivestress --raw-device /d"),
+                         {"--keep", "--raw-device"})
+        self.assertEqual(shown_options(".B drivestress \\-\\-brief /mnt"), {"--brief"})
+        self.assertEqual(shown_options("The `drivestress --json` flag"), set())
+        self.assertEqual(shown_options("`drivestress --seed 1 /tmp/x` (4 files"), set())
+
+    def test_link_checker_reads_markdown_as_github_does(self):
+        self.assertEqual(anchor("Polling modes: `--sqpoll` and `--iopoll`"),
+                         "polling-modes---sqpoll-and---iopoll")
+        self.assertEqual(anchor("Drive health (NVMe)"), "drive-health-nvme")
+        self.assertEqual(anchors("# A\n```\n# not a heading\n```\n## A\n"), {"a", "a-1"})
+        self.assertEqual(links("[x](a.md#b) `[y](c.md)`\n```\n[z](d.md)\n```\n![i](e.png)"),
+                         [(1, "a.md#b"), (5, "e.png")])
 
 
 if __name__ == "__main__":

@@ -45,16 +45,29 @@ ensure_packages() {
     apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
 }
 
-# configure_and_build [MESON_OPTION...]: sets up $BUILD_DIR (release) the
-# first time; on an existing build the options given are set with `meson
-# configure` (they stay set), the others are left as they are.
-configure_and_build() {
+# configure [MESON_OPTION...]: sets up $BUILD_DIR (release) the first time;
+# on an existing build the options given are set with `meson configure`
+# (they stay set), the others are left as they are.
+configure() {
     if [ ! -f "$BUILD_DIR/build.ninja" ]; then
         meson setup "$BUILD_DIR" "$ROOT" --buildtype=release "$@" >&2 || return 1
     elif [ $# -gt 0 ]; then
         meson configure "$BUILD_DIR" "$@" >&2 || return 1
     fi
+}
+
+# configure_and_build [MESON_OPTION...]: configure, then build everything
+# (the binary, its man page, the tests).
+configure_and_build() {
+    configure "$@" || return 1
     ninja -C "$BUILD_DIR" >&2
+}
+
+# configure_and_build_target TARGET...: configure, then build only these
+# ninja targets (scripts/run: the binary, not the ~40 test programs).
+configure_and_build_target() {
+    configure || return 1
+    ninja -C "$BUILD_DIR" "$@" >&2
 }
 
 # ---------------------------------------------------------------- sanitizers

@@ -87,8 +87,8 @@ class UsageParser(argparse.ArgumentParser):
     """Usage errors end like bad input: one line, exit 1."""
 
     def error(self, message):
-        sys.stderr.write(f"plot: {message}\n")
-        sys.exit(1)
+        sys.stderr.write(f"plot: {results.one_line(message)}\n")
+        sys.exit(results.EXIT_BAD_INPUT)
 
 
 def new_figure(nrows=1, sharex=False, size=FIG_SIZE):
@@ -870,4 +870,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(results.run_command("plot", main))

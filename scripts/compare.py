@@ -40,7 +40,7 @@ document's rate (its bytes over its seconds in that phase).
 Exit status: 0; 2 when a --fail-if threshold was crossed; 1 with one line on
 stderr for bad input, however damaged the document (or a --fail-if rule that
 judged nothing); 1 without a word when the reader of the output goes away
-(`| head`).  Standard library only: any python3 >= 3.8.
+(`| head`).  Needs python3 alone (standard library only).
 """
 
 import argparse
@@ -67,7 +67,7 @@ class UsageParser(argparse.ArgumentParser):
     """Usage errors end like bad input: one line, exit 1."""
 
     def error(self, message):
-        sys.stderr.write(f"compare: {results.one_line(message)}\n")
+        sys.stderr.write(f"{self.prog}: {results.one_line(message)}\n")
         sys.exit(results.EXIT_BAD_INPUT)
 
 
@@ -486,8 +486,10 @@ def render_merge(mg):
     return "\n".join(lines)
 
 
-def main(argv=None):
-    ap = UsageParser(prog="compare", description=__doc__.split("\n\n")[0],
+def main(argv=None, prog="compare"):
+    """The command; `prog` names it in its usage and messages (scripts/compare,
+    or drivestress-compare installed)."""
+    ap = UsageParser(prog=prog, description=__doc__.split("\n\n")[0],
                      formatter_class=argparse.RawDescriptionHelpFormatter,
                      epilog=__doc__.split("\n\n", 1)[1])
     ap.add_argument("documents", nargs="+", metavar="RESULT.json")
@@ -510,7 +512,7 @@ def main(argv=None):
         out["gate"] = gate(out, rules)
     if args.json:
         for d in out.get("config_differences", []):
-            print(f"compare: warning: configurations differ: {d['item']} "
+            print(f"{ap.prog}: warning: configurations differ: {d['item']} "
                   + ", ".join(f"{label(i)} {config_text(d['item'], v)}"
                               for i, v in enumerate(d["values"])), file=sys.stderr)
         json.dump(results.json_safe(out), sys.stdout, indent=2)

@@ -27,7 +27,7 @@ document cannot be read is an error of that host, not of the fleet.
 Exit status: 0 when the fleet document was written (whatever the hosts'
 verdicts: see fleet.worst_exit_code), 1 with one line on stderr otherwise
 (1 without a word when the reader of the output goes away: `| head`).
-Standard library only: any python3 >= 3.8.
+Needs python3 alone (standard library only).
 """
 
 import argparse
@@ -49,7 +49,7 @@ STATUS_CODES = {"passed": 0, "error": 1, "failed": 2}
 
 class UsageParser(argparse.ArgumentParser):
     def error(self, message):
-        sys.stderr.write(f"fleet: {results.one_line(message)}\n")
+        sys.stderr.write(f"{self.prog}: {results.one_line(message)}\n")
         sys.exit(results.EXIT_BAD_INPUT)
 
 
@@ -248,15 +248,17 @@ def hosts_in(directory):
     return sorted(names)
 
 
-def main(argv=None):
-    ap = UsageParser(prog="fleet", description=__doc__.split("\n\n")[0],
+def main(argv=None, prog="fleet"):
+    """The command; `prog` names it in its usage and messages (scripts/fleet,
+    or drivestress-fleet installed)."""
+    ap = UsageParser(prog=prog, description=__doc__.split("\n\n")[0],
                      formatter_class=argparse.RawDescriptionHelpFormatter,
                      epilog=__doc__.split("\n\n", 1)[1])
     ap.add_argument("directory", metavar="DIR")
     ap.add_argument("--hosts", help="every host meant to run, comma-separated")
     args = ap.parse_args(argv)
     if not os.path.isdir(args.directory):
-        print(f"fleet: {args.directory}: not a directory", file=sys.stderr)
+        print(f"{ap.prog}: {args.directory}: not a directory", file=sys.stderr)
         return 1
     hosts = [h for h in (args.hosts or "").split(",") if h] or hosts_in(args.directory)
     try:

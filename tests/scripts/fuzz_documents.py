@@ -25,8 +25,9 @@ and N, so a finding replays alone:
       [--case N] [--verbose] [--save DIR] [--scripts DIR] [--data DIR]
 
 It stops at --cases or --seconds, whichever comes first (the suite runs the
-defaults: 1200 cases take about 15 s on an idle core; a busy one stops at 30 s), prints how many cases ran, and
-exits 1 listing the findings (each with its case number), else 0.
+defaults: 1200 cases take about 15 s on an idle core; a busy one stops at
+30 s), prints how many cases ran, and exits 1 listing the findings (each
+with its case number), else 0.
 """
 
 import argparse

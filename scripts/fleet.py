@@ -95,18 +95,21 @@ def document_code(doc):
 
 
 def phase_figures(doc):
-    """Operations over every phase; the random phase's IOPS and p99."""
-    ops, iops, p99 = 0, None, None
-    for _, name, phase in results.phase_rows(doc):
-        ops += phase.get("read_ops", 0) + phase.get("write_ops", 0)
+    """Operations over every phase; the random phase's IOPS (its operations
+    over its seconds, every iteration together) and p99 (of its histograms:
+    every iteration's in version 1, the merged phase's in version 2, whose
+    iterations carry figures only)."""
+    ops, random_ops, random_s, h = 0, 0, 0.0, None
+    for name, phase in results.histogram_rows(doc):
+        n = phase.get("read_ops", 0) + phase.get("write_ops", 0)
+        ops += n
         if name == "random":
-            iops = (iops or 0) + phase.get("iops", 0.0)
-    random = [p for _, n, p in results.phase_rows(doc) if n == "random"]
-    if random:
-        h = results.phase_histogram(random[0])
-        for p in random[1:]:
-            h.merge(results.phase_histogram(p))
-        p99 = h.percentile(99.0) if h.count else None
+            random_ops += n
+            random_s += phase.get("elapsed_s", 0.0)
+            ph = results.phase_histogram(phase)
+            h = ph if h is None else h.merge(ph)
+    iops = random_ops / random_s if random_s > 0 else None
+    p99 = h.percentile(99.0) if h is not None and h.count else None
     return ops, iops, p99
 
 

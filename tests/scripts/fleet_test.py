@@ -217,6 +217,21 @@ class FleetTest(unittest.TestCase):
         self.assertEqual((r.returncode, r.stderr), (1, b""))
         self.assertTrue(os.path.exists(os.path.join(self.dir, "fleet.json")))
 
+    def test_a_schema_2_run_of_several_iterations(self):
+        """sample-c: five iterations, the histograms of two kept: the p99 and
+        IOPS of the whole random phase come from merged_phases."""
+        c = load(os.path.join(OPTS.data, "sample-c.json"))
+        self.put("c.json", c)
+        self.outcome("c", 0)
+        _, by = self.hosts()
+        self.assertEqual((by["c"]["status"], by["c"]["error"]), ("passed", None))
+        merged = {p["phase"]: p for p in c["merged_phases"]}
+        self.assertEqual(by["c"]["ops"], ops(merged.values()))
+        rnd = merged["random"]
+        self.assertAlmostEqual(by["c"]["random_iops"], rnd["iops"], delta=rnd["iops"] * 1e-9)
+        self.assertAlmostEqual(by["c"]["random_p99_ns"], rnd["latency"]["percentiles_ns"]["p99"],
+                               delta=rnd["latency"]["percentiles_ns"]["p99"] * 0.01)
+
     def test_bad_input_is_one_line_and_exit_1(self):
         r = subprocess.run([FLEET, os.path.join(self.dir, "missing")], capture_output=True,
                            text=True, timeout=60)

@@ -38,7 +38,9 @@ document's rate (its bytes over its seconds in that phase).
 
 --json prints the same figures as one JSON object instead of a table.
 Exit status: 0; 2 when a --fail-if threshold was crossed; 1 with one line on
-stderr for bad input (or a --fail-if rule that judged nothing).
+stderr for bad input, however damaged the document (or a --fail-if rule that
+judged nothing); 1 without a word when the reader of the output goes away
+(`| head`).  Needs python3 alone (standard library only).
 """
 
 import argparse
@@ -65,8 +67,8 @@ class UsageParser(argparse.ArgumentParser):
     """Usage errors end like bad input: one line, exit 1."""
 
     def error(self, message):
-        sys.stderr.write(f"compare: {message}\n")
-        sys.exit(1)
+        sys.stderr.write(f"{self.prog}: {results.one_line(message)}\n")
+        sys.exit(results.EXIT_BAD_INPUT)
 
 
 def label(i):
@@ -484,8 +486,10 @@ def render_merge(mg):
     return "\n".join(lines)
 
 
-def main(argv=None):
-    ap = UsageParser(prog="compare", description=__doc__.split("\n\n")[0],
+def main(argv=None, prog="compare"):
+    """The command; `prog` names it in its usage and messages (scripts/compare,
+    or drivestress-compare installed)."""
+    ap = UsageParser(prog=prog, description=__doc__.split("\n\n")[0],
                      formatter_class=argparse.RawDescriptionHelpFormatter,
                      epilog=__doc__.split("\n\n", 1)[1])
     ap.add_argument("documents", nargs="+", metavar="RESULT.json")
@@ -500,21 +504,18 @@ def main(argv=None):
         ap.error("comparing needs at least two documents (or --merge)")
     if args.merge and args.fail_if:
         ap.error("--fail-if compares documents with a baseline; it does not apply to --merge")
-    try:
-        rules = parse_rules(args.fail_if) if args.fail_if else None
-        docs = [results.load_document(p) for p in args.documents]
-        out = merge(docs, args.documents) if args.merge else compare(docs, args.documents)
-        if rules:
-            out["gate"] = gate(out, rules)
-    except InputError as e:
-        print(f"compare: {e}", file=sys.stderr)
-        return 1
+    # Bad input raises InputError: results.run_command prints it as one line.
+    rules = parse_rules(args.fail_if) if args.fail_if else None
+    docs = [results.load_document(p) for p in args.documents]
+    out = merge(docs, args.documents) if args.merge else compare(docs, args.documents)
+    if rules:
+        out["gate"] = gate(out, rules)
     if args.json:
         for d in out.get("config_differences", []):
-            print(f"compare: warning: configurations differ: {d['item']} "
+            print(f"{ap.prog}: warning: configurations differ: {d['item']} "
                   + ", ".join(f"{label(i)} {config_text(d['item'], v)}"
                               for i, v in enumerate(d["values"])), file=sys.stderr)
-        json.dump(out, sys.stdout, indent=2)
+        json.dump(results.json_safe(out), sys.stdout, indent=2)
         print()
     elif args.merge:
         print(render_merge(out))
@@ -529,4 +530,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(results.run_command("compare", main))

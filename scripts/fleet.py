@@ -18,8 +18,16 @@ Writes DIR/fleet.json and DIR/fleet.txt and prints the table:
 - merged: scripts/compare --merge of every document there is (one latency
   distribution per phase, summed operations, bytes and rates).
 
+A host's verdict is the worse of what its outcome and its document say (2,
+a mismatch or an I/O error, outranks every other code): a document that says
+failed, or counts mismatches, is never outvoted by an outcome of rc 0, and a
+host whose outcome and document disagree says so.  A host whose outcome or
+document cannot be read is an error of that host, not of the fleet.
+
 Exit status: 0 when the fleet document was written (whatever the hosts'
-verdicts: see fleet.worst_exit_code), 1 with one line on stderr otherwise.
+verdicts: see fleet.worst_exit_code), 1 with one line on stderr otherwise
+(1 without a word when the reader of the output goes away: `| head`).
+Needs python3 alone (standard library only).
 """
 
 import argparse
@@ -30,15 +38,19 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compare  # noqa: E402
 import results  # noqa: E402
-from results import InputError  # noqa: E402
+from results import INTEGER, STRING, InputError, nullable  # noqa: E402
 
 NO_RESULT = "no result"
+# What fleet reads of an outcome file (deploy/ansible/drivestress.yml's).
+OUTCOME_SHAPE = {"rc": nullable(INTEGER), "stderr": nullable(STRING)}
+# summary.status of a finished document -> its exit status (the C++ verdict_word).
+STATUS_CODES = {"passed": 0, "error": 1, "failed": 2}
 
 
 class UsageParser(argparse.ArgumentParser):
     def error(self, message):
-        sys.stderr.write(f"fleet: {message}\n")
-        sys.exit(1)
+        sys.stderr.write(f"{self.prog}: {results.one_line(message)}\n")
+        sys.exit(results.EXIT_BAD_INPUT)
 
 
 def verdict(code):
@@ -48,58 +60,115 @@ def verdict(code):
     return {0: "passed", 1: "error", 2: "failed"}.get(code, "interrupted")
 
 
-def read_json(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except FileNotFoundError:
+def read_outcome(path):
+    """The outcome object at `path`, None when there is none; InputError when
+    it cannot be read."""
+    if not os.path.lexists(path):
         return None
-    except (OSError, ValueError) as e:
+    outcome = results.read_json(path, "an outcome (JSON)")
+    try:
+        results.check_shape(outcome, OUTCOME_SHAPE, "")
+    except InputError as e:
         raise InputError(f"{path}: {e}") from None
+    return outcome
+
+
+def worse(a, b):
+    """The worse of two exit statuses (None: none): 2 outranks everything."""
+    if a is None or b is None:
+        return b if a is None else a
+    return 2 if 2 in (a, b) else max(a, b)
+
+
+def document_code(doc):
+    """The exit status a result document gives: 2 when it says failed or
+    counts a mismatch, whatever its exit_code says; None when it gives none
+    (a run that never finished its document)."""
+    s = doc.get("summary") or {}
+    mismatches = s.get("mismatches") or {}
+    if (s.get("status") == "failed" or (s.get("mismatch_total") or 0) > 0
+            or any(n > 0 for n in mismatches.values())):
+        return 2
+    if s.get("exit_code") is not None:
+        return s["exit_code"]
+    return STATUS_CODES.get(s.get("status"))
 
 
 def phase_figures(doc):
-    """Operations over every phase; the random phase's IOPS and p99."""
-    ops, iops, p99 = 0, None, None
-    for _, name, phase in results.phase_rows(doc):
-        ops += phase.get("read_ops", 0) + phase.get("write_ops", 0)
+    """Operations over every phase; the random phase's IOPS (its operations
+    over its seconds, every iteration together) and p99 (of its histograms:
+    every iteration's in version 1, the merged phase's in version 2, whose
+    iterations carry figures only)."""
+    ops, random_ops, random_s, h = 0, 0, 0.0, None
+    for name, phase in results.histogram_rows(doc):
+        n = phase.get("read_ops", 0) + phase.get("write_ops", 0)
+        ops += n
         if name == "random":
-            iops = (iops or 0) + phase.get("iops", 0.0)
-    random = [p for _, n, p in results.phase_rows(doc) if n == "random"]
-    if random:
-        h = results.phase_histogram(random[0])
-        for p in random[1:]:
-            h.merge(results.phase_histogram(p))
-        p99 = h.percentile(99.0) if h.count else None
+            random_ops += n
+            random_s += phase.get("elapsed_s", 0.0)
+            ph = results.phase_histogram(phase)
+            h = ph if h is None else h.merge(ph)
+    iops = random_ops / random_s if random_s > 0 else None
+    p99 = h.percentile(99.0) if h is not None and h.count else None
     return ops, iops, p99
+
+
+def read_document(doc_path):
+    """(document, None) or (None, why it cannot be used): it must load and its
+    figures and histograms must add up, as the merge will add them."""
+    if not os.path.lexists(doc_path):
+        return None, None
+    try:
+        doc = results.load_document(doc_path)
+        phase_figures(doc)
+        compare.merge([doc], [doc_path])
+    except InputError as e:
+        return None, f"result document unusable: {e}"
+    return doc, None
 
 
 def host_entry(directory, host):
     """What one host left in DIR: its status, error and figures."""
-    outcome = read_json(os.path.join(directory, f"{host}.outcome.json"))
+    problems = []
+    try:
+        outcome = read_outcome(os.path.join(directory, f"{host}.outcome.json"))
+    except InputError as e:
+        outcome = None
+        problems.append(f"outcome unusable: {e}")
     doc_path = os.path.join(directory, f"{host}.json")
-    doc, unreadable = None, None
-    if os.path.exists(doc_path):
-        try:
-            doc = results.load_document(doc_path)
-        except InputError as e:
-            unreadable = f"result document unusable: {e}"
-    code = outcome.get("rc") if outcome else None
-    if code is None and doc is not None:
-        code = doc.get("summary", {}).get("exit_code")
-    entry = {"host": host, "status": verdict(code), "exit_code": code, "error": None,
-             "document": doc_path if doc else None, "command": (outcome or {}).get("cmd")}
-    if outcome is None and doc is None:
-        entry["error"] = ("nothing came back: the host was unreachable or a task failed before "
-                          "drivestress ran (see the ansible-playbook output)")
+    doc, unreadable = read_document(doc_path)
+    rc = outcome.get("rc") if outcome else None
+    doc_code = document_code(doc) if doc is not None else None
+    code = worse(rc, doc_code)
+    if doc is not None and doc_code is None:
+        # The run ended (or vanished) without finishing its document.
+        code = worse(code, 1)
+        problems.append("result document unfinished (status "
+                        f"{(doc.get('summary') or {}).get('status')}): no verdict in it")
+    elif rc is not None and doc_code is not None and rc != doc_code:
+        problems.append(f"outcome says exit {rc} but the result document says "
+                        f"{verdict(doc_code)} (exit {doc_code}"
+                        + (f", {doc['summary'].get('mismatch_total')} mismatches"
+                           if (doc.get("summary") or {}).get("mismatch_total") else "")
+                        + f"): exit {code} stands")
+    nothing = outcome is None and doc is None and not problems and not unreadable
+    if nothing:
+        problems.append("nothing came back: the host was unreachable or a task failed "
+                        "before drivestress ran (see the ansible-playbook output)")
     elif code not in (0, 2) and outcome:
         lines = [l for l in (outcome.get("stderr") or "").splitlines() if l.strip()]
-        entry["error"] = lines[-1] if lines else f"exit {code}"
-    if unreadable:  # the run's verdict cannot be told from what came back
-        entry.update(status="error", error=unreadable)
+        problems.insert(0, lines[-1] if lines else f"exit {code}")
+    if unreadable:
+        problems.insert(0, unreadable)
+    # Something came back but no verdict can be told from it: an error.
+    status = "error" if unreadable or (code is None and not nothing) else verdict(code)
+    entry = {"host": host, "status": status, "exit_code": code,
+             "outcome_exit_code": rc, "document_exit_code": doc_code,
+             "error": results.one_line("; ".join(problems), 600) if problems else None,
+             "document": doc_path if doc else None, "command": (outcome or {}).get("cmd")}
     if doc is not None:
         ops, iops, p99 = phase_figures(doc)
-        summary = doc.get("summary", {})
+        summary = doc.get("summary") or {}
         entry.update({
             "hostname": doc.get("host", {}).get("hostname"),
             "run_id": doc.get("run_id"),
@@ -108,9 +177,9 @@ def host_entry(directory, host):
             "ops": ops,
             "random_iops": iops,
             "random_p99_ns": p99,
-            "mismatch_total": summary.get("mismatch_total", 0),
-            "written_bytes": summary.get("written_bytes", 0),
-            "verified_bytes": summary.get("verified_bytes", 0),
+            "mismatch_total": summary.get("mismatch_total") or 0,
+            "written_bytes": summary.get("written_bytes") or 0,
+            "verified_bytes": summary.get("verified_bytes") or 0,
         })
     return entry, doc
 
@@ -182,31 +251,33 @@ def hosts_in(directory):
     return sorted(names)
 
 
-def main(argv=None):
-    ap = UsageParser(prog="fleet", description=__doc__.split("\n\n")[0],
+def main(argv=None, prog="fleet"):
+    """The command; `prog` names it in its usage and messages (scripts/fleet,
+    or drivestress-fleet installed)."""
+    ap = UsageParser(prog=prog, description=__doc__.split("\n\n")[0],
                      formatter_class=argparse.RawDescriptionHelpFormatter,
                      epilog=__doc__.split("\n\n", 1)[1])
     ap.add_argument("directory", metavar="DIR")
     ap.add_argument("--hosts", help="every host meant to run, comma-separated")
     args = ap.parse_args(argv)
     if not os.path.isdir(args.directory):
-        print(f"fleet: {args.directory}: not a directory", file=sys.stderr)
+        print(f"{ap.prog}: {args.directory}: not a directory", file=sys.stderr)
         return 1
     hosts = [h for h in (args.hosts or "").split(",") if h] or hosts_in(args.directory)
     try:
         f = fleet(args.directory, hosts)
         text = render(f)
         with open(os.path.join(args.directory, "fleet.json"), "w", encoding="utf-8") as out:
-            json.dump(f, out, indent=2)
+            json.dump(results.json_safe(f), out, indent=2)
             out.write("\n")
-        with open(os.path.join(args.directory, "fleet.txt"), "w", encoding="utf-8") as out:
+        with open(os.path.join(args.directory, "fleet.txt"), "w", encoding="utf-8",
+                  errors="backslashreplace") as out:
             out.write(text)
-    except (InputError, OSError) as e:
-        print(f"fleet: {e}", file=sys.stderr)
-        return 1
+    except OSError as e:
+        raise InputError(f"{e.filename or args.directory}: {e.strerror or e}") from None
     sys.stdout.write(text)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(results.run_command("fleet", main))

@@ -32,6 +32,8 @@ Writes into DIR, named after RESULT (STEM = its file name without .json):
 and prints the path of each file it wrote.  Figures are FIG_SIZE at DPI
 (1000 x 600 pixels), the time series TIMESERIES_SIZE (1000 x 800).
 Exit status: 0, or 1 with one line on stderr.
+Needs python3 and matplotlib (Debian: apt-get install python3-matplotlib;
+elsewhere: pip install matplotlib).
 """
 
 import argparse
@@ -50,10 +52,9 @@ try:
     from matplotlib.lines import Line2D
     from matplotlib.ticker import (FixedLocator, FuncFormatter, LogLocator, MaxNLocator,
                                    NullFormatter)
-except ImportError:
-    print("plot: matplotlib is missing; as root run: "
-          "apt-get update && apt-get install -y python3-matplotlib", file=sys.stderr)
-    sys.exit(1)
+    MATPLOTLIB_MISSING = None
+except ImportError as e:  # --help still answers; a figure needs it (main says so)
+    MATPLOTLIB_MISSING = e
 
 FIG_SIZE = (10, 6)          # inches
 TIMESERIES_SIZE = (10, 8)   # three panels
@@ -87,8 +88,8 @@ class UsageParser(argparse.ArgumentParser):
     """Usage errors end like bad input: one line, exit 1."""
 
     def error(self, message):
-        sys.stderr.write(f"plot: {message}\n")
-        sys.exit(1)
+        sys.stderr.write(f"{self.prog}: {results.one_line(message)}\n")
+        sys.exit(results.EXIT_BAD_INPUT)
 
 
 def new_figure(nrows=1, sharex=False, size=FIG_SIZE):
@@ -819,8 +820,10 @@ def plot_preset(preset, title, path):
     return True
 
 
-def main(argv=None):
-    ap = UsageParser(prog="plot", description=__doc__.split("\n\n")[0],
+def main(argv=None, prog="plot"):
+    """The command; `prog` names it in its usage and messages (scripts/plot,
+    or drivestress-plot installed)."""
+    ap = UsageParser(prog=prog, description=__doc__.split("\n\n")[0],
                      formatter_class=argparse.RawDescriptionHelpFormatter,
                      epilog=__doc__.split("\n\n", 1)[1])
     ap.add_argument("result", metavar="RESULT.json")
@@ -828,6 +831,10 @@ def main(argv=None):
     ap.add_argument("-o", "--output", required=True, metavar="DIR",
                     help="directory for the PNG files (created if missing)")
     args = ap.parse_args(argv)
+    if MATPLOTLIB_MISSING is not None:
+        print(f"{ap.prog}: matplotlib is missing ({MATPLOTLIB_MISSING}); as root run: "
+              "apt-get update && apt-get install -y python3-matplotlib", file=sys.stderr)
+        return results.EXIT_BAD_INPUT
     try:
         doc = results.load_document(args.result)
         records = results.load_timeseries(args.timeseries) if args.timeseries else None
@@ -848,15 +855,15 @@ def main(argv=None):
         if preset:
             plot_preset(preset, title, out("preset"))
         if not plot_bandwidth(doc, phase_title, out("bandwidth")):
-            print(f"plot: {args.result}: no phases, no bandwidth figure", file=sys.stderr)
+            print(f"{ap.prog}: {args.result}: no phases, no bandwidth figure", file=sys.stderr)
         if not plot_latency(doc, phase_title, out("latency"), args.result):
-            print(f"plot: {args.result}: no latency samples, no latency figure", file=sys.stderr)
+            print(f"{ap.prog}: {args.result}: no latency samples, no latency figure", file=sys.stderr)
         plot_trend(doc, phase_title, out("trend"))
         if records is not None:
             if records:
                 plot_timeseries(records, title, out("timeseries"), sweep[0] if sweep else None)
             else:
-                print(f"plot: {args.timeseries}: no records, no time-series figure",
+                print(f"{ap.prog}: {args.timeseries}: no records, no time-series figure",
                       file=sys.stderr)
         plot_steady_state(doc, title, out("steady-state"))
         plot_write_cliff(doc, title, out("write-cliff"))
@@ -864,10 +871,10 @@ def main(argv=None):
             plot_sweep(sweep, title, out("sweep"))
             plot_sweep_latency(doc, title, out("sweep-latency"), args.result)
     except InputError as e:
-        print(f"plot: {e}", file=sys.stderr)
+        print(f"{ap.prog}: {e}", file=sys.stderr)
         return 1
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(results.run_command("plot", main))

@@ -15,6 +15,8 @@ iterations, runs or hosts merge exactly by adding the counts of equal buckets.
 
 import json
 import math
+import os
+import sys
 
 # The schema major versions these scripts understand.
 SCHEMA_MAJORS = (1, 2)
@@ -36,6 +38,76 @@ class InputError(Exception):
     """A file the scripts cannot use; the message is one line for the user."""
 
 
+# Exit status of bad input, of any failure, and of a reader that went away.
+EXIT_BAD_INPUT = 1
+EXIT_INTERRUPTED = 130
+
+
+def _discard_stdout():
+    """Points file descriptor 1 at /dev/null, so what Python still holds for
+    it (and flushes at exit) goes nowhere instead of failing again."""
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, sys.stdout.fileno())
+        os.close(fd)
+    except (OSError, ValueError, AttributeError):  # no descriptor: an in-memory stream
+        pass
+
+
+def run_command(tool, main, argv=None):
+    """Runs main(argv) as the command `tool` and returns its exit status.
+
+    Whatever a document holds, the command ends with its own status or with
+    one line on stderr and EXIT_BAD_INPUT, never a traceback: bad input
+    (InputError) says what is wrong with which file; an error no reader
+    foresaw says "internal error" (the fuzzer, tests/scripts/fuzz_documents.py,
+    treats that as a finding).  A reader that went away (`| head` closing
+    the pipe) ends the command quietly with EXIT_BAD_INPUT: the output was
+    not all delivered.  Text that cannot be encoded (lone surrogates from a
+    document, a path that is not UTF-8) is printed backslash-escaped."""
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if stream is None:  # started with the descriptor closed: print nowhere
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))
+        elif hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+    try:
+        code = main(argv)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        _discard_stdout()
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    except InputError as e:
+        message = str(e)
+    except RecursionError:
+        message = "input nested too deeply"
+    except MemoryError:
+        message = "out of memory"
+    except OSError as e:
+        if e.filename is None:  # a write to standard output (a full disk)
+            _discard_stdout()
+        message = f"{e.filename or 'standard output'}: {e.strerror or e}"
+    except Exception as e:  # noqa: BLE001: the last line of defence, still one line
+        message = f"internal error (please report it): {type(e).__name__}: {e}"
+    print(f"{tool}: {one_line(message)}", file=sys.stderr)
+    return EXIT_BAD_INPUT
+
+
+def json_safe(value):
+    """`value` with every non-finite float (a ratio over a zero-ish
+    baseline) as None, so json.dump writes strict JSON."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    return value
+
+
 def schema_major(version):
     """The major part of a schema_version: 1 for 1, "1", "1.2" or 1.2."""
     try:
@@ -44,32 +116,213 @@ def schema_major(version):
         return None
 
 
-def load_document(path):
-    """The parsed result document at `path`; InputError if it is not one."""
+# Numbers the documents can hold: counters are unsigned 64-bit, so anything
+# of magnitude 2^64 or more is not drivestress's (and beyond 2^1024 it does
+# not even fit a float).  Every number a reader uses is held to this (see
+# check_shape), so its sums, products and float conversions stay finite.
+NUMBER_LIMIT = 2 ** 64
+# Longest error line, in characters: a document can put anything in a
+# message (a schema_version of a megabyte, a path with newlines).
+MESSAGE_LIMIT = 300
+
+
+def one_line(text, limit=MESSAGE_LIMIT):
+    """`text` as one printable line: control characters escaped, shortened."""
+    text = "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in str(text))
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _refuse_constant(name):
+    raise InputError(f"{name} is not a number JSON allows")
+
+
+def read_json(path, what="JSON"):
+    """The JSON value in the file at `path` (NaN and Infinity refused);
+    InputError (one line) otherwise."""
     try:
         with open(path, "rb") as f:
-            doc = json.load(f)
+            data = f.read()
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise InputError(f"{path}: is a directory") from None
     except OSError as e:
         raise InputError(f"{path}: {e.strerror}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise InputError(f"{path}: not JSON ({e})") from None
+    try:
+        return json.loads(data, parse_constant=_refuse_constant)
+    except InputError as e:
+        raise InputError(f"{path}: not {what} these scripts read: {e}") from None
+    except (ValueError, UnicodeDecodeError) as e:  # JSONDecodeError is a ValueError
+        if "integer string conversion" in str(e):  # int() refuses more than 4300 digits
+            raise InputError(f"{path}: not {what} these scripts read: "
+                             "a number of more than 4300 digits") from None
+        raise InputError(f"{path}: not {what} ({one_line(e)})") from None
+    except RecursionError:
+        raise InputError(f"{path}: not {what} these scripts read: nested too deeply") from None
+
+
+# --- shapes -------------------------------------------------------------------
+#
+# What the readers expect of the members they read.  A member that is absent
+# is left to the reader's default; a member that is present must have its
+# shape, or the document is refused with one line naming the member.  A shape
+# is a type name, a dict (an object: its members' shapes, "name!" when
+# required), list_of(shape), map_of(shape) (an object of any keys), or
+# nullable(shape); None accepts anything.
+
+NUMBER, INTEGER, STRING, BOOLEAN = "number", "integer", "string", "boolean"
+
+
+def nullable(shape):
+    return ("nullable", shape)
+
+
+def list_of(shape):
+    return ("list", shape)
+
+
+def map_of(shape):
+    return ("map", shape)
+
+
+def json_type(value):
+    """The JSON name of a parsed value's type."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "a list" if isinstance(value, list) else "an object"
+
+
+def _is_number(v):
+    return type(v) in (int, float) and -NUMBER_LIMIT < v < NUMBER_LIMIT  # not bool, inf
+
+
+_SCALARS = {
+    NUMBER: _is_number,
+    INTEGER: lambda v: type(v) is int and -NUMBER_LIMIT < v < NUMBER_LIMIT,
+    STRING: lambda v: isinstance(v, str),
+    BOOLEAN: lambda v: isinstance(v, bool),
+}
+
+
+def check_shape(value, shape, where):
+    """Raises InputError when `value` at `where` ("iterations[0].iops") does
+    not have `shape`."""
+    def refuse(expected):
+        raise InputError(f"{where or 'the document'} is {json_type(value)}, not {expected}")
+    if shape is None:
+        return
+    if isinstance(shape, str):
+        if not _SCALARS[shape](value):
+            if shape == INTEGER and type(value) is float and _is_number(value):
+                refuse("an integer")
+            if shape in (NUMBER, INTEGER) and type(value) in (int, float):
+                raise InputError(f"{where or 'the document'} is a number out of range "
+                                 "(magnitude 2^64 or more)")
+            refuse(("an " if shape == INTEGER else "a ") + shape)
+    elif isinstance(shape, dict):
+        if not isinstance(value, dict):
+            refuse("an object")
+        for key, member in shape.items():
+            name = key.rstrip("!")
+            if name in value:
+                check_shape(value[name], member, f"{where}.{name}" if where else name)
+            elif key.endswith("!"):
+                raise InputError(f"{where or 'the document'} has no {name}")
+    elif shape[0] == "nullable":
+        if value is not None:
+            check_shape(value, shape[1], where)
+    elif shape[0] == "list":
+        if not isinstance(value, list):
+            refuse("a list")
+        inner = shape[1]
+        if isinstance(inner, tuple) and inner[0] == "list" and isinstance(inner[1], str):
+            # Histogram buckets, thousands of pairs: the items' own check only
+            # for an item that fails.
+            ok = _SCALARS[inner[1]]
+            for i, item in enumerate(value):
+                if type(item) is not list or not all(map(ok, item)):
+                    check_shape(item, inner, f"{where}[{i}]")
+            return
+        for i, item in enumerate(value):
+            check_shape(item, inner, f"{where}[{i}]")
+    else:  # map
+        if not isinstance(value, dict):
+            refuse("an object")
+        for name, item in value.items():
+            check_shape(item, shape[1], f"{where}.{name}")
+
+
+LATENCY_SHAPE = {
+    "count": NUMBER, "min_ns": NUMBER, "mean_ns": NUMBER, "max_ns": NUMBER,
+    "percentiles_ns": map_of(nullable(NUMBER)),
+    "histogram": {"scheme": STRING, "sub_bucket_bits": INTEGER,
+                  "buckets": list_of(list_of(INTEGER))},
+}
+PHASE_SHAPE = {
+    "phase!": STRING, "interrupted": BOOLEAN,
+    "bandwidth_bytes_per_sec": NUMBER, "iops": NUMBER, "elapsed_s": NUMBER,
+    "read_bytes": NUMBER, "write_bytes": NUMBER, "read_ops": NUMBER, "write_ops": NUMBER,
+    "max_ns": nullable(NUMBER), "p50_ns": nullable(NUMBER), "p99_ns": nullable(NUMBER),
+    "latency": LATENCY_SHAPE, "read_latency": LATENCY_SHAPE,
+    "write_latency": LATENCY_SHAPE, "flush_latency": LATENCY_SHAPE,
+}
+ITERATION_SHAPE = {"index": nullable(INTEGER), "phases": list_of(PHASE_SHAPE)}
+DOCUMENT_SHAPE = {
+    "tool!": {"name": STRING},
+    "run_id": nullable(STRING), "started_at": nullable(STRING),
+    "host": {"hostname": nullable(STRING)},
+    "target": {"path": nullable(STRING), "directory": nullable(STRING),
+               "direct_io": nullable(BOOLEAN),
+               "drive": nullable({"name": nullable(STRING), "model": nullable(STRING),
+                                  "serial": nullable(STRING)})},
+    "backend": {"used": nullable(STRING), "random_qd_per_worker": nullable(NUMBER)},
+    "config": {"file_size_bytes": nullable(INTEGER), "seq_block_bytes": nullable(INTEGER),
+               "rand_block_bytes": nullable(INTEGER), "phases": nullable(list_of(STRING))},
+    "preset": nullable({"name": nullable(STRING), "tests": list_of({"label": nullable(STRING)})}),
+    "summary": {"status": nullable(STRING), "exit_code": nullable(INTEGER),
+                "mismatch_total": nullable(NUMBER), "written_bytes": nullable(NUMBER),
+                "read_bytes": nullable(NUMBER), "verified_bytes": nullable(NUMBER),
+                "mismatches": nullable(map_of(NUMBER))},
+    "iterations!": list_of(ITERATION_SHAPE),
+    "merged_phases": list_of(PHASE_SHAPE),
+    "iteration_detail": list_of(ITERATION_SHAPE),
+    "sweep": nullable({"parameter": STRING, "knee": nullable({"value": NUMBER}),
+                       "points": list_of({"value": NUMBER, "iops": NUMBER,
+                                          "bandwidth_bytes_per_sec": nullable(NUMBER),
+                                          "p99_ns": nullable(NUMBER),
+                                          "latency": LATENCY_SHAPE})}),
+}
+
+
+def load_document(path):
+    """The parsed result document at `path`; InputError if it is not one, or
+    if a member the scripts read has another type than the document's."""
+    doc = read_json(path)
     if (not isinstance(doc, dict) or "schema_version" not in doc
             or not isinstance(doc.get("tool"), dict)
             or doc["tool"].get("name") != "drivestress"):
         raise InputError(f"{path}: not a drivestress result document")
     major = schema_major(doc["schema_version"])
     if major not in SCHEMA_MAJORS:
-        raise InputError(f"{path}: schema_version {doc['schema_version']} "
+        v = doc["schema_version"]
+        raise InputError(f"{path}: schema_version "
+                         f"{one_line(v if isinstance(v, str) else json.dumps(v), 40)} "
                          f"(these scripts read major versions "
                          f"{', '.join(map(str, SCHEMA_MAJORS))})")
     if not isinstance(doc.get("iterations"), list):
         raise InputError(f"{path}: no iterations list")
     if major >= 2 and not isinstance(doc.get("merged_phases"), list):
         raise InputError(f"{path}: no merged_phases list")
+    try:
+        check_shape(doc, DOCUMENT_SHAPE, "")
+    except InputError as e:
+        raise InputError(f"{path}: {e}") from None
     return doc
 
 
@@ -197,6 +450,11 @@ def describe(doc):
     return f"{target} ({backend})"
 
 
+# A histogram splits each power of two into 2^sub_bucket_bits buckets (7 in
+# the C++ LatencyHistogram); past 62 a bucket is wider than any latency.
+MAX_SUB_BUCKET_BITS = 62
+
+
 class Histogram:
     """A log-linear latency histogram as the C++ LatencyHistogram keeps it.
 
@@ -219,9 +477,13 @@ class Histogram:
         try:
             hist = latency["histogram"]
             if hist.get("scheme") != "log-linear":
-                raise InputError(f"{where}: histogram scheme {hist.get('scheme')!r}, "
-                                 "not log-linear")
-            h = cls(int(hist["sub_bucket_bits"]))
+                raise InputError(f"{where}: histogram scheme "
+                                 f"{one_line(repr(hist.get('scheme')), 40)}, not log-linear")
+            bits = int(hist["sub_bucket_bits"])
+            if not 0 <= bits <= MAX_SUB_BUCKET_BITS:
+                raise InputError(f"{where}: histogram sub_bucket_bits {bits} "
+                                 f"(0 to {MAX_SUB_BUCKET_BITS})")
+            h = cls(bits)
             for lower, n in hist["buckets"]:
                 h.buckets[int(lower)] = h.buckets.get(int(lower), 0) + int(n)
             h.count = int(latency["count"])
@@ -230,7 +492,8 @@ class Histogram:
                 h.max_ns = int(latency["max_ns"])
                 h.sum_ns = float(latency["mean_ns"]) * h.count
         except (KeyError, TypeError, ValueError) as e:
-            raise InputError(f"{where}: malformed latency histogram ({e!r})") from None
+            raise InputError(f"{where}: malformed latency histogram "
+                             f"({one_line(repr(e), 80)})") from None
         if sum(h.buckets.values()) != h.count:
             raise InputError(f"{where}: histogram buckets hold {sum(h.buckets.values())} "
                              f"samples, count says {h.count}")

@@ -1,12 +1,18 @@
 #!/usr/bin/env python3
 """`meson install` into a temporary DESTDIR: the binary runs from there, the
-man page documents every option --help lists, and the bash completion
-completes option names and values the way --help describes them.
+man page documents every option --help lists, the bash completion
+completes option names and values the way --help describes them, and the
+result tools (drivestress-compare, -fleet, -plot) answer --help and work
+from their installed place, with their Python modules, not from the source
+tree.
 
-  python3 tests/install/install_test.py --build BUILD --meson MESON [unittest args]
+  python3 tests/install/install_test.py --build BUILD --meson MESON [--data DIR] [unittest args]
+
+--data: tests/scripts/data, real result documents for the installed tools.
 """
 
 import argparse
+import importlib.util
 import json
 import os
 import re
@@ -19,7 +25,10 @@ import unittest
 ap = argparse.ArgumentParser(add_help=False)
 ap.add_argument("--build", required=True, help="the meson build directory")
 ap.add_argument("--meson", required=True, help="the meson program")
+ap.add_argument("--data", help="tests/scripts/data: result documents for the installed tools")
 OPTS, REST = ap.parse_known_args()
+if OPTS.data:
+    OPTS.data = os.path.abspath(OPTS.data)
 
 OPTION = re.compile(r"^  (?:-\w, |    )(--[a-z0-9-]+)")
 
@@ -108,6 +117,71 @@ class Installed(unittest.TestCase):
             open(os.path.join(d, "state.file"), "w").close()
             self.assertEqual(self.complete(d + "/"), {d + "/sub"})  # TARGET: directories
             self.assertEqual(self.complete("--verify-only", d + "/st"), {d + "/state.file"})
+
+    # --- the result tools ------------------------------------------------------
+
+    TOOLS = {  # tool -> what its --help must say it needs
+        "compare": "Needs python3 alone",
+        "fleet": "Needs python3 alone",
+        "plot": "Needs python3 and matplotlib",
+    }
+
+    def run_tool(self, tool, *args, cwd=None):
+        """The installed launcher, with nothing of the source tree in reach:
+        no PYTHONPATH, run from an empty directory."""
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+        with tempfile.TemporaryDirectory() as empty:
+            return subprocess.run([self.installed(f"/bin/drivestress-{tool}"), *args],
+                                  capture_output=True, text=True, env=env, cwd=cwd or empty,
+                                  timeout=120)
+
+    def test_result_tools_answer_help_from_their_installed_place(self):
+        moduledir = os.path.dirname(self.installed("/drivestress/python/results.py"))
+        for tool, needs in self.TOOLS.items():
+            with self.subTest(tool=tool):
+                launcher = self.installed(f"/bin/drivestress-{tool}")
+                self.assertTrue(os.access(launcher, os.X_OK), launcher)
+                self.assertEqual(os.path.dirname(self.installed(f"/python/{tool}.py")),
+                                 moduledir)
+                r = self.run_tool(tool, "--help")
+                self.assertEqual((r.returncode, r.stderr), (0, ""))
+                self.assertTrue(r.stdout.startswith(f"usage: drivestress-{tool} "), r.stdout)
+                self.assertIn(needs, " ".join(r.stdout.split()))
+                # The modules it ran are the installed ones: the launcher run
+                # as __main__, the files of its modules printed at exit.
+                probe = ("import atexit, runpy, sys; atexit.register(lambda: print("
+                         f"sys.modules['results'].__file__, sys.modules['{tool}'].__file__)); "
+                         "sys.argv = [sys.argv[1], '--help']; "
+                         "runpy.run_path(sys.argv[0], run_name='__main__')")
+                r = subprocess.run([sys.executable, "-c", probe, launcher],
+                                   capture_output=True, text=True)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                files = r.stdout.splitlines()[-1].split()
+                self.assertEqual(files, [os.path.join(moduledir, "results.py"),
+                                         os.path.join(moduledir, f"{tool}.py")])
+
+    def test_result_tools_work_on_real_documents(self):
+        if not OPTS.data:
+            self.skipTest("no --data (tests/scripts/data)")
+        a = os.path.join(OPTS.data, "sample-a.json")
+        b = os.path.join(OPTS.data, "sample-b.json")
+        r = self.run_tool("compare", "--merge", a, b)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("merged 2 document(s)", r.stdout)
+        r = self.run_tool("compare", a, os.path.join(OPTS.data, "missing.json"))
+        self.assertEqual((r.returncode, r.stdout), (1, ""))
+        self.assertTrue(r.stderr.startswith("drivestress-compare: "), r.stderr)
+        with tempfile.TemporaryDirectory() as d:
+            shutil.copy(a, os.path.join(d, "h1.json"))
+            r = self.run_tool("fleet", d)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(os.path.join(d, "fleet.json")) as f:
+                self.assertEqual(json.load(f)["hosts"][0]["status"], "passed")
+            if importlib.util.find_spec("matplotlib") is None:
+                return  # plot's --help said what it needs; a figure needs it too
+            r = self.run_tool("plot", a, "-o", os.path.join(d, "png"))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertTrue(os.path.isfile(os.path.join(d, "png", "sample-a-latency.png")))
 
 
 if __name__ == "__main__":

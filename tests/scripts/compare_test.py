@@ -439,6 +439,117 @@ class CompareTest(unittest.TestCase):
         self.assert_bad_input("--merge", self.write("broken.json", broken),
                               message="histogram buckets hold")
 
+    def write_bytes(self, name, data):
+        path = os.path.join(self.tmp.name, name)
+        with open(path, "wb") as f:
+            f.write(data)
+        return path
+
+    def test_hostile_documents_are_one_line_and_exit_1(self):
+        """What crashed with a traceback before: each is one line naming the
+        file and what is wrong in it, exit 1, in every mode."""
+        text = json.dumps(self.a)
+        cases = []
+        null_target = copy.deepcopy(self.a)
+        null_target["target"] = None
+        cases.append(("null-target.json", json.dumps(null_target).encode(),
+                      "target is null, not an object"))
+        string_iops = copy.deepcopy(self.a)
+        string_iops["iterations"][0]["phases"][2]["iops"] = "1234"
+        cases.append(("string-iops.json", json.dumps(string_iops).encode(),
+                      "iterations[0].phases[2].iops is a string, not a number"))
+        string_count = copy.deepcopy(self.a)
+        string_count["iterations"][0]["phases"][0]["latency"]["count"] = "7"
+        cases.append(("string-count.json", json.dumps(string_count).encode(),
+                      "phases[0].latency.count is a string, not a number"))
+        huge = text.replace('"iops": ', '"iops": 1' + "0" * 400 + ", \"was\": ", 1)
+        cases.append(("huge.json", huge.encode(), "is a number out of range"))
+        digits = text.replace('"iops": ', '"iops": ' + "9" * 5000 + ", \"was\": ", 1)
+        cases.append(("digits.json", digits.encode(), "a number of more than 4300 digits"))
+        cases.append(("nan.json", text.replace('"iops": ', '"iops": NaN, "was": ', 1).encode(),
+                      "NaN is not a number JSON allows"))
+        cases.append(("deep.json", b"[" * 100000 + b"]" * 100000, "nested too deeply"))
+        deep_inside = text.replace('"host": ', '"host": ' + "[" * 100000 + "]" * 100000
+                                   + ', "was": ', 1)
+        cases.append(("deep-inside.json", deep_inside.encode(), "nested too deeply"))
+        cases.append(("latin1.json", text.encode()[:500] + b"\xff\xfe" + text.encode()[500:],
+                      "not JSON"))
+        no_name = copy.deepcopy(self.a)
+        del no_name["iterations"][0]["phases"][1]["phase"]
+        cases.append(("no-phase-name.json", json.dumps(no_name).encode(),
+                      "iterations[0].phases[1] has no phase"))
+        bits = copy.deepcopy(self.a)
+        bits["iterations"][0]["phases"][0]["latency"]["histogram"]["sub_bucket_bits"] = -1
+        # Side by side takes the document's percentiles: only a merge reads this.
+        self.assert_bad_input("--merge", self.write("bits.json", bits),
+                              message="sub_bucket_bits -1 (0 to 62)")
+        for name, data, message in cases:
+            path = self.write_bytes(name, data)
+            for args in ((SAMPLE_A, path), (path, SAMPLE_A), ("--merge", path),
+                         ("--json", SAMPLE_A, path)):
+                with self.subTest(document=name, args=args[:-1]):
+                    self.assert_bad_input(*args, message=message)
+                    self.assertIn(name, run(*args).stderr)
+
+    def test_a_message_is_one_line_whatever_the_document_holds(self):
+        v = copy.deepcopy(self.a)
+        v["schema_version"] = "3\nTraceback (most recent call last):\n" + "x" * 5000
+        r = run(SAMPLE_A, self.write("newline.json", v))
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
+        self.assertIn("schema_version 3\\nTraceback", r.stderr)
+        self.assertLess(len(r.stderr), 400)
+
+    def test_text_that_cannot_be_printed_is_escaped(self):
+        """A lone surrogate in a path (valid JSON, not encodable) is printed
+        backslash-escaped, in the table and in --json (ASCII escapes)."""
+        odd = copy.deepcopy(self.b)
+        odd["target"]["path"] = "/mnt/\ud800x"
+        path = self.write("surrogate.json", odd)
+        r = subprocess.run([COMPARE, SAMPLE_A, path], capture_output=True, timeout=60,
+                           env=dict(os.environ, LC_ALL="C.UTF-8", PYTHONIOENCODING="utf-8"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(b"target /mnt/\\ud800x", r.stdout)
+        r = run("--json", SAMPLE_A, path)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(json.loads(r.stdout)["documents"][1]["target"], "/mnt/\ud800x")
+
+    def test_a_zero_baseline_gives_no_infinity_in_json(self):
+        tiny, big = copy.deepcopy(self.a), copy.deepcopy(self.b)
+        tiny["iterations"][0]["phases"][0]["iops"] = 1e-300
+        big["iterations"][0]["phases"][0]["iops"] = 1e19  # / 1e-300: beyond any float
+        r = run("--json", self.write("tiny.json", tiny), self.write("big.json", big))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        def refuse(name):
+            raise AssertionError(f"{name} in --json output")
+        out = json.loads(r.stdout, parse_constant=refuse)
+        self.assertIsNone(out["rows"][0]["documents"][1]["iops_ratio"])
+
+    def test_a_reader_that_goes_away_ends_it_quietly(self):
+        """`compare ... | head`: no traceback, no message, exit 1 (the output
+        was not all delivered)."""
+        read_end, write_end = os.pipe()
+        os.close(read_end)  # the reader has gone before the first line
+        r = subprocess.run([COMPARE, SAMPLE_A, SAMPLE_B], stdout=write_end,
+                           stderr=subprocess.PIPE, timeout=60)
+        os.close(write_end)
+        self.assertEqual((r.returncode, r.stderr), (1, b""))
+        r = subprocess.run(["bash", "-c", f'"{COMPARE}" "$@" | head -1', "compare",
+                            SAMPLE_A, SAMPLE_B], capture_output=True, text=True, timeout=60)
+        self.assertEqual((r.stdout.count("\n"), r.stderr), (1, ""))
+
+    def test_a_closed_or_full_stdout(self):
+        r = subprocess.run(["bash", "-c", f'exec "{COMPARE}" "$@" >&-', "compare",
+                            SAMPLE_A, SAMPLE_B], capture_output=True, text=True, timeout=60)
+        self.assertEqual((r.returncode, r.stderr), (0, ""))  # printed to nowhere
+        if not os.path.exists("/dev/full"):
+            self.skipTest("no /dev/full")
+        with open("/dev/full", "w") as full:
+            r = subprocess.run([COMPARE, SAMPLE_A, SAMPLE_B], stdout=full,
+                               stderr=subprocess.PIPE, text=True, timeout=60)
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.stderr, "compare: standard output: No space left on device\n")
+
     def test_schema_2_iterations_side_by_side(self):
         """Version 2 against itself: a row per iteration and phase from the
         iterations' figures; p99.9 only where iteration_detail keeps it."""

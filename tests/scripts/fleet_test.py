@@ -124,6 +124,114 @@ class FleetTest(unittest.TestCase):
         self.assertEqual(f["fleet"]["worst_exit_code"], 1)
         self.assertIn("no result document came back", r.stdout)
 
+    def failed(self, mismatches=5, exit_code=2, status="failed"):
+        doc = copy.deepcopy(self.b)
+        doc["summary"].update(status=status, exit_code=exit_code, mismatch_total=mismatches)
+        doc["summary"]["mismatches"]["stale"] = mismatches
+        return doc
+
+    def hosts(self, *args):
+        r = self.run_fleet(*args)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        f = load(os.path.join(self.dir, "fleet.json"))
+        return f, {e["host"]: e for e in f["hosts"]}
+
+    def test_the_document_wins_over_an_outcome_that_says_rc_0(self):
+        """ansible says rc 0 (a wrapper, `|| true`), the document says
+        failed with 5 mismatches: the host failed, and says why."""
+        self.put("h.json", self.failed())
+        self.outcome("h", 0)
+        f, by = self.hosts()
+        self.assertEqual((by["h"]["status"], by["h"]["exit_code"]), ("failed", 2))
+        self.assertEqual((by["h"]["outcome_exit_code"], by["h"]["document_exit_code"]), (0, 2))
+        self.assertEqual(by["h"]["mismatch_total"], 5)
+        self.assertIn("outcome says exit 0 but the result document says failed (exit 2, "
+                      "5 mismatches)", by["h"]["error"])
+        self.assertEqual(f["fleet"]["worst_exit_code"], 2)
+        self.assertEqual(f["fleet"]["statuses"], {"failed": 1})
+
+    def test_mismatches_are_never_passed(self):
+        """A document that counts mismatches but says exit 0 (or passed) is
+        failed; so is an outcome of 2 beside a document that says passed."""
+        self.put("counted.json", self.failed(exit_code=0, status="passed"))
+        self.outcome("counted", 0)
+        self.put("rc2.json", self.a)
+        self.outcome("rc2", 2)
+        _, by = self.hosts()
+        for host in ("counted", "rc2"):
+            self.assertEqual((by[host]["status"], by[host]["exit_code"]), ("failed", 2), host)
+        self.assertIn("outcome says exit 2 but the result document says passed (exit 0)",
+                      by["rc2"]["error"])
+
+    def test_an_unfinished_document_is_no_pass(self):
+        running = copy.deepcopy(self.a)
+        running["summary"].update(status="running", exit_code=None)
+        self.put("h.json", running)
+        self.outcome("h", 0)
+        f, by = self.hosts()
+        self.assertEqual((by["h"]["status"], by["h"]["exit_code"]), ("error", 1))
+        self.assertIn("result document unfinished (status running)", by["h"]["error"])
+        self.assertEqual(f["fleet"]["worst_exit_code"], 1)
+
+    def test_hostile_files_are_that_hosts_error_in_one_line(self):
+        """What gave a traceback: a damaged outcome or document is an error
+        of its host, in one line; the fleet document is still written."""
+        self.put("good.json", self.a)
+        self.outcome("good", 0)
+        outcomes = {"null": "null", "list": "[1]", "strrc": '{"rc": "0"}',
+                    "huge": '{"rc": 1' + "0" * 400 + "}", "deep": "[" * 100000 + "]" * 100000,
+                    "nan": '{"rc": NaN}', "latin1": b'{"rc": 0, "stderr": "\xff"}'}
+        for host, text in outcomes.items():
+            path = os.path.join(self.dir, f"{host}.outcome.json")
+            with open(path, "wb") as f:
+                f.write(text if isinstance(text, bytes) else text.encode())
+        target_null = copy.deepcopy(self.a)
+        target_null["target"] = None
+        self.put("tnull.json", target_null)
+        self.outcome("tnull", 0)
+        strings = copy.deepcopy(self.a)
+        strings["iterations"][0]["phases"][0]["read_ops"] = "12"
+        self.put("strings.json", strings)
+        self.outcome("strings", 0)
+        f, by = self.hosts()
+        self.assertEqual((by["good"]["status"], by["good"]["exit_code"]), ("passed", 0))
+        for host in [*outcomes, "tnull", "strings"]:
+            with self.subTest(host=host):
+                self.assertEqual(by[host]["status"], "error")
+                self.assertNotIn("\n", by[host]["error"])
+        for host in outcomes:
+            self.assertIn(f"outcome unusable: {self.dir}/{host}.outcome.json", by[host]["error"])
+        self.assertIn("target is null, not an object", by["tnull"]["error"])
+        self.assertIn("phases[0].read_ops is a string, not a number", by["strings"]["error"])
+        self.assertEqual(f["fleet"]["worst_exit_code"], 1)
+        self.assertEqual(len(f["merged"]["documents"]), 1)
+
+    def test_a_reader_that_goes_away_ends_it_quietly(self):
+        self.put("x.json", self.a)
+        self.outcome("x", 0)
+        read_end, write_end = os.pipe()
+        os.close(read_end)
+        r = subprocess.run([FLEET, self.dir], stdout=write_end, stderr=subprocess.PIPE,
+                           timeout=60)
+        os.close(write_end)
+        self.assertEqual((r.returncode, r.stderr), (1, b""))
+        self.assertTrue(os.path.exists(os.path.join(self.dir, "fleet.json")))
+
+    def test_a_schema_2_run_of_several_iterations(self):
+        """sample-c: five iterations, the histograms of two kept: the p99 and
+        IOPS of the whole random phase come from merged_phases."""
+        c = load(os.path.join(OPTS.data, "sample-c.json"))
+        self.put("c.json", c)
+        self.outcome("c", 0)
+        _, by = self.hosts()
+        self.assertEqual((by["c"]["status"], by["c"]["error"]), ("passed", None))
+        merged = {p["phase"]: p for p in c["merged_phases"]}
+        self.assertEqual(by["c"]["ops"], ops(merged.values()))
+        rnd = merged["random"]
+        self.assertAlmostEqual(by["c"]["random_iops"], rnd["iops"], delta=rnd["iops"] * 1e-9)
+        self.assertAlmostEqual(by["c"]["random_p99_ns"], rnd["latency"]["percentiles_ns"]["p99"],
+                               delta=rnd["latency"]["percentiles_ns"]["p99"] * 0.01)
+
     def test_bad_input_is_one_line_and_exit_1(self):
         r = subprocess.run([FLEET, os.path.join(self.dir, "missing")], capture_output=True,
                            text=True, timeout=60)

@@ -1,0 +1,52 @@
+// What else the host did while a phase ran: time stolen by the hypervisor
+// and CPU taken by other processes, from /proc/stat's aggregate line and the
+// process's own CPU time.  A figure measured while the host was busy may not
+// repeat; the report says so instead of letting it pass as the drive's.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ds::sys {
+
+// The aggregate "cpu" line of /proc/stat, in seconds summed over all CPUs.
+struct HostCpu {
+    double user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+    double total() const;  // every field: wall time x CPUs
+    double busy() const;   // total less idle, iowait and steal
+};
+
+// The "cpu" line of a /proc/stat text; nullopt when it is missing or
+// malformed.  `ticks_per_second`: USER_HZ (sysconf(_SC_CLK_TCK)).
+std::optional<HostCpu> parse_proc_stat(std::string_view text, double ticks_per_second);
+
+// Reads /proc/stat.  Abstract so a test can hand the parser a host of its
+// making (a stolen or busy host on demand).
+class ProcStatSource {
+  public:
+    virtual ~ProcStatSource() = default;
+    virtual std::optional<std::string> read() const = 0;
+};
+// The real /proc/stat.
+const ProcStatSource& proc_stat();
+
+// Shares of the host's CPU time between two readings, as percentages of
+// wall time x CPUs.
+struct HostLoad {
+    double seconds = 0;      // CPU-seconds the host had (total delta)
+    double steal_pct = 0;    // stolen by the hypervisor
+    double foreign_pct = 0;  // busy in processes other than this one
+};
+
+// `own_cpu_seconds`: this process's user + system time between the two
+// readings (it is busy time too, and not foreign).
+HostLoad host_load(const HostCpu& before, const HostCpu& after, double own_cpu_seconds);
+
+// The thresholds past which a report warns that its figures may not repeat.
+inline constexpr double kBusyStealPct = 5;
+inline constexpr double kBusyForeignPct = 20;
+bool busy(const HostLoad& l);
+
+}  // namespace ds::sys

@@ -19,7 +19,7 @@ ALLOWED = {
     "io": set(),
     "sys": set(),
     "nvme": {"io"},
-    "model": {"units", "pattern", "stats", "io", "nvme"},
+    "model": GROUND | {"nvme"},
     "engine": GROUND | {"model"},
     "target": GROUND | {"model"},
     "run": GROUND | {"nvme", "model", "engine", "target"},

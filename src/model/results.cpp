@@ -94,6 +94,7 @@ void PhaseResult::merge(const PhaseResult& o) {
     interrupted = interrupted || o.interrupted;
     seconds += o.seconds;
     cpu += o.cpu;
+    host += o.host;
     counters.merge(o.counters);
 }
 

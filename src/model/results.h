@@ -18,6 +18,7 @@
 #include "stats/knee.h"
 #include "stats/steady_state.h"
 #include "stats/write_cliff.h"
+#include "sys/host_load.h"
 
 namespace ds::run {
 
@@ -115,6 +116,7 @@ struct PhaseResult {
     bool interrupted = false;  // stopped early by a signal or --duration
     double seconds = 0;
     stats::CpuTime cpu;
+    sys::HostLoad host;  // what else the host did meanwhile (steal, other processes)
     PhaseCounters counters;
 
     double iops() const;

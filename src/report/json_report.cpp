@@ -61,6 +61,10 @@ json phase_json(const run::PhaseResult& p, const run::RunConfig& cfg) {
         {"system_pct", s > 0 ? 100.0 * p.cpu.system_s / s : 0.0},
         {"ops_per_cpu_s", cpu_total > 0 ? (c.read_ops + c.write_ops) / cpu_total : 0.0},
         {"bytes_per_cpu_s", cpu_total > 0 ? (c.read_bytes + c.write_bytes) / cpu_total : 0.0}};
+    j["host_load"] = {{"cpu_s", p.host.seconds},
+                      {"steal_pct", p.host.steal_pct()},
+                      {"foreign_pct", p.host.foreign_pct()},
+                      {"busy", sys::busy(p.host)}};
     json thresholds = json::array();
     for (double t : cfg.latency_thresholds_s) {
         auto ns = run::seconds_to_ns(t);

@@ -422,6 +422,13 @@ void TextReport::interval_done(std::uint64_t, run::Phase, std::uint64_t,
     live_mismatches_ = mismatches_so_far;
 }
 
+std::string host_busy_line(const run::PhaseResult& p) {
+    return printf_string(
+        "  host busy: %.0f %% steal, %.0f %% other processes during %s; figures "
+        "may not repeat",
+        p.host.steal_pct(), p.host.foreign_pct(), std::string(run::to_string(p.phase)).c_str());
+}
+
 void TextReport::phase_done(std::uint64_t iteration, const run::PhaseResult& p) {
     clear_live();
     last_second_p99_ns_ = 0;
@@ -431,6 +438,7 @@ void TextReport::phase_done(std::uint64_t iteration, const run::PhaseResult& p) 
         header_iteration_ = iteration;
     }
     std::fprintf(out_, "%s\n", phase_line(p, thresholds_s_).c_str());
+    if (sys::busy(p.host)) std::fprintf(out_, "%s\n", host_busy_line(p).c_str());
     std::fflush(out_);
 }
 

@@ -94,6 +94,9 @@ class TextReport final : public run::RunObserver {
 
 // One line per phase, e.g. "seq-write  1234.5 MiB/s  ..." (also used by tests).
 std::string phase_line(const run::PhaseResult& p, const std::vector<double>& thresholds_s = {});
+// "  host busy: 12 % steal, 31 % other processes during random; figures may
+// not repeat": printed under a phase whose host load passed sys::busy().
+std::string host_busy_line(const run::PhaseResult& p);
 // aio_test's figures for a random phase that wrote: "writes:  N done, E errors
 // (F failed, 0 outstanding)  time ms min .. avg .. max ..  total .. s  .. MiB ..".
 std::string writes_line(const run::PhaseResult& p);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "stats/cpu_time.h"
+#include "sys/host_load.h"
 
 namespace ds::run {
 
@@ -178,6 +179,14 @@ void account(RunSession& s, const std::vector<PhaseOutcome>& outcomes, PhaseResu
         res.mismatch_totals[m] += pr.counters.mismatches[m];
 }
 
+// The host's CPU time so far; nullopt where /proc/stat cannot be read (the
+// phase then reports no host load rather than a made-up one).
+std::optional<sys::HostCpu> read_host_cpu() {
+    static const double ticks = static_cast<double>(::sysconf(_SC_CLK_TCK));
+    const auto text = sys::proc_stat().read();
+    return text ? sys::parse_proc_stat(*text, ticks) : std::nullopt;
+}
+
 }  // namespace
 
 PhaseResult run_phase(RunSession& s, std::uint64_t iteration, Phase phase,
@@ -191,6 +200,7 @@ PhaseResult run_phase(RunSession& s, std::uint64_t iteration, Phase phase,
     PhaseResult pr;
     pr.phase = phase;
     const auto cpu0 = stats::CpuTime::process_now();
+    const auto host0 = read_host_cpu();
     const std::uint64_t t0 = monotonic_ns();
     const PhasePlan plan = make_plan(s, iteration, phase, over, t0);
     const std::uint64_t sweep_value = cfg.sweep && phase == Phase::random
@@ -228,6 +238,8 @@ PhaseResult run_phase(RunSession& s, std::uint64_t iteration, Phase phase,
     pr.seconds = (monotonic_ns() - t0) / 1e9;
     if (plan.intervals_from_ns) intervals.emit(true, pr.seconds);
     pr.cpu = stats::CpuTime::process_now() - cpu0;
+    if (const auto host1 = read_host_cpu(); host0 && host1)
+        pr.host = sys::host_load(*host0, *host1, pr.cpu.user_s + pr.cpu.system_s);
     pr.workers = active;
     account(s, outcomes, pr);
     collect_records(s.workers, s.res);

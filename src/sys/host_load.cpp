@@ -55,19 +55,32 @@ const ProcStatSource& proc_stat() {
     return real;
 }
 
+double HostLoad::steal_pct() const {
+    return seconds > 0 ? steal_seconds / seconds * 100 : 0;
+}
+
+double HostLoad::foreign_pct() const {
+    return seconds > 0 ? foreign_seconds / seconds * 100 : 0;
+}
+
+HostLoad& HostLoad::operator+=(const HostLoad& o) {
+    seconds += o.seconds;
+    steal_seconds += o.steal_seconds;
+    foreign_seconds += o.foreign_seconds;
+    return *this;
+}
+
 HostLoad host_load(const HostCpu& before, const HostCpu& after, double own_cpu_seconds) {
     HostLoad l;
     l.seconds = after.total() - before.total();
-    if (l.seconds <= 0) return l;
-    const double steal = after.steal - before.steal;
-    const double foreign = after.busy() - before.busy() - own_cpu_seconds;
-    l.steal_pct = std::clamp(steal / l.seconds * 100, 0.0, 100.0);
-    l.foreign_pct = std::clamp(foreign / l.seconds * 100, 0.0, 100.0);
+    if (l.seconds <= 0) return HostLoad{};
+    l.steal_seconds = std::clamp(after.steal - before.steal, 0.0, l.seconds);
+    l.foreign_seconds = std::clamp(after.busy() - before.busy() - own_cpu_seconds, 0.0, l.seconds);
     return l;
 }
 
 bool busy(const HostLoad& l) {
-    return l.steal_pct >= kBusyStealPct || l.foreign_pct >= kBusyForeignPct;
+    return l.steal_pct() >= kBusyStealPct || l.foreign_pct() >= kBusyForeignPct;
 }
 
 }  // namespace ds::sys

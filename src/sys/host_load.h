@@ -32,12 +32,16 @@ class ProcStatSource {
 // The real /proc/stat.
 const ProcStatSource& proc_stat();
 
-// Shares of the host's CPU time between two readings, as percentages of
-// wall time x CPUs.
+// The host's CPU time between two readings and what of it went elsewhere,
+// in CPU-seconds (so loads of several phases add up), with the shares as
+// percentages of wall time x CPUs.
 struct HostLoad {
-    double seconds = 0;      // CPU-seconds the host had (total delta)
-    double steal_pct = 0;    // stolen by the hypervisor
-    double foreign_pct = 0;  // busy in processes other than this one
+    double seconds = 0;          // CPU-seconds the host had (the readings' total delta)
+    double steal_seconds = 0;    // stolen by the hypervisor
+    double foreign_seconds = 0;  // busy in processes other than this one
+    double steal_pct() const;
+    double foreign_pct() const;
+    HostLoad& operator+=(const HostLoad& o);
 };
 
 // `own_cpu_seconds`: this process's user + system time between the two

@@ -35,8 +35,8 @@ TEST_CASE("steal and foreign load as shares of the host's CPU time") {
     after.idle = 12;
     const HostLoad l = ds::sys::host_load(before, after, 2.0);
     CHECK(l.seconds == doctest::Approx(20));
-    CHECK(l.steal_pct == doctest::Approx(10));
-    CHECK(l.foreign_pct == doctest::Approx(20));
+    CHECK(l.steal_pct() == doctest::Approx(10));
+    CHECK(l.foreign_pct() == doctest::Approx(20));
     CHECK(ds::sys::busy(l));
 }
 
@@ -46,10 +46,20 @@ TEST_CASE("a quiet host is not busy; our own CPU time is never foreign") {
     after.user = 4;  // all of it ours
     after.idle = 16;
     const HostLoad l = ds::sys::host_load(before, after, 4.5);  // rounding: a bit more than seen
-    CHECK(l.foreign_pct == 0);
-    CHECK(l.steal_pct == 0);
+    CHECK(l.foreign_pct() == 0);
+    CHECK(l.steal_pct() == 0);
     CHECK_FALSE(ds::sys::busy(l));
     CHECK(ds::sys::host_load(after, after, 0).seconds == 0);
+}
+
+TEST_CASE("loads of several phases add up in CPU-seconds") {
+    HostLoad a{10, 1, 2};
+    const HostLoad b{30, 0, 6};
+    a += b;
+    CHECK(a.seconds == 40);
+    CHECK(a.steal_pct() == doctest::Approx(2.5));
+    CHECK(a.foreign_pct() == doctest::Approx(20));
+    CHECK(HostLoad{}.steal_pct() == 0);
 }
 
 TEST_CASE("the real /proc/stat parses") {

@@ -21,11 +21,11 @@
 
 namespace {
 
-using ds::modes::kExitUsage;
+using ds::run::ExitStatus;
 
-int fail(const std::string& message) {
+ExitStatus fail(const std::string& message) {
     std::fprintf(stderr, "drivestress: %s\n", ds::modes::one_line(message).c_str());
-    return kExitUsage;
+    return ExitStatus::error;
 }
 
 // Standard streams closed by the caller are reopened on /dev/null before
@@ -52,7 +52,7 @@ std::string prom_label_problem(const ds::cli::Outputs& o) {
     return "";
 }
 
-int dispatch(ds::cli::ParsedCommandLine& cmd) {
+ExitStatus dispatch(ds::cli::ParsedCommandLine& cmd) {
     try {
         ds::cli::check_environment(cmd);
         const ds::modes::Output out = ds::modes::output_for(cmd.outputs);
@@ -71,7 +71,7 @@ int dispatch(ds::cli::ParsedCommandLine& cmd) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (!hold_standard_streams()) return kExitUsage;
+    if (!hold_standard_streams()) return ds::run::code_of(ExitStatus::error);
     // Blocks of 128 KiB and more are mapped and given back when freed, always.
     // glibc otherwise raises that threshold to the largest block freed (the
     // --json document, rebuilt after every iteration and growing with them)
@@ -83,11 +83,11 @@ int main(int argc, char** argv) {
     try {
         cmd = ds::cli::parse_command_line(args);
     } catch (const ds::cli::UsageError& e) {
-        return fail(std::string(e.what()) + " (see --help)");
+        return ds::run::code_of(fail(std::string(e.what()) + " (see --help)"));
     }
     if (std::string why = prom_label_problem(cmd.outputs); !why.empty())
-        return fail(why + " (see --help)");
-    int code = 0;
+        return ds::run::code_of(fail(why + " (see --help)"));
+    ExitStatus code = ExitStatus::success;
     if (cmd.action == ds::cli::ParsedCommandLine::Action::help)
         std::fputs(cmd.help_text.c_str(), stdout);
     else if (cmd.action == ds::cli::ParsedCommandLine::Action::version)
@@ -99,7 +99,7 @@ int main(int argc, char** argv) {
     if (cmd.outputs.json != "-" && (std::fflush(stdout) != 0 || std::ferror(stdout))) {
         std::fprintf(stderr, "drivestress: writing to standard output failed: %s\n",
                      std::strerror(errno ? errno : EIO));
-        if (code == 0) code = kExitUsage;
+        if (code == ExitStatus::success) code = ExitStatus::error;
     }
-    return code;
+    return ds::run::code_of(code);
 }

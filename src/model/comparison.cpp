@@ -2,8 +2,8 @@
 
 namespace ds::run {
 
-int exit_status(const BackendComparison& c) {
-    int code = 0;
+ExitStatus exit_status(const BackendComparison& c) {
+    ExitStatus code = ExitStatus::success;
     for (const auto& run : c.runs)
         if (run.ran) code = worse_exit_status(code, exit_status(run.result));
     return code;

@@ -23,6 +23,6 @@ struct BackendComparison {
 };
 
 // The worst of the runs made: 2 beats 1 beats a signal beats 0.
-int exit_status(const BackendComparison& c);
+ExitStatus exit_status(const BackendComparison& c);
 
 }  // namespace ds::run

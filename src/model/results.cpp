@@ -188,15 +188,24 @@ std::uint64_t RunResult::mismatch_count() const {
 }  // namespace ds::run
 
 namespace ds::run {
-int exit_status(const RunResult& r) {
-    if (r.mismatch_count() > 0 || r.health.damaged()) return 2;
-    if (!r.fatal_error.empty()) return 1;
-    if (r.stop == StopReason::signal) return 128 + r.stop_signal;
-    return 0;
+ExitStatus exit_status(const RunResult& r) {
+    if (r.mismatch_count() > 0 || r.health.damaged()) return ExitStatus::mismatch;
+    if (!r.fatal_error.empty()) return ExitStatus::error;
+    if (r.stop == StopReason::signal) return interrupted_by(r.stop_signal);
+    return ExitStatus::success;
 }
-int worse_exit_status(int a, int b) {
-    auto rank = [](int code) { return code == 2 ? 3 : code == 1 ? 2 : code != 0 ? 1 : 0; };
-    return rank(a) >= rank(b) ? a : b;
+
+RunEvidence run_evidence(const RunConfig& cfg, const RunResult& r, ExitStatus status,
+                         const std::string& why) {
+    RunEvidence e;
+    e.status = status;
+    e.verify = cfg.verify;
+    e.verified_bytes = r.totals().verified;
+    e.stopped_at_duration = r.stop == StopReason::duration;
+    e.mismatches = r.mismatch_count();
+    e.health_damage_only = e.mismatches == 0 && r.health.damaged();
+    e.error = why;
+    return e;
 }
 
 }  // namespace ds::run

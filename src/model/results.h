@@ -12,6 +12,8 @@
 #include "model/config.h"
 #include "model/damage.h"
 #include "model/drive_health.h"
+#include "model/exit_status.h"
+#include "model/verdict.h"
 #include "pattern/unit.h"
 #include "stats/cpu_time.h"
 #include "stats/histogram.h"
@@ -312,10 +314,12 @@ struct RunResult {
 }  // namespace ds::run
 
 namespace ds::run {
-// The process exit status a run maps to: 2 on any mismatch or I/O error (it
-// wins), else 1 after a fatal setup problem, else 128+signal when
-// interrupted, else 0.
-int exit_status(const RunResult& r);
-// The more severe of two exit statuses: 2 beats 1 beats a signal beats 0.
-int worse_exit_status(int a, int b);
+// The process exit status a run maps to: mismatch on any mismatch or I/O
+// error (it wins), else error after a fatal setup problem, else 128+signal
+// when interrupted, else success.
+ExitStatus exit_status(const RunResult& r);
+// What its verdict is worded from (model/verdict.h); `status` may be worse
+// than the run's own (a result file that could not be delivered).
+RunEvidence run_evidence(const RunConfig& cfg, const RunResult& r, ExitStatus status,
+                         const std::string& why = {});
 }  // namespace ds::run

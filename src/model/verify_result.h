@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "model/durability.h"
+#include "model/exit_status.h"
 #include "model/results.h"
+#include "model/verdict.h"
 #include "pattern/unit.h"
 
 namespace ds::run {
@@ -37,6 +39,10 @@ struct VerifyFileResult {
     std::uint32_t bound = 1;
     bool used_older_copy = false;
     std::uint64_t intact = 0, newer = 0, never_acked = 0, torn_newer = 0, lost = 0;
+    // The state holds no acknowledgement record of this file, yet units past
+    // the first hold this run's data: a run records one before it writes
+    // any, so the state file lost its records.
+    std::uint64_t unrecorded_data = 0;
 };
 
 struct VerifyOnlyResult {
@@ -55,13 +61,24 @@ struct VerifyOnlyResult {
     // --cleanup: files it would not remove, each "PATH: why" (then STATE
     // stays too, so the rest can be checked again).
     std::vector<std::string> cleanup_refused;
+    bool cleanup_not_run = false;   // --cleanup asked for, but there was no verified PASS
+    bool finished_cleanup = false;  // STATE was gone: an interrupted --cleanup was finished
+    int stop_signal = 0;            // a stop request (signal n) ended it early
 
     std::uint64_t allowed() const { return newer + never_acked + torn_newer; }
     std::uint64_t units() const { return intact + allowed() + lost; }
+    // Units checked against an acknowledged generation (never-acknowledged
+    // ones are not: anything may be there).
+    std::uint64_t checked() const { return intact + newer + torn_newer + lost; }
+    std::uint64_t unrecorded_data() const;
 };
 
-// 2 when a unit was lost after acknowledgement, 1 when --cleanup refused a
-// file that is not this run's, else 0.
-int exit_status(const VerifyOnlyResult& r);
+// mismatch when a unit was lost after acknowledgement or the state file lost
+// its records, else error when --cleanup refused a file or had no verified
+// PASS to run after, else 128+n when a signal stopped it, else success (a
+// PASS, or no verdict when nothing was verified).
+ExitStatus exit_status(const VerifyOnlyResult& r);
+// The evidence its verdict is worded from (model/verdict.h).
+VerifyEvidence verify_evidence(const VerifyOnlyResult& r);
 
 }  // namespace ds::run

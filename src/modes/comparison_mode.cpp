@@ -27,7 +27,7 @@ std::string section_title(const run::ComparedRun& r) {
 
 }  // namespace
 
-int run_comparison(const cli::ParsedCommandLine& cmd, const Output& out) {
+run::ExitStatus run_comparison(const cli::ParsedCommandLine& cmd, const Output& out) {
     const std::string& json = cmd.outputs.json;
     run::BackendComparison cmp = run::comparison_plan(cmd.config);
     std::vector<report::TextReport> texts;
@@ -59,8 +59,9 @@ int run_comparison(const cli::ParsedCommandLine& cmd, const Output& out) {
     }
     if (cmp.runs[1].ran) std::fputs(report::comparison_text(cmp).c_str(), out.text);
     if (d.first_error().empty())
-        std::fputs(report::verdict_line(d.code(), first.result.stop, first.config.verify).c_str(),
-                   out.text);
+        std::fputs(
+            report::verdict_line(run::run_evidence(first.config, first.result, d.code())).c_str(),
+            out.text);
     d.say_error(out.text);
     return d.code();
 }

@@ -28,7 +28,7 @@ std::string one_line(const std::string& text) {
 void Delivery::failed(const std::string& what) {
     std::fprintf(stderr, "drivestress: %s\n", one_line(what).c_str());
     if (first_error_.empty()) first_error_ = one_line(what);
-    if (code_ == 0) code_ = kExitUsage;
+    if (code_ == run::ExitStatus::success) code_ = run::ExitStatus::error;
 }
 
 void Delivery::json(const std::string& path, nlohmann::json doc, const run::RunResult* run) {
@@ -54,7 +54,8 @@ void Delivery::write_file(const char* option, const std::string& path, const std
 
 void Delivery::say_error(std::FILE* out) const {
     if (!first_error_.empty())
-        std::fprintf(out, "result   ERROR: %s (exit %d)\n", first_error_.c_str(), code_);
+        std::fprintf(out, "result   ERROR: %s (exit %d)\n", first_error_.c_str(),
+                     run::code_of(code_));
 }
 
 }  // namespace ds::modes

@@ -12,15 +12,15 @@
 
 namespace ds::modes {
 
-inline constexpr int kExitUsage = 1;
+inline constexpr int kExitUsage = run::code_of(run::ExitStatus::error);
 
 // Errors are one line: control characters from user input are escaped.
 std::string one_line(const std::string& text);
 
 class Delivery {
   public:
-    explicit Delivery(int code) : code_(code) {}
-    int code() const { return code_; }
+    explicit Delivery(run::ExitStatus code) : code_(code) {}
+    run::ExitStatus code() const { return code_; }
     const std::string& first_error() const { return first_error_; }
 
     // A result that could not be delivered: one line on stderr.
@@ -35,7 +35,7 @@ class Delivery {
     void say_error(std::FILE* out) const;
 
   private:
-    int code_;
+    run::ExitStatus code_;
     std::string first_error_;
 };
 

@@ -43,7 +43,7 @@ run::RunResult run_watched(const run::RunConfig& cfg, run::RunObserver* observer
 
 void finish_prom(report::PromTextfile* prom, Delivery& d) {
     if (!prom) return;
-    if (std::string e = prom->finish(d.code()); !e.empty()) {
+    if (std::string e = prom->finish(run::code_of(d.code())); !e.empty()) {
         d.failed(e);
     } else if (prom->live_failures() > 0) {
         std::fprintf(stderr,

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "cli/options.h"
+#include "model/exit_status.h"
 
 namespace ds::modes {
 
@@ -20,9 +21,9 @@ struct Output {
 // on stderr when asked for, or when it is a terminal.
 Output output_for(const cli::Outputs& outputs);
 
-int run_single(const cli::ParsedCommandLine& cmd, const Output& out);
-int run_preset(const cli::ParsedCommandLine& cmd, const Output& out);
-int run_comparison(const cli::ParsedCommandLine& cmd, const Output& out);
-int run_verify_only(const cli::ParsedCommandLine& cmd, const Output& out);
+run::ExitStatus run_single(const cli::ParsedCommandLine& cmd, const Output& out);
+run::ExitStatus run_preset(const cli::ParsedCommandLine& cmd, const Output& out);
+run::ExitStatus run_comparison(const cli::ParsedCommandLine& cmd, const Output& out);
+run::ExitStatus run_verify_only(const cli::ParsedCommandLine& cmd, const Output& out);
 
 }  // namespace ds::modes

@@ -8,10 +8,11 @@
 
 namespace ds::modes {
 
-int run_preset(const cli::ParsedCommandLine& cmd, const Output& out) {
+run::ExitStatus run_preset(const cli::ParsedCommandLine& cmd, const Output& out) {
     const std::string& json = cmd.outputs.json;
     report::PresetResults results;
-    int code = 0;
+    run::ExitStatus code = run::ExitStatus::success;
+    run::RunEvidence all_tests;  // the verdict's evidence over every test
     // One textfile for the whole preset: each test's series carry its label.
     auto prom = prom_textfile(cmd);
     // --json is the first test's document (burn-in's only test): rewritten
@@ -38,6 +39,8 @@ int run_preset(const cli::ParsedCommandLine& cmd, const Output& out) {
         if (prom) prom->run_ended(r);
         text.finish(test_cfg, r, run::exit_status(r));
         code = run::worse_exit_status(code, run::exit_status(r));
+        all_tests.verify = all_tests.verify && test_cfg.verify;
+        all_tests.verified_bytes += r.totals().verified;
         results.emplace_back(label, std::move(r));
         configs.push_back(test_cfg);
         if (results.back().second.stop != run::StopReason::completed) break;
@@ -52,13 +55,9 @@ int run_preset(const cli::ParsedCommandLine& cmd, const Output& out) {
         d.json(json, std::move(doc), &results.front().second);
     }
     std::fputs(report::preset_table(cmd.preset, results).c_str(), out.text);
-    if (d.first_error().empty())
-        std::fprintf(out.text, "result   %s (exit %d)\n",
-                     d.code() == 0   ? "PASS"
-                     : d.code() == 2 ? "FAIL: data mismatch or I/O error"
-                     : d.code() == 1 ? "ERROR: a test could not go on"
-                                     : "INTERRUPTED: nothing wrong found so far",
-                     d.code());
+    all_tests.status = d.code();
+    all_tests.error = "a test could not go on";
+    if (d.first_error().empty()) std::fputs(report::verdict_line(all_tests).c_str(), out.text);
     d.say_error(out.text);
     return d.code();
 }

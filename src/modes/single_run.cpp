@@ -9,7 +9,7 @@
 
 namespace ds::modes {
 
-int run_single(const cli::ParsedCommandLine& cmd, const Output& out) {
+run::ExitStatus run_single(const cli::ParsedCommandLine& cmd, const Output& out) {
     const run::RunConfig& cfg = cmd.config;
     const cli::Outputs& o = cmd.outputs;
     auto text = text_report(out);

@@ -1,3 +1,5 @@
+#include <sys/stat.h>
+
 #include "model/errors.h"
 #include "modes/delivery.h"
 #include "modes/modes.h"
@@ -7,8 +9,24 @@
 
 namespace ds::modes {
 
+namespace {
+
+// The document must never land on the state file it reports on.
+void refuse_json_on_state(const std::string& json, const std::string& state) {
+    if (json.empty() || json == "-") return;
+    struct stat j {
+    }, s{};
+    if (json == state || (::stat(json.c_str(), &j) == 0 && ::stat(state.c_str(), &s) == 0 &&
+                          j.st_dev == s.st_dev && j.st_ino == s.st_ino))
+        throw run::SetupError("--json " + json + ": is the state file --verify-only reads (" +
+                              state + "); give another path");
+}
+
+}  // namespace
+
 // --verify-only STATE: the report goes where a run's would.
-int run_verify_only(const cli::ParsedCommandLine& cmd, const Output& out) {
+run::ExitStatus run_verify_only(const cli::ParsedCommandLine& cmd, const Output& out) {
+    refuse_json_on_state(cmd.outputs.json, cmd.verify_only_state);
     const auto host = report::HostInfo::current();
     run::VerifyOnlyResult r;
     try {

@@ -311,7 +311,7 @@ json runs_json(const std::vector<ComparedRow>& rows, const run::BackendCompariso
                         {"qd_per_worker", r.qd_per_worker},
                         {"sync_threads_per_worker", r.sync_threads},
                         {"sqpoll", r.sqpoll},
-                        {"exit_code", run::exit_status(run.result)},
+                        {"exit_code", run::code_of(run::exit_status(run.result))},
                         {"phases", phases}});
     }
     return runs;

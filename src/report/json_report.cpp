@@ -139,12 +139,15 @@ json mismatch_json(const run::MismatchRecord& m) {
 }
 
 const char* verdict_word(int code) {
-    return code == 2 ? "failed" : code == 0 ? "passed" : code == 1 ? "error" : "interrupted";
+    return run::status_word(static_cast<run::ExitStatus>(code));
 }
 
-void set_verdict(json& doc, int exit_code) {
-    doc["summary"]["status"] = verdict_word(exit_code);
-    doc["summary"]["exit_code"] = exit_code;
+void set_verdict(json& doc, run::ExitStatus exit_code) {
+    json& summary = doc["summary"];
+    const bool nothing_verified =
+        summary.is_object() && summary.contains("status") && summary["status"] == "no-verdict";
+    summary["status"] = run::status_word(exit_code, nothing_verified);
+    summary["exit_code"] = run::code_of(exit_code);
 }
 
 json latency_json(const stats::LatencyHistogram& h) {
@@ -734,26 +737,27 @@ json damage_json(const run::RunResult& r) {
     return {{"distinct_units", r.damaged_units()}, {"files", files}};
 }
 
-json summary_json(const run::RunResult& r) {
-    const int code = run::exit_status(r);
+json summary_json(const run::RunConfig& cfg, const run::RunResult& r) {
+    const run::ExitStatus code = run::exit_status(r);
     const char* stop = r.stop == run::StopReason::completed  ? "completed"
                        : r.stop == run::StopReason::duration ? "duration"
                        : r.stop == run::StopReason::error    ? "error"
                                                              : "signal";
     const auto totals = r.totals();
-    return {{"written_bytes", totals.written},
-            {"read_bytes", totals.read},
-            {"verified_bytes", totals.verified},
-            {"elapsed_s", r.wall_seconds},
-            {"iterations_run", r.iterations.size()},
-            {"mismatch_total", r.mismatch_count()},
-            {"mismatches", class_counts(r.mismatch_totals)},
-            {"damaged_units", r.damaged_units()},
-            {"stop_reason", stop},
-            {"signal", r.stop_signal ? json(r.stop_signal) : json(nullptr)},
-            {"status", verdict_word(code)},
-            {"error", r.fatal_error.empty() ? json(nullptr) : json(r.fatal_error)},
-            {"exit_code", code}};
+    return {
+        {"written_bytes", totals.written},
+        {"read_bytes", totals.read},
+        {"verified_bytes", totals.verified},
+        {"elapsed_s", r.wall_seconds},
+        {"iterations_run", r.iterations.size()},
+        {"mismatch_total", r.mismatch_count()},
+        {"mismatches", class_counts(r.mismatch_totals)},
+        {"damaged_units", r.damaged_units()},
+        {"stop_reason", stop},
+        {"signal", r.stop_signal ? json(r.stop_signal) : json(nullptr)},
+        {"status", run::status_word(code, run::nothing_verified(run::run_evidence(cfg, r, code)))},
+        {"error", r.fatal_error.empty() ? json(nullptr) : json(r.fatal_error)},
+        {"exit_code", run::code_of(code)}};
 }
 
 }  // namespace
@@ -774,7 +778,7 @@ json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostI
     doc["mismatches"] = mm;
     doc["mismatches_truncated"] = r.mismatch_count() > r.mismatch_records.size();
     doc["damage"] = damage_json(r);
-    doc["summary"] = summary_json(r);
+    doc["summary"] = summary_json(cfg, r);
     return doc;
 }
 

@@ -49,11 +49,12 @@ std::string document_text(const nlohmann::json& doc, const run::RunResult* r);
 void mark_in_progress(nlohmann::json& doc, const run::ProgressSnapshot* live);
 
 // The verdict word of an exit status: passed (0), error (1), failed (2),
-// interrupted (128+N).
+// interrupted (128+N) (model/verdict.h's status_word).
 const char* verdict_word(int exit_code);
 
 // A document that stands for several runs (--preset, --compare-backends)
-// carries their combined verdict in summary.status and summary.exit_code.
-void set_verdict(nlohmann::json& doc, int exit_code);
+// carries their combined verdict in summary.status and summary.exit_code
+// (a document that verified nothing stays "no-verdict" while exit 0).
+void set_verdict(nlohmann::json& doc, run::ExitStatus exit_code);
 
 }  // namespace ds::report

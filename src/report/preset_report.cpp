@@ -104,8 +104,7 @@ std::string preset_table(const std::string& name, const PresetResults& results) 
         std::string name;
         PresetRow read, write;
         bool has_read = false, has_write = false;
-        std::uint64_t mismatches = 0;
-        int worst = 0;
+        run::RunEvidence evidence;  // of the line's tests together
     };
     std::vector<Line> lines;
     for (const auto& [label, r] : results) {
@@ -115,8 +114,9 @@ std::string preset_table(const std::string& name, const PresetResults& results) 
         const PresetRow row = preset_row(r);
         if ((dir & 1) && row.reads) l.read = row, l.has_read = true;
         if ((dir & 2) && row.writes) l.write = row, l.has_write = true;
-        l.mismatches += row.mismatches;
-        l.worst = run::worse_exit_status(l.worst, run::exit_status(r));
+        l.evidence.status = run::worse_exit_status(l.evidence.status, run::exit_status(r));
+        l.evidence.mismatches += r.mismatch_count();
+        l.evidence.verified_bytes += r.totals().verified;
     }
     std::string out = "\npreset " + name +
                       ": each direction's MiB/s, IOPS and p99 (details of every test: --json)\n";
@@ -129,10 +129,7 @@ std::string preset_table(const std::string& name, const PresetResults& results) 
                   "IOPS", "p99 ms", "MiB/s", "IOPS", "p99 ms", "result");
     out += buf;
     for (const auto& l : lines) {
-        const std::string verdict = l.worst == 2   ? "FAIL (" + std::to_string(l.mismatches) + ")"
-                                    : l.worst == 0 ? "PASS"
-                                    : l.worst == 1 ? "ERROR"
-                                                   : "INTERRUPTED";
+        const std::string verdict = run::verdict_cell(l.evidence);
         std::snprintf(buf, sizeof buf, "  %-16s", l.name.c_str());
         out += buf;
         out += cells(l.has_read, l.read.read_bytes_per_sec, l.read.read_iops, l.read.read_p99_ns);
@@ -158,7 +155,7 @@ nlohmann::json preset_json(const std::string& name, const PresetResults& results
                             {"read_p99_ns", row.read_p99_ns},
                             {"write_p99_ns", row.write_p99_ns},
                             {"mismatch_total", row.mismatches},
-                            {"exit_code", run::exit_status(r)}};
+                            {"exit_code", run::code_of(run::exit_status(r))}};
         if (configs && host && i < configs->size()) {
             nlohmann::json doc = result_json((*configs)[i], r, *host);
             for (const char* key : {"config", "backend", "merged_phases", "summary"})

@@ -12,18 +12,9 @@
 
 namespace ds::report {
 
-std::string verdict_words(int code, run::StopReason stop, bool verified, const std::string& why) {
-    if (code == 2) return "FAIL: data mismatch or I/O error";
-    if (code == 1) return "ERROR: " + (why.empty() ? "the run could not go on" : why);
-    if (code != 0) return "INTERRUPTED: nothing wrong found so far";
-    std::string pass = stop == run::StopReason::duration ? "PASS (stopped at --duration)" : "PASS";
-    if (!verified) pass += ", data not verified with --no-verify";
-    return pass;
-}
-
-std::string verdict_line(int code, run::StopReason stop, bool verified, const std::string& why) {
-    return "result   " + verdict_words(code, stop, verified, why) + " (exit " +
-           std::to_string(code) + ")\n";
+std::string verdict_line(const run::RunEvidence& e) {
+    return "result   " + run::verdict_words(e) + " (exit " +
+           std::to_string(run::code_of(e.status)) + ")\n";
 }
 
 namespace {
@@ -738,16 +729,14 @@ std::string summary_line(const run::RunConfig& cfg, const run::RunResult& r) {
     return line;
 }
 
-std::string verdict_text(const run::RunConfig& cfg, const run::RunResult& r, int code,
+std::string verdict_text(const run::RunConfig& cfg, const run::RunResult& r, run::ExitStatus code,
                          const std::string& why) {
-    if (code == 2 && r.mismatch_count() == 0 && r.health.damaged())
-        return "FAIL: drive health: damage reported by the drive";
-    return verdict_words(code, r.stop, cfg.verify, why);
+    return run::verdict_words(run::run_evidence(cfg, r, code, why));
 }
 
 }  // namespace
 
-void TextReport::finish(const run::RunConfig& cfg, const run::RunResult& r, int code,
+void TextReport::finish(const run::RunConfig& cfg, const run::RunResult& r, run::ExitStatus code,
                         const std::string& why) {
     clear_live();
     // A sweep's random figures are its points: the saturation line stands
@@ -779,7 +768,7 @@ void TextReport::finish(const run::RunConfig& cfg, const run::RunResult& r, int 
         return;
     }
     if (!r.merged_phases.empty()) std::fprintf(out_, "%s\n", result_line(cfg, r).c_str());
-    std::fprintf(out_, "result   %s (exit %d)\n", verdict.c_str(), code);
+    std::fprintf(out_, "result   %s (exit %d)\n", verdict.c_str(), run::code_of(code));
     std::fflush(out_);
 }
 

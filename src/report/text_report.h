@@ -46,7 +46,7 @@ class TextReport final : public run::RunObserver {
                        std::uint64_t mismatches_so_far) override;
     // The summary and the verdict for exit status `code` (the run's own, or 1
     // when its results could not be delivered: `why` says what failed).
-    void finish(const run::RunConfig& cfg, const run::RunResult& r, int code,
+    void finish(const run::RunConfig& cfg, const run::RunResult& r, run::ExitStatus code,
                 const std::string& why = {});
 
     // One run of a comparison: its report is a section titled `title`
@@ -120,14 +120,9 @@ std::string phase_health_line(const run::PhaseHealth& h);
 // For runs of two iterations or more: each phase's first, best, worst and
 // last bandwidth (IOPS for the random phase) and p99, with the iteration
 // each comes from; "" otherwise.
-// The verdict of exit status `code` in words: "PASS", "FAIL: data mismatch
-// or I/O error", "ERROR: why", "INTERRUPTED: ...".  The one place a run's
-// verdict is worded (a comparison and a preset say it through this too).
-std::string verdict_words(int code, run::StopReason stop, bool verified,
-                          const std::string& why = {});
-// "result   PASS (exit 0)" and the other verdicts, with a newline.
-std::string verdict_line(int code, run::StopReason stop, bool verified = true,
-                         const std::string& why = {});
+// "result   PASS (exit 0)" and the other verdicts (worded by
+// model/verdict.h), with a newline.
+std::string verdict_line(const run::RunEvidence& e);
 std::string drift_table(const std::vector<run::IterationResult>& iterations);
 
 }  // namespace ds::report

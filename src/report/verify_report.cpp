@@ -29,12 +29,48 @@ const char* units_word(std::uint64_t n) {
     return n == 1 ? "unit" : "units";
 }
 
+// After an interrupted --cleanup was finished: what was removed, the verdict.
+void print_finished_cleanup(std::FILE* out, const run::VerifyOnlyResult& r) {
+    if (r.cleaned_up)
+        std::fprintf(out, "removed  what was left of %zu file%s and %s (--cleanup finished)\n",
+                     r.geo.paths.size(), r.geo.paths.size() == 1 ? "" : "s", r.state_path.c_str());
+    for (const auto& why : r.cleanup_refused)
+        std::fprintf(out, "refused  %s (--cleanup removes only this run's own files)\n",
+                     why.c_str());
+    std::fprintf(out, "\nresult   %s (exit %d)\n",
+                 run::verdict_words(run::verify_evidence(r)).c_str(),
+                 run::code_of(run::exit_status(r)));
+    std::fflush(out);
+}
+
+// What the state file cannot vouch for, and why no verdict, in words.
+void print_findings(std::FILE* out, const run::VerifyOnlyResult& r) {
+    for (std::size_t i = 0; i < r.files.size(); ++i)
+        if (r.files[i].unrecorded_data)
+            std::fprintf(out,
+                         "state    file %zu: no acknowledgement record, yet %" PRIu64
+                         " %s hold this run's data: the state file lost its records and "
+                         "cannot prove what was acknowledged\n",
+                         i, r.files[i].unrecorded_data, units_word(r.files[i].unrecorded_data));
+    if (r.stop_signal)
+        std::fprintf(out, "stopped  by signal %d before every unit was read%s\n", r.stop_signal,
+                     r.cleaned_up ? "" : " (--cleanup not run)");
+    else if (run::nothing_verified(run::verify_evidence(r)))
+        std::fprintf(out,
+                     "nothing  verified: the state file records no acknowledged unit (a run "
+                     "killed before its first phase, or a state file whose records were lost)\n");
+    if (r.cleanup_not_run)
+        std::fprintf(out, "kept     the files and %s: --cleanup runs only after a verified PASS\n",
+                     r.state_path.c_str());
+}
+
 }  // namespace
 
 void print_verify_text(std::FILE* out, const run::VerifyOnlyResult& r, const HostInfo& host) {
     const auto& g = r.geo;
     std::fprintf(out, "drivestress %s  %s  kernel %s  --verify-only %s\n", DRIVESTRESS_VERSION,
                  host.hostname.c_str(), host.kernel.c_str(), r.state_path.c_str());
+    if (r.finished_cleanup) return print_finished_cleanup(out, r);
     std::fprintf(out,
                  "state    seed %" PRIu64 "  %zu x %s  unit %s  allowed while a phase writes: %s\n",
                  g.seed, g.paths.size(), units::format_bytes(g.file_bytes).c_str(),
@@ -92,7 +128,8 @@ void print_verify_text(std::FILE* out, const run::VerifyOnlyResult& r, const Hos
                          detail.c_str());
         }
     }
-    const int code = run::exit_status(r);
+    print_findings(out, r);
+    const int code = run::code_of(run::exit_status(r));
     if (r.cleaned_up)
         std::fprintf(out, "removed  %zu file%s and %s (--cleanup)\n", g.paths.size(),
                      g.paths.size() == 1 ? "" : "s", r.state_path.c_str());
@@ -100,11 +137,7 @@ void print_verify_text(std::FILE* out, const run::VerifyOnlyResult& r, const Hos
         std::fprintf(out, "refused  %s (--cleanup removes only this run's own files)\n",
                      why.c_str());
     std::fprintf(out, "\nresult   %s (exit %d)\n",
-                 code == 2   ? "FAIL: data acknowledged as durable was lost"
-                 : code == 1 ? "ERROR: verified, but --cleanup refused files that are not this "
-                               "run's (kept, with the state file)"
-                             : "PASS: everything acknowledged as durable is there",
-                 code);
+                 run::verdict_words(run::verify_evidence(r)).c_str(), code);
     std::fflush(out);
 }
 
@@ -121,7 +154,8 @@ json verify_json(const run::VerifyOnlyResult& r, const HostInfo& host) {
                          {"newer_units", f.newer},
                          {"never_acknowledged_units", f.never_acked},
                          {"torn_units", f.torn_newer},
-                         {"lost_units", f.lost}});
+                         {"lost_units", f.lost},
+                         {"unrecorded_data_units", f.unrecorded_data}});
     doc["verify_only"] = {{"state_file", r.state_path},
                           {"seed", g.seed},
                           {"file_size_bytes", g.file_bytes},
@@ -136,7 +170,12 @@ json verify_json(const run::VerifyOnlyResult& r, const HostInfo& host) {
                           {"torn_units", r.torn_newer},
                           {"lost_units", r.lost},
                           {"cleaned_up", r.cleaned_up},
-                          {"cleanup_refused", r.cleanup_refused}};
+                          {"cleanup_refused", r.cleanup_refused},
+                          {"cleanup_not_run", r.cleanup_not_run},
+                          {"finished_interrupted_cleanup", r.finished_cleanup},
+                          {"checked_units", r.checked()},
+                          {"state_lost_records", r.unrecorded_data() > 0},
+                          {"verdict", run::verdict_words(run::verify_evidence(r))}};
     json mm = json::array();
     for (const auto& m : r.lost_records) {
         json j = mismatch_json(m);
@@ -150,20 +189,22 @@ json verify_json(const run::VerifyOnlyResult& r, const HostInfo& host) {
     for (std::size_t i = 0; i < r.lost_by_class.size(); ++i)
         classes[std::string(pattern::to_string(static_cast<pattern::MismatchClass>(i)))] =
             r.lost_by_class[i];
-    const int code = run::exit_status(r);
-    doc["summary"] = {{"written_bytes", 0},
-                      {"read_bytes", r.read_bytes},
-                      {"verified_bytes", r.read_bytes},
-                      {"elapsed_s", r.seconds},
-                      {"iterations_run", 0},
-                      {"mismatch_total", r.lost},
-                      {"mismatches", classes},
-                      {"damaged_units", r.lost},  // each unit is read once
-                      {"stop_reason", "completed"},
-                      {"signal", nullptr},
-                      {"status", code ? "failed" : "passed"},
-                      {"error", nullptr},
-                      {"exit_code", code}};
+    const run::ExitStatus code = run::exit_status(r);
+    const std::string words = run::verdict_words(run::verify_evidence(r));
+    doc["summary"] = {
+        {"written_bytes", 0},
+        {"read_bytes", r.read_bytes},
+        {"verified_bytes", r.read_bytes},
+        {"elapsed_s", r.seconds},
+        {"iterations_run", 0},
+        {"mismatch_total", r.lost},
+        {"mismatches", classes},
+        {"damaged_units", r.lost},  // each unit is read once
+        {"stop_reason", r.stop_signal ? "signal" : "completed"},
+        {"signal", r.stop_signal ? json(r.stop_signal) : json(nullptr)},
+        {"status", run::status_word(code, run::nothing_verified(run::verify_evidence(r)))},
+        {"error", code == run::ExitStatus::error ? json(words.substr(7)) : json(nullptr)},
+        {"exit_code", run::code_of(code)}};
     return doc;
 }
 

@@ -28,7 +28,11 @@ TestHooks TestHooks::from_environment() {
     if (!v || !*v) return h;
     std::string s(v);
     h.stop_before_create = s == "create";
+    h.stop_before_verify = s == "verify";
     auto colon = s.find(':');
+    if (s.substr(0, colon) == "cleanup")
+        h.stop_in_cleanup =
+            colon == std::string::npos ? 0 : std::strtoull(s.c_str() + colon + 1, nullptr, 10);
     h.stop_phase = phase_from_string(s.substr(0, colon));
     if (colon != std::string::npos)
         h.stop_after_ops = std::strtoull(s.c_str() + colon + 1, nullptr, 10);

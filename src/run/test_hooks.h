@@ -5,6 +5,11 @@
 //       test can damage a file or send a signal at a known point and SIGCONT.
 //   DRIVESTRESS_TEST_STOP=create  stops it after the target was checked and
 //       before the files are created (a test plants something at their names).
+//   DRIVESTRESS_TEST_STOP=verify  (--verify-only) stops it once it holds the
+//       directory's lock, before it reads anything.
+//   DRIVESTRESS_TEST_STOP=cleanup:N  (--verify-only --cleanup) stops it once
+//       the state's claim is withdrawn and N files are removed, so a test can
+//       kill it at every point of a cleanup.
 //   DRIVESTRESS_TEST_STOP_ON_SIGNAL=1  stops it when it notices the first stop
 //       signal, so a test can send a second one later (not the same keypress).
 //   DRIVESTRESS_TEST_SNAPSHOT_S=SECONDS  replaces the period of the snapshots
@@ -28,6 +33,8 @@ namespace ds::run {
 struct TestHooks {
     bool stop_on_signal = false;
     bool stop_before_create = false;
+    bool stop_before_verify = false;
+    std::optional<std::uint64_t> stop_in_cleanup;  // after this many files removed
     std::optional<Phase> stop_phase;
     std::uint64_t stop_after_ops = 0;
     // Snapshots of the run so far while an iteration runs: a long iteration

@@ -4,6 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <csignal>
+#include <cstdio>
+
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
@@ -19,6 +22,9 @@
 #include "io/output_file.h"
 #include "io/unique_fd.h"
 #include "model/errors.h"
+#include "run/test_hooks.h"
+#include "sys/signals.h"
+#include "target/target.h"
 
 namespace ds::run {
 
@@ -135,7 +141,7 @@ class FileVerifier {
         }
         const std::size_t chunk = std::max<std::size_t>(u_, kChunkBytes / u_ * u_);
         io::AlignedBuffer buf(chunk);
-        for (std::uint64_t off = 0; off < geo_.file_bytes; off += chunk) {
+        for (std::uint64_t off = 0; off < geo_.file_bytes && !stop_signal(); off += chunk) {
             const std::size_t len =
                 static_cast<std::size_t>(std::min<std::uint64_t>(chunk, geo_.file_bytes - off));
             if (io::pread_full(fd.get(), buf.data(), len, off) == static_cast<std::int64_t>(len)) {
@@ -149,14 +155,33 @@ class FileVerifier {
     }
 
   private:
+    // The run's own file, as a run would accept it: never through a link,
+    // never a FIFO or device (opened without blocking, then refused), never
+    // another user's file.  A missing file is returned invalid (every unit
+    // lost); anything else at the name is refused with one line.
     io::UniqueFd open_file() {
-        io::UniqueFd fd(::open(w_.res.path.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT));
+        const std::string& path = w_.res.path;
+        const int flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK;
+        io::UniqueFd fd(::open(path.c_str(), flags | O_DIRECT));
         if (!fd.valid() && errno == EINVAL) {
             // No O_DIRECT here: read through the page cache after dropping it.
             w_.direct_io = false;
-            fd.reset(::open(w_.res.path.c_str(), O_RDONLY | O_CLOEXEC));
-            if (fd.valid()) ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_DONTNEED);
+            fd.reset(::open(path.c_str(), flags));
         }
+        if (!fd.valid()) {
+            if (errno == ELOOP) throw SetupError(path + ": is a symbolic link; not following it");
+            return fd;
+        }
+        struct stat st {};
+        if (::fstat(fd.get(), &st) != 0)
+            throw SetupError(path + ": fstat: " + std::strerror(errno));
+        if (!S_ISREG(st.st_mode))
+            throw SetupError(path + ": not a regular file; refusing to read it as a kept file");
+        if (st.st_uid != ::geteuid())
+            throw SetupError(path + ": owned by uid " + std::to_string(st.st_uid) +
+                             ", not by the caller; refusing to read it");
+        ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) & ~O_NONBLOCK);
+        if (!w_.direct_io) ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_DONTNEED);
         return fd;
     }
 
@@ -189,6 +214,8 @@ class FileVerifier {
                 break;
             case UnitClass::never_acked:
                 ++w_.res.never_acked;
+                if (file_.acknowledgements == 0 && off > 0 && holds_our_data(p, off))
+                    ++w_.res.unrecorded_data;
                 break;
             case UnitClass::torn_newer:
                 ++w_.res.torn_newer;
@@ -198,6 +225,13 @@ class FileVerifier {
                      v.diagnosis->found);
                 break;
         }
+    }
+
+    // Unit 0 is the mark a file gets when it is created; any other unit of
+    // this run's was written by a phase, after a record of the file.
+    bool holds_our_data(const std::byte* p, std::uint64_t off) const {
+        auto h = pattern::parse_header({p, u_});
+        return h && h->run_id == geo_.run_id && h->file_index == index_ && h->offset == off;
     }
 
     void lose(std::uint64_t unit_off, pattern::MismatchClass cls, std::uint64_t first_bad,
@@ -255,41 +289,89 @@ std::string not_ours(const std::string& path, const StateGeometry& geo, unsigned
     return "";
 }
 
-void remove_kept_files(VerifyOnlyResult& r) {
-    for (unsigned i = 0; i < r.geo.paths.size(); ++i) {
+std::string parent_of(const std::string& path) {
+    auto slash = path.rfind('/');
+    if (slash == std::string::npos) return ".";
+    return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// Where STATE goes while --cleanup removes the files: its claim on them is
+// withdrawn first (no state vouches for files about to go), and the
+// renamed state still names them, so an interrupted cleanup can be
+// finished.
+std::string cleanup_journal(const std::string& state_path) {
+    return state_path + ".cleanup";
+}
+
+void sync_directory(const std::string& path) {
+    io::UniqueFd dir(::open(parent_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (dir.valid()) (void)::fsync(dir.get());
+}
+
+// Removes the kept files, then the state (as `claim`: STATE, or the journal
+// of an interrupted cleanup being finished).  Every file is checked before
+// any is removed: a file that is not this run's keeps them all.
+void remove_kept_files(VerifyOnlyResult& r, const std::string& claim, const TestHooks& hooks) {
+    const std::size_t n = r.geo.paths.size();
+    std::vector<struct stat> checked(n);
+    std::vector<bool> present(n, false);
+    for (std::size_t i = 0; i < n; ++i) {
         const std::string& p = r.geo.paths[i];
-        struct stat st {
-        }, now{};
-        std::string why = not_ours(p, r.geo, i, st);
-        if (why == "gone") continue;
-        if (!why.empty()) {
+        std::string why = not_ours(p, r.geo, static_cast<unsigned>(i), checked[i]);
+        if (why == "gone") continue;  // removed already (an interrupted cleanup)
+        if (!why.empty())
             r.cleanup_refused.push_back(p + ": " + why + "; not removed");
-            continue;
-        }
-        // Only while the name still is the file just checked.
-        if (::lstat(p.c_str(), &now) == 0 && now.st_dev == st.st_dev && now.st_ino == st.st_ino)
-            ::unlink(p.c_str());
+        else
+            present[i] = true;
     }
     if (!r.cleanup_refused.empty()) return;
-    ::unlink(r.state_path.c_str());
+    const std::string journal = cleanup_journal(r.state_path);
+    if (claim != journal) {
+        if (::renameat2(AT_FDCWD, claim.c_str(), AT_FDCWD, journal.c_str(), RENAME_NOREPLACE) !=
+            0) {
+            r.cleanup_refused.push_back(claim + ": cannot rename it to " + journal + ": " +
+                                        std::strerror(errno) + "; nothing removed");
+            return;
+        }
+        sync_directory(journal);
+    }
+    std::uint64_t removed = 0;
+    if (hooks.stop_in_cleanup == removed) ::raise(SIGSTOP);
+    for (std::size_t i = 0; i < n; ++i) {
+        struct stat now {};
+        const std::string& p = r.geo.paths[i];
+        // Only while the name still is the file just checked.
+        if (!present[i] || ::lstat(p.c_str(), &now) != 0 || now.st_dev != checked[i].st_dev ||
+            now.st_ino != checked[i].st_ino || ::unlink(p.c_str()) != 0)
+            continue;
+        if (hooks.stop_in_cleanup == ++removed) ::raise(SIGSTOP);
+    }
+    sync_directory(journal);
+    ::unlink(journal.c_str());
+    sync_directory(journal);
     r.cleaned_up = true;
 }
 
-}  // namespace
+// The lock a run holds on the state's directory: --verify-only neither
+// reads files a running run is writing nor removes them from under it.
+io::UniqueFd lock_state_directory(const std::string& state_path) {
+    const std::string dir = parent_of(state_path);
+    io::UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!fd.valid()) throw SetupError(state_path + ": " + std::strerror(errno));
+    lock_directory(fd.get(), dir, "; verify its files once it has ended");
+    return fd;
+}
 
-VerifyOnlyResult verify_only(const std::string& state_path, bool cleanup) {
-    VerifyOnlyResult r;
-    r.started_at = utc_now_iso8601();
-    r.document_id = io::unpredictable_suffix();
-    r.state_path = state_path;
-    const auto t0 = std::chrono::steady_clock::now();
-    LoadedState state = load_state_file(state_path);
-    r.geo = state.geo;
+bool missing(const std::string& path) {
+    struct stat st {};
+    return ::lstat(path.c_str(), &st) != 0 && errno == ENOENT;
+}
 
+// Reads every kept file (in parallel, at most 16 at a time, each reader
+// keeping one 1 MiB read outstanding) and sums what they hold.
+void read_kept_files(const LoadedState& state, VerifyOnlyResult& r) {
     std::vector<FileWork> work(state.files.size());
     {
-        // Files are read in parallel, at most 16 at a time (each reader
-        // keeps one 1 MiB read outstanding).
         std::atomic<std::size_t> next{0};
         const std::size_t n = std::min<std::size_t>(work.size(), 16);
         std::vector<std::exception_ptr> errors(n);
@@ -298,7 +380,8 @@ VerifyOnlyResult verify_only(const std::string& state_path, bool cleanup) {
             for (std::size_t t = 0; t < n; ++t)
                 readers.emplace_back([&, t] {
                     try {
-                        for (std::size_t i; (i = next.fetch_add(1)) < work.size();)
+                        for (std::size_t i;
+                             !stop_signal() && (i = next.fetch_add(1)) < work.size();)
                             verify_file(static_cast<unsigned>(i), state, work[i]);
                     } catch (...) {  // rethrown on this thread: an error, never an abort
                         errors[t] = std::current_exception();
@@ -329,14 +412,71 @@ VerifyOnlyResult verify_only(const std::string& state_path, bool cleanup) {
               });
     if (r.lost_records.size() > RunResult::kMaxRecords)
         r.lost_records.resize(RunResult::kMaxRecords);
-    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
-    if (cleanup && r.lost == 0) remove_kept_files(r);
+}  // namespace
+
+VerifyOnlyResult verify_only(const std::string& state_path, bool cleanup) {
+    install_signal_handlers();  // a stop request ends it like a run: 128+n
+    const TestHooks hooks = TestHooks::from_environment();
+    VerifyOnlyResult r;
+    r.started_at = utc_now_iso8601();
+    r.document_id = io::unpredictable_suffix();
+    r.state_path = state_path;
+    const auto t0 = std::chrono::steady_clock::now();
+    const io::UniqueFd lock = lock_state_directory(state_path);
+    if (hooks.stop_before_verify) ::raise(SIGSTOP);
+
+    const std::string journal = cleanup_journal(state_path);
+    if (missing(state_path) && has_state_magic(journal)) {
+        if (!cleanup)
+            throw SetupError(state_path + ": a --cleanup of it was interrupted (" + journal +
+                             " remains); give --cleanup to finish it");
+        r.geo = load_state_file(journal).geo;
+        r.finished_cleanup = true;
+        remove_kept_files(r, journal, hooks);
+    } else {
+        const LoadedState state = load_state_file(state_path);
+        r.geo = state.geo;
+        read_kept_files(state, r);
+        r.stop_signal = stop_signal();
+        const ExitStatus found = exit_status(r);
+        if (cleanup && found == ExitStatus::success) {
+            if (nothing_verified(verify_evidence(r)))
+                r.cleanup_not_run = true;
+            else
+                remove_kept_files(r, state_path, hooks);
+        }
+    }
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!r.stop_signal) r.stop_signal = stop_signal();  // during the cleanup: it still counts
     return r;
 }
 
-int exit_status(const VerifyOnlyResult& r) {
-    return r.lost ? 2 : r.cleanup_refused.empty() ? 0 : 1;
+std::uint64_t VerifyOnlyResult::unrecorded_data() const {
+    std::uint64_t n = 0;
+    for (const auto& f : files)
+        n += f.unrecorded_data;
+    return n;
+}
+
+ExitStatus exit_status(const VerifyOnlyResult& r) {
+    if (r.lost || r.unrecorded_data()) return ExitStatus::mismatch;
+    if (!r.cleanup_refused.empty() || r.cleanup_not_run) return ExitStatus::error;
+    if (r.stop_signal) return interrupted_by(r.stop_signal);
+    return ExitStatus::success;
+}
+
+VerifyEvidence verify_evidence(const VerifyOnlyResult& r) {
+    VerifyEvidence e;
+    e.status = exit_status(r);
+    e.lost = r.lost;
+    e.checked = r.checked();
+    e.state_lost_records = r.unrecorded_data() > 0;
+    e.cleanup_refused = !r.cleanup_refused.empty();
+    e.cleanup_not_run = r.cleanup_not_run;
+    e.finished_cleanup = r.finished_cleanup;
+    return e;
 }
 
 }  // namespace ds::run

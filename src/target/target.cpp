@@ -91,6 +91,18 @@ pid_t lock_holder(int fd) {
     return inode_only;
 }
 
+}  // namespace
+
+void lock_directory(int dir_fd, const std::string& who, const std::string& advice) {
+    if (::flock(dir_fd, LOCK_EX | LOCK_NB) == 0) return;
+    if (errno != EWOULDBLOCK) throw SetupError(who + ": flock: " + errno_text(errno));
+    pid_t pid = lock_holder(dir_fd);
+    throw SetupError(who + ": in use by another drivestress run" +
+                     (pid > 0 ? " (pid " + std::to_string(pid) + ")" : std::string()) + advice);
+}
+
+namespace {
+
 // Logical block size of the block device holding a filesystem (sysfs;
 // partitions have no queue/ of their own).  0 when unknown.
 std::uint32_t logical_block_size(dev_t dev) {
@@ -208,13 +220,7 @@ void Target::check_directory(const RunConfig& cfg) {
         throw SetupError("target " + t + ": directory " + d +
                          " is not writable: " + errno_text(errno));
     // One run per directory: two would replace and remove each other's files.
-    if (::flock(dir_.get(), LOCK_EX | LOCK_NB) != 0) {
-        if (errno != EWOULDBLOCK) throw SetupError("target " + d + ": flock: " + errno_text(errno));
-        pid_t pid = lock_holder(dir_.get());
-        throw SetupError("target " + d + ": in use by another drivestress run" +
-                         (pid > 0 ? " (pid " + std::to_string(pid) + ")" : std::string()) +
-                         "; one run per directory");
-    }
+    lock_directory(dir_.get(), "target " + d, "; one run per directory");
     read_mount_info(d, info_);
     state_path_ =
         info_.prefix ? info_.path + ".state" : d + (d == "/" ? "" : "/") + "drivestress.state";

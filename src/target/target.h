@@ -32,6 +32,12 @@
 
 namespace ds::run {
 
+// Takes the lock a run holds on its directory (open at `dir_fd`) for as long
+// as that descriptor stays open: the one lock of a target, shared by a run
+// and --verify-only.  Throws SetupError "WHO: in use by another drivestress
+// run (pid N)ADVICE" while another process holds it.
+void lock_directory(int dir_fd, const std::string& who, const std::string& advice);
+
 class Target {
   public:
     // Validates the target, takes the directory lock and checks everything

@@ -464,7 +464,12 @@ class CraftedState(harness.DriveStressTest):
         return harness.Result(p.returncode, p.stdout, p.stderr, None, 0)
 
     def test_cleanup_spares_a_file_that_is_not_the_runs(self):
-        state = self.kept_without_acknowledgements()
+        """A file that does not carry the run's data is a loss, and --cleanup
+        runs only after a verified PASS: nothing is removed, not even the
+        run's own other file."""
+        r = self.drivestress("-s", "1M", "-j", 2, "--keep", "--rand-time", "0.1", json_out=False)
+        self.assertExit(r, 0)
+        state = os.path.join(self.target, "drivestress.state")
         victim = self.data_file(0)
         os.unlink(victim)
         with open(victim, "wb") as f:
@@ -472,10 +477,10 @@ class CraftedState(harness.DriveStressTest):
         os.chmod(victim, 0o600)
         good = checksum(victim)
         r = self.verify(state, "--cleanup")
-        self.assertExit(r, 1)
-        self.assertIn(f"refused  {victim}: does not carry this run's data; not removed", r.stdout)
+        self.assertExit(r, 2)
         self.assertEqual(checksum(victim), good)
-        self.assertEqual(self.target_files(), ["drivestress-0.dat", "drivestress.state"])
+        self.assertEqual(self.target_files(),
+                         ["drivestress-0.dat", "drivestress-1.dat", "drivestress.state"])
 
     def test_state_of_another_user_or_through_a_link(self):
         state = self.kept_without_acknowledgements()

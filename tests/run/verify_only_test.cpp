@@ -189,7 +189,7 @@ TEST_CASE("verify_only over real files: counts per class and the lost unit's off
     CHECK(r.lost_records[0].offset == 9 * kUnit);
     CHECK(r.lost_records[0].expected_generation == 2);
     CHECK(r.lost_records[1].unit_offset == 12 * kUnit);
-    CHECK(run::exit_status(r) == 2);
+    CHECK(run::exit_status(r) == run::ExitStatus::mismatch);
     CHECK_FALSE(r.cleaned_up);  // never after a loss
     CHECK(std::filesystem::exists(state_path));
 

@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <linux/magic.h>
-#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -28,6 +27,7 @@
 #include "sys/signals.h"
 #include "target/raw_device.h"
 #include "target/state_file.h"
+#include "target/target_lock.h"
 #include "units/units.h"
 
 namespace ds::run {
@@ -62,33 +62,6 @@ void read_mount_info(const std::string& dir, TargetInfo& info) {
         tail >> info.filesystem >> info.device;
         break;
     }
-}
-
-// The pid holding an flock on the inode of `fd`, from /proc/locks (0 when
-// it cannot be told).  Lines read "1: FLOCK  ADVISORY  WRITE 1234
-// 08:02:1311 0 EOF", the device in hex.
-pid_t lock_holder(int fd) {
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) return 0;
-    std::ifstream locks("/proc/locks");
-    std::string line;
-    pid_t inode_only = 0;
-    while (std::getline(locks, line)) {
-        std::istringstream in(line);
-        std::string num, kind, mode, access, dev;
-        long pid = 0;
-        in >> num >> kind;
-        if (kind == "->") in >> kind;  // a waiter
-        in >> mode >> access >> pid >> dev;
-        unsigned ma = 0, mi = 0;
-        unsigned long long ino = 0;
-        if (kind != "FLOCK" || std::sscanf(dev.c_str(), "%x:%x:%llu", &ma, &mi, &ino) != 3 ||
-            ino != st.st_ino)
-            continue;
-        if (ma == major(st.st_dev) && mi == minor(st.st_dev)) return static_cast<pid_t>(pid);
-        inode_only = static_cast<pid_t>(pid);  // btrfs: the lock names the superblock's device
-    }
-    return inode_only;
 }
 
 // Logical block size of the block device holding a filesystem (sysfs;
@@ -208,13 +181,7 @@ void Target::check_directory(const RunConfig& cfg) {
         throw SetupError("target " + t + ": directory " + d +
                          " is not writable: " + errno_text(errno));
     // One run per directory: two would replace and remove each other's files.
-    if (::flock(dir_.get(), LOCK_EX | LOCK_NB) != 0) {
-        if (errno != EWOULDBLOCK) throw SetupError("target " + d + ": flock: " + errno_text(errno));
-        pid_t pid = lock_holder(dir_.get());
-        throw SetupError("target " + d + ": in use by another drivestress run" +
-                         (pid > 0 ? " (pid " + std::to_string(pid) + ")" : std::string()) +
-                         "; one run per directory");
-    }
+    lock_ = TargetLock::acquire(dir_.get(), d);
     read_mount_info(d, info_);
     state_path_ =
         info_.prefix ? info_.path + ".state" : d + (d == "/" ? "" : "/") + "drivestress.state";

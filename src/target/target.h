@@ -2,9 +2,10 @@
 // and the files' lifecycle.
 //
 // What a run owns, and how it makes sure of it:
-//  - The target directory, exclusively, while the run lasts: an flock on
-//    the directory that dies with the process.  A second run is refused,
-//    naming the first one's pid.
+//  - The target directory, exclusively, while the run lasts: a lock that
+//    dies with the process, keyed by the directory's identity and taken
+//    where only the run's owner can write (target/target_lock.h).  A second
+//    run is refused, naming the first one's pid.
 //  - Its own files only.  They are created unnamed, sized and marked with a
 //    unit header before they get their name (target/owned_file.h), so a run
 //    killed at any instant leaves files the next run recognises and
@@ -29,6 +30,7 @@
 #include "model/results.h"
 #include "sys/signals.h"
 #include "target/owned_file.h"
+#include "target/target_lock.h"
 
 namespace ds::run {
 
@@ -88,7 +90,8 @@ class Target {
     std::string unit_option_;  // how the unit was asked for, for messages
     bool raw_ = false;
     io::UniqueFd raw_fd_;  // raw-device mode: one exclusive open, shared by the workers
-    io::UniqueFd dir_;     // the target directory, flock()ed while the run lasts
+    io::UniqueFd dir_;     // the target directory, open while the run lasts
+    TargetLock lock_;      // the run's hold on it
     bool want_direct_;
     bool direct_io_ = true;
     std::string direct_io_note_;

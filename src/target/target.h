@@ -19,6 +19,8 @@
 //    the first I/O.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -33,6 +35,21 @@
 #include "target/target_lock.h"
 
 namespace ds::run {
+
+// A file a --keep state file in the target directory names: its name, and
+// its identity when it exists (a hard link under another name is the same
+// evidence).
+struct KeptFile {
+    std::string name;
+    std::string state;  // the state file's path
+    bool exists = false;
+    dev_t dev = 0;
+    ino_t ino = 0;
+};
+// Every file named by a state file (`*.state` with the state magic) in the
+// directory open at `dirfd`, whose path is `directory`.  Throws SetupError
+// for a damaged state file (it still protects what it kept).
+std::vector<KeptFile> kept_files(int dirfd, const std::string& directory);
 
 class Target {
   public:
@@ -79,7 +96,8 @@ class Target {
   private:
     void check_directory(const RunConfig& cfg);
     void check_names(const RunConfig& cfg);
-    void sweep_hidden_leftovers();
+    void refuse_kept_names();
+    void sweep_leftovers();
     void check_space(const RunConfig& cfg, std::uint64_t extra_bytes);
     void open_raw_device();
     void check_alignment(int fd) const;
@@ -100,6 +118,7 @@ class Target {
     std::vector<std::string> paths_;  // absolute paths, for reports
     std::string state_path_;
     std::vector<OwnedFile> files_;
+    std::vector<KeptFile> kept_;            // what the directory's state files keep
     std::vector<EmergencyFile> emergency_;  // files_ for the signal handler (never resized)
     bool keep_ = false;                     // --keep: files stay on every exit
 };

@@ -10,7 +10,9 @@ through other names.
 - A run never opens a file that a kept state in its directory names,
   whatever name (prefix, hard link) reaches it."""
 
+import hashlib
 import os
+import signal
 import subprocess
 import sys
 
@@ -19,6 +21,11 @@ import harness
 NOBODY = 65534
 FILES = 2
 ARGS = ("-s", "8M", "-j", FILES, "--rand-ops", 2000)
+
+
+def checksum(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
 
 
 def setpriv(uid):
@@ -98,6 +105,86 @@ class TargetLock(harness.DriveStressTest):
         first.resume()
         self.assertExit(first.finish(), 0)
         self.assertNoFilesLeft()
+
+
+class Leftovers(harness.DriveStressTest):
+    """What runs killed with -9 leave at names the next run does not use."""
+
+    def killed(self, *args, target=None):
+        run = self.start(*args, stop="seq-read", target=target, json_out=False)
+        run.wait_stopped()
+        run.send(signal.SIGKILL)
+        run.finish()
+
+    def assertRemoved(self, r, names):
+        lines = [l for l in r.stderr.splitlines() if "leftover" in l]
+        self.assertEqual(len(lines), 1, r.stderr)
+        self.assertIn(f"removed {len(names)} leftover file", lines[0])
+        for n in names:
+            self.assertIn(n, lines[0])
+
+    def test_fewer_files_after_kill9(self):
+        self.killed("-s", "8M", "-j", 4, "--rand-ops", 2000)
+        r = self.drivestress(*ARGS)
+        self.assertExit(r, 0)
+        self.assertRemoved(r, ["drivestress-2.dat", "drivestress-3.dat"])
+        self.assertNoFilesLeft(r)
+
+    def test_other_prefix_after_kill9(self):
+        self.killed(*ARGS, "--path", os.path.join(self.target, "p"), target=False)
+        self.assertEqual(self.target_files(), ["p0.dat", "p1.dat"])
+        r = self.drivestress(*ARGS)
+        self.assertExit(r, 0)
+        self.assertRemoved(r, ["p0.dat", "p1.dat"])
+        self.assertNoFilesLeft(r)
+
+    def test_what_is_not_provably_ours_stays(self):
+        """Another file at such a name, a drivestress file whose header
+        names another file index, and the files a state file keeps stay."""
+        self.killed(*ARGS, "--path", os.path.join(self.target, "p"), target=False)
+        os.rename(os.path.join(self.target, "p1.dat"), os.path.join(self.target, "q7.dat"))
+        with open(os.path.join(self.target, "x0.dat"), "wb") as f:
+            f.write(os.urandom(8192))
+        r = self.drivestress(*ARGS, "--keep", "--path", os.path.join(self.target, "k"),
+                             target=False)
+        self.assertExit(r, 0)
+        self.assertRemoved(r, ["p0.dat"])
+        r = self.drivestress(*ARGS)
+        self.assertExit(r, 0)
+        self.assertNotIn("leftover", r.stderr)
+        self.assertEqual(self.target_files(), ["k.state", "k0.dat", "k1.dat", "q7.dat", "x0.dat"])
+
+
+class KeptUnderOtherNames(harness.DriveStressTest):
+    """A run never opens a file a kept state in its directory names (issue 22
+    item 5: the second run used to replace and delete the first's evidence)."""
+
+    def check_refused(self, kept_args, second_args, state):
+        r = self.drivestress(*kept_args, "--keep", target=False, json_out=False)
+        self.assertExit(r, 0)
+        before = {n: checksum(os.path.join(self.target, n)) for n in self.target_files()}
+        r = self.drivestress(*second_args, target=False, json_out=False)
+        self.assertSetupError(r, "kept by the --keep run of " + os.path.join(self.target, state))
+        self.assertEqual({n: checksum(os.path.join(self.target, n))
+                          for n in self.target_files()}, before)
+
+    def test_prefix_that_is_the_default_name(self):
+        self.check_refused((*ARGS, self.target),
+                           (*ARGS, "--path", os.path.join(self.target, "drivestress-")),
+                           "drivestress.state")
+
+    def test_prefix_that_extends_another(self):
+        self.check_refused(("-s", "1M", "-j", 11, "--rand-ops", 200, "--path",
+                            os.path.join(self.target, "a")),
+                           (*ARGS, "--path", os.path.join(self.target, "a1")), "a.state")
+
+    def test_hard_link_to_a_kept_file(self):
+        r = self.drivestress(*ARGS, "--keep", json_out=False)
+        self.assertExit(r, 0)
+        os.link(self.data_file(0), os.path.join(self.target, "h0.dat"))
+        r = self.drivestress(*ARGS, "--path", os.path.join(self.target, "h"), target=False,
+                             json_out=False)
+        self.assertSetupError(r, "h0.dat", "kept by the --keep run of")
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@
 #include "run/test_hooks.h"
 #include "sys/signals.h"
 #include "target/target.h"
+#include "target/target_lock.h"
 
 namespace ds::run {
 
@@ -354,12 +355,11 @@ void remove_kept_files(VerifyOnlyResult& r, const std::string& claim, const Test
 
 // The lock a run holds on the state's directory: --verify-only neither
 // reads files a running run is writing nor removes them from under it.
-io::UniqueFd lock_state_directory(const std::string& state_path) {
+TargetLock lock_state_directory(const std::string& state_path) {
     const std::string dir = parent_of(state_path);
     io::UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (!fd.valid()) throw SetupError(state_path + ": " + std::strerror(errno));
-    lock_directory(fd.get(), dir, "; verify its files once it has ended");
-    return fd;
+    return TargetLock::acquire(fd.get(), dir, "; verify its files once it has ended");
 }
 
 bool missing(const std::string& path) {
@@ -424,7 +424,7 @@ VerifyOnlyResult verify_only(const std::string& state_path, bool cleanup) {
     r.document_id = io::unpredictable_suffix();
     r.state_path = state_path;
     const auto t0 = std::chrono::steady_clock::now();
-    const io::UniqueFd lock = lock_state_directory(state_path);
+    const TargetLock lock = lock_state_directory(state_path);
     if (hooks.stop_before_verify) ::raise(SIGSTOP);
 
     const std::string journal = cleanup_journal(state_path);

@@ -21,10 +21,14 @@ std::atomic<const EmergencyFile*> g_files{nullptr};
 std::atomic<std::size_t> g_count{0};
 std::atomic<std::uint64_t> g_pending_at_first{0};  // signal_bit mask
 
-// Signals whose default action ends the process and that only ever arrive
-// from outside (kill, the terminal, a timer): a stop request.
-constexpr int kStopSignals[] = {SIGHUP, SIGINT,    SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2,  SIGALRM,
-                                SIGIO,  SIGVTALRM, SIGPROF, SIGPWR,  SIGXCPU, SIGSTKFLT};
+// Signals whose default action ends the process and that arrive from
+// outside (kill, the terminal, a timer): a stop request.  SIGPIPE and
+// SIGXFSZ are also what the kernel raises in a thread whose own write hit a
+// closed pipe or the file size limit; that one is told apart in the handler
+// (self_inflicted) and left to the write's EPIPE / EFBIG.
+constexpr int kStopSignals[] = {SIGHUP,  SIGINT,  SIGQUIT,   SIGTERM,   SIGUSR1,
+                                SIGUSR2, SIGALRM, SIGIO,     SIGVTALRM, SIGPROF,
+                                SIGPWR,  SIGXCPU, SIGSTKFLT, SIGPIPE,   SIGXFSZ};
 // Calls f(sig) for every stop signal: the list above and the real-time ones.
 template <typename F>
 void for_each_stop_signal(F f) {
@@ -101,6 +105,21 @@ void on_stop_signal(int sig) {
     __builtin_unreachable();
 }
 
+// A SIGPIPE or SIGXFSZ the kernel raised because a write of this process
+// failed.  The kernel sends those with send_sig(sig, current, 0): si_code
+// SI_USER and si_pid the writer's own process id (kernel/signal.c,
+// SEND_SIG_NOINFO).  `kill -PIPE` from anyone else carries the sender's pid.
+bool self_inflicted(int sig, const siginfo_t* info) {
+    return (sig == SIGPIPE || sig == SIGXFSZ) && info && info->si_code == SI_USER &&
+           info->si_pid == ::getpid();
+}
+
+void on_stop_info(int sig, siginfo_t* info, void* context) {
+    (void)context;
+    if (self_inflicted(sig, info)) return;  // the write reports EPIPE / EFBIG
+    on_stop_signal(sig);
+}
+
 void on_fault_signal(int sig, siginfo_t* info, void* context) {
     // Sent with kill (or sigqueue, tgkill), but not abort()'s own SIGABRT:
     // a stop request like any other.
@@ -121,13 +140,14 @@ void on_fault_signal(int sig, siginfo_t* info, void* context) {
 
 void install_signal_handlers() {
     struct sigaction sa {};
-    sa.sa_handler = on_stop_signal;
+    sa.sa_sigaction = on_stop_info;
     // Every stop signal is blocked while the handler runs: then sigpending()
     // in it (which reports only blocked signals) sees the others already
     // sent, and a second handler cannot interrupt the first.
     sigemptyset(&sa.sa_mask);
     for_each_stop_signal([&](int sig) { sigaddset(&sa.sa_mask, sig); });
-    sa.sa_flags = 0;  // no SA_RESTART: blocking waits return EINTR and see the flag
+    // No SA_RESTART: blocking waits return EINTR and see the flag.
+    sa.sa_flags = SA_SIGINFO;
     for_each_stop_signal([&](int sig) {
         struct sigaction old {};
         sigaction(sig, nullptr, &old);
@@ -144,15 +164,6 @@ void install_signal_handlers() {
     fault.sa_flags = SA_SIGINFO | SA_ONSTACK;
     for (int sig : kFaultSignals)
         sigaction(sig, &fault, &g_previous[sig]);
-
-    // A closed stdout pipe (`--json - | head`) must not kill the run before
-    // it cleans up; the write fails with EPIPE instead.  A file size limit
-    // (ulimit -f) below --size must fail the write with EFBIG, reported and
-    // cleaned up, not kill the process.
-    struct sigaction ign {};
-    ign.sa_handler = SIG_IGN;
-    sigaction(SIGPIPE, &ign, nullptr);
-    sigaction(SIGXFSZ, &ign, nullptr);
 }
 
 int stop_signal() {

@@ -1,8 +1,8 @@
 // Signals during a run.  Every signal whose default action ends the process
 // (SIGHUP from a closed ssh session, SIGINT, SIGQUIT, SIGTERM, SIGUSR1/2,
-// SIGALRM, SIGVTALRM, SIGPROF, SIGIO, SIGPWR, SIGSTKFLT, SIGXCPU, the
-// real-time signals, and SIGILL/SIGTRAP/SIGFPE/SIGBUS/SIGSEGV/SIGSYS when
-// sent with kill) is a stop request, handled like SIGTERM:
+// SIGALRM, SIGVTALRM, SIGPROF, SIGIO, SIGPWR, SIGSTKFLT, SIGXCPU, SIGPIPE,
+// SIGXFSZ, the real-time signals, and SIGILL/SIGTRAP/SIGFPE/SIGBUS/SIGSEGV/
+// SIGSYS when sent with kill) is a stop request, handled like SIGTERM:
 //   first signal: stop issuing new I/O, drain what is in flight, report the
 //     partial phase, clean up, exit 128+n (the run loop polls stop_signal());
 //   a later signal: remove the test files and leave at once, from the
@@ -14,8 +14,12 @@
 //     handler long after the first (a QD 256 sync pool is 512 threads).
 // A real crash (SIGSEGV from a bad access, abort()) removes the test files
 // and then dies as it would have (the previous handler, e.g. a sanitizer's,
-// still reports it).  SIGPIPE and SIGXFSZ are ignored: the failing write
-// reports them.
+// still reports it).  A SIGPIPE or SIGXFSZ the kernel raises for one of our
+// own writes (a closed stdout pipe under `--json - | head`, a file past
+// `ulimit -f`) is not a stop request: it is told from `kill -PIPE` by its
+// sender (si_code SI_USER with our own pid), and the failing write reports
+// EPIPE / EFBIG as an error, exit 1.  Sent by anyone else, both are a stop
+// like the others, exit 141 / 153.
 #pragma once
 
 #include <sys/types.h>

@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <linux/magic.h>
-#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -28,6 +27,7 @@
 #include "sys/signals.h"
 #include "target/raw_device.h"
 #include "target/state_file.h"
+#include "target/target_lock.h"
 #include "units/units.h"
 
 namespace ds::run {
@@ -64,45 +64,6 @@ void read_mount_info(const std::string& dir, TargetInfo& info) {
     }
 }
 
-// The pid holding an flock on the inode of `fd`, from /proc/locks (0 when
-// it cannot be told).  Lines read "1: FLOCK  ADVISORY  WRITE 1234
-// 08:02:1311 0 EOF", the device in hex.
-pid_t lock_holder(int fd) {
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) return 0;
-    std::ifstream locks("/proc/locks");
-    std::string line;
-    pid_t inode_only = 0;
-    while (std::getline(locks, line)) {
-        std::istringstream in(line);
-        std::string num, kind, mode, access, dev;
-        long pid = 0;
-        in >> num >> kind;
-        if (kind == "->") in >> kind;  // a waiter
-        in >> mode >> access >> pid >> dev;
-        unsigned ma = 0, mi = 0;
-        unsigned long long ino = 0;
-        if (kind != "FLOCK" || std::sscanf(dev.c_str(), "%x:%x:%llu", &ma, &mi, &ino) != 3 ||
-            ino != st.st_ino)
-            continue;
-        if (ma == major(st.st_dev) && mi == minor(st.st_dev)) return static_cast<pid_t>(pid);
-        inode_only = static_cast<pid_t>(pid);  // btrfs: the lock names the superblock's device
-    }
-    return inode_only;
-}
-
-}  // namespace
-
-void lock_directory(int dir_fd, const std::string& who, const std::string& advice) {
-    if (::flock(dir_fd, LOCK_EX | LOCK_NB) == 0) return;
-    if (errno != EWOULDBLOCK) throw SetupError(who + ": flock: " + errno_text(errno));
-    pid_t pid = lock_holder(dir_fd);
-    throw SetupError(who + ": in use by another drivestress run" +
-                     (pid > 0 ? " (pid " + std::to_string(pid) + ")" : std::string()) + advice);
-}
-
-namespace {
-
 // Logical block size of the block device holding a filesystem (sysfs;
 // partitions have no queue/ of their own).  0 when unknown.
 std::uint32_t logical_block_size(dev_t dev) {
@@ -129,12 +90,67 @@ std::string replaceable_leftover(int fd) {
     return "";
 }
 
+// The names in the directory open at `dirfd`.
+std::vector<std::string> entries(int dirfd) {
+    std::vector<std::string> out;
+    io::UniqueFd scan(::openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    DIR* d = scan.valid() ? ::fdopendir(scan.get()) : nullptr;
+    if (!d) return out;
+    (void)scan.release();  // closedir closes it
+    while (dirent* e = ::readdir(d))
+        out.emplace_back(e->d_name);
+    ::closedir(d);
+    return out;
+}
+
+bool ends_with(const std::string& s, const char* tail) {
+    const std::size_t n = std::strlen(tail);
+    return s.size() > n && s.compare(s.size() - n, n, tail) == 0;
+}
+
+// `<stem><n>.dat`: n, else -1.
+long dat_index(const std::string& name) {
+    if (!ends_with(name, ".dat")) return -1;
+    const std::string stem = name.substr(0, name.size() - 4);
+    const std::size_t digits = stem.find_last_not_of("0123456789") + 1;
+    if (digits == stem.size() || stem.size() - digits > 9) return -1;
+    return std::stol(stem.substr(digits));
+}
+
 bool under(const std::string& path, const char* root) {
     std::size_t n = std::strlen(root);
     return path.compare(0, n, root) == 0 && (path.size() == n || path[n] == '/');
 }
 
 }  // namespace
+
+std::vector<KeptFile> kept_files(int dirfd, const std::string& directory) {
+    std::vector<KeptFile> kept;
+    for (const auto& n : entries(dirfd)) {
+        if (!ends_with(n, ".state")) continue;
+        const std::string state = directory + (directory == "/" ? "" : "/") + n;
+        if (!has_state_magic(state)) continue;
+        std::vector<std::string> names;
+        try {
+            names = state_file_names(state);
+        } catch (const SetupError& e) {
+            throw SetupError(std::string(e.what()) +
+                             " (a damaged --keep state file still protects the files it "
+                             "kept: remove it by hand if they are not needed)");
+        }
+        for (auto& name : names) {
+            KeptFile k{std::move(name), state};
+            struct stat st {};
+            if (::fstatat(dirfd, k.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
+                k.exists = true;
+                k.dev = st.st_dev;
+                k.ino = st.st_ino;
+            }
+            kept.push_back(std::move(k));
+        }
+    }
+    return kept;
+}
 
 Target::Target(const RunConfig& cfg, std::uint64_t extra_bytes)
     : file_bytes_(cfg.file_bytes),
@@ -164,8 +180,8 @@ Target::Target(const RunConfig& cfg, std::uint64_t extra_bytes)
     }
     check_directory(cfg);
     check_names(cfg);
-    sweep_hidden_leftovers();
     check_space(cfg, extra_bytes);
+    sweep_leftovers();
     emergency_.resize(names_.size());
 }
 
@@ -220,10 +236,27 @@ void Target::check_directory(const RunConfig& cfg) {
         throw SetupError("target " + t + ": directory " + d +
                          " is not writable: " + errno_text(errno));
     // One run per directory: two would replace and remove each other's files.
-    lock_directory(dir_.get(), "target " + d, "; one run per directory");
+    lock_ = TargetLock::acquire(dir_.get(), d);
     read_mount_info(d, info_);
     state_path_ =
         info_.prefix ? info_.path + ".state" : d + (d == "/" ? "" : "/") + "drivestress.state";
+}
+
+// Files a --keep run left for --verify-only are evidence: never opened,
+// whichever state file of this directory names them (another prefix reaches
+// the same names) and under whatever name (a hard link).
+void Target::refuse_kept_names() {
+    kept_ = kept_files(dir_.get(), info_.directory);
+    for (std::size_t i = 0; i < names_.size(); ++i) {
+        struct stat id {};
+        const bool exists = ::fstatat(dir_.get(), names_[i].c_str(), &id, AT_SYMLINK_NOFOLLOW) == 0;
+        for (const auto& k : kept_)
+            if (names_[i] == k.name ||
+                (exists && k.exists && id.st_dev == k.dev && id.st_ino == k.ino))
+                throw SetupError(paths_[i] + ": kept by the --keep run of " + k.state +
+                                 "; check it with drivestress --verify-only " + k.state +
+                                 ", remove the files with --verify-only " + k.state + " --cleanup");
+    }
 }
 
 void Target::check_names(const RunConfig& cfg) {
@@ -235,7 +268,7 @@ void Target::check_names(const RunConfig& cfg) {
         if (paths_.back().size() >= PATH_MAX || names_.back().size() > NAME_MAX - 24)
             throw SetupError("target " + cfg.target + ": path too long: " + paths_.back());
     }
-    // Files a --keep run left for --verify-only are evidence: never replaced.
+    refuse_kept_names();
     const std::string state_name = state_path_.substr(state_path_.rfind('/') + 1);
     struct stat st {};
     if (::fstatat(dir_.get(), state_name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 ||
@@ -250,19 +283,6 @@ void Target::check_names(const RunConfig& cfg) {
             const std::string how = "; check it with drivestress --verify-only " + state_path_ +
                                     ", remove the files with --verify-only " + state_path_ +
                                     " --cleanup";
-            std::vector<std::string> kept;
-            try {
-                kept = state_file_names(state_path_);
-            } catch (const SetupError& e) {
-                throw SetupError(std::string(e.what()) +
-                                 " (a damaged --keep state file still protects the files it "
-                                 "kept: remove it by hand if they are not needed)");
-            }
-            for (std::size_t i = 0; i < names_.size(); ++i)
-                for (const auto& k : kept)
-                    if (names_[i] == k)
-                        throw SetupError(paths_[i] + ": kept by the --keep run of " + state_path_ +
-                                         how);
             if (cfg.keep)
                 throw SetupError(state_path_ + ": the state file of an earlier --keep run" + how);
         }
@@ -301,39 +321,53 @@ void Target::check_names(const RunConfig& cfg) {
     }
 }
 
-// A run killed while it replaced an earlier file can leave the new one
-// under its hidden temporary name (target/owned_file.h): ".<name>.<16 hex>.new".
-// Those of our names that hold a file of ours are removed; anything else
-// with such a name is left alone.
-void Target::sweep_hidden_leftovers() {
-    io::UniqueFd scan(::openat(dir_.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    DIR* d = scan.valid() ? ::fdopendir(scan.get()) : nullptr;
-    if (!d) return;
-    (void)scan.release();  // closedir closes it
-    std::vector<std::string> stale;
-    while (dirent* e = ::readdir(d)) {
-        const std::string n = e->d_name;
-        if (n.size() < 2 + 17 + 4 || n[0] != '.' || n.compare(n.size() - 4, 4, ".new") != 0)
+// What runs killed with -9 leave, removed by the next run in the directory
+// when they are provably drivestress's and nobody's evidence: files at names
+// of another --files count or --path prefix (`<stem><n>.dat` holding unit 0
+// of file n), and new files under their hidden temporary name
+// (target/owned_file.h): ".<name>.dat.<16 hex>.new".  Each is a plain file
+// of ours (our user, one link) that starts with a drivestress unit header,
+// checked through a descriptor opened without following links, and named
+// by no state file, by name or identity.  Nobody else's run is in the
+// directory: we hold its lock.  Anything else is left alone.
+void Target::sweep_leftovers() {
+    std::vector<std::string> removed;
+    for (const auto& n : entries(dir_.get())) {
+        const bool hidden = n.size() > 1 + 4 + 17 + 4 && n[0] == '.' && ends_with(n, ".new") &&
+                            n[n.size() - 21] == '.' &&
+                            n.find_first_not_of("0123456789abcdef", n.size() - 20) == n.size() - 4;
+        const std::string shown = hidden ? n.substr(1, n.size() - 22) : n;
+        const long index = dat_index(shown);
+        if (index < 0 || std::find(names_.begin(), names_.end(), n) != names_.end()) continue;
+        if (std::any_of(kept_.begin(), kept_.end(), [&](const KeptFile& k) { return k.name == n; }))
             continue;
-        const std::string base = n.substr(1, n.size() - 22);
-        const std::string hex = n.substr(n.size() - 21, 17);
-        if (hex[0] != '.' || hex.find_first_not_of("0123456789abcdef", 1) != std::string::npos)
-            continue;
-        for (const auto& name : names_)
-            if (base == name) stale.push_back(n);
-    }
-    ::closedir(d);
-    for (const auto& n : stale) {
-        struct stat st {
-        }, now{};
         io::UniqueFd fd(
             ::openat(dir_.get(), n.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+        struct stat st {
+        }, now{};
         if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !replaceable_leftover(fd.get()).empty())
             continue;
+        std::array<std::byte, pattern::kHeaderBytes> head{};
+        auto h = ::pread(fd.get(), head.data(), head.size(), 0) == ssize_t(head.size())
+                     ? pattern::parse_header(head)
+                     : std::nullopt;
+        if (!h || h->offset != 0 || h->file_index != static_cast<unsigned long>(index)) continue;
+        if (std::any_of(kept_.begin(), kept_.end(), [&](const KeptFile& k) {
+                return k.exists && k.dev == st.st_dev && k.ino == st.st_ino;
+            }))
+            continue;
         if (::fstatat(dir_.get(), n.c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0 &&
-            now.st_dev == st.st_dev && now.st_ino == st.st_ino)
-            ::unlinkat(dir_.get(), n.c_str(), 0);
+            now.st_dev == st.st_dev && now.st_ino == st.st_ino &&
+            ::unlinkat(dir_.get(), n.c_str(), 0) == 0)
+            removed.push_back(n);
     }
+    if (removed.empty()) return;
+    std::string list;
+    for (const auto& n : removed)
+        list += (list.empty() ? "" : ", ") + n;
+    std::fprintf(stderr, "drivestress: %s: removed %zu leftover file%s of earlier runs: %s\n",
+                 info_.directory.c_str(), removed.size(), removed.size() == 1 ? "" : "s",
+                 list.c_str());
 }
 
 void Target::check_space(const RunConfig& cfg, std::uint64_t extra_bytes) {

@@ -2,9 +2,10 @@
 // and the files' lifecycle.
 //
 // What a run owns, and how it makes sure of it:
-//  - The target directory, exclusively, while the run lasts: an flock on
-//    the directory that dies with the process.  A second run is refused,
-//    naming the first one's pid.
+//  - The target directory, exclusively, while the run lasts: a lock that
+//    dies with the process, keyed by the directory's identity and taken
+//    where only the run's owner can write (target/target_lock.h).  A second
+//    run is refused, naming the first one's pid.
 //  - Its own files only.  They are created unnamed, sized and marked with a
 //    unit header before they get their name (target/owned_file.h), so a run
 //    killed at any instant leaves files the next run recognises and
@@ -18,6 +19,8 @@
 //    the first I/O.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -29,14 +32,24 @@
 #include "model/results.h"
 #include "sys/signals.h"
 #include "target/owned_file.h"
+#include "target/target_lock.h"
 
 namespace ds::run {
 
-// Takes the lock a run holds on its directory (open at `dir_fd`) for as long
-// as that descriptor stays open: the one lock of a target, shared by a run
-// and --verify-only.  Throws SetupError "WHO: in use by another drivestress
-// run (pid N)ADVICE" while another process holds it.
-void lock_directory(int dir_fd, const std::string& who, const std::string& advice);
+// A file a --keep state file in the target directory names: its name, and
+// its identity when it exists (a hard link under another name is the same
+// evidence).
+struct KeptFile {
+    std::string name;
+    std::string state;  // the state file's path
+    bool exists = false;
+    dev_t dev = 0;
+    ino_t ino = 0;
+};
+// Every file named by a state file (`*.state` with the state magic) in the
+// directory open at `dirfd`, whose path is `directory`.  Throws SetupError
+// for a damaged state file (it still protects what it kept).
+std::vector<KeptFile> kept_files(int dirfd, const std::string& directory);
 
 class Target {
   public:
@@ -83,7 +96,8 @@ class Target {
   private:
     void check_directory(const RunConfig& cfg);
     void check_names(const RunConfig& cfg);
-    void sweep_hidden_leftovers();
+    void refuse_kept_names();
+    void sweep_leftovers();
     void check_space(const RunConfig& cfg, std::uint64_t extra_bytes);
     void open_raw_device();
     void check_alignment(int fd) const;
@@ -94,7 +108,8 @@ class Target {
     std::string unit_option_;  // how the unit was asked for, for messages
     bool raw_ = false;
     io::UniqueFd raw_fd_;  // raw-device mode: one exclusive open, shared by the workers
-    io::UniqueFd dir_;     // the target directory, flock()ed while the run lasts
+    io::UniqueFd dir_;     // the target directory, open while the run lasts
+    TargetLock lock_;      // the run's hold on it
     bool want_direct_;
     bool direct_io_ = true;
     std::string direct_io_note_;
@@ -103,6 +118,7 @@ class Target {
     std::vector<std::string> paths_;  // absolute paths, for reports
     std::string state_path_;
     std::vector<OwnedFile> files_;
+    std::vector<KeptFile> kept_;            // what the directory's state files keep
     std::vector<EmergencyFile> emergency_;  // files_ for the signal handler (never resized)
     bool keep_ = false;                     // --keep: files stay on every exit
 };

@@ -179,7 +179,8 @@ class SignalsQd256Sync(Qd256Cases, harness.DriveStressTest):
 
 
 class BrokenPipe(harness.DriveStressTest):
-    """--json - into a pipe whose reader goes away: SIGPIPE is ignored, the
+    """--json - into a pipe whose reader goes away: the SIGPIPE of our own
+    write is not a stop request (kill -PIPE is: test_trust EverySignal), the
     failed write is one line on stderr, the files are removed, the text
     report (on stderr with --json -) is whole."""
 

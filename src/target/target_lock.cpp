@@ -1,0 +1,261 @@
+#include "target/target_lock.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "model/errors.h"
+
+namespace ds::run {
+
+namespace {
+
+// Where the lock files may go, best first.  Root's is a directory of
+// root's under /run; a user's is under its runtime directory, or /tmp.
+std::vector<std::string> lock_directory_candidates() {
+    const uid_t uid = ::geteuid();
+    std::vector<std::string> out;
+    if (uid == 0) out.push_back("/run/drivestress");
+    const char* xdg = std::getenv("XDG_RUNTIME_DIR");
+    if (uid != 0 && xdg && xdg[0] == '/') out.push_back(std::string(xdg) + "/drivestress");
+    if (uid != 0) out.push_back("/run/user/" + std::to_string(uid) + "/drivestress");
+    out.push_back("/tmp/drivestress-" + std::to_string(uid));
+    return out;
+}
+
+// Why `st` is no directory only the owner controls ("" when it is one).
+std::string not_ours(const struct stat& st, bool parent) {
+    const uid_t uid = ::geteuid();
+    if (!S_ISDIR(st.st_mode)) return "is not a directory";
+    if (parent) {
+        // Its entries can be renamed by whoever may write it: only its
+        // owner (us or root), or others only where it is sticky (/tmp).
+        if (st.st_uid != uid && st.st_uid != 0) return "belongs to another user";
+        if ((st.st_mode & 022) && !(st.st_mode & S_ISVTX)) return "can be written by other users";
+        return "";
+    }
+    if (st.st_uid != uid) return "belongs to another user";
+    if (st.st_mode & 077) return "can be used by other users (mode is not 0700)";
+    return "";
+}
+
+// Opens (creating it 0700) the lock directory `path`, or says why not.
+io::UniqueFd open_lock_directory(const std::string& path, std::string& why) {
+    const std::string parent = path.substr(0, path.rfind('/'));
+    io::UniqueFd up(::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    struct stat st {};
+    if (!up.valid() || ::fstat(up.get(), &st) != 0) {
+        why = parent + ": " + std::strerror(errno);
+        return {};
+    }
+    if (std::string w = not_ours(st, true); !w.empty()) {
+        why = parent + ": " + w;
+        return {};
+    }
+    const std::string leaf = path.substr(path.rfind('/') + 1);
+    if (::mkdirat(up.get(), leaf.c_str(), 0700) != 0 && errno != EEXIST) {
+        why = path + ": " + std::strerror(errno);
+        return {};
+    }
+    io::UniqueFd fd(
+        ::openat(up.get(), leaf.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!fd.valid() || ::fstat(fd.get(), &st) != 0) {
+        why = path + ": " + std::strerror(errno);
+        return {};
+    }
+    if (std::string w = not_ours(st, false); !w.empty()) {
+        why = path + ": " + w;
+        return {};
+    }
+    return fd;
+}
+
+// The pid holding an flock on the inode of `fd`, from /proc/locks (0 when
+// it cannot be told).  Lines read "1: FLOCK  ADVISORY  WRITE 1234
+// 08:02:1311 0 EOF", the device in hex.
+pid_t lock_holder(int fd) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) return 0;
+    std::ifstream locks("/proc/locks");
+    std::string line;
+    pid_t inode_only = 0;
+    while (std::getline(locks, line)) {
+        std::istringstream in(line);
+        std::string num, kind, mode, access, dev;
+        long pid = 0;
+        in >> num >> kind;
+        if (kind == "->") continue;  // a waiter, not the holder
+        in >> mode >> access >> pid >> dev;
+        unsigned ma = 0, mi = 0;
+        unsigned long long ino = 0;
+        if (kind != "FLOCK" || std::sscanf(dev.c_str(), "%x:%x:%llu", &ma, &mi, &ino) != 3 ||
+            ino != st.st_ino)
+            continue;
+        if (ma == major(st.st_dev) && mi == minor(st.st_dev)) return static_cast<pid_t>(pid);
+        inode_only = static_cast<pid_t>(pid);  // btrfs: the lock names the superblock's device
+    }
+    return inode_only;
+}
+
+// mountinfo escapes space, tab, newline and backslash as \ooo; overlay's
+// options escape ',' '\\' and ':' with a backslash.
+std::string unescape(const std::string& s) {
+    std::string out;
+    auto octal = [&](std::size_t i) {
+        return i + 3 < s.size() && s.find_first_not_of("01234567", i + 1) >= i + 4;
+    };
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '\\' && octal(i)) {
+            out += static_cast<char>(std::stoi(s.substr(i + 1, 3), nullptr, 8));
+            i += 3;
+        } else if (s[i] == '\\' && i + 1 < s.size()) {
+            out += s[++i];
+        } else {
+            out += s[i];
+        }
+    }
+    return out;
+}
+
+// On overlayfs: the directory in the upper layer that `dirfd` is, if it
+// exists there.  Empty elsewhere.
+std::string overlay_upper(int dirfd) {
+    struct statx stx {};
+    if (::statx(dirfd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) != 0 ||
+        !(stx.stx_mask & STATX_MNT_ID))
+        return "";
+    char path[4096];
+    const std::string self = "/proc/self/fd/" + std::to_string(dirfd);
+    ssize_t n = ::readlink(self.c_str(), path, sizeof path - 1);
+    if (n <= 0) return "";
+    const std::string dir(path, static_cast<std::size_t>(n));
+    std::ifstream mi("/proc/self/mountinfo");
+    std::string line;
+    while (std::getline(mi, line)) {
+        std::istringstream in(line);
+        std::string id, parent, devno, root, point;
+        in >> id >> parent >> devno >> root >> point;
+        auto dash = line.find(" - ");
+        if (id != std::to_string(stx.stx_mnt_id) || dash == std::string::npos) continue;
+        std::istringstream tail(line.substr(dash + 3));
+        std::string fstype, source, opts;
+        tail >> fstype >> source >> opts;
+        point = unescape(point);
+        if (fstype != "overlay" || dir.compare(0, point.size(), point) != 0) return "";
+        const std::string rel = point == "/" ? dir : dir.substr(point.size());
+        // Options are comma-separated; a comma inside a path is "\,".
+        for (std::size_t at = 0; at < opts.size();) {
+            std::size_t end = at;
+            while (end < opts.size() && opts[end] != ',')
+                end += opts[end] == '\\' ? 2 : 1;
+            const std::string opt = opts.substr(at, end - at);
+            if (opt.rfind("upperdir=", 0) == 0) return unescape(opt.substr(9)) + rel;
+            at = end + 1;
+        }
+        return "";
+    }
+    return "";
+}
+
+}  // namespace
+
+std::string lock_directory() {
+    std::string why;
+    for (const auto& path : lock_directory_candidates())
+        if (open_lock_directory(path, why).valid()) return path;
+    return "";
+}
+
+TargetLock& TargetLock::operator=(TargetLock&& o) noexcept {
+    if (this != &o) {
+        release();
+        lock_dir_ = std::move(o.lock_dir_);
+        held_ = std::move(o.held_);
+    }
+    return *this;
+}
+
+TargetLock::~TargetLock() {
+    release();
+}
+
+void TargetLock::release() noexcept {
+    // Unlinked while still locked: a run that opened the same name and
+    // waits sees after its flock that the name is no longer its file, and
+    // opens it again (acquire).
+    for (auto& h : held_) {
+        struct stat st {};
+        if (lock_dir_.valid() &&
+            ::fstatat(lock_dir_.get(), h.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            st.st_dev == h.dev && st.st_ino == h.ino)
+            ::unlinkat(lock_dir_.get(), h.name.c_str(), 0);
+        h.fd.reset();
+    }
+    held_.clear();
+}
+
+void TargetLock::take(dev_t dev, ino_t ino, const std::string& dir, const std::string& advice) {
+    const std::string name = std::to_string(major(dev)) + ":" + std::to_string(minor(dev)) + ":" +
+                             std::to_string(ino) + ".lock";
+    for (;;) {
+        io::UniqueFd fd(::openat(lock_dir_.get(), name.c_str(),
+                                 O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600));
+        if (!fd.valid())
+            throw SetupError("target " + dir + ": lock file " + lock_directory() + "/" + name +
+                             ": " + std::strerror(errno));
+        if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+            if (errno != EWOULDBLOCK)
+                throw SetupError("target " + dir + ": flock: " + std::strerror(errno));
+            pid_t pid = lock_holder(fd.get());
+            throw SetupError("target " + dir + ": in use by another drivestress run" +
+                             (pid > 0 ? " (pid " + std::to_string(pid) + ")" : std::string()) +
+                             advice);
+        }
+        // Locked; still the file at that name (not one a finishing run
+        // unlinked between our open and our flock)?
+        struct stat mine {
+        }, now{};
+        if (::fstat(fd.get(), &mine) != 0)
+            throw SetupError("target " + dir + ": lock file: " + std::strerror(errno));
+        if (::fstatat(lock_dir_.get(), name.c_str(), &now, AT_SYMLINK_NOFOLLOW) != 0 ||
+            now.st_dev != mine.st_dev || now.st_ino != mine.st_ino)
+            continue;
+        const std::string pid = std::to_string(::getpid()) + "\n";
+        if (::ftruncate(fd.get(), 0) == 0 && ::pwrite(fd.get(), pid.data(), pid.size(), 0) < 0) {
+            // The pid inside is for people; /proc/locks is what names the holder.
+        }
+        held_.push_back({std::move(fd), name, mine.st_dev, mine.st_ino});
+        return;
+    }
+}
+
+TargetLock TargetLock::acquire(int dirfd, const std::string& dir, const std::string& advice) {
+    TargetLock lock;
+    std::string why;
+    for (const auto& path : lock_directory_candidates()) {
+        lock.lock_dir_ = open_lock_directory(path, why);
+        if (lock.lock_dir_.valid()) break;
+    }
+    if (!lock.lock_dir_.valid())
+        throw SetupError("target " + dir + ": no directory for its lock: " + why);
+    struct stat st {};
+    if (::fstat(dirfd, &st) != 0) throw SetupError("target " + dir + ": " + std::strerror(errno));
+    lock.take(st.st_dev, st.st_ino, dir, advice);
+    // An overlay's merged directory and its upper directory are two inodes
+    // over the same files: a run in either locks the upper one.
+    const std::string upper = overlay_upper(dirfd);
+    if (!upper.empty() && ::stat(upper.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+        lock.take(st.st_dev, st.st_ino, dir, advice);
+    return lock;
+}
+
+}  // namespace ds::run

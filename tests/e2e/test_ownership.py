@@ -1,0 +1,191 @@
+"""What a run owns, attacked again (issue 22): the lock of its directory,
+the leftovers of runs killed with -9, and the evidence of --keep runs seen
+through other names.
+
+- The lock is not the directory's own flock (any reader could take that and
+  keep root out) and is keyed by the directory's identity, so an overlay's
+  merged directory and its upper directory are one target.
+- Leftovers the next run can prove are its own (unit header, name, nobody
+  holding the lock) are removed, and said so in one line.
+- A run never opens a file that a kept state in its directory names,
+  whatever name (prefix, hard link) reaches it."""
+
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+
+import harness
+
+NOBODY = 65534
+FILES = 2
+ARGS = ("-s", "8M", "-j", FILES, "--rand-ops", 2000)
+
+
+def checksum(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def setpriv(uid):
+    return ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
+
+
+class TargetLock(harness.DriveStressTest):
+    """The lock of a target directory."""
+
+    def refused_while(self, first, target):
+        second = subprocess.run(self.command(*ARGS, target=target, json_out=False),
+                                capture_output=True, text=True, timeout=harness.EXIT_TIMEOUT_S)
+        r = harness.Result(second.returncode, second.stdout, second.stderr, None, 0)
+        self.assertSetupError(r, "in use by another drivestress run", f"pid {first.proc.pid}")
+
+    def test_a_reader_cannot_block_the_run(self):
+        """Another user who can read the directory flocks it: root's run
+        goes on (it used to be refused as "in use")."""
+        harness.require_root(self, "a second user")
+        os.chmod(self.tmp, 0o755)
+        os.chmod(self.target, 0o755)
+        holder = subprocess.Popen(
+            setpriv(NOBODY) + [sys.executable, "-c",
+                               "import fcntl, os, sys\n"
+                               f"fd = os.open({self.target!r}, os.O_RDONLY | os.O_DIRECTORY)\n"
+                               "fcntl.flock(fd, fcntl.LOCK_EX)\n"
+                               "print('locked', flush=True)\n"
+                               "sys.stdin.read()\n"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.addCleanup(holder.wait)
+        self.addCleanup(holder.stdin.close)
+        self.addCleanup(holder.stdout.close)
+        self.assertEqual(holder.stdout.readline().strip(), "locked")
+        r = self.drivestress(*ARGS)
+        self.assertExit(r, 0)
+        self.assertNoFilesLeft(r)
+
+    def test_overlay_merged_and_upper_are_one_target(self):
+        """A run into an overlay's merged directory and one into its upper
+        directory would replace each other's files: the second is refused,
+        naming the first, whichever comes first."""
+        harness.require_root(self, "an overlay mount")
+        base = os.path.join(self.tmp, "ovl")
+        lower, upper, work, merged = (os.path.join(base, n) for n in ("l", "u", "w", "m"))
+        for d in (lower, upper, work, merged):
+            os.makedirs(d)
+        os.mkdir(os.path.join(upper, "t"))
+        mount = harness.sh("mount", "-t", "overlay", "overlay", "-o",
+                           f"lowerdir={lower},upperdir={upper},workdir={work}", merged,
+                           check=False)
+        if mount.returncode != 0:
+            self.skipTest(f"cannot mount an overlay here: {mount.stderr.strip()}")
+        self.addCleanup(harness.unmount, merged)
+        through_merged, through_upper = os.path.join(merged, "t"), os.path.join(upper, "t")
+        for first_at, second_at in ((through_merged, through_upper),
+                                    (through_upper, through_merged)):
+            with self.subTest(first=first_at):
+                first = self.start(*ARGS, stop="seq-read", target=first_at, json_out=False)
+                first.wait_stopped()
+                self.refused_while(first, second_at)
+                first.resume()
+                self.assertExit(first.finish(), 0)
+                self.assertEqual(os.listdir(first_at), [])
+
+    def test_other_names_of_the_directory_find_the_lock(self):
+        """A bind mount and /proc/self/root name the same directory."""
+        harness.require_root(self, "a bind mount")
+        bound = os.path.join(self.tmp, "bound")
+        os.mkdir(bound)
+        harness.sh("mount", "--bind", self.target, bound)
+        self.addCleanup(harness.unmount, bound)
+        first = self.start(*ARGS, stop="seq-read", json_out=False)
+        first.wait_stopped()
+        for other in (bound, "/proc/self/root" + self.target):
+            with self.subTest(other=other):
+                self.refused_while(first, other)
+        first.resume()
+        self.assertExit(first.finish(), 0)
+        self.assertNoFilesLeft()
+
+
+class Leftovers(harness.DriveStressTest):
+    """What runs killed with -9 leave at names the next run does not use."""
+
+    def killed(self, *args, target=None):
+        run = self.start(*args, stop="seq-read", target=target, json_out=False)
+        run.wait_stopped()
+        run.send(signal.SIGKILL)
+        run.finish()
+
+    def assertRemoved(self, r, names):
+        lines = [l for l in r.stderr.splitlines() if "leftover" in l]
+        self.assertEqual(len(lines), 1, r.stderr)
+        self.assertIn(f"removed {len(names)} leftover file", lines[0])
+        for n in names:
+            self.assertIn(n, lines[0])
+
+    def test_fewer_files_after_kill9(self):
+        self.killed("-s", "8M", "-j", 4, "--rand-ops", 2000)
+        r = self.drivestress(*ARGS)
+        self.assertExit(r, 0)
+        self.assertRemoved(r, ["drivestress-2.dat", "drivestress-3.dat"])
+        self.assertNoFilesLeft(r)
+
+    def test_other_prefix_after_kill9(self):
+        self.killed(*ARGS, "--path", os.path.join(self.target, "p"), target=False)
+        self.assertEqual(self.target_files(), ["p0.dat", "p1.dat"])
+        r = self.drivestress(*ARGS)
+        self.assertExit(r, 0)
+        self.assertRemoved(r, ["p0.dat", "p1.dat"])
+        self.assertNoFilesLeft(r)
+
+    def test_what_is_not_provably_ours_stays(self):
+        """Another file at such a name, a drivestress file whose header
+        names another file index, and the files a state file keeps stay."""
+        self.killed(*ARGS, "--path", os.path.join(self.target, "p"), target=False)
+        os.rename(os.path.join(self.target, "p1.dat"), os.path.join(self.target, "q7.dat"))
+        with open(os.path.join(self.target, "x0.dat"), "wb") as f:
+            f.write(os.urandom(8192))
+        r = self.drivestress(*ARGS, "--keep", "--path", os.path.join(self.target, "k"),
+                             target=False)
+        self.assertExit(r, 0)
+        self.assertRemoved(r, ["p0.dat"])
+        r = self.drivestress(*ARGS)
+        self.assertExit(r, 0)
+        self.assertNotIn("leftover", r.stderr)
+        self.assertEqual(self.target_files(), ["k.state", "k0.dat", "k1.dat", "q7.dat", "x0.dat"])
+
+
+class KeptUnderOtherNames(harness.DriveStressTest):
+    """A run never opens a file a kept state in its directory names (issue 22
+    item 5: the second run used to replace and delete the first's evidence)."""
+
+    def check_refused(self, kept_args, second_args, state):
+        r = self.drivestress(*kept_args, "--keep", target=False, json_out=False)
+        self.assertExit(r, 0)
+        before = {n: checksum(os.path.join(self.target, n)) for n in self.target_files()}
+        r = self.drivestress(*second_args, target=False, json_out=False)
+        self.assertSetupError(r, "kept by the --keep run of " + os.path.join(self.target, state))
+        self.assertEqual({n: checksum(os.path.join(self.target, n))
+                          for n in self.target_files()}, before)
+
+    def test_prefix_that_is_the_default_name(self):
+        self.check_refused((*ARGS, self.target),
+                           (*ARGS, "--path", os.path.join(self.target, "drivestress-")),
+                           "drivestress.state")
+
+    def test_prefix_that_extends_another(self):
+        self.check_refused(("-s", "1M", "-j", 11, "--rand-ops", 200, "--path",
+                            os.path.join(self.target, "a")),
+                           (*ARGS, "--path", os.path.join(self.target, "a1")), "a.state")
+
+    def test_hard_link_to_a_kept_file(self):
+        r = self.drivestress(*ARGS, "--keep", json_out=False)
+        self.assertExit(r, 0)
+        os.link(self.data_file(0), os.path.join(self.target, "h0.dat"))
+        r = self.drivestress(*ARGS, "--path", os.path.join(self.target, "h"), target=False,
+                             json_out=False)
+        self.assertSetupError(r, "h0.dat", "kept by the --keep run of")
+
+
+if __name__ == "__main__":
+    harness.main()

@@ -54,18 +54,25 @@ UnitMap::UnitMap(std::uint64_t file_bytes, std::uint32_t unit_bytes)
 
 void UnitMap::advance(std::uint64_t offset, std::uint32_t length) {
     const std::uint64_t last = (offset + length - 1) >> unit_shift_;
-    for (std::uint64_t u = offset >> unit_shift_; u <= last; ++u)
-        gens_[u] = pattern::next_generation(gens_[u]);
+    for (std::uint64_t u = offset >> unit_shift_; u <= last; ++u) {
+        const pattern::Generation g = gens_[u];
+        const pattern::Generation next =
+            pattern::next_generation(g != pattern::kUnknownGeneration ? g : floor_);
+        gens_[u] = next;
+        high_ = std::max(high_, next);
+    }
 }
 
 void UnitMap::forget(std::uint64_t offset, std::uint32_t length) {
     const std::uint64_t last = (offset + length - 1) >> unit_shift_;
     for (std::uint64_t u = offset >> unit_shift_; u <= last; ++u)
         gens_[u] = pattern::kUnknownGeneration;
+    floor_ = high_;
 }
 
 void UnitMap::reset() {
     std::fill(gens_.begin(), gens_.end(), pattern::kUnknownGeneration);
+    floor_ = high_;
 }
 
 }  // namespace ds::run

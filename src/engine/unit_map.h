@@ -1,11 +1,17 @@
 // What a worker knows about every unit of its file (the verification unit,
-// --rand-block bytes), one byte each:
+// --rand-block bytes), four bytes each (1 MiB of map per GiB of file at
+// 4 KiB units):
 //
-//   generation  the content the unit holds: 1..255, cycling, or 0 when it is
-//               unknown (never written, or a write to it failed).  It is set
-//               when a write is *issued*, since that is when the buffer is
-//               filled with it; a failed write makes it unknown again, and an
-//               unknown unit is never verified.
+//   generation  the content the unit holds: 1, 2, ... (pattern::Generation,
+//               32 bits), or 0 when it is unknown (never written, or a write
+//               to it failed, or the file was recreated).  It is set when a
+//               write is *issued*, since that is when the buffer is filled
+//               with it; a failed write makes it unknown again, and an
+//               unknown unit is never verified.  A unit written again after
+//               being unknown continues past every generation this map had
+//               handed out when it became unknown, so no content the run
+//               ever wrote to it can come back looking current or newer (a
+//               rollback reads as stale).
 //   busy        a random operation covers the unit.  Invariant: a busy unit
 //               is never picked again until its operation completes, so a
 //               read never races a write of the same unit and a read always
@@ -69,10 +75,16 @@ class UnitMap {
     void advance(std::uint64_t offset, std::uint32_t length);
     // The units of [offset, offset + length) become unknown (a failed write).
     void forget(std::uint64_t offset, std::uint32_t length);
+    // The highest generation handed out so far (0: none).
+    pattern::Generation highest() const { return high_; }
     // Everything unknown (the file was recreated).
     void reset();
+    // One unit becomes unknown (what a failed flush covered).
+    void forget_unit(std::uint64_t unit) {
+        gens_[unit] = pattern::kUnknownGeneration;
+        floor_ = high_;
+    }
     std::span<const pattern::Generation> generations() const { return gens_; }
-    std::span<pattern::Generation> generations() { return gens_; }
 
     bool busy(std::uint64_t unit) const { return busy_.contains(unit); }
     void claim(std::uint64_t unit) { busy_.insert(unit); }
@@ -86,6 +98,10 @@ class UnitMap {
     std::uint32_t unit_bytes_;
     unsigned unit_shift_;  // log2 of the unit: offsets to units without a division
     std::vector<pattern::Generation> gens_;
+    pattern::Generation high_ = pattern::kUnknownGeneration;  // see highest()
+    // What an unknown unit's next generation follows: high_ when the last
+    // unit became unknown (every unknown unit's old generations are below).
+    pattern::Generation floor_ = pattern::kUnknownGeneration;
     BusyUnits busy_;
 };
 

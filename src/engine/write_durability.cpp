@@ -84,7 +84,7 @@ bool WriteDurability::flush_done(std::int32_t result) {
         auto gens = units_.generations();
         for (std::size_t u = 0; u < gens.size(); ++u)
             if (maps_.snapshot[u] != maps_.acked[u] && gens[u] == maps_.snapshot[u])
-                gens[u] = pattern::kUnknownGeneration;
+                units_.forget_unit(u);
     }
     return result != -ENOSPC && result != -EDQUOT;
 }

@@ -12,6 +12,11 @@
 
 namespace ds::run {
 
+// The bound (see StateGeometry::bound) of a phase that may overwrite a unit
+// any number of times before the next acknowledgement (only phase ends are
+// acknowledged): any generation after the acknowledged one is allowed.
+inline constexpr std::uint32_t kAnyNewerBound = 0xFFFFFFFFU;
+
 // What a --keep run's state file records of the run: enough to name every
 // unit of every file and its content (target/state_file.h writes it).
 struct StateGeometry {
@@ -19,7 +24,7 @@ struct StateGeometry {
     std::uint64_t run_id = 0;
     std::uint64_t file_bytes = 0;
     std::uint32_t unit_bytes = 0;
-    std::uint32_t bound = 1;
+    std::uint32_t bound = 1;         // writes a unit may take past its last acknowledgement
     std::vector<std::string> paths;  // one per file, absolute or as given
     std::uint64_t units() const { return file_bytes / unit_bytes; }
 };

@@ -189,12 +189,11 @@ std::optional<ParsedHeader> parse_header(std::span<const std::byte> unit) {
         return std::nullopt;
     }
     const auto generation = load<std::uint32_t>(h + kGenerationAt);
-    if (generation > 255) return std::nullopt;  // never written by fill_unit
     return ParsedHeader{
         .run_id = load<std::uint64_t>(h + kRunIdAt),
         .offset = load<std::uint64_t>(h + kOffsetAt),
         .file_index = load<std::uint32_t>(h + kFileIndexAt),
-        .generation = static_cast<Generation>(generation),
+        .generation = generation,
         .unit_bytes = load<std::uint32_t>(h + kUnitBytesAt),
     };
 }

@@ -9,7 +9,7 @@
 //   bytes  8..15  run id           derived from the seed (run_id_from_seed)
 //   bytes 16..23  offset           absolute byte offset of the unit in its file
 //   bytes 24..27  file index
-//   bytes 28..31  generation       1..255 (0 is never written: "unknown")
+//   bytes 28..31  generation       1..2^32-1 (0 is never written: "unknown")
 //   bytes 32..35  unit size        U
 //   bytes 36..39  format version   kFormatVersion
 //   bytes 40..47  header check     hash of bytes 0..39 and a constant
@@ -34,17 +34,23 @@ inline constexpr std::size_t kMinUnitBytes = 512;
 // Sector granularity used to recognise torn writes.
 inline constexpr std::size_t kSectorBytes = 512;
 
-using Generation = std::uint8_t;
+// How many times a unit has been written, as the header and the generation
+// map carry it: 32 bits, so that a unit rolled back to any earlier content
+// the run wrote reads as older (a byte wrapped after 255 writes, and an old
+// generation then looked newer).  It wraps only after 2^32 - 1 writes to
+// one unit (a stated limit: past that, an old generation can look new).
+using Generation = std::uint32_t;
 // Generation 0 marks a unit whose content is unknown (never written, or a
 // write to it failed); it is never verified.
 inline constexpr Generation kUnknownGeneration = 0;
+inline constexpr Generation kLastGeneration = 0xFFFFFFFFU;
 
-// Next generation after g: 1, 2, ... 255, 1, ... (skips 0).
+// Next generation after g: 1, 2, ... 2^32 - 1, 1, ... (skips 0 on the wrap).
 constexpr Generation next_generation(Generation g) {
-    return g == 255 ? Generation{1} : static_cast<Generation>(g + 1);
+    return g == kLastGeneration ? Generation{1} : g + 1;
 }
 constexpr Generation previous_generation(Generation g) {
-    return g <= 1 ? Generation{255} : static_cast<Generation>(g - 1);
+    return g <= 1 ? kLastGeneration : g - 1;
 }
 
 std::uint64_t run_id_from_seed(std::uint64_t seed);

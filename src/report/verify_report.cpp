@@ -14,14 +14,15 @@ using nlohmann::json;
 namespace {
 
 std::string bound_text(std::uint32_t bound) {
-    return bound >= 254 ? "any newer generation (no flush bound: only phase ends acknowledged)"
-                        : "up to " + std::to_string(bound) + " writes past the acknowledged one";
+    return bound == run::kAnyNewerBound
+               ? "any newer generation (no flush bound: only phase ends acknowledged)"
+               : "up to " + std::to_string(bound) + " writes past the acknowledged one";
 }
 
 // A file's own bound, from its last record.
 std::string file_bound_text(std::uint32_t bound) {
     if (bound == 0) return "recorded at a phase end: nothing newer allowed";
-    if (bound >= 254) return "any newer generation allowed";
+    if (bound == run::kAnyNewerBound) return "any newer generation allowed";
     return "up to " + std::to_string(bound) + " newer writes allowed";
 }
 

@@ -12,6 +12,7 @@
 
 #include "io/backend_factory.h"
 #include "model/errors.h"
+#include "pattern/unit.h"
 #include "sys/memory.h"
 #include "sys/signals.h"
 #include "units/units.h"
@@ -39,20 +40,22 @@ io::BackendKind pick_backend(const RunConfig& cfg, RunResult& res) {
     return sel.used;
 }
 
-// Per worker: four bytes per unit (generations, busy marks, the acknowledged
-// and snapshot maps of --keep) and the buffers in flight.
+// Per worker: three generation maps of four bytes per unit (the unit map,
+// the acknowledged and the snapshot maps) and the buffers in flight.
+constexpr std::uint64_t kMapBytesPerUnit = 3 * sizeof(pattern::Generation);
+
 std::uint64_t worker_memory_bytes(const RunConfig& cfg, const WorkerGeometry& geo) {
     const std::uint64_t units = cfg.file_bytes / cfg.rand_block;
     const std::uint64_t arena =
         std::max<std::uint64_t>(std::uint64_t{geo.seq_depth} * geo.seq_block,
                                 std::uint64_t{geo.rand_depth} * geo.max_rand_block);
-    return 4 * units + arena;
+    return kMapBytesPerUnit * units + arena;
 }
 
 std::string memory_need_text(const RunConfig& cfg, const WorkerGeometry& geo) {
     return std::to_string(cfg.files) + " x " + units::format_bytes(worker_memory_bytes(cfg, geo)) +
-           " of unit maps and buffers (4 bytes per " + units::format_bytes(cfg.rand_block) +
-           " unit)";
+           " of unit maps and buffers (" + std::to_string(kMapBytesPerUnit) + " bytes per " +
+           units::format_bytes(cfg.rand_block) + " unit)";
 }
 
 // Refused before any file exists, rather than a std::bad_alloc later.

@@ -31,10 +31,15 @@ namespace ds::run {
 
 bool within_bound(pattern::Generation acked, pattern::Generation g, std::uint32_t bound) {
     if (acked == pattern::kUnknownGeneration || g == pattern::kUnknownGeneration) return false;
-    // Steps from acked to g along 1..255 (0 when equal).
-    const unsigned steps = (static_cast<unsigned>(g) + 255 - acked) % 255;
-    return steps >= 1 && steps <= bound;
+    // No wrap: an earlier generation is never newer, however far back (a
+    // unit wraps only after 2^32 - 1 writes, a stated limit).
+    return g > acked && g - acked <= bound;
 }
+
+// How far from the header's generation a torn unit's other sectors are
+// looked for (each try generates one unit): with the old one-byte
+// generations every allowed one was at most 254 away.
+constexpr std::uint64_t kTornSearch = 256;
 
 UnitVerdict classify_unit(std::span<const std::byte> actual, const pattern::UnitIdentity& expected,
                           std::uint32_t bound) {
@@ -64,8 +69,10 @@ UnitVerdict classify_unit(std::span<const std::byte> actual, const pattern::Unit
         }
         // Torn: every sector is the acknowledged or an allowed newer
         // generation.  The header sector names one of them; the others are
-        // tried in turn (at most bound + 1 generations, only for units that
-        // already look like a torn write of this unit).
+        // tried in turn, nearest the header's first (only for units that
+        // already look like a torn write of this unit): every allowed one
+        // when the bound is small, else those within kTornSearch of the
+        // header's generation.
         const std::size_t sectors = actual.size() / pattern::kSectorBytes;
         std::vector<bool> matched(sectors, false);
         std::size_t left = sectors;
@@ -86,10 +93,14 @@ UnitVerdict classify_unit(std::span<const std::byte> actual, const pattern::Unit
         try_generation(header->generation);
         if (matched[0]) {
             if (header->generation != expected.generation) try_generation(expected.generation);
-            pattern::Generation g = expected.generation;
-            for (std::uint32_t step = 1; step <= bound && left; ++step) {
-                g = pattern::next_generation(g);
-                if (g != header->generation) try_generation(g);
+            const std::uint64_t lo = std::uint64_t{expected.generation} + 1;
+            const std::uint64_t hi = std::min<std::uint64_t>(
+                std::uint64_t{expected.generation} + bound, pattern::kLastGeneration);
+            const std::uint64_t h = header->generation;
+            for (std::uint64_t d = 1; d <= kTornSearch && left; ++d) {
+                if (h >= lo + d) try_generation(static_cast<pattern::Generation>(h - d));
+                if (h + d <= hi && left) try_generation(static_cast<pattern::Generation>(h + d));
+                if (h < lo + d && h + d > hi) break;  // every allowed generation tried
             }
             if (left == 0) {
                 v.cls = UnitClass::torn_newer;

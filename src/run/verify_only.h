@@ -21,8 +21,9 @@
 
 namespace ds::run {
 
-// True when `g` is one of the `bound` generations after `acked` in the
-// cycle 1..255 (next_generation), i.e. acked+1 .. acked+bound.
+// True when `g` is one of the `bound` generations after `acked`, i.e.
+// acked < g <= acked + bound with no wrap: an earlier generation, however
+// far back, is never within the bound.
 bool within_bound(pattern::Generation acked, pattern::Generation g, std::uint32_t bound);
 
 // Classifies one unit read back.  `expected` names the unit with its

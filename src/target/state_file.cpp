@@ -19,8 +19,9 @@ namespace {
 constexpr std::uint64_t kStateMagic = 0x3145544154535344ULL;  // "DSSTATE1"
 constexpr std::uint32_t kCopyMagic = 0x4b415344U;             // "DSAK"
 constexpr std::uint64_t kBlock = 4096;
-constexpr std::size_t kHeaderFixed = 80;  // fields before the paths
-constexpr std::size_t kCopyFixed = 40;    // fields before the generations
+constexpr std::size_t kHeaderFixed = 80;                        // fields before the paths
+constexpr std::size_t kCopyFixed = 40;                          // fields before the generations
+constexpr std::size_t kGenBytes = sizeof(pattern::Generation);  // per unit in a record
 constexpr std::uint32_t kMaxStateFiles = 1U << 16;
 
 std::uint64_t round_up(std::uint64_t v) {
@@ -89,7 +90,8 @@ std::uint64_t copy_check(std::uint64_t run_id, std::span<const std::byte> copy) 
 }  // namespace
 
 std::uint64_t state_file_bytes(std::size_t files, std::uint64_t units, std::size_t name_bytes) {
-    return round_up(kHeaderFixed + name_bytes) + 2ULL * files * round_up(kCopyFixed + units);
+    return round_up(kHeaderFixed + name_bytes) +
+           2ULL * files * round_up(kCopyFixed + kGenBytes * units);
 }
 
 std::uint32_t unacked_write_bound(const RunConfig& cfg, std::uint64_t sync_every) {
@@ -99,11 +101,13 @@ std::uint32_t unacked_write_bound(const RunConfig& cfg, std::uint64_t sync_every
     // Sequential writes touch each unit once per phase, and every phase that
     // wrote ends with an acknowledgement.
     if (!random_writes) return 1;
-    if (sync_every == 0) return 254;
+    if (sync_every == 0) return kAnyNewerBound;
     // Assumes at most one flush in flight per worker (the flush before last
     // completed before the last one was issued).
+    // Past 2^32 - 1 writes the bound says nothing (generations are 32 bits).
+    if (sync_every >= kAnyNewerBound) return kAnyNewerBound;
     std::uint64_t b = 2 * sync_every + cfg.qd;
-    return static_cast<std::uint32_t>(std::min<std::uint64_t>(254, b));
+    return static_cast<std::uint32_t>(std::min<std::uint64_t>(kAnyNewerBound, b));
 }
 
 StateFile::StateFile(std::string path, StateGeometry geo)
@@ -115,7 +119,7 @@ StateFile::StateFile(std::string path, StateGeometry geo)
         names += '\0';
     }
     header_bytes_ = round_up(kHeaderFixed + names.size());
-    copy_bytes_ = round_up(kCopyFixed + geo_.units());
+    copy_bytes_ = round_up(kCopyFixed + kGenBytes * geo_.units());
     seq_.assign(n, 0);
     poisoned_.assign(n, 0);
     scratch_.assign(n, std::vector<std::byte>(copy_bytes_));
@@ -175,8 +179,9 @@ void StateFile::acknowledged(unsigned file_index, std::span<const pattern::Gener
     put(c + 8, seq);
     put(c + 16, static_cast<std::uint64_t>(acked.size()));
     put(c + 32, bound_.load(std::memory_order_relaxed));
-    std::memcpy(c + kCopyFixed, acked.data(), acked.size());
-    put(c + 24, copy_check(geo_.run_id, std::span(copy).first(kCopyFixed + acked.size())));
+    std::memcpy(c + kCopyFixed, acked.data(), kGenBytes * acked.size());
+    put(c + 24,
+        copy_check(geo_.run_id, std::span(copy).first(kCopyFixed + kGenBytes * acked.size())));
     const std::uint64_t off = header_bytes_ + (2ULL * file_index + seq % 2) * copy_bytes_;
     if (!write_all(file_.fd(), c, copy.size(), off) || ::fdatasync(file_.fd()) != 0) {
         // Not counted as done: the next acknowledgement goes to the same
@@ -188,7 +193,7 @@ void StateFile::acknowledged(unsigned file_index, std::span<const pattern::Gener
 }
 
 void StateFile::set_bound(std::uint32_t bound, bool rewrite) {
-    bound_.store(std::min<std::uint32_t>(bound, 254), std::memory_order_relaxed);
+    bound_.store(bound, std::memory_order_relaxed);
     if (!rewrite) return;
     // The last record of each file again, under the new bound: the
     // scratch copy holds exactly what was last acknowledged (or nothing).
@@ -196,7 +201,7 @@ void StateFile::set_bound(std::uint32_t bound, bool rewrite) {
     std::vector<pattern::Generation> last(units);
     for (unsigned i = 0; i < seq_.size(); ++i) {
         if (poisoned_[i]) continue;
-        std::memcpy(last.data(), scratch_[i].data() + kCopyFixed, units);
+        std::memcpy(last.data(), scratch_[i].data() + kCopyFixed, kGenBytes * units);
         acknowledged(i, last);
     }
 }
@@ -243,7 +248,8 @@ OpenState open_state(const std::string& path) {
     if (get<std::uint32_t>(h + 8) != kStateFormatVersion)
         throw bad("state file format " + std::to_string(get<std::uint32_t>(h + 8)) +
                   " is not supported (this drivestress reads format " +
-                  std::to_string(kStateFormatVersion) + ")");
+                  std::to_string(kStateFormatVersion) +
+                  "; verify it with the drivestress version that wrote it)");
     const std::uint32_t n = get<std::uint32_t>(h + 12);
     o.geo.seed = get<std::uint64_t>(h + 16);
     o.geo.run_id = get<std::uint64_t>(h + 24);
@@ -257,9 +263,8 @@ OpenState open_state(const std::string& path) {
     std::uint64_t total = 0;
     const bool sane = n >= 1 && n <= kMaxStateFiles && u >= pattern::kMinUnitBytes &&
                       (u & (u - 1)) == 0 && o.geo.file_bytes >= u && o.geo.file_bytes % u == 0 &&
-                      o.geo.bound >= 1 && o.geo.bound <= 254 &&
-                      o.header_bytes == round_up(kHeaderFixed + names_bytes) &&
-                      o.copy_bytes == round_up(kCopyFixed + o.geo.units()) &&
+                      o.geo.bound >= 1 && o.header_bytes == round_up(kHeaderFixed + names_bytes) &&
+                      o.copy_bytes == round_up(kCopyFixed + kGenBytes * o.geo.units()) &&
                       !__builtin_mul_overflow(2ULL * n, o.copy_bytes, &total) &&
                       !__builtin_add_overflow(total, o.header_bytes, &total) &&
                       total <= static_cast<std::uint64_t>(o.st.st_size);
@@ -314,9 +319,9 @@ LoadedState load_state_file(const std::string& path) {
     s.geo = std::move(o.geo);
     const std::uint32_t n = static_cast<std::uint32_t>(s.geo.paths.size());
     const std::uint64_t copy_bytes = o.copy_bytes, header_bytes = o.header_bytes;
-    // Verification holds one generation byte per unit of every file, plus
-    // two copies being read: refuse what this machine cannot hold.
-    const std::uint64_t need = (n + 3ULL) * s.geo.units();
+    // Verification holds one generation (4 bytes) per unit of every file,
+    // plus two copies being read: refuse what this machine cannot hold.
+    const std::uint64_t need = (n + 3ULL) * kGenBytes * s.geo.units();
     const std::uint64_t avail = available_memory_bytes();
     if (avail && need > avail)
         throw bad("verifying needs " + std::to_string(need >> 20) + " MiB of memory for " +
@@ -339,7 +344,7 @@ LoadedState load_state_file(const std::string& path) {
                 throw bad("cannot read the record of file " + std::to_string(i) + ": " +
                           errno_text());
             const std::byte* p = copy.data();
-            const auto used = std::span(copy).first(kCopyFixed + units);
+            const auto used = std::span(copy).first(kCopyFixed + kGenBytes * units);
             if (std::all_of(used.begin(), used.end(),
                             [](std::byte b) { return b == std::byte{0}; }))
                 states[c] = CopyState::empty;
@@ -349,10 +354,9 @@ LoadedState load_state_file(const std::string& path) {
                      get<std::uint64_t>(p + 24) == copy_check(s.geo.run_id, used)) {
                 states[c] = CopyState::valid;
                 seqs[c] = get<std::uint64_t>(p + 8);
-                copy_bound[c] = std::min<std::uint32_t>(254, get<std::uint32_t>(p + 32));
-                gens[c].assign(
-                    reinterpret_cast<const pattern::Generation*>(p + kCopyFixed),
-                    reinterpret_cast<const pattern::Generation*>(p + kCopyFixed) + units);
+                copy_bound[c] = get<std::uint32_t>(p + 32);
+                gens[c].resize(units);
+                std::memcpy(gens[c].data(), p + kCopyFixed, kGenBytes * units);
             } else {
                 states[c] = CopyState::damaged;
             }
@@ -376,7 +380,7 @@ LoadedState load_state_file(const std::string& path) {
         // before the next phase wrote anything).
         if (states[0] == CopyState::damaged || states[1] == CopyState::damaged) {
             f.used_older_copy = true;
-            f.bound = std::min<std::uint32_t>(254, 2 * f.bound);
+            f.bound = f.bound > kAnyNewerBound / 2 ? kAnyNewerBound : 2 * f.bound;
         }
         s.files.push_back(std::move(f));
     }

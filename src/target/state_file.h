@@ -11,7 +11,9 @@
 //                unit count, a check, the bound (how many writes a unit may
 //                have taken since this record: 0 after a phase end, the
 //                running phase's bound while it writes), then one
-//                generation byte per unit.  Acknowledgement n goes to copy n % 2, so a torn write
+//                generation per unit (4 bytes, pattern::Generation: 1 MiB
+//                per copy per GiB of file at 4 KiB units).  Acknowledgement
+//                n goes to copy n % 2, so a torn write
 //                of the state file damages only the copy being written and
 //                the other one still holds the previous acknowledgement.
 // Each file's copies sit at fixed offsets: workers never write the same bytes.
@@ -31,16 +33,17 @@
 
 namespace ds::run {
 
-inline constexpr std::uint32_t kStateFormatVersion = 2;
+// 3: four-byte generations (2 had one byte each, which wrapped).
+inline constexpr std::uint32_t kStateFormatVersion = 3;
 
 // Bytes of the state file of `files` files of `units` units each (it is
 // preallocated, so the free-space check counts it).
 std::uint64_t state_file_bytes(std::size_t files, std::uint64_t units, std::size_t name_bytes);
 
 // How many writes a unit may have received after its last acknowledgement
-// (1..254; 254 = any other generation of the unit, since generations cycle
-// through 255 values).  With only phase-end acknowledgements a random phase
-// may overwrite a unit any number of times; with a flush every `sync_every`
+// (1.., or kAnyNewerBound).  With only phase-end acknowledgements a random
+// phase may overwrite a unit any number of times (kAnyNewerBound: any later
+// generation, never an earlier one); with a flush every `sync_every`
 // writes (0 = none) a unit can take at most the writes since the flush
 // before last was issued: two flush intervals plus what was in flight.
 std::uint32_t unacked_write_bound(const RunConfig& cfg, std::uint64_t sync_every);

@@ -221,6 +221,50 @@ class CorruptionCases:
             self.assertIn(f"{self.data_file(f)} offset", r.stdout)
             self.assertIn(f"header says file {1 - f} offset {UNIT}", r.stdout)
 
+class FarBackCases:
+    """A unit put back many generations later: 255 and 256 writes back it
+    was the same one-byte generation (or the one before), which a run read
+    as intact (or "one back").  Sequential phases only, so every iteration
+    moves every unit exactly one generation on."""
+
+    def test_stale_255_and_256_generations_back(self):
+        units = 16
+        a, b = 3 * UNIT_BYTES, 11 * UNIT_BYTES
+        last = 257
+        run = self.start("-s", units * UNIT_BYTES, "-j", 1, "--qd", 4, "--seq-block", "16K",
+                         "--phases", "seq-write,seq-read", "--iterations", last,
+                         stop="seq-read")
+        saved = {}
+        for iteration in range(1, last + 1):
+            run.wait_stopped()
+            if iteration == 1:
+                saved[a] = read_block(self.data_file(0), a, UNIT_BYTES)  # generation 1
+            if iteration == 2:
+                saved[b] = read_block(self.data_file(0), b, UNIT_BYTES)  # generation 2
+            if iteration == last:  # every unit holds generation 257
+                for at, data in saved.items():
+                    write_block(self.data_file(0), at, data)
+            run.resume()
+        r = run.finish()
+        self.assertExit(r, 2)
+        self.assertNoFilesLeft(r)
+        doc = self.assertJson(r)
+        records = sorted((m["unit_offset_bytes"], m["iteration"], m["phase"], m["class"],
+                          m["expected_generation"], m["found"]["generation"])
+                         for m in doc["mismatches"])
+        self.assertEqual(records, [(a, last, "seq-read", "stale", last, 1),
+                                   (b, last, "seq-read", "stale", last, 2)], r.describe())
+        self.assertEqual(doc["summary"]["mismatches"]["stale"], 2)
+
+
+class FarBackIoUring(FarBackCases, harness.DriveStressTest):
+    backend = "io_uring"
+
+
+class FarBackSync(FarBackCases, harness.DriveStressTest):
+    backend = "sync"
+
+
 class CorruptionIoUring(CorruptionCases, harness.DriveStressTest):
     backend = "io_uring"
 

@@ -42,8 +42,9 @@ def read_state(path):
             at = header_bytes + (2 * i + c) * copy_bytes
             magic, index, seq, units = struct.unpack_from("<IIQQ", data, at)
             if magic == 0x4B415344 and index == i and (best is None or seq > best[0]):
-                best = (seq, data[at + 40:at + 40 + units])
-        acked.append(best[1] if best else bytes(UNITS))
+                # Four bytes of generation per unit (state format 3).
+                best = (seq, list(struct.unpack_from("<%dI" % units, data, at + 40)))
+        acked.append(best[1] if best else [0] * UNITS)
     return files, acked
 
 
@@ -64,7 +65,7 @@ class PowercutCases:
     def state_path(self):
         return os.path.join(self.target, STATE_NAME)
 
-    def verify(self, *extra):
+    def verify(self, *extra, units=UNITS):
         argv = [harness.DRIVESTRESS, "--verify-only", self.state_path(), "--json",
                 self.json_path] + list(extra)
         if os.path.exists(self.json_path):
@@ -79,7 +80,7 @@ class PowercutCases:
         self.assertIsNotNone(doc, result.describe())
         v = doc["verify_only"]
         self.assertEqual(v["intact_units"] + v["written_after_ack_units"] + v["lost_units"],
-                         FILES * UNITS, "every unit classified once")
+                         FILES * units, "every unit classified once")
         self.assertEqual(v["written_after_ack_units"],
                          v["newer_units"] + v["never_acknowledged_units"] + v["torn_units"])
         self.assertEqual(doc["summary"]["exit_code"], p.returncode)
@@ -194,6 +195,57 @@ class PowercutCases:
         self.assertEqual(result.doc["summary"]["mismatches"]["stale"], v["lost_units"])
         for f in v["files"]:
             self.assertEqual(f["bound_writes"], 0, "the last record was a phase end's")
+
+    def rollback_mid_run(self, *extra):
+        """Copies the files aside in iteration 2's random phase, lets the run
+        go on to iteration 4's random phase, kills it with -9 there and puts
+        the old files back.  Every unit then holds an earlier generation than
+        the one acknowledged (iteration 4's seq-write moved every unit past
+        it): all lost, diagnosed stale, however many generations back (a
+        one-byte generation read them as "newer" modulo 255)."""
+        units = 16
+        run = self.start("--keep", "-s", units * UNIT_BYTES, "-j", FILES, "--qd", 4, "--seq-block", "16K",
+                         "--read-pct", 0, "--rand-ops", 12000, "--iterations", 4,
+                         "--phases", "seq-write,random", "--seed", 7, *extra, stop="random:50")
+        old = None
+        for iteration in range(1, 5):
+            run.wait_stopped()
+            if iteration == 2:
+                old = [read_block(self.data_file(i), 0, units * UNIT_BYTES) for i in range(FILES)]
+            if iteration < 4:
+                run.resume()
+        run.send(signal.SIGKILL)
+        r = run.finish()
+        self.assertEqual(r.returncode, -signal.SIGKILL, r.describe())
+        for i in range(FILES):
+            with open(self.data_file(i), "r+b") as f:
+                f.write(old[i])
+        _, acked = read_state(self.state_path())
+        back = [acked[i][u] - unit_generation(old[i][u * UNIT_BYTES:(u + 1) * UNIT_BYTES])
+                for i in range(FILES) for u in range(units)]
+        self.assertGreaterEqual(min(back), 255, "every unit rolled back 255+ generations")
+        result, v = self.verify(units=units)
+        self.assertExit(result, 2)
+        self.assertEqual(v["lost_units"], FILES * units, result.describe())
+        self.assertEqual(v["newer_units"], 0, result.describe())
+        self.assertEqual(result.doc["summary"]["mismatches"]["stale"], FILES * units)
+        self.assertIn("DURABILITY VIOLATION", result.stdout)
+        self.assertNotIn("PASS", result.stdout)
+        return v
+
+    def test_rollback_across_iterations_is_stale(self):
+        """Only phase ends acknowledged: any newer generation is allowed,
+        never an older one."""
+        v = self.rollback_mid_run()
+        self.assertEqual(v["bound_writes"], 4294967295, "any newer")
+
+    def test_rollback_with_long_flush_interval_is_stale(self):
+        """--sync-every 300: the bound (2 x 300 + qd) is past 254, and is
+        kept exactly."""
+        if not has_sync_option():
+            self.skipTest("this drivestress has no --sync")
+        v = self.rollback_mid_run("--sync", "fsync", "--sync-every", 300)
+        self.assertEqual(v["bound_writes"], 604)
 
     def test_sigint_keeps_files(self):
         run = self.start(*self.run_args("--rand-time", 60), stop="random:200")

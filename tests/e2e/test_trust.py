@@ -407,13 +407,13 @@ class Messages(harness.DriveStressTest):
         """Under ulimit -v: the unit maps cannot be allocated (once a bare
         std::bad_alloc), or a worker thread cannot start (once a hang)."""
         r = self.limited(60000, "-s", "4G", "-j", 2, "--rand-block", "512", "--rand-ops", 100)
-        self.assertSetupError(r, "out of memory allocating 2 x 40 MiB of unit maps",
+        self.assertSetupError(r, "out of memory allocating 2 x 104 MiB of unit maps",
                               "--rand-block")
         self.assertNoFilesLeft(r)
         # Enough address space for the maps and the huge-page-aligned buffer
         # arenas (each reserves up to 2 MiB more to align), not for the
         # threads' stacks: 62000-74000 KiB all fail at the first thread.
-        r = self.limited(66000, "-s", "2G", "-j", 2, "--rand-block", "512", "--rand-ops", 100)
+        r = self.limited(66000, "-s", "512M", "-j", 2, "--rand-block", "512", "--rand-ops", 100)
         self.assertSetupError(r, "cannot start worker thread 0 of 2")
         self.assertNoFilesLeft(r)
 

@@ -237,7 +237,10 @@ TEST_CASE("dsync: every write carries RWF_DSYNC, the listener hears every N writ
         const auto& last = f.listener.calls.back();
         CHECK(RecordingListener::known(last) == (kSeqWrites - 1) * kUnitsPerBlock);
         CHECK(last[10 * kUnitsPerBlock] == 0);
-        CHECK(last[11 * kUnitsPerBlock] == 1);
+        // Generation 1, or 2 when its write was issued after the failure
+        // came back: a unit written after a unit became unknown continues
+        // past every generation handed out before (engine/unit_map.h).
+        CHECK((last[11 * kUnitsPerBlock] == 1 || last[11 * kUnitsPerBlock] == 2));
     }
 }
 

@@ -75,3 +75,27 @@ TEST_CASE("unit map: claim, release and generations stay apart") {
     CHECK_FALSE(m.busy(7));
     CHECK(m.generation(7) != ds::pattern::kUnknownGeneration);
 }
+
+TEST_CASE("unit map: generations go past 255, and an unknown unit never restarts below") {
+    UnitMap m(4 * 4096, 4096);
+    for (int i = 0; i < 300; ++i)
+        m.advance(0, 4096);
+    CHECK(m.generation(0) == 300);  // no wrap at one byte
+    CHECK(m.highest() == 300);
+    m.advance(4096, 4096);
+    CHECK(m.generation(1) == 1);  // never written before: the first generation
+    // A failed write: the unit's next content follows every generation the
+    // map handed out, so its old content (up to 300) can never look current.
+    m.forget(0, 4096);
+    CHECK(m.generation(0) == ds::pattern::kUnknownGeneration);
+    m.advance(0, 4096);
+    CHECK(m.generation(0) == 301);
+    // A recreated file: every unit continues past everything written before.
+    m.reset();
+    m.advance(0, 4 * 4096);
+    for (std::uint64_t u = 0; u < 4; ++u)
+        CHECK(m.generation(u) == 302);
+    m.forget_unit(2);
+    m.advance(2 * 4096, 4096);
+    CHECK(m.generation(2) == 303);
+}

@@ -39,17 +39,58 @@ void splice(std::vector<std::byte>& dst, const std::vector<std::byte>& src, std:
 
 }  // namespace
 
-TEST_CASE("within_bound walks the cycle 1..255") {
+TEST_CASE("within_bound: acked < g <= acked + bound, never an earlier generation") {
     CHECK(run::within_bound(5, 6, 1));
     CHECK_FALSE(run::within_bound(5, 5, 1));
     CHECK_FALSE(run::within_bound(5, 7, 1));
     CHECK(run::within_bound(5, 7, 2));
-    CHECK_FALSE(run::within_bound(5, 4, 253));
-    CHECK(run::within_bound(5, 4, 254));
-    CHECK(run::within_bound(255, 1, 1));  // 0 is skipped
-    CHECK(run::within_bound(254, 2, 3));
-    CHECK_FALSE(run::within_bound(254, 3, 3));
     CHECK_FALSE(run::within_bound(0, 1, 254));
+    CHECK_FALSE(run::within_bound(5, 0, run::kAnyNewerBound));
+    // An earlier generation, however far back, is never "newer": the
+    // one-byte cycle made 4 (and 5 - 255 = 5, 5 - 256 = 4) look newer.
+    CHECK_FALSE(run::within_bound(5, 4, 254));
+    CHECK_FALSE(run::within_bound(5, 4, run::kAnyNewerBound));
+    CHECK_FALSE(run::within_bound(300, 45, run::kAnyNewerBound));  // 255 back
+    CHECK_FALSE(run::within_bound(300, 44, run::kAnyNewerBound));  // 256 back
+    CHECK(run::within_bound(300, 301, run::kAnyNewerBound));
+    CHECK(run::within_bound(300, 555, 255));
+    CHECK(run::within_bound(300, 556, 256));
+    CHECK_FALSE(run::within_bound(300, 557, 256));
+    // Exact past one byte's range.
+    CHECK(run::within_bound(1, 1001, 1000));
+    CHECK_FALSE(run::within_bound(1, 1002, 1000));
+    // At the top of the range: no overflow, and no wrap (a stated limit:
+    // a unit written 2^32 - 1 times wraps to 1, which reads as older).
+    const pattern::Generation top = pattern::kLastGeneration;
+    CHECK(run::within_bound(top - 1, top, 1));
+    CHECK(run::within_bound(top - 1, top, run::kAnyNewerBound));
+    CHECK(run::within_bound(1, top, run::kAnyNewerBound));
+    CHECK_FALSE(run::within_bound(top, pattern::next_generation(top), run::kAnyNewerBound));
+    CHECK_FALSE(run::within_bound(top, 1, run::kAnyNewerBound));
+}
+
+TEST_CASE("next_generation counts up to 2^32 - 1 and skips 0 on the wrap") {
+    CHECK(pattern::next_generation(pattern::kUnknownGeneration) == 1);
+    CHECK(pattern::next_generation(255) == 256);
+    CHECK(pattern::next_generation(256) == 257);
+    CHECK(pattern::next_generation(0xFFFFFFFEU) == 0xFFFFFFFFU);
+    CHECK(pattern::next_generation(pattern::kLastGeneration) == 1);
+    CHECK(pattern::previous_generation(1) == pattern::kLastGeneration);
+    CHECK(pattern::previous_generation(256) == 255);
+}
+
+TEST_CASE("classify: a rollback to any earlier generation is lost (stale)") {
+    for (pattern::Generation back : {1U, 254U, 255U, 256U, 510U, 1000U}) {
+        CAPTURE(back);
+        for (std::uint32_t bound : {0U, 1U, 254U, 1000U, run::kAnyNewerBound}) {
+            CAPTURE(bound);
+            auto v = run::classify_unit(content(unit(2000 - back)), unit(2000), bound);
+            CHECK(v.cls == UnitClass::lost);
+            REQUIRE(v.diagnosis);
+            CHECK(v.diagnosis->cls == pattern::MismatchClass::stale);
+            CHECK(v.diagnosis->found->generation == 2000 - back);
+        }
+    }
 }
 
 TEST_CASE("classify: intact, newer within the bound, never acknowledged") {
@@ -58,8 +99,13 @@ TEST_CASE("classify: intact, newer within the bound, never acknowledged") {
     v = run::classify_unit(content(unit(9)), unit(7), 2);
     CHECK(v.cls == UnitClass::newer);
     CHECK(v.found_generation == 9);
-    v = run::classify_unit(content(unit(1)), unit(255), 1);
+    v = run::classify_unit(content(unit(256)), unit(255), 1);
     CHECK(v.cls == UnitClass::newer);
+    v = run::classify_unit(content(unit(5000)), unit(7), run::kAnyNewerBound);
+    CHECK(v.cls == UnitClass::newer);
+    CHECK(v.found_generation == 5000);
+    v = run::classify_unit(content(unit(1)), unit(255), 1);  // no wrap: older
+    CHECK(v.cls == UnitClass::lost);
     std::vector<std::byte> zeros(kUnit);
     v = run::classify_unit(zeros, unit(pattern::kUnknownGeneration), 1);
     CHECK(v.cls == UnitClass::never_acked);
@@ -81,6 +127,16 @@ TEST_CASE("classify: a torn unit of the acknowledged and an allowed newer genera
     // ... but not when 9 is beyond it.
     v = run::classify_unit(torn, unit(7), 1);
     CHECK(v.cls == UnitClass::lost);
+    // Any newer: the header's generation and its neighbours are tried.
+    auto far = content(unit(900));
+    splice(far, content(unit(901)), 2, 5);
+    splice(far, content(unit(899)), 6, 8);
+    v = run::classify_unit(far, unit(7), run::kAnyNewerBound);
+    CHECK(v.cls == UnitClass::torn_newer);
+    CHECK(v.found_generation == 900);
+    // ... never an earlier one than the acknowledged.
+    splice(far, content(unit(6)), 7, 8);
+    CHECK(run::classify_unit(far, unit(7), run::kAnyNewerBound).cls == UnitClass::lost);
 }
 
 TEST_CASE("classify: lost after acknowledgement, with the diagnosis") {

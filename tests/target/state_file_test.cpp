@@ -44,10 +44,11 @@ run::StateGeometry geometry(const std::string& dir, unsigned files = 2) {
     return g;
 }
 
+// Generations that need all four bytes of the record (far past 255).
 std::vector<pattern::Generation> gens(pattern::Generation base) {
     std::vector<pattern::Generation> v(kUnits);
     for (std::size_t i = 0; i < v.size(); ++i)
-        v[i] = static_cast<pattern::Generation>(1 + (base + i) % 255);
+        v[i] = static_cast<pattern::Generation>(1 + base * 100003ULL + i * 65537ULL);
     return v;
 }
 
@@ -64,7 +65,7 @@ void scribble(const std::string& path, std::uint64_t offset, std::size_t len) {
 // The region layout, as state_file.cpp documents it: a one-block header
 // (short names) and per file two copies of 4 KiB + the map, block-rounded.
 constexpr std::uint64_t kHeaderBytes = 4096;
-constexpr std::uint64_t kCopyBytes = 4096;  // 40 + 64 bytes of map
+constexpr std::uint64_t kCopyBytes = 4096;  // 40 + 64 units x 4 bytes of map
 std::uint64_t copy_offset(unsigned file, unsigned copy) {
     return kHeaderBytes + (2ULL * file + copy) * kCopyBytes;
 }
@@ -128,12 +129,20 @@ TEST_CASE("the bound travels with each record: 0 after a phase end, rewritten be
     s = run::load_state_file(path);
     CHECK(s.files[0].bound == 0);  // nothing may be newer than a phase end's record
     CHECK(s.files[0].acked == gens(5));
-    sf.set_bound(254, true);  // a random phase without flushes starts
+    sf.set_bound(run::kAnyNewerBound, true);  // a random phase without flushes starts
     s = run::load_state_file(path);
-    CHECK(s.files[0].bound == 254);
+    CHECK(s.files[0].bound == run::kAnyNewerBound);
     CHECK(s.files[0].acked == gens(5));  // the same record, under the phase's bound
     CHECK(s.files[0].acknowledgements == 3);
 
+    SUBCASE("a torn record under \"any newer\" stays \"any newer\"") {
+        sf.acknowledged(0, gens(9));  // sequence 4 -> copy 0
+        sf.acknowledged(0, gens(9));  // sequence 5 -> copy 1, torn
+        scribble(path, copy_offset(0, 1) + 40, 8);
+        s = run::load_state_file(path);
+        CHECK(s.files[0].used_older_copy);
+        CHECK(s.files[0].bound == run::kAnyNewerBound);
+    }
     SUBCASE("a torn record after a phase end keeps bound 0") {
         sf.set_bound(0, false);
         sf.acknowledged(0, gens(9));  // sequence 4 -> copy 0
@@ -178,6 +187,7 @@ TEST_CASE("a torn newest record: the one before it is used, with a doubled bound
     CHECK(s.files[0].acked == gens(0));
     CHECK(s.files[0].used_older_copy);
     CHECK(s.files[0].bound == 6);
+    CHECK(s.files[0].acked.back() > 255);     // four bytes per unit came back whole
     CHECK_FALSE(s.files[1].used_older_copy);  // file 1 untouched: nothing acknowledged
     CHECK(s.files[1].acknowledgements == 0);
 
@@ -212,6 +222,22 @@ TEST_CASE("both records of a file damaged, a damaged header, a foreign file: cle
         scribble(path, 16, 1);  // the seed
         CHECK_THROWS_WITH_AS(run::load_state_file(path),
                              doctest::Contains("damaged state file header"), run::SetupError);
+    }
+    SUBCASE("an older format (one-byte generations) is refused in one line") {
+        int fd = ::open(path.c_str(), O_RDWR);
+        REQUIRE(fd >= 0);
+        const std::uint32_t v2 = 2;
+        REQUIRE(::pwrite(fd, &v2, sizeof v2, 8) == static_cast<ssize_t>(sizeof v2));
+        ::close(fd);
+        CHECK(run::kStateFormatVersion == 3);
+        try {
+            (void)run::load_state_file(path);
+            FAIL("an old state file was accepted");
+        } catch (const run::SetupError& e) {
+            const std::string what = e.what();
+            CHECK(what.find("state file format 2 is not supported") != std::string::npos);
+            CHECK(what.find('\n') == std::string::npos);
+        }
     }
     SUBCASE("not a state file, or missing") {
         const std::string other = dir.path + "/notes.txt";
@@ -261,9 +287,12 @@ TEST_CASE("the names a state file keeps, and states that cannot be acted on") {
 TEST_CASE("the bound: one write per unit without random writes, any without flushes") {
     run::RunConfig cfg;
     cfg.qd = 8;
-    CHECK(run::unacked_write_bound(cfg, 0) == 254);
+    CHECK(run::unacked_write_bound(cfg, 0) == run::kAnyNewerBound);
     CHECK(run::unacked_write_bound(cfg, 10) == 28);
-    CHECK(run::unacked_write_bound(cfg, 1000) == 254);
+    // Exact past 254: generations no longer wrap at 255.
+    CHECK(run::unacked_write_bound(cfg, 1000) == 2008);
+    CHECK(run::unacked_write_bound(cfg, 0x7FFFFFFF) == run::kAnyNewerBound);
+    CHECK(run::unacked_write_bound(cfg, ~0ULL) == run::kAnyNewerBound);
     cfg.read_pct = 100;
     CHECK(run::unacked_write_bound(cfg, 0) == 1);
     cfg.read_pct = 50;

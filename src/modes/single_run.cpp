@@ -34,7 +34,11 @@ int run_single(const cli::ParsedCommandLine& cmd, const Output& out) {
     if (prom) prom->run_ended(result);
     finish_prom(prom.get(), d);
     d.json(o.json, report::result_json(cfg, result, report::HostInfo::current()), &result);
-    text.finish(cfg, result, d.code(), d.first_error());
+    // The result line names what ended the run: the run's own error (the
+    // filesystem full), else an output that could not be delivered.
+    const std::string why =
+        result.fatal_error.empty() ? d.first_error() : one_line(result.fatal_error);
+    text.finish(cfg, result, d.code(), why);
     return d.code();
 }
 

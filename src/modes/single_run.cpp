@@ -21,7 +21,7 @@ int run_single(const cli::ParsedCommandLine& cmd, const Output& out) {
     }
     auto prom = prom_textfile(cmd);
     if (prom) observers.push_back(prom.get());
-    // --json rewritten after every iteration, before the text report shows it.
+    // --json rewritten as iterations end, before the text report shows them.
     report::JsonSnapshotWriter snapshots(o.json, report::HostInfo::current(), stderr);
     observers.insert(observers.begin(), &snapshots);
     run::ObserverList all(observers);
@@ -33,7 +33,9 @@ int run_single(const cli::ParsedCommandLine& cmd, const Output& out) {
         if (std::string e = timeseries->finish(); !e.empty()) d.failed(e);
     if (prom) prom->run_ended(result);
     finish_prom(prom.get(), d);
-    d.json(o.json, report::result_json(cfg, result, report::HostInfo::current()), &result);
+    nlohmann::json doc = report::result_json(cfg, result, report::HostInfo::current());
+    if (o.json != "-") doc["checkpoints_written"] = snapshots.writes();
+    d.json(o.json, std::move(doc), &result);
     // The result line names what ended the run: the run's own error (the
     // filesystem full), else an output that could not be delivered.
     const std::string why =

@@ -126,5 +126,8 @@ std::string verdict_words(int code, run::StopReason stop, bool verified,
 std::string verdict_line(int code, run::StopReason stop, bool verified = true,
                          const std::string& why = {});
 std::string drift_table(const std::vector<run::IterationResult>& iterations);
+// The same from a run's running drift (RunResult::drift) over `iterations`
+// iterations, the summarised ones included.
+std::string drift_table(const std::vector<run::PhaseDrift>& drift, std::uint64_t iterations);
 
 }  // namespace ds::report

@@ -90,9 +90,9 @@ std::pair<double, double> phase_rates(const RunSession& s, Phase phase, const Ph
             return {steps.front().before_bytes_per_s, steps.back().after_bytes_per_s};
     }
     const double now = pr.bytes_per_sec();
-    if (s.res.iterations.size() > 1)
-        for (const auto& f : s.res.iterations.front().phases)
-            if (f.phase == phase) return {f.bytes_per_sec(), now};
+    if (s.res.iterations_run > 1)
+        for (const auto& d : s.res.drift)
+            if (d.phase == phase && d.iterations > 0) return {d.bandwidth.first, now};
     return {now, now};
 }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "model/results.h"
+
 namespace ds::run {
 
 namespace {
@@ -27,22 +29,30 @@ void take(FigureDrift& d, bool first, double value, std::uint64_t iteration, boo
 
 }  // namespace
 
-std::vector<PhaseDrift> phase_drift(const std::vector<IterationResult>& iterations) {
-    std::vector<PhaseDrift> out;
-    for (Phase phase : kAllPhases) {
-        PhaseDrift d;
-        d.phase = phase;
-        for (const auto& it : iterations)
-            for (const auto& p : it.phases) {
-                if (p.phase != phase || p.interrupted) continue;
-                const bool first = d.iterations++ == 0;
-                take(d.bandwidth, first, p.bytes_per_sec(), it.index, true);
-                take(d.iops, first, p.iops(), it.index, true);
-                take(d.p99_ns, first, static_cast<double>(p.p99_ns), it.index, false);
-            }
-        if (d.iterations) out.push_back(d);
+void add_to_drift(std::vector<PhaseDrift>& drift, const PhaseFigures& p, std::uint64_t iteration) {
+    auto at = drift.begin();
+    while (at != drift.end() && at->phase < p.phase)
+        ++at;
+    if (at == drift.end() || at->phase != p.phase) {
+        at = drift.insert(at, PhaseDrift{});
+        at->phase = p.phase;
     }
-    return out;
+    PhaseDrift& d = *at;
+    ++d.runs;
+    if (p.interrupted) return;
+    const bool first = d.iterations++ == 0;
+    take(d.bandwidth, first, p.bytes_per_sec(), iteration, true);
+    take(d.iops, first, p.iops(), iteration, true);
+    take(d.p99_ns, first, static_cast<double>(p.p99_ns), iteration, false);
+}
+
+std::vector<PhaseDrift> phase_drift(const std::vector<IterationResult>& iterations) {
+    std::vector<PhaseDrift> drift;
+    for (const auto& it : iterations)
+        for (const auto& p : it.phases)
+            add_to_drift(drift, p, it.index);
+    std::erase_if(drift, [](const PhaseDrift& d) { return d.iterations == 0; });
+    return drift;
 }
 
 }  // namespace ds::run

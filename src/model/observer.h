@@ -55,7 +55,8 @@ class RunObserver {
                                const IntervalStats&, double /*interval_s*/,
                                std::uint64_t /*mismatches_so_far*/) {}
     // The run so far, for result files rewritten while it goes on (--json):
-    // after every iteration (`live` null), and while an iteration runs every
+    // as iterations end (`live` null: the first, then at most once per
+    // TestHooks::checkpoint_period_s), and while an iteration runs every
     // TestHooks::snapshot_period_s without one (`live`: the phase running).
     // `so_far` holds every finished phase and mismatch record; wall_seconds
     // is the time so far.

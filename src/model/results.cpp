@@ -127,8 +127,10 @@ double PhaseFigures::bytes_per_sec() const {
 }
 
 void RunResult::begin_iteration(std::uint64_t index, std::uint64_t detail) {
+    ++iterations_run;
     iterations.push_back(IterationResult{index, {}});
-    iterations.back().phases.reserve(std::size(kAllPhases));  // one block per iteration
+    while (iterations.size() > kIterationWindow)
+        iterations.pop_front();
     if (detail == 0) return;
     iteration_detail.push_back(IterationDetail{index, {}});
     while (iteration_detail.size() > detail)
@@ -137,6 +139,7 @@ void RunResult::begin_iteration(std::uint64_t index, std::uint64_t detail) {
 
 void RunResult::add_phase(const PhaseResult& p) {
     iterations.back().phases.push_back(PhaseFigures::of(p));
+    add_to_drift(drift, iterations.back().phases.back(), iterations.back().index);
     if (!iteration_detail.empty() && iteration_detail.back().index == iterations.back().index)
         iteration_detail.back().phases.push_back(p);
     // Kept in run order: a phase is merged into its own entry, or inserted
@@ -157,12 +160,8 @@ RunResult::Totals RunResult::totals() const {
         t.read += p.counters.read_bytes;
         t.verified += p.counters.verified_bytes;
     };
-    for (const auto& it : iterations)
-        for (const auto& p : it.phases) {
-            t.written += p.write_bytes;
-            t.read += p.read_bytes;
-            t.verified += p.verified_bytes;
-        }
+    for (const auto& p : merged_phases)
+        add(p);
     for (const auto& pt : sweep.points)
         add(pt.random);
     if (sync_compare)

@@ -11,6 +11,7 @@
 #include "io/backend.h"
 #include "model/config.h"
 #include "model/damage.h"
+#include "model/drift.h"
 #include "model/drive_health.h"
 #include "model/exit_status.h"
 #include "model/verdict.h"
@@ -265,11 +266,16 @@ struct RunResult {
     std::string direct_io_note;
     std::vector<std::string> file_paths;
     std::string state_path;  // --keep: the state file for --verify-only (else empty)
-    // Every iteration, figures only; each phase merged over all iterations
-    // (in run order); the last --iteration-detail iterations in full.  The
-    // memory a run holds grows only by the figures, however long it runs.
-    std::vector<IterationResult> iterations;
+    // The last kIterationWindow iterations, figures only (the one running
+    // included); each phase merged over every iteration (in run order), with
+    // its drift as running figures; the last --iteration-detail iterations
+    // in full.  What a run holds is bounded, however long it runs: the
+    // iterations before the window are summarised by merged_phases, drift
+    // and iterations_run.
+    std::deque<IterationResult> iterations;
+    std::uint64_t iterations_run = 0;  // begun, the one running included
     std::vector<PhaseResult> merged_phases;
+    std::vector<PhaseDrift> drift;
     std::deque<IterationDetail> iteration_detail;
     SweepResult sweep;                                  // points empty unless --sweep
     std::vector<SteadyStateResult> steady_state;        // per iteration, with --steady-state
@@ -294,6 +300,12 @@ struct RunResult {
     std::string document_id;
 
     static constexpr std::size_t kMaxRecords = 100;
+    // Iterations listed with their figures: about 0.5 KiB of memory and 1 KB
+    // of --json each (four phases), so at most 0.5 MiB and 1 MB however
+    // long the run.
+    static constexpr std::size_t kIterationWindow = 1000;
+    // Iterations begun that `iterations` no longer lists.
+    std::uint64_t iterations_summarised() const { return iterations_run - iterations.size(); }
     std::uint64_t mismatch_count() const;
     // Distinct units damaged, over every file.
     std::uint64_t damaged_units() const;
@@ -304,7 +316,8 @@ struct RunResult {
     // phases and (when kept) the detail take it in.
     void add_phase(const PhaseResult& p);
 
-    // Bytes over every phase of every iteration and every sweep point.
+    // Bytes over every phase of every iteration (merged_phases) and every
+    // sweep point.
     struct Totals {
         std::uint64_t written = 0, read = 0, verified = 0;
     };

@@ -21,7 +21,7 @@ run::ExitStatus run_single(const cli::ParsedCommandLine& cmd, const Output& out)
     }
     auto prom = prom_textfile(cmd);
     if (prom) observers.push_back(prom.get());
-    // --json rewritten after every iteration, before the text report shows it.
+    // --json rewritten as iterations end, before the text report shows them.
     report::JsonSnapshotWriter snapshots(o.json, report::HostInfo::current(), stderr);
     observers.insert(observers.begin(), &snapshots);
     run::ObserverList all(observers);
@@ -33,8 +33,14 @@ run::ExitStatus run_single(const cli::ParsedCommandLine& cmd, const Output& out)
         if (std::string e = timeseries->finish(); !e.empty()) d.failed(e);
     if (prom) prom->run_ended(result);
     finish_prom(prom.get(), d);
-    d.json(o.json, report::result_json(cfg, result, report::HostInfo::current()), &result);
-    text.finish(cfg, result, d.code(), d.first_error());
+    nlohmann::json doc = report::result_json(cfg, result, report::HostInfo::current());
+    if (o.json != "-") doc["checkpoints_written"] = snapshots.writes();
+    d.json(o.json, std::move(doc), &result);
+    // The result line names what ended the run: the run's own error (the
+    // filesystem full), else an output that could not be delivered.
+    const std::string why =
+        result.fatal_error.empty() ? d.first_error() : one_line(result.fatal_error);
+    text.finish(cfg, result, d.code(), why);
     return d.code();
 }
 

@@ -250,7 +250,7 @@ std::string comparison_text(const run::BackendComparison& c) {
     if (!s.points.empty()) {
         out += sweep_text(s);
     } else if (!rows.empty()) {
-        out += figures_table(rows, c.runs[0].result.iterations.size());
+        out += figures_table(rows, c.runs[0].result.iterations_run);
         out += ratios_text(rows);
     }
     return out + "\n" + verdict_line(c) + "\n";

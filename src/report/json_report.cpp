@@ -231,24 +231,23 @@ json figure_drift_json(const run::FigureDrift& d, bool whole = false) {
 }
 
 // Each phase over every iteration: the phase object of its merged counters
-// and histograms, how many iterations ran it and its drift.
+// and histograms, how many iterations ran it and its drift (running figures,
+// over every iteration, listed or summarised).
 json merged_phases_json(const run::RunConfig& cfg, const run::RunResult& r) {
-    const auto drift = run::phase_drift(r.iterations);
     json out = json::array();
     for (const auto& merged : r.merged_phases) {
         json j = phase_json(merged, cfg);
-        std::uint64_t runs = 0;
-        for (const auto& it : r.iterations)
-            for (const auto& p : it.phases)
-                runs += p.phase == merged.phase;
-        j["iterations"] = runs;
+        j["iterations"] = 0;
         j["drift"] = nullptr;
-        for (const auto& d : drift)
-            if (d.phase == merged.phase)
+        for (const auto& d : r.drift) {
+            if (d.phase != merged.phase) continue;
+            j["iterations"] = d.runs;
+            if (d.iterations)
                 j["drift"] = {{"iterations", d.iterations},
                               {"bandwidth_bytes_per_sec", figure_drift_json(d.bandwidth)},
                               {"iops", figure_drift_json(d.iops)},
                               {"p99_ns", figure_drift_json(d.p99_ns, true)}};
+        }
         out.push_back(std::move(j));
     }
     return out;
@@ -749,7 +748,8 @@ json summary_json(const run::RunConfig& cfg, const run::RunResult& r) {
         {"read_bytes", totals.read},
         {"verified_bytes", totals.verified},
         {"elapsed_s", r.wall_seconds},
-        {"iterations_run", r.iterations.size()},
+        {"iterations_run", r.iterations_run},
+        {"iterations_summarised", r.iterations_summarised()},
         {"mismatch_total", r.mismatch_count()},
         {"mismatches", class_counts(r.mismatch_totals)},
         {"damaged_units", r.damaged_units()},

@@ -24,13 +24,14 @@ void JsonSnapshotWriter::run_so_far(const run::RunResult& so_far,
         if (io::check_output_destination(path_) != io::OutputKind::regular) return;
         nlohmann::json doc = result_json(cfg_, so_far, host_);
         mark_in_progress(doc, live);
+        doc["checkpoints_written"] = writes_ + 1;
         io::write_file_atomically(path_, document_text(doc, &so_far));
         ++writes_;
     } catch (const std::exception& e) {
         // Tried again at the next snapshot and at the end, which reports
         // its own failure; said once, so a full disk does not flood stderr.
         if (!failed_once_ && err_)
-            std::fprintf(err_, "drivestress: --json %s (rewritten after the next iteration)\n",
+            std::fprintf(err_, "drivestress: --json %s (tried again at the next checkpoint)\n",
                          e.what());
         failed_once_ = true;
     }

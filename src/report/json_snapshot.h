@@ -1,8 +1,11 @@
 // --json PATH while the run goes on: the document is rewritten (atomically,
-// io::write_file_atomically) after every iteration and at every periodic
-// snapshot of the run, marked in_progress, so that a crash or power loss of
-// the host leaves every finished iteration's result on disk.  The final
-// document (main) replaces it when the run ends.
+// io::write_file_atomically) at every snapshot of the run (after the first
+// iteration, then as iterations end at most every few seconds, and every
+// minute during a long one), marked in_progress and numbered
+// (checkpoints_written), so that a crash or power loss of the host leaves
+// the run's results up to the last checkpoint on disk.  Its size is bounded
+// (RunResult::kIterationWindow), so each rewrite costs the same however long
+// the run.  The final document (main) replaces it when the run ends.
 #pragma once
 
 #include <cstdint>

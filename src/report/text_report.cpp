@@ -1,5 +1,6 @@
 #include "report/text_report.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <cstdarg>
@@ -124,12 +125,17 @@ std::string writes_line(const run::PhaseResult& p) {
 }
 
 std::string drift_table(const std::vector<run::IterationResult>& iterations) {
-    const auto drift = run::phase_drift(iterations);
-    if (iterations.size() < 2 || drift.empty()) return "";
-    std::string t = printf_string(
-        "\ndrift    %zu iterations: first, best, worst and last of each phase "
-        "(#iteration; interrupted phases left out)\n",
-        iterations.size());
+    return drift_table(run::phase_drift(iterations), iterations.size());
+}
+
+std::string drift_table(const std::vector<run::PhaseDrift>& drift, std::uint64_t iterations) {
+    const bool any = std::any_of(drift.begin(), drift.end(),
+                                 [](const run::PhaseDrift& d) { return d.iterations > 0; });
+    if (iterations < 2 || !any) return "";
+    std::string t = printf_string("\ndrift    %" PRIu64
+                                  " iterations: first, best, worst and last of each phase "
+                                  "(#iteration; interrupted phases left out)\n",
+                                  iterations);
     t += printf_string("  %-10s %-7s %10s%8s%10s%8s%10s%8s%10s\n", "phase", "", "first", "", "best",
                        "", "worst", "", "last");
     auto row = [&](const char* phase, const char* figure, const run::FigureDrift& d, auto&& text) {
@@ -143,6 +149,7 @@ std::string drift_table(const std::vector<run::IterationResult>& iterations) {
         t += line.substr(0, line.find_last_not_of(' ') + 1) + "\n";
     };
     for (const auto& d : drift) {
+        if (d.iterations == 0) continue;
         const std::string name(run::to_string(d.phase));
         if (d.phase == run::Phase::random)
             row(name.c_str(), "IOPS", d.iops, [](double v) { return iops_text(v); });
@@ -745,7 +752,7 @@ void TextReport::finish(const run::RunConfig& cfg, const run::RunResult& r, run:
         std::fprintf(out_, "%s\n", knee_line(r.sweep).c_str());
     if (layout_ == Layout::full) {
         if (r.sync_compare) std::fputs(sync_compare_table(*r.sync_compare).c_str(), out_);
-        std::fputs(drift_table(r.iterations).c_str(), out_);
+        std::fputs(drift_table(r.drift, r.iterations_run).c_str(), out_);
     }
     // What went wrong is shown whatever the layout.
     print_mismatch_records(out_, r);

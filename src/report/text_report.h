@@ -124,5 +124,8 @@ std::string phase_health_line(const run::PhaseHealth& h);
 // model/verdict.h), with a newline.
 std::string verdict_line(const run::RunEvidence& e);
 std::string drift_table(const std::vector<run::IterationResult>& iterations);
+// The same from a run's running drift (RunResult::drift) over `iterations`
+// iterations, the summarised ones included.
+std::string drift_table(const std::vector<run::PhaseDrift>& drift, std::uint64_t iterations);
 
 }  // namespace ds::report

@@ -1,5 +1,7 @@
 #include "run/runner.h"
 
+#include <exception>
+#include <new>
 #include <random>
 
 #include "io/output_file.h"
@@ -88,9 +90,9 @@ std::pair<double, double> phase_rates(const RunSession& s, Phase phase, const Ph
             return {steps.front().before_bytes_per_s, steps.back().after_bytes_per_s};
     }
     const double now = pr.bytes_per_sec();
-    if (s.res.iterations.size() > 1)
-        for (const auto& f : s.res.iterations.front().phases)
-            if (f.phase == phase) return {f.bytes_per_sec(), now};
+    if (s.res.iterations_run > 1)
+        for (const auto& d : s.res.drift)
+            if (d.phase == phase && d.iterations > 0) return {d.bandwidth.first, now};
     return {now, now};
 }
 
@@ -165,6 +167,21 @@ void run_sync_compare_table(RunSession& s) {
     s.res.wall_seconds = s.wall_seconds();
 }
 
+bool phase_finished(const RunResult& r) {
+    return !r.merged_phases.empty() || !r.sweep.points.empty();
+}
+
+// An exception after the first phase (the filesystem full when --recreate
+// makes the files anew, a ring that cannot be set up again): the run's
+// fatal error, one line.
+void ended_by_error(RunSession& s, const std::exception& e) {
+    const auto* bad_alloc = dynamic_cast<const std::bad_alloc*>(&e);
+    if (s.res.fatal_error.empty())
+        s.res.fatal_error = bad_alloc ? std::string("out of memory") : std::string(e.what());
+    s.res.stop = StopReason::error;
+    s.stop.store(true);
+}
+
 }  // namespace
 
 Runner::Runner(RunConfig cfg, RunObserver* observer) : cfg_(std::move(cfg)), observer_(observer) {
@@ -185,10 +202,19 @@ RunResult Runner::run() {
         return res;
     }
     s.start_workers();
-    for (std::uint64_t it = 1; cfg_.iterations == 0 || it <= cfg_.iterations; ++it) {
-        if (s.check_stop()) break;
-        run_iteration(s, it);
-        if (s.stop.load()) break;
+    try {
+        for (std::uint64_t it = 1; cfg_.iterations == 0 || it <= cfg_.iterations; ++it) {
+            if (s.check_stop()) break;
+            run_iteration(s, it);
+            if (s.stop.load()) break;
+        }
+    } catch (const std::exception& e) {
+        // Before any phase finished this is a setup error (exit 1, nothing
+        // left).  After one, the run has something to report: it ends here
+        // (the files still go), and the reports say what was done and why
+        // it stopped, rather than an exit with a document left "running".
+        if (!phase_finished(res)) throw;
+        ended_by_error(s, e);
     }
     s.finish();
     return res;  // the session closes the rings, then removes the files

@@ -15,8 +15,10 @@ namespace ds::run {
 class Runner {
   public:
     explicit Runner(RunConfig cfg, RunObserver* observer = nullptr);
-    // Throws SetupError (or std::system_error) for setup failures; files it
-    // created are removed on every path out.
+    // Throws SetupError (or std::system_error) for setup failures before
+    // the first phase finished; one after it ends the run with the error
+    // in RunResult::fatal_error (StopReason::error).  Files it created are
+    // removed on every path out.
     RunResult run();
 
   private:

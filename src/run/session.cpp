@@ -221,13 +221,18 @@ double RunSession::wall_seconds() const {
 }
 
 void RunSession::snapshot(const ProgressSnapshot* live) {
-    last_snapshot_ns = monotonic_ns();
+    const std::uint64_t now = monotonic_ns();
     // Between phases only: a worker owns its records and damage map while
     // it runs.
     if (!live) {
         collect_records(workers, res);
         collect_damage();
+        // As iterations end: the first, then at most one per period.
+        const double since_s = static_cast<double>(now - last_snapshot_ns) / 1e9;
+        if (snapshots_ > 0 && since_s < hooks.checkpoint_period_s) return;
     }
+    last_snapshot_ns = now;
+    ++snapshots_;
     res.wall_seconds = wall_seconds();
     observer.run_so_far(res, live);
 }

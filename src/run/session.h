@@ -51,7 +51,9 @@ class RunSession {
     // and `tick` (progress) meanwhile; rethrows a worker's exception.
     void run_on_workers(WorkerPool::Task task, const std::function<void()>& tick = {});
     // Tells the observers about the run so far (RunObserver::run_so_far);
-    // `live` is the phase running, null between phases.
+    // `live` is the phase running, null as an iteration ends, when it is
+    // passed on for the first iteration and then at most once per
+    // TestHooks::checkpoint_period_s.
     void snapshot(const ProgressSnapshot* live);
     // The files anew (--recreate): rings closed first, so the old files'
     // blocks are free when the new ones are allocated.
@@ -90,6 +92,7 @@ class RunSession {
     // --keep keeps files only once the run is under way: a setup error
     // before the first phase leaves nothing behind, state file included.
     bool started_ = false;
+    std::uint64_t snapshots_ = 0;  // passed on to the observers
 };
 
 // Moves the workers' mismatch records into the result, which keeps the

@@ -6,15 +6,26 @@
 
 namespace ds::run {
 
+namespace {
+
+// A period in seconds from variable `name` (up to an hour; zero when
+// `zero_ok`) into `out`; left alone when unset or unreadable.
+void seconds_from(const char* name, bool zero_ok, double& out) {
+    const char* p = std::getenv(name);
+    if (!p) return;
+    char* end = nullptr;
+    const double s = std::strtod(p, &end);
+    if (end != p && *end == '\0' && (s > 0 || (zero_ok && s == 0)) && s <= 3600) out = s;
+}
+
+}  // namespace
+
 TestHooks TestHooks::from_environment() {
     TestHooks h;
     const char* on_signal = std::getenv("DRIVESTRESS_TEST_STOP_ON_SIGNAL");
     h.stop_on_signal = on_signal && *on_signal == '1';
-    if (const char* p = std::getenv("DRIVESTRESS_TEST_SNAPSHOT_S")) {
-        char* end = nullptr;
-        const double s = std::strtod(p, &end);
-        if (end != p && *end == '\0' && s > 0 && s <= 3600) h.snapshot_period_s = s;
-    }
+    seconds_from("DRIVESTRESS_TEST_SNAPSHOT_S", false, h.snapshot_period_s);
+    seconds_from("DRIVESTRESS_TEST_CHECKPOINT_S", true, h.checkpoint_period_s);
     if (const char* p = std::getenv("DRIVESTRESS_TEST_SYSFS_ROOT"); p && *p) h.sysfs_root = p;
     if (const char* p = std::getenv("DRIVESTRESS_TEST_HEALTH_LOGS"); p && *p) {
         std::string list(p);

@@ -14,6 +14,8 @@
 //       signal, so a test can send a second one later (not the same keypress).
 //   DRIVESTRESS_TEST_SNAPSHOT_S=SECONDS  replaces the period of the snapshots
 //       taken while an iteration runs (RunObserver::run_so_far).
+//   DRIVESTRESS_TEST_CHECKPOINT_S=SECONDS  replaces the shortest time
+//       between two snapshots taken as iterations end (0: after every one).
 //   DRIVESTRESS_TEST_SYSFS_ROOT=DIR  looks the NVMe controller up in a fake
 //       sysfs tree instead of /sys (drive health on a machine without NVMe).
 //   DRIVESTRESS_TEST_HEALTH_LOGS=PAGE[,PAGE...]  health-log readings come from
@@ -40,6 +42,10 @@ struct TestHooks {
     // Snapshots of the run so far while an iteration runs: a long iteration
     // (a large drive) still leaves its finished phases on disk every minute.
     double snapshot_period_s = 60;
+    // Snapshots as iterations end: the first, then at most one per period,
+    // so that a run of short iterations does not rewrite (and flush) its
+    // --json thousands of times a second; a kill loses at most this much.
+    double checkpoint_period_s = 5;
     std::string sysfs_root = "/sys";
     std::vector<std::string> health_log_fixtures;  // empty: the real admin command
     static TestHooks from_environment();

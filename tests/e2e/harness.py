@@ -31,6 +31,7 @@ EXIT_SKIP = 77
 # Paths of the programs under test; set by main() from the command line.
 DRIVESTRESS = os.environ.get("DRIVESTRESS", "")
 NO_IO_URING = os.environ.get("NO_IO_URING", "")
+PEAK_RSS = os.environ.get("PEAK_RSS", "")  # tests/helpers/peak_rss
 
 BACKENDS = ("io_uring", "sync")
 PHASES = ("seq-write", "seq-read", "random", "reverify")
@@ -411,6 +412,7 @@ class DriveStressTest(unittest.TestCase):
         env.pop("DRIVESTRESS_TEST_STOP", None)
         env.pop("DRIVESTRESS_TEST_STOP_ON_SIGNAL", None)
         env.pop("DRIVESTRESS_TEST_SNAPSHOT_S", None)
+        env.pop("DRIVESTRESS_TEST_CHECKPOINT_S", None)
         if stop:
             env["DRIVESTRESS_TEST_STOP"] = stop
         if stop_on_signal:
@@ -483,13 +485,15 @@ def merged_phases_of(doc):
 
 def main():
     """Runs the selected tests of the calling module; exits 0, 1 or 77."""
-    global DRIVESTRESS, NO_IO_URING
+    global DRIVESTRESS, NO_IO_URING, PEAK_RSS
     parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument("--drivestress", default=DRIVESTRESS)
     parser.add_argument("--no-io-uring", default=NO_IO_URING)
+    parser.add_argument("--peak-rss", default=PEAK_RSS)
     opts, rest = parser.parse_known_args()
     DRIVESTRESS = os.path.abspath(opts.drivestress) if opts.drivestress else ""
     NO_IO_URING = os.path.abspath(opts.no_io_uring) if opts.no_io_uring else ""
+    PEAK_RSS = os.path.abspath(opts.peak_rss) if opts.peak_rss else ""
 
     prog = unittest.main(module="__main__", argv=[sys.argv[0]] + rest, exit=False,
                          verbosity=2)

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Burn-in: memory and the --json document stay bounded over a thousand
-iterations, and the document rewritten during the run survives a SIGKILL
-with every finished iteration in it."""
+"""Burn-in: memory and the --json document stay bounded over thousands of
+iterations, the document is checkpointed a bounded number of times, and
+what is on disk after a SIGKILL is a valid document up to its last
+checkpoint."""
 
 import json
 import os
+import re
 import shutil
 import signal
 import sys
@@ -16,35 +18,30 @@ import harness
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "report"))
 import validate_schema  # noqa: E402  (after the path insert)
 
-# Resident size may grow by this much from the end of the first iteration to
-# the end of the last: the figures every iteration keeps (about 0.5 KiB
-# each) and the allocator's slack.  Before the iterations dropped their
-# histograms it grew by 440 KiB per iteration.
-RSS_GROWTH_BOUND_KIB = 1536
-# The document may grow by this much per iteration (one line of figures).
-JSON_BYTES_PER_ITERATION = 1024
-ITERATIONS = 1000
+# Peak resident size may differ by this much between a run of ITERATIONS
+# iterations and one of four times as many: the allocator's slack.  Before
+# the iterations were summarised beyond the window it grew by about 0.5 KiB
+# per iteration (3 MiB here), and the document with them.
+RSS_GROWTH_BOUND_KIB = 1024
+ITERATIONS = 2000
+# Iterations the document lists (RunResult::kIterationWindow).
+ITERATION_WINDOW = 1000
+# The shortest time between two checkpoints as iterations end
+# (TestHooks::checkpoint_period_s).
+CHECKPOINT_PERIOD_S = 5
 # How long a document rewritten during a phase may take to appear: a
 # liveness bound, far above the 0.2 s asked for, not a measurement.
 SNAPSHOT_WAIT_S = 30
 
 
-def vm_rss_kib(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    raise AssertionError(f"no VmRSS in /proc/{pid}/status")
-
-
-def sanitizer_of(pid):
-    """"ASan" or "TSan" when the process runs under one (its allocator keeps
-    freed memory in quarantine or shadow, so resident size says nothing of
-    drivestress's own), else None."""
-    with open(f"/proc/{pid}/maps") as f:
-        maps = f.read()
-    for lib, name in (("libasan", "ASan"), ("libtsan", "TSan")):
-        if lib in maps:
+def sanitizer_of_binary(path):
+    """"ASan" or "TSan" when the program is built with one (its allocator
+    keeps freed memory in quarantine or shadow, so resident size says
+    nothing of drivestress's own), else None."""
+    with open(path, "rb") as f:
+        image = f.read()
+    for symbol, name in ((b"__asan_init", "ASan"), (b"__tsan_init", "TSan")):
+        if symbol in image:
             return name
     return None
 
@@ -65,53 +62,109 @@ class Burnin(harness.DriveStressTest):
             self.skipTest("python3-jsonschema (Draft 2020-12) is not installed")
         return validate_schema.errors_of(validator, doc)
 
+    def run_iterations(self, iterations):
+        """A run of `iterations` 4 KiB seq-write iterations with --json on
+        tmpfs (so a run that rewrites its document every iteration fails
+        the assertions rather than the time out), under peak_rss; returns
+        the Result and the run's peak resident size (KiB)."""
+        peak_rss = harness.PEAK_RSS or os.path.join(os.path.dirname(harness.NO_IO_URING),
+                                                    "peak_rss")
+        if not os.access(peak_rss, os.X_OK):
+            self.fail(f"peak_rss helper not found: {peak_rss!r} (use --peak-rss)")
+        sanitizer = sanitizer_of_binary(harness.DRIVESTRESS)
+        if sanitizer:
+            self.skipTest(f"built with {sanitizer}: its allocator, not drivestress, decides "
+                          "the resident size")
+        r = self.drivestress("-s", "4K", "--seq-block", "4K", "-j", 1, "--phases", "seq-write",
+                             "--iterations", iterations, wrapper=[peak_rss])
+        self.assertExit(r, 0)
+        self.assertNoFilesLeft(r)
+        match = re.search(r"^peak_rss_kib (\d+)$", r.stderr, re.M)
+        self.assertIsNotNone(match, r.describe())
+        return r, int(match.group(1))
+
     def test_thousand_iterations_memory_and_json_stay_bounded(self):
-        """1000 short iterations, stopped before each one starts: VmRSS and
-        the document's size after iteration 1 and after iteration 999."""
-        # The document is rewritten after every iteration: on tmpfs, so the
-        # test does not wait for 1200 fsyncs of a growing file.
+        """N and 4N short iterations: the same peak resident size; the
+        document lists the last 1000 iterations and summarises the others
+        (totals, drift from iteration 1 to N), and was checkpointed a
+        number of times bounded by the run's time, not by its iterations."""
         shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
         out_dir = tempfile.mkdtemp(prefix="drivestress-e2e-json-", dir=shm)
         self.addCleanup(shutil.rmtree, out_dir, True)
         self.json_path = os.path.join(out_dir, "result.json")
-        run = self.start("-s", "64K", "--seq-block", "64K", "-j", 2, "--rand-ops", 16,
-                         "--iterations", ITERATIONS, stop="seq-write")
-        samples = {}  # iterations finished -> (VmRSS KiB, document bytes)
-        for finished in range(ITERATIONS):
-            run.wait_stopped()
-            if finished == 0 and sanitizer_of(run.proc.pid):
-                self.skipTest(f"built with {sanitizer_of(run.proc.pid)}: its allocator, "
-                              "not drivestress, decides the resident size")
-            if finished in (1, ITERATIONS - 1):
-                doc = read_json(self.json_path)
-                self.assertTrue(doc["in_progress"])
-                self.assertEqual(len(doc["iterations"]), finished)
-                samples[finished] = (vm_rss_kib(run.proc.pid), os.path.getsize(self.json_path))
-            run.resume()
-        r = run.finish()
-        self.assertExit(r, 0)
-        self.assertNoFilesLeft(r)
-        doc = self.assertJson(r)
-        self.assertFalse(doc["in_progress"])
-        self.assertEqual(doc["summary"]["iterations_run"], ITERATIONS)
-        self.assertEqual([it["index"] for it in doc["iterations"]],
-                         list(range(1, ITERATIONS + 1)))
-        self.assertEqual([m["iterations"] for m in doc["merged_phases"]], [ITERATIONS] * 4)
+        peaks = {}
+        for n in (ITERATIONS, 4 * ITERATIONS):
+            r, peaks[n] = self.run_iterations(n)
+            doc = self.assertJson(r)
+            self.assertFalse(doc["in_progress"])
+            s = doc["summary"]
+            self.assertEqual((s["iterations_run"], s["iterations_summarised"]),
+                             (n, n - ITERATION_WINDOW))
+            self.assertEqual([it["index"] for it in doc["iterations"]],
+                             list(range(n - ITERATION_WINDOW + 1, n + 1)))
+            self.assertEqual(s["written_bytes"], n * 4096)
+            (m,) = doc["merged_phases"]
+            self.assertEqual((m["iterations"], m["write_bytes"]), (n, n * 4096))
+            drift = m["drift"]["bandwidth_bytes_per_sec"]
+            self.assertEqual((m["drift"]["iterations"], drift["first_iteration"],
+                              drift["last_iteration"]), (n, 1, n))
+            # The first iteration's end, then one per CHECKPOINT_PERIOD_S at
+            # most: a count the document's own elapsed time bounds.
+            self.assertIn("checkpoints_written", doc)
+            bound = 2 + s["elapsed_s"] / CHECKPOINT_PERIOD_S
+            print(f"{n} iterations in {s['elapsed_s']:.2f} s: peak RSS {peaks[n]} KiB, "
+                  f"{doc['checkpoints_written']} checkpoints (at most {bound:.1f})")
+            self.assertGreaterEqual(doc["checkpoints_written"], 1)
+            self.assertLessEqual(doc["checkpoints_written"], bound,
+                                 "the document is rewritten more often than the period")
+        growth = peaks[4 * ITERATIONS] - peaks[ITERATIONS]
+        self.assertLessEqual(growth, RSS_GROWTH_BOUND_KIB,
+                             f"peak resident size grows with iterations: {growth:+d} KiB over "
+                             f"{3 * ITERATIONS} more")
 
-        (rss_1, size_1), (rss_n, size_n) = samples[1], samples[ITERATIONS - 1]
-        growth = rss_n - rss_1
-        print(f"VmRSS {rss_1} KiB after iteration 1, {rss_n} KiB after {ITERATIONS - 1}: "
-              f"{growth:+d} KiB; document {size_1} -> {size_n} bytes, "
-              f"{(size_n - size_1) / (ITERATIONS - 2):.0f} bytes per iteration")
-        self.assertLessEqual(growth, RSS_GROWTH_BOUND_KIB, "resident size grows with iterations")
-        self.assertLessEqual(size_n - size_1, JSON_BYTES_PER_ITERATION * (ITERATIONS - 2),
-                             "the document grows by more than a line per iteration")
+    def test_sigkill_leaves_the_last_checkpoint(self):
+        """Thousands of short iterations, killed with SIGKILL once the
+        document was checkpointed a second time (at an instant the test
+        does not choose): the document on disk is valid, in progress, and
+        consistent: the last iterations listed up to the checkpoint, the
+        others counted as summarised, every phase of them in merged_phases."""
+        run = self.start("-s", "4K", "--seq-block", "4K", "-j", 1, "--phases", "seq-write",
+                         "--iterations", 0, "--duration", "10m")
+        deadline = time.monotonic() + 3 * CHECKPOINT_PERIOD_S + SNAPSHOT_WAIT_S
+        doc = None
+        while time.monotonic() < deadline and run.proc.poll() is None:
+            if os.path.exists(self.json_path):
+                doc = read_json(self.json_path)  # replaced atomically: always whole
+                if doc["checkpoints_written"] >= 2:
+                    break
+            time.sleep(0.05)
+        self.assertIsNotNone(doc, "no document written")
+        self.assertGreaterEqual(doc["checkpoints_written"], 2)
+        run.send(signal.SIGKILL)
+        r = run.finish()
+        self.assertEqual(r.returncode, -signal.SIGKILL, r.describe())
+        doc = self.assertJson(r)
+        self.assertEqual(self.schema_errors(doc), [], "schema violations")
+        self.assertTrue(doc["in_progress"])
+        s = doc["summary"]
+        self.assertEqual((s["status"], s["exit_code"], s["stop_reason"]), ("running", None, None))
+        n = s["iterations_run"]
+        self.assertGreater(n, ITERATION_WINDOW, "too few iterations for the test to mean much")
+        self.assertEqual(s["iterations_summarised"], n - ITERATION_WINDOW)
+        self.assertEqual([it["index"] for it in doc["iterations"]],
+                         list(range(n - ITERATION_WINDOW + 1, n + 1)))
+        self.assertEqual([m["iterations"] for m in doc["merged_phases"]], [n])
+        self.assertEqual(s["written_bytes"], n * 4096)
+        self.assertIsNone(doc["progress"]["phase"])  # written as an iteration ended
 
     def test_sigkill_leaves_every_finished_iteration(self):
-        """Killed with SIGKILL in its third iteration: the document on disk is
-        valid, in progress, and has iterations 1 and 2, all phases."""
+        """Checkpointed after every iteration (DRIVESTRESS_TEST_CHECKPOINT_S
+        0: as a run of iterations longer than the period is), killed with
+        SIGKILL in its third iteration: the document on disk is valid, in
+        progress, and has iterations 1 and 2, all phases."""
         run = self.start("-s", "8M", "-j", 2, "--rand-time", "0.3", "--iterations", 0,
-                         "--duration", "10m", stop="reverify")
+                         "--duration", "10m", stop="reverify",
+                         env_extra={"DRIVESTRESS_TEST_CHECKPOINT_S": "0"})
         for resumed in range(2):
             run.wait_stopped()
             run.resume()

@@ -53,6 +53,58 @@ class EnospcCases:
         self.assertEqual(doc["summary"]["mismatch_total"], 0, "a full filesystem is no mismatch")
         self.assertIn(f"WRITE ERRORS {w['write_errors']}", r.stdout)
 
+    def test_recreate_finds_the_filesystem_full(self):
+        """--recreate, and between iterations something else takes the space
+        (a reader holds the old files open, a filler takes the rest): the
+        second iteration cannot make its files.  The run still says what
+        was done (iteration 1, the summary, the result line naming the
+        error), finishes the document with the error, exits 1 and leaves
+        nothing behind."""
+        harness.require_root(self, "loop devices and mount")
+        dev = harness.loop_device(self, harness.backing_file(self, 64 * MiB))
+        point = harness.mkfs_and_mount(self, dev, fstype="ext4")
+        target = os.path.join(point, "t")
+        os.mkdir(target)
+        filler = os.path.join(point, "filler")
+        self.addCleanup(lambda: os.path.exists(filler) and os.unlink(filler))
+        run = self.start("-s", "16M", "-j", 2, "--phases", "seq-write,seq-read", "--recreate",
+                         "--iterations", 3, stop="seq-read", target=target)
+        run.wait_stopped()  # iteration 1, its files written
+        held = [os.open(os.path.join(target, f"drivestress-{i}.dat"), os.O_RDONLY)
+                for i in range(2)]  # unlinked by --recreate, their blocks stay taken
+        self.addCleanup(lambda: [os.close(fd) for fd in held])
+        with open(filler, "wb") as f:  # take every free block
+            chunk = b"\xa5" * MiB
+            try:
+                while True:
+                    f.write(chunk)
+                    f.flush()
+            except OSError as e:
+                self.assertEqual(e.errno, 28, e)  # ENOSPC
+        run.resume()
+        r = run.finish()
+        self.assertExit(r, 1)
+        lines = [l for l in r.stderr.splitlines() if l.strip()]
+        self.assertEqual(len(lines), 1, r.describe())
+        error = lines[0][len("drivestress: "):]
+        self.assertRegex(lines[0], r"^drivestress: " + target +
+                         r"/drivestress-[01]\.dat: no space left for 16 MiB")
+        self.assertIn("iteration 1", r.stdout)
+        self.assertRegex(r.stdout, r"(?m)^summary  32 MiB written, 32 MiB read, 32 MiB verified ")
+        self.assertIn(f"result   ERROR: {error} (exit 1)\n", r.stdout)
+        self.assertEqual(os.listdir(target), [], "test files left behind")
+        doc = self.assertJson(r)
+        self.assertFalse(doc["in_progress"])
+        s = doc["summary"]
+        self.assertEqual((s["status"], s["exit_code"], s["stop_reason"], s["error"]),
+                         ("error", 1, "error", error))
+        self.assertEqual(s["iterations_run"], 1)
+        self.assertEqual(s["mismatch_total"], 0)
+        self.assertEqual([p["phase"] for _, p in harness.phases_of(doc)],
+                         ["seq-write", "seq-read"])
+        self.assertEqual(s["written_bytes"], 2 * 16 * MiB)
+        self.assertEqual(s["verified_bytes"], 2 * 16 * MiB)
+
 
 class EnospcIoUring(EnospcCases, harness.DriveStressTest):
     backend = "io_uring"

@@ -1,6 +1,8 @@
 // First, best, worst and last iteration of each phase.
 #include "model/drift.h"
 
+#include "model/results.h"
+
 #include <doctest/doctest.h>
 
 #include <vector>

@@ -781,6 +781,7 @@ TEST_CASE("summary: totals and the verdict") {
         r.stop_signal = SIGINT;
         r.iterations[0].phases[1].interrupted = true;
         r.merged_phases[1].interrupted = true;
+        r.drift[1] = run::PhaseDrift{r.drift[1].phase, 1, 0, {}, {}, {}};  // as add_phase has it
         json d = document(make_config(), r, make_host());
         CHECK(d["summary"]["status"] == "interrupted");
         CHECK(d["summary"]["exit_code"] == 130);
@@ -1368,7 +1369,9 @@ namespace {
 run::RunResult make_three_iterations(std::uint64_t detail) {
     run::RunResult r = make_result(false);
     r.iterations.clear();
+    r.iterations_run = 0;
     r.merged_phases.clear();
+    r.drift.clear();
     const double seconds[] = {0.16, 0.08, 0.32};
     for (std::uint64_t i = 1; i <= 3; ++i) {
         r.begin_iteration(i, detail);
@@ -1386,6 +1389,40 @@ run::RunResult make_three_iterations(std::uint64_t detail) {
 }
 
 }  // namespace
+
+TEST_CASE("a long run lists its last iterations and summarises the earlier ones") {
+    run::RunResult r = make_three_iterations(0);
+    const std::uint64_t n = run::RunResult::kIterationWindow + 7;
+    for (std::uint64_t i = 4; i <= n; ++i) {
+        r.begin_iteration(i, 0);
+        run::PhaseResult w;
+        w.phase = run::Phase::seq_write;
+        w.seconds = 0.16;
+        w.counters.write_ops = 16;
+        w.counters.write_bytes = 16 * MiB;
+        r.add_phase(w);
+    }
+    CHECK(r.iterations.size() == run::RunResult::kIterationWindow);
+    json d = document(make_config(), r, make_host());
+    REQUIRE(d["iterations"].size() == run::RunResult::kIterationWindow);
+    CHECK(d["iterations"][0]["index"] == 8);
+    CHECK(d["iterations"].back()["index"] == n);
+    CHECK(d["summary"]["iterations_run"] == n);
+    CHECK(d["summary"]["iterations_summarised"] == 7);
+    CHECK(d["summary"]["written_bytes"] == n * 16 * MiB);
+    const json& m = d["merged_phases"][0];
+    CHECK(m["iterations"] == n);
+    CHECK(m["write_bytes"] == n * 16 * MiB);
+    // Drift over every iteration, the summarised ones included.
+    const json& bw = m["drift"]["bandwidth_bytes_per_sec"];
+    CHECK(m["drift"]["iterations"] == n);
+    CHECK(bw["first_iteration"] == 1);
+    CHECK(bw["best_iteration"] == 2);
+    CHECK(bw["worst_iteration"] == 3);
+    CHECK(bw["last_iteration"] == n);
+    SchemaValidator v(load_schema());
+    CHECK(v.errors(d).empty());
+}
 
 TEST_CASE("merged phases: every iteration added up, histograms merged, and the drift") {
     const run::RunResult r = make_three_iterations(0);

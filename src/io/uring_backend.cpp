@@ -7,6 +7,8 @@
 #include <string>
 #include <system_error>
 
+#include "io/errno_text.h"
+
 namespace ds::io {
 
 namespace {
@@ -44,10 +46,6 @@ constexpr SetupChoice kSqpollChoices[] = {
     {IORING_SETUP_SINGLE_ISSUER, {"SINGLE_ISSUER", nullptr}},
     {0, {nullptr, nullptr}},
 };
-
-std::string errno_text(int err) {
-    return std::strerror(err);
-}
 
 }  // namespace
 

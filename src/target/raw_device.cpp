@@ -17,6 +17,7 @@
 
 #include "io/unique_fd.h"
 #include "model/errors.h"
+#include "sys/mountinfo.h"
 #include "units/units.h"
 
 namespace ds::run {
@@ -92,20 +93,6 @@ bool rdev_of(const std::string& path, dev_t& out) {
     return true;
 }
 
-// mountinfo escapes blanks as \040 and so on.
-std::string unescape(const std::string& s) {
-    std::string out;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        if (s[i] == '\\' && i + 3 < s.size() && s.find_first_not_of("01234567", i + 1) >= i + 4) {
-            out += static_cast<char>(std::stoi(s.substr(i + 1, 3), nullptr, 8));
-            i += 3;
-        } else {
-            out += s[i];
-        }
-    }
-    return out;
-}
-
 }  // namespace
 
 bool same_block_device(const std::string& a, const std::string& b) {
@@ -144,26 +131,12 @@ std::string dev_name(const Node& n) {
     return "/dev/" + n.name;
 }
 
-// The device's node (whole device or a partition) a /proc/self/mountinfo
-// line mounts, or nullptr.
-const Node* mounted_node(const std::vector<Node>& nodes, const std::string& line,
-                         std::string& mount_point) {
-    std::istringstream in(line);
-    std::string id, parent, devno, root_of_mount;
-    in >> id >> parent >> devno >> root_of_mount >> mount_point;
-    std::string fstype, source;
-    if (auto dash = line.find(" - "); dash != std::string::npos) {
-        std::istringstream tail(line.substr(dash + 3));
-        tail >> fstype >> source;
-    }
-    const Node* n = nullptr;
-    unsigned ma = 0, mi = 0;
-    char colon = 0;
-    std::istringstream dn(devno);
-    if (dn >> ma >> colon >> mi) n = find(nodes, makedev(ma, mi));
+// The device's node (whole device or a partition) a mount is of, or nullptr.
+const Node* mounted_node(const std::vector<Node>& nodes, const sys::MountEntry& m) {
+    const Node* n = find(nodes, m.dev);
     dev_t src{};
     // btrfs and others report an anonymous device number: the source counts too.
-    if (!n && !source.empty() && source[0] == '/' && rdev_of(unescape(source), src))
+    if (!n && !m.source.empty() && m.source[0] == '/' && rdev_of(m.source, src))
         n = find(nodes, src);
     return n;
 }
@@ -175,14 +148,12 @@ void refuse_if_mounted(const std::string& path, const std::vector<Node>& nodes) 
             throw SetupError(prefix(path) + dev_name(*n) +
                              " backs the root filesystem; refusing to overwrite it");
 
-    std::ifstream mi("/proc/self/mountinfo");
-    if (!mi)
+    const auto table = sys::read_mountinfo();
+    if (!table)
         throw SetupError(prefix(path) + "cannot read /proc/self/mountinfo to prove it is unused");
-    std::string line;
-    while (std::getline(mi, line)) {
-        std::string mount_point;
-        if (const Node* n = mounted_node(nodes, line, mount_point)) {
-            std::string where = unescape(mount_point);
+    for (const sys::MountEntry& m : *table) {
+        if (const Node* n = mounted_node(nodes, m)) {
+            const std::string& where = m.mount_point;
             if (where == "/")
                 throw SetupError(prefix(path) + dev_name(*n) +
                                  " backs the root filesystem; refusing to overwrite it");
@@ -201,7 +172,7 @@ void refuse_if_swap(const std::string& path, const std::vector<Node>& nodes) {
         std::string file;
         in >> file;
         dev_t src{};
-        if (rdev_of(unescape(file), src))
+        if (rdev_of(sys::unescape_mount_field(file), src))
             if (const Node* n = find(nodes, src))
                 throw SetupError(prefix(path) + dev_name(*n) +
                                  " is active swap; refusing to overwrite it");

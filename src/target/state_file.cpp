@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "io/errno_text.h"
 #include "io/full_io.h"
 #include "model/errors.h"
 #include "sys/memory.h"
@@ -68,9 +69,7 @@ std::string base_of(const std::string& path) {
     return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-std::string errno_text() {
-    return std::strerror(errno);
-}
+using io::errno_text;
 
 // Exactly `len` bytes: a short read (end of file) is a failure here.
 bool read_all(int fd, std::byte* p, std::size_t len, std::uint64_t off) {

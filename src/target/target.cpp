@@ -21,9 +21,11 @@
 #include <sstream>
 
 #include "io/aligned_buffer.h"
+#include "io/errno_text.h"
 #include "model/errors.h"
 #include "pattern/unit.h"
 #include "sys/memory.h"
+#include "sys/mountinfo.h"
 #include "sys/signals.h"
 #include "target/raw_device.h"
 #include "target/state_file.h"
@@ -34,33 +36,23 @@ namespace ds::run {
 
 namespace {
 
-std::string errno_text(int err) {
-    return std::strerror(err);
-}
+using io::errno_text;
 
-// Filesystem type and source device of the mount holding `dir`, from
-// /proc/self/mountinfo: matched by mount id (statx), which also finds btrfs
-// subvolumes whose st_dev is an anonymous device, else by device number.
+// Filesystem type and source device of the mount holding `dir`: matched by
+// mount id (statx), which also finds btrfs subvolumes whose st_dev is an
+// anonymous device, else by device number.
 void read_mount_info(const std::string& dir, TargetInfo& info) {
     struct statx stx {};
-    std::string want_id, want_dev;
+    std::optional<std::uint64_t> id;
     if (::statx(AT_FDCWD, dir.c_str(), 0, STATX_MNT_ID, &stx) == 0 && (stx.stx_mask & STATX_MNT_ID))
-        want_id = std::to_string(stx.stx_mnt_id);
+        id = stx.stx_mnt_id;
     struct stat st {};
-    if (::stat(dir.c_str(), &st) == 0)
-        want_dev = std::to_string(major(st.st_dev)) + ":" + std::to_string(minor(st.st_dev));
-    std::ifstream mi("/proc/self/mountinfo");
-    std::string line;
-    while (std::getline(mi, line)) {
-        std::istringstream in(line);
-        std::string id, parent, devno;
-        in >> id >> parent >> devno;
-        if (want_id.empty() ? devno != want_dev : id != want_id) continue;
-        auto dash = line.find(" - ");
-        if (dash == std::string::npos) continue;
-        std::istringstream tail(line.substr(dash + 3));
-        tail >> info.filesystem >> info.device;
-        break;
+    if (!id && ::stat(dir.c_str(), &st) != 0) return;
+    const auto table = sys::read_mountinfo();
+    if (!table) return;
+    if (const sys::MountEntry* m = sys::find_mount(*table, id, st.st_dev)) {
+        info.filesystem = m->fstype;
+        info.device = m->source;
     }
 }
 

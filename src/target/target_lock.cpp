@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "model/errors.h"
+#include "sys/mountinfo.h"
 
 namespace ds::run {
 
@@ -106,26 +107,6 @@ pid_t lock_holder(int fd) {
     return inode_only;
 }
 
-// mountinfo escapes space, tab, newline and backslash as \ooo; overlay's
-// options escape ',' '\\' and ':' with a backslash.
-std::string unescape(const std::string& s) {
-    std::string out;
-    auto octal = [&](std::size_t i) {
-        return i + 3 < s.size() && s.find_first_not_of("01234567", i + 1) >= i + 4;
-    };
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        if (s[i] == '\\' && octal(i)) {
-            out += static_cast<char>(std::stoi(s.substr(i + 1, 3), nullptr, 8));
-            i += 3;
-        } else if (s[i] == '\\' && i + 1 < s.size()) {
-            out += s[++i];
-        } else {
-            out += s[i];
-        }
-    }
-    return out;
-}
-
 // On overlayfs: the directory in the upper layer that `dirfd` is, if it
 // exists there.  Empty elsewhere.
 std::string overlay_upper(int dirfd) {
@@ -138,30 +119,21 @@ std::string overlay_upper(int dirfd) {
     ssize_t n = ::readlink(self.c_str(), path, sizeof path - 1);
     if (n <= 0) return "";
     const std::string dir(path, static_cast<std::size_t>(n));
-    std::ifstream mi("/proc/self/mountinfo");
-    std::string line;
-    while (std::getline(mi, line)) {
-        std::istringstream in(line);
-        std::string id, parent, devno, root, point;
-        in >> id >> parent >> devno >> root >> point;
-        auto dash = line.find(" - ");
-        if (id != std::to_string(stx.stx_mnt_id) || dash == std::string::npos) continue;
-        std::istringstream tail(line.substr(dash + 3));
-        std::string fstype, source, opts;
-        tail >> fstype >> source >> opts;
-        point = unescape(point);
-        if (fstype != "overlay" || dir.compare(0, point.size(), point) != 0) return "";
-        const std::string rel = point == "/" ? dir : dir.substr(point.size());
-        // Options are comma-separated; a comma inside a path is "\,".
-        for (std::size_t at = 0; at < opts.size();) {
-            std::size_t end = at;
-            while (end < opts.size() && opts[end] != ',')
-                end += opts[end] == '\\' ? 2 : 1;
-            const std::string opt = opts.substr(at, end - at);
-            if (opt.rfind("upperdir=", 0) == 0) return unescape(opt.substr(9)) + rel;
-            at = end + 1;
-        }
+    const auto table = sys::read_mountinfo();
+    if (!table) return "";
+    const sys::MountEntry* m = sys::find_mount(*table, stx.stx_mnt_id, 0);
+    if (!m || m->fstype != "overlay" || dir.compare(0, m->mount_point.size(), m->mount_point) != 0)
         return "";
+    const std::string rel = m->mount_point == "/" ? dir : dir.substr(m->mount_point.size());
+    // Options are comma-separated; a comma inside a path is "\,".
+    const std::string& opts = m->super_options;
+    for (std::size_t at = 0; at < opts.size();) {
+        std::size_t end = at;
+        while (end < opts.size() && opts[end] != ',')
+            end += opts[end] == '\\' ? 2 : 1;
+        const std::string opt = opts.substr(at, end - at);
+        if (opt.rfind("upperdir=", 0) == 0) return sys::unescape_mount_field(opt.substr(9)) + rel;
+        at = end + 1;
     }
     return "";
 }

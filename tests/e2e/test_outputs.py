@@ -253,5 +253,32 @@ class NonUtf8Paths(harness.DriveStressTest):
         self.assertEqual(os.listdir(target), [])
 
 
+class Messages(harness.DriveStressTest):
+    """Errors name what the user gave and what to do."""
+
+    def test_compare_backends_without_io_uring(self):
+        if not harness.NO_IO_URING:
+            self.skipTest("no seccomp helper (--no-io-uring) given")
+        r = self.drivestress(*RUN, "--compare-backends", json_out=False,
+                             wrapper=[harness.NO_IO_URING])
+        self.assertSetupError(r, "--compare-backends needs io_uring")
+        self.assertNotIn("--backend", r.stderr)
+
+    def test_memlock_limit_is_named(self):
+        harness.require_root(self, "another user (root ignores RLIMIT_MEMLOCK)")
+        os.chmod(self.tmp, 0o755)
+        os.chown(self.target, 65534, 65534)
+        p = subprocess.run(["prlimit", "--memlock=0", "setpriv", "--reuid=65534",
+                            "--regid=65534", "--clear-groups", harness.DRIVESTRESS,
+                            "--progress", "never", "--backend", "io_uring", *map(str, RUN),
+                            self.target], capture_output=True, text=True,
+                           timeout=harness.EXIT_TIMEOUT_S)
+        if p.returncode == 0:
+            self.skipTest("this kernel does not charge io_uring to RLIMIT_MEMLOCK")
+        r = harness.Result(p.returncode, p.stdout, p.stderr, None, 0)
+        self.assertSetupError(r, "--backend io_uring", "RLIMIT_MEMLOCK is 0 KiB",
+                              "ulimit -l")
+
+
 if __name__ == "__main__":
     harness.main()

@@ -14,10 +14,12 @@
 
 #include "cli/options.h"
 #include "drivestress_version.h"
+#include "io/output_file.h"
 #include "metrics/prometheus.h"
 #include "modes/delivery.h"
 #include "modes/environment.h"
 #include "modes/modes.h"
+#include "sys/signals.h"
 
 namespace {
 
@@ -78,6 +80,9 @@ int main(int argc, char** argv) {
     // and then keeps twice as much free heap resident: a run of days would
     // hold memory in proportion to its length.
     ::mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+    // A write to a FIFO or terminal whose reader stopped reading ends at a
+    // stop request instead of holding the run.
+    ds::io::set_stop_request(&ds::run::stop_signal);
     std::vector<std::string> args(argv + 1, argv + argc);
     ds::cli::ParsedCommandLine cmd;
     try {

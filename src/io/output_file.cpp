@@ -3,17 +3,23 @@
 #include "io/full_io.h"
 
 #include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <map>
+#include <mutex>
 #include <system_error>
+#include <utility>
 
 namespace ds::io {
 
@@ -37,6 +43,45 @@ int stream_name_fd(const std::string& path) {
     return -1;
 }
 
+// The run's own files by (device, inode), and the name each is shown by.
+struct OwnFiles {
+    std::mutex mutex;
+    std::map<std::pair<dev_t, ino_t>, std::string> files;
+};
+OwnFiles& own_files() {
+    static OwnFiles registry;
+    return registry;
+}
+
+// Refuses a destination that is one of the run's own files.
+void refuse_own_file(const struct stat& st, const std::string& path) {
+    if (!S_ISREG(st.st_mode)) return;
+    OwnFiles& r = own_files();
+    std::lock_guard lock(r.mutex);
+    auto it = r.files.find({st.st_dev, st.st_ino});
+    if (it == r.files.end()) return;
+    if (it->second == path) fail(EEXIST, path, "is one of the run's own files; give another path");
+    fail(EEXIST, path,
+         "is another name for " + it->second + ", one of the run's own files; give another path");
+}
+
+std::atomic<int (*)()> g_stop_request{nullptr};
+
+int stop_request() {
+    auto f = g_stop_request.load();
+    return f ? f() : 0;
+}
+
+// A FIFO is written only when it is the caller's own: another user's FIFO
+// (planted at the name in /tmp) would hand the document to that user or
+// block the run at will.
+void refuse_foreign_fifo(const struct stat& st, const std::string& path) {
+    if (S_ISFIFO(st.st_mode) && st.st_uid != ::geteuid())
+        fail(EPERM, path,
+             "is a FIFO owned by uid " + std::to_string(st.st_uid) +
+                 ", not by the caller; refusing to write into it");
+}
+
 // Character devices that take a document without harm: the null and full
 // devices (major 1, minors 3 and 7) and terminals.
 bool harmless_char_device(dev_t rdev) {
@@ -58,12 +103,16 @@ Place split(const std::string& path) {
 // Opens a non-regular destination for writing (its kind already checked).
 UniqueFd open_stream(const std::string& path) {
     if (int n = stream_name_fd(path); n >= 0) {
-        int fd = ::fcntl(n, F_DUPFD_CLOEXEC, 3);
-        if (fd < 0) fail(errno, path, "descriptor " + std::to_string(n) + " is not open");
-        return UniqueFd(fd);
+        UniqueFd fd(::fcntl(n, F_DUPFD_CLOEXEC, 3));
+        if (!fd.valid()) fail(errno, path, "descriptor " + std::to_string(n) + " is not open");
+        struct stat st {};
+        if (::fstat(fd.get(), &st) != 0) fail(errno, path, "fstat");
+        refuse_own_file(st, path);
+        return fd;
     }
     // O_NONBLOCK: a FIFO without a reader fails at once (ENXIO) instead of
-    // hanging the run's end; blocking writes are restored right after.
+    // hanging the run's end, and writes wait in poll(), where a stop
+    // request ends them (write_stream).  The description is ours alone.
     UniqueFd fd(::open(path.c_str(), O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
     if (!fd.valid()) {
         if (errno == ENXIO) fail(ENXIO, path, "a FIFO with no reader");
@@ -73,8 +122,9 @@ UniqueFd open_stream(const std::string& path) {
     if (::fstat(fd.get(), &st) != 0) fail(errno, path, "fstat");
     if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) || S_ISBLK(st.st_mode))
         fail(EBUSY, path, "changed while being opened");
-    int flags = ::fcntl(fd.get(), F_GETFL);
-    if (flags >= 0) ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK);
+    refuse_foreign_fifo(st, path);
+    if (S_ISCHR(st.st_mode) && !harmless_char_device(st.st_rdev))
+        fail(EBUSY, path, "changed while being opened");
     return fd;
 }
 
@@ -107,6 +157,11 @@ UniqueFd replace_with(const std::string& path, bool sync, Fill&& fill) {
     try {
         fill(fd.get(), tmp);
         if (sync && ::fsync(fd.get()) != 0) fail(errno, path, "fsync of the new file");
+        // Whatever name led here (a hard link, a bind mount), the file at
+        // it is never one of the run's own.
+        struct stat st {};
+        if (::fstatat(dir.get(), at.base.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0)
+            refuse_own_file(st, path);
         if (::renameat(dir.get(), tmp.c_str(), dir.get(), at.base.c_str()) != 0)
             fail(errno, path, "rename over it");
     } catch (...) {
@@ -118,7 +173,46 @@ UniqueFd replace_with(const std::string& path, bool sync, Fill&& fill) {
     return fd;
 }
 
+// Where an output lands: its resolved name, the directory's (device,
+// inode) and the name in it, or for a stream what is there.
+struct Landing {
+    std::string name;
+    bool dir_known = false, stream = false;
+    struct stat dir {
+    }, st{};
+};
+
+Landing landing_of(const std::string& path) {
+    Landing l;
+    const int n = path == "-" ? STDOUT_FILENO : stream_name_fd(path);
+    if (n >= 0) {
+        l.name = "/dev/fd/" + std::to_string(n);
+        l.stream = ::fstat(n, &l.st) == 0;
+        return l;
+    }
+    const Place at = split(path);
+    char real[PATH_MAX];
+    l.name = ::realpath(at.dir.c_str(), real) ? std::string(real) + "/" + at.base : path;
+    l.dir_known = ::stat(at.dir.c_str(), &l.dir) == 0;
+    l.stream = ::lstat(path.c_str(), &l.st) == 0 && S_ISFIFO(l.st.st_mode);
+    return l;
+}
+
 }  // namespace
+
+bool same_output(const std::string& a, const std::string& b) {
+    const Landing x = landing_of(a), y = landing_of(b);
+    if (x.name == y.name) return true;
+    // The same name in one directory reached two ways (a bind mount, a
+    // link to the directory).  Two hard links are two names: each is
+    // replaced by its own document, nothing is lost.
+    if (x.dir_known && y.dir_known && x.dir.st_dev == y.dir.st_dev &&
+        x.dir.st_ino == y.dir.st_ino && split(a).base == split(b).base)
+        return true;
+    // One pipe or FIFO behind two names; terminals and /dev/null lose nothing.
+    return x.stream && y.stream && !S_ISCHR(x.st.st_mode) && x.st.st_dev == y.st.st_dev &&
+           x.st.st_ino == y.st.st_ino;
+}
 
 std::string unpredictable_suffix() {
     static std::atomic<unsigned> counter{0};
@@ -131,17 +225,80 @@ std::string unpredictable_suffix() {
     return text;
 }
 
+void protect_from_outputs(dev_t dev, ino_t ino, const std::string& shown_path) {
+    OwnFiles& r = own_files();
+    std::lock_guard lock(r.mutex);
+    r.files[{dev, ino}] = shown_path;
+}
+
+void forget_own_file(dev_t dev, ino_t ino) {
+    OwnFiles& r = own_files();
+    std::lock_guard lock(r.mutex);
+    r.files.erase({dev, ino});
+}
+
+void set_stop_request(int (*stop_signal)()) {
+    g_stop_request.store(stop_signal);
+}
+
+bool write_stream(int fd, std::string_view data, AfterStop after_stop) {
+    const bool stopping_already = stop_request() != 0;
+    while (!data.empty()) {
+        if (!stopping_already && stop_request() != 0) {
+            errno = EINTR;
+            return false;
+        }
+        // Wait for room in slices, so a stop request that went to another
+        // thread is seen too (one to this thread ends poll with EINTR).
+        pollfd p{fd, POLLOUT, 0};
+        int ready = ::poll(&p, 1, 100);
+        if (ready < 0 && errno != EINTR) return false;
+        if (ready <= 0 && after_stop == AfterStop::give_up && stop_request() != 0) {
+            errno = EINTR;
+            return false;
+        }
+        if (ready <= 0) continue;
+        if (p.revents & POLLNVAL) {
+            errno = EBADF;
+            return false;
+        }
+        // At most PIPE_BUF after POLLOUT: a pipe with room takes it whole,
+        // even through a descriptor shared with others and left blocking.
+        ssize_t n = ::write(fd, data.data(), std::min<std::size_t>(data.size(), PIPE_BUF));
+        if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+        if (n < 0) return false;
+        if (n == 0) {
+            errno = EIO;
+            return false;
+        }
+        data.remove_prefix(static_cast<std::size_t>(n));
+    }
+    return true;
+}
+
 OutputKind check_output_destination(const std::string& path) {
     if (path.empty()) fail(ENOENT, path, "empty path");
-    if (stream_name_fd(path) >= 0) return OutputKind::stream;
     struct stat st {};
+    if (int n = stream_name_fd(path); n >= 0) {
+        // A descriptor name means a descriptor the caller opened: checked
+        // when drivestress starts, before it opens anything, so it can
+        // never be one of the run's own files taking that number later.
+        if (::fstat(n, &st) != 0)
+            fail(errno, path,
+                 "descriptor " + std::to_string(n) +
+                     " is not open (a descriptor name must be open when drivestress starts)");
+        refuse_own_file(st, path);
+        return OutputKind::stream;
+    }
     if (::lstat(path.c_str(), &st) != 0) {
         if (errno == ENOENT) return OutputKind::regular;
         fail(errno, path, "cannot check it");
     }
+    refuse_own_file(st, path);
     if (S_ISREG(st.st_mode)) return OutputKind::regular;
     if (S_ISLNK(st.st_mode)) fail(ELOOP, path, "is a symbolic link; refusing to follow it");
     if (S_ISDIR(st.st_mode)) fail(EISDIR, path, "is a directory");
+    refuse_foreign_fifo(st, path);
     if (S_ISFIFO(st.st_mode)) return OutputKind::stream;
     if (S_ISCHR(st.st_mode) && harmless_char_device(st.st_rdev)) return OutputKind::stream;
     fail(EINVAL, path, "is a device or socket; give a regular file, a FIFO or a terminal");
@@ -160,7 +317,7 @@ void check_output_writable(const std::string& path) {
 void write_file_atomically(const std::string& path, std::string_view content) {
     if (check_output_destination(path) == OutputKind::stream) {
         UniqueFd fd = open_stream(path);
-        if (!write_full(fd.get(), content)) fail(errno, path, "write");
+        if (!write_stream(fd.get(), content)) fail(errno, path, "write");
         return;
     }
     replace_with(path, true, [&](int fd, const std::string& tmp) {

@@ -1,5 +1,7 @@
 #include "io/probe.h"
 
+#include <sys/resource.h>
+
 #include <liburing.h>
 #include <unistd.h>
 
@@ -48,6 +50,14 @@ std::string explain(const char* call, int err) {
     if (err == EPERM || err == EACCES) {
         std::string hint = sysctl_hint();
         return why + (hint.empty() ? " (blocked by a seccomp filter or security policy?)" : hint);
+    }
+    if (err == ENOMEM) {
+        // Kernels before 5.12 (and any without memory cgroups) charge the
+        // ring to the locked-memory limit: a limit of 0 fails like this.
+        rlimit lim{};
+        if (::getrlimit(RLIMIT_MEMLOCK, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY)
+            return why + " (RLIMIT_MEMLOCK is " + std::to_string(lim.rlim_cur / 1024) +
+                   " KiB: raise it with ulimit -l, or use --backend sync)";
     }
     return why;
 }

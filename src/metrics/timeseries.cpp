@@ -7,7 +7,6 @@
 #include <nlohmann/json.hpp>
 #include <system_error>
 
-#include "io/full_io.h"
 #include "io/output_file.h"
 #include "model/errors.h"
 
@@ -79,7 +78,8 @@ void TimeseriesWriter::interval_done(std::uint64_t iteration, run::Phase phase,
     std::string text =
         line(iteration, phase, sweep_value, s, interval_s, mismatches_so_far, end_s, start_s);
     text += '\n';
-    if (!io::write_full(fd_.get(), text))
+    // A reader that stops reading holds the run only until a stop request.
+    if (!io::write_stream(fd_.get(), text, io::AfterStop::give_up))
         error_ = "--timeseries " + path_ + ": write: " + std::strerror(errno);
 }
 

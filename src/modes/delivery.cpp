@@ -6,6 +6,7 @@
 
 #include "io/output_file.h"
 #include "report/json_report.h"
+#include "sys/signals.h"
 
 namespace ds::modes {
 
@@ -48,7 +49,11 @@ void Delivery::write_file(const char* option, const std::string& path, const std
     try {
         io::write_file_atomically(path, text);
     } catch (const std::system_error& e) {
+        const bool was_clean = code_ == run::ExitStatus::success;
         failed(std::string(option) + " " + e.what());
+        // A write a stop request ended: the run was interrupted, 128+n.
+        if (e.code().value() == EINTR && was_clean)
+            if (int sig = run::stop_signal()) code_ = run::interrupted_by(sig);
     }
 }
 

@@ -1,11 +1,15 @@
 #include "modes/environment.h"
 
+#include <sys/stat.h>
+
+#include <iterator>
 #include <numeric>
 #include <system_error>
 
 #include "io/output_file.h"
 #include "model/errors.h"
 #include "target/raw_device.h"
+#include "target/state_file.h"
 
 namespace ds::cli {
 
@@ -19,6 +23,38 @@ void check_output(const char* option, const std::string& path) {
         io::check_output_writable(path);
     } catch (const std::system_error& e) {
         throw run::SetupError(std::string(option) + " " + e.what());
+    }
+}
+
+// Two outputs at one file: one of them would be silently lost.
+void check_distinct_outputs(const Outputs& o) {
+    const std::pair<const char*, const std::string*> all[] = {
+        {"--json", &o.json}, {"--timeseries", &o.timeseries}, {"--prom", &o.prom}};
+    for (std::size_t i = 0; i < std::size(all); ++i)
+        for (std::size_t k = i + 1; k < std::size(all); ++k)
+            if (!all[i].second->empty() && !all[k].second->empty() &&
+                io::same_output(*all[i].second, *all[k].second))
+                throw run::SetupError(std::string(all[i].first) + " " + *all[i].second + " and " +
+                                      all[k].first + " " + *all[k].second +
+                                      ": name the same file; give each its own path");
+}
+
+// --verify-only: the state file and the files it names are the run's own;
+// no output may be one of them (--verify-only S --json S would destroy S).
+// A state file that cannot be read is left to the verification to report.
+void protect_verified_files(const std::string& state) {
+    auto protect = [](const std::string& path) {
+        struct stat st {};
+        if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+            io::protect_from_outputs(st.st_dev, st.st_ino, path);
+    };
+    protect(state);
+    const auto slash = state.rfind('/');
+    const std::string dir = slash == std::string::npos ? "" : state.substr(0, slash + 1);
+    try {
+        for (const auto& name : run::state_file_names(state))
+            protect(dir + name);
+    } catch (const std::exception&) {
     }
 }
 
@@ -40,6 +76,9 @@ void resolve_raw_device(run::RunConfig& c) {
 }  // namespace
 
 void check_environment(ParsedCommandLine& cmd) {
+    if (cmd.action == ParsedCommandLine::Action::verify_only)
+        protect_verified_files(cmd.verify_only_state);
+    check_distinct_outputs(cmd.outputs);
     check_output("--json", cmd.outputs.json);
     check_output("--timeseries", cmd.outputs.timeseries);
     check_output("--prom", cmd.outputs.prom);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <string_view>
 
 #include "drivestress_version.h"
@@ -357,6 +358,80 @@ bool is_flat(const json& array) {
     return true;
 }
 
+// Length of the UTF-8 sequence at s[i], or 0 when it is not one (overlong
+// forms, surrogates and code points above U+10FFFF included).
+std::size_t utf8_length(std::string_view s, std::size_t i) {
+    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+    const unsigned char c = byte(i);
+    const std::size_t n = c < 0x80 ? 1 : c < 0xc2 ? 0 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+    if (n == 0 || c > 0xf4 || i + n > s.size()) return 0;
+    for (std::size_t k = 1; k < n; ++k)
+        if ((byte(i + k) & 0xc0) != 0x80) return 0;
+    if (c == 0xe0 && byte(i + 1) < 0xa0) return 0;   // overlong
+    if (c == 0xed && byte(i + 1) >= 0xa0) return 0;  // surrogate
+    if (c == 0xf0 && byte(i + 1) < 0x90) return 0;   // overlong
+    if (c == 0xf4 && byte(i + 1) >= 0x90) return 0;  // above U+10FFFF
+    return n;
+}
+
+// A string as JSON text.  A path is any bytes but '/' and NUL; a byte that
+// is not part of UTF-8 is written as \udc80..\udcff, as Python's
+// os.fsdecode() does (surrogateescape): os.fsencode() of the value gives
+// the bytes back, and the document stays valid UTF-8.
+std::string string_text(const std::string& s) {
+    std::size_t i = 0;
+    while (i < s.size() && utf8_length(s, i) != 0)
+        i += utf8_length(s, i);
+    if (i == s.size()) return json(s).dump();
+    std::string out = "\"";
+    std::size_t run = 0;  // start of the current run of UTF-8
+    auto flush = [&](std::size_t end) {
+        if (end > run) {
+            const std::string part = json(s.substr(run, end - run)).dump();
+            out.append(part, 1, part.size() - 2);
+        }
+    };
+    for (i = 0; i < s.size();) {
+        if (const std::size_t n = utf8_length(s, i); n != 0) {
+            i += n;
+            continue;
+        }
+        flush(i);
+        char esc[8];
+        std::snprintf(esc, sizeof esc, "\\udc%02x", static_cast<unsigned char>(s[i]));
+        out += esc;
+        run = ++i;
+    }
+    flush(s.size());
+    return out + '"';
+}
+
+// dump() without spaces, every string through string_text.
+void append_compact(std::string& out, const json& j) {
+    if (j.is_string()) {
+        out += string_text(j.get_ref<const std::string&>());
+    } else if (j.is_array()) {
+        out += '[';
+        for (std::size_t i = 0; i < j.size(); ++i) {
+            if (i) out += ',';
+            append_compact(out, j[i]);
+        }
+        out += ']';
+    } else if (j.is_object()) {
+        out += '{';
+        bool first = true;
+        for (const auto& [key, value] : j.items()) {
+            out += first ? "" : ",";
+            first = false;
+            out += string_text(key) + ":";
+            append_compact(out, value);
+        }
+        out += '}';
+    } else {
+        out += j.dump();
+    }
+}
+
 // Like dump(2), but an array of numbers or strings, or of such arrays (a
 // histogram's [lower, count] buckets), on one line: a histogram takes a line
 // instead of four lines per bucket.
@@ -368,7 +443,7 @@ void append_pretty(std::string& out, const json& j, int depth) {
         for (const auto& [key, value] : j.items()) {
             out += first ? "" : ",\n";
             first = false;
-            out += pad + json(key).dump() + ": ";
+            out += pad + string_text(key) + ": ";
             append_pretty(out, value, depth + 1);
         }
         out.append("\n").append(pad, 2).append("}");
@@ -380,7 +455,7 @@ void append_pretty(std::string& out, const json& j, int depth) {
         }
         out.append("\n").append(pad, 2).append("]");
     } else {
-        out += j.dump();
+        append_compact(out, j);
     }
 }
 

@@ -31,9 +31,11 @@ io::BackendKind pick_backend(const RunConfig& cfg, RunResult& res) {
     if (cfg.backend == BackendChoice::io_uring) asked = io::BackendKind::io_uring;
     const io::BackendSelection sel = io::select_backend(asked, cfg.sqpoll || cfg.iopoll);
     if (!sel.refusal.empty())
-        throw SetupError(std::string(asked        ? "--backend io_uring"
-                                     : cfg.sqpoll ? "--sqpoll"
-                                                  : "--iopoll") +
+        // --compare-backends asks for io_uring itself: name what the user gave.
+        throw SetupError(std::string(cfg.compare_backends ? "--compare-backends needs io_uring"
+                                     : asked              ? "--backend io_uring"
+                                     : cfg.sqpoll         ? "--sqpoll"
+                                                          : "--iopoll") +
                          ": " + sel.refusal);
     info.used = sel.used;
     info.fallback_reason = sel.fallback_reason;

@@ -119,15 +119,19 @@ OwnedFile OwnedFile::create(int dirfd, const std::string& name, const std::strin
         }
         if (!f.fd_.valid()) throw_errno(errno, shown_path + ": cannot create");
     }
+    // From its first descriptor on, no output may be this file (an output
+    // named /dev/fd/N, a hard link, a bind mount: io/output_file.h).
+    struct stat st {};
+    if (::fstat(f.fd_.get(), &st) != 0) throw_errno(errno, shown_path + ": fstat");
+    io::protect_from_outputs(st.st_dev, st.st_ino, shown_path);
     try {
         prepare(f.fd_.get());
         publish(f.fd_.get(), dirfd, name, hidden, shown_path, replaceable);
     } catch (...) {
         if (!hidden.empty()) ::unlinkat(dirfd, hidden.c_str(), 0);
+        io::forget_own_file(st.st_dev, st.st_ino);
         throw;
     }
-    struct stat st {};
-    if (::fstat(f.fd_.get(), &st) != 0) throw_errno(errno, shown_path + ": fstat");
     f.dev_ = st.st_dev;
     f.ino_ = st.st_ino;
     return f;
@@ -145,6 +149,7 @@ int OwnedFile::remove() noexcept {
         err = ENOENT;
     else if (::unlinkat(dirfd_, name_.c_str(), 0) != 0)
         err = errno;
+    io::forget_own_file(dev_, ino_);
     fd_.reset();
     return err;
 }

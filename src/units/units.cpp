@@ -133,11 +133,12 @@ std::vector<std::string> split_list(std::string_view text) {
 }
 
 std::string format_bytes(std::uint64_t bytes) {
-    static const char* kNames[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    // EiB too: 2^64 - 1 bytes is "16 EiB", never "16384.0 PiB".
+    static const char* kNames[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
     unsigned i = 0;
     double v = static_cast<double>(bytes);
     // Step up while the value would print as 1024.0 or more.
-    while (i < 5 && std::round(v * 10) / 10 >= 1024) {
+    while (i < 6 && std::round(v * 10) / 10 >= 1024) {
         v /= 1024;
         ++i;
     }

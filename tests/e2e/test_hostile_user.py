@@ -194,6 +194,34 @@ class HostileUser(harness.DriveStressTest):
         guesses.update({f".x.prom.{i:016x}.tmp": "own-file" for i in range(8)})
         self.check_untouched(guesses, args, (0,), tuple(out.values()))
 
+    def test_planted_fifo_with_a_reader(self):
+        """nobody plants a FIFO at an output name and reads it: root's
+        document must not go to nobody's reader (nor may nobody hold the run
+        by not reading).  Another user's FIFO is refused; the run leaves
+        nothing and the reader gets nothing."""
+        for name, option in (("result.json", "--json"), ("ts.ndjson", "--timeseries"),
+                             ("x.prom", "--prom")):
+            with self.subTest(option=option):
+                fifo = os.path.join(self.box, name)
+                got = os.path.join(self.nobody_dir, "got")
+                self.plant(**{name: "fifo"})
+                with open(got, "wb") as out:
+                    reader = subprocess.Popen(
+                        ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
+                         "cat", fifo], stdout=out)
+                try:
+                    r = self.run_root(*RUN, option, fifo, self.box)
+                finally:
+                    reader.kill()
+                    reader.wait()
+                self.assertEqual(r.returncode, 1, r.describe())
+                self.assertIn(f"drivestress: {option} {fifo}: is a FIFO owned by uid 65534, "
+                              "not by the caller; refusing to write into it", r.stderr)
+                self.assertEqual(os.path.getsize(got), 0, "nobody's reader got root's output")
+                self.assertEqual(sorted(e for e in os.listdir(self.box)
+                                        if e.startswith("drivestress-")), [])
+                os.unlink(fifo)
+
     def test_crafted_state_files(self):
         state = os.path.join(self.box, "drivestress.state")
         # nobody's state file names drivestress-N.dat: root's plain run is

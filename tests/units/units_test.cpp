@@ -182,6 +182,8 @@ TEST_CASE("format_bytes: binary units, exact values without decimals") {
     CHECK(format_bytes(GiB) == "1 GiB");
     CHECK(format_bytes(2 * TiB) == "2 TiB");
     CHECK(format_bytes(1024 * TiB) == "1 PiB");
+    CHECK(format_bytes(1024 * 1024 * TiB) == "1 EiB");
+    CHECK(format_bytes(~std::uint64_t{0}) == "16 EiB");  // not "16384.0 PiB"
 }
 
 TEST_CASE("format_size_option: the spelling --size accepts") {

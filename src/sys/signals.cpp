@@ -18,6 +18,7 @@ std::atomic<std::uint64_t> g_first_ns{0};
 // The registered files: the array never moves while registered (the owner
 // reserves it in full), only the count grows.
 std::atomic<const EmergencyFile*> g_files{nullptr};
+std::atomic<bool> g_files_kept{false};  // --keep files exist (the second signal says so)
 std::atomic<std::size_t> g_count{0};
 std::atomic<std::uint64_t> g_pending_at_first{0};  // signal_bit mask
 
@@ -91,12 +92,15 @@ void on_stop_signal(int sig) {
     if (same_stop_request(now, none, g_pending_at_first.load(), sig)) return;
     const bool files = g_files.load() != nullptr;
     remove_registered_files();
-    static const char msg[] = "drivestress: second signal, files removed, exiting now\n";
+    static const char removed[] = "drivestress: second signal, files removed, exiting now\n";
     static const char kept[] = "drivestress: second signal, exiting now (files kept)\n";
+    static const char bare[] = "drivestress: second signal, exiting now\n";
     if (files)
-        say(msg, sizeof msg - 1);
-    else
+        say(removed, sizeof removed - 1);
+    else if (g_files_kept.load())
         say(kept, sizeof kept - 1);
+    else
+        say(bare, sizeof bare - 1);
     int first = g_first_signal.load();
     // The raw exit_group, not _exit(): the workers are still running (or
     // finished, unjoined) and a sanitizer's _exit interceptor would run its
@@ -168,6 +172,10 @@ void install_signal_handlers() {
 
 int stop_signal() {
     return g_first_signal.load(std::memory_order_relaxed);
+}
+
+void set_files_kept(bool kept) {
+    g_files_kept.store(kept);
 }
 
 void set_emergency_files(const EmergencyFile* files, std::size_t count) {

@@ -61,5 +61,8 @@ struct EmergencyFile {
 // must stay where it is while registered (calls with the same array may
 // only grow the count); nullptr/0 removes nothing (also --keep).
 void set_emergency_files(const EmergencyFile* files, std::size_t count);
+// Whether files a second signal leaves in place exist (--keep): its message
+// says "files kept" only then.
+void set_files_kept(bool kept);
 
 }  // namespace ds::run

@@ -396,6 +396,7 @@ void Target::check_space(const RunConfig& cfg, std::uint64_t extra_bytes) {
 Target::~Target() {
     if (!keep_) remove_files();
     set_emergency_files(nullptr, 0);
+    set_files_kept(false);
 }
 
 void Target::open_raw_device() {
@@ -499,7 +500,10 @@ void Target::create_files(std::uint64_t run_id) {
 }
 
 void Target::register_emergency() noexcept {
-    if (keep_) return;  // with --keep not even a second signal removes them
+    if (keep_) {  // with --keep not even a second signal removes them
+        set_files_kept(true);
+        return;
+    }
     // Reserved in full by the constructor: the array never moves while the
     // signal handler may read it.
     const std::size_t i = files_.size() - 1;

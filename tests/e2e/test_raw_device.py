@@ -12,6 +12,8 @@ import hashlib
 import json
 import os
 import shutil
+import signal
+import time
 
 import harness
 from harness import UNIT_BYTES, MiB, read_block, write_block
@@ -93,6 +95,25 @@ class RawDeviceCases:
         self.assertIn(f"{self.dev} offset {at} (unit at {at}): zeroed [seq-read, iteration 1]",
                       r.stdout)
         self.assertEqual(doc["summary"]["exit_code"], 2)
+
+    def test_second_signal_says_no_files_were_kept(self):
+        """A raw device run has no files of its own: a second signal leaves
+        at once and says neither "files removed" nor "files kept"."""
+        run = self.start(*ARGS, "-s", "16M", "--rand-time", 60, *raw(self.dev), stop="random:20",
+                         target=False, json_out=False, stop_on_signal=True)
+        run.wait_stopped()
+        run.send(signal.SIGINT)
+        run.resume()
+        run.wait_stopped()  # noticed the SIGINT (test hook)
+        time.sleep(0.4)     # not the same keypress twice
+        run.send(signal.SIGTERM)
+        run.resume()
+        r = run.finish()
+        self.assertExit(r, 130)
+        self.assertIn("drivestress: second signal, exiting now\n", r.stderr)
+        self.assertNotIn("files kept", r.stderr)
+        self.assertNotIn("files removed", r.stderr)
+        self.assertTrue(os.path.exists(self.dev))
 
 
 class RawDeviceIoUring(RawDeviceCases, harness.DriveStressTest):

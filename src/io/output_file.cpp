@@ -2,6 +2,7 @@
 
 #include "io/full_io.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
@@ -13,6 +14,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -137,7 +139,12 @@ UniqueFd create_temporary(int dirfd, const Place& at, const std::string& path,
         // Appended, not "." + ...: GCC 12 reports that as an overlapping
         // memcpy (-Wrestrict, a false positive: GCC bug 105329).
         tmp_name.assign(1, '.');
-        tmp_name.append(at.base, 0, 200).append(".").append(unpredictable_suffix()).append(".tmp");
+        tmp_name.append(at.base, 0, 200)
+            .append(".")
+            .append(std::to_string(::getpid()))
+            .append("-")
+            .append(unpredictable_suffix())
+            .append(".tmp");
         int fd = ::openat(dirfd, tmp_name.c_str(),
                           O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (fd >= 0) return UniqueFd(fd);
@@ -304,14 +311,55 @@ OutputKind check_output_destination(const std::string& path) {
     fail(EINVAL, path, "is a device or socket; give a regular file, a FIFO or a terminal");
 }
 
-void check_output_writable(const std::string& path) {
-    if (check_output_destination(path) == OutputKind::stream) return;
+namespace {
+
+// The process id a temporary name of `base` carries (".BASE.PID-HEX.tmp"),
+// or 0 when `name` is not one.
+pid_t temporary_owner(const std::string& name, const std::string& base) {
+    const std::string head = "." + base + ".";
+    if (name.size() <= head.size() + 4 || name.compare(0, head.size(), head) != 0 ||
+        name.compare(name.size() - 4, 4, ".tmp") != 0)
+        return 0;
+    const std::string rest = name.substr(head.size(), name.size() - head.size() - 4);
+    const auto dash = rest.find('-');
+    if (dash == 0 || dash == std::string::npos || rest.size() - dash - 1 != 16) return 0;
+    if (rest.find_first_not_of("0123456789") != dash) return 0;
+    if (rest.find_first_not_of("0123456789abcdef", dash + 1) != std::string::npos) return 0;
+    return static_cast<pid_t>(std::stol(rest.substr(0, dash)));
+}
+
+// Removes the temporary files of `base` that a killed run left in `dirfd`:
+// a regular file of ours with one link, named by a process that no longer
+// exists (a live one may still be writing it).  Returns how many.
+std::size_t sweep_dead_temporaries(int dirfd, const std::string& base) {
+    DIR* d = ::fdopendir(::dup(dirfd));
+    if (!d) return 0;
+    std::size_t removed = 0;
+    while (const dirent* e = ::readdir(d)) {
+        const std::string name = e->d_name;
+        const pid_t pid = temporary_owner(name, base);
+        if (pid <= 0 || ::kill(pid, 0) == 0 || errno != ESRCH) continue;
+        struct stat st {};
+        if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+            st.st_uid != ::geteuid() || st.st_nlink != 1)
+            continue;
+        if (::unlinkat(dirfd, name.c_str(), 0) == 0) ++removed;
+    }
+    ::closedir(d);
+    return removed;
+}
+
+}  // namespace
+
+std::size_t check_output_writable(const std::string& path) {
+    if (check_output_destination(path) == OutputKind::stream) return 0;
     const Place at = split(path);
     UniqueFd dir(::open(at.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (!dir.valid()) fail(errno, path, "directory " + at.dir);
     std::string tmp;
     UniqueFd fd = create_temporary(dir.get(), at, path, tmp);
     ::unlinkat(dir.get(), tmp.c_str(), 0);
+    return sweep_dead_temporaries(dir.get(), at.base);
 }
 
 void write_file_atomically(const std::string& path, std::string_view content) {

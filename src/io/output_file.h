@@ -45,7 +45,10 @@ OutputKind check_output_destination(const std::string& path);
 // Checks, before a run, that `path` can be written at its end: its kind as
 // above, and for a regular file that a temporary file can be created beside
 // it (removed again at once).  Throws like check_output_destination.
-void check_output_writable(const std::string& path);
+// Temporary files are named ".BASE.PID-HEX.tmp": those of `path` that a
+// killed run left (their process is gone, the file is ours) are removed;
+// returns how many.
+std::size_t check_output_writable(const std::string& path);
 
 // Whether two output paths name the same file (so one output would be
 // lost): the same resolved name, the same name in one directory (compared

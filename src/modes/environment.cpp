@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <cstdio>
 #include <iterator>
 #include <numeric>
 #include <system_error>
@@ -20,7 +21,11 @@ namespace {
 void check_output(const char* option, const std::string& path) {
     if (path.empty() || path == "-") return;
     try {
-        io::check_output_writable(path);
+        if (const std::size_t n = io::check_output_writable(path))
+            std::fprintf(stderr,
+                         "drivestress: %s %s: removed %zu temporary file%s that killed runs left "
+                         "beside it\n",
+                         option, path.c_str(), n, n == 1 ? "" : "s");
     } catch (const std::system_error& e) {
         throw run::SetupError(std::string(option) + " " + e.what());
     }

@@ -154,6 +154,35 @@ class Leftovers(harness.DriveStressTest):
         self.assertNotIn("leftover", r.stderr)
         self.assertEqual(self.target_files(), ["k.state", "k0.dat", "k1.dat", "q7.dat", "x0.dat"])
 
+    def test_checkpoint_temporaries_of_killed_runs(self):
+        """A kill -9 while a result document is written leaves its hidden
+        temporary (".NAME.PID-HEX.tmp"); the next run writing that document
+        removes the ones whose process is gone, and says so.  One of a live
+        process, one of another user and other names stay."""
+        gone = subprocess.Popen(["true"])
+        gone.wait()  # a process id that no longer exists
+        folder, base = os.path.split(self.json_path)
+        def name(pid, tail="0123456789abcdef"):
+            return os.path.join(folder, f".{base}.{pid}-{tail}.tmp")
+        dead, live, other = name(gone.pid), name(os.getpid()), name(gone.pid, "not-hex-at-all!!")
+        for path in (dead, live, other):
+            with open(path, "wb") as f:
+                f.write(b"{")
+        foreign = name(gone.pid, "fedcba9876543210")
+        with open(foreign, "wb") as f:
+            f.write(b"{")
+        if os.geteuid() == 0:
+            os.chown(foreign, 65534, 65534)
+        r = self.drivestress(*ARGS)
+        self.assertExit(r, 0)
+        removed = 1 if os.geteuid() == 0 else 2
+        self.assertIn(f"--json {self.json_path}: removed {removed} temporary file", r.stderr)
+        self.assertFalse(os.path.exists(dead))
+        for path in (live, other) + ((foreign,) if os.geteuid() == 0 else ()):
+            self.assertTrue(os.path.exists(path), path)
+        r = self.drivestress(*ARGS)
+        self.assertNotIn("temporary file", r.stderr)
+
 
 class KeptUnderOtherNames(harness.DriveStressTest):
     """A run never opens a file a kept state in its directory names (issue 22

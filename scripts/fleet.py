@@ -12,7 +12,8 @@ hosts are those with an outcome or a document in DIR.
 
 Writes DIR/fleet.json and DIR/fleet.txt and prints the table:
 
-- per host: status (passed, failed, error, interrupted, or no result), exit
+- per host: status (passed, no-verdict: exit 0 with nothing verified, failed, error,
+  interrupted, or no result), exit
   code, the error line of a host that failed to run, host name, run id,
   drive, target, operations, random-phase IOPS and p99, mismatches;
 - merged: scripts/compare --merge of every document there is (one latency
@@ -44,7 +45,9 @@ NO_RESULT = "no result"
 # What fleet reads of an outcome file (deploy/ansible/drivestress.yml's).
 OUTCOME_SHAPE = {"rc": nullable(INTEGER), "stderr": nullable(STRING)}
 # summary.status of a finished document -> its exit status (the C++ verdict_word).
-STATUS_CODES = {"passed": 0, "error": 1, "failed": 2}
+STATUS_CODES = {"passed": 0, "no-verdict": 0, "error": 1, "failed": 2}
+# Clean exits: a run that verified nothing ends 0 too, but is never a pass.
+CLEAN = ("passed", "no-verdict")
 
 
 class UsageParser(argparse.ArgumentParser):
@@ -162,6 +165,9 @@ def host_entry(directory, host):
         problems.insert(0, unreadable)
     # Something came back but no verdict can be told from it: an error.
     status = "error" if unreadable or (code is None and not nothing) else verdict(code)
+    if status == "passed" and doc is not None and (doc.get("summary") or {}).get("status") == \
+            "no-verdict":
+        status = "no-verdict"  # exit 0, but nothing was verified: never a pass
     entry = {"host": host, "status": status, "exit_code": code,
              "outcome_exit_code": rc, "document_exit_code": doc_code,
              "error": results.one_line("; ".join(problems), 600) if problems else None,
@@ -197,7 +203,7 @@ def fleet(directory, hosts):
     for e in entries:
         counts[e["status"]] = counts.get(e["status"], 0) + 1
         code = e["exit_code"]
-        if code is None or (code == 0 and e["status"] != "passed"):
+        if code is None or (code == 0 and e["status"] not in CLEAN):
             code = 1  # nothing came back, or nothing usable
         worst = code if code == 2 or (worst != 2 and code > worst) else worst
     return {

@@ -7,6 +7,7 @@
 #include "io/backend.h"
 #include "io/output_file.h"
 #include "model/errors.h"
+#include "model/verdict.h"
 #include "report/json_report.h"
 
 namespace ds::report {
@@ -107,11 +108,11 @@ void PromTextfile::run_ended(const run::RunResult& r) {
     }
 }
 
-std::string PromTextfile::finish(int exit_code) {
+std::string PromTextfile::finish(int exit_code, bool nothing_verified) {
     if (!written()) return {};  // refused before it started: no file
     state_.running = false;
     state_.exit_status = exit_code;
-    state_.verdict = verdict_word(exit_code);
+    state_.verdict = run::status_word(static_cast<run::ExitStatus>(exit_code), nothing_verified);
     try {
         write_now();
     } catch (const std::system_error& e) {

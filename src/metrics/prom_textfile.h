@@ -55,9 +55,10 @@ class PromTextfile final : public run::RunObserver {
     // A run (a preset's test) has ended: counts the phases do not hold (a
     // write-back that failed between phases) come from its result.
     void run_ended(const run::RunResult& r);
-    // The last write, with the verdict of `exit_code`.  Returns "" or the
-    // failure as one line naming --prom and the path.
-    std::string finish(int exit_code);
+    // The last write, with the verdict of `exit_code` ("no-verdict" for a
+    // clean exit that verified nothing).  Returns "" or the failure as one
+    // line naming --prom and the path.
+    std::string finish(int exit_code, bool nothing_verified = false);
     // The first live rewrite that failed ("" when none did) and how many did.
     const std::string& live_error() const { return live_error_; }
     unsigned live_failures() const { return live_failures_; }

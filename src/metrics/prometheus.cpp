@@ -351,7 +351,8 @@ std::string phase_name(run::Phase p) {
     return std::string(run::to_string(p));
 }
 
-constexpr std::string_view kVerdicts[] = {"running", "passed", "failed", "error", "interrupted"};
+constexpr std::string_view kVerdicts[] = {"running", "passed", "no-verdict",
+                                          "failed",  "error",  "interrupted"};
 
 // The info gauges: what ran, where.
 std::vector<Family> info_families(const PromState& s) {
@@ -404,7 +405,8 @@ std::vector<Family> state_families(const PromState& s) {
     Family verdict{"drivestress_verdict",
                    "gauge",
                    "1 for the run's verdict so far: running, or failed as soon as a mismatch or "
-                   "I/O error is seen; at the end passed, failed, error or interrupted.",
+                   "I/O error is seen; at the end passed, no-verdict (nothing verified), failed, "
+                   "error or interrupted.",
                    {}};
     for (auto v : kVerdicts)
         verdict.add(with(s.labels, {{"verdict", std::string(v)}}), v == s.verdict ? "1" : "0");

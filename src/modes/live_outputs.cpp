@@ -41,9 +41,9 @@ run::RunResult run_watched(const run::RunConfig& cfg, run::RunObserver* observer
     }
 }
 
-void finish_prom(report::PromTextfile* prom, Delivery& d) {
+void finish_prom(report::PromTextfile* prom, Delivery& d, bool nothing_verified) {
     if (!prom) return;
-    if (std::string e = prom->finish(run::code_of(d.code())); !e.empty()) {
+    if (std::string e = prom->finish(run::code_of(d.code()), nothing_verified); !e.empty()) {
         d.failed(e);
     } else if (prom->live_failures() > 0) {
         std::fprintf(stderr,

@@ -25,6 +25,6 @@ run::RunResult run_watched(const run::RunConfig& cfg, run::RunObserver* observer
                            report::PromTextfile* prom);
 
 // The last textfile write; a live rewrite that failed is said, not fatal.
-void finish_prom(report::PromTextfile* prom, Delivery& d);
+void finish_prom(report::PromTextfile* prom, Delivery& d, bool nothing_verified = false);
 
 }  // namespace ds::modes

@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "metrics/timeseries.h"
+#include "model/verdict.h"
 #include "modes/live_outputs.h"
 #include "report/host_info.h"
 #include "report/json_report.h"
@@ -32,7 +33,7 @@ run::ExitStatus run_single(const cli::ParsedCommandLine& cmd, const Output& out)
     if (timeseries)
         if (std::string e = timeseries->finish(); !e.empty()) d.failed(e);
     if (prom) prom->run_ended(result);
-    finish_prom(prom.get(), d);
+    finish_prom(prom.get(), d, run::nothing_verified(run::run_evidence(cfg, result, d.code())));
     nlohmann::json doc = report::result_json(cfg, result, report::HostInfo::current());
     if (o.json != "-") doc["checkpoints_written"] = snapshots.writes();
     d.json(o.json, std::move(doc), &result);

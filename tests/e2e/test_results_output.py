@@ -134,6 +134,19 @@ class Prometheus(harness.DriveStressTest):
             self.assertEqual(int(ops[0].split()[-1]), random_phase[f"{op}_ops"], op)
         self.assertEqual([n for n in os.listdir(self.tmp) if ".tmp." in n], [])
 
+    def test_verdict_of_a_run_that_verified_nothing(self):
+        """The textfile's verdict is the result line's: a run that verified
+        nothing is no-verdict, never passed (issue 22)."""
+        prom = os.path.join(self.tmp, "drivestress.prom")
+        r = self.drivestress("-s", "8M", "-j", "1", "--duration", "1us", "--prom", prom)
+        self.assertExit(r, 0)
+        self.assertIn("NO VERDICT", r.stdout)
+        with open(prom) as f:
+            on = [l for l in f.read().splitlines()
+                  if l.startswith("drivestress_verdict{") and l.endswith(" 1")]
+        self.assertEqual(len(on), 1, on)
+        self.assertIn('verdict="no-verdict"', on[0])
+
 
 class Progress(harness.DriveStressTest):
     backend = None

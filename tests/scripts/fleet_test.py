@@ -163,6 +163,20 @@ class FleetTest(unittest.TestCase):
         self.assertIn("outcome says exit 2 but the result document says passed (exit 0)",
                       by["rc2"]["error"])
 
+    def test_a_run_that_verified_nothing_is_no_verdict_not_passed(self):
+        """drivestress exits 0 with summary status no-verdict when it
+        verified nothing (--duration too short): the host is no-verdict, its
+        exit 0 stands, and it is not counted as passed."""
+        nothing = copy.deepcopy(self.a)
+        nothing["summary"].update(status="no-verdict", exit_code=0)
+        self.put("h.json", nothing)
+        self.outcome("h", 0)
+        f, by = self.hosts()
+        self.assertEqual((by["h"]["status"], by["h"]["exit_code"]), ("no-verdict", 0))
+        self.assertIsNone(by["h"]["error"])
+        self.assertEqual(f["fleet"]["statuses"], {"no-verdict": 1})
+        self.assertEqual(f["fleet"]["worst_exit_code"], 0)
+
     def test_an_unfinished_document_is_no_pass(self):
         running = copy.deepcopy(self.a)
         running["summary"].update(status="running", exit_code=None)

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <vector>
 
 #include "sys/signals.h"
 
@@ -51,6 +52,7 @@ EngineTally Engine::run(PhaseWork& work, const EngineOptions& o) {
     free_.resize(depth);
     for (unsigned i = 0; i < depth; ++i)
         free_[i] = depth - 1 - i;
+    cancel_asked_ = false;
     auto stopping = [&] { return stop_.load(std::memory_order_relaxed) || stop_signal() != 0; };
     EngineTally t;
     unsigned in_flight = 0, fresh = 0, stamped = 0;
@@ -61,6 +63,9 @@ EngineTally Engine::run(PhaseWork& work, const EngineOptions& o) {
         for (; stamped < fresh; ++stamped)
             fresh_[stamped]->submit_ns = now;
         return now;
+    };
+    auto publish = [&] {
+        if (o.in_flight) o.in_flight->store(in_flight, std::memory_order_relaxed);
     };
     while (true) {
         // --batch: with fewer than `batch` places free, wait for completions
@@ -84,18 +89,58 @@ EngineTally Engine::run(PhaseWork& work, const EngineOptions& o) {
             ++in_flight;
             if (batch > 1 && ++unsubmitted == batch) {
                 stamp();
-                backend_.submit();
+                fresh = stamped = 0;  // a submit that reaps may free and reuse slots
+                in_flight -= submit(work, unsubmitted, t, o);
                 unsubmitted = 0;
             }
         }
+        publish();
         if (in_flight == 0) break;
+        if (!cancel_asked_ && stopping()) {  // once, before the first wait that follows it
+            cancel_in_flight(depth);
+            cancel_asked_ = true;
+        }
         const std::uint64_t wait_from = stamp();
         const unsigned want = sizer_.want(in_flight);
         in_flight -= reap(work, std::max(min_complete, want), t, o);
+        publish();
         sizer_.waited(work_now_ - wait_from, want);
     }
     t.stopped = !exhausted && stopping();
     return t;
+}
+
+// Backend::submit's answers, handled where they happen (as fio's
+// t/io_uring does): a short submit leaves the rest queued and is submitted
+// again at once; -EAGAIN/-EBUSY (no room in the kernel now) reaps what has
+// completed, without waiting, then submits again (reap submits too, so a
+// later count of 0 means nothing is left).  Any other error: the backend
+// failed the queued operations, and they come back from reap() with it.
+unsigned Engine::submit(PhaseWork& work, unsigned queued, EngineTally& t, const EngineOptions& o) {
+    unsigned finished = 0;
+    while (queued > 0) {
+        const int n = backend_.submit();
+        if (n == 0 || static_cast<unsigned>(std::max(n, 0)) >= queued) break;
+        ++t.resubmits;
+        if (n > 0) {
+            queued -= static_cast<unsigned>(n);
+        } else if (n == -EAGAIN || n == -EBUSY) {
+            finished += reap(work, 0, t, o);
+        } else {
+            break;
+        }
+    }
+    return finished;
+}
+
+void Engine::cancel_in_flight(unsigned depth) {
+    std::vector<bool> idle(depth);
+    for (std::uint32_t i : free_)
+        idle[i] = true;
+    std::vector<io::Request*> busy;
+    for (unsigned i = 0; i < depth; ++i)
+        if (!idle[i]) busy.push_back(&slots_[i].req);
+    backend_.cancel(busy);
 }
 
 unsigned Engine::reap(PhaseWork& work, unsigned want, EngineTally& t, const EngineOptions& o) {
@@ -106,7 +151,9 @@ unsigned Engine::reap(PhaseWork& work, unsigned want, EngineTally& t, const Engi
     unsigned finished = 0;
     for (std::size_t i = 0; i < n; ++i) {
         io::Request& r = *done_[i].req;
-        const std::int32_t res = done_[i].result;
+        std::int32_t res = done_[i].result;
+        // After a cancel, what was not answered is not issued again.
+        if (cancel_asked_ && (res == -EAGAIN || res == -EINTR)) res = -ECANCELED;
         if (res == -EAGAIN || res == -EINTR) {  // not an answer: again
             ++t.retries;
             backend_.prepare(r);
@@ -124,6 +171,10 @@ unsigned Engine::reap(PhaseWork& work, unsigned want, EngineTally& t, const Engi
         work.complete(slots_[r.slot], res, now - r.submit_ns);
         free_.push_back(r.slot);
         ++finished;
+        if (res == -ECANCELED) {
+            ++t.cancelled;
+            continue;
+        }
         if (++t.completed == o.stop_after_ops) ::raise(SIGSTOP);
     }
     return finished;

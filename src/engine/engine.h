@@ -2,7 +2,8 @@
 // keep up to `depth` operations in flight, submit a batch and wait for a
 // share of what is in flight in one system call, hand every completion back,
 // refill.  It retries what is not an answer (EAGAIN and EINTR are
-// resubmitted; a short transfer continues with the rest as one operation).
+// resubmitted; a short transfer continues with the rest as one operation;
+// a short submit is submitted again at once).
 // What to issue, and what a completion means (verification, accounting,
 // durability), belongs to the phase: a PhaseWork.
 #pragma once
@@ -40,8 +41,8 @@ class PhaseWork {
     // Whether next() could still issue something (for --batch).
     virtual bool more() const = 0;
     // An operation finished: `result` is the whole transfer's byte count, or
-    // 0 at end of file, or -errno.  `latency_ns` counts from its first
-    // submission.
+    // 0 at end of file, or -errno (-ECANCELED: a stop request cancelled
+    // it).  `latency_ns` counts from its first submission.
     virtual void complete(Slot& s, std::int32_t result, std::uint64_t latency_ns) = 0;
     // After each wait, before its completions, with the clock then (ns).
     virtual void reaped(std::uint64_t now_ns) = 0;
@@ -51,12 +52,17 @@ struct EngineOptions {
     unsigned depth = 1;                // operations in flight at most
     unsigned batch = 1;                // --batch: SQEs prepared per submission
     std::uint64_t stop_after_ops = 0;  // test hook: SIGSTOP after this many completions
+    // Where the loop publishes how many operations it has in flight (for
+    // the coordinator's "stopping" line); null: nowhere.
+    std::atomic<unsigned>* in_flight = nullptr;
 };
 
 struct EngineTally {
     std::uint64_t completed = 0;
-    std::uint64_t retries = 0;  // EAGAIN/EINTR resubmissions and short-transfer resumes
-    bool stopped = false;       // a stop request ended the phase early
+    std::uint64_t retries = 0;    // EAGAIN/EINTR resubmissions and short-transfer resumes
+    std::uint64_t cancelled = 0;  // operations a stop request cancelled (-ECANCELED)
+    std::uint64_t resubmits = 0;  // submit() calls again after a short or refused submit
+    bool stopped = false;         // a stop request ended the phase early
 };
 
 // How many completions each wait asks for: a quarter of what is in flight,
@@ -96,13 +102,22 @@ class Engine {
     Engine(io::Backend& backend, std::span<Slot> slots, const std::atomic<bool>& stop);
 
     // Runs `work` until it is done, or until a stop request (`stop`, or a
-    // signal) has drained what was in flight.
+    // signal) has ended what was in flight: the first time the loop sees
+    // the request it asks the backend to cancel what is in flight
+    // (Backend::cancel), and waits for the rest.  A cancelled operation
+    // reaches work.complete() with -ECANCELED (so does one that answers
+    // -EAGAIN or -EINTR after the cancel: it is not issued again).
     EngineTally run(PhaseWork& work, const EngineOptions& options);
 
   private:
     // Waits for `want` completions, hands them to `work`; returns how many
     // operations finished (retried ones stay in flight).
     unsigned reap(PhaseWork& work, unsigned want, EngineTally& t, const EngineOptions& o);
+    // Submits the `queued` operations prepared since the last submission;
+    // returns how many operations finished meanwhile (see engine.cpp).
+    unsigned submit(PhaseWork& work, unsigned queued, EngineTally& t, const EngineOptions& o);
+    // Backend::cancel on the operations of slots [0, depth) that are in flight.
+    void cancel_in_flight(unsigned depth);
 
     io::Backend& backend_;
     std::span<Slot> slots_;
@@ -112,6 +127,7 @@ class Engine {
     std::vector<io::Completion> done_;
     BatchSizer sizer_;
     std::uint64_t work_now_ = 0;  // the clock after the last wait (ns)
+    bool cancel_asked_ = false;   // this run asked the backend to cancel
 };
 
 std::uint64_t monotonic_ns();

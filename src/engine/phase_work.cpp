@@ -99,7 +99,13 @@ void IoPhase::complete(Slot& s, std::int32_t result, std::uint64_t latency_ns) {
     const bool is_read = s.req.kind == io::OpKind::read;
     PhaseCounters& k = c_.out.counters;
     const bool ok = result > 0;  // a short transfer was completed by the engine
-    if (!ok) {
+    if (result == -ECANCELED) {
+        // A stop request cancelled it: neither an error nor a mismatch.  A
+        // cancelled write may have stored all, some or none of its units,
+        // so they are never verified against the generation it carried.
+        ++k.cancelled_ops;
+        if (!is_read) c_.units.forget(s.first_offset, s.first_length);
+    } else if (!ok) {
         failed(s, result, is_read);
     } else if (is_read) {
         c_.intervals.record_read(latency_ns);
@@ -123,8 +129,11 @@ void IoPhase::flush_done(Slot& s, std::int32_t result, std::uint64_t latency_ns)
         k.flush_latency.record(latency_ns);
         ++k.flush_ops;
     }
+    // A cancelled flush made nothing durable (flush_done keeps what it
+    // covered unacknowledged) and is no error.
+    if (result == -ECANCELED) ++k.cancelled_ops;
     const bool not_full = writes_->flush_done(result);
-    if (result < 0 && not_full) {
+    if (result < 0 && not_full && result != -ECANCELED) {
         MismatchRecord rec;
         rec.op = s.req.kind;
         rec.cls = pattern::MismatchClass::io_error;

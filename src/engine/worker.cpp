@@ -148,7 +148,7 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
     }
     Engine engine(*backend, slots_, stop_);
     const std::uint64_t calls0 = backend->system_calls();
-    const EngineTally t = engine.run(*phase, {depth, geo_.batch, plan.stop_after_ops});
+    const EngineTally t = engine.run(*phase, {depth, geo_.batch, plan.stop_after_ops, &in_flight});
     writes.finish();
     intervals_.finish(out.counters);
     phase->reaped(monotonic_ns());  // the final progress

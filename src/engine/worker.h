@@ -107,6 +107,10 @@ class Worker final : private MismatchSink {
     // Progress, read by the coordinator while a phase runs.
     std::atomic<std::uint64_t> progress_bytes{0};
     std::atomic<std::uint64_t> progress_ops{0};
+    // Operations in flight, stored by this worker's engine after each
+    // submission and wait, read by whoever announces a stop.  A cache line
+    // of its own: no other worker's stores touch it.
+    alignas(64) std::atomic<unsigned> in_flight{0};
 
   private:
     void record(const PhasePlan& plan, PhaseCounters& c, MismatchRecord rec) override;

@@ -78,12 +78,23 @@ class Backend {
     virtual unsigned depth() const = 0;
     // Queues one operation (at most depth() queued + in flight).
     virtual void prepare(Request& r) = 0;
-    // Hands everything queued to the device; returns how many were queued.
-    virtual unsigned submit() = 0;
+    // Hands what is queued to the device, in the order it was queued, and
+    // returns how many it took, or -errno when it took none.  A count below
+    // what was queued (a short submit) leaves the rest queued for the next
+    // submit() or reap().  -EAGAIN/-EBUSY: no room now (reap, then submit
+    // again).  Any other -errno: the queued operations cannot be submitted;
+    // the backend fails each of them, and they come back from reap() as
+    // completions with that -errno.  Never throws.
+    virtual int submit() = 0;
     // Submits what is queued, waits until at least `min_complete` operations
     // are done (fewer when interrupted by a signal, or, for more than one,
     // after a short backend-chosen wait), returns up to out.size().
     virtual std::size_t reap(std::span<Completion> out, unsigned min_complete) = 0;
+    // Asks the device to drop the operations in flight (`in_flight`: all of
+    // them) that have not started; those complete with -ECANCELED, the rest
+    // as they would have.  False when this backend cannot cancel anything
+    // (a pread or pwrite in progress cannot be stopped).
+    virtual bool cancel(std::span<Request* const> /*in_flight*/) { return false; }
     // System calls that moved data so far, counted by the backend itself:
     // pread/pwrite/fsync calls for sync, io_uring_enter calls for io_uring.
     // (The thread pool's futex wake-ups are not in it: they show as context

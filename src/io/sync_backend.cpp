@@ -79,8 +79,8 @@ void ThreadedSyncBackend::stop_threads() {
     threads_.clear();
 }
 
-unsigned ThreadedSyncBackend::submit() {
-    const auto n = static_cast<unsigned>(queued_.size());
+int ThreadedSyncBackend::submit() {
+    const auto n = static_cast<int>(queued_.size());
     if (n == 0) return 0;
     {
         std::lock_guard lk(m_);
@@ -90,7 +90,7 @@ unsigned ThreadedSyncBackend::submit() {
     // One wake-up per request: notify_all would wake every idle thread of
     // a pool larger than what is in flight (a sweep's small depths) for
     // most of them to find nothing.
-    for (unsigned i = 0; i < n; ++i)
+    for (int i = 0; i < n; ++i)
         work_cv_.notify_one();
     return n;
 }

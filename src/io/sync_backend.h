@@ -33,7 +33,7 @@ class SyncBackend final : public Backend {
     BackendDescription describe() const override { return {BackendKind::sync, {}, 0}; }
     unsigned depth() const override { return 1; }
     void prepare(Request& r) override { queued_ = &r; }
-    unsigned submit() override { return queued_ ? 1 : 0; }
+    int submit() override { return queued_ ? 1 : 0; }
     std::size_t reap(std::span<Completion> out, unsigned min_complete) override;
     std::uint64_t system_calls() const override { return calls_; }
 
@@ -58,7 +58,7 @@ class ThreadedSyncBackend final : public Backend {
     }
     unsigned depth() const override { return depth_; }
     void prepare(Request& r) override { queued_.push_back(&r); }
-    unsigned submit() override;
+    int submit() override;
     std::size_t reap(std::span<Completion> out, unsigned min_complete) override;
     std::uint64_t system_calls() const override { return calls_.load(std::memory_order_relaxed); }
 

@@ -2,7 +2,9 @@
 
 #include <sys/uio.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <system_error>
@@ -46,6 +48,35 @@ constexpr SetupChoice kSqpollChoices[] = {
     {IORING_SETUP_SINGLE_ISSUER, {"SINGLE_ISSUER", nullptr}},
     {0, {nullptr, nullptr}},
 };
+
+// The user_data of the backend's own cancel requests: never a Request, so
+// reap() knows their completions and skips them.
+char g_cancel_tag;
+void* cancel_tag() {
+    return &g_cancel_tag;
+}
+
+constexpr int kCancelAll = IORING_ASYNC_CANCEL_ANY | IORING_ASYNC_CANCEL_ALL;
+
+// Whether the kernel takes IORING_ASYNC_CANCEL_ANY (5.19): with nothing in
+// flight, a cancel of any request answers -ENOENT where it does and -EINVAL
+// where the flag is unknown.  One system call when the ring is made.
+bool probe_cancel_any(io_uring& ring) {
+    io_uring_sqe* sqe = io_uring_get_sqe(&ring);
+    if (!sqe) return false;
+    io_uring_prep_cancel64(sqe, 0, kCancelAll);
+    io_uring_sqe_set_data(sqe, cancel_tag());
+    io_uring_cqe* cqe = nullptr;
+    if (io_uring_submit_and_wait(&ring, 1) < 0 || io_uring_peek_cqe(&ring, &cqe) != 0) return false;
+    const bool any = cqe->res != -EINVAL;
+    io_uring_cqe_seen(&ring, cqe);
+    return any;
+}
+
+// Submission results that mean "not now": reap, then submit again.
+bool transient(int ret) {
+    return ret == -EAGAIN || ret == -EBUSY || ret == -EINTR;
+}
 
 }  // namespace
 
@@ -114,6 +145,9 @@ UringBackend::UringBackend(int fd, unsigned depth, std::span<std::byte> buffers,
                 (ret == -ENOMEM || ret == -EPERM ? " (RLIMIT_MEMLOCK too low?)" : ""));
         }
     }
+    count_enter(1);
+    cancel_any_ = probe_cancel_any(ring_);
+    failed_.reserve(std::max(depth_, features_.sq_entries));
 }
 
 UringBackend::~UringBackend() {
@@ -127,6 +161,10 @@ UringBackend::~UringBackend() {
 }
 
 void UringBackend::prepare(Request& r) {
+    if (broken_) {  // nothing reaches the ring any more
+        failed_.push_back({&r, broken_});
+        return;
+    }
     io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
     if (!sqe) {  // cannot happen while in-flight <= depth, but never drop a request
         io_uring_submit(&ring_);
@@ -164,28 +202,102 @@ void UringBackend::count_enter(unsigned wait_nr) {
         ++enters_;
 }
 
-unsigned UringBackend::submit() {
+// The kernel took none of the queued requests and will not (the ring is
+// unusable: EBADF, ENXIO, EOWNERDEAD, ...): each fails with `err`, and so
+// does every request prepared from now on, without the ring.  The queued
+// SQEs are those the kernel has not consumed, [khead, sqe_tail): they stay
+// in the ring unsubmitted, since nothing is submitted to it again (reap()
+// then only waits for what the kernel already had).
+void UringBackend::fail_queued(int err) {
+    broken_ = err;
+    const unsigned mask = ring_.sq.ring_mask;
+    for (unsigned i = *ring_.sq.khead; i != ring_.sq.sqe_tail; ++i) {
+        const io_uring_sqe& sqe = ring_.sq.sqes[ring_.sq.array[i & mask]];
+        void* data = reinterpret_cast<void*>(static_cast<std::uintptr_t>(sqe.user_data));
+        if (data != cancel_tag()) failed_.push_back({static_cast<Request*>(data), err});
+    }
+}
+
+std::size_t UringBackend::take_failed(std::span<Completion> out) {
+    const std::size_t n = std::min(out.size(), failed_.size());
+    std::copy(failed_.end() - static_cast<std::ptrdiff_t>(n), failed_.end(), out.begin());
+    failed_.resize(failed_.size() - n);
+    return n;
+}
+
+// A short submit (the kernel took fewer than were queued) leaves the rest in
+// the ring, where liburing submits them with the next call: the count says
+// so, and the engine submits again at once.
+int UringBackend::submit() {
+    if (broken_) return broken_;
+    if (io_uring_sq_ready(&ring_) == 0) return 0;
     count_enter(0);
-    int ret = io_uring_submit(&ring_);
-    return ret > 0 ? static_cast<unsigned>(ret) : 0;
+    const int ret = io_uring_submit(&ring_);
+    if (ret >= 0) return ret;
+    if (transient(ret)) return ret == -EINTR ? -EAGAIN : ret;
+    fail_queued(ret);
+    return ret;
 }
 
 std::size_t UringBackend::reap(std::span<Completion> out, unsigned min_complete) {
-    // Submit and wait in one system call, then take every completion that is
-    // already there without another one.  The wait has no timeout: the
-    // engine sizes min_complete so that a batch gathers quickly (BatchSizer).
-    count_enter(min_complete);
-    const int ret = io_uring_submit_and_wait(&ring_, min_complete);
-    if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY)
-        throw std::system_error(-ret, std::generic_category(), "io_uring_submit_and_wait");
-    const unsigned want = static_cast<unsigned>(std::min(out.size(), cqes_.size()));
-    const unsigned n = io_uring_peek_batch_cqe(&ring_, cqes_.data(), want);
-    for (unsigned i = 0; i < n; ++i) {
-        out[i].req = static_cast<Request*>(io_uring_cqe_get_data(cqes_[i]));
-        out[i].result = cqes_[i]->res;
+    // Failed submissions first, and no wait while there are some.
+    std::size_t n = take_failed(out);
+    const unsigned wait_nr = n ? 0 : min_complete;
+    if (!broken_) {
+        // Submit and wait in one system call, then take every completion
+        // that is already there without another one.  The wait has no
+        // timeout: the engine sizes min_complete so that a batch gathers
+        // quickly (BatchSizer).
+        count_enter(wait_nr);
+        const int ret = io_uring_submit_and_wait(&ring_, wait_nr);
+        if (ret < 0 && !transient(ret)) {
+            // With nothing queued it was the wait that failed: the ring can
+            // no longer say when anything completes.
+            if (io_uring_sq_ready(&ring_) == 0)
+                throw std::system_error(-ret, std::generic_category(), "io_uring_submit_and_wait");
+            fail_queued(ret);
+            n += take_failed(out.subspan(n));
+        }
+    } else if (wait_nr && io_uring_cq_ready(&ring_) < wait_nr) {
+        // Submitting nothing: wait for what the kernel still has.
+        io_uring_cqe* cqe = nullptr;
+        ++enters_;
+        (void)io_uring_wait_cqe_nr(&ring_, &cqe, wait_nr);  // EINTR: the engine looks again
     }
-    io_uring_cq_advance(&ring_, n);
+    const auto want = static_cast<unsigned>(std::min(out.size() - n, cqes_.size()));
+    const unsigned got = io_uring_peek_batch_cqe(&ring_, cqes_.data(), want);
+    for (unsigned i = 0; i < got; ++i) {
+        void* data = io_uring_cqe_get_data(cqes_[i]);
+        if (data == cancel_tag()) continue;  // a cancel's own answer
+        out[n++] = {static_cast<Request*>(data), cqes_[i]->res};
+    }
+    io_uring_cq_advance(&ring_, got);
     return n;
+}
+
+bool UringBackend::queue_cancel(std::uint64_t key, int flags) {
+    io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
+    if (!sqe && submit() >= 0) sqe = io_uring_get_sqe(&ring_);
+    if (!sqe) return false;
+    io_uring_prep_cancel64(sqe, key, flags);
+    io_uring_sqe_set_data(sqe, cancel_tag());
+    return true;
+}
+
+// A request the block layer already holds cannot be cancelled (the cancel
+// finds nothing, and it completes when the device answers): what this
+// reaches are requests still waiting in io_uring itself (its async workers'
+// queue, a poll).  The cancels' own completions are skipped by reap().
+bool UringBackend::cancel(std::span<Request* const> in_flight) {
+    if (broken_) return true;
+    if (cancel_any_) {
+        queue_cancel(0, kCancelAll);
+    } else {
+        for (Request* r : in_flight)
+            if (!queue_cancel(reinterpret_cast<std::uintptr_t>(r), 0)) break;
+    }
+    submit();  // at once, not with the next wait
+    return true;
 }
 
 }  // namespace ds::io

@@ -28,13 +28,23 @@ class UringBackend final : public Backend {
     BackendDescription describe() const override { return {BackendKind::io_uring, features_}; }
     unsigned depth() const override { return depth_; }
     void prepare(Request& r) override;
-    unsigned submit() override;
+    int submit() override;
     std::size_t reap(std::span<Completion> out, unsigned min_complete) override;
+    // IORING_OP_ASYNC_CANCEL: one for everything (IORING_ASYNC_CANCEL_ANY,
+    // 5.19), or one per request by its user_data on older kernels.
+    bool cancel(std::span<Request* const> in_flight) override;
     std::uint64_t system_calls() const override { return enters_; }
 
   private:
     // Counts the io_uring_enter a liburing call about to be made will do.
     void count_enter(unsigned wait_nr);
+    // Queues a cancel of `key` (a user_data, or 0 with CANCEL_ANY); false
+    // when the submission queue has no room even after submitting.
+    bool queue_cancel(std::uint64_t key, int flags);
+    // Submission failed for good with `err`: see uring_backend.cpp.
+    void fail_queued(int err);
+    // Moves failed submissions into `out`; returns how many.
+    std::size_t take_failed(std::span<Completion> out);
 
     io_uring ring_{};
     int fd_;
@@ -44,6 +54,9 @@ class UringBackend final : public Backend {
     std::vector<io_uring_cqe*> cqes_;
     UringFeatures features_;
     bool sqpoll_ = false;
+    bool cancel_any_ = false;  // the kernel takes IORING_ASYNC_CANCEL_ANY
+    int broken_ = 0;           // -errno: submission failed for good, nothing is submitted again
+    std::vector<Completion> failed_;  // requests that failed at submission, for reap()
     std::uint64_t enters_ = 0;
 };
 

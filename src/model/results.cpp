@@ -24,6 +24,7 @@ void PhaseCounters::merge(const PhaseCounters& o) {
     verified_bytes += o.verified_bytes;
     unverified_units += o.unverified_units;
     retries += o.retries;
+    cancelled_ops += o.cancelled_ops;
     for (std::size_t i = 0; i < mismatches.size(); ++i)
         mismatches[i] += o.mismatches[i];
     read_latency.merge(o.read_latency);

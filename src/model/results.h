@@ -75,6 +75,7 @@ struct PhaseCounters {
     std::uint64_t verified_bytes = 0;
     std::uint64_t unverified_units = 0;  // content unknown after a failed write
     std::uint64_t retries = 0;           // -EAGAIN resubmissions and short-transfer resumes
+    std::uint64_t cancelled_ops = 0;     // cancelled by a stop request (neither done nor failed)
     ClassCounts mismatches{};
     stats::LatencyHistogram read_latency;
     stats::LatencyHistogram write_latency;

@@ -53,6 +53,7 @@ json phase_json(const run::PhaseResult& p, const run::RunConfig& cfg) {
     j["verified_bytes"] = c.verified_bytes;
     j["unverified_units"] = c.unverified_units;
     j["retries"] = c.retries;
+    j["cancelled_ops"] = c.cancelled_ops;
     j["workers"] = p.workers;
     double cpu_total = p.cpu.user_s + p.cpu.system_s;
     j["cpu"] = {

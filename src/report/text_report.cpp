@@ -105,7 +105,10 @@ std::string phase_line(const run::PhaseResult& p, const std::vector<double>& thr
     if (c.write_errors && p.phase != run::Phase::random)  // random phases: on the writes line
         line += printf_string("  WRITE ERRORS %" PRIu64, c.write_errors);
     if (c.mismatch_total()) line += printf_string("  MISMATCHES %" PRIu64, c.mismatch_total());
-    if (p.interrupted) line += "  (interrupted)";
+    if (p.interrupted)
+        line += c.cancelled_ops
+                    ? printf_string("  (interrupted, %" PRIu64 " cancelled)", c.cancelled_ops)
+                    : std::string("  (interrupted)");
     if (p.phase == run::Phase::random && c.write_ops + c.write_errors > 0)
         line.append("\n").append(writes_line(p));
     return line;

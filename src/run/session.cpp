@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <new>
 #include <optional>
+#include <string>
 #include <tuple>
 
 #include "io/backend_factory.h"
@@ -194,12 +196,34 @@ void RunSession::start_workers() {
     started_ = true;
 }
 
+// Said the moment the coordinator sees a stop signal: on a slow device the
+// operations in flight can take minutes to come back.  io_uring cancels
+// what has not reached the device yet; a sync pread/pwrite cannot be
+// cancelled, so the thread pool waits for them.
+void RunSession::announce_stop(int sig) const {
+    unsigned in_flight = 0;
+    for (const auto& w : workers)
+        in_flight += w->in_flight.load(std::memory_order_relaxed);
+    const char* abbrev = sigabbrev_np(sig);
+    const std::string name = abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
+    // Over a live status line on a terminal (text_report.cpp redraws it).
+    if (::isatty(STDERR_FILENO)) std::fputs("\r\033[K", stderr);
+    std::fprintf(stderr, "drivestress: stopping (%s): %u operation%s in flight, %s\n", name.c_str(),
+                 in_flight, in_flight == 1 ? "" : "s",
+                 in_flight == 0 ? "finishing"
+                 : kind == io::BackendKind::io_uring
+                     ? "cancelling"
+                     : "waiting for them (sync I/O cannot be cancelled)");
+    std::fflush(stderr);
+}
+
 bool RunSession::check_stop() {
     if (stop.load()) return true;
     if (int sig = stop_signal()) {
         res.stop = StopReason::signal;
         res.stop_signal = sig;
         stop.store(true);
+        announce_stop(sig);
         if (hooks.stop_on_signal) ::raise(SIGSTOP);  // a test sends a later, second signal
     } else if (duration_deadline_ns && monotonic_ns() >= duration_deadline_ns) {
         res.stop = StopReason::duration;

@@ -86,6 +86,8 @@ class RunSession {
     void create_files();
     // The workers' damage maps, per file (cumulative: replaced whole).
     void collect_damage();
+    // The one line on stderr saying the run is stopping, with what is in flight.
+    void announce_stop(int sig) const;
     io::UringOptions uring_options() const;
 
     std::chrono::steady_clock::time_point wall_start_ = std::chrono::steady_clock::now();

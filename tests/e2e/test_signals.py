@@ -4,6 +4,7 @@ as interrupted, no later phase runs, the files are removed, exit 130/143.
 A second signal leaves at once, files removed.  A mismatch found earlier
 still wins: exit 2."""
 
+import json
 import os
 import signal
 import time
@@ -227,6 +228,98 @@ class BrokenPipe(harness.DriveStressTest):
             self.assertIn("result   PASS (exit 0)", stderr)
             self.assertNotIn("writing to stdout failed", stderr)
         self.assertNoFilesLeft()
+
+
+
+class SlowDeviceCases:
+    """SIGINT while writes are held back by a slow device (a loop device
+    under a cgroup v1 blkio throttle, ext4 on it): one stderr line says at
+    once that the run is stopping and how many operations are in flight,
+    before anything of the report; on io_uring it cancels them (what the
+    block layer already holds cannot be cancelled and is waited for: the
+    document counts what was), on sync it says it waits.  Then the usual
+    end: the interrupted phase, exit 130, files removed."""
+
+    # 64K writes, 8 in flight, at 64 KiB/s: eight writes take 8 s to drain,
+    # far more than the coordinator takes to see the signal (100 ms).
+    THROTTLE_BPS = 64 * 1024
+
+    def setUp(self):
+        super().setUp()
+        harness.require_root(self)
+        from test_endurance import BlkioCgroup
+        self.cgroup = BlkioCgroup(self)
+        self.dev = harness.loop_device(self, harness.backing_file(self, 64 * harness.MiB))
+        self.point = os.path.join(harness.mkfs_and_mount(self, self.dev), "target")
+        os.mkdir(self.point)  # beside lost+found
+
+    def signal_while_writes_are_held(self, run):
+        if self.backend == "io_uring":
+            # The ring's writes wait at the throttle without a thread.
+            self.cgroup.set("write_bps", self.dev, self.THROTTLE_BPS)
+            run.wait_stopped()
+            run.send(signal.SIGINT)
+            run.resume()
+            return
+        # A sync pool thread blocked in pwrite is not stopped (it cannot
+        # be until its write returns): stop with the device fast, slow it,
+        # resume, and signal once a pool thread waits on the device.
+        run.wait_stopped()
+        self.cgroup.set("write_bps", self.dev, self.THROTTLE_BPS)
+        run.resume()
+        deadline = time.monotonic() + 60  # a hang detector
+        while "D" not in harness._thread_states(run.proc.pid):
+            self.assertIsNone(run.proc.poll(), "the run ended before a write was held")
+            self.assertLess(time.monotonic(), deadline, "no write ever waited on the device")
+            time.sleep(0.005)
+        run.send(signal.SIGINT)
+
+    def test_stopping_is_said_at_once(self):
+        # --json -: the text report goes to stderr too, after the line.
+        run = self.start("-s", "8M", "-j", 1, "--seq-block", "64K", "--qd", 8, "--rand-time", 0,
+                         "--json", "-", stop="seq-write:2", target=self.point, json_out=False,
+                         wrapper=self.cgroup.wrapper())
+        self.signal_while_writes_are_held(run)
+        r = run.finish()
+        self.assertExit(r, 130)
+        self.assertNoFilesLeft(r, self.point)
+        lines = r.stderr.splitlines()
+        stopping = [i for i, l in enumerate(lines) if l.startswith("drivestress: stopping (SIGINT): ")]
+        self.assertEqual(len(stopping), 1, r.describe())
+        # After the run's header, before the interrupted phase's report.
+        self.assertLess(stopping[0], lines.index("iteration 1"), r.describe())
+        line = lines[stopping[0]]
+        words = line.split()
+        in_flight = int(words[3])
+        self.assertGreater(in_flight, 0, line)
+        self.assertLessEqual(in_flight, 8, line)
+        self.assertEqual(words[4:7], ["operations", "in", "flight,"], line)
+        doc = json.loads(r.stdout)
+        ran = [(p["phase"], p["interrupted"]) for _, p in phases_of(doc)]
+        self.assertEqual(ran, [("seq-write", True)])
+        phase = doc["merged_phases"][0]
+        self.assertEqual(phase["phase"], "seq-write")
+        self.assertEqual((phase["write_errors"], sum(phase["mismatches"].values())), (0, 0))
+        cancelled = phase["cancelled_ops"]
+        # Every write in flight either completed or was cancelled.
+        self.assertLessEqual(cancelled, in_flight)
+        self.assertIn("(interrupted", r.stderr)
+        if self.backend == "sync":
+            self.assertTrue(line.endswith("waiting for them (sync I/O cannot be cancelled)"), line)
+            self.assertEqual(cancelled, 0)
+        else:
+            self.assertTrue(line.endswith(", cancelling"), line)
+        s = doc["summary"]
+        self.assertEqual((s["stop_reason"], s["signal"], s["exit_code"]),
+                         ("signal", signal.SIGINT, 130))
+
+
+class SlowDeviceIoUring(SlowDeviceCases, harness.DriveStressTest):
+    backend = "io_uring"
+
+
+class SlowDeviceSync(SlowDeviceCases, harness.DriveStressTest):
+    backend = "sync"
 
 
 if __name__ == "__main__":

@@ -1,7 +1,24 @@
-// The engine's batch size: how many completions one wait asks for.
+// The engine's batch size: how many completions one wait asks for; what it
+// does with a short, refused or failed submission, and with a stop request
+// (Backend::cancel), through a fault-injecting backend.
 #include "engine/engine.h"
 
 #include <doctest/doctest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "faulty_backend.h"
+#include "io/aligned_buffer.h"
+#include "io/probe.h"
+#include "io/sync_backend.h"
+#include "io/uring_backend.h"
 
 using ds::run::BatchSizer;
 
@@ -59,4 +76,163 @@ TEST_CASE("a device as fast as a loop device over tmpfs keeps its quarter batch"
     for (int i = 0; i < 20; ++i)
         s.waited(60'000, s.want(32));
     CHECK(s.want(32) == 8);
+}
+
+// ---- submission and cancellation, through a fault-injecting backend ----
+
+namespace {
+
+constexpr std::uint32_t kBlock = 4096;
+constexpr unsigned kOps = 64;
+
+struct ScratchFile {
+    std::string path;
+    int fd = -1;
+    ScratchFile() {
+        char name[] = "/tmp/drivestress-engine-test-XXXXXX";
+        fd = ::mkstemp(name);
+        REQUIRE(fd >= 0);
+        path = name;
+        REQUIRE(::ftruncate(fd, kOps * kBlock) == 0);
+    }
+    ~ScratchFile() {
+        ::close(fd);
+        ::unlink(path.c_str());
+    }
+};
+
+// Reads every block of the file once, and keeps what each completion said.
+class ReadEveryBlock final : public ds::run::PhaseWork {
+  public:
+    // With `stop`: sets it (a stop request) once 6 operations were issued.
+    explicit ReadEveryBlock(std::atomic<bool>* stop = nullptr) : stop_(stop) {}
+    Next next(ds::run::Slot& s) override {
+        if (issued_ == kOps) return Next::done;
+        if (stop_ && issued_ == 5) stop_->store(true);
+        s.req.kind = ds::io::OpKind::read;
+        s.req.offset = std::uint64_t{issued_++} * kBlock;
+        s.req.length = kBlock;
+        s.req.buf = s.buf;
+        s.first_offset = s.req.offset;
+        s.first_length = kBlock;
+        return Next::issued;
+    }
+    bool more() const override { return issued_ < kOps; }
+    void complete(ds::run::Slot&, std::int32_t result, std::uint64_t) override {
+        results.push_back(result);
+    }
+    void reaped(std::uint64_t) override {}
+    std::vector<std::int32_t> results;
+
+  private:
+    unsigned issued_ = 0;
+    std::atomic<bool>* stop_;
+};
+
+struct EngineFixture {
+    ScratchFile file;
+    ds::io::AlignedBuffer arena{std::size_t{8} * kBlock};
+    std::vector<ds::run::Slot> slots{8};
+    ds::test::FaultyBackend* faulty = nullptr;
+    std::unique_ptr<ds::io::Backend> backend;
+    std::atomic<bool> stop{false};
+
+    explicit EngineFixture(bool uring) {
+        std::unique_ptr<ds::io::Backend> inner;
+        if (uring)
+            inner = std::make_unique<ds::io::UringBackend>(file.fd, 8, arena.span());
+        else
+            inner = std::make_unique<ds::io::ThreadedSyncBackend>(file.fd, 8);
+        auto f = std::make_unique<ds::test::FaultyBackend>(std::move(inner));
+        faulty = f.get();
+        backend = std::move(f);
+        for (std::size_t i = 0; i < slots.size(); ++i)
+            slots[i].buf = arena.data() + i * kBlock;
+    }
+    // --qd 8 --batch 4: the engine submits itself every 4 prepared operations.
+    ds::run::EngineTally run(ReadEveryBlock& work) {
+        ds::run::Engine engine(*backend, slots, stop);
+        return engine.run(work, {8, 4, 0, nullptr});
+    }
+};
+
+std::vector<bool> backends_here() {
+    if (ds::io::probe_io_uring().usable) return {false, true};
+    MESSAGE("io_uring unusable here: uring cases skipped");
+    return {false};
+}
+
+long count(const std::vector<std::int32_t>& v, std::int32_t value) {
+    return std::count(v.begin(), v.end(), value);
+}
+
+}  // namespace
+
+TEST_CASE("a short submit is submitted again at once, and every operation completes once") {
+    for (bool uring : backends_here()) {
+        CAPTURE(uring);
+        EngineFixture f(uring);
+        f.faulty->short_submit_at(1, 1);  // the first batch of 4: only 1 taken
+        ReadEveryBlock work;
+        const auto t = f.run(work);
+        CHECK(f.faulty->short_or_refused_submits() == 1);
+        CHECK(t.resubmits == 1);
+        // The other 3 went to the kernel right then, not with a later batch.
+        REQUIRE(f.faulty->submissions().size() >= 2);
+        CHECK(f.faulty->submissions()[0] == 1);
+        CHECK(f.faulty->submissions()[1] == 3);
+        CHECK(work.results.size() == kOps);
+        CHECK(count(work.results, kBlock) == kOps);
+    }
+}
+
+TEST_CASE("a submit refused for lack of room (-EAGAIN) reaps, then submits again") {
+    for (bool uring : backends_here()) {
+        CAPTURE(uring);
+        EngineFixture f(uring);
+        f.faulty->fail_submit_at(2, EAGAIN);
+        ReadEveryBlock work;
+        const auto t = f.run(work);
+        CHECK(f.faulty->short_or_refused_submits() == 1);
+        CHECK(t.resubmits >= 1);
+        CHECK(f.faulty->failed_at_submit() == 0);
+        CHECK(count(work.results, kBlock) == kOps);
+    }
+}
+
+TEST_CASE("a failed submit fails the queued operations with its errno; nothing is thrown") {
+    for (bool uring : backends_here()) {
+        CAPTURE(uring);
+        EngineFixture f(uring);
+        f.faulty->fail_submit_at(3, EIO);
+        ReadEveryBlock work;
+        ds::run::EngineTally t;
+        CHECK_NOTHROW(t = f.run(work));
+        // The batch of 4 that submit refused comes back as 4 I/O errors, the
+        // rest as they were done.
+        CHECK(f.faulty->failed_at_submit() == 4);
+        CHECK(work.results.size() == kOps);
+        CHECK(count(work.results, -EIO) == 4);
+        CHECK(count(work.results, kBlock) == kOps - 4);
+        CHECK(t.completed == kOps);
+    }
+}
+
+TEST_CASE("a stop request cancels what is in flight once; cancelled operations are not retried") {
+    for (bool uring : backends_here()) {
+        CAPTURE(uring);
+        EngineFixture f(uring);
+        f.faulty->cancel_everything();
+        ReadEveryBlock work(&f.stop);
+        const auto t = f.run(work);
+        CHECK(t.stopped);
+        REQUIRE(f.faulty->cancels().size() == 1);
+        // The 6th is issued as the stop comes; the batch of 4 was submitted.
+        const auto in_flight = static_cast<long>(f.faulty->cancels()[0]);
+        CHECK(in_flight == 6 - static_cast<long>(t.completed));
+        CHECK(count(work.results, -ECANCELED) == in_flight);
+        CHECK(t.cancelled == static_cast<std::uint64_t>(in_flight));
+        CHECK(count(work.results, kBlock) == static_cast<long>(t.completed));
+        CHECK(work.results.size() < kOps);  // nothing issued after the stop
+    }
 }

@@ -1,9 +1,12 @@
 // A backend decorator for tests: passes operations to a real backend and
 // alters chosen completions (an errno at an offset, a short transfer, an
-// -EAGAIN), and checks the engine never has two overlapping operations in
-// flight.
+// -EAGAIN) and submissions (a short submit, a refused or failed one), and
+// checks the engine never has two overlapping operations in flight.
+// Prepared operations wait here until a submit() or reap() hands them over.
 #pragma once
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <memory>
@@ -28,6 +31,27 @@ class FaultyBackend final : public io::Backend {
     void short_every(unsigned n) { short_every_ = n; }
     // Every Nth completion answers -EAGAIN (nothing transferred).
     void eagain_every(unsigned n) { eagain_every_ = n; }
+    // The Nth submit() (1-based) with something queued takes only `take`
+    // of it: a short submit; the rest stays queued.
+    void short_submit_at(unsigned nth, unsigned take) { submit_faults_.push_back({nth, take, 0}); }
+    // The Nth submit() with something queued takes none and answers -err:
+    // -EAGAIN/-EBUSY leave it queued; any other errno fails every queued
+    // operation, which reap() returns with -err, as Backend::submit says.
+    void fail_submit_at(unsigned nth, int err) { submit_faults_.push_back({nth, 0, err}); }
+    // Operations failed at submission, and submit() calls that were short or refused.
+    std::uint64_t failed_at_submit() const { return failed_at_submit_; }
+    std::uint64_t short_or_refused_submits() const { return short_submits_; }
+    // Backend::cancel calls, and the operations in flight each was given.
+    const std::vector<std::size_t>& cancels() const { return cancels_; }
+    // Every operation in flight when cancel() is called completes with
+    // -ECANCELED (as io_uring answers for what had not reached the device).
+    void cancel_everything() { cancel_everything_ = true; }
+    // Sets `flag` (a stop request) as the `n`th operation is prepared: it
+    // and those before it that have not completed are in flight then.
+    void stop_at_prepare(std::uint64_t n, std::atomic<bool>* flag) {
+        stop_after_ = n;
+        stop_flag_ = flag;
+    }
 
     std::uint64_t overlaps() const { return overlaps_; }
     // Flushes prepared, and how many of them while a write was in flight.
@@ -49,7 +73,7 @@ class FaultyBackend final : public io::Backend {
     unsigned depth() const override { return inner_->depth(); }
     std::uint64_t system_calls() const override { return inner_->system_calls(); }
     void prepare(io::Request& r) override {
-        ++prepared_;
+        if (++prepares_ == stop_after_ && stop_flag_) stop_flag_->store(true);
         if (io::is_flush(r.kind)) {
             ++flushes_;
             if (writes_in_flight_) ++flushes_racing_writes_;
@@ -66,17 +90,51 @@ class FaultyBackend final : public io::Backend {
         for (const auto& [off, len] : in_flight_)
             if (r.offset < off + len && off < r.offset + r.length) ++overlaps_;
         in_flight_.insert({r.offset, r.length});
-        inner_->prepare(r);
+        queued_.push_back(&r);
     }
-    unsigned submit() override {
-        note_submission();
-        return inner_->submit();
+    int submit() override {
+        if (queued_.empty()) return 0;
+        ++submit_calls_;
+        std::size_t take = queued_.size();
+        for (auto& f : submit_faults_) {
+            if (f.used || f.nth != submit_calls_) continue;
+            f.used = true;
+            ++short_submits_;
+            if (f.err == EAGAIN || f.err == EBUSY) return -f.err;
+            if (f.err) {
+                for (io::Request* r : queued_)
+                    failed_.push_back({r, -f.err});
+                failed_at_submit_ += queued_.size();
+                queued_.clear();
+                return -f.err;
+            }
+            take = std::min<std::size_t>(take, f.take);
+        }
+        hand_over(take);
+        const int n = inner_->submit();
+        return n < 0 ? n : static_cast<int>(take);
+    }
+    bool cancel(std::span<io::Request* const> in_flight) override {
+        cancels_.push_back(in_flight.size());
+        if (!cancel_everything_) return inner_->cancel(in_flight);
+        cancelled_.assign(in_flight.begin(), in_flight.end());
+        return true;
     }
     std::size_t reap(std::span<io::Completion> out, unsigned min_complete) override {
-        note_submission();
-        std::size_t n = inner_->reap(out, min_complete);
+        hand_over(queued_.size());
+        std::size_t n = 0;
+        for (; n < out.size() && !failed_.empty(); ++n) {
+            out[n] = failed_.back();
+            failed_.pop_back();
+        }
+        if (n == 0) n = inner_->reap(out, min_complete);
         for (std::size_t i = 0; i < n; ++i) {
             io::Request& r = *out[i].req;
+            if (auto c = std::find(cancelled_.begin(), cancelled_.end(), &r);
+                c != cancelled_.end()) {
+                cancelled_.erase(c);  // once: the slot's next operation is a new one
+                out[i].result = -ECANCELED;
+            }
             if (!io::is_flush(r.kind)) in_flight_.erase({r.offset, r.length});
             if (r.kind == io::OpKind::write) --writes_in_flight_;
             ++completions_;
@@ -102,10 +160,19 @@ class FaultyBackend final : public io::Backend {
     }
 
   private:
-    void note_submission() {
-        if (prepared_) submissions_.push_back(static_cast<unsigned>(prepared_));
-        prepared_ = 0;
+    // The first `n` queued operations go to the real backend, as one submission.
+    void hand_over(std::size_t n) {
+        if (n) submissions_.push_back(static_cast<unsigned>(n));
+        for (std::size_t i = 0; i < n; ++i)
+            inner_->prepare(*queued_[i]);
+        queued_.erase(queued_.begin(), queued_.begin() + static_cast<std::ptrdiff_t>(n));
     }
+    struct SubmitFault {
+        unsigned nth;
+        unsigned take;
+        int err;
+        bool used = false;
+    };
     struct Fault {
         io::OpKind kind;
         std::uint64_t offset;
@@ -117,9 +184,19 @@ class FaultyBackend final : public io::Backend {
     std::set<std::pair<std::uint64_t, std::uint32_t>> in_flight_;
     unsigned short_every_ = 0, eagain_every_ = 0;
     std::uint64_t completions_ = 0, overlaps_ = 0, injected_ = 0;
-    std::uint64_t flushes_ = 0, flushes_racing_writes_ = 0, writes_in_flight_ = 0, prepared_ = 0;
+    std::uint64_t flushes_ = 0, flushes_racing_writes_ = 0, writes_in_flight_ = 0;
     std::vector<std::pair<int, std::uint64_t>> write_flags_;
     std::vector<unsigned> submissions_;
+    std::vector<io::Request*> queued_;  // prepared, not yet handed to inner_
+    std::vector<io::Completion> failed_;
+    std::vector<SubmitFault> submit_faults_;
+    unsigned submit_calls_ = 0;
+    std::uint64_t failed_at_submit_ = 0, short_submits_ = 0;
+    std::vector<std::size_t> cancels_;
+    std::vector<io::Request*> cancelled_;
+    bool cancel_everything_ = false;
+    std::uint64_t stop_after_ = 0, prepares_ = 0;
+    std::atomic<bool>* stop_flag_ = nullptr;
 };
 
 }  // namespace ds::test

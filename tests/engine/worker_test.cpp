@@ -337,3 +337,32 @@ TEST_CASE("sync thread pool at depth 1 (a sweep's QD 1) is the single-threaded b
     CHECK(v.counters.mismatch_total() == 0);
     CHECK(v.counters.verified_bytes == kFileBytes);
 }
+
+TEST_CASE(
+    "cancelled writes are neither errors nor mismatches, and their units are never verified") {
+    for (bool threads : {false, true}) {
+        CAPTURE(threads);
+        Fixture f(false, threads);
+        f.faulty->cancel_everything();  // what was in flight at the stop comes back -ECANCELED
+        f.faulty->stop_at_prepare(5, &f.stop);
+        auto w = f.phase(Phase::seq_write);
+        CHECK_FALSE(w.completed);
+        CHECK(w.counters.write_errors == 0);
+        CHECK(w.counters.mismatch_total() == 0);
+        CHECK(f.worker.records().empty());
+        CHECK(w.counters.cancelled_ops > 0);
+        const std::uint64_t per_block = 64 * 1024 / kUnit;
+        // Only the units of writes that completed hold a generation: the
+        // cancelled ones (whatever reached the file) and those never issued
+        // are unknown.
+        std::uint64_t known = 0;
+        for (auto g : f.worker.generations())
+            known += g != pattern::kUnknownGeneration;
+        CHECK(known == w.counters.write_ops * per_block);
+        f.stop = false;
+        auto v = f.phase(Phase::reverify);
+        CHECK(v.counters.mismatch_total() == 0);
+        CHECK(v.counters.verified_bytes == w.counters.write_bytes);
+        CHECK(v.counters.unverified_units == kFileBytes / kUnit - known);
+    }
+}

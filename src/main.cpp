@@ -19,6 +19,7 @@
 #include "modes/delivery.h"
 #include "modes/environment.h"
 #include "modes/modes.h"
+#include "sys/memory.h"
 #include "sys/signals.h"
 
 namespace {
@@ -55,6 +56,8 @@ std::string prom_label_problem(const ds::cli::Outputs& o) {
 }
 
 ExitStatus dispatch(ds::cli::ParsedCommandLine& cmd) {
+    // Before any thread is made: threads take their stack size from it.
+    if (std::string why = ds::run::ensure_stack(); !why.empty()) return fail(why);
     try {
         ds::cli::check_environment(cmd);
         const ds::modes::Output out = ds::modes::output_for(cmd.outputs);

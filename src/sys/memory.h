@@ -3,11 +3,25 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace ds::run {
 
 // MemAvailable + SwapFree from /proc/meminfo, in bytes (0 when unreadable:
 // callers treat that as "unknown" and skip the check).
 std::uint64_t available_memory_bytes();
+
+// Stack a run's threads need: a phase's results are about 110 KiB and sit
+// on the stack of the main thread (twice in an iteration) and of every
+// worker; --sync-compare's frame is about 350 KiB (objdump of the release
+// build).  `ulimit -s 256` used to end the run in a SIGSEGV that left the
+// test files behind.
+inline constexpr std::uint64_t kStackWantedBytes = 8 * 1024 * 1024;
+inline constexpr std::uint64_t kStackNeededBytes = 1024 * 1024;
+
+// Raises RLIMIT_STACK's soft limit towards kStackWantedBytes (up to the hard
+// limit) and makes it the stack of every thread created afterwards.  ""
+// when the stack is large enough, else one line saying why it is not.
+std::string ensure_stack();
 
 }  // namespace ds::run

@@ -162,6 +162,17 @@ void install_signal_handlers() {
         sigaction(sig, &sa, nullptr);
     });
 
+    // A crash that is a stack overflow can only be handled on another
+    // stack (SA_ONSTACK below): this thread's, installed once.
+    static bool alt_stack = false;
+    if (!alt_stack) {
+        alignas(16) static char stack_bytes[64 * 1024];
+        stack_t ss{};
+        ss.ss_sp = stack_bytes;
+        ss.ss_size = sizeof stack_bytes;
+        alt_stack = ::sigaltstack(&ss, nullptr) == 0;
+    }
+
     struct sigaction fault {};
     fault.sa_sigaction = on_fault_signal;
     sigemptyset(&fault.sa_mask);

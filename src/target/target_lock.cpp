@@ -150,7 +150,7 @@ std::string lock_directory() {
 TargetLock& TargetLock::operator=(TargetLock&& o) noexcept {
     if (this != &o) {
         release();
-        lock_dir_ = std::move(o.lock_dir_);
+        lock_dirs_ = std::move(o.lock_dirs_);
         held_ = std::move(o.held_);
     }
     return *this;
@@ -165,24 +165,26 @@ void TargetLock::release() noexcept {
     // waits sees after its flock that the name is no longer its file, and
     // opens it again (acquire).
     for (auto& h : held_) {
+        const int dir = lock_dirs_[h.dir].fd.get();
         struct stat st {};
-        if (lock_dir_.valid() &&
-            ::fstatat(lock_dir_.get(), h.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-            st.st_dev == h.dev && st.st_ino == h.ino)
-            ::unlinkat(lock_dir_.get(), h.name.c_str(), 0);
+        if (::fstatat(dir, h.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_dev == h.dev &&
+            st.st_ino == h.ino)
+            ::unlinkat(dir, h.name.c_str(), 0);
         h.fd.reset();
     }
     held_.clear();
 }
 
-void TargetLock::take(dev_t dev, ino_t ino, const std::string& dir, const std::string& advice) {
+void TargetLock::take(std::size_t at, dev_t dev, ino_t ino, const std::string& dir,
+                      const std::string& advice) {
+    const int lock_dir = lock_dirs_[at].fd.get();
     const std::string name = std::to_string(major(dev)) + ":" + std::to_string(minor(dev)) + ":" +
                              std::to_string(ino) + ".lock";
     for (;;) {
-        io::UniqueFd fd(::openat(lock_dir_.get(), name.c_str(),
+        io::UniqueFd fd(::openat(lock_dir, name.c_str(),
                                  O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600));
         if (!fd.valid())
-            throw SetupError("target " + dir + ": lock file " + lock_directory() + "/" + name +
+            throw SetupError("target " + dir + ": lock file " + lock_dirs_[at].path + "/" + name +
                              ": " + std::strerror(errno));
         if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
             if (errno != EWOULDBLOCK)
@@ -198,35 +200,51 @@ void TargetLock::take(dev_t dev, ino_t ino, const std::string& dir, const std::s
         }, now{};
         if (::fstat(fd.get(), &mine) != 0)
             throw SetupError("target " + dir + ": lock file: " + std::strerror(errno));
-        if (::fstatat(lock_dir_.get(), name.c_str(), &now, AT_SYMLINK_NOFOLLOW) != 0 ||
+        if (::fstatat(lock_dir, name.c_str(), &now, AT_SYMLINK_NOFOLLOW) != 0 ||
             now.st_dev != mine.st_dev || now.st_ino != mine.st_ino)
             continue;
         const std::string pid = std::to_string(::getpid()) + "\n";
         if (::ftruncate(fd.get(), 0) == 0 && ::pwrite(fd.get(), pid.data(), pid.size(), 0) < 0) {
             // The pid inside is for people; /proc/locks is what names the holder.
         }
-        held_.push_back({std::move(fd), name, mine.st_dev, mine.st_ino});
+        held_.push_back({std::move(fd), name, mine.st_dev, mine.st_ino, at});
         return;
     }
 }
 
 TargetLock TargetLock::acquire(int dirfd, const std::string& dir, const std::string& advice) {
     TargetLock lock;
-    std::string why;
+    // Root's lock directory does not depend on the environment: the first
+    // usable one.  A user's does ($XDG_RUNTIME_DIR differs between a login
+    // session, sudo, cron and a script that sets it): its runs lock in every
+    // usable candidate, so two runs with different environments still meet
+    // in /run/user/UID or /tmp.
+    const bool every = ::geteuid() != 0;
+    std::string whys;
     for (const auto& path : lock_directory_candidates()) {
-        lock.lock_dir_ = open_lock_directory(path, why);
-        if (lock.lock_dir_.valid()) break;
+        std::string why;
+        io::UniqueFd fd = open_lock_directory(path, why);
+        if (!fd.valid()) {
+            whys += (whys.empty() ? "" : "; ") + why;
+            continue;
+        }
+        lock.lock_dirs_.push_back({std::move(fd), path});
+        if (!every) break;
     }
-    if (!lock.lock_dir_.valid())
-        throw SetupError("target " + dir + ": no directory for its lock: " + why);
+    if (lock.lock_dirs_.empty())
+        throw SetupError("target " + dir + ": no directory for its lock: " + whys);
     struct stat st {};
     if (::fstat(dirfd, &st) != 0) throw SetupError("target " + dir + ": " + std::strerror(errno));
-    lock.take(st.st_dev, st.st_ino, dir, advice);
     // An overlay's merged directory and its upper directory are two inodes
     // over the same files: a run in either locks the upper one.
+    struct stat upper_st {};
     const std::string upper = overlay_upper(dirfd);
-    if (!upper.empty() && ::stat(upper.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-        lock.take(st.st_dev, st.st_ino, dir, advice);
+    const bool has_upper =
+        !upper.empty() && ::stat(upper.c_str(), &upper_st) == 0 && S_ISDIR(upper_st.st_mode);
+    for (std::size_t at = 0; at < lock.lock_dirs_.size(); ++at) {
+        lock.take(at, st.st_dev, st.st_ino, dir, advice);
+        if (has_upper) lock.take(at, upper_st.st_dev, upper_st.st_ino, dir, advice);
+    }
     return lock;
 }
 

@@ -6,14 +6,14 @@
 // directory and its upper directory are two inodes, so two runs would each
 // get their own lock and replace each other's files.  The lock is a file in
 // a directory only the run's owner can write (/run/drivestress for root,
-// else $XDG_RUNTIME_DIR/drivestress, /run/user/UID/drivestress or
+// else $XDG_RUNTIME_DIR/drivestress, /run/user/UID/drivestress and
 // /tmp/drivestress-UID, each checked to be a directory of ours that nobody
-// else may write), named by the directory's st_dev:st_ino, so every name
-// of the directory (bind mounts, /proc/self/root paths, symbolic links)
-// finds the same lock.  On overlayfs the upper directory's identity is
-// locked too (from the mount's upperdir= in /proc/self/mountinfo).  The
-// lock files are flock()ed, so the lock dies with the process; a second
-// run is refused naming the first one's pid.
+// else may write; a user's run locks in every one of these it can use, so
+// runs with different environments still see each other), named by the directory's st_dev:st_ino,
+// so every name of the directory (bind mounts, /proc/self/root paths, symbolic links) finds the
+// same lock.  On overlayfs the upper directory's identity is locked too (from the mount's upperdir=
+// in /proc/self/mountinfo).  The lock files are flock()ed, so the lock dies with the process; a
+// second run is refused naming the first one's pid.
 #pragma once
 
 #include <sys/types.h>
@@ -42,17 +42,24 @@ class TargetLock {
                               const std::string& advice = "; one run per directory");
 
   private:
+    struct LockDir {
+        io::UniqueFd fd;   // a lock directory, open
+        std::string path;  // its path, for messages
+    };
     struct Held {
         io::UniqueFd fd;   // the lock file, flock()ed
         std::string name;  // its name in the lock directory
         dev_t dev = 0;     // its identity, to unlink only our own
         ino_t ino = 0;
+        std::size_t dir = 0;  // which of lock_dirs_ it is in
     };
-    // Locks the lock file of identity (dev, ino); throws as acquire().
-    void take(dev_t dev, ino_t ino, const std::string& dir, const std::string& advice);
+    // Locks the lock file of identity (dev, ino) in lock_dirs_[at]; throws
+    // as acquire().
+    void take(std::size_t at, dev_t dev, ino_t ino, const std::string& dir,
+              const std::string& advice);
     void release() noexcept;
 
-    io::UniqueFd lock_dir_;
+    std::vector<LockDir> lock_dirs_;
     std::vector<Held> held_;
 };
 

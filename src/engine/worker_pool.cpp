@@ -8,6 +8,7 @@
 #include <system_error>
 #include <utility>
 
+#include "io/quit_and_join.h"
 #include "model/errors.h"
 
 namespace ds::run {
@@ -61,14 +62,7 @@ std::exception_ptr WorkerPool::take_error() {
 }
 
 void WorkerPool::stop_threads() {
-    {
-        std::lock_guard lk(m_);
-        quit_ = true;
-    }
-    work_cv_.notify_all();
-    for (auto& t : threads_)
-        t.join();
-    threads_.clear();
+    io::quit_and_join(m_, quit_, work_cv_, threads_);
 }
 
 void WorkerPool::loop(unsigned i) {

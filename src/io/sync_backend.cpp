@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "io/quit_and_join.h"
+
 namespace ds::io {
 
 namespace {
@@ -69,14 +71,7 @@ ThreadedSyncBackend::~ThreadedSyncBackend() {
 }
 
 void ThreadedSyncBackend::stop_threads() {
-    {
-        std::lock_guard lk(m_);
-        quit_ = true;
-    }
-    work_cv_.notify_all();
-    for (auto& t : threads_)
-        t.join();
-    threads_.clear();
+    quit_and_join(m_, quit_, work_cv_, threads_);
 }
 
 int ThreadedSyncBackend::submit() {

@@ -1,6 +1,5 @@
 #include "report/result_line.h"
 
-#include <cstdarg>
 #include <cstdio>
 
 #include "io/backend.h"
@@ -30,21 +29,7 @@ DirectionFigures direction(const run::PhaseResult& p, bool reads) {
     return d;
 }
 
-std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string format(const char* fmt, ...) {
-    char buf[64];
-    va_list ap;
-    va_start(ap, fmt);
-    std::vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    return buf;
-}
-
-std::string iops_text(double iops) {
-    if (iops >= 1e6) return format("%.2fM", iops / 1e6);
-    if (iops >= 1e3) return format("%.1fk", iops / 1e3);
-    return format("%.0f", iops);
-}
+using units::printf_string;
 
 }  // namespace
 
@@ -68,7 +53,7 @@ std::string result_line(const run::RunConfig& cfg, const run::RunResult& r) {
     auto add_seq = [&](const char* name, const DirectionFigures& d) {
         if (!d.measured) return;
         seq += seq.empty() ? "seq " + units::format_size_option(cfg.seq_block) + ": " : ", ";
-        seq += name + format(" %.1f MiB/s", d.bytes_per_sec / kMiB);
+        seq += name + printf_string(" %.1f MiB/s", d.bytes_per_sec / kMiB);
     };
     add_seq("write", q.seq_write);
     add_seq("read", q.seq_read);
@@ -78,8 +63,9 @@ std::string result_line(const run::RunConfig& cfg, const run::RunResult& r) {
         line += "random " + units::format_size_option(cfg.rand_block) + ", " +
                 std::to_string(cfg.read_pct) + "% reads, qd " +
                 std::to_string(r.backend.effective_qd) + " x " + std::to_string(cfg.files) +
-                (cfg.files == 1 ? " worker: " : " workers: ") + iops_text(q.random_iops) +
-                " IOPS, p99 " + format("%.3f ms", static_cast<double>(q.random_p99_ns) / 1e6);
+                (cfg.files == 1 ? " worker: " : " workers: ") + units::format_iops(q.random_iops) +
+                " IOPS, p99 " +
+                printf_string("%.3f ms", static_cast<double>(q.random_p99_ns) / 1e6);
     }
     line += " | " + std::string(io::to_string(r.backend.used)) + ", " +
             (r.direct_io ? "O_DIRECT" : "buffered") + ", " + std::to_string(cfg.files) + " x " +

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cmath>
-#include <cstdarg>
 #include <cstring>
 
 #include "drivestress_version.h"
@@ -26,24 +25,10 @@ constexpr double kMiB = 1024.0 * 1024.0;
 // inlined, GCC 12 reports the latter as an overlapping memcpy (-Wrestrict, a
 // false positive: GCC bug 105329), and the build has no warnings.
 
-std::string printf_string(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string printf_string(const char* fmt, ...) {
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    std::vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    return buf;
-}
+using units::printf_string;
 
 std::string ms(std::uint64_t ns) {
     return printf_string("%.3f", ns / 1e6);
-}
-
-std::string iops_text(double iops) {
-    if (iops >= 1e6) return printf_string("%.2fM", iops / 1e6);
-    if (iops >= 1e3) return printf_string("%.1fk", iops / 1e3);
-    return printf_string("%.0f", iops);
 }
 
 // "  cpus 0,2,4" when --cpus pinned the workers.
@@ -72,9 +57,9 @@ std::string phase_line(const run::PhaseResult& p, const std::vector<double>& thr
                       mib_s, p.seconds);
     const stats::LatencyHistogram all = p.latency();
     if (p.phase == run::Phase::random) {
-        line +=
-            printf_string("  %s IOPS (r %s / w %s)", iops_text(p.iops()).c_str(),
-                          iops_text(c.read_ops / s).c_str(), iops_text(c.write_ops / s).c_str());
+        line += printf_string("  %s IOPS (r %s / w %s)", units::format_iops(p.iops()).c_str(),
+                              units::format_iops(c.read_ops / s).c_str(),
+                              units::format_iops(c.write_ops / s).c_str());
         line += "  lat ms p50 " + ms(all.value_at_percentile(50)) + " p95 " +
                 ms(all.value_at_percentile(95)) + " p99 " + ms(all.value_at_percentile(99)) +
                 " p99.9 " + ms(all.value_at_percentile(99.9)) + " max " + ms(all.max());
@@ -83,7 +68,7 @@ std::string phase_line(const run::PhaseResult& p, const std::vector<double>& thr
     if (c.flush_ops) {
         const auto& f = c.flush_latency;
         line += printf_string("  flushes %" PRIu64 " (%s/s) ms p50 ", c.flush_ops,
-                              iops_text(c.flush_ops / s).c_str()) +
+                              units::format_iops(c.flush_ops / s).c_str()) +
                 ms(f.value_at_percentile(50)) + " p99 " + ms(f.value_at_percentile(99)) + " max " +
                 ms(f.max());
     }
@@ -92,7 +77,7 @@ std::string phase_line(const run::PhaseResult& p, const std::vector<double>& thr
     if (cpu_s > 0) {
         line +=
             p.phase == run::Phase::random
-                ? "  " + iops_text(p.iops() * p.seconds / cpu_s) + " IOPS/cpu-s"
+                ? "  " + units::format_iops(p.iops() * p.seconds / cpu_s) + " IOPS/cpu-s"
                 : printf_string("  %.0f MiB/cpu-s", p.bytes_per_sec() * p.seconds / kMiB / cpu_s);
     }
     for (double t : thresholds_s) {
@@ -155,7 +140,7 @@ std::string drift_table(const std::vector<run::PhaseDrift>& drift, std::uint64_t
         if (d.iterations == 0) continue;
         const std::string name(run::to_string(d.phase));
         if (d.phase == run::Phase::random)
-            row(name.c_str(), "IOPS", d.iops, [](double v) { return iops_text(v); });
+            row(name.c_str(), "IOPS", d.iops, [](double v) { return units::format_iops(v); });
         else
             row(name.c_str(), "MiB/s", d.bandwidth,
                 [](double v) { return printf_string("%.1f", v / kMiB); });
@@ -180,8 +165,8 @@ std::string knee_line(const run::SweepResult& sweep) {
     const std::string value = value_text(sweep.points[knee->index].value);
     const std::string figure =
         by_bandwidth ? printf_string("%.1f MiB/s (%s IOPS)", knee->at.bytes_per_sec / kMiB,
-                                     iops_text(knee->at.iops).c_str())
-                     : iops_text(knee->at.iops) + " IOPS";
+                                     units::format_iops(knee->at.iops).c_str())
+                     : units::format_iops(knee->at.iops) + " IOPS";
     return printf_string(
         "saturation: by %s, %s %s \u2014 %s, p99 %s ms (next step %+.0f%% %s, "
         "%+.0f%% p99)",
@@ -401,10 +386,10 @@ void TextReport::progress(const run::ProgressSnapshot& s) {
     std::string done =
         s.fraction_done >= 0 ? printf_string("%3.0f%%", 100 * std::min(1.0, s.fraction_done)) : "";
     std::string last = printf_string("%.1f MiB/s", now.bytes_per_sec / kMiB);
-    if (random) last += "  " + iops_text(now.ops_per_sec) + " IOPS";
+    if (random) last += "  " + units::format_iops(now.ops_per_sec) + " IOPS";
     if (last_second_p99_ns_) last += "  p99 " + ms(last_second_p99_ns_) + " ms";
-    std::string avg =
-        random ? iops_text(avg_ops) + " IOPS" : printf_string("%.1f MiB/s", avg_bytes / kMiB);
+    std::string avg = random ? units::format_iops(avg_ops) + " IOPS"
+                             : printf_string("%.1f MiB/s", avg_bytes / kMiB);
     std::fprintf(live_,
                  "\r\033[K[iteration %" PRIu64
                  "] %-9s %s  last 1 s: %s  (avg %s)  mismatches %" PRIu64 "  %.1f s",
@@ -595,11 +580,11 @@ void TextReport::sweep_point_done(const run::RunConfig& cfg, const run::SweepPoi
                             : std::to_string(point.value);
     std::string row = printf_string(
         "  %10s %9s %9.1f %9s %9s %9s %9s %9s %5.0f %5.0f %12s", value.c_str(),
-        iops_text(p.iops()).c_str(), p.bytes_per_sec() / kMiB,
+        units::format_iops(p.iops()).c_str(), p.bytes_per_sec() / kMiB,
         ms(static_cast<std::uint64_t>(all.mean())).c_str(), ms(all.value_at_percentile(50)).c_str(),
         ms(all.value_at_percentile(99)).c_str(), ms(all.value_at_percentile(99.9)).c_str(),
         ms(all.max()).c_str(), 100 * p.cpu.user_s / s, 100 * p.cpu.system_s / s,
-        cpu_s > 0 ? iops_text(p.iops() * p.seconds / cpu_s).c_str() : "-");
+        cpu_s > 0 ? units::format_iops(p.iops() * p.seconds / cpu_s).c_str() : "-");
     for (double t : cfg.latency_thresholds_s) {
         std::uint64_t slower = all.count_above(run::seconds_to_ns(t));
         row += printf_string(" %7.3f%%", all.count() ? 100.0 * slower / all.count() : 0.0);

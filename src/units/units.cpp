@@ -3,6 +3,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdarg>
 #include <cstdio>
 #include <stdexcept>
 
@@ -170,6 +171,25 @@ std::string format_seconds(double s) {
     else
         std::snprintf(buf, sizeof buf, "%.2f s", s);
     return buf;
+}
+
+std::string format_iops(double iops) {
+    if (iops >= 1e6) return printf_string("%.2fM", iops / 1e6);
+    if (iops >= 1e3) return printf_string("%.1fk", iops / 1e3);
+    return printf_string("%.0f", iops);
+}
+
+std::string printf_string(const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    va_list again;
+    va_copy(again, ap);
+    const int n = std::vsnprintf(nullptr, 0, fmt, ap);
+    va_end(ap);
+    std::string out(n > 0 ? static_cast<std::size_t>(n) : 0, '\0');
+    if (n > 0) std::vsnprintf(out.data(), out.size() + 1, fmt, again);
+    va_end(again);
+    return out;
 }
 
 }  // namespace ds::units

@@ -30,5 +30,10 @@ std::string format_bytes(std::uint64_t bytes);
 std::string format_size_option(std::uint64_t bytes);
 // 0.000412 -> "412 us", 2.5 -> "2.50 s".
 std::string format_seconds(double s);
+// IOPS for a report: 1234567 -> "1.23M", 148300 -> "148.3k", 812 -> "812".
+std::string format_iops(double iops);
+
+// printf into a string, any length.
+std::string printf_string(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 
 }  // namespace ds::units

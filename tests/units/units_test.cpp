@@ -234,3 +234,12 @@ TEST_CASE("format_bytes and format_seconds never print a full next unit") {
         CHECK(std::stod(text) < 1000.0);
     }
 }
+
+TEST_CASE("printf_string has no length limit; IOPS read as a report shows them") {
+    const std::string long_text(1000, 'x');
+    CHECK(ds::units::printf_string("%s|%d", long_text.c_str(), 7) == long_text + "|7");
+    CHECK(ds::units::printf_string("%s", "").empty());
+    CHECK(ds::units::format_iops(1234567) == "1.23M");
+    CHECK(ds::units::format_iops(148300) == "148.3k");
+    CHECK(ds::units::format_iops(812.4) == "812");
+}

@@ -32,9 +32,8 @@ struct SetupChoice {
 //    bound of engine.h): 179-198k against 144-164k.
 //  COOP_TASKRUN: completion work is not forced on the worker with an
 //    interrupt; it runs at its next system call (5.19).
-// An earlier engine, whose batches halved at 50 us, measured the opposite
-// for the 70/30 mix; with the present batching DEFER_TASKRUN is ahead
-// there too (engine.h).
+// With the batching of engine.h DEFER_TASKRUN is ahead for the 70/30 mix
+// too.
 constexpr SetupChoice kSetupChoices[] = {
     {IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN, {"SINGLE_ISSUER", "DEFER_TASKRUN"}},
     {IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_COOP_TASKRUN, {"SINGLE_ISSUER", "COOP_TASKRUN"}},

@@ -37,8 +37,9 @@ bool within_bound(pattern::Generation acked, pattern::Generation g, std::uint32_
 }
 
 // How far from the header's generation a torn unit's other sectors are
-// looked for (each try generates one unit): with the old one-byte
-// generations every allowed one was at most 254 away.
+// looked for (each try generates one unit): a torn write mixes the unit's
+// acknowledged generation with one of the few written after it, never one
+// thousands of writes apart.
 constexpr std::uint64_t kTornSearch = 256;
 
 UnitVerdict classify_unit(std::span<const std::byte> actual, const pattern::UnitIdentity& expected,

@@ -14,8 +14,7 @@ std::uint64_t available_memory_bytes();
 // Stack a run's threads need: a phase's results are about 110 KiB and sit
 // on the stack of the main thread (twice in an iteration) and of every
 // worker; --sync-compare's frame is about 350 KiB (objdump of the release
-// build).  `ulimit -s 256` used to end the run in a SIGSEGV that left the
-// test files behind.
+// build): under `ulimit -s 256` a run would die of SIGSEGV.
 inline constexpr std::uint64_t kStackWantedBytes = 8 * 1024 * 1024;
 inline constexpr std::uint64_t kStackNeededBytes = 1024 * 1024;
 

@@ -37,9 +37,9 @@ bool within_bound(pattern::Generation acked, pattern::Generation g, std::uint32_
 }
 
 // How far from the header's generation a torn unit's other sectors are
-// looked for (each try generates one unit): a torn write mixes the unit's
-// acknowledged generation with one of the few written after it, never one
-// thousands of writes apart.
+// looked for (each try generates one unit): one write is in flight per unit,
+// so a torn unit mixes the generation being written with the one before it,
+// and the header names one of the two.
 constexpr std::uint64_t kTornSearch = 256;
 
 UnitVerdict classify_unit(std::span<const std::byte> actual, const pattern::UnitIdentity& expected,

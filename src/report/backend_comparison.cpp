@@ -221,6 +221,9 @@ std::string figures_table(const std::vector<ComparedRow>& rows, std::size_t iter
     return out;
 }
 
+std::string noisy_ratio_words(const ComparedPhase& a, const std::string& an, const ComparedPhase& b,
+                              const std::string& bn);
+
 std::string ratios_text(const std::vector<ComparedRow>& rows) {
     std::string out;
     for (std::size_t i = 1; i < rows.size(); ++i) {
@@ -233,7 +236,10 @@ std::string ratios_text(const std::vector<ComparedRow>& rows) {
             char head[32];
             std::snprintf(head, sizeof head, "  %-10s ", std::string(run::to_string(p)).c_str());
             // Two lines a phase: what the requests get, then what they cost.
-            std::string words = ratio_words(*a, rows[0].label, *b, rows[i].label);
+            // --repeat: the headline figure judged against the noise.
+            std::string words = std::min(a->iops_repeats.n, b->iops_repeats.n) >= 2
+                                    ? noisy_ratio_words(*a, rows[0].label, *b, rows[i].label)
+                                    : ratio_words(*a, rows[0].label, *b, rows[i].label);
             const std::size_t cost = words.find(", CPU/op");
             if (cost != std::string::npos)
                 words = words.substr(0, cost) + "\n             cost: " + words.substr(cost + 2);
@@ -313,13 +319,16 @@ std::string noisy_ratio_words(const ComparedPhase& a, const std::string& an, con
     const stats::Estimate& ea = iops ? a.iops_repeats : a.bandwidth_repeats;
     const stats::Estimate& eb = iops ? b.iops_repeats : b.bandwidth_repeats;
     const stats::Difference d = stats::compare(ea, eb);
-    if (d == stats::Difference::single_sample) return words + " (one repeat: no interval)";
+    // The note goes right after the headline figure, before the latencies.
+    const std::size_t cut = std::min(words.find(", "), words.size());
+    const std::string rest = words.substr(cut);
+    if (d == stats::Difference::single_sample)
+        return words.substr(0, cut) + " (one repeat: no interval)" + rest;
     const std::string n = " n=" + std::to_string(std::min(ea.n, eb.n)) + " repeats each";
-    if (d != stats::Difference::within_noise) return words + " (intervals apart," + n + ")";
-    const std::size_t cut = words.find(", ");
+    if (d != stats::Difference::within_noise)
+        return words.substr(0, cut) + " (intervals apart," + n + ")" + rest;
     return std::string(iops ? "IOPS" : "MiB/s") + " within noise (" + an +
-           times(ratio(ea.median, eb.median)) + " on the medians," + n + ")" +
-           (cut == std::string::npos ? std::string() : words.substr(cut));
+           times(ratio(ea.median, eb.median)) + " on the medians," + n + ")" + rest;
 }
 
 }  // namespace

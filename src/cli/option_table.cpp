@@ -105,6 +105,10 @@ const OptionSpec kSpecs[] = {
     {kSweeps, "sweep", 0, "NAME=VALUES", nullptr, nullptr,
      "run the random phase once per value of qd, files or rand-block: a list (qd=1,4,16) "
      "or a range of powers of two (qd=1..256)"},
+    {kSweeps, "repeat", 0, "N", "1", nullptr,
+     "run the measured work N times: the random phase (of a run, of each sweep point, of each "
+     "preset test) and each --compare-backends row, interleaved; every figure is then a "
+     "median with its spread and interval, and verdicts are named only outside the noise"},
     {kSweeps, "knee-gain", 0, "PCT", "5", nullptr,
      "sweep saturation point: the first point after which no later point adds PCT % more "
      "IOPS (MiB/s in a rand-block sweep) while p99 rises at the next"},

@@ -246,6 +246,7 @@ void read_sweep(const Options& o, run::RunConfig& c) {
     if (c.interval_s < 0.1 || c.interval_s > 60)
         throw UsageError("--interval: '" + o.text("interval") + "' is not between 100ms and 60s");
     c.knee_gain_pct = static_cast<double>(o.count("knee-gain", 0, 1000));
+    c.repeat = static_cast<unsigned>(o.count("repeat", 1, 1000));
     if (!o.given("sweep")) return;
     c.sweep = parse_sweep(o.text("sweep"));
     if (!c.has_phase(run::Phase::random) || !(c.rand_ops || c.rand_time_s > 0))
@@ -292,6 +293,8 @@ void read_steady_state(const Options& o, run::RunConfig& c) {
         throw UsageError("--steady-state needs the random phase (--phases with random)");
     if (c.rand_ops) throw UsageError("--steady-state and --rand-ops both given (rounds are timed)");
     if (c.sweep) throw UsageError("--steady-state and --sweep cannot be combined");
+    if (c.repeat > 1)
+        throw UsageError("--steady-state and --repeat cannot be combined (rounds are its repeats)");
     stats::SteadyStateRule rule;
     rule.window_rounds = o.count("steady-window", 2, 1000);
     rule.max_rounds = o.count("steady-max-rounds", 1, 100000);

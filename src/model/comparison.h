@@ -13,13 +13,19 @@ namespace ds::run {
 struct ComparedRun {
     std::string label;  // "io_uring", "sync", "sync qd 1", "io_uring sqpoll"
     RunConfig config;
-    RunResult result;
+    RunResult result;  // the first repeat's
     bool ran = false;
+    // --repeat: every repeat's result in run order ([0] is `result`'s copy).
+    std::vector<RunResult> repeats;
 };
 
 struct BackendComparison {
     // [0] io_uring, [1] sync at the same depth, then the extra rows.
     std::vector<ComparedRun> runs;
+    // --repeat: the rows are run this many times, interleaved (A B A B), so
+    // that a host's drift falls on every row alike.
+    unsigned repeat = 1;
+    bool stopped = false;  // a run was interrupted or failed: no more runs
 };
 
 // The worst of the runs made: 2 beats 1 beats a signal beats 0.

@@ -93,6 +93,10 @@ struct RunConfig {
     // Length of one per-interval record (--timeseries, the live --prom
     // figures, the status line's p99), seconds: 0.1 to 60.
     double interval_s = 1;
+    // --repeat: the measured work (the random phase, each sweep point, each
+    // compared row) is run this many times; figures are medians with an
+    // interval (stats/estimate.h).
+    unsigned repeat = 1;
     double knee_gain_pct = 5;  // saturation: next point adds less IOPS than this
     std::vector<double> latency_thresholds_s{2, 10};  // see seconds_to_ns
     bool compare_backends = false;

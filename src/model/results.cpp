@@ -63,10 +63,24 @@ stats::KneeAxis SweepResult::axis() const {
 
 std::vector<stats::SweepFigures> SweepResult::figures() const {
     std::vector<stats::SweepFigures> out;
-    for (const auto& pt : points)
+    for (const auto& pt : points) {
+        if (pt.random.repeats.size() >= 2) {
+            const RepeatEstimates e = pt.random.estimates();
+            out.push_back({e.iops.median, e.bytes_per_sec.median, e.p99_ns.median});
+            continue;
+        }
         out.push_back({pt.random.iops(), pt.random.bytes_per_sec(),
                        static_cast<double>(pt.random.latency().value_at_percentile(99))});
+    }
     return out;
+}
+
+std::size_t SweepResult::repeats() const {
+    if (points.empty()) return 0;
+    std::size_t n = points.front().random.repeats.size();
+    for (const auto& pt : points)
+        n = std::min(n, pt.random.repeats.size());
+    return n;
 }
 
 std::optional<stats::Knee> SweepResult::described_knee() const {
@@ -97,6 +111,22 @@ void PhaseResult::merge(const PhaseResult& o) {
     cpu += o.cpu;
     host += o.host;
     counters.merge(o.counters);
+    for (const auto& r : o.repeats)
+        if (repeats.size() < kMaxRepeats) repeats.push_back(r);
+}
+
+RepeatFigures PhaseResult::figures() const {
+    return {iops(), bytes_per_sec(), static_cast<double>(latency().value_at_percentile(99))};
+}
+
+RepeatEstimates PhaseResult::estimates() const {
+    std::vector<double> iops, bw, p99;
+    for (const auto& r : repeats) {
+        iops.push_back(r.iops);
+        bw.push_back(r.bytes_per_sec);
+        p99.push_back(r.p99_ns);
+    }
+    return {stats::estimate(iops), stats::estimate(bw), stats::estimate(p99)};
 }
 
 PhaseFigures PhaseFigures::of(const PhaseResult& p) {

@@ -17,6 +17,7 @@
 #include "model/verdict.h"
 #include "pattern/unit.h"
 #include "stats/cpu_time.h"
+#include "stats/estimate.h"
 #include "stats/histogram.h"
 #include "stats/knee.h"
 #include "stats/steady_state.h"
@@ -114,6 +115,18 @@ struct IntervalStats {
     stats::LatencyHistogram latency() const;
 };
 
+// One repeat's figures (--repeat): what its estimates are made of.
+struct RepeatFigures {
+    double iops = 0;
+    double bytes_per_sec = 0;
+    double p99_ns = 0;
+};
+
+// A phase's figures over its repeats: median, spread and interval of each.
+struct RepeatEstimates {
+    stats::Estimate iops, bytes_per_sec, p99_ns;
+};
+
 struct PhaseResult {
     Phase phase = Phase::seq_write;
     unsigned workers = 0;      // workers that took part
@@ -122,14 +135,23 @@ struct PhaseResult {
     stats::CpuTime cpu;
     sys::HostLoad host;  // what else the host did meanwhile (steal, other processes)
     PhaseCounters counters;
+    // --repeat: each repeat's figures in run order (a phase run once: empty).
+    // Merged phases hold those of every iteration, up to kMaxRepeats.
+    std::vector<RepeatFigures> repeats;
+    static constexpr std::size_t kMaxRepeats = 1000;  // 24 KB
 
     double iops() const;
     double bytes_per_sec() const;
     // Reads and writes together.
     stats::LatencyHistogram latency() const;
-    // Adds another run of the same phase (a later iteration): counts, times
-    // and histograms add up; interrupted if either was.
+    // Adds another run of the same phase (a later iteration, or a repeat):
+    // counts, times and histograms add up, repeats are appended; interrupted
+    // if either was.
     void merge(const PhaseResult& o);
+    // This run's own figures, as one repeat.
+    RepeatFigures figures() const;
+    // The estimates over `repeats` (n = 0 when there are none).
+    RepeatEstimates estimates() const;
 };
 
 // A phase's figures without its histograms: what a run keeps of every
@@ -174,11 +196,16 @@ struct SweepResult {
     SweepParam param = SweepParam::qd;
     std::vector<SweepPoint> points;
     std::optional<std::size_t> knee;  // index of the saturation point (stats::find_knee)
+    // --repeat: the point the medians would make the knee, when the p99 rise
+    // after it is within the noise of the repeats (then `knee` is not set).
+    std::optional<std::size_t> knee_in_noise;
 
     // The figure the knee is chosen by: bandwidth for block sizes, else IOPS.
     stats::KneeAxis axis() const;
-    // Each point's IOPS, bandwidth and p99.
+    // Each point's IOPS, bandwidth and p99 (--repeat: their medians).
     std::vector<stats::SweepFigures> figures() const;
+    // Repeats per point (the fewest of any point; 0 without points).
+    std::size_t repeats() const;
     // The saturation point described (nullopt when `knee` is not set).
     std::optional<stats::Knee> described_knee() const;
 };

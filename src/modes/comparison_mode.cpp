@@ -42,7 +42,8 @@ run::ExitStatus run_comparison(const cli::ParsedCommandLine& cmd, const Output& 
     // --json is the io_uring run's document: rewritten while that run goes on.
     report::JsonSnapshotWriter snapshots(json, report::HostInfo::current(), stderr);
     run::ObserverList uring_observers({&snapshots, &texts[0]});
-    // Each section ends with its run's summary.
+    // Each section ends with its run's summary.  --repeat: the later
+    // repeats, interleaved row by row, get a line each.
     for (std::size_t i = 0; i < cmp.runs.size(); ++i) {
         run::RunObserver* observer = &texts[i];
         if (i == 0) observer = &uring_observers;
@@ -50,6 +51,9 @@ run::ExitStatus run_comparison(const cli::ParsedCommandLine& cmd, const Output& 
         texts[i].finish(cmp.runs[i].config, cmp.runs[i].result,
                         run::exit_status(cmp.runs[i].result));
     }
+    for (unsigned r = 1; r < cmp.repeat; ++r)
+        for (std::size_t i = 0; i < cmp.runs.size() && run::compare_run(cmp, i, nullptr); ++i)
+            std::fputs(report::repeat_line(cmp, i).c_str(), out.text);
     Delivery d(run::exit_status(cmp));
     const run::ComparedRun& first = cmp.runs[0];
     if (!json.empty()) {

@@ -59,6 +59,43 @@ ComparedPhase compared_phase(const run::PhaseResult& p, unsigned in_flight) {
     return c;
 }
 
+namespace {
+
+// --repeat: phase `cp.phase`'s IOPS and bandwidth over the run's repeats;
+// with two or more, the medians stand for the figures.
+void add_repeats(ComparedPhase& cp, const run::ComparedRun& run) {
+    std::vector<double> iops, bw;
+    for (const auto& r : run.repeats)
+        for (const auto& p : r.merged_phases)
+            if (p.phase == cp.phase) {
+                iops.push_back(p.iops());
+                bw.push_back(p.bytes_per_sec());
+            }
+    cp.iops_repeats = stats::estimate(iops);
+    cp.bandwidth_repeats = stats::estimate(bw);
+    if (cp.iops_repeats.n < 2) return;
+    cp.iops = cp.iops_repeats.median;
+    cp.bytes_per_sec = cp.bandwidth_repeats.median;
+}
+
+// The same for sweep point i (of value `value`) of the run's repeats.
+void add_point_repeats(ComparedPhase& cp, const run::ComparedRun& run, std::size_t i,
+                       std::uint64_t value) {
+    std::vector<double> iops, bw;
+    for (const auto& r : run.repeats)
+        if (i < r.sweep.points.size() && r.sweep.points[i].value == value) {
+            iops.push_back(r.sweep.points[i].random.iops());
+            bw.push_back(r.sweep.points[i].random.bytes_per_sec());
+        }
+    cp.iops_repeats = stats::estimate(iops);
+    cp.bandwidth_repeats = stats::estimate(bw);
+    if (cp.iops_repeats.n < 2) return;
+    cp.iops = cp.iops_repeats.median;
+    cp.bytes_per_sec = cp.bandwidth_repeats.median;
+}
+
+}  // namespace
+
 std::vector<ComparedRow> compared_rows(const run::BackendComparison& c) {
     std::vector<ComparedRow> rows;
     for (const auto& run : c.runs) {
@@ -69,6 +106,7 @@ std::vector<ComparedRow> compared_rows(const run::BackendComparison& c) {
         for (const auto& p : run.result.merged_phases) {
             const unsigned depth = p.phase == run::Phase::random ? b.effective_qd : b.seq_qd;
             row.phases.push_back(compared_phase(p, depth * p.workers));
+            add_repeats(row.phases.back(), run);
         }
         rows.push_back(std::move(row));
     }
@@ -81,17 +119,36 @@ ComparedSweep compared_sweep(const run::BackendComparison& c) {
     const auto& a = c.runs[0].result.sweep.points;
     const auto& b = c.runs[1].result.sweep.points;
     std::vector<double> ia, ib;
+    std::vector<stats::Estimate> ea, eb;
     for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
         if (a[i].value != b[i].value) break;
         const unsigned workers = a[i].random.workers;
         const auto depth = static_cast<unsigned>(a[i].value);
         s.points.push_back({a[i].value, compared_phase(a[i].random, depth * workers),
                             compared_phase(b[i].random, depth * b[i].random.workers)});
+        add_point_repeats(s.points.back().uring, c.runs[0], i, a[i].value);
+        add_point_repeats(s.points.back().sync, c.runs[1], i, a[i].value);
         ia.push_back(a[i].random.iops());
         ib.push_back(b[i].random.iops());
+        ea.push_back(s.points.back().uring.iops_repeats);
+        eb.push_back(s.points.back().sync.iops_repeats);
     }
-    s.crossover = stats::find_crossover(ia, ib, s.margin_pct);
+    if (!ea.empty()) s.repeats = ea.front().n;
+    for (std::size_t i = 0; i < ea.size(); ++i)
+        s.repeats = std::min({s.repeats, ea[i].n, eb[i].n});
+    if (s.repeats >= 2) {
+        s.noisy = stats::find_crossover(ea, eb, s.margin_pct);
+        s.crossover = s.noisy.index;
+    } else {
+        s.crossover = stats::find_crossover(ia, ib, s.margin_pct);
+    }
     return s;
+}
+
+std::string ComparedSweep::verdict() const {
+    if (crossover) return "named";
+    if (repeats >= 2 && !noisy.any_lead && !noisy.any_loss) return "within_noise";
+    return "never";
 }
 
 std::string more_is_better(const std::string& what, double a, const std::string& a_name, double b,
@@ -164,6 +221,9 @@ std::string figures_table(const std::vector<ComparedRow>& rows, std::size_t iter
     return out;
 }
 
+std::string noisy_ratio_words(const ComparedPhase& a, const std::string& an, const ComparedPhase& b,
+                              const std::string& bn);
+
 std::string ratios_text(const std::vector<ComparedRow>& rows) {
     std::string out;
     for (std::size_t i = 1; i < rows.size(); ++i) {
@@ -176,7 +236,10 @@ std::string ratios_text(const std::vector<ComparedRow>& rows) {
             char head[32];
             std::snprintf(head, sizeof head, "  %-10s ", std::string(run::to_string(p)).c_str());
             // Two lines a phase: what the requests get, then what they cost.
-            std::string words = ratio_words(*a, rows[0].label, *b, rows[i].label);
+            // --repeat: the headline figure judged against the noise.
+            std::string words = std::min(a->iops_repeats.n, b->iops_repeats.n) >= 2
+                                    ? noisy_ratio_words(*a, rows[0].label, *b, rows[i].label)
+                                    : ratio_words(*a, rows[0].label, *b, rows[i].label);
             const std::size_t cost = words.find(", CPU/op");
             if (cost != std::string::npos)
                 words = words.substr(0, cost) + "\n             cost: " + words.substr(cost + 2);
@@ -213,17 +276,87 @@ std::string sweep_text(const ComparedSweep& s) {
 std::string crossover_line(const ComparedSweep& s) {
     if (s.points.empty()) return "crossover: no points";
     const std::string margin = std::to_string(static_cast<int>(s.margin_pct)) + "%";
+    const std::string depths =
+        "QD " + std::to_string(s.points.front().qd) + " and " + std::to_string(s.points.back().qd);
+    const std::string n = std::to_string(s.repeats);
+    if (s.verdict() == "within_noise") {
+        double lo = 0, hi = 0;
+        for (std::size_t i = 0; i < s.points.size(); ++i) {
+            const double r = ratio(s.points[i].uring.iops, s.points[i].sync.iops);
+            lo = i ? std::min(lo, r) : r;
+            hi = i ? std::max(hi, r) : r;
+        }
+        char ratios[64];
+        std::snprintf(ratios, sizeof ratios, "%.2fx-%.2fx", lo, hi);
+        return "crossover: within noise: io_uring and sync overlap at every depth between " +
+               depths + " over n=" + n + " repeats each (median IOPS ratios " + ratios +
+               "): no depth is named";
+    }
+    const std::string noise =
+        s.repeats < 2 ? " (one repeat: no interval)" : " (n=" + n + " repeats each)";
     if (!s.crossover)
         return "crossover: io_uring never pays: it does not stay ahead of sync by " + margin +
-               " or more from any depth between QD " + std::to_string(s.points.front().qd) +
-               " and " + std::to_string(s.points.back().qd);
+               " or more from any depth between " + depths + noise;
     const auto& p = s.points[*s.crossover];
     return "crossover: io_uring pays from QD " + std::to_string(p.qd) + " on" +
            (*s.crossover == 0 ? " (the smallest depth swept)" : "") + ": " +
            more_is_better("IOPS", p.uring.iops, "io_uring", p.sync.iops, "sync") + " there, " +
            less_is_better("CPU/op", p.uring.user_ns_per_op + p.uring.system_ns_per_op, "io_uring",
                           p.sync.user_ns_per_op + p.sync.system_ns_per_op, "sync") +
-           " (ahead by " + margin + " or more there, never clearly behind at a larger depth)";
+           " (ahead by " + margin + " or more there" +
+           (s.repeats >= 2 ? ", the intervals apart" : "") +
+           ", never clearly behind at a larger depth)" + noise;
+}
+
+namespace {
+
+// ratio_words with the headline figure judged against the noise of the
+// repeats: "IOPS within noise (...)" when the intervals overlap.
+std::string noisy_ratio_words(const ComparedPhase& a, const std::string& an, const ComparedPhase& b,
+                              const std::string& bn) {
+    std::string words = ratio_words(a, an, b, bn);
+    const bool iops = by_iops(a.phase);
+    const stats::Estimate& ea = iops ? a.iops_repeats : a.bandwidth_repeats;
+    const stats::Estimate& eb = iops ? b.iops_repeats : b.bandwidth_repeats;
+    const stats::Difference d = stats::compare(ea, eb);
+    // The note goes right after the headline figure, before the latencies.
+    const std::size_t cut = std::min(words.find(", "), words.size());
+    const std::string rest = words.substr(cut);
+    if (d == stats::Difference::single_sample)
+        return words.substr(0, cut) + " (one repeat: no interval)" + rest;
+    const std::string n = " n=" + std::to_string(std::min(ea.n, eb.n)) + " repeats each";
+    if (d != stats::Difference::within_noise)
+        return words.substr(0, cut) + " (intervals apart," + n + ")" + rest;
+    return std::string(iops ? "IOPS" : "MiB/s") + " within noise (" + an +
+           times(ratio(ea.median, eb.median)) + " on the medians," + n + ")" + rest;
+}
+
+}  // namespace
+
+std::string repeat_line(const run::BackendComparison& c, std::size_t i) {
+    const run::ComparedRun& run = c.runs[i];
+    const run::RunResult& r = run.repeats.back();
+    char head[96];
+    std::snprintf(head, sizeof head, "repeat %zu/%u  %-16s", run.repeats.size(), c.repeat,
+                  run.label.c_str());
+    std::string out = head;
+    char cell[96];
+    for (const auto& pt : r.sweep.points) {
+        std::snprintf(cell, sizeof cell, "  qd %llu %.0f IOPS",
+                      static_cast<unsigned long long>(pt.value), pt.random.iops());
+        out += cell;
+    }
+    if (r.sweep.points.empty())
+        for (const auto& p : r.merged_phases) {
+            const std::string name(run::to_string(p.phase));
+            if (by_iops(p.phase))
+                std::snprintf(cell, sizeof cell, "  %s %.0f IOPS", name.c_str(), p.iops());
+            else
+                std::snprintf(cell, sizeof cell, "  %s %.1f MiB/s", name.c_str(),
+                              p.bytes_per_sec() / 1048576.0);
+            out += cell;
+        }
+    return out + "\n";
 }
 
 std::string verdict_line(const run::BackendComparison& c) {
@@ -238,7 +371,7 @@ std::string verdict_line(const run::BackendComparison& c) {
         if (!a || !b || !a->ops || !b->ops) continue;
         return "verdict  " + std::string(run::to_string(p)) + " at " +
                std::to_string(a->in_flight) + " operations in flight on both: " +
-               ratio_words(*a, rows[0].label, *b, rows[1].label);
+               noisy_ratio_words(*a, rows[0].label, *b, rows[1].label);
     }
     return "verdict  no phase did I/O on both backends";
 }
@@ -273,6 +406,16 @@ json phase_json(const ComparedPhase& p) {
             {"system_calls_per_op", p.system_calls_per_op}};
 }
 
+// phase_json with --repeat's estimates (two repeats or more).
+json repeated_phase_json(const ComparedPhase& p) {
+    json j = phase_json(p);
+    if (p.iops_repeats.n >= 2) {
+        j["iops_repeats"] = estimate_json(p.iops_repeats);
+        j["bandwidth_repeats"] = estimate_json(p.bandwidth_repeats);
+    }
+    return j;
+}
+
 json ratio_row(const ComparedPhase& a, const ComparedPhase& b) {
     const double ca = a.user_ns_per_op + a.system_ns_per_op;
     const double cb = b.user_ns_per_op + b.system_ns_per_op;
@@ -293,7 +436,11 @@ json ratio_row(const ComparedPhase& a, const ComparedPhase& b) {
              ratio(a.context_switches_per_op, b.context_switches_per_op)},
             {"system_calls_per_op_ratio", ratio(a.system_calls_per_op, b.system_calls_per_op)},
             {"in_flight", a.in_flight},
-            {"sync_in_flight", b.in_flight}};
+            {"sync_in_flight", b.in_flight},
+            {"repeats", std::min(a.iops_repeats.n, b.iops_repeats.n)},
+            {"difference", std::string(stats::to_string(stats::compare(
+                               by_iops(a.phase) ? a.iops_repeats : a.bandwidth_repeats,
+                               by_iops(a.phase) ? b.iops_repeats : b.bandwidth_repeats)))}};
 }
 
 json runs_json(const std::vector<ComparedRow>& rows, const run::BackendComparison& c) {
@@ -304,7 +451,7 @@ json runs_json(const std::vector<ComparedRow>& rows, const run::BackendCompariso
         const ComparedRow& r = rows[k++];
         json phases = json::array();
         for (const auto& p : r.phases)
-            phases.push_back(phase_json(p));
+            phases.push_back(repeated_phase_json(p));
         runs.push_back({{"label", r.label},
                         {"backend", std::string(io::to_string(r.backend))},
                         {"workers", r.workers},
@@ -322,13 +469,15 @@ json sweep_json(const ComparedSweep& s) {
     json points = json::array();
     for (const auto& p : s.points)
         points.push_back({{"qd", p.qd},
-                          {"io_uring", phase_json(p.uring)},
-                          {"sync", phase_json(p.sync)},
+                          {"io_uring", repeated_phase_json(p.uring)},
+                          {"sync", repeated_phase_json(p.sync)},
                           {"iops_ratio", ratio(p.uring.iops, p.sync.iops)}});
     return {{"points", points},
             {"margin_pct", s.margin_pct},
             {"crossover_qd", s.crossover ? json(s.points[*s.crossover].qd) : json(nullptr)},
-            {"crossover", crossover_line(s)}};
+            {"crossover", crossover_line(s)},
+            {"repeats", s.repeats},
+            {"crossover_verdict", s.verdict()}};
 }
 
 }  // namespace

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "model/comparison.h"
+#include "stats/crossover.h"
+#include "stats/estimate.h"
 
 namespace ds::report {
 
@@ -25,6 +27,9 @@ struct ComparedPhase {
     double user_ns_per_op = 0, system_ns_per_op = 0;
     double context_switches_per_op = 0;  // getrusage ru_nvcsw + ru_nivcsw
     double system_calls_per_op = 0;      // pread/pwrite/fsync, or io_uring_enter
+    // --repeat: IOPS and bandwidth over the repeats (then iops and
+    // bytes_per_sec above are these medians); one repeat: n = 1.
+    stats::Estimate iops_repeats, bandwidth_repeats;
 };
 
 struct ComparedRow {
@@ -50,11 +55,19 @@ struct ComparedSweep {
     std::vector<ComparedSweepPoint> points;
     std::optional<std::size_t> crossover;  // index into points (stats::find_crossover)
     double margin_pct = 5;                 // lead that counts as paying
+    std::size_t repeats = 1;               // --repeat: runs per backend and point
+    // repeats > 1: the crossover over the estimates (crossover above is its index).
+    stats::NoisyCrossover noisy;
+    // "named", "within_noise" (no lead and no loss outside the noise) or "never".
+    std::string verdict() const;
 };
 // Empty points when the runs did not sweep (or sync did not run).
 ComparedSweep compared_sweep(const run::BackendComparison& c);
-// "io_uring pays from QD 4 on: 1.32x the IOPS of sync there, ..."
+// "io_uring pays from QD 4 on: 1.32x the IOPS of sync there, ...", or
+// "crossover: within noise: ..." when the repeats' intervals overlap.
 std::string crossover_line(const ComparedSweep& s);
+// --repeat: one line for a later repeat of run i ("repeat 2/3  io_uring  random 61.1k IOPS").
+std::string repeat_line(const run::BackendComparison& c, std::size_t i);
 
 // "io_uring 1.40x the IOPS" (more is better) or "p99 2.1x lower on io_uring"
 // (less is better): always the winner and a factor of at least 1.

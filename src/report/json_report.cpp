@@ -83,6 +83,13 @@ json phase_json(const run::PhaseResult& p, const run::RunConfig& cfg) {
     j["flush_ops"] = c.flush_ops;
     j["flush_latency"] = latency_json(c.flush_latency);
     j["write_errors"] = c.write_errors;
+    if (p.repeats.size() >= 2) {  // --repeat N, N > 1
+        const run::RepeatEstimates e = p.estimates();
+        j["repeats"] = {{"n", p.repeats.size()},
+                        {"iops", estimate_json(e.iops)},
+                        {"bandwidth_bytes_per_sec", estimate_json(e.bytes_per_sec)},
+                        {"p99_ns", estimate_json(e.p99_ns)}};
+    }
     if (p.phase == run::Phase::random && c.write_ops + c.write_errors > 0) {
         // aio_test's figures.  drivestress waits for every write it issued,
         // so none is outstanding when a phase ends.
@@ -102,6 +109,16 @@ json phase_json(const run::PhaseResult& p, const run::RunConfig& cfg) {
 }
 
 }  // namespace
+
+json estimate_json(const stats::Estimate& e) {
+    return {{"median", e.median},
+            {"min", e.min},
+            {"max", e.max},
+            {"low", e.low},
+            {"high", e.high},
+            {"confidence", e.confidence},
+            {"n", e.n}};
+}
 
 json drive_json(const DriveInfo& d) {
     auto text = [](const std::string& v) { return v.empty() ? json(nullptr) : json(v); };
@@ -761,10 +778,15 @@ json sweep_json(const run::RunConfig& cfg, const run::SweepResult& sweep) {
                 {"next_iops_gain_pct", k->next_iops_gain_pct},
                 {"next_bandwidth_gain_pct", k->next_bandwidth_gain_pct},
                 {"next_p99_change_pct", k->next_p99_change_pct}};
+    const char* verdict = sweep.knee            ? "named"
+                          : sweep.knee_in_noise ? "within_noise"
+                                                : "not_reached";
     return {{"parameter", std::string(run::to_string(sweep.param))},
             {"knee_gain_pct", cfg.knee_gain_pct},
             {"points", points},
-            {"knee", knee}};
+            {"knee", knee},
+            {"repeats", sweep.repeats()},
+            {"knee_verdict", verdict}};
 }
 
 json sync_compare_json(const run::SyncCompareResult& sc) {

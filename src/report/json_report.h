@@ -17,14 +17,18 @@ namespace ds::report {
 
 // 2: iterations[] hold figures only; histograms are in merged_phases[] (and
 // iteration_detail[]); in_progress and progress mark a document rewritten
-// while the run goes on.
-inline constexpr int kSchemaVersion = 2;
+// while the run goes on.  3: --repeat: a random phase's (and a sweep
+// point's) "repeats", the sweep's "knee_verdict", estimates beside the
+// figures of --compare-backends; every version-2 key is still there.
+inline constexpr int kSchemaVersion = 3;
 
 // The keys every document starts with: schema_version, tool, run_id,
 // started_at, host, in_progress (false).
 nlohmann::json document_head(const std::string& document_id, const std::string& started_at,
                              const HostInfo& host);
 nlohmann::json latency_json(const stats::LatencyHistogram& h);
+// A figure over its repeats: {median, min, max, low, high, confidence, n}.
+nlohmann::json estimate_json(const stats::Estimate& e);
 // target.drive: what sysfs tells about the disk, null where it does not.
 nlohmann::json drive_json(const DriveInfo& d);
 // One mismatch record ("mismatches" items; also --verify-only's lost units).

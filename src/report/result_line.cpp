@@ -43,6 +43,8 @@ QuotedFigures quoted_figures(const run::RunResult& r) {
         q.random_write = direction(*rnd, false);
         q.random_iops = rnd->iops();
         q.random_p99_ns = rnd->latency().value_at_percentile(99);
+        q.random_iops_repeats = rnd->estimates().iops;
+        if (q.random_iops_repeats.n >= 2) q.random_iops = q.random_iops_repeats.median;
     }
     return q;
 }
@@ -60,12 +62,16 @@ std::string result_line(const run::RunConfig& cfg, const run::RunResult& r) {
     std::string line = "figures  " + seq;
     if (q.random) {
         line += seq.empty() ? "" : " | ";
-        line += "random " + units::format_size_option(cfg.rand_block) + ", " +
-                std::to_string(cfg.read_pct) + "% reads, qd " +
-                std::to_string(r.backend.effective_qd) + " x " + std::to_string(cfg.files) +
-                (cfg.files == 1 ? " worker: " : " workers: ") + units::format_iops(q.random_iops) +
-                " IOPS, p99 " +
-                printf_string("%.3f ms", static_cast<double>(q.random_p99_ns) / 1e6);
+        line +=
+            "random " + units::format_size_option(cfg.rand_block) + ", " +
+            std::to_string(cfg.read_pct) + "% reads, qd " + std::to_string(r.backend.effective_qd) +
+            " x " + std::to_string(cfg.files) + (cfg.files == 1 ? " worker: " : " workers: ") +
+            units::format_iops(q.random_iops) + " IOPS" +
+            (q.random_iops_repeats.n >= 2
+                 ? printf_string(" (\u00b1%.1f %%, n=%zu)", q.random_iops_repeats.half_width_pct(),
+                                 q.random_iops_repeats.n)
+                 : std::string()) +
+            ", p99 " + printf_string("%.3f ms", static_cast<double>(q.random_p99_ns) / 1e6);
     }
     line += " | " + std::string(io::to_string(r.backend.used)) + ", " +
             (r.direct_io ? "O_DIRECT" : "buffered") + ", " + std::to_string(cfg.files) + " x " +

@@ -26,6 +26,7 @@ struct QuotedFigures {
     bool random = false;     // the random phase ran
     double random_iops = 0;  // reads and writes
     std::uint64_t random_p99_ns = 0;
+    stats::Estimate random_iops_repeats;  // --repeat: over the repeats (n = 1: none)
 };
 
 // From the run's merged phases (sweep points are not in them).

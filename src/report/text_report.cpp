@@ -56,10 +56,14 @@ std::string phase_line(const run::PhaseResult& p, const std::vector<double>& thr
         printf_string("  %-10s %9.1f MiB/s  %7.2f s", std::string(run::to_string(p.phase)).c_str(),
                       mib_s, p.seconds);
     const stats::LatencyHistogram all = p.latency();
-    if (p.phase == run::Phase::random) {
+    if (p.phase == run::Phase::random && p.repeats.size() >= 2) {
+        line += "  " + estimate_text(p.estimates().iops, units::format_iops, " IOPS");
+    } else if (p.phase == run::Phase::random) {
         line += printf_string("  %s IOPS (r %s / w %s)", units::format_iops(p.iops()).c_str(),
                               units::format_iops(c.read_ops / s).c_str(),
                               units::format_iops(c.write_ops / s).c_str());
+    }
+    if (p.phase == run::Phase::random) {
         line += "  lat ms p50 " + ms(all.value_at_percentile(50)) + " p95 " +
                 ms(all.value_at_percentile(95)) + " p99 " + ms(all.value_at_percentile(99)) +
                 " p99.9 " + ms(all.value_at_percentile(99.9)) + " max " + ms(all.max());
@@ -94,9 +98,36 @@ std::string phase_line(const run::PhaseResult& p, const std::vector<double>& thr
         line += c.cancelled_ops
                     ? printf_string("  (interrupted, %" PRIu64 " cancelled)", c.cancelled_ops)
                     : std::string("  (interrupted)");
+    if (p.repeats.size() >= 2) line.append("\n").append(repeats_line(p));
     if (p.phase == run::Phase::random && c.write_ops + c.write_errors > 0)
         line.append("\n").append(writes_line(p));
     return line;
+}
+
+std::string estimate_text(const stats::Estimate& e, std::string (*text)(double),
+                          const std::string& unit) {
+    if (e.n < 2) return text(e.median) + unit;
+    const double pct = e.half_width_pct();
+    return text(e.median) + unit +
+           printf_string(pct < 10 ? " (\u00b1%.1f %%, n=%zu)" : " (\u00b1%.0f %%, n=%zu)", pct,
+                         e.n);
+}
+
+std::string repeats_line(const run::PhaseResult& p) {
+    const run::RepeatEstimates e = p.estimates();
+    auto range = [](const char* what, double lo, double hi, std::string (*text)(double)) {
+        return printf_string(" %s %s-%s", what, text(lo).c_str(), text(hi).c_str());
+    };
+    auto p99 = [](double ns) { return ms(static_cast<std::uint64_t>(ns)); };
+    return printf_string(
+               "  repeats:   n=%zu, medians; range min-max, interval of the median "
+               "(%.1f %% coverage):",
+               e.iops.n, 100 * e.iops.confidence) +
+           "\n             IOPS " + units::format_iops(e.iops.median) +
+           range("range", e.iops.min, e.iops.max, units::format_iops) +
+           range("interval", e.iops.low, e.iops.high, units::format_iops) + "  p99 ms " +
+           p99(e.p99_ns.median) + range("range", e.p99_ns.min, e.p99_ns.max, p99) +
+           range("interval", e.p99_ns.low, e.p99_ns.high, p99);
 }
 
 std::string writes_line(const run::PhaseResult& p) {
@@ -158,21 +189,33 @@ std::string knee_line(const run::SweepResult& sweep) {
     const bool by_bandwidth = sweep.axis() == stats::KneeAxis::bandwidth;
     const char* axis = by_bandwidth ? "MiB/s" : "IOPS";
     if (sweep.points.empty()) return "saturation: no points";
+    const std::size_t n = sweep.repeats();
+    // n = 0: points made without repeats (not by a run): nothing to say.
+    const std::string noise = n == 0  ? std::string()
+                              : n < 2 ? " (one repeat: no interval)"
+                                      : printf_string(" (medians of n=%zu, outside the noise)", n);
+    if (sweep.knee_in_noise)
+        return printf_string(
+            "saturation: by %s, within noise: the medians level off after %s %s, but its p99 "
+            "and the next point's overlap over n=%zu repeats",
+            axis, name.c_str(), value_text(sweep.points[*sweep.knee_in_noise].value).c_str(), n);
     const auto knee = sweep.described_knee();
     if (!knee)
         return printf_string("saturation: by %s, not reached (%s still climbing at %s %s)", axis,
-                             axis, name.c_str(), value_text(sweep.points.back().value).c_str());
+                             axis, name.c_str(), value_text(sweep.points.back().value).c_str()) +
+               (n < 2 ? noise : std::string());
     const std::string value = value_text(sweep.points[knee->index].value);
     const std::string figure =
         by_bandwidth ? printf_string("%.1f MiB/s (%s IOPS)", knee->at.bytes_per_sec / kMiB,
                                      units::format_iops(knee->at.iops).c_str())
                      : units::format_iops(knee->at.iops) + " IOPS";
     return printf_string(
-        "saturation: by %s, %s %s \u2014 %s, p99 %s ms (next step %+.0f%% %s, "
-        "%+.0f%% p99)",
-        axis, name.c_str(), value.c_str(), figure.c_str(),
-        ms(static_cast<std::uint64_t>(knee->at.p99_ns)).c_str(), knee->next_gain_pct(), axis,
-        knee->next_p99_change_pct);
+               "saturation: by %s, %s %s \u2014 %s, p99 %s ms (next step %+.0f%% %s, "
+               "%+.0f%% p99)",
+               axis, name.c_str(), value.c_str(), figure.c_str(),
+               ms(static_cast<std::uint64_t>(knee->at.p99_ns)).c_str(), knee->next_gain_pct(), axis,
+               knee->next_p99_change_pct) +
+           noise;
 }
 
 TextReport::TextReport(std::FILE* out, std::FILE* live, HostInfo host)

@@ -100,11 +100,20 @@ std::string host_busy_line(const run::PhaseResult& p);
 // aio_test's figures for a random phase that wrote: "writes:  N done, E errors
 // (F failed, 0 outstanding)  time ms min .. avg .. max ..  total .. s  .. MiB ..".
 std::string writes_line(const run::PhaseResult& p);
+// A figure over its repeats, compactly: "148.3k IOPS (±4.0 %, n=5)" (`text`
+// formats the number, `unit` follows it); one sample: number and unit alone.
+std::string estimate_text(const stats::Estimate& e, std::string (*text)(double),
+                          const std::string& unit);
+// --repeat: "  repeats:   n=5, medians; ..." then the IOPS and p99 medians,
+// ranges (min-max) and intervals of a phase run several times.
+std::string repeats_line(const run::PhaseResult& p);
 // The --sync-compare table, one row per method and write size.
 std::string sync_compare_table(const run::SyncCompareResult& sc);
 // "saturation: by IOPS, qd 32 — 241k IOPS, p99 0.410 ms (next step +3% IOPS,
 // +92% p99)", "saturation: by MiB/s, not reached (MiB/s still climbing at
-// rand-block 64K)": block-size sweeps are judged by bandwidth.
+// rand-block 64K)": block-size sweeps are judged by bandwidth.  --repeat:
+// on the medians, "saturation: within noise ..." when the p99 rise after the
+// knee is inside the noise; one repeat says it had one.
 std::string knee_line(const run::SweepResult& sweep);
 // "steady state: attained at round 7 of 60 s (rounds 3-7): mean 41234 IOPS,
 // range 8.1 % (max 20), slope excursion 3.2 % (max 10)", or "not attained in

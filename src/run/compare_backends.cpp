@@ -1,5 +1,7 @@
 #include "run/compare_backends.h"
 
+#include <algorithm>
+
 #include "run/runner.h"
 
 namespace ds::run {
@@ -10,6 +12,8 @@ BackendComparison comparison_plan(RunConfig cfg) {
         cfg.seed_given = true;
     }
     BackendComparison c;
+    c.repeat = std::max(1u, cfg.repeat);
+    cfg.repeat = 1;
     auto add = [&](std::string label, BackendChoice backend) -> RunConfig& {
         c.runs.push_back({std::move(label), cfg, {}, false});
         c.runs.back().config.backend = backend;
@@ -27,14 +31,12 @@ BackendComparison comparison_plan(RunConfig cfg) {
 }
 
 bool compare_run(BackendComparison& c, std::size_t i, RunObserver* observer) {
-    if (i > 0) {
-        const ComparedRun& prev = c.runs[i - 1];
-        if (!prev.ran ||
-            (prev.result.stop != StopReason::completed && prev.result.stop != StopReason::duration))
-            return false;
-    }
+    if (c.stopped) return false;
     ComparedRun& run = c.runs[i];
-    run.result = Runner(run.config, observer).run();
+    RunResult r = Runner(run.config, observer).run();
+    c.stopped = r.stop != StopReason::completed && r.stop != StopReason::duration;
+    if (!run.ran) run.result = r;
+    run.repeats.push_back(std::move(r));
     run.ran = true;
     return true;
 }

@@ -11,10 +11,12 @@
 
 namespace ds::run {
 
-// The runs comparing `cfg` makes, in order, not run yet (the seed chosen).
+// The runs comparing `cfg` makes, in order, not run yet (the seed chosen;
+// --repeat moves from the runs to the comparison: each run is made once per
+// repeat, the rows interleaved).
 BackendComparison comparison_plan(RunConfig cfg);
-// Makes run i (watched by `observer`, null: nobody) unless the run before
-// it was interrupted or failed; whether it ran.
+// Makes run i once more (watched by `observer`, null: nobody) unless a run
+// before it was interrupted or failed; whether it ran.
 bool compare_run(BackendComparison& c, std::size_t i, RunObserver* observer);
 
 }  // namespace ds::run

@@ -1,5 +1,6 @@
 #include "run/runner.h"
 
+#include <algorithm>
 #include <exception>
 #include <new>
 #include <random>
@@ -10,6 +11,7 @@
 #include "run/session.h"
 #include "run/sustained_write.h"
 #include "run/sync_compare.h"
+#include "stats/estimate.h"
 #include "stats/knee.h"
 #include "sys/signals.h"
 
@@ -23,8 +25,43 @@ std::uint64_t random_seed() {
 
 namespace {
 
-// --sweep: the random phase once per value, on the same verified files,
-// then the saturation point.
+// The random phase `cfg.repeat` times on the same files, every repeat
+// verified and drawing the offsets a run with this seed draws: one result,
+// its counts added up and each repeat's figures kept (PhaseResult::repeats).
+// A stop or an interrupted repeat ends the repeats.
+PhaseResult run_repeated(RunSession& s, std::uint64_t iteration, const SweepOverrides& over = {}) {
+    PhaseResult merged;
+    for (unsigned r = 0; r < std::max(1u, s.cfg.repeat); ++r) {
+        if (r > 0 && s.check_stop()) break;
+        PhaseResult pr = run_phase(s, iteration, Phase::random, over);
+        pr.repeats = {pr.figures()};
+        if (r == 0)
+            merged = std::move(pr);
+        else
+            merged.merge(pr);
+        if (merged.interrupted) break;
+    }
+    return merged;
+}
+
+// The saturation point of the sweep so far: on the medians, and named only
+// when the p99 rise that makes it is outside the noise of the repeats.
+void judge_knee(SweepResult& sweep, double knee_gain_pct) {
+    sweep.knee.reset();
+    sweep.knee_in_noise.reset();
+    const auto knee = stats::find_knee(sweep.figures(), sweep.axis(), knee_gain_pct);
+    if (!knee) return;
+    const auto at = sweep.points[knee->index].random.estimates().p99_ns;
+    const auto next = sweep.points[knee->index + 1].random.estimates().p99_ns;
+    const stats::Difference d = stats::compare(next, at);
+    if (d == stats::Difference::within_noise || d == stats::Difference::lower)
+        sweep.knee_in_noise = knee->index;
+    else
+        sweep.knee = knee->index;  // outside the noise, or one repeat (said so)
+}
+
+// --sweep: the random phase once per value (--repeat: that many times), on
+// the same verified files, then the saturation point.
 void run_sweep(RunSession& s, std::uint64_t iteration) {
     const Sweep& sweep = *s.cfg.sweep;
     s.res.sweep.param = sweep.param;
@@ -35,13 +72,11 @@ void run_sweep(RunSession& s, std::uint64_t iteration) {
         if (sweep.param == SweepParam::files) over.files = static_cast<unsigned>(value);
         if (sweep.param == SweepParam::rand_block)
             over.rand_block = static_cast<std::uint32_t>(value);
-        SweepPoint point{value, run_phase(s, iteration, Phase::random, over)};
+        SweepPoint point{value, run_repeated(s, iteration, over)};
         s.observer.sweep_point_done(s.cfg, point);
         s.res.sweep.points.push_back(std::move(point));
     }
-    const auto knee =
-        stats::find_knee(s.res.sweep.figures(), s.res.sweep.axis(), s.cfg.knee_gain_pct);
-    if (knee) s.res.sweep.knee = knee->index;
+    judge_knee(s.res.sweep, s.cfg.knee_gain_pct);
 }
 
 // --steady-state: the random phase in rounds of steady_round_s (each a
@@ -129,9 +164,10 @@ void run_iteration(RunSession& s, std::uint64_t iteration) {
         if (s.health->on()) health_before = s.health->read(health_why);
         const bool steady = phase == Phase::random && cfg.steady_state;
         const bool sustained = phase == Phase::seq_write && cfg.sustained_passes;
-        PhaseResult pr = steady      ? run_steady_state(s, iteration)
-                         : sustained ? run_sustained_write(s, iteration)
-                                     : run_phase(s, iteration, phase);
+        PhaseResult pr = steady                   ? run_steady_state(s, iteration)
+                         : sustained              ? run_sustained_write(s, iteration)
+                         : phase == Phase::random ? run_repeated(s, iteration)
+                                                  : run_phase(s, iteration, phase);
         s.observer.phase_done(iteration, pr);
         if (steady) s.observer.steady_state_done(s.res.steady_state.back());
         if (sustained) s.observer.sustained_write_done(s.res.sustained_write.back());

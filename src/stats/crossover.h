@@ -6,6 +6,8 @@
 #include <optional>
 #include <span>
 
+#include "stats/estimate.h"
+
 namespace ds::stats {
 
 // Index of the first point i where `a` beats `b` by at least `margin_pct`
@@ -16,5 +18,19 @@ namespace ds::stats {
 // lost again later is not a crossover.
 std::optional<std::size_t> find_crossover(std::span<const double> a, std::span<const double> b,
                                           double margin_pct);
+
+// The crossover of two curves measured several times (--repeat): each
+// point an estimate.  A lead counts only when a's interval lies wholly above
+// b's and its median leads by the margin; a loss only when a's interval lies
+// wholly below b's and its median trails by the margin.  Overlapping
+// intervals are noise: they neither make a crossover nor break one.
+struct NoisyCrossover {
+    std::optional<std::size_t> index;  // the first point of a lead never clearly lost
+    bool any_lead = false;             // some point is a lead outside the noise
+    bool any_loss = false;             // some point is a loss outside the noise
+    bool single_sample = false;        // a point had one sample: nothing is outside the noise
+};
+NoisyCrossover find_crossover(std::span<const Estimate> a, std::span<const Estimate> b,
+                              double margin_pct);
 
 }  // namespace ds::stats

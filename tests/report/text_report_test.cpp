@@ -178,3 +178,37 @@ TEST_CASE("write-cliff lines: a cliff, no cliff, no verdict, recovery") {
           "write cliff: no verdict: 7 intervals of 1 s, 10 needed (more --sustained-write passes "
           "or a shorter --cliff-interval)\n");
 }
+
+TEST_CASE("saturation line with repeats: one says it had one, overlap is within noise") {
+    auto qd = sweep_of(run::SweepParam::qd, {1, 4, 16}, {1000, 3000, 3100}, {4096, 4096, 4096},
+                       {100, 100, 300});
+    for (auto& pt : qd.points)
+        pt.random.repeats = {pt.random.figures()};
+    qd.knee = 1;
+    CHECK(report::knee_line(qd) ==
+          "saturation: by IOPS, qd 4 \u2014 3.0k IOPS, p99 0.100 ms (next step +3% IOPS, "
+          "+200% p99) (one repeat: no interval)");
+    // Three repeats a point whose p99 ranges at qd 4 and qd 16 overlap.
+    for (auto& pt : qd.points) {
+        const run::RepeatFigures f = pt.random.figures();
+        pt.random.repeats = {f, {f.iops, f.bytes_per_sec, 90e3}, {f.iops, f.bytes_per_sec, 400e3}};
+    }
+    qd.knee.reset();
+    qd.knee_in_noise = 1;
+    CHECK(report::knee_line(qd) ==
+          "saturation: by IOPS, within noise: the medians level off after qd 4, but its p99 and "
+          "the next point's overlap over n=3 repeats");
+}
+
+TEST_CASE("a phase run several times quotes its median IOPS with the interval") {
+    run::PhaseResult p;
+    p.phase = run::Phase::random;
+    p.seconds = 3;
+    p.counters.read_ops = 3000;
+    p.repeats = {{900, 0, 1e5}, {1000, 0, 1e5}, {1100, 0, 1e5}};
+    const std::string line = report::phase_line(p);
+    // Median 1000, interval [900, 1100] (n = 3: min-max): +-10 % of it.
+    CHECK(line.find("  1.0k IOPS (\u00b110 %, n=3)") != std::string::npos);
+    CHECK(line.find("repeats:   n=3") != std::string::npos);
+    CHECK(line.find("IOPS 1.0k range 900-1.1k interval 900-1.1k") != std::string::npos);
+}

@@ -422,12 +422,12 @@ class CompareTest(unittest.TestCase):
                               message="not a drivestress result document")
         self.assert_bad_input(SAMPLE_A, self.write("list.json", [1, 2]),
                               message="not a drivestress result document")
-        v3 = copy.deepcopy(self.b)
-        v3["schema_version"] = 3
-        self.assert_bad_input(SAMPLE_A, self.write("v3.json", v3), message="schema_version 3")
-        v3["schema_version"] = "3.1"
-        self.assert_bad_input("--merge", self.write("v31.json", v3),
-                              message="schema_version 3.1")
+        v4 = copy.deepcopy(self.b)
+        v4["schema_version"] = 4
+        self.assert_bad_input(SAMPLE_A, self.write("v4.json", v4), message="schema_version 4")
+        v4["schema_version"] = "4.1"
+        self.assert_bad_input("--merge", self.write("v41.json", v4),
+                              message="schema_version 4.1")
         no_merged = load(SAMPLE_C)
         del no_merged["merged_phases"]
         self.assert_bad_input("--merge", self.write("no-merged.json", no_merged),

@@ -49,3 +49,61 @@ TEST_CASE("degenerate input: empty or mismatched curves") {
     CHECK_FALSE(find_crossover(none, none, 5).has_value());
     CHECK_FALSE(find_crossover(one, two, 5).has_value());
 }
+
+namespace {
+
+std::vector<ds::stats::Estimate> estimates(const std::vector<std::vector<double>>& points) {
+    std::vector<ds::stats::Estimate> out;
+    for (const auto& p : points)
+        out.push_back(ds::stats::estimate(p));
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("repeats: a lead outside the noise is a crossover") {
+    // Three repeats a point: at the second point a's range lies above b's.
+    const auto a = estimates({{100, 104, 98}, {200, 210, 205}, {300, 310, 305}});
+    const auto b = estimates({{101, 99, 103}, {150, 155, 152}, {160, 158, 161}});
+    const auto x = find_crossover(a, b, 5);
+    REQUIRE(x.index.has_value());
+    CHECK(*x.index == 1);
+    CHECK(x.any_lead);
+    CHECK_FALSE(x.any_loss);
+    CHECK_FALSE(x.single_sample);
+}
+
+TEST_CASE("repeats: medians that lead but ranges that overlap are within noise") {
+    // a's median leads by 10 % at every point, but one repeat of b reaches a.
+    const auto a = estimates({{110, 100, 115}, {110, 105, 120}});
+    const auto b = estimates({{100, 95, 112}, {100, 90, 106}});
+    const auto x = find_crossover(a, b, 5);
+    CHECK_FALSE(x.index.has_value());
+    CHECK_FALSE(x.any_lead);
+    CHECK_FALSE(x.any_loss);
+}
+
+TEST_CASE("repeats: a lead within the margin is not a crossover even outside the noise") {
+    // Tight repeats, 2 % apart: outside the noise, inside a 5 % margin.
+    const auto a = estimates({{102, 102.1, 101.9}});
+    const auto b = estimates({{100, 100.1, 99.9}});
+    CHECK_FALSE(find_crossover(a, b, 5).index.has_value());
+    CHECK(find_crossover(a, b, 1).index == 0u);
+}
+
+TEST_CASE("repeats: a clear loss after a lead cancels it") {
+    const auto a = estimates({{200, 201, 202}, {90, 91, 92}});
+    const auto b = estimates({{100, 101, 102}, {150, 151, 152}});
+    const auto x = find_crossover(a, b, 5);
+    CHECK_FALSE(x.index.has_value());
+    CHECK(x.any_lead);
+    CHECK(x.any_loss);
+}
+
+TEST_CASE("one repeat: nothing is outside the noise") {
+    const auto a = estimates({{300}, {400}});
+    const auto b = estimates({{100}, {100}});
+    const auto x = find_crossover(a, b, 5);
+    CHECK_FALSE(x.index.has_value());
+    CHECK(x.single_sample);
+}

@@ -106,6 +106,11 @@ std::string phase_line(const run::PhaseResult& p, const std::vector<double>& thr
         line += printf_string("  WRITE ERRORS %" PRIu64, c.write_errors);
     if (c.mismatch_total()) line += printf_string("  MISMATCHES %" PRIu64, c.mismatch_total());
     if (p.interrupted) line += "  (interrupted)";
+    if (const std::string why = p.too_short(); !why.empty())
+        line += "  (too short to measure: " + why + "; a figure needs " +
+                printf_string("%.0f s and %" PRIu64 " operations, e.g. ", run::kMinMeasuredSeconds,
+                              run::kMinMeasuredOps) +
+                (p.phase == run::Phase::random ? "--rand-time 5s" : "--seq-time 5s") + ")";
     if (p.phase == run::Phase::random && c.write_ops + c.write_errors > 0)
         line.append("\n").append(writes_line(p));
     return line;

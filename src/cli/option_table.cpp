@@ -44,6 +44,9 @@ const OptionSpec kSpecs[] = {
      "random phase length per iteration (0 disables it)"},
     {kWorkload, "rand-ops", 0, "N", nullptr, "off",
      "random phase ends after N operations in total (across workers) instead of a time"},
+    {kWorkload, "seq-time", 0, "DURATION", nullptr, "one pass",
+     "sequential phases run at least this long: after one whole pass over the files they "
+     "start again, every byte written anew or verified, until DURATION has passed"},
     {kWorkload, "iterations", 0, "N", "1", nullptr,
      "iterations; 0 = until interrupted or --duration"},
     {kWorkload, "duration", 0, "DURATION", nullptr, "off",

@@ -202,6 +202,7 @@ void read_schedule(const Options& o, run::RunConfig& c) {
                              (o.given("mixed-sec") ? "--mixed-sec" : "--rand-time") +
                              " both given (the random phase ends on one)");
     }
+    if (o.given("seq-time")) c.seq_time_s = o.duration("seq-time");
     c.iterations = o.count("iterations", 0, UINT64_MAX);
     if (o.given("duration")) {
         c.duration_s = o.duration("duration");
@@ -311,6 +312,10 @@ void read_sustained_write(const Options& o, run::RunConfig& c) {
             if (o.given(name)) throw UsageError(Options::opt(name) + " needs --sustained-write N");
         return;
     }
+    if (o.given("seq-time"))
+        throw UsageError(
+            "--seq-time and --sustained-write both given (its passes are the "
+            "sequential write's length)");
     c.sustained_passes = o.count("sustained-write", 1, 1000);
     c.cliff_interval_s = o.duration("cliff-interval");
     if (c.cliff_interval_s < 0.2)
@@ -391,7 +396,8 @@ void read_modes(const Options& o, run::RunConfig& c) {
 void read_sync_compare(const Options& o, run::RunConfig& c) {
     c.sync_compare = o.flag("sync-compare");
     if (!c.sync_compare) return;
-    for (const char* name : {"sync", "sync-every", "sweep", "files", "phases", "iterations"})
+    for (const char* name :
+         {"sync", "sync-every", "sweep", "files", "phases", "iterations", "seq-time"})
         if (o.given(name))
             throw UsageError(std::string("--sync-compare runs its own fixed table; drop --") +
                              name);

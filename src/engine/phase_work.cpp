@@ -11,6 +11,9 @@ PhaseWork::Next IoPhase::next(Slot& s) {
     if (writes_)
         if (auto flush = writes_->flush_first(s)) return *flush;
     if (!next_op(s)) {
+        // Operations left, but none can go before one in flight completes
+        // (--seq-time: the next block is still being written).
+        if (more_ops()) return Next::wait;
         if (!writes_ || !writes_->final_flush_pending()) return Next::done;
         writes_->start_final_flush();  // the last writes get their flush too
         return *writes_->flush_first(s);

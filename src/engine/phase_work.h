@@ -24,7 +24,9 @@ struct PhasePlan {
     Phase phase = Phase::seq_write;
     std::uint64_t iteration = 1;
     std::uint64_t op_limit = 0;        // random phase: this worker's share of --rand-ops (0 = none)
-    std::uint64_t deadline_ns = 0;     // random phase: monotonic deadline (0 = none)
+    // Monotonic deadline (0 = none): the random phase's end; with --seq-time,
+    // when a sequential phase starts no further pass.
+    std::uint64_t deadline_ns = 0;
     std::uint64_t stop_after_ops = 0;  // test hook: SIGSTOP the process after this many completions
     unsigned depth = 0;                // random phase: in-flight limit (0 = geometry's)
     std::uint32_t rand_block = 0;      // random phase: block, a multiple of the unit (0 = unit)
@@ -96,7 +98,8 @@ class IoPhase : public PhaseWork {
 
   protected:
     // Sets s.req's kind, offset and length to the next operation; false
-    // when the phase has none left.
+    // when the phase has none left, or (while more_ops()) none that can be
+    // issued before an operation in flight completes.
     virtual bool next_op(Slot& s) = 0;
     virtual bool more_ops() const = 0;
     // The operation of `s` is over (whatever its result).

@@ -12,15 +12,25 @@ namespace ds::run {
 
 // seq-write, seq-read and reverify: every block once, in order, in one
 // direction; a write takes each unit's next generation, a read verifies it.
+// With a deadline (--seq-time) the first pass still covers the whole file,
+// then passes start again from offset 0 until the deadline, the last one
+// ending wherever the time ran out.  A later pass can reach a block whose
+// operation of the pass before is still in flight (a small file, a slow
+// operation): operations then mark their block busy (unit_map.h), so a unit
+// is never in flight twice and a write never races another; the loop waits
+// for that operation instead.
 class SequentialPhase final : public IoPhase {
   public:
     SequentialPhase(PhaseContext& c, WriteDurability* writes, io::OpKind kind)
-        : IoPhase(c, writes), kind_(kind) {}
+        : IoPhase(c, writes), kind_(kind), exclusive_(c.plan.deadline_ns != 0) {}
 
   private:
     bool next_op(Slot& s) override;
-    bool more_ops() const override { return next_offset_ < c_.file_bytes; }
+    bool more_ops() const override;
+    void released(const Slot& s) override;
     io::OpKind kind_;
+    bool exclusive_;  // several passes: blocks in flight are busy
+    bool first_pass_ = true;
     std::uint64_t next_offset_ = 0;
 };
 

@@ -68,6 +68,9 @@ struct RunConfig {
     unsigned read_pct = 70;
     double rand_time_s = 10;                // 0 disables the random phase
     std::optional<std::uint64_t> rand_ops;  // total across workers; replaces rand_time
+    // --seq-time: each sequential phase covers the files once, then goes on
+    // pass after pass until this many seconds have passed (0: one pass).
+    double seq_time_s = 0;
     std::uint64_t iterations = 1;           // 0 = until interrupted or duration
     std::optional<double> duration_s;
     std::vector<Phase> phases{std::begin(kAllPhases), std::end(kAllPhases)};

@@ -1,6 +1,8 @@
 #include "model/results.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <ctime>
 #include <iterator>
 #include <numeric>
@@ -86,6 +88,27 @@ std::size_t SweepResult::repeats() const {
 std::optional<stats::Knee> SweepResult::described_knee() const {
     if (!knee || *knee + 1 >= points.size()) return std::nullopt;
     return stats::knee_at(figures(), *knee, axis());
+}
+
+std::string too_short_reason(double seconds, std::uint64_t ops) {
+    if (seconds >= kMinMeasuredSeconds && ops >= kMinMeasuredOps) return {};
+    // Rounded down, so that a phase under the minimum never reads as on it
+    // ("1.00 s" for 0.999 s).
+    char buf[64];
+    if (seconds < 0.1)
+        std::snprintf(buf, sizeof buf, "%.3f s", std::floor(seconds * 1e3) / 1e3);
+    else
+        std::snprintf(buf, sizeof buf, "%.2f s", std::floor(seconds * 1e2) / 1e2);
+    return std::string(buf) + ", " + std::to_string(ops) +
+           (ops == 1 ? " operation" : " operations");
+}
+
+std::string PhaseResult::too_short() const {
+    return too_short_reason(seconds, counters.read_ops + counters.write_ops);
+}
+
+std::string PhaseFigures::too_short() const {
+    return too_short_reason(seconds, read_ops + write_ops);
 }
 
 double PhaseResult::iops() const {

@@ -127,6 +127,19 @@ struct RepeatEstimates {
     stats::Estimate iops, bytes_per_sec, p99_ns;
 };
 
+// A phase is too short to measure below either minimum: its rate is then
+// mostly the start and the end of the phase (the queue filling, the last
+// operations draining, the clock's own cost), and a p99 of fewer than 200
+// operations is one of its two slowest.  Such a phase is marked in the text
+// report and the JSON, and --brief and the preset table quote no figure of
+// it (docs/results.md, "Too short to measure").
+inline constexpr double kMinMeasuredSeconds = 1.0;
+inline constexpr std::uint64_t kMinMeasuredOps = 200;
+
+// Why a phase of `seconds` and `ops` operations is too short to measure
+// ("0.04 s, 32 operations"), or empty when it is long enough.
+std::string too_short_reason(double seconds, std::uint64_t ops);
+
 struct PhaseResult {
     Phase phase = Phase::seq_write;
     unsigned workers = 0;      // workers that took part
@@ -144,6 +157,8 @@ struct PhaseResult {
     double bytes_per_sec() const;
     // Reads and writes together.
     stats::LatencyHistogram latency() const;
+    // See kMinMeasuredSeconds: empty when the phase is long enough.
+    std::string too_short() const;
     // Adds another run of the same phase (a later iteration, or a repeat):
     // counts, times and histograms add up, repeats are appended; interrupted
     // if either was.
@@ -170,6 +185,7 @@ struct PhaseFigures {
     std::uint64_t p50_ns = 0, p99_ns = 0, max_ns = 0;
 
     static PhaseFigures of(const PhaseResult& p);
+    std::string too_short() const;  // see PhaseResult::too_short
     double iops() const;
     double bytes_per_sec() const;
 };

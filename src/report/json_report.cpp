@@ -40,6 +40,9 @@ json phase_json(const run::PhaseResult& p, const run::RunConfig& cfg) {
     j["phase"] = std::string(run::to_string(p.phase));
     j["interrupted"] = p.interrupted;
     j["elapsed_s"] = s;
+    const std::string too_short = p.too_short();  // see run::kMinMeasuredSeconds
+    j["too_short"] = !too_short.empty();
+    j["too_short_reason"] = too_short.empty() ? json(nullptr) : json(too_short);
     j["read_bytes"] = c.read_bytes;
     j["write_bytes"] = c.write_bytes;
     j["read_ops"] = c.read_ops;
@@ -334,6 +337,7 @@ void append_iteration(std::string& out, const run::IterationResult& it) {
         ph.add("phase", run::to_string(p.phase));
         if (p.interrupted) ph.add("interrupted", true);  // rare: only then, to save bytes
         ph.add("elapsed_s", microseconds(p.seconds));
+        if (!p.too_short().empty()) ph.add("too_short", true);  // only then, as interrupted
         ph.add("read_bytes", p.read_bytes);
         ph.add("write_bytes", p.write_bytes);
         ph.add("read_ops", p.read_ops);
@@ -733,6 +737,7 @@ json config_json(const run::RunConfig& cfg, std::uint64_t seed) {
             {"read_pct", cfg.read_pct},
             {"rand_time_s", cfg.rand_ops ? json(nullptr) : json(cfg.rand_time_s)},
             {"rand_ops", cfg.rand_ops ? json(*cfg.rand_ops) : json(nullptr)},
+            {"seq_time_s", cfg.seq_time_s > 0 ? json(cfg.seq_time_s) : json(nullptr)},
             {"iterations", cfg.iterations},
             {"duration_s", cfg.duration_s ? json(*cfg.duration_s) : json(nullptr)},
             {"phases", phases},

@@ -34,10 +34,17 @@ std::pair<std::string, int> row_name(const std::string& label) {
     return {label, 3};
 }
 
-// One direction's three cells, or dashes when the test did none.
-std::string cells(bool measured, double bytes_per_sec, double iops, std::uint64_t p99_ns) {
+// One direction's three cells, or dashes when the test did none, or what
+// stands for them when its phase was too short to measure.
+std::string cells(bool measured, double bytes_per_sec, double iops, std::uint64_t p99_ns,
+                  const std::string& too_short) {
     char buf[96];
-    if (!measured)
+    if (measured && !too_short.empty()) {  // "too short: 0.040 s, 16 ops" across 31 columns
+        std::string text = "too short: " + too_short;
+        if (auto at = text.find(" operation"); at != std::string::npos)
+            text.replace(at, std::string::npos, " ops");
+        std::snprintf(buf, sizeof buf, " %30s", text.c_str());
+    } else if (!measured)
         std::snprintf(buf, sizeof buf, " %10s %9s %9s", "-", "-", "-");
     else
         std::snprintf(buf, sizeof buf, " %10.1f %9s %9.3f", bytes_per_sec / kMiB,
@@ -87,6 +94,8 @@ PresetRow preset_row(const run::RunResult& r) {
     row.write_iops = wr.iops;
     row.read_p99_ns = rd.p99_ns;
     row.write_p99_ns = wr.p99_ns;
+    row.read_too_short = rd.too_short;
+    row.write_too_short = wr.too_short;
     if (q.random) {
         row.p99_ns = q.random_p99_ns;
         return row;
@@ -132,9 +141,10 @@ std::string preset_table(const std::string& name, const PresetResults& results) 
         const std::string verdict = run::verdict_cell(l.evidence);
         std::snprintf(buf, sizeof buf, "  %-16s", l.name.c_str());
         out += buf;
-        out += cells(l.has_read, l.read.read_bytes_per_sec, l.read.read_iops, l.read.read_p99_ns);
+        out += cells(l.has_read, l.read.read_bytes_per_sec, l.read.read_iops, l.read.read_p99_ns,
+                     l.read.read_too_short);
         out += cells(l.has_write, l.write.write_bytes_per_sec, l.write.write_iops,
-                     l.write.write_p99_ns);
+                     l.write.write_p99_ns, l.write.write_too_short);
         out += "  " + verdict + "\n";
     }
     return out + endurance_summary(results);
@@ -155,6 +165,8 @@ nlohmann::json preset_json(const std::string& name, const PresetResults& results
                             {"read_p99_ns", row.read_p99_ns},
                             {"write_p99_ns", row.write_p99_ns},
                             {"mismatch_total", row.mismatches},
+                            {"too_short", (row.reads && !row.read_too_short.empty()) ||
+                                              (row.writes && !row.write_too_short.empty())},
                             {"exit_code", run::code_of(run::exit_status(r))}};
         if (configs && host && i < configs->size()) {
             nlohmann::json doc = result_json((*configs)[i], r, *host);

@@ -25,6 +25,9 @@ struct PresetRow {
     std::uint64_t read_p99_ns = 0, write_p99_ns = 0;  // each direction's own
     bool reads = false, writes = false;               // the phase did operations of that direction
     std::uint64_t mismatches = 0;
+    // Why the phase behind the figures was too short to measure, or empty
+    // (run::kMinMeasuredSeconds): the table then shows no figure.
+    std::string read_too_short, write_too_short;
 };
 PresetRow preset_row(const run::RunResult& r);
 

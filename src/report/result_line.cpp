@@ -22,6 +22,7 @@ DirectionFigures direction(const run::PhaseResult& p, bool reads) {
     DirectionFigures d;
     d.ops = reads ? c.read_ops : c.write_ops;
     d.measured = d.ops > 0 && p.seconds > 0;
+    d.too_short = p.too_short();
     if (!d.measured) return d;
     d.bytes_per_sec = static_cast<double>(reads ? c.read_bytes : c.write_bytes) / p.seconds;
     d.iops = static_cast<double>(d.ops) / p.seconds;
@@ -39,6 +40,7 @@ QuotedFigures quoted_figures(const run::RunResult& r) {
     if (const auto* rd = merged(r, run::Phase::seq_read)) q.seq_read = direction(*rd, true);
     if (const auto* rnd = merged(r, run::Phase::random)) {
         q.random = rnd->seconds > 0;
+        q.random_too_short = rnd->too_short();
         q.random_read = direction(*rnd, true);
         q.random_write = direction(*rnd, false);
         q.random_iops = rnd->iops();
@@ -55,23 +57,28 @@ std::string result_line(const run::RunConfig& cfg, const run::RunResult& r) {
     auto add_seq = [&](const char* name, const DirectionFigures& d) {
         if (!d.measured) return;
         seq += seq.empty() ? "seq " + units::format_size_option(cfg.seq_block) + ": " : ", ";
-        seq += name + printf_string(" %.1f MiB/s", d.bytes_per_sec / kMiB);
+        seq += name + (d.too_short.empty() ? printf_string(" %.1f MiB/s", d.bytes_per_sec / kMiB)
+                                           : " too short to measure (" + d.too_short + ")");
     };
     add_seq("write", q.seq_write);
     add_seq("read", q.seq_read);
     std::string line = "figures  " + seq;
     if (q.random) {
         line += seq.empty() ? "" : " | ";
-        line +=
-            "random " + units::format_size_option(cfg.rand_block) + ", " +
-            std::to_string(cfg.read_pct) + "% reads, qd " + std::to_string(r.backend.effective_qd) +
-            " x " + std::to_string(cfg.files) + (cfg.files == 1 ? " worker: " : " workers: ") +
-            units::format_iops(q.random_iops) + " IOPS" +
-            (q.random_iops_repeats.n >= 2
-                 ? printf_string(" (\u00b1%.1f %%, n=%zu)", q.random_iops_repeats.half_width_pct(),
-                                 q.random_iops_repeats.n)
-                 : std::string()) +
-            ", p99 " + printf_string("%.3f ms", static_cast<double>(q.random_p99_ns) / 1e6);
+        line += "random " + units::format_size_option(cfg.rand_block) + ", " +
+                std::to_string(cfg.read_pct) + "% reads, qd " +
+                std::to_string(r.backend.effective_qd) + " x " + std::to_string(cfg.files) +
+                (cfg.files == 1 ? " worker: " : " workers: ") +
+                (q.random_too_short.empty()
+                     ? units::format_iops(q.random_iops) + " IOPS" +
+                           (q.random_iops_repeats.n >= 2
+                                ? printf_string(" (\u00b1%.1f %%, n=%zu)",
+                                                q.random_iops_repeats.half_width_pct(),
+                                                q.random_iops_repeats.n)
+                                : std::string()) +
+                           ", p99 " +
+                           printf_string("%.3f ms", static_cast<double>(q.random_p99_ns) / 1e6)
+                     : "too short to measure (" + q.random_too_short + ")");
     }
     line += " | " + std::string(io::to_string(r.backend.used)) + ", " +
             (r.direct_io ? "O_DIRECT" : "buffered") + ", " + std::to_string(cfg.files) + " x " +

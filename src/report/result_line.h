@@ -18,13 +18,17 @@ struct DirectionFigures {
     double iops = 0;
     std::uint64_t p99_ns = 0;
     std::uint64_t ops = 0;  // the sample count behind p99
+    // Why the phase was too short to measure (run::kMinMeasuredSeconds),
+    // or empty: a figure quoted only when it is.
+    std::string too_short;
 };
 
 struct QuotedFigures {
     DirectionFigures seq_write, seq_read;
     DirectionFigures random_read, random_write;
     bool random = false;     // the random phase ran
-    double random_iops = 0;  // reads and writes
+    std::string random_too_short;  // why it was too short to measure, or empty
+    double random_iops = 0;        // reads and writes
     std::uint64_t random_p99_ns = 0;
     stats::Estimate random_iops_repeats;  // --repeat: over the repeats (n = 1: none)
 };
@@ -34,7 +38,9 @@ QuotedFigures quoted_figures(const run::RunResult& r);
 
 // "figures  seq 1M: write 1593.0 MiB/s, read 1563.1 MiB/s | random 4K, 70%
 // reads, qd 32 x 2 workers: 129.2k IOPS, p99 4.637 ms | io_uring, O_DIRECT,
-// 2 x 32 MiB on ext4, verified" (no newline); parts that did not run are left out.
+// 2 x 32 MiB on ext4, verified" (no newline); parts that did not run are left out,
+// and a phase too short to measure reads "too short to measure (0.040 s, 16
+// operations)" instead of its figure.
 std::string result_line(const run::RunConfig& cfg, const run::RunResult& r);
 
 }  // namespace ds::report

@@ -98,6 +98,11 @@ std::string phase_line(const run::PhaseResult& p, const std::vector<double>& thr
         line += c.cancelled_ops
                     ? printf_string("  (interrupted, %" PRIu64 " cancelled)", c.cancelled_ops)
                     : std::string("  (interrupted)");
+    if (const std::string why = p.too_short(); !why.empty())
+        line += "  (too short to measure: " + why + "; a figure needs " +
+                printf_string("%.0f s and %" PRIu64 " operations, e.g. ", run::kMinMeasuredSeconds,
+                              run::kMinMeasuredOps) +
+                (p.phase == run::Phase::random ? "--rand-time 5s" : "--seq-time 5s") + ")";
     if (p.repeats.size() >= 2) line.append("\n").append(repeats_line(p));
     if (p.phase == run::Phase::random && c.write_ops + c.write_errors > 0)
         line.append("\n").append(writes_line(p));

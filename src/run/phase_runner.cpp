@@ -80,9 +80,11 @@ void record_bound(RunSession& s, Phase phase) {
     const RunConfig& cfg = s.cfg;
     if (!s.state || !(phase == Phase::seq_write || (phase == Phase::random && cfg.read_pct < 100)))
         return;
+    // A sequential write takes one generation per pass: any number with
+    // --seq-time.
     s.state->set_bound(
         phase == Phase::seq_write
-            ? 1
+            ? (cfg.seq_time_s > 0 ? kAnyNewerBound : 1)
             : unacked_write_bound(cfg, cfg.sync == SyncMethod::none ? 0 : cfg.sync_every),
         true);
 }
@@ -120,6 +122,9 @@ PhasePlan make_plan(RunSession& s, std::uint64_t iteration, Phase phase, const S
     const RunConfig& cfg = s.cfg;
     if (s.observer.wants_intervals()) plan.intervals_from_ns = t0;
     plan.interval_ns = seconds_to_ns(cfg.interval_s);
+    // --seq-time: passes until then (the first one whole, however long).
+    if (phase != Phase::random && cfg.seq_time_s > 0)
+        plan.deadline_ns = t0 + seconds_to_ns(cfg.seq_time_s);
     if (phase == Phase::random) {
         if (!cfg.rand_ops)
             plan.deadline_ns = t0 + seconds_to_ns(over.time_s > 0 ? over.time_s : cfg.rand_time_s);
@@ -138,10 +143,14 @@ ProgressSnapshot progress_of(RunSession& s, const PhasePlan& plan, unsigned acti
         snap.bytes += s.workers[i]->progress_bytes.load(std::memory_order_relaxed);
         snap.ops += s.workers[i]->progress_ops.load(std::memory_order_relaxed);
     }
-    if (plan.phase != Phase::random)
-        snap.fraction_done =
-            static_cast<double>(snap.bytes) / static_cast<double>(s.cfg.file_bytes * active);
-    else if (s.cfg.rand_ops)
+    if (plan.phase != Phase::random) {
+        snap.fraction_done = std::min(
+            1.0, static_cast<double>(snap.bytes) / static_cast<double>(s.cfg.file_bytes * active));
+        if (plan.deadline_ns)  // --seq-time: done when both the first pass and the time are
+            snap.fraction_done =
+                std::min(snap.fraction_done, static_cast<double>(monotonic_ns() - t0) /
+                                                 static_cast<double>(plan.deadline_ns - t0));
+    } else if (s.cfg.rand_ops)
         snap.fraction_done = static_cast<double>(snap.ops) / static_cast<double>(*s.cfg.rand_ops);
     else if (plan.deadline_ns)
         snap.fraction_done =

@@ -257,6 +257,62 @@ class FarBackCases:
         self.assertEqual(doc["summary"]["mismatches"]["stale"], 2)
 
 
+class SeqTimeCases:
+    """--seq-time: damage injected after seq-read's first whole pass is found
+    by the later passes, each at the damaged byte's exact offset, and by
+    reverify's (every pass verifies against the map, as the first does)."""
+
+    def test_damage_during_a_seq_time_pass(self):
+        seq_block = 64 * 1024
+        per_pass = FILE_BYTES // seq_block  # worker 0's operations in one pass
+        # Stopped in seq-read's second pass: the first whole pass is done.
+        run = self.start("-s", "8M", "-j", FILES, "--qd", 8, "--seq-block", "64K",
+                         "--seq-time", "2s", "--phases", "seq-write,seq-read,reverify",
+                         stop=f"seq-read:{per_pass + 8}")
+        run.wait_stopped()
+        unit_at = 100 * seq_block + 5 * UNIT_BYTES  # far ahead in the pass
+        unit = bytearray(read_block(self.data_file(0), unit_at, UNIT_BYTES))
+        unit[1000] ^= 0x04
+        bad, wrong = CorruptionCases.overwrite(self, self.data_file(0), unit_at, unit)
+        self.assertEqual((bad, wrong), (unit_at + 1000, 1))
+        run.resume()
+        r = run.finish()
+        self.assertExit(r, 2)
+        self.assertNoFilesLeft(r)
+        doc = self.assertJson(r)
+        self.assertEqual(doc["config"]["seq_time_s"], 2)
+        merged = harness.merged_phases_of(doc)
+        # More than one pass, and none ended before the stated time.
+        for name in ("seq-write", "seq-read", "reverify"):
+            self.assertGreater(merged[name]["read_bytes"] + merged[name]["write_bytes"],
+                               FILES * FILE_BYTES, name)
+            self.assertGreaterEqual(merged[name]["elapsed_s"], 2, name)
+        # (The first 100 records are kept: every pass found it, so they may
+        # all be seq-read's.)
+        records = doc["mismatches"]
+        self.assertIn("seq-read", {m["phase"] for m in records}, r.describe())
+        for m in records:
+            self.assertEqual((m["class"], m["file_index"], m["offset_bytes"], m["unit_offset_bytes"],
+                              m["bad_bytes"], m["op"]),
+                             ("corrupt", 0, bad, unit_at, 1, "read"))
+        # Every pass that read the unit after the damage found it, and only it.
+        for name in ("seq-read", "reverify"):
+            counts = merged[name]["mismatches"]
+            self.assertGreaterEqual(counts["corrupt"], 1, name)
+            self.assertEqual(sum(counts.values()), counts["corrupt"], name)
+        self.assertEqual(sum(merged["seq-write"]["mismatches"].values()), 0)
+        self.assertEqual(doc["summary"]["damaged_units"], 1)
+        self.assertIn(f"{self.data_file(0)} offset {bad} ", r.stdout)
+
+
+class SeqTimeIoUring(SeqTimeCases, harness.DriveStressTest):
+    backend = "io_uring"
+
+
+class SeqTimeSync(SeqTimeCases, harness.DriveStressTest):
+    backend = "sync"
+
+
 class FarBackIoUring(FarBackCases, harness.DriveStressTest):
     backend = "io_uring"
 

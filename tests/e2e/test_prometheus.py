@@ -217,7 +217,7 @@ class PromTool(PromTest):
             sum(p["read_ops"] + p["write_ops"] for p in points))
 
     def test_preset(self):
-        r, text = self.prom_run("--preset", "desktop", "--rand-ops", "500")
+        r, text = self.prom_run("--preset", "desktop", "--rand-ops", "500", "--seq-time", "1")
         self.assertPromtoolAccepts(text, "preset")
         tests = [t["label"] for t in r.doc["preset"]["tests"]]
         self.assertEqual(len(tests), 6)

@@ -150,7 +150,8 @@ class Presets(harness.DriveStressTest):
     backend = None
 
     def test_desktop_preset_table_has_a_row_per_test(self):
-        r = self.drivestress("-s", "8M", "--rand-ops", "1000", "--preset", "desktop")
+        r = self.drivestress("-s", "8M", "--rand-ops", "1000", "--seq-time", "1", "--preset",
+                             "desktop")
         self.assertExit(r, 0)
         doc = self.assertJson(r)
         labels = [t["label"] for t in doc["preset"]["tests"]]

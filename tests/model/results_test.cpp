@@ -115,3 +115,18 @@ TEST_CASE("iteration detail: the last N iterations in full, the others dropped")
     CHECK(r.iterations.size() == 5);
     CHECK(r.merged_phases[0].counters.read_ops == 15);
 }
+
+TEST_CASE("too short to measure: under 1 s or under 200 operations, either one") {
+    CHECK(run::too_short_reason(1.0, 200).empty());
+    CHECK(run::too_short_reason(5.0, 100000).empty());
+    CHECK(run::too_short_reason(0.04, 32) == "0.040 s, 32 operations");
+    CHECK(run::too_short_reason(0.999, 5000) == "0.99 s, 5000 operations");  // never "1.00 s"
+    CHECK(run::too_short_reason(12.5, 199) == "12.50 s, 199 operations");
+    CHECK(run::too_short_reason(0, 1) == "0.000 s, 1 operation");
+    // A phase is judged on all its operations; a merged phase on its sum.
+    run::PhaseResult p = phase(run::Phase::seq_read, 0.6, 150, 1000);
+    CHECK(p.too_short() == "0.60 s, 150 operations");
+    CHECK(run::PhaseFigures::of(p).too_short() == p.too_short());
+    p.merge(phase(run::Phase::seq_read, 0.6, 150, 1000));
+    CHECK(p.too_short().empty());
+}

@@ -6,6 +6,7 @@ import os
 import pty
 import re
 import subprocess
+import sys
 
 import harness
 
@@ -146,6 +147,44 @@ class Prometheus(harness.DriveStressTest):
                   if l.startswith("drivestress_verdict{") and l.endswith(" 1")]
         self.assertEqual(len(on), 1, on)
         self.assertIn('verdict="no-verdict"', on[0])
+
+
+class HostLoad(harness.DriveStressTest):
+    """Every phase records what else the host did (issue 23 item 2)."""
+    backend = None
+
+    def test_a_cpu_hog_is_reported_and_warned_about(self):
+        """One busy process per CPU, owned and killed by the test: the run's
+        phases report the foreign load in the JSON, and the text report warns
+        that the figures may not repeat."""
+        hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+                for _ in range(os.cpu_count() or 1)]
+        try:
+            r = self.drivestress("-s", "8M", "-j", "1", "--rand-time", "2")
+        finally:
+            for h in hogs:
+                h.kill()
+                h.wait()
+        self.assertExit(r, 0)
+        rnd = harness.merged_phases_of(r.doc)["random"]["host_load"]
+        self.assertGreater(rnd["cpu_s"], 0)
+        self.assertGreaterEqual(rnd["foreign_pct"], 20, rnd)
+        self.assertTrue(rnd["busy"], rnd)
+        self.assertRegex(r.stdout, r"(?m)^  host busy: \d+ % steal, \d+ % other processes during "
+                                   r"random; figures may not repeat$")
+
+    def test_every_phase_carries_its_host_load(self):
+        """Without a hog the shares are whatever the machine did (the suite
+        runs tests side by side, so no figure is asserted): each phase has
+        them, within 0..100 %, and a warning line exactly when busy."""
+        r = self.drivestress("-s", "8M", "-j", "1", "--rand-ops", "2000")
+        self.assertExit(r, 0)
+        for name, p in harness.merged_phases_of(r.doc).items():
+            load = p["host_load"]
+            for key in ("steal_pct", "foreign_pct"):
+                self.assertTrue(0 <= load[key] <= 100, (name, load))
+            self.assertEqual(load["busy"], load["steal_pct"] >= 5 or load["foreign_pct"] >= 20)
+            self.assertEqual(load["busy"], f"other processes during {name};" in r.stdout, name)
 
 
 class Progress(harness.DriveStressTest):

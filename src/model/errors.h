@@ -9,25 +9,32 @@
 //   io/      setup calls (open, ring init, buffer registration) throw
 //       std::system_error naming the call and the path; the hot path never
 //       throws: a negative result (-errno) or a short transfer is data the
-//       engine counts and reports.  io::write_file_atomically throws
-//       std::system_error ("PATH: what").
+//       engine counts and reports, and Backend::submit() returns how many
+//       it submitted or -errno.  io::write_file_atomically throws
+//       std::system_error ("PATH: what"); io::errno_text words an errno.
+//   sys/     never throws: what the system cannot tell is std::optional
+//       (no /proc/stat, no mountinfo), the caller decides what that means.
 //   nvme/    never throws: a reading is std::optional plus the one-line
 //       reason it is absent ("not an NVMe device"), since health is
 //       best-effort and never stops a run.
 //   cli/     UsageError: a bad command line, what() names the option;
 //       main adds " (see --help)" and exits 1.  The system checks run after
 //       parsing throw SetupError like run/.
-//   run/     SetupError (below) for anything found before or while preparing
-//       a run: bad target, no space, a file it does not own; what() is the
-//       whole line, exit 1.  Problems during the run (I/O errors,
-//       mismatches, lost units) are never thrown: they are records in
-//       Results and decide the verdict (exit 2).  A std::system_error from
-//       io/ during setup is caught where the path is known and rethrown as
-//       SetupError, or passes to main unchanged when its text names it.
-//   report/, modes/  a results file that cannot be written is recorded by
-//       the Delivery (modes/delivery.h): the report still prints, the line
-//       "result ERROR: ..." names the file, and the exit is 1 unless the
-//       verdict is already worse.
+//   target/, engine/, run/  SetupError (below) for anything found before or
+//       while preparing a run: bad target, no space, a file it does not
+//       own; what() is the whole line, exit 1.  Problems during the run (I/O
+//       errors, mismatches, lost units) are never thrown: they are records
+//       in Results and decide the verdict (exit 2).  An error that ends a
+//       run after its first phase is caught by the runner and becomes
+//       RunResult::fatal_error: the run still reports what it did (exit 1
+//       unless a mismatch makes it 2).  A std::system_error from io/ during
+//       setup is caught where the path is known and rethrown as SetupError,
+//       or passes to main unchanged when its text names it.
+//   report/, metrics/, modes/  a results file that cannot be written is
+//       recorded by the Delivery (modes/delivery.h): a writer's finish()
+//       returns the failure as one line ("" when written), the report still
+//       prints, the line "result ERROR: ..." names the file, and the exit
+//       is 1 unless the verdict is already worse.
 #pragma once
 
 #include <stdexcept>

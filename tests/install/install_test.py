@@ -86,6 +86,13 @@ class Installed(unittest.TestCase):
         self.assertEqual(set(options) - terms, set())
         for heading in ("Exit status:", "Presets (--preset NAME"):
             self.assertIn(f'.SS "{heading}', text)
+        # The EXAMPLES section (share/drivestress.h2m): real command lines,
+        # each using options the binary has.
+        self.assertIn(".SH EXAMPLES", roff)
+        examples = text.split(".SH EXAMPLES", 1)[1].split("\n.SH ", 1)[0]
+        used = set(re.findall(r"(--[a-z][a-z0-9-]+)", examples))
+        self.assertGreater(len(used), 3, examples)
+        self.assertEqual(used - set(options), set())
 
     def complete(self, *words):
         """What the installed completion offers for `drivestress WORDS...`

@@ -6,6 +6,7 @@
 
 #include "pattern/unit.h"
 #include "report/json_report.h"
+#include "units/utf8.h"
 
 namespace ds::report {
 
@@ -215,22 +216,7 @@ std::uint64_t PromTotals::mismatch_total() const {
 
 namespace {
 
-// Length of the UTF-8 sequence at s[i], or 0 when it is not one (overlong
-// forms, surrogates and code points above U+10FFFF included).
-std::size_t utf8_length(std::string_view s, std::size_t i) {
-    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-    const unsigned char c = byte(i);
-    if (c < 0x80) return 1;
-    std::size_t n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
-    if (n == 0 || c > 0xf4 || i + n > s.size()) return 0;
-    for (std::size_t k = 1; k < n; ++k)
-        if ((byte(i + k) & 0xc0) != 0x80) return 0;
-    if (c == 0xe0 && byte(i + 1) < 0xa0) return 0;   // overlong
-    if (c == 0xed && byte(i + 1) >= 0xa0) return 0;  // surrogate
-    if (c == 0xf0 && byte(i + 1) < 0x90) return 0;   // overlong
-    if (c == 0xf4 && byte(i + 1) >= 0x90) return 0;  // above U+10FFFF
-    return n;
-}
+using units::utf8_length;
 
 // Label names the metrics use themselves (and "quantile", a summary's).
 constexpr std::string_view kOwnLabels[] = {

@@ -1,4 +1,5 @@
 #include "units/units.h"
+#include "units/utf8.h"
 
 #include <doctest/doctest.h>
 
@@ -242,4 +243,16 @@ TEST_CASE("printf_string has no length limit; IOPS read as a report shows them")
     CHECK(ds::units::format_iops(1234567) == "1.23M");
     CHECK(ds::units::format_iops(148300) == "148.3k");
     CHECK(ds::units::format_iops(812.4) == "812");
+}
+
+TEST_CASE("utf8_length: a sequence's length, 0 where the bytes are not UTF-8") {
+    using ds::units::utf8_length;
+    CHECK(utf8_length("a", 0) == 1);
+    CHECK(utf8_length("\xc3\xa9", 0) == 2);          // é
+    CHECK(utf8_length("\xe2\x82\xac", 0) == 3);      // €
+    CHECK(utf8_length("\xf0\x9f\x98\x80", 0) == 4);  // an emoji
+    CHECK(utf8_length("\xff", 0) == 0);
+    CHECK(utf8_length("\xc0\xaf", 0) == 0);      // overlong '/'
+    CHECK(utf8_length("\xed\xa0\x80", 0) == 0);  // a surrogate
+    CHECK(utf8_length("\xe2\x82", 0) == 0);      // cut short
 }

@@ -726,6 +726,29 @@ class RepeatsTest(unittest.TestCase):
         self.assertIn("gate: 1 of 1 checks had one repeat", r.stdout)
         self.assertTrue(r.stdout.splitlines()[-1].startswith("gate: FAILED"))
 
+    def test_damaged_repeats_give_no_verdict_and_no_traceback(self):
+        a = self.doc("dmg-a.json", 1.0, (0.95, 1.05))
+        for i, bad in enumerate(("x", None, [], {"iops": "fast"}, {"n": 5, "iops": {"n": "x"}})):
+            b = self.doc(f"dmg-b{i}.json", 0.7, (0.65, 0.75))
+            doc = load(b)
+            for p in doc["iterations"][0]["phases"]:
+                if p["phase"] == "random":
+                    p["repeats"] = bad
+            with open(b, "w") as f:
+                json.dump(doc, f)
+            r = run(a, b, "--fail-if", "random:iops<-10%")
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertNotIn("Traceback", r.stderr)
+            self.assertIn("vs A: one repeat (B has no --repeat estimates)", r.stdout)
+        b = self.doc("dmg-inf.json", 0.7, (0.65, 0.75))
+        with open(b) as f:
+            text = f.read().replace('"n": 5}', '"n": Infinity}', 1)
+        with open(b, "w") as f:
+            f.write(text)
+        r = run(a, b)
+        self.assertIn(r.returncode, (0, 1), r.stderr)
+        self.assertNotIn("Traceback", r.stderr)
+
     def test_gate_on_a_metric_repeat_does_not_estimate(self):
         a = self.doc("gatep-a.json", 1.0, (0.95, 1.05))
         b = self.doc("gatep-b.json", 0.7, (0.6, 1.0))

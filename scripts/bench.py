@@ -66,11 +66,13 @@ import platform
 import re
 import shutil
 import signal
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import stats  # noqa: E402
 
 KiB = 1024
 MiB = 1024 * KiB
@@ -877,14 +879,12 @@ def tool_version(argv):
 # ---------------------------------------------------------------- report
 
 def median(values):
-    values = [v for v in values if v is not None]
-    return statistics.median(values) if values else None
+    return stats.median(values)
 
 
 def spread(values):
     """(max - min) / median: how far apart the repetitions were."""
-    med = median(values)
-    return (max(values) - min(values)) / med if values and med else None
+    return stats.spread(stats.estimate(values))
 
 
 def fmt_value(v, unit):

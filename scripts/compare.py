@@ -16,6 +16,12 @@ the qd in effect, files, size, blocks, read share, phases, sync, batch,
 verification, direct I/O, preset), a warning lists what differs: their
 ratios compare unlike runs.
 
+With --repeat (schema_version 3: a phase's `repeats` estimates), a line under
+each document's figures says, for MiB/s, IOPS and p99, whether the difference
+from the baseline is real ("higher"/"lower": the medians' intervals lie
+apart) or "within noise" (they overlap), by the rule of src/stats/estimate.cpp
+(scripts/stats.py); "one repeat" when a side has no estimates.
+
 --fail-if RULES: a regression gate for CI and fleets.  RULES is a comma list
 (the option may be repeated) of [PHASE:]METRIC<CHANGE% or [PHASE:]METRIC>CHANGE%,
 CHANGE being the change of every other document from the baseline A, in %:
@@ -27,7 +33,12 @@ p99.99.  Every (iteration, phase) that both documents ran is checked; a
 percentile that either sample count does not support is not judged (listed
 as such), and a rule that could judge nothing fails as bad input.  Each check
 is listed with both values, the change and its verdict; the last line names
-the rules crossed.
+the rules crossed.  When both documents carry --repeat estimates for the
+figure (iops, bw, p99), a crossed threshold fails only when the intervals lie
+apart in the rule's direction ("ok (crossed, but within noise ...)"
+otherwise); without them (one repeat, or a metric --repeat does not
+estimate) the check judges the single figures as before, and the gate says
+how many checks had one repeat.
 
 --merge: for documents of runs that ran at the same time (one per host, one
 per drive), every phase's histograms of every document and iteration are
@@ -45,12 +56,14 @@ judged nothing); 1 without a word when the reader of the output goes away
 
 import argparse
 import json
+import math
 import os
 import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import results  # noqa: E402
+import stats  # noqa: E402
 from results import MIB, InputError  # noqa: E402
 
 # Percentiles of the side-by-side table: (document key, p).
@@ -59,6 +72,12 @@ TABLE_PERCENTILES = (("p50", 50.0), ("p99", 99.0), ("p99.9", 99.9))
 # the document's own set.
 MERGE_PERCENTILES = {"p50": 50.0, "p90": 90.0, "p95": 95.0, "p99": 99.0,
                      "p99.9": 99.9, "p99.99": 99.99}
+# Figures a phase's --repeat estimates cover: (entry key, repeats key, label,
+# the --fail-if metric).
+REPEAT_FIGURES = (("bandwidth", "bandwidth_bytes_per_sec", "MiB/s", "bw"),
+                  ("iops", "iops", "IOPS", "iops"),
+                  ("p99", "p99_ns", "p99", "p99"))
+ONE_REPEAT = "one repeat"
 # Exit status when a --fail-if threshold was crossed.
 EXIT_GATE_FAILED = 2
 
@@ -118,7 +137,36 @@ def entry(phase, doc_label):
     for name, p in MERGE_PERCENTILES.items():
         e[f"{name}_ns"] = results.percentile_ns(phase, name, p) if count else 0
         e[f"{name}_supported"] = results.percentile_supported(count, p)
+    e["repeats"] = repeat_estimates(phase.get("repeats"))
     return e
+
+
+def repeat_estimates(rep):
+    """{figure: estimate} of a phase's --repeat figures; None without them
+    (one repeat, or a document written before --repeat)."""
+    if not isinstance(rep, dict):
+        return None
+    out = {}
+    for key, doc_key, _, _ in REPEAT_FIGURES:
+        est = rep.get(doc_key)
+        if not isinstance(est, dict):
+            return None
+        try:
+            out[key] = {k: float(est[k]) for k in stats.KEYS}
+        except (KeyError, TypeError, ValueError, OverflowError):
+            return None
+        if not all(math.isfinite(v) for v in out[key].values()):
+            return None  # a damaged document: no verdict rather than a traceback
+    return out
+
+
+def noise(e, base, figure):
+    """stats.compare of `figure` in entry `e` against the baseline: "higher",
+    "lower", "within noise", or ONE_REPEAT when either side has no repeats."""
+    if not e["repeats"] or not base["repeats"]:
+        return ONE_REPEAT
+    verdict = stats.compare(e["repeats"][figure], base["repeats"][figure])
+    return ONE_REPEAT if verdict == stats.ONE_SAMPLE else verdict
 
 
 def add_changes(e, base):
@@ -131,6 +179,7 @@ def add_changes(e, base):
         has = base["latency_count"] and e["latency_count"] and a is not None and b is not None
         e[f"{name}_delta_ms"] = (b - a) / 1e6 if has else None
         e[f"{name}_delta_pct"] = (b / a - 1) * 100 if has and a else None
+    e["noise"] = {figure: noise(e, base, figure) for figure, _, _, _ in REPEAT_FIGURES}
 
 
 def compare(docs, paths):
@@ -258,7 +307,26 @@ def render_table(cmp):
                 lines.append(f"{it}  {ph} {label(i):<4}{'(not run)':>10}")
                 continue
             lines.append(render_entry(e, i, it, ph))
+            base = row["documents"][0]
+            if i and base is not None and (e["repeats"] or base["repeats"]):
+                lines.append(render_noise(e, base))
     return "\n".join(lines)
+
+
+def render_noise(e, base):
+    """The line under a document's figures when either side ran --repeat:
+    which differences from the baseline lie outside the noise."""
+    pad = " " * 21
+    if not e["repeats"] or not base["repeats"]:
+        who = base["document"] if not base["repeats"] else e["document"]
+        return f"{pad}vs {base['document']}: one repeat ({who} has no --repeat estimates), " \
+               "no verdict on the noise"
+    verdicts = ", ".join(f"{text} {e['noise'][figure]}"
+                         for figure, _, text, _ in REPEAT_FIGURES)
+    n_a, n_b = int(base["repeats"]["iops"]["n"]), int(e["repeats"]["iops"]["n"])
+    conf = min(base["repeats"]["iops"]["confidence"], e["repeats"]["iops"]["confidence"])
+    return (f"{pad}vs {base['document']}: {verdicts} "
+            f"(medians' {conf * 100:.0f} % intervals, n={n_a}/{n_b})")
 
 
 # --- regression gate ----------------------------------------------------------
@@ -324,7 +392,28 @@ def check(rule, row, base, e):
         change = (b / a - 1) * 100
         crossed = change < rule["pct"] if rule["op"] == "<" else change > rule["pct"]
         c.update(change_pct=change, verdict="FAILED" if crossed else "ok")
+        judge_noise(c, rule, base, e, crossed)
     return c
+
+
+def judge_noise(c, rule, base, e, crossed):
+    """With --repeat estimates on both sides, a crossed threshold fails only
+    when the intervals lie apart in the rule's direction; c["noise"] says
+    what the check knew: the stats verdict, ONE_REPEAT (judged on the single
+    figures, as without --repeat) or "no estimate" (a metric --repeat does
+    not estimate: judged on the single figures)."""
+    figure = next((f for f, _, _, m in REPEAT_FIGURES if m == rule["metric"]), None)
+    if not e["repeats"] or not base["repeats"]:
+        c["noise"] = ONE_REPEAT
+        return
+    if figure is None:
+        c["noise"] = "no estimate"
+        return
+    c["noise"] = noise(e, base, figure)
+    apart = stats.LOWER if rule["op"] == "<" else stats.HIGHER
+    if crossed and c["noise"] != apart:
+        c["verdict"] = "ok"
+        c["crossed_within_noise"] = True
 
 
 def gate(cmp, rules):
@@ -372,9 +461,18 @@ def render_gate(g, baseline):
             return f"{v:.1f} MiB/s" if metric == "bw" else f"{v:.3f} ms"
         change = "-" if "change_pct" not in c else f"{c['change_pct']:+.1f}%"
         verdict = c["verdict"] + (f": {c['reason']}" if "reason" in c else "")
+        if c.get("crossed_within_noise"):
+            verdict += " (crossed, but within noise: the intervals overlap)"
+        elif c.get("noise") not in (None, ONE_REPEAT):
+            verdict += {stats.HIGHER: " (intervals apart)", stats.LOWER: " (intervals apart)",
+                        stats.WITHIN_NOISE: " (within noise)"}.get(c["noise"], f" ({c['noise']})")
         lines.append(f"{str(c['iteration']):>4}  {c['phase']:<10} {c['document']:<4}"
                      f"{c['rule']:<{w}}{val(c['baseline_value']):>15}{val(c['value']):>15}"
                      f"{change:>10}  {verdict}")
+    single = sum(c.get("noise") == ONE_REPEAT for c in g["checks"])
+    if single:
+        lines.append(f"gate: {single} of {len(g['checks'])} checks had one repeat (no --repeat "
+                     "estimates on a side): judged on single figures, whatever the noise")
     if g["passed"]:
         lines.append(f"gate: passed, {len(g['checks'])} checks, no threshold crossed")
     else:

@@ -110,11 +110,19 @@ class Throttled(harness.DriveStressTest):
             self.assertGreater(p["iops_ratio"], 0.8, p)
             self.assertLess(p["iops_ratio"], 1.25, p)
             self.assertEqual(p["io_uring"]["iops_repeats"]["n"], 3)
+        # Never a depth.  Mostly "within noise"; but a throttle's token
+        # bucket can hold one backend a few percent apart from the other at
+        # one depth with tight intervals (seen once in CI: a 5 %+ gap with
+        # n=3), which is a real if small difference, not a crossover: then
+        # the verdict is that io_uring never pays.
         self.assertIsNone(sweep["crossover_qd"])
-        self.assertEqual(sweep["crossover_verdict"], "within_noise")
-        self.assertIn("within noise", doc["compare_backends"]["verdict"])
+        self.assertIn(sweep["crossover_verdict"], ("within_noise", "never"))
         self.assertNotIn("pays from", doc["compare_backends"]["verdict"])
-        self.assertIn("verdict  crossover: within noise", r.stdout)
+        self.assertNotIn("pays from", r.stdout)
+        if sweep["crossover_verdict"] == "within_noise":
+            self.assertIn("verdict  crossover: within noise", r.stdout)
+        else:
+            self.assertIn("verdict  crossover: io_uring never pays", r.stdout)
 
     def test_repeat_medians_match_separate_runs_with_the_same_seed(self):
         # The throttle sets the rate, so five separate runs and five

@@ -258,8 +258,14 @@ class PowercutCases:
                          ["drivestress-0.dat", "drivestress-1.dat", STATE_NAME])
         result, v = self.verify()
         self.assertExit(result, 0)
-        # The interrupted random phase was acknowledged when it drained.
-        self.assertEqual(v["intact_units"], FILES * UNITS, result.describe())
+        # The interrupted random phase was acknowledged when it stopped.  A
+        # write the stop request cancelled while in flight leaves its unit's
+        # content unknown: never acknowledged, allowed, never lost (seen
+        # under TSan, where a write is still in flight at the signal).
+        self.assertEqual(v["lost_units"], 0, result.describe())
+        self.assertEqual(v["intact_units"] + v["never_acknowledged_units"], FILES * UNITS,
+                         result.describe())
+        self.assertLessEqual(v["never_acknowledged_units"], FILES * 16, result.describe())  # --qd 16
 
 
     def test_second_signal_keeps_files(self):

@@ -425,6 +425,18 @@ class DriveStressTest(unittest.TestCase):
         self.addCleanup(run.close)
         return run
 
+    def second_signal_later(self, run, first=signal.SIGINT, second=signal.SIGTERM):
+        """For a run started with stop_on_signal and stopped: sends `first`,
+        waits until it noticed it (the test hook stops it again), then
+        `second` later than one keypress arriving twice; its Result."""
+        run.send(first)
+        run.resume()
+        run.wait_stopped()
+        time.sleep(0.4)  # longer than one keypress arriving twice (250 ms)
+        run.send(second)
+        run.resume()
+        return run.finish()
+
     def drivestress(self, *args, **kwargs):
         """Runs drivestress to the end and returns its Result."""
         return self.start(*args, **kwargs).finish()

@@ -16,6 +16,17 @@ ARGS = ("-s", "16M", "-j", 2, "--seq-block", "64K", "--qd", 32)
 
 class EnospcCases:
 
+    def fill(self, filler):
+        """Takes every free block of the filesystem into `filler`."""
+        with open(filler, "wb") as f:
+            chunk = b"\xa5" * MiB
+            try:
+                while True:
+                    f.write(chunk)
+                    f.flush()
+            except OSError as e:
+                self.assertEqual(e.errno, 28, e)  # ENOSPC
+
     def test_filesystem_fills_up_mid_run(self):
         harness.require_root(self, "loop devices and mount")
         dev = harness.loop_device(self, harness.backing_file(self, 64 * MiB))
@@ -26,14 +37,7 @@ class EnospcCases:
         self.addCleanup(lambda: os.path.exists(filler) and os.unlink(filler))
         run = self.start(*ARGS, stop="seq-write:20", target=target)
         run.wait_stopped()
-        with open(filler, "wb") as f:  # take every free block
-            chunk = b"\xa5" * MiB
-            try:
-                while True:
-                    f.write(chunk)
-                    f.flush()
-            except OSError as e:
-                self.assertEqual(e.errno, 28, e)  # ENOSPC
+        self.fill(filler)
         run.resume()
         r = run.finish()
         self.assertExit(r, 1)
@@ -73,14 +77,7 @@ class EnospcCases:
         held = [os.open(os.path.join(target, f"drivestress-{i}.dat"), os.O_RDONLY)
                 for i in range(2)]  # unlinked by --recreate, their blocks stay taken
         self.addCleanup(lambda: [os.close(fd) for fd in held])
-        with open(filler, "wb") as f:  # take every free block
-            chunk = b"\xa5" * MiB
-            try:
-                while True:
-                    f.write(chunk)
-                    f.flush()
-            except OSError as e:
-                self.assertEqual(e.errno, 28, e)  # ENOSPC
+        self.fill(filler)
         run.resume()
         r = run.finish()
         self.assertExit(r, 1)

@@ -275,13 +275,7 @@ class PowercutCases:
         run = self.start(*self.run_args("--rand-time", 60), stop="random:200", json_out=False,
                          stop_on_signal=True)
         run.wait_stopped()
-        run.send(signal.SIGINT)
-        run.resume()
-        run.wait_stopped()  # noticed the SIGINT (test hook)
-        time.sleep(0.4)     # not the same keypress twice
-        run.send(signal.SIGTERM)
-        run.resume()
-        r = run.finish()
+        r = self.second_signal_later(run)
         self.assertIn(r.returncode, (130, 143), r.describe())
         self.assertIn("second signal, exiting now (files kept)", r.stderr)
         self.assertEqual(self.target_files(),

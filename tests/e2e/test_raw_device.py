@@ -12,8 +12,6 @@ import hashlib
 import json
 import os
 import shutil
-import signal
-import time
 
 import harness
 from harness import UNIT_BYTES, MiB, read_block, write_block
@@ -102,13 +100,7 @@ class RawDeviceCases:
         run = self.start(*ARGS, "-s", "16M", "--rand-time", 60, *raw(self.dev), stop="random:20",
                          target=False, json_out=False, stop_on_signal=True)
         run.wait_stopped()
-        run.send(signal.SIGINT)
-        run.resume()
-        run.wait_stopped()  # noticed the SIGINT (test hook)
-        time.sleep(0.4)     # not the same keypress twice
-        run.send(signal.SIGTERM)
-        run.resume()
-        r = run.finish()
+        r = self.second_signal_later(run)
         self.assertExit(r, 130)
         self.assertIn("drivestress: second signal, exiting now\n", r.stderr)
         self.assertNotIn("files kept", r.stderr)

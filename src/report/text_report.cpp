@@ -326,6 +326,11 @@ void TextReport::print_target(const run::RunConfig& cfg, const run::RunResult& r
                      t.device.empty() ? "?" : t.device.c_str(), cfg.files,
                      units::format_bytes(cfg.file_bytes).c_str(), io);
     if (!r.direct_io_note.empty()) std::fprintf(out_, "note     %s\n", r.direct_io_note.c_str());
+    if (cfg.nop)
+        std::fprintf(out_,
+                     "note     --backend nop: every operation is an io_uring NOP; nothing reaches "
+                     "the device and nothing is verified: the figures are the engine's own cost, "
+                     "not the drive's\n");
     const std::uint64_t bytes = cfg.file_bytes * cfg.files;
     if (!r.direct_io && random_on(cfg) && cfg.read_pct > 0 &&
         (host_.memory_bytes == 0 || bytes < host_.memory_bytes))
@@ -343,8 +348,8 @@ void TextReport::print_backend(const run::RunConfig& cfg, const run::RunResult& 
         std::fprintf(out_, "backend  %s  one operation at a time\n",
                      std::string(io::to_string(b.used)).c_str());
     else
-        std::fprintf(out_, "backend  %s  qd %u per worker (sequential %u x %s)%s\n",
-                     backend_text(b).c_str(), b.effective_qd, b.seq_qd,
+        std::fprintf(out_, "backend  %s%s  qd %u per worker (sequential %u x %s)%s\n",
+                     cfg.nop ? "NOP on " : "", backend_text(b).c_str(), b.effective_qd, b.seq_qd,
                      units::format_size_option(cfg.seq_block).c_str(), cpus_text(cfg).c_str());
     if (!b.fallback_reason.empty())
         std::fprintf(out_, "note     io_uring unavailable, using sync: %s\n",
@@ -388,6 +393,7 @@ void TextReport::print_workload(const run::RunConfig& cfg, const run::RunResult&
 void TextReport::started(const run::RunConfig& cfg, const run::RunResult& r) {
     thresholds_s_ = cfg.latency_thresholds_s;
     verify_ = cfg.verify;
+    nop_ = cfg.nop;
     interval_s_ = cfg.interval_s;
     if (layout_ == Layout::brief || (layout_ == Layout::preset_test && !header_)) return;
     if (!section_.empty()) {  // a comparison: the common header once, then this run's section
@@ -597,7 +603,8 @@ void TextReport::iteration_done(const run::IterationResult& it) {
     mismatches_seen_ += n;
     if (layout_ != Layout::full) return;
     if (!verify_ && n == 0)
-        std::fprintf(out_, "  mismatches not counted: nothing verified (--no-verify)\n");
+        std::fprintf(out_, "  mismatches not counted: nothing verified (%s)\n",
+                     nop_ ? "--backend nop" : "--no-verify");
     else if (n == 0)
         std::fprintf(out_, "  mismatches 0\n");
     else  // observations: a damaged unit read by two phases counts twice
@@ -764,7 +771,9 @@ std::string summary_line(const run::RunConfig& cfg, const run::RunResult& r) {
     std::string line = "summary  " + units::format_bytes(totals.written) + " written, " +
                        units::format_bytes(totals.read) + " read, ";
     if (!cfg.verify && totals.verified == 0)
-        return line + printf_string("not verified (--no-verify) in %.2f s", r.wall_seconds);
+        return line + printf_string("not verified (%s) in %.2f s",
+                                    cfg.nop ? "--backend nop: no data moved" : "--no-verify",
+                                    r.wall_seconds);
     line += units::format_bytes(totals.verified) +
             printf_string(" verified in %.2f s; %" PRIu64 " mismatch%s", r.wall_seconds,
                           r.mismatch_count(), r.mismatch_count() == 1 ? "" : "es");

@@ -32,9 +32,10 @@ const OptionSpec kSpecs[] = {
     {kWorkload, "qd", 'q', "N", "32", nullptr,
      "operations in flight per worker, 1 to 4096 (sync: that many threads per worker, each "
      "in a blocking pread/pwrite; 1 = no extra thread)"},
-    {kWorkload, "backend", 0, "auto|io_uring|sync", "auto", nullptr,
+    {kWorkload, "backend", 0, "auto|io_uring|sync|nop", "auto", nullptr,
      "I/O backend; auto probes io_uring and falls back to sync with a one-line reason, "
-     "io_uring exits 1 with that reason instead"},
+     "io_uring exits 1 with that reason instead; nop issues io_uring NOPs: the engine's own "
+     "cost, no device I/O, nothing verified"},
     {kWorkload, "seq-block", 0, "SIZE", "1M", nullptr, "sequential block"},
     {kWorkload, "rand-block", 0, "SIZE", "4K", nullptr,
      "random block, also the verification unit: a power of two, 512 to 64M"},

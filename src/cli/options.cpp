@@ -166,8 +166,11 @@ void read_backend(const Options& o, run::RunConfig& c) {
         c.backend = run::BackendChoice::io_uring;
     else if (b == "sync")
         c.backend = run::BackendChoice::sync;
-    else
-        throw UsageError("--backend: '" + b + "' is not one of auto, io_uring, sync");
+    else if (b == "nop") {
+        c.backend = run::BackendChoice::io_uring;
+        c.nop = true;
+    } else
+        throw UsageError("--backend: '" + b + "' is not one of auto, io_uring, sync, nop");
     c.sqpoll = o.flag("sqpoll");
     c.iopoll = o.flag("iopoll");
     for (const char* name : {"sqpoll", "iopoll"}) {
@@ -472,6 +475,28 @@ void read_outputs(const Options& o, bool compare_backends, Outputs& out) {
 }
 
 // One run's configuration (a single run, or one test of a preset).
+// --backend nop: the engine without the device.  No byte is read or
+// written, so nothing can be verified (verification is off, and the report
+// says why); what only means something of a device or of data is refused.
+void read_nop(const Options& o, run::RunConfig& c) {
+    if (!c.nop) return;
+    auto refuse = [](const std::string& what, const char* why) {
+        throw UsageError("--backend nop and " + what + ": " + why);
+    };
+    if (!c.raw_device.empty())
+        refuse("--raw-device", "a NOP touches no device; give a directory for the engine's files");
+    if (c.buffered) refuse("--buffered", "a NOP moves no data, through the page cache or not");
+    if (c.iopoll) refuse("--iopoll", "a NOP has no device to poll");
+    if (c.sync != run::SyncMethod::none) refuse("--sync", "a NOP writes nothing to make durable");
+    if (c.keep) refuse("--keep", "a NOP leaves no data to verify later");
+    if (c.sync_compare) refuse("--sync-compare", "a NOP writes nothing to make durable");
+    if (c.sustained_passes) refuse("--sustained-write", "a NOP has no write cliff");
+    if (o.given("phases") && o.text("phases").find("reverify") != std::string::npos)
+        refuse("--phases reverify", "a NOP reads nothing to verify");
+    c.verify = false;
+    std::erase(c.phases, run::Phase::reverify);
+}
+
 run::RunConfig read_run(const Options& o) {
     run::RunConfig c;
     read_target(o, c);
@@ -486,6 +511,7 @@ run::RunConfig read_run(const Options& o) {
     read_modes(o, c);
     read_durability(o, c);
     read_sync_compare(o, c);
+    read_nop(o, c);
     return c;
 }
 
@@ -512,6 +538,8 @@ void read_verify_only(const po::variables_map& vm, const Options& o, ParsedComma
 // and each test's options that the user did not give.
 void read_preset(const std::vector<std::string>& args, const Options& o, ParsedCommandLine& out) {
     if (o.flag("keep")) throw UsageError("--keep works with a single run, not with --preset");
+    if (o.text("backend") == "nop")
+        throw UsageError("--backend nop and --preset: a preset measures a drive; a NOP has none");
     if (o.given("timeseries"))
         throw UsageError(
             "--timeseries works with a single run, not with --preset or --compare-backends");

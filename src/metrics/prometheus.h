@@ -72,12 +72,17 @@ struct PromTotals {
     std::uint64_t write_errors = 0;
     double cpu_user_s = 0, cpu_system_s = 0;
     std::uint64_t iterations = 0;
+    // --repeat: the figures of each repeat of the finished phases (a phase
+    // and its later iterations' runs, as JSON's merged_phases), by phase and
+    // sweep point ("qd=32"; "" outside a sweep), up to
+    // run::PhaseResult::kMaxRepeats each: the estimates' gauges.
+    std::map<std::pair<run::Phase, std::string>, std::vector<run::RepeatFigures>> repeats;
 
     // Puts in, at zero, every series a run of `cfg` can have, so that none
     // appears halfway through (rate() would miss its first increase).
     void expect(const run::RunConfig& cfg);
-    // A finished phase (or sweep point).
-    void add_phase(const run::PhaseResult& p);
+    // A finished phase, or a sweep point's random phase (`point`: "qd=32").
+    void add_phase(const run::PhaseResult& p, const std::string& point = {});
     // One second of the phase in progress.
     void add_interval(run::Phase phase, const run::IntervalStats& s);
     void add(const PromTotals& o);

@@ -71,7 +71,7 @@ struct RunConfig {
     // --seq-time: each sequential phase covers the files once, then goes on
     // pass after pass until this many seconds have passed (0: one pass).
     double seq_time_s = 0;
-    std::uint64_t iterations = 1;           // 0 = until interrupted or duration
+    std::uint64_t iterations = 1;  // 0 = until interrupted or duration
     std::optional<double> duration_s;
     std::vector<Phase> phases{std::begin(kAllPhases), std::end(kAllPhases)};
     std::uint64_t seed = 0;
@@ -83,6 +83,9 @@ struct RunConfig {
     std::vector<unsigned> cpus;
     bool sqpoll = false;  // io_uring: a kernel thread polls the submission queue
     bool iopoll = false;  // io_uring: completions polled from the device (O_DIRECT)
+    // --backend nop: io_uring with every operation an IORING_OP_NOP (backend
+    // is then io_uring, verify false): the engine without the device.
+    bool nop = false;
     // Files the program writes besides the run's own (results), as
     // (what names it, path): the target refuses to take one of them for a
     // test or state file.

@@ -158,29 +158,34 @@ std::string drift_table(const std::vector<run::PhaseDrift>& drift, std::uint64_t
     if (iterations < 2 || !any) return "";
     std::string t = printf_string("\ndrift    %" PRIu64
                                   " iterations: first, best, worst and last of each phase "
-                                  "(#iteration; interrupted phases left out)\n",
-                                  iterations);
-    t += printf_string("  %-10s %-7s %10s%8s%10s%8s%10s%8s%10s\n", "phase", "", "first", "", "best",
-                       "", "worst", "", "last");
-    auto row = [&](const char* phase, const char* figure, const run::FigureDrift& d, auto&& text) {
+                                  "(#iteration; interrupted phases left out); drift: the "
+                                  "first %zu runs against the last %zu, named only outside "
+                                  "the noise\n",
+                                  iterations, run::kDriftWindow, run::kDriftWindow);
+    t += printf_string("  %-10s %-7s %10s%8s%10s%8s%10s%8s%10s%8s%s\n", "phase", "", "first", "",
+                       "best", "", "worst", "", "last", "", "drift");
+    auto row = [&](const char* phase, const char* figure, const run::FigureDrift& d,
+                   bool higher_better, auto&& text) {
         auto cell = [&](double v, std::uint64_t it) {
             return printf_string("%10s #%-6" PRIu64, text(v).c_str(), it);
         };
         std::string line = printf_string(
-            "  %-10s %-7s %s%s%s%s", phase, figure, cell(d.first, d.first_iteration).c_str(),
+            "  %-10s %-7s %s%s%s%s%s", phase, figure, cell(d.first, d.first_iteration).c_str(),
             cell(d.best, d.best_iteration).c_str(), cell(d.worst, d.worst_iteration).c_str(),
-            cell(d.last, d.last_iteration).c_str());
+            cell(d.last, d.last_iteration).c_str(),
+            run::to_string(run::drift_verdict(d, higher_better)).c_str());
         t += line.substr(0, line.find_last_not_of(' ') + 1) + "\n";
     };
     for (const auto& d : drift) {
         if (d.iterations == 0) continue;
         const std::string name(run::to_string(d.phase));
         if (d.phase == run::Phase::random)
-            row(name.c_str(), "IOPS", d.iops, [](double v) { return units::format_iops(v); });
+            row(name.c_str(), "IOPS", d.iops, true, [](double v) { return units::format_iops(v); });
         else
-            row(name.c_str(), "MiB/s", d.bandwidth,
+            row(name.c_str(), "MiB/s", d.bandwidth, true,
                 [](double v) { return printf_string("%.1f", v / kMiB); });
-        row("", "p99 ms", d.p99_ns, [](double v) { return ms(static_cast<std::uint64_t>(v)); });
+        row("", "p99 ms", d.p99_ns, false,
+            [](double v) { return ms(static_cast<std::uint64_t>(v)); });
     }
     return t;
 }
@@ -321,6 +326,11 @@ void TextReport::print_target(const run::RunConfig& cfg, const run::RunResult& r
                      t.device.empty() ? "?" : t.device.c_str(), cfg.files,
                      units::format_bytes(cfg.file_bytes).c_str(), io);
     if (!r.direct_io_note.empty()) std::fprintf(out_, "note     %s\n", r.direct_io_note.c_str());
+    if (cfg.nop)
+        std::fprintf(out_,
+                     "note     --backend nop: every operation is an io_uring NOP; nothing reaches "
+                     "the device and nothing is verified: the figures are the engine's own cost, "
+                     "not the drive's\n");
     const std::uint64_t bytes = cfg.file_bytes * cfg.files;
     if (!r.direct_io && random_on(cfg) && cfg.read_pct > 0 &&
         (host_.memory_bytes == 0 || bytes < host_.memory_bytes))
@@ -338,8 +348,8 @@ void TextReport::print_backend(const run::RunConfig& cfg, const run::RunResult& 
         std::fprintf(out_, "backend  %s  one operation at a time\n",
                      std::string(io::to_string(b.used)).c_str());
     else
-        std::fprintf(out_, "backend  %s  qd %u per worker (sequential %u x %s)%s\n",
-                     backend_text(b).c_str(), b.effective_qd, b.seq_qd,
+        std::fprintf(out_, "backend  %s%s  qd %u per worker (sequential %u x %s)%s\n",
+                     cfg.nop ? "NOP on " : "", backend_text(b).c_str(), b.effective_qd, b.seq_qd,
                      units::format_size_option(cfg.seq_block).c_str(), cpus_text(cfg).c_str());
     if (!b.fallback_reason.empty())
         std::fprintf(out_, "note     io_uring unavailable, using sync: %s\n",
@@ -383,6 +393,7 @@ void TextReport::print_workload(const run::RunConfig& cfg, const run::RunResult&
 void TextReport::started(const run::RunConfig& cfg, const run::RunResult& r) {
     thresholds_s_ = cfg.latency_thresholds_s;
     verify_ = cfg.verify;
+    nop_ = cfg.nop;
     interval_s_ = cfg.interval_s;
     if (layout_ == Layout::brief || (layout_ == Layout::preset_test && !header_)) return;
     if (!section_.empty()) {  // a comparison: the common header once, then this run's section
@@ -592,7 +603,8 @@ void TextReport::iteration_done(const run::IterationResult& it) {
     mismatches_seen_ += n;
     if (layout_ != Layout::full) return;
     if (!verify_ && n == 0)
-        std::fprintf(out_, "  mismatches not counted: nothing verified (--no-verify)\n");
+        std::fprintf(out_, "  mismatches not counted: nothing verified (%s)\n",
+                     nop_ ? "--backend nop" : "--no-verify");
     else if (n == 0)
         std::fprintf(out_, "  mismatches 0\n");
     else  // observations: a damaged unit read by two phases counts twice
@@ -759,7 +771,9 @@ std::string summary_line(const run::RunConfig& cfg, const run::RunResult& r) {
     std::string line = "summary  " + units::format_bytes(totals.written) + " written, " +
                        units::format_bytes(totals.read) + " read, ";
     if (!cfg.verify && totals.verified == 0)
-        return line + printf_string("not verified (--no-verify) in %.2f s", r.wall_seconds);
+        return line + printf_string("not verified (%s) in %.2f s",
+                                    cfg.nop ? "--backend nop: no data moved" : "--no-verify",
+                                    r.wall_seconds);
     line += units::format_bytes(totals.verified) +
             printf_string(" verified in %.2f s; %" PRIu64 " mismatch%s", r.wall_seconds,
                           r.mismatch_count(), r.mismatch_count() == 1 ? "" : "es");

@@ -80,6 +80,7 @@ class TextReport final : public run::RunObserver {
     std::string label_;
     bool header_ = false;
     bool verify_ = true;
+    bool nop_ = false;       // --backend nop: why nothing is verified
     double interval_s_ = 1;  // --interval
     std::uint64_t header_iteration_ = 0;
     std::uint64_t mismatches_seen_ = 0;

@@ -522,6 +522,34 @@ TEST_CASE("--sqpoll and --iopoll: io_uring modes, refused where they cannot appl
     CHECK(usage_error({"--sqpoll", "--buffered"}).empty());  // SQPOLL works buffered
 }
 
+TEST_CASE("--backend nop: io_uring NOPs, nothing verified, device and data options refused") {
+    CHECK_FALSE(parse({}).nop);
+    RunConfig c = parse({"--backend", "nop"});
+    CHECK(c.nop);
+    CHECK(c.backend == BackendChoice::io_uring);
+    CHECK_FALSE(c.verify);  // no byte is read: nothing can be verified
+    CHECK(c.phases == std::vector<Phase>{Phase::seq_write, Phase::seq_read, Phase::random});
+    RunConfig s = parse({"--backend", "nop", "--sqpoll", "--phases", "seq-write,random"});
+    CHECK(s.sqpoll);  // the engine's cost with a polling thread: t/io_uring measures it too
+    CHECK(s.phases == std::vector<Phase>{Phase::seq_write, Phase::random});
+    for (const Args& a :
+         {Args{"--raw-device", "/dev/loop0", "--destroy-data", "/dev/loop0"}, Args{"--buffered"},
+          Args{"--iopoll"}, Args{"--sync", "fdatasync"}, Args{"--sync", "dsync"}, Args{"--keep"},
+          Args{"--sync-compare"}, Args{"--sustained-write", "2"},
+          Args{"--phases", "seq-write,random,reverify"}, Args{"--preset", "quick"},
+          Args{"--compare-backends"}}) {
+        Args args{"--backend", "nop"};
+        args.insert(args.end(), a.begin(), a.end());
+        const std::string msg = usage_error(args);
+        CAPTURE(msg);
+        CHECK(!msg.empty());
+        // Each names both options (--compare-backends refuses any --backend).
+        CHECK((contains(msg, "--backend nop") || contains(msg, "drop --backend")));
+        CHECK(contains(msg, a[0]));
+    }
+    CHECK(contains(usage_error({"--backend", "none"}), "auto, io_uring, sync, nop"));
+}
+
 TEST_CASE("--prom, --prom-label and --prom-interval") {
     const std::string prom = "/tmp/options_test_never_written.prom";
     ParsedCommandLine p = parse_command_line({"--prom", prom, "--prom-label", "rack=r12",

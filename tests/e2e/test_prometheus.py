@@ -216,6 +216,43 @@ class PromTool(PromTest):
             sum(samples(text, "drivestress_op_latency_seconds_count", phase="random")),
             sum(p["read_ops"] + p["write_ops"] for p in points))
 
+    def test_repeat_estimates_are_gauges_of_their_own(self):
+        # --repeat 5: each figure's median, interval and spread are separate
+        # families (never a label per value), equal to the JSON's estimates.
+        r, text = self.prom_run("--rand-ops", "1000", "--read-pct", "100", "--repeat", "5")
+        self.assertPromtoolAccepts(text, "--repeat")
+        rep = harness.merged_phases_of(self.assertJson(r))["random"]["repeats"]
+        self.assertEqual(one(text, "drivestress_repeats", phase="random"), 5)
+        self.assertEqual(one(text, "drivestress_repeat_confidence", phase="random"),
+                         rep["iops"]["confidence"])
+        for name, key, scale in (("ops_per_second", "iops", 1),
+                                 ("bytes_per_second", "bandwidth_bytes_per_sec", 1),
+                                 ("p99_latency_seconds", "p99_ns", 1e-9)):
+            e = rep[key]
+            for suffix, field in (("", "median"), ("_low", "low"), ("_high", "high"),
+                                  ("_min", "min"), ("_max", "max")):
+                got = one(text, f"drivestress_repeat_{name}{suffix}", phase="random")
+                self.assertAlmostEqual(got, e[field] * scale, delta=abs(e[field] * scale) * 1e-9,
+                                       msg=(name, suffix))
+        # The phases run once have no estimate, and no label carries a value.
+        self.assertEqual(samples(text, "drivestress_repeats", phase="seq-write"), [])
+        self.assertNotIn("bound=", text)
+
+    def test_no_repeat_no_estimates(self):
+        _, text = self.prom_run("--rand-ops", "500")
+        self.assertNotIn("drivestress_repeat", text)
+
+    def test_sweep_with_repeats_has_a_point_label(self):
+        r, text = self.prom_run("--sweep", "qd=1,4", "--rand-ops", "500", "--repeat", "2")
+        self.assertPromtoolAccepts(text, "sweep --repeat")
+        for p in r.doc["sweep"]["points"]:
+            point = f"qd={p['value']}"
+            self.assertEqual(one(text, "drivestress_repeats", phase="random", point=point), 2)
+            self.assertAlmostEqual(
+                one(text, "drivestress_repeat_ops_per_second", phase="random", point=point),
+                p["repeats"]["iops"]["median"], delta=p["repeats"]["iops"]["median"] * 1e-9)
+        self.assertEqual(len(samples(text, "drivestress_repeats")), 2)
+
     def test_preset(self):
         r, text = self.prom_run("--preset", "desktop", "--rand-ops", "500", "--seq-time", "1")
         self.assertPromtoolAccepts(text, "preset")

@@ -44,19 +44,36 @@ TEST_CASE("drift table: first, best, worst and last of each phase, with the iter
     REQUIRE(lines.size() == 7);
     CHECK(lines[0].empty());
     CHECK(lines[1].rfind("drift    3 iterations: first, best, worst and last", 0) == 0);
-    CHECK(
-        lines[3] ==
-        "  seq-write  MiB/s        100.0 #1          250.0 #2           50.0 #3           50.0 #3");
-    CHECK(
-        lines[4] ==
-        "             p99 ms       2.000 #1          2.000 #1          6.000 #3          6.000 #3");
-    CHECK(
-        lines[5] ==
-        "  random     IOPS          1.0k #1           2.0k #3            500 #2           2.0k #3");
+    CHECK(lines[3] ==
+          "  seq-write  MiB/s        100.0 #1          250.0 #2           50.0 #3           50.0 "
+          "#3     one sample a side");
+    CHECK(lines[4] ==
+          "             p99 ms       2.000 #1          2.000 #1          6.000 #3          6.000 "
+          "#3     one sample a side");
+    CHECK(lines[5] ==
+          "  random     IOPS          1.0k #1           2.0k #3            500 #2           2.0k "
+          "#3     one sample a side");
+    CHECK(lines[2].substr(lines[2].size() - 5) == "drift");
     for (const auto& l : lines) {
         CAPTURE(l);
         CHECK((l.empty() || l.back() != ' '));
     }
+}
+
+TEST_CASE("drift table: a drift is named only outside the noise") {
+    std::vector<run::IterationResult> its;
+    // seq-write 200 MiB/s for five iterations, then 100 (a real halving,
+    // intervals far apart); p99 the same throughout, a little jitter.
+    for (std::uint64_t i = 0; i < 10; ++i)
+        its.push_back({i + 1,
+                       {figures(run::Phase::seq_write, 1.0, i < 5 ? 200 + i : 100 + i,
+                                2'000'000 + 1000 * ((i * 7) % 5))}});
+    const auto lines = lines_of(report::drift_table(its));
+    REQUIRE(lines.size() == 5);
+    CHECK(lines[1].find("the first 5 runs against the last 5") != std::string::npos);
+    CAPTURE(lines[3]);
+    CHECK(lines[3].substr(lines[3].size() - 15) == "-47.0 % (worse)");
+    CHECK(lines[4].substr(lines[4].size() - 12) == "within noise");
 }
 
 TEST_CASE("no drift table for a single iteration") {

@@ -71,7 +71,7 @@ struct RunConfig {
     // --seq-time: each sequential phase covers the files once, then goes on
     // pass after pass until this many seconds have passed (0: one pass).
     double seq_time_s = 0;
-    std::uint64_t iterations = 1;           // 0 = until interrupted or duration
+    std::uint64_t iterations = 1;  // 0 = until interrupted or duration
     std::optional<double> duration_s;
     std::vector<Phase> phases{std::begin(kAllPhases), std::end(kAllPhases)};
     std::uint64_t seed = 0;
@@ -101,7 +101,7 @@ struct RunConfig {
     // interval (stats/estimate.h).
     unsigned repeat = 1;
     double knee_gain_pct = 5;  // saturation: next point adds less IOPS than this
-    std::vector<double> latency_thresholds_s{2, 10};  // see seconds_to_ns
+    std::vector<double> latency_thresholds_s{1e-3, 1e-2, 1e-1};  // see seconds_to_ns
     bool compare_backends = false;
     // --compare-extra: rows added to --compare-backends beside io_uring and
     // sync at the same depth: the single-threaded sync baseline (--qd 1),

@@ -333,6 +333,12 @@ void read_sustained_write(const Options& o, run::RunConfig& c) {
 
 void read_latency_thresholds(const Options& o, run::RunConfig& c) {
     c.latency_thresholds_s.clear();
+    // The seed tool's thresholds, for comparing with its reports: every
+    // request of an SSD is faster than both, so they are not the default.
+    if (o.text("latency-thresholds") == "seed") {
+        c.latency_thresholds_s = {2, 10};
+        return;
+    }
     for (const auto& item :
          with_option("--latency-thresholds", o.text("latency-thresholds"),
                      [](const std::string& t) { return units::split_list(t); })) {
@@ -433,11 +439,9 @@ void read_outputs(const Options& o, bool compare_backends, Outputs& out) {
         if (!o.given(name)) continue;
         const std::string opt = Options::opt(name);
         if (compare_backends)
-            throw UsageError(opt + (std::string(name) == "prom"
-                                        ? " works with a single run or --preset, not with "
-                                          "--compare-backends"
-                                        : " works with a single run, not with --preset or "
-                                          "--compare-backends"));
+            throw UsageError(opt +
+                             " works with a single run or --preset, not with "
+                             "--compare-backends");
         const std::string& path = o.text(name);
         if (path.empty()) throw UsageError(opt + ": empty path");
         if (path == "-") throw UsageError(opt + ": give a file path ('-' is for --json)");
@@ -540,9 +544,6 @@ void read_preset(const std::vector<std::string>& args, const Options& o, ParsedC
     if (o.flag("keep")) throw UsageError("--keep works with a single run, not with --preset");
     if (o.text("backend") == "nop")
         throw UsageError("--backend nop and --preset: a preset measures a drive; a NOP has none");
-    if (o.given("timeseries"))
-        throw UsageError(
-            "--timeseries works with a single run, not with --preset or --compare-backends");
     const std::string name = o.text("preset");
     const Preset* preset = find_preset(name);
     if (!preset)

@@ -104,7 +104,7 @@ struct RunConfig {
     // interval (stats/estimate.h).
     unsigned repeat = 1;
     double knee_gain_pct = 5;  // saturation: next point adds less IOPS than this
-    std::vector<double> latency_thresholds_s{2, 10};  // see seconds_to_ns
+    std::vector<double> latency_thresholds_s{1e-3, 1e-2, 1e-1};  // see seconds_to_ns
     bool compare_backends = false;
     // --compare-extra: rows added to --compare-backends beside io_uring and
     // sync at the same depth: the single-threaded sync baseline (--qd 1),

@@ -17,6 +17,7 @@ stopped after; every wait for them is bounded.
 """
 
 import json
+import math
 import os
 import re
 import shutil
@@ -31,6 +32,7 @@ import harness
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 COMPARE = os.path.join(ROOT, "scripts", "compare")
+DASHBOARD = os.path.join(ROOT, "deploy", "grafana", "drivestress.json")
 
 PROMTOOL = "promtool"
 NODE_EXPORTER = "prometheus-node-exporter"
@@ -475,6 +477,35 @@ class PrometheusServer(PromTest):
         self.assertLessEqual(lo, answer)
         self.assertLessEqual(answer, hi)
         self.assertLessEqual(abs(answer - p99) / p99, STATED_ERROR)
+        self.dashboard_queries_return_data(prometheus, prom_port, hosts)
+
+    def dashboard_queries_return_data(self, prometheus, prom_port, hosts):
+        """Every query of deploy/grafana/drivestress.json, with Grafana's
+        variables as the dashboard's defaults (all hosts, a 1 m rate window),
+        returns a series for each of the three hosts (or, fleet-wide, one)."""
+        with open(DASHBOARD) as f:
+            dashboard = json.load(f)
+        queries = [(p["title"], t["expr"]) for p in dashboard["panels"] for t in p["targets"]]
+        self.assertGreaterEqual(len(queries), 10)
+        every_host = {"host0", "host1", "host2"}
+        for title, expr in queries:
+            promql = expr.replace("$__rate_interval", "1m").replace('"$host"', '".*"')
+            self.assertNotIn("$", promql, title)
+            per_host = "by (" not in expr or "host" in expr.split("by (", 1)[1].split(")")[0]
+
+            def answered(q=promql, per_host=per_host):
+                result = self.query(prom_port, q)
+                seen = {r["metric"].get("host") for r in result}
+                return result if result and (not per_host or seen == every_host) else None
+
+            # rate() needs two scrapes of each host inside its window: wait.
+            result = prometheus.wait_for(title, answered)
+            with self.subTest(panel=title):
+                self.assertTrue(result, promql)
+                for r in result:
+                    self.assertFalse(math.isnan(float(r["value"][1])), (promql, r))
+        mismatches = self.query(prom_port, 'sum by (host) (drivestress_mismatches_total)')
+        self.assertEqual({float(r["value"][1]) for r in mismatches}, {0.0})
 
 
 if __name__ == "__main__":

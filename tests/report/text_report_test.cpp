@@ -194,6 +194,11 @@ TEST_CASE("write-cliff lines: a cliff, no cliff, no verdict, recovery") {
     CHECK(report::write_cliff_lines(short_run) ==
           "write cliff: no verdict: 7 intervals of 1 s, 10 needed (more --sustained-write passes "
           "or a shorter --cliff-interval)\n");
+    // One interval is one interval, not "1 intervals".
+    auto one = sustained(std::vector<stats::ThroughputInterval>(1, {1.0, 1024 * MiB}));
+    CHECK(report::write_cliff_lines(one) ==
+          "write cliff: no verdict: 1 interval of 1 s, 10 needed (more --sustained-write passes "
+          "or a shorter --cliff-interval)\n");
 }
 
 TEST_CASE("saturation line with repeats: one says it had one, overlap is within noise") {
@@ -228,4 +233,18 @@ TEST_CASE("a phase run several times quotes its median IOPS with the interval") 
     CHECK(line.find("  1.0k IOPS (\u00b110 %, n=3)") != std::string::npos);
     CHECK(line.find("repeats:   n=3") != std::string::npos);
     CHECK(line.find("IOPS 1.0k range 900-1.1k interval 900-1.1k") != std::string::npos);
+}
+
+TEST_CASE("the latency thresholds: named as the option spells them, shown at 0 % too") {
+    run::PhaseResult p;
+    p.phase = run::Phase::seq_write;
+    p.seconds = 1;
+    p.counters.write_ops = 4;
+    for (std::uint64_t ns : {500'000ull, 2'000'000ull, 20'000'000ull, 30'000'000ull})
+        p.counters.write_latency.record(ns);
+    const std::string line = report::phase_line(p, run::RunConfig{}.latency_thresholds_s);
+    // The default separates an SSD's phase (2 s and 10 s never did).
+    CHECK(line.find("  >1ms 75.0000%  >10ms 50.0000%  >100ms 0.0000%") != std::string::npos);
+    CHECK(report::phase_line(p, {2, 10}).find("  >2s 0.0000%  >10s 0.0000%") != std::string::npos);
+    CHECK(report::phase_line(p, {0.0001}).find("  >100us 100.0000%") != std::string::npos);
 }

@@ -155,9 +155,11 @@ const OptionSpec kSpecs[] = {
 
     {kRawDevice, "raw-device", 0, "DEV", nullptr, nullptr,
      "test a whole block device instead of files, split into --files regions (--size = "
-     "region size); DESTROYS EVERYTHING ON IT"},
+     "region size); DESTROYS EVERYTHING ON IT (repeatable: one target each)",
+     Kind::repeated},
     {kRawDevice, "destroy-data", 0, "DEV", nullptr, nullptr,
-     "required with --raw-device: the same device again"},
+     "required with --raw-device: the same device again (one per --raw-device, in order)",
+     Kind::repeated},
 
     {kInfo, "help", 'h', nullptr, nullptr, nullptr, "print this help and exit", Kind::action},
     {kInfo, "version", 'V', nullptr, nullptr, nullptr, "print the version and exit",

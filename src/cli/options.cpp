@@ -105,7 +105,7 @@ std::vector<run::RunConfig::TargetSpec> given_targets(const Options& o) {
     std::vector<std::string> dirs = o.texts("target");
     if (o.given("path")) {
         if (!dirs.empty())
-            throw UsageError("--path and a TARGET ('" + dirs[0] +
+            throw UsageError("--path " + o.text("path") + " and a TARGET ('" + dirs[0] +
                              "') both given: --path names the one target");
         dirs.push_back(o.text("path"));
     }

@@ -272,7 +272,7 @@ def conflict_rows():
             ["--rand-ops", "--mixed-sec"]),
         Row("--rand-time with --mixed-sec", ["--rand-time", "5s", "--mixed-sec", "5"],
             ["--rand-time", "--mixed-sec"]),
-        Row("two targets", [T, B], ["{T}", "{B}"], target=None),
+        Row("a target given twice", [T, T], ["{T}", "twice"], target=None),
         Row("TARGET and --path", ["--path", B, T], ["{T}", "{B}"], target=None),
         Row("--size given twice", ["-s", "1M", "--size", "2M"], ["size"]),
         Row("--json given twice", ["--json", "{B}/a.json", "--json", "{B}/b.json"], ["json"],

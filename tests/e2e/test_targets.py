@@ -60,7 +60,9 @@ class FourDrives:
             jsonschema.validate(doc, json.load(f))
 
     def test_one_drive_corrupted_fails_alone(self):
-        run = self.start(*ARGS, "--rand-time", 0, *self.targets(), stop="seq-read", target=False)
+        prom = os.path.join(self.tmp, "run.prom")
+        run = self.start(*ARGS, "--rand-time", 0, "--prom", prom, *self.targets(),
+                         stop="seq-read", target=False)
         run.wait_stopped()
         bad = self.devs[3]
         at = REGION + UNIT  # absolute: unit 37 of region 1
@@ -85,6 +87,16 @@ class FourDrives:
             self.assertIn(verdict, line, f"row of {name}:\n{r.stdout}")
         self.assertEqual(doc["summary"]["exit_code"], 2)
         self.assertNoRunFiles()
+        # --prom: a series per target, labelled with it and its device.
+        with open(prom) as f:
+            text = f.read()
+        got = {}
+        for line in text.splitlines():
+            if line.startswith("drivestress_target_mismatches_total{"):
+                labels, value = line.rsplit(" ", 1)
+                got[labels.split('target="')[1].split('"')[0]] = int(value)
+        self.assertEqual(got, {p: (2 if p == bad else 0) for p in (*self.mounts, *self.devs[2:])})
+        self.assertIn(f'target="{bad}",device="{bad}"', text)
 
     def test_sigint_cleans_all_four(self):
         run = self.start(*ARGS, "--rand-time", 60, *self.targets(), stop="random:20",

@@ -320,6 +320,12 @@ struct TargetResult {
     unsigned files = 0;
     std::uint64_t capacity_bytes = 0;  // files x file size
     bool direct_io = true;
+    // Where its workers ran: "numa node 1 (cpus 8-15)", "--cpus 0,2", "any
+    // cpu"; the device's node when sysfs says; the CPUs its workers were
+    // given (none: any).
+    std::string placement;
+    std::optional<int> numa_node;
+    std::vector<unsigned> cpus;
     // Each phase over every iteration, in run order; seconds are the
     // target's own (its slowest worker), CPU is the process's and not here.
     std::vector<PhaseResult> merged_phases;

@@ -15,6 +15,7 @@
 #include "io/backend_factory.h"
 #include "model/errors.h"
 #include "pattern/unit.h"
+#include "run/placement.h"
 #include "sys/memory.h"
 #include "sys/signals.h"
 #include "units/units.h"
@@ -205,7 +206,7 @@ void RunSession::start_workers() {
     last_snapshot_ns = monotonic_ns();
     if (cfg.duration_s)
         duration_deadline_ns = last_snapshot_ns + static_cast<std::uint64_t>(*cfg.duration_s * 1e9);
-    pool = std::make_unique<WorkerPool>(workers, cfg.cpus);
+    pool = std::make_unique<WorkerPool>(workers, place_workers());
     run_on_workers(
         [&](unsigned i, Worker& w) { w.open_backend(kind, target.fd(i), uring_options()); });
     res.backend.uring = workers[0]->backend()->describe().uring;
@@ -214,6 +215,21 @@ void RunSession::start_workers() {
         cfg.raw_device.empty() ? res.target.directory : cfg.raw_device, hooks, res.health);
     observer.started(cfg, res);  // may refuse (an output file it cannot create)
     started_ = true;
+}
+
+// Each target's workers on its device's NUMA node, or on --cpus
+// (run/placement.h); recorded in the target's result.
+std::vector<std::vector<unsigned>> RunSession::place_workers() {
+    std::vector<std::string> devices;
+    for (const auto& t : res.targets)
+        devices.push_back(t.raw ? t.info.path : t.info.device);
+    const auto placement = place_targets(cfg.cpus, devices, sys::SysfsTree{});
+    for (std::size_t t = 0; t < placement.size(); ++t) {
+        res.targets[t].placement = placement_text(placement[t]);
+        res.targets[t].numa_node = placement[t].numa_node;
+        res.targets[t].cpus = placement[t].cpus;
+    }
+    return worker_cpu_sets(placement, cfg.files);
 }
 
 // Said the moment the coordinator sees a stop signal: on a slow device the

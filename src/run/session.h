@@ -85,6 +85,7 @@ class RunSession {
   private:
     void create_files();
     void describe_targets();
+    std::vector<std::vector<unsigned>> place_workers();
     // The workers' damage maps, per file (cumulative: replaced whole).
     void collect_damage();
     // The one line on stderr saying the run is stopping, with what is in flight.

@@ -1,5 +1,6 @@
 // The text report's drift table for long runs, the saturation line of sweeps.
 #include "report/text_report.h"
+#include "report/target_table.h"
 
 #include <doctest/doctest.h>
 
@@ -211,4 +212,27 @@ TEST_CASE("a phase run several times quotes its median IOPS with the interval") 
     CHECK(line.find("  1.0k IOPS (\u00b110 %, n=3)") != std::string::npos);
     CHECK(line.find("repeats:   n=3") != std::string::npos);
     CHECK(line.find("IOPS 1.0k range 900-1.1k interval 900-1.1k") != std::string::npos);
+}
+
+TEST_CASE("several targets: a header line per target says where its workers ran") {
+    run::RunConfig cfg;
+    cfg.file_bytes = 8ULL << 20;
+    run::RunResult r;
+    run::TargetResult a, b;
+    a.info.path = "/mnt/a";
+    a.info.filesystem = "ext4";
+    a.info.device = "/dev/nvme0n1";
+    a.files = 2;
+    a.placement = "numa node 0 (cpus 0-3)";
+    b.raw = true;
+    b.info.path = "/dev/nvme1n1";
+    b.info.free_bytes = 1ULL << 30;
+    b.files = 2;
+    b.placement = "numa node 1 (cpus 4-7)";
+    r.targets = {a, b};
+    CHECK(report::target_header_lines(cfg, r) ==
+          "target 1 /mnt/a (ext4 on /dev/nvme0n1)  2 x 8 MiB  O_DIRECT  on numa node 0 (cpus "
+          "0-3)\n"
+          "target 2 /dev/nvme1n1 (raw device, 1 GiB)  2 regions x 8 MiB  O_DIRECT  on numa node 1 "
+          "(cpus 4-7)\n");
 }

@@ -51,6 +51,14 @@ void IntervalStats::merge(const IntervalStats& o) {
         mismatches_by_class[i] += o.mismatches_by_class[i];
     read_latency.merge(o.read_latency);
     write_latency.merge(o.write_latency);
+    if (targets.size() < o.targets.size()) targets.resize(o.targets.size());
+    for (std::size_t t = 0; t < o.targets.size(); ++t) {
+        targets[t].read_ops += o.targets[t].read_ops;
+        targets[t].write_ops += o.targets[t].write_ops;
+        targets[t].read_bytes += o.targets[t].read_bytes;
+        targets[t].write_bytes += o.targets[t].write_bytes;
+        targets[t].mismatches += o.targets[t].mismatches;
+    }
 }
 
 stats::LatencyHistogram IntervalStats::latency() const {

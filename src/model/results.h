@@ -110,6 +110,14 @@ struct IntervalStats {
     // NVMe targets: the controller's temperature when the second was
     // passed on, degrees Celsius (hwmon); none elsewhere.
     std::optional<double> temperature_c;
+    // A run of several targets: each target's share of the interval (its
+    // own workers'), by target; empty for one target.
+    struct TargetShare {
+        std::uint64_t read_ops = 0, write_ops = 0;
+        std::uint64_t read_bytes = 0, write_bytes = 0;
+        std::uint64_t mismatches = 0;
+    };
+    std::vector<TargetShare> targets;
 
     void merge(const IntervalStats& o);
     // Reads and writes together.

@@ -38,6 +38,7 @@ class IntervalMerger {
                 // A worker publishes a second once it is past it: every
                 // second up to this one is done for that worker.
                 worker_second_[i] = std::max(worker_second_[i], iv.index + 1);
+                share(i, iv);
                 auto [slot, fresh] = pending_.try_emplace(iv.index, iv);
                 if (!fresh) slot->second.merge(iv);
             }
@@ -64,6 +65,15 @@ class IntervalMerger {
     }
 
   private:
+    // Several targets: worker i's interval is its target's share.
+    void share(unsigned i, IntervalStats& iv) const {
+        const auto& targets = s_.res.targets;
+        if (targets.size() < 2) return;
+        iv.targets.assign(targets.size(), {});
+        iv.targets[s_.target.target_of(i)] = {iv.read_ops, iv.write_ops, iv.read_bytes,
+                                              iv.write_bytes, iv.mismatches};
+    }
+
     RunSession& s_;
     std::uint64_t iteration_;
     Phase phase_;

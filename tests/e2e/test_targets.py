@@ -26,6 +26,7 @@ UNIT = 37 * UNIT_BYTES  # the damaged unit, in region 1 of the damaged device
 BLKIO = "/sys/fs/cgroup/blkio"
 SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "schema",
                       "result.schema.json")
+TIMESERIES_SCHEMA = os.path.join(os.path.dirname(SCHEMA), "timeseries.schema.json")
 
 
 def raw(dev):
@@ -61,8 +62,9 @@ class FourDrives:
 
     def test_one_drive_corrupted_fails_alone(self):
         prom = os.path.join(self.tmp, "run.prom")
-        run = self.start(*ARGS, "--rand-time", 0, "--prom", prom, *self.targets(),
-                         stop="seq-read", target=False)
+        series = os.path.join(self.tmp, "run.ndjson")
+        run = self.start(*ARGS, "--rand-time", 0, "--prom", prom, "--timeseries", series,
+                         *self.targets(), stop="seq-read", target=False)
         run.wait_stopped()
         bad = self.devs[3]
         at = REGION + UNIT  # absolute: unit 37 of region 1
@@ -97,6 +99,29 @@ class FourDrives:
                 got[labels.split('target="')[1].split('"')[0]] = int(value)
         self.assertEqual(got, {p: (2 if p == bad else 0) for p in (*self.mounts, *self.devs[2:])})
         self.assertIn(f'target="{bad}",device="{bad}"', text)
+        # --timeseries: each line's targets[] share its counts, and add up
+        # to each target's own totals.
+        with open(series) as f:
+            lines = [json.loads(line) for line in f]
+        names = [t["name"] for t in doc["targets"]]
+        totals = {n: [0, 0] for n in names}
+        for line in lines:
+            self.assertEqual([t["target"] for t in line["targets"]], names)
+            self.assertEqual(sum(t["read_ops"] for t in line["targets"]), line["read_ops"])
+            for t in line["targets"]:
+                totals[t["target"]][0] += t["read_ops"]
+                totals[t["target"]][1] += t["mismatches"]
+        for t in doc["targets"]:
+            self.assertEqual(totals[t["name"]],
+                             [sum(p["read_ops"] for p in t["merged_phases"]), t["mismatch_total"]])
+        try:
+            import jsonschema
+        except ImportError:
+            return
+        with open(TIMESERIES_SCHEMA) as f:
+            schema = json.load(f)
+        for line in lines:
+            jsonschema.validate(line, schema)
 
     def test_sigint_cleans_all_four(self):
         run = self.start(*ARGS, "--rand-time", 60, *self.targets(), stop="random:20",

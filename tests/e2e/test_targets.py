@@ -227,14 +227,19 @@ class SlowDrive(harness.DriveStressTest):
                              "--rand-time", 3, *targets, target=False, wrapper=wrapper)
         self.assertExit(r, 0)
         doc = self.assertJson(r)
-        flagged = [t["path"] for t in doc["targets"] if t["slow"]]
-        self.assertEqual(flagged, [slow], r.describe())
+        # Loop devices over /dev/shm are CPU-bound: on a busy 2-core host an
+        # unthrottled one may also fall 25 % below the median, and is then
+        # named too (its figures say so).  The throttled one is always
+        # named, and as the furthest below.
+        flagged = {t["path"]: t["slow"]["below_median_pct"] for t in doc["targets"] if t["slow"]}
+        self.assertIn(slow, flagged, r.describe())
+        self.assertEqual(max(flagged, key=flagged.get), slow, r.describe())
         entry = next(t for t in doc["targets"] if t["path"] == slow)
         self.assertEqual((entry["slow"]["phase"], entry["slow"]["like_targets"]), ("random", 4))
         random = next(p for p in entry["merged_phases"] if p["phase"] == "random")
         # The throttle allows 200 reads and 200 writes a second: no more.
         self.assertLessEqual(random["iops"], 400 * 1.1)
-        self.assertGreater(entry["slow"]["below_median_pct"], 25)
+        self.assertGreater(entry["slow"]["below_median_pct"], 90)
         self.assertIn(f"slow     {os.path.basename(slow)}: random ", r.stdout)
         self.assertIn("below the median of 4", r.stdout)
 

@@ -38,7 +38,6 @@ void take_targets(const run::RunResult& r, std::vector<PromState::Target>& out) 
     }
 }
 
-
 }  // namespace
 
 PromTextfile::PromTextfile(Settings settings, HostInfo host)
@@ -117,7 +116,6 @@ void PromTextfile::iteration_done(const run::IterationResult&) {
     if (!runs_.empty()) ++runs_.back().totals.iterations;
     maybe_write();
 }
-
 
 void PromTextfile::run_so_far(const run::RunResult& r, const run::ProgressSnapshot*) {
     take_targets(r, state_.targets);

@@ -55,11 +55,11 @@ std::string target_header_lines(const run::RunConfig& cfg, const run::RunResult&
                               tr.info.path.c_str(), units::format_bytes(tr.info.free_bytes).c_str(),
                               tr.files, units::format_bytes(cfg.file_bytes).c_str(), io);
         else
-            out += printf_string("target %zu %s (%s on %s)  %u x %s  %s", t + 1,
-                                 tr.info.path.c_str(),
-                                 tr.info.filesystem.empty() ? "?" : tr.info.filesystem.c_str(),
-                                 tr.info.device.empty() ? "?" : tr.info.device.c_str(), tr.files,
-                                 units::format_bytes(cfg.file_bytes).c_str(), io);
+            out +=
+                printf_string("target %zu %s (%s on %s)  %u x %s  %s", t + 1, tr.info.path.c_str(),
+                              tr.info.filesystem.empty() ? "?" : tr.info.filesystem.c_str(),
+                              tr.info.device.empty() ? "?" : tr.info.device.c_str(), tr.files,
+                              units::format_bytes(cfg.file_bytes).c_str(), io);
         out += tr.placement.empty() ? std::string("\n") : "  on " + tr.placement + "\n";
     }
     return out;

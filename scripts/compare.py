@@ -182,6 +182,37 @@ def add_changes(e, base):
     e["noise"] = {figure: noise(e, base, figure) for figure, _, _, _ in REPEAT_FIGURES}
 
 
+def drive_rows(docs):
+    """Per drive of runs with several targets (targets[], schema_version 4),
+    by name: each document's random-phase IOPS (its ratio to the baseline's),
+    mismatches and status; none when no document had several targets."""
+    names, by_doc = [], []
+    for doc in docs:
+        targets = doc.get("targets")
+        drives = {}
+        if isinstance(targets, list) and len(targets) > 1:
+            for t in targets:
+                if not isinstance(t, dict):
+                    raise results.InputError("targets[]: not an object")
+                random = next((ph for ph in t.get("merged_phases") or []
+                               if isinstance(ph, dict) and ph.get("phase") == "random"), None)
+                drives[t.get("name")] = {"iops": random.get("iops") if random else None,
+                                         "mismatch_total": t.get("mismatch_total") or 0,
+                                         "status": t.get("status")}
+                if t.get("name") not in names:
+                    names.append(t.get("name"))
+        by_doc.append(drives)
+    rows = []
+    for name in names:
+        entries = [d.get(name) for d in by_doc]
+        base = entries[0]
+        for e in entries[1:]:
+            if e is not None and base is not None and e["iops"] is not None:
+                e["iops_ratio"] = ratio(e["iops"], base["iops"])
+        rows.append({"drive": name, "documents": entries})
+    return rows
+
+
 def compare(docs, paths):
     """Rows of (iteration, phase) with one entry per document (None if absent)."""
     keys = []
@@ -211,7 +242,8 @@ def compare(docs, paths):
             entries.append(e)
         out_rows.append({"iteration": key[0], "phase": key[1], "documents": entries})
     return {"baseline": label(0), "documents": doc_header(docs, paths),
-            "config_differences": config_differences(docs), "rows": out_rows}
+            "config_differences": config_differences(docs), "rows": out_rows,
+            "drives": drive_rows(docs)}
 
 
 def config_differences(docs):
@@ -329,7 +361,28 @@ def render_table(cmp):
     latency = key + "".join(f"{name + ' ms':>9}{'Δ ms':>9}{'Δ %':>8}"
                             for name, _ in TABLE_PERCENTILES)
     lines += render_rows(cmp, latency, render_latency_entry, False)
+    lines += render_drives(cmp)
     return "\n".join(lines)
+
+
+def render_drives(cmp):
+    """The per-drive rows of runs with several targets (drive x document)."""
+    if not cmp.get("drives"):
+        return []
+    head = (f"{'drive':<24} {'doc':<4}{'rand IOPS':>11} {'x ' + cmp['baseline']:>7}"
+            f"{'mismatches':>11}  status")
+    lines = ["", "per drive (runs of several targets)", head, "-" * len(head)]
+    for row in cmp["drives"]:
+        for i, e in enumerate(row["documents"]):
+            name = row["drive"] if i == 0 else ""
+            if e is None:
+                lines.append(f"{name:<24} {label(i):<4}{'(not run)':>11}")
+                continue
+            iops = fmt(e["iops"], ".0f")
+            x = fmt(e.get("iops_ratio"), ".2f") if i else ""
+            lines.append(f"{name:<24} {label(i):<4}{iops:>11} {x:>7}"
+                         f"{e['mismatch_total']:>11}  {e['status'] or '-'}")
+    return lines
 
 
 def render_noise(e, base):

@@ -16,6 +16,11 @@ Writes DIR/fleet.json and DIR/fleet.txt and prints the table:
   interrupted, or no result), exit
   code, the error line of a host that failed to run, host name, run id,
   drive, target, operations, random-phase IOPS and p99, mismatches;
+- per drive of a host whose run had several targets (schema_version 4
+  `targets[]`), an indented row under the host's: its status, the drive
+  (name and path), random-phase IOPS and p99, mismatches, and whether it
+  was the slow drive: a fleet of servers with many drives reads as host x
+  drive;
 - merged: scripts/compare --merge of every document there is (one latency
   distribution per phase, summed operations, bytes and rates).
 
@@ -116,6 +121,29 @@ def phase_figures(doc):
     return ops, iops, p99
 
 
+def drive_entries(doc):
+    """Per target of a run of several (targets[], schema_version 4): its own
+    status and figures; none for a single-target run."""
+    targets = doc.get("targets")
+    if not isinstance(targets, list) or len(targets) < 2:
+        return []
+    drives = []
+    for t in targets:
+        if not isinstance(t, dict):
+            raise InputError("targets[]: not an object")
+        random = next((p for p in t.get("merged_phases") or []
+                       if isinstance(p, dict) and p.get("phase") == "random"), None)
+        drives.append({
+            "name": t.get("name"), "path": t.get("path"), "status": t.get("status"),
+            "exit_code": t.get("exit_code"),
+            "random_iops": random.get("iops") if random else None,
+            "random_p99_ns": random.get("p99_ns") if random else None,
+            "mismatch_total": t.get("mismatch_total") or 0,
+            "slow_below_median_pct": (t.get("slow") or {}).get("below_median_pct"),
+        })
+    return drives
+
+
 def read_document(doc_path):
     """(document, None) or (None, why it cannot be used): it must load and its
     figures and histograms must add up, as the merge will add them."""
@@ -124,6 +152,7 @@ def read_document(doc_path):
     try:
         doc = results.load_document(doc_path)
         phase_figures(doc)
+        drive_entries(doc)
         compare.merge([doc], [doc_path])
     except InputError as e:
         return None, f"result document unusable: {e}"
@@ -186,6 +215,7 @@ def host_entry(directory, host):
             "mismatch_total": summary.get("mismatch_total") or 0,
             "written_bytes": summary.get("written_bytes") or 0,
             "verified_bytes": summary.get("verified_bytes") or 0,
+            "drives": drive_entries(doc),
         })
     return entry, doc
 
@@ -237,6 +267,15 @@ def render(f):
                     f"{drive_text(e['drive']):<24} {e['ops']:>10} {iops:>10} {p99:>9} "
                     f"{e['mismatch_total']:>10}  {e['target']}")
         lines.append(row.rstrip())
+        for d in e.get("drives") or []:
+            iops = "-" if d["random_iops"] is None else f"{d['random_iops']:.0f}"
+            p99 = "-" if d["random_p99_ns"] is None else f"{d['random_p99_ns'] / 1e6:.3f}"
+            slow = ("" if d["slow_below_median_pct"] is None
+                    else f"  SLOW: {d['slow_below_median_pct']:.0f} % below the median")
+            lines.append(f"  {e['host'] + ' x ' + str(d['name']):<24} {d['status'] or '-':<11} "
+                         f"{'-' if d['exit_code'] is None else d['exit_code']:>4}  "
+                         f"{'':<12} {'':<16}  {'':<24} {'':>10} {iops:>10} {p99:>9} "
+                         f"{d['mismatch_total']:>10}  {d['path']}{slow}")
         if e["error"]:
             lines.append(f"{'':<14} {e['error']}")
     lines.append("")

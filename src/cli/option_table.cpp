@@ -69,8 +69,8 @@ const OptionSpec kSpecs[] = {
      "io_uring: poll the device for completions (needs O_DIRECT and a device with poll "
      "queues)", Kind::flag},
     {kWorkload, "cpus", 0, "LIST", nullptr, "any",
-     "run worker i on CPU LIST[i % count] only, e.g. 0-3 or 2,4,6 (as fio's cpus_allowed "
-     "split)"},
+     "run worker i of each target on CPU LIST[i % count] only, e.g. 0-3 or 2,4,6 (as "
+     "fio's cpus_allowed split); default: any, or the target's NUMA node"},
     {kWorkload, "batch", 0, "N", "1", nullptr,
      "submit in batches of N SQEs: a batch goes to the kernel when N are prepared or "
      "nothing more can be (at most --qd)"},
@@ -158,9 +158,11 @@ const OptionSpec kSpecs[] = {
 
     {kRawDevice, "raw-device", 0, "DEV", nullptr, nullptr,
      "test a whole block device instead of files, split into --files regions (--size = "
-     "region size); DESTROYS EVERYTHING ON IT"},
+     "region size); DESTROYS EVERYTHING ON IT (repeatable: one target each)",
+     Kind::repeated},
     {kRawDevice, "destroy-data", 0, "DEV", nullptr, nullptr,
-     "required with --raw-device: the same device again"},
+     "required with --raw-device: the same device again (one per --raw-device, in order)",
+     Kind::repeated},
 
     {kInfo, "help", 'h', nullptr, nullptr, nullptr, "print this help and exit", Kind::action},
     {kInfo, "version", 'V', nullptr, nullptr, nullptr, "print the version and exit",

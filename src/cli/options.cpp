@@ -97,30 +97,51 @@ po::variables_map tokenize(const std::vector<std::string>& args) {
     return vm;
 }
 
-// TARGET (positional) or --path, not both, not two; or --raw-device DEV with
-// --destroy-data naming it again (that they are the same device is checked
-// against the system before the run).
-void read_target(const Options& o, run::RunConfig& c) {
-    std::vector<std::string> targets = o.texts("target");
-    if (o.given("path")) targets.push_back(o.text("path"));
-    if (targets.size() > 1)
-        throw UsageError("more than one target given ('" + targets[0] + "', '" + targets[1] + "')");
-    if (!targets.empty()) c.target = targets[0];
-    c.target_may_be_prefix = o.given("path");
-    if (c.target.empty()) throw UsageError("target: empty path");
-    if (!o.given("raw-device") && !o.given("destroy-data")) return;
-    if (!o.given("raw-device"))
+// TARGET... (positional) or one --path; and any number of --raw-device
+// DEV, each with a --destroy-data naming it again, in the same order (that
+// they are the same device is checked against the system before the run).
+// Directories come first, then devices; the first is cfg.target.
+std::vector<run::RunConfig::TargetSpec> given_targets(const Options& o) {
+    std::vector<std::string> dirs = o.texts("target");
+    if (o.given("path")) {
+        if (!dirs.empty())
+            throw UsageError("--path " + o.text("path") + " and a TARGET ('" + dirs[0] +
+                             "') both given: --path names the one target");
+        dirs.push_back(o.text("path"));
+    }
+    const auto devs = o.texts("raw-device"), confirms = o.texts("destroy-data");
+    if (devs.empty() && !confirms.empty())
         throw UsageError("--destroy-data needs --raw-device (it confirms the device to overwrite)");
-    const std::string& dev = o.text("raw-device");
-    if (!o.given("destroy-data"))
-        throw UsageError("--raw-device " + dev + " needs --destroy-data " + dev +
-                         " (everything on the device is overwritten)");
-    if (!targets.empty())
-        throw UsageError("--raw-device and a TARGET ('" + targets[0] +
-                         "') both given: a raw-device run has no target directory");
-    c.raw_device = dev;
-    c.raw_device_confirm = o.text("destroy-data");
-    c.target = dev;
+    if (confirms.size() < devs.size())
+        throw UsageError("--raw-device " + devs[confirms.size()] + " needs --destroy-data " +
+                         devs[confirms.size()] + " (everything on the device is overwritten)");
+    if (confirms.size() > devs.size())
+        throw UsageError("--destroy-data " + confirms[devs.size()] +
+                         " confirms no --raw-device (give one --destroy-data per device)");
+    std::vector<run::RunConfig::TargetSpec> all;
+    for (const auto& d : dirs) {
+        if (d.empty()) throw UsageError("target: empty path");
+        all.push_back({d, "", ""});
+    }
+    for (std::size_t i = 0; i < devs.size(); ++i)
+        all.push_back({devs[i], devs[i], confirms[i]});
+    for (std::size_t i = 0; i < all.size(); ++i)
+        for (std::size_t k = i + 1; k < all.size(); ++k)
+            if (all[i].target == all[k].target)
+                throw UsageError("target " + all[i].target + " given twice");
+    return all;
+}
+
+void read_target(const Options& o, run::RunConfig& c) {
+    auto all = given_targets(o);
+    c.target_may_be_prefix = o.given("path");
+    if (all.empty()) return;  // the current directory
+    if (all.size() > 1 && o.given("path"))
+        throw UsageError("--path names one target; give several as TARGET... instead");
+    c.target = all[0].target;
+    c.raw_device = all[0].raw_device;
+    c.raw_device_confirm = all[0].raw_device_confirm;
+    c.more_targets.assign(all.begin() + 1, all.end());
 }
 
 // Sizes, blocks, workers and depth.  A raw device's default region size is
@@ -132,7 +153,13 @@ void read_geometry(const Options& o, run::RunConfig& c) {
     } else {
         c.file_bytes = o.size("size");
     }
-    const bool derived = !c.raw_device.empty() && !o.given("size") && !o.given("size-mb");
+    // Derived from the devices' sizes only when every target is a device
+    // (several: the smallest device's region); a directory among them
+    // takes the default.
+    bool all_raw = !c.raw_device.empty();
+    for (const auto& t : c.more_targets)
+        all_raw = all_raw && !t.raw_device.empty();
+    const bool derived = all_raw && !o.given("size") && !o.given("size-mb");
     if (derived) c.file_bytes = 0;
     c.files = static_cast<unsigned>(o.count("files", 1, kMaxFiles));
     c.qd = static_cast<unsigned>(o.count("qd", 1, kMaxQd));
@@ -478,6 +505,18 @@ void read_outputs(const Options& o, bool compare_backends, Outputs& out) {
         throw UsageError("--progress: '" + progress + "' is not one of auto, always, never");
 }
 
+// Several targets run the phases of a plain run, each target's workers on
+// its own files; the modes that reshape the workers or the files are one
+// target's.
+void refuse_with_several_targets(const Options& o, const run::RunConfig& c) {
+    if (c.target_count() == 1) return;
+    for (const char* name : {"keep", "sweep", "compare-backends", "sync-compare", "sustained-write",
+                             "preset", "recreate"})
+        if (o.given(name))
+            throw UsageError("--" + std::string(name) + " works with one target; " +
+                             std::to_string(c.target_count()) + " were given");
+}
+
 // One run's configuration (a single run, or one test of a preset).
 // --backend nop: the engine without the device.  No byte is read or
 // written, so nothing can be verified (verification is off, and the report
@@ -516,6 +555,7 @@ run::RunConfig read_run(const Options& o) {
     read_durability(o, c);
     read_sync_compare(o, c);
     read_nop(o, c);
+    refuse_with_several_targets(o, c);
     return c;
 }
 
@@ -544,6 +584,8 @@ void read_preset(const std::vector<std::string>& args, const Options& o, ParsedC
     if (o.flag("keep")) throw UsageError("--keep works with a single run, not with --preset");
     if (o.text("backend") == "nop")
         throw UsageError("--backend nop and --preset: a preset measures a drive; a NOP has none");
+    if (const auto n = given_targets(o).size(); n > 1)
+        throw UsageError("--preset works with one target; " + std::to_string(n) + " were given");
     const std::string name = o.text("preset");
     const Preset* preset = find_preset(name);
     if (!preset)

@@ -23,7 +23,7 @@ namespace ds::run {
 struct PhasePlan {
     Phase phase = Phase::seq_write;
     std::uint64_t iteration = 1;
-    std::uint64_t op_limit = 0;        // random phase: this worker's share of --rand-ops (0 = none)
+    std::uint64_t op_limit = 0;  // random phase: this worker's share of --rand-ops (0 = none)
     // Monotonic deadline (0 = none): the random phase's end; with --seq-time,
     // when a sequential phase starts no further pass.
     std::uint64_t deadline_ns = 0;
@@ -39,6 +39,7 @@ struct PhasePlan {
 struct PhaseOutcome {
     PhaseCounters counters;
     bool completed = true;  // false when stopped early
+    double seconds = 0;     // this worker's own time in the phase (the coordinator's clock)
     // Set when a write found the filesystem full: counted as a write error
     // and the phase goes on, but the run ends after it (a setup problem, not
     // the drive's fault: exit 1).

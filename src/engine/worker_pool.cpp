@@ -14,20 +14,24 @@
 namespace ds::run {
 
 WorkerPool::WorkerPool(std::vector<std::unique_ptr<Worker>>& workers,
-                       const std::vector<unsigned>& cpus)
+                       const std::vector<std::vector<unsigned>>& cpus)
     : workers_(workers) {
     errors_.resize(workers.size());
     try {
         for (unsigned i = 0; i < workers.size(); ++i) {
             threads_.emplace_back([this, i] { loop(i); });
-            if (cpus.empty()) continue;
-            const unsigned cpu = cpus[i % cpus.size()];
+            if (i >= cpus.size() || cpus[i].empty()) continue;
             cpu_set_t set;
             CPU_ZERO(&set);
-            CPU_SET(cpu, &set);
+            std::string names;
+            for (unsigned cpu : cpus[i]) {
+                if (cpu < CPU_SETSIZE) CPU_SET(cpu, &set);
+                if (!names.empty()) names.append(",");
+                names.append(std::to_string(cpu));
+            }
             if (int err = pthread_setaffinity_np(threads_.back().native_handle(), sizeof set, &set))
-                throw SetupError("--cpus: worker " + std::to_string(i) + " cannot run on CPU " +
-                                 std::to_string(cpu) + ": " + std::strerror(err));
+                throw SetupError("worker " + std::to_string(i) + " cannot run on CPU " + names +
+                                 " (--cpus, or its target's NUMA node): " + std::strerror(err));
         }
     } catch (const std::system_error& e) {
         // No destructor runs for a half-built pool: stop the threads

@@ -23,10 +23,12 @@ class WorkerPool {
   public:
     using Task = std::function<void(unsigned, Worker&)>;
 
-    // Starts a thread per worker; with `cpus`, worker i's thread runs on
-    // cpus[i % cpus.size()] only (--cpus).  Throws SetupError naming the
-    // thread or CPU that could not be had; no thread is left running then.
-    WorkerPool(std::vector<std::unique_ptr<Worker>>& workers, const std::vector<unsigned>& cpus);
+    // Starts a thread per worker; worker i's thread runs on the CPUs
+    // cpus[i] only (none given, or an empty set: anywhere).  Throws
+    // SetupError naming the thread or CPUs that could not be had; no
+    // thread is left running then.
+    WorkerPool(std::vector<std::unique_ptr<Worker>>& workers,
+               const std::vector<std::vector<unsigned>>& cpus);
     ~WorkerPool() { stop_threads(); }
     WorkerPool(const WorkerPool&) = delete;
     WorkerPool& operator=(const WorkerPool&) = delete;

@@ -20,6 +20,25 @@ double unix_now() {
     return duration<double>(system_clock::now().time_since_epoch()).count();
 }
 
+// Each target's counts over its finished phases.
+void take_targets(const run::RunResult& r, std::vector<PromState::Target>& out) {
+    out.resize(r.targets.size());
+    for (std::size_t i = 0; i < r.targets.size(); ++i) {
+        const run::TargetResult& t = r.targets[i];
+        PromState::Target& p = out[i];
+        p = {t.info.path, t.raw ? t.info.path : t.info.device};
+        for (const auto& ph : t.merged_phases) {
+            p.read_ops += ph.counters.read_ops;
+            p.write_ops += ph.counters.write_ops;
+            p.read_bytes += ph.counters.read_bytes;
+            p.write_bytes += ph.counters.write_bytes;
+            p.verified_bytes += ph.counters.verified_bytes;
+            p.mismatches += ph.counters.mismatch_total();
+        }
+        p.slow = t.slow.has_value();
+    }
+}
+
 }  // namespace
 
 PromTextfile::PromTextfile(Settings settings, HostInfo host)
@@ -39,6 +58,7 @@ void PromTextfile::started(const run::RunConfig& cfg, const run::RunResult& r) {
     state_.backend = std::string(io::to_string(r.backend.used));
     state_.drive =
         DriveInfo::of(r.target.directory.empty() ? target : r.target.directory, r.target.device);
+    take_targets(r, state_.targets);
     state_.running = true;
     state_.phase.reset();
     state_.iteration = 0;
@@ -103,7 +123,12 @@ void PromTextfile::iteration_done(const run::IterationResult&) {
     maybe_write();
 }
 
+void PromTextfile::run_so_far(const run::RunResult& r, const run::ProgressSnapshot*) {
+    take_targets(r, state_.targets);
+}
+
 void PromTextfile::run_ended(const run::RunResult& r) {
+    take_targets(r, state_.targets);
     if (runs_.empty()) return;
     // Mismatches found outside any phase (a failed write-back between
     // phases) are in the run's totals only.

@@ -49,6 +49,8 @@ class PromTextfile final : public run::RunObserver {
     void phase_done(std::uint64_t iteration, const run::PhaseResult& p) override;
     void iteration_done(const run::IterationResult& it) override;
     void sweep_point_done(const run::RunConfig& cfg, const run::SweepPoint& point) override;
+    // Several targets: each one's counts as its phases end.
+    void run_so_far(const run::RunResult& r, const run::ProgressSnapshot* live) override;
 
     // Whether started() has written the file (a refused run has none).
     bool written() const { return writes_ > 0; }

@@ -622,6 +622,57 @@ std::vector<Family> repeat_families(const PromState& s, const std::vector<PromSe
 
 }  // namespace
 
+namespace {
+
+// The labels of target t: the run's, with its own target, and its device.
+PromLabels target_labels(const PromState& s, const PromState::Target& t) {
+    PromLabels labels;
+    for (const auto& [k, v] : s.labels)
+        labels.emplace_back(k, k == "target" ? t.target : v);
+    labels.emplace_back("device", t.device);
+    return labels;
+}
+
+// Several targets: per target, its operations, bytes, verified bytes,
+// mismatches and whether it is the slow one (counters from its finished
+// phases: they move as phases end).
+std::vector<Family> target_families(const PromState& s) {
+    if (s.targets.size() < 2) return {};
+    Family ops{"drivestress_target_operations_total",
+               "counter",
+               "Operations completed on this target in finished phases.",
+               {}};
+    Family bytes{"drivestress_target_bytes_total",
+                 "counter",
+                 "Bytes moved on this target in finished phases.",
+                 {}};
+    Family verified{"drivestress_target_verified_bytes_total",
+                    "counter",
+                    "Bytes read back and verified on this target in finished phases.",
+                    {}};
+    Family mismatches{"drivestress_target_mismatches_total",
+                      "counter",
+                      "Mismatches and I/O errors on this target.",
+                      {}};
+    Family slow{"drivestress_target_slow",
+                "gauge",
+                "1 when this target is more than 25 % below the median of its like targets.",
+                {}};
+    for (const auto& t : s.targets) {
+        const PromLabels l = target_labels(s, t);
+        ops.add(with(l, {{"op", "read"}}), format_count(t.read_ops));
+        ops.add(with(l, {{"op", "write"}}), format_count(t.write_ops));
+        bytes.add(with(l, {{"op", "read"}}), format_count(t.read_bytes));
+        bytes.add(with(l, {{"op", "write"}}), format_count(t.write_bytes));
+        verified.add(l, format_count(t.verified_bytes));
+        mismatches.add(l, format_count(t.mismatches));
+        slow.add(l, t.slow ? "1" : "0");
+    }
+    return {ops, bytes, verified, mismatches, slow};
+}
+
+}  // namespace
+
 std::string prometheus_text(const PromState& state, const std::vector<PromSeriesSet>& runs) {
     std::string out;
     for (const auto& f : info_families(state))
@@ -632,6 +683,8 @@ std::string prometheus_text(const PromState& state, const std::vector<PromSeries
         f.render(out);
     latency_family(state, runs).render(out);
     for (const auto& f : repeat_families(state, runs))
+        f.render(out);
+    for (const auto& f : target_families(state))
         f.render(out);
     return out;
 }

@@ -113,6 +113,18 @@ struct PromState {
     std::optional<int> exit_status;   // once the run has ended
     double start_time_s = 0;          // Unix time
     double now_s = 0;                 // Unix time of this rendering
+    // A run of several targets: each one's counts so far, as series of
+    // their own (labels target and device); none for a single target.
+    struct Target {
+        std::string target;  // the directory, or the raw device
+        std::string device;  // the device under it (a raw device: itself)
+        std::uint64_t read_ops = 0, write_ops = 0;
+        std::uint64_t read_bytes = 0, write_bytes = 0;
+        std::uint64_t verified_bytes = 0;
+        std::uint64_t mismatches = 0;
+        bool slow = false;
+    };
+    std::vector<Target> targets;
 };
 
 std::string prometheus_text(const PromState& state, const std::vector<PromSeriesSet>& runs);

@@ -12,8 +12,11 @@
 
 namespace ds::report {
 
-void TimeseriesWriter::started(const run::RunConfig& cfg, const run::RunResult&) {
+void TimeseriesWriter::started(const run::RunConfig& cfg, const run::RunResult& r) {
     interval_s_ = cfg.interval_s;
+    target_names_.clear();
+    for (const auto& t : r.targets)
+        target_names_.push_back(t.name);
     if (fd_.valid() || !error_.empty()) return;  // a preset's later test: the same stream
     try {
         fd_ = io::create_output_file(path_);
@@ -31,7 +34,7 @@ std::string TimeseriesWriter::finish() {
 std::string TimeseriesWriter::line(std::uint64_t iteration, run::Phase phase,
                                    std::uint64_t sweep_value, const run::IntervalStats& s,
                                    double interval_s, std::uint64_t mismatches_so_far,
-                                   double elapsed_s, double start_s) {
+                                   double elapsed_s, double start_s) const {
     const double len = interval_s > 0 ? interval_s : 1.0;
     nlohmann::json j;
     j["elapsed_s"] = elapsed_s;
@@ -55,6 +58,19 @@ std::string TimeseriesWriter::line(std::uint64_t iteration, run::Phase phase,
     j["max_ns"] = latency.max();
     j["mismatches"] = mismatches_so_far;
     if (s.temperature_c) j["temperature_c"] = *s.temperature_c;
+    if (!s.targets.empty()) {
+        nlohmann::json targets = nlohmann::json::array();
+        for (std::size_t t = 0; t < s.targets.size(); ++t) {
+            const auto& share = s.targets[t];
+            targets.push_back({{"target", t < target_names_.size() ? target_names_[t] : ""},
+                               {"read_ops", share.read_ops},
+                               {"write_ops", share.write_ops},
+                               {"read_bytes", share.read_bytes},
+                               {"write_bytes", share.write_bytes},
+                               {"mismatches", share.mismatches}});
+        }
+        j["targets"] = std::move(targets);
+    }
     return j.dump();
 }
 

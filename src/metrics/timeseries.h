@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "io/unique_fd.h"
 #include "model/observer.h"
@@ -30,10 +31,11 @@ class TimeseriesWriter final : public run::RunObserver {
                        const run::IntervalStats& s, double interval_s,
                        std::uint64_t mismatches_so_far) override;
 
-    // The line for one interval, which started `start_s` into its phase.
-    static std::string line(std::uint64_t iteration, run::Phase phase, std::uint64_t sweep_value,
-                            const run::IntervalStats& s, double interval_s,
-                            std::uint64_t mismatches_so_far, double elapsed_s, double start_s);
+    // The line for one interval, which started `start_s` into its phase
+    // (several targets: each one's share, named as the report names it).
+    std::string line(std::uint64_t iteration, run::Phase phase, std::uint64_t sweep_value,
+                     const run::IntervalStats& s, double interval_s,
+                     std::uint64_t mismatches_so_far, double elapsed_s, double start_s) const;
 
     // Closes the file; the first write or close that failed, as one line
     // naming the path ("" when every line landed).
@@ -52,6 +54,7 @@ class TimeseriesWriter final : public run::RunObserver {
     std::uint64_t last_sweep_value_ = 0;
     std::uint64_t last_index_ = 0;
     bool any_ = false;
+    std::vector<std::string> target_names_;  // several targets: by target
 };
 
 }  // namespace ds::report

@@ -83,6 +83,18 @@ std::uint32_t RunConfig::max_rand_block() const {
     return b;
 }
 
+RunConfig RunConfig::for_target(std::size_t t) const {
+    RunConfig one = *this;
+    one.more_targets.clear();
+    if (t == 0) return one;
+    const TargetSpec& spec = more_targets.at(t - 1);
+    one.target = spec.target;
+    one.target_may_be_prefix = false;
+    one.raw_device = spec.raw_device;
+    one.raw_device_confirm = spec.raw_device_confirm;
+    return one;
+}
+
 bool RunConfig::has_phase(Phase p) const {
     return std::find(phases.begin(), phases.end(), p) != phases.end();
 }

@@ -57,6 +57,15 @@ struct RunConfig {
     // the same path and file_bytes each worker's region of it).
     std::string raw_device;
     std::string raw_device_confirm;  // --destroy-data: the same device again
+    // Several targets in one run (TARGET... and each --raw-device): the
+    // first is held in the fields above, the others here.  --files, --size
+    // and --qd apply per target; worker i tests target i / files.
+    struct TargetSpec {
+        std::string target;
+        std::string raw_device;  // empty: a directory
+        std::string raw_device_confirm;
+    };
+    std::vector<TargetSpec> more_targets;
     // Per file (raw device: per region; 0 there until it is derived from the
     // device's size before the run, modes/environment.h).
     std::uint64_t file_bytes = 256ULL << 20;
@@ -138,6 +147,12 @@ struct RunConfig {
     std::uint32_t max_rand_block() const;
 
     bool has_phase(Phase p) const;
+
+    std::size_t target_count() const { return 1 + more_targets.size(); }
+    // Workers over every target: --files per target.
+    unsigned workers() const { return files * static_cast<unsigned>(target_count()); }
+    // Target t (< target_count()) alone, as a one-target configuration.
+    RunConfig for_target(std::size_t t) const;
 };
 
 }  // namespace ds::run

@@ -51,6 +51,14 @@ void IntervalStats::merge(const IntervalStats& o) {
         mismatches_by_class[i] += o.mismatches_by_class[i];
     read_latency.merge(o.read_latency);
     write_latency.merge(o.write_latency);
+    if (targets.size() < o.targets.size()) targets.resize(o.targets.size());
+    for (std::size_t t = 0; t < o.targets.size(); ++t) {
+        targets[t].read_ops += o.targets[t].read_ops;
+        targets[t].write_ops += o.targets[t].write_ops;
+        targets[t].read_bytes += o.targets[t].read_bytes;
+        targets[t].write_bytes += o.targets[t].write_bytes;
+        targets[t].mismatches += o.targets[t].mismatches;
+    }
 }
 
 stats::LatencyHistogram IntervalStats::latency() const {
@@ -259,6 +267,94 @@ RunEvidence run_evidence(const RunConfig& cfg, const RunResult& r, ExitStatus st
     e.mismatches = r.mismatch_count();
     e.health_damage_only = e.mismatches == 0 && r.health.damaged();
     e.error = why;
+    return e;
+}
+
+void TargetResult::add_phase(const PhaseResult& p) {
+    auto at = merged_phases.begin();
+    while (at != merged_phases.end() && at->phase < p.phase)
+        ++at;
+    if (at != merged_phases.end() && at->phase == p.phase)
+        at->merge(p);
+    else
+        merged_phases.insert(at, p);
+}
+
+std::uint64_t TargetResult::mismatch_count() const {
+    std::uint64_t n = 0;
+    for (const auto& p : merged_phases)
+        n += p.counters.mismatch_total();
+    return n;
+}
+
+std::uint64_t TargetResult::verified_bytes() const {
+    std::uint64_t n = 0;
+    for (const auto& p : merged_phases)
+        n += p.counters.verified_bytes;
+    return n;
+}
+
+std::optional<std::pair<Phase, double>> TargetResult::figure() const {
+    for (Phase want : {Phase::random, Phase::seq_write, Phase::seq_read})
+        for (const auto& p : merged_phases)
+            if (p.phase == want && p.seconds > 0)
+                return std::pair{want, want == Phase::random ? p.iops() : p.bytes_per_sec()};
+    return std::nullopt;
+}
+
+namespace {
+
+double median_of(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// Targets like `a`: the same kind of device and size, measured by the same
+// phase's figure.
+std::vector<double> like_figures(const std::vector<TargetResult>& targets, const TargetResult& a,
+                                 Phase phase) {
+    std::vector<double> v;
+    for (const auto& b : targets) {
+        const auto f = b.figure();
+        if (f && f->first == phase && b.device_kind == a.device_kind &&
+            b.capacity_bytes == a.capacity_bytes)
+            v.push_back(f->second);
+    }
+    return v;
+}
+
+}  // namespace
+
+void flag_slow_targets(std::vector<TargetResult>& targets, double threshold_pct) {
+    for (auto& t : targets) {
+        t.slow.reset();
+        const auto f = t.figure();
+        if (!f) continue;
+        const auto like = like_figures(targets, t, f->first);
+        if (like.size() < 3) continue;  // two cannot say which one is off
+        const double median = median_of(like);
+        if (median <= 0) continue;
+        const double below = (median - f->second) / median * 100;
+        if (below > threshold_pct)
+            t.slow = SlowTarget{f->first, f->second, median, below, like.size()};
+    }
+}
+
+RunEvidence target_evidence(const RunConfig& cfg, const RunResult& r, std::size_t t,
+                            ExitStatus status) {
+    const TargetResult& target = r.targets.at(t);
+    RunEvidence e = run_evidence(cfg, r, status);
+    e.verified_bytes = target.verified_bytes();
+    e.mismatches = target.mismatch_count();
+    for (const auto& d : r.damage)  // a failed write-back is the file's, not a phase's
+        if (d.file_index >= target.first_file && d.file_index < target.first_file + target.files)
+            e.mismatches = std::max<std::uint64_t>(e.mismatches, 1);
+    if (e.mismatches)
+        e.status = ExitStatus::mismatch;
+    else if (status == ExitStatus::mismatch)
+        e.status = ExitStatus::success;  // another target's
+    e.health_damage_only = false;
     return e;
 }
 

@@ -6,6 +6,7 @@
 #include <deque>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "io/backend.h"
@@ -112,6 +113,14 @@ struct IntervalStats {
     // NVMe targets: the controller's temperature when the second was
     // passed on, degrees Celsius (hwmon); none elsewhere.
     std::optional<double> temperature_c;
+    // A run of several targets: each target's share of the interval (its
+    // own workers'), by target; empty for one target.
+    struct TargetShare {
+        std::uint64_t read_ops = 0, write_ops = 0;
+        std::uint64_t read_bytes = 0, write_bytes = 0;
+        std::uint64_t mismatches = 0;
+    };
+    std::vector<TargetShare> targets;
 
     void merge(const IntervalStats& o);
     // Reads and writes together.
@@ -301,6 +310,50 @@ struct BackendInfo {
     unsigned sync_threads = 0;    // sync: pool threads per worker (0: single-threaded)
 };
 
+// A target whose figure is far below the median of the targets like it
+// (same kind of device, same size): the slow drive of a burn-in.
+struct SlowTarget {
+    Phase phase = Phase::random;  // whose figure: IOPS (random), else bandwidth
+    double value = 0;             // the target's figure
+    double median = 0;            // of the like targets, this one included
+    double below_pct = 0;         // how far below the median, percent
+    std::size_t like_targets = 0;
+};
+
+// One target of a run with several (TARGET... and each --raw-device): what
+// its own workers measured and found.  A single-target run has one.
+struct TargetResult {
+    std::string name;  // "loop3" for a raw device, else the directory
+    bool raw = false;
+    TargetInfo info;
+    std::string device_kind;  // "loop", "nvme", "sd"... (the device's name without digits)
+    unsigned first_file = 0;  // its workers: files [first_file, first_file + files)
+    unsigned files = 0;
+    std::uint64_t capacity_bytes = 0;  // files x file size
+    bool direct_io = true;
+    // Where its workers ran: "numa node 1 (cpus 8-15)", "--cpus 0,2", "any
+    // cpu"; the device's node when sysfs says; the CPUs its workers were
+    // given (none: any).
+    std::string placement;
+    std::optional<int> numa_node;
+    std::vector<unsigned> cpus;
+    // Each phase over every iteration, in run order; seconds are the
+    // target's own (its slowest worker), CPU is the process's and not here.
+    std::vector<PhaseResult> merged_phases;
+    std::optional<SlowTarget> slow;
+
+    void add_phase(const PhaseResult& p);
+    std::uint64_t mismatch_count() const;
+    std::uint64_t verified_bytes() const;
+    // The figure targets are compared by: random IOPS, else seq-write, else
+    // seq-read bandwidth (nullopt: none measured).
+    std::optional<std::pair<Phase, double>> figure() const;
+};
+
+// Flags every target whose figure is more than `threshold_pct` below the
+// median of its like targets (at least three of them).
+void flag_slow_targets(std::vector<TargetResult>& targets, double threshold_pct = 25);
+
 // The current time as ISO 8601 UTC ("2026-11-30T04:33:23Z"), for started_at.
 std::string utc_now_iso8601();
 
@@ -335,6 +388,7 @@ struct RunResult {
     // read by two phases counts twice).
     std::vector<FileDamage> damage;
     ClassCounts mismatch_totals{};
+    std::vector<TargetResult> targets;  // one per target, in the order given
     StopReason stop = StopReason::completed;
     // A problem that ended the run early without being the drive's fault
     // (the filesystem filled up): one line, exit 1.
@@ -382,4 +436,8 @@ ExitStatus exit_status(const RunResult& r);
 // than the run's own (a result file that could not be delivered).
 RunEvidence run_evidence(const RunConfig& cfg, const RunResult& r, ExitStatus status,
                          const std::string& why = {});
+// Target t's own: its mismatches are its own, any other problem (a signal,
+// an error) is the run's `status`, a mismatch on another target is not.
+RunEvidence target_evidence(const RunConfig& cfg, const RunResult& r, std::size_t t,
+                            ExitStatus status);
 }  // namespace ds::run

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iterator>
 #include <numeric>
@@ -65,17 +66,24 @@ void protect_verified_files(const std::string& state) {
 
 // Equal regions (workers: the largest of a files sweep); the default size
 // is aligned to the sequential block and the largest random block, a given
-// --size is taken as it is (a multiple of the unit).
+// --size is taken as it is (a multiple of the unit).  Several devices: the
+// default is the smallest device's region, so --size is one for all.
 void resolve_raw_device(run::RunConfig& c) {
-    if (c.raw_device.empty()) return;
-    if (!run::same_block_device(c.raw_device, c.raw_device_confirm))
-        throw run::SetupError("--destroy-data " + c.raw_device_confirm +
-                              " is not the same device as --raw-device " + c.raw_device);
-    run::check_raw_device_unused(c.raw_device);  // again right before the run
-    const std::uint64_t bytes = run::block_device_bytes(c.raw_device);
-    c.file_bytes = run::raw_region_bytes(
-        c.raw_device, bytes, c.files, c.file_bytes,
-        std::lcm(std::uint64_t{c.seq_block}, std::uint64_t{c.max_rand_block()}));
+    std::uint64_t derived = 0;
+    for (std::size_t t = 0; t < c.target_count(); ++t) {
+        const run::RunConfig one = c.for_target(t);
+        if (one.raw_device.empty()) continue;
+        if (!run::same_block_device(one.raw_device, one.raw_device_confirm))
+            throw run::SetupError("--destroy-data " + one.raw_device_confirm +
+                                  " is not the same device as --raw-device " + one.raw_device);
+        run::check_raw_device_unused(one.raw_device);  // again right before the run
+        const std::uint64_t bytes = run::block_device_bytes(one.raw_device);
+        const std::uint64_t region = run::raw_region_bytes(
+            one.raw_device, bytes, c.files, c.file_bytes,
+            std::lcm(std::uint64_t{c.seq_block}, std::uint64_t{c.max_rand_block()}));
+        derived = derived ? std::min(derived, region) : region;
+    }
+    if (c.file_bytes == 0) c.file_bytes = derived;
 }
 
 }  // namespace

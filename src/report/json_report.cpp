@@ -827,6 +827,74 @@ json damage_json(const run::RunResult& r) {
     return {{"distinct_units", r.damaged_units()}, {"files", files}};
 }
 
+// A target's share of a phase: its own counts over its own time (CPU is
+// the process's: merged_phases has it).
+json target_phase_json(const run::PhaseResult& p) {
+    const auto& c = p.counters;
+    const stats::LatencyHistogram all = p.latency();
+    const bool any = all.count() > 0;
+    return {{"phase", std::string(run::to_string(p.phase))},
+            {"interrupted", p.interrupted},
+            {"too_short", !p.too_short().empty()},
+            {"elapsed_s", p.seconds},
+            {"workers", p.workers},
+            {"read_bytes", c.read_bytes},
+            {"write_bytes", c.write_bytes},
+            {"read_ops", c.read_ops},
+            {"write_ops", c.write_ops},
+            {"bandwidth_bytes_per_sec", p.bytes_per_sec()},
+            {"iops", p.iops()},
+            {"verified_bytes", c.verified_bytes},
+            {"p50_ns", any ? json(all.value_at_percentile(50)) : json(nullptr)},
+            {"p99_ns", any ? json(all.value_at_percentile(99)) : json(nullptr)},
+            {"max_ns", any ? json(all.max()) : json(nullptr)},
+            {"mismatches", class_counts(c.mismatches)}};
+}
+
+json slow_json(const run::TargetResult& t) {
+    if (!t.slow) return nullptr;
+    const auto& s = *t.slow;
+    return {{"phase", std::string(run::to_string(s.phase))},
+            {"figure", s.phase == run::Phase::random ? "iops" : "bandwidth_bytes_per_sec"},
+            {"value", s.value},
+            {"median", s.median},
+            {"below_median_pct", s.below_pct},
+            {"like_targets", s.like_targets}};
+}
+
+json targets_json(const run::RunConfig& cfg, const run::RunResult& r) {
+    const run::ExitStatus code = run::exit_status(r);
+    json out = json::array();
+    for (std::size_t t = 0; t < r.targets.size(); ++t) {
+        const auto& tr = r.targets[t];
+        const run::RunEvidence e = run::target_evidence(cfg, r, t, code);
+        json phases = json::array();
+        for (const auto& p : tr.merged_phases)
+            phases.push_back(target_phase_json(p));
+        out.push_back({{"name", tr.name},
+                       {"path", tr.info.path},
+                       {"raw_device", tr.raw},
+                       {"filesystem", tr.info.filesystem},
+                       {"device", tr.info.device},
+                       {"device_kind", tr.device_kind},
+                       {"files", tr.files},
+                       {"first_file", tr.first_file},
+                       {"capacity_bytes", tr.capacity_bytes},
+                       {"direct_io", tr.direct_io},
+                       {"placement",
+                        {{"text", tr.placement},
+                         {"numa_node", tr.numa_node ? json(*tr.numa_node) : json(nullptr)},
+                         {"cpus", tr.cpus}}},
+                       {"merged_phases", std::move(phases)},
+                       {"verified_bytes", e.verified_bytes},
+                       {"mismatch_total", e.mismatches},
+                       {"slow", slow_json(tr)},
+                       {"status", run::status_word(e.status, run::nothing_verified(e))},
+                       {"exit_code", run::code_of(e.status)}});
+    }
+    return out;
+}
+
 json summary_json(const run::RunConfig& cfg, const run::RunResult& r) {
     const run::ExitStatus code = run::exit_status(r);
     const char* stop = r.stop == run::StopReason::completed  ? "completed"
@@ -869,6 +937,7 @@ json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostI
     doc["mismatches"] = mm;
     doc["mismatches_truncated"] = r.mismatch_count() > r.mismatch_records.size();
     doc["damage"] = damage_json(r);
+    doc["targets"] = targets_json(cfg, r);
     doc["summary"] = summary_json(cfg, r);
     return doc;
 }

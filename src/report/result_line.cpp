@@ -95,7 +95,7 @@ std::string result_line(const run::RunConfig& cfg, const run::RunResult& r) {
         line += seq.empty() ? "" : " | ";
         line += "random " + block_words(cfg.rand_block) + ", " + std::to_string(cfg.read_pct) +
                 "% reads, qd " + std::to_string(r.backend.effective_qd) + " x " +
-                std::to_string(cfg.files) + (cfg.files == 1 ? " worker: " : " workers: ") +
+                std::to_string(cfg.workers()) + (cfg.workers() == 1 ? " worker: " : " workers: ") +
                 (q.random_too_short.empty()
                      ? units::format_iops(q.random_iops) + " IOPS" +
                            (q.random_iops_repeats.n >= 2
@@ -111,7 +111,10 @@ std::string result_line(const run::RunConfig& cfg, const run::RunResult& r) {
     line += " | " + std::string(io::to_string(r.backend.used)) + ", " +
             (r.direct_io ? "O_DIRECT" : "buffered") + ", " + std::to_string(cfg.files) + " x " +
             units::format_bytes(cfg.file_bytes);
-    if (!r.target.filesystem.empty()) line += " on " + r.target.filesystem;
+    if (cfg.target_count() > 1)
+        line += " on each of " + std::to_string(cfg.target_count()) + " targets";
+    else if (!r.target.filesystem.empty())
+        line += " on " + r.target.filesystem;
     line += cfg.verify ? ", verified" : ", NOT verified";
     return line;
 }

@@ -10,6 +10,7 @@
 #include "model/drift.h"
 #include "report/progress_line.h"
 #include "report/result_line.h"
+#include "report/target_table.h"
 #include "units/units.h"
 
 namespace ds::report {
@@ -349,7 +350,9 @@ void TextReport::print_target(const run::RunConfig& cfg, const run::RunResult& r
                  DRIVESTRESS_VERSION, host_.hostname.c_str(), host_.kernel.c_str(), host_.cpus,
                  host_.simd_path.c_str());
     const char* io = r.direct_io ? "O_DIRECT" : "buffered (page cache evicted between phases)";
-    if (!cfg.raw_device.empty()) {
+    if (r.targets.size() > 1) {
+        std::fputs(target_header_lines(cfg, r).c_str(), out_);
+    } else if (!cfg.raw_device.empty()) {
         std::fprintf(out_, "target   %s (raw device, %s)  %u regions x %s  %s\n",
                      cfg.raw_device.c_str(), units::format_bytes(t.free_bytes).c_str(), cfg.files,
                      units::format_bytes(cfg.file_bytes).c_str(), io);
@@ -365,7 +368,7 @@ void TextReport::print_target(const run::RunConfig& cfg, const run::RunResult& r
                      "note     --backend nop: every operation is an io_uring NOP; nothing reaches "
                      "the device and nothing is verified: the figures are the engine's own cost, "
                      "not the drive's\n");
-    const std::uint64_t bytes = cfg.file_bytes * cfg.files;
+    const std::uint64_t bytes = cfg.file_bytes * cfg.workers();
     if (!r.direct_io && random_on(cfg) && cfg.read_pct > 0 &&
         (host_.memory_bytes == 0 || bytes < host_.memory_bytes))
         std::fprintf(out_,
@@ -856,6 +859,7 @@ void TextReport::finish(const run::RunConfig& cfg, const run::RunResult& r, run:
     // What went wrong is shown whatever the layout.
     print_mismatch_records(out_, r);
     print_damage(out_, r);
+    if (layout_ != Layout::preset_test) std::fputs(target_table(cfg, r, code).c_str(), out_);
     const std::string verdict = verdict_text(cfg, r, code, why);
     if (layout_ == Layout::preset_test) {
         if (!label_.empty())

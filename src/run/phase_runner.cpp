@@ -38,6 +38,7 @@ class IntervalMerger {
                 // A worker publishes a second once it is past it: every
                 // second up to this one is done for that worker.
                 worker_second_[i] = std::max(worker_second_[i], iv.index + 1);
+                share(i, iv);
                 auto [slot, fresh] = pending_.try_emplace(iv.index, iv);
                 if (!fresh) slot->second.merge(iv);
             }
@@ -64,6 +65,15 @@ class IntervalMerger {
     }
 
   private:
+    // Several targets: worker i's interval is its target's share.
+    void share(unsigned i, IntervalStats& iv) const {
+        const auto& targets = s_.res.targets;
+        if (targets.size() < 2) return;
+        iv.targets.assign(targets.size(), {});
+        iv.targets[s_.target.target_of(i)] = {iv.read_ops, iv.write_ops, iv.read_bytes,
+                                              iv.write_bytes, iv.mismatches};
+    }
+
     RunSession& s_;
     std::uint64_t iteration_;
     Phase phase_;
@@ -158,6 +168,26 @@ ProgressSnapshot progress_of(RunSession& s, const PhasePlan& plan, unsigned acti
     return snap;
 }
 
+// Each target's share of the phase: its workers' counters, over its own
+// time (its slowest worker: a fast drive waits for the others at the end
+// of a sequential phase, and that wait is not its own).
+void account_targets(RunSession& s, const std::vector<PhaseOutcome>& outcomes,
+                     const PhaseResult& pr) {
+    for (TargetResult& t : s.res.targets) {
+        PhaseResult mine;
+        mine.phase = pr.phase;
+        for (unsigned i = t.first_file; i < t.first_file + t.files && i < outcomes.size(); ++i) {
+            mine.counters.merge(outcomes[i].counters);
+            mine.interrupted = mine.interrupted || !outcomes[i].completed;
+            mine.seconds = std::max(mine.seconds, outcomes[i].seconds);
+            ++mine.workers;
+        }
+        if (mine.workers == 0) continue;
+        if (s.res.targets.size() == 1) mine.seconds = pr.seconds;  // the run's own figures
+        t.add_phase(mine);
+    }
+}
+
 // The workers' outcomes into the phase's result, and what ends the run
 // early without being the drive's fault.
 void account(RunSession& s, const std::vector<PhaseOutcome>& outcomes, PhaseResult& pr) {
@@ -186,6 +216,7 @@ void account(RunSession& s, const std::vector<PhaseOutcome>& outcomes, PhaseResu
     }
     for (std::size_t m = 0; m < res.mismatch_totals.size(); ++m)
         res.mismatch_totals[m] += pr.counters.mismatches[m];
+    account_targets(s, outcomes, pr);
 }
 
 // The host's CPU time so far; nullopt where /proc/stat cannot be read (the
@@ -205,7 +236,7 @@ PhaseResult run_phase(RunSession& s, std::uint64_t iteration, Phase phase,
     if (!s.target.direct_io())
         s.writeback_failed(s.target.drop_caches(), iteration, phase, nullptr);
     record_bound(s, phase);
-    const unsigned active = over.files ? over.files : cfg.files;
+    const unsigned active = over.files ? over.files : cfg.workers();
     PhaseResult pr;
     pr.phase = phase;
     const auto cpu0 = stats::CpuTime::process_now();
@@ -237,7 +268,9 @@ PhaseResult run_phase(RunSession& s, std::uint64_t iteration, Phase phase,
                 if (mine.op_limit == 0) return;  // nothing to do for this worker
             }
             if (i == 0 && s.hooks.stop_phase == phase) mine.stop_after_ops = s.hooks.stop_after_ops;
+            const std::uint64_t w0 = monotonic_ns();
             outcomes[i] = w.run(mine);
+            outcomes[i].seconds = static_cast<double>(monotonic_ns() - w0) / 1e9;
         },
         tick);
     // Writes in buffered mode are only done once they reached the device.

@@ -15,6 +15,7 @@
 #include "io/backend_factory.h"
 #include "model/errors.h"
 #include "pattern/unit.h"
+#include "run/placement.h"
 #include "sys/memory.h"
 #include "sys/signals.h"
 #include "units/units.h"
@@ -58,15 +59,16 @@ std::uint64_t worker_memory_bytes(const RunConfig& cfg, const WorkerGeometry& ge
 }
 
 std::string memory_need_text(const RunConfig& cfg, const WorkerGeometry& geo) {
-    return std::to_string(cfg.files) + " x " + units::format_bytes(worker_memory_bytes(cfg, geo)) +
-           " of unit maps and buffers (" + std::to_string(kMapBytesPerUnit) + " bytes per " +
-           units::format_bytes(cfg.rand_block) + " unit)";
+    return std::to_string(cfg.workers()) + " x " +
+           units::format_bytes(worker_memory_bytes(cfg, geo)) + " of unit maps and buffers (" +
+           std::to_string(kMapBytesPerUnit) + " bytes per " + units::format_bytes(cfg.rand_block) +
+           " unit)";
 }
 
 // Refused before any file exists, rather than a std::bad_alloc later.
 const WorkerGeometry& checked_memory(const RunConfig& cfg, const WorkerGeometry& geo) {
     const std::uint64_t avail = available_memory_bytes();
-    const std::uint64_t need = worker_memory_bytes(cfg, geo) * cfg.files;
+    const std::uint64_t need = worker_memory_bytes(cfg, geo) * cfg.workers();
     if (avail && need > avail)
         throw SetupError("not enough memory: the run needs " + memory_need_text(cfg, geo) + ", " +
                          units::format_bytes(avail) +
@@ -77,7 +79,7 @@ const WorkerGeometry& checked_memory(const RunConfig& cfg, const WorkerGeometry&
 // --keep: the new files' sizes and names are made durable before anything
 // written to them can be acknowledged; a flush that fails ends the run
 // before it starts (a durability test cannot vouch for anything then).
-void sync_new_files(const Target& target) {
+void sync_new_files(const TargetSet& target) {
     for (std::size_t i = 0; i < target.file_count(); ++i)
         if (::fsync(target.fd(i)) != 0)
             throw SetupError(target.path(i) + ": fsync: " + std::strerror(errno));
@@ -128,8 +130,27 @@ RunSession::RunSession(RunConfig& c, RunResult& r, RunObserver& o)
         throw SetupError("--iopoll: needs O_DIRECT: " + target.direct_io_note());
     for (std::size_t i = 0; i < target.file_count(); ++i)
         res.file_paths.push_back(target.path(i));
+    describe_targets();
     res.backend.effective_qd = geo.rand_depth;
     res.backend.seq_qd = geo.seq_depth;
+}
+
+// One TargetResult per target, in the order given: its name, device and
+// workers (the figures come as phases end).
+void RunSession::describe_targets() {
+    for (std::size_t t = 0; t < target.count(); ++t) {
+        const Target& one = target.at(t);
+        TargetResult r;
+        r.raw = one.raw();
+        r.info = one.info();
+        r.name = target_name(r.info, r.raw);
+        r.device_kind = device_kind(r.raw ? r.info.path : r.info.device);
+        r.first_file = static_cast<unsigned>(target.first(t));
+        r.files = static_cast<unsigned>(one.file_count());
+        r.capacity_bytes = cfg.file_bytes * r.files;
+        r.direct_io = one.direct_io();
+        res.targets.push_back(std::move(r));
+    }
 }
 
 void RunSession::create_files() {
@@ -172,14 +193,14 @@ io::UringOptions RunSession::uring_options() const {
 
 void RunSession::start_workers() {
     try {
-        for (unsigned i = 0; i < cfg.files; ++i)
+        for (unsigned i = 0; i < cfg.workers(); ++i)
             workers.push_back(std::make_unique<Worker>(geo, i, target.path(i), target.fd(i),
                                                        cfg.seed, res.run_id, stop));
     } catch (const std::bad_alloc&) {  // e.g. under ulimit -v
         throw SetupError("out of memory allocating " + memory_need_text(cfg, geo) +
                          "; lower --size, --files or --qd, or raise --rand-block");
     }
-    for (unsigned i = 0; i < cfg.files; ++i) {
+    for (unsigned i = 0; i < cfg.workers(); ++i) {
         if (state) workers[i]->set_durability_listener(state.get());
         workers[i]->set_base_offset(target.base_offset(i));
     }
@@ -187,7 +208,7 @@ void RunSession::start_workers() {
     last_snapshot_ns = monotonic_ns();
     if (cfg.duration_s)
         duration_deadline_ns = last_snapshot_ns + static_cast<std::uint64_t>(*cfg.duration_s * 1e9);
-    pool = std::make_unique<WorkerPool>(workers, cfg.cpus);
+    pool = std::make_unique<WorkerPool>(workers, place_workers());
     run_on_workers(
         [&](unsigned i, Worker& w) { w.open_backend(kind, target.fd(i), uring_options()); });
     res.backend.uring = workers[0]->backend()->describe().uring;
@@ -196,6 +217,21 @@ void RunSession::start_workers() {
         cfg.raw_device.empty() ? res.target.directory : cfg.raw_device, hooks, res.health);
     observer.started(cfg, res);  // may refuse (an output file it cannot create)
     started_ = true;
+}
+
+// Each target's workers on its device's NUMA node, or on --cpus
+// (run/placement.h); recorded in the target's result.
+std::vector<std::vector<unsigned>> RunSession::place_workers() {
+    std::vector<std::string> devices;
+    for (const auto& t : res.targets)
+        devices.push_back(t.raw ? t.info.path : t.info.device);
+    const auto placement = place_targets(cfg.cpus, devices, sys::SysfsTree{});
+    for (std::size_t t = 0; t < placement.size(); ++t) {
+        res.targets[t].placement = placement_text(placement[t]);
+        res.targets[t].numa_node = placement[t].numa_node;
+        res.targets[t].cpus = placement[t].cpus;
+    }
+    return worker_cpu_sets(placement, cfg.files);
 }
 
 // Said the moment the coordinator sees a stop signal: on a slow device the
@@ -329,6 +365,7 @@ void RunSession::writeback_failed(const std::vector<std::pair<std::size_t, int>>
 void RunSession::finish() {
     collect_records(workers, res);
     collect_damage();
+    flag_slow_targets(res.targets);
     if (!stop.load() && stop_signal()) {  // arrived after the last phase: still counts
         res.stop = StopReason::signal;
         res.stop_signal = stop_signal();

@@ -26,7 +26,7 @@
 #include "run/health_monitor.h"
 #include "run/test_hooks.h"
 #include "target/state_file.h"
-#include "target/target.h"
+#include "target/target_set.h"
 
 namespace ds::run {
 
@@ -70,7 +70,7 @@ class RunSession {
     RunResult& res;
     RunObserver& observer;
     const TestHooks hooks;
-    Target target;
+    TargetSet target;  // every target of the run, files numbered across them
     std::unique_ptr<StateFile> state;
     std::atomic<bool> stop{false};
     io::BackendKind kind;
@@ -84,6 +84,8 @@ class RunSession {
 
   private:
     void create_files();
+    void describe_targets();
+    std::vector<std::vector<unsigned>> place_workers();
     // The workers' damage maps, per file (cumulative: replaced whole).
     void collect_damage();
     // The one line on stderr saying the run is stopping, with what is in flight.

@@ -15,11 +15,15 @@ namespace {
 
 std::atomic<int> g_first_signal{0};
 std::atomic<std::uint64_t> g_first_ns{0};
-// The registered files: the array never moves while registered (the owner
-// reserves it in full), only the count grows.
-std::atomic<const EmergencyFile*> g_files{nullptr};
-std::atomic<bool> g_files_kept{false};  // --keep files exist (the second signal says so)
-std::atomic<std::size_t> g_count{0};
+// The registered files, one array per target of the run: an array never
+// moves while registered (its owner reserves it in full), only its count
+// grows.  Slots are taken and given back by the main thread only.
+struct EmergencySet {
+    std::atomic<const EmergencyFile*> files{nullptr};
+    std::atomic<std::size_t> count{0};
+};
+EmergencySet g_sets[kMaxEmergencySets];
+std::atomic<bool> g_files_kept{false};             // --keep files exist (the second signal says so)
 std::atomic<std::uint64_t> g_pending_at_first{0};  // signal_bit mask
 
 // Signals whose default action ends the process and that arrive from
@@ -51,15 +55,21 @@ std::uint64_t now_ns() {
            static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
-void remove_registered_files() {
-    const std::size_t n = g_count.load();
-    const EmergencyFile* files = g_files.load();
-    for (std::size_t i = 0; files && i < n; ++i) {
-        struct stat st {};
-        if (::fstatat(files[i].dirfd, files[i].name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-            st.st_dev == files[i].dev && st.st_ino == files[i].ino)
-            ::unlinkat(files[i].dirfd, files[i].name, 0);
+// Whether any files are registered; then removes them.
+bool remove_registered_files() {
+    bool any = false;
+    for (const EmergencySet& set : g_sets) {
+        const std::size_t n = set.count.load();
+        const EmergencyFile* files = set.files.load();
+        any = any || files != nullptr;
+        for (std::size_t i = 0; files && i < n; ++i) {
+            struct stat st {};
+            if (::fstatat(files[i].dirfd, files[i].name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                st.st_dev == files[i].dev && st.st_ino == files[i].ino)
+                ::unlinkat(files[i].dirfd, files[i].name, 0);
+        }
     }
+    return any;
 }
 
 void say(const char* text, std::size_t len) {
@@ -90,8 +100,7 @@ void on_stop_signal(int sig) {
     }
     // The same keypress delivered twice (terminal and wrapper) is one request.
     if (same_stop_request(now, none, g_pending_at_first.load(), sig)) return;
-    const bool files = g_files.load() != nullptr;
-    remove_registered_files();
+    const bool files = remove_registered_files();
     static const char removed[] = "drivestress: second signal, files removed, exiting now\n";
     static const char kept[] = "drivestress: second signal, exiting now (files kept)\n";
     static const char bare[] = "drivestress: second signal, exiting now\n";
@@ -190,11 +199,28 @@ void set_files_kept(bool kept) {
 }
 
 void set_emergency_files(const EmergencyFile* files, std::size_t count) {
-    if (files != g_files.load()) {
-        g_count.store(0);
-        g_files.store(files);
+    if (!files) return;
+    EmergencySet* free_set = nullptr;
+    for (EmergencySet& set : g_sets) {
+        if (set.files.load() == files) {
+            set.count.store(count);
+            return;
+        }
+        if (!free_set && !set.files.load()) free_set = &set;
     }
-    g_count.store(files ? count : 0);
+    if (!free_set) return;  // more targets than slots: the normal exit still removes them
+    free_set->count.store(0);
+    free_set->files.store(files);
+    free_set->count.store(count);
+}
+
+void clear_emergency_files(const EmergencyFile* files) {
+    if (!files) return;
+    for (EmergencySet& set : g_sets)
+        if (set.files.load() == files) {
+            set.count.store(0);
+            set.files.store(nullptr);
+        }
 }
 
 }  // namespace ds::run

@@ -57,10 +57,14 @@ struct EmergencyFile {
     dev_t dev;
     ino_t ino;
 };
-// The files a second signal or a crash removes: files[0, count).  The array
-// must stay where it is while registered (calls with the same array may
-// only grow the count); nullptr/0 removes nothing (also --keep).
+// The files a second signal or a crash removes: files[0, count), beside
+// those of every other array registered (one per target of the run, up to
+// kMaxEmergencySets).  The array must stay where it is while registered
+// (calls with the same array may only grow the count) until cleared.
+inline constexpr std::size_t kMaxEmergencySets = 256;
 void set_emergency_files(const EmergencyFile* files, std::size_t count);
+// The array registered as `files` no longer removed by a second signal.
+void clear_emergency_files(const EmergencyFile* files);
 // Whether files a second signal leaves in place exist (--keep): its message
 // says "files kept" only then.
 void set_files_kept(bool kept);

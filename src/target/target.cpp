@@ -425,7 +425,7 @@ void Target::check_space(const RunConfig& cfg, std::uint64_t extra_bytes) {
 
 Target::~Target() {
     if (!keep_) remove_files();
-    set_emergency_files(nullptr, 0);
+    clear_emergency_files(emergency_.data());
     set_files_kept(false);
 }
 
@@ -546,7 +546,7 @@ void Target::remove_files() noexcept {
         raw_fd_.reset();
         return;
     }
-    set_emergency_files(nullptr, 0);
+    clear_emergency_files(emergency_.data());
     for (std::size_t i = 0; i < files_.size(); ++i) {
         // Say so when a file was taken away during the run, or cannot be
         // removed (the filesystem went read-only): someone should know.

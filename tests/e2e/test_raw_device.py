@@ -223,8 +223,14 @@ class RawDevice(harness.DriveStressTest):
         self.assertRefused(r, "--raw-device " + path, "not a block device")
 
     def test_raw_device_and_target(self):
-        r = self.drivestress(*raw(self.dev))
-        self.assertRefused(r, "--raw-device", self.target)
+        """Both given: two targets of one run (test_targets.py has more)."""
+        r = self.drivestress("-j", 1, "-s", "4M", "--rand-ops", 100, *raw(self.dev))
+        self.assertExit(r, 0)
+        doc = self.assertJson(r)
+        self.assertEqual([(t["path"], t["raw_device"], t["status"]) for t in doc["targets"]],
+                         [(os.path.realpath(self.target), False, "passed"),
+                          (self.dev, True, "passed")])
+        self.assertNoFilesLeft(r)
 
     def test_regions_larger_than_device(self):
         r = self.drivestress("-j", 4, "-s", "32M", *raw(self.dev), target=False)

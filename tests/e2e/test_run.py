@@ -140,7 +140,7 @@ class Runs(harness.DriveStressTest):
         self.assertIn("result   PASS (exit 0)", r.stdout)
         doc = self.assertJson(r)
         self.assertShape(doc, DOCUMENT)
-        self.assertEqual(doc["schema_version"], 3)
+        self.assertEqual(doc["schema_version"], 4)
         self.assertIs(doc["in_progress"], False)
         self.assertEqual(doc["tool"]["name"], "drivestress")
 

@@ -300,7 +300,7 @@ TEST_CASE("counters, state and info") {
     CHECK(value_of(s, "drivestress_verdict" + labels("verdict=\"running\"")) == 1);
     CHECK(s.count("drivestress_exit_status" + labels()) == 0);  // not before the end
     CHECK(value_of(s, "drivestress_info" +
-                          labels("version=\"0.1.0\",schema_version=\"3\","
+                          labels("version=\"0.1.0\",schema_version=\"4\","
                                  "backend=\"io_uring\",kernel=\"6.1.0-18-amd64\"")) == 1);
     // What sysfs did not tell (serial, firmware) is no label at all.
     CHECK(value_of(
@@ -461,4 +461,27 @@ TEST_CASE("--repeat: median, interval and spread are gauges of their own, per ph
     report::PromTotals more = run.totals;
     more.add(run.totals);
     CHECK(more.repeats.at({run::Phase::random, ""}).size() == 10);
+}
+
+bool has(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
+TEST_CASE("several targets: a series per target, labelled with it and its device") {
+    report::PromState s = make_state();
+    s.targets = {{kTarget, "/dev/vda", 10, 5, 40960, 20480, 40960, 0, false},
+                 {"/dev/loop3", "/dev/loop3", 7, 3, 28672, 12288, 28672, 2, true}};
+    const std::string text = report::prometheus_text(s, {make_run()});
+    CHECK(has(text,
+              "drivestress_target_mismatches_total{target=\"/dev/loop3\",rack=\"r12\","
+              "device=\"/dev/loop3\"} 2\n"));
+    CHECK(has(text, "drivestress_target_operations_total{target=\"" + kTargetEscaped +
+                        "\",rack=\"r12\",device=\"/dev/vda\",op=\"read\"} 10\n"));
+    CHECK(has(text,
+              "drivestress_target_slow{target=\"/dev/loop3\",rack=\"r12\","
+              "device=\"/dev/loop3\"} 1\n"));
+    SUBCASE("one target: none (the run's own series are its)") {
+        s.targets.resize(1);
+        CHECK_FALSE(has(report::prometheus_text(s, {make_run()}), "drivestress_target_"));
+    }
 }

@@ -130,3 +130,71 @@ TEST_CASE("too short to measure: under 1 s or under 200 operations, either one")
     p.merge(phase(run::Phase::seq_read, 0.6, 150, 1000));
     CHECK(p.too_short().empty());
 }
+
+namespace {
+
+run::TargetResult target_with(const std::string& name, double random_seconds, std::uint64_t ops) {
+    run::TargetResult t;
+    t.name = name;
+    t.device_kind = "loop";
+    t.capacity_bytes = 64ULL << 20;
+    run::PhaseResult p = phase(run::Phase::random, random_seconds, ops, 1000);
+    t.add_phase(p);
+    return t;
+}
+
+}  // namespace
+
+TEST_CASE("the slow target: more than 25 % below the median of at least three like it") {
+    std::vector<run::TargetResult> ts{target_with("loop0", 1, 1000), target_with("loop1", 1, 1100),
+                                      target_with("loop2", 1, 590), target_with("loop3", 1, 900)};
+    run::flag_slow_targets(ts);
+    CHECK_FALSE(ts[0].slow);
+    CHECK_FALSE(ts[1].slow);
+    CHECK_FALSE(ts[3].slow);
+    REQUIRE(ts[2].slow);
+    CHECK(ts[2].slow->phase == run::Phase::random);
+    CHECK(ts[2].slow->median == doctest::Approx(950));  // of 590, 900, 1000, 1100
+    CHECK(ts[2].slow->below_pct == doctest::Approx(100.0 * 360 / 950));
+    CHECK(ts[2].slow->like_targets == 4);
+    SUBCASE("unlike targets are not compared") {
+        ts[2].device_kind = "nvme";
+        run::flag_slow_targets(ts);
+        CHECK_FALSE(ts[2].slow);  // alone of its kind
+    }
+    SUBCASE("a different size is another kind of target") {
+        ts[1].capacity_bytes = 1;
+        ts[3].capacity_bytes = 1;
+        run::flag_slow_targets(ts);
+        CHECK_FALSE(ts[2].slow);  // two like it, fewer than three
+    }
+}
+
+TEST_CASE("a target's verdict: its own mismatches, the run's other reasons") {
+    run::RunConfig cfg;
+    run::RunResult r;
+    r.targets = {target_with("a", 1, 100), target_with("b", 1, 100)};
+    r.targets[0].files = r.targets[1].files = 2;
+    r.targets[1].first_file = 2;
+    for (auto& t : r.targets)
+        t.merged_phases[0].counters.verified_bytes = 4096;
+    r.targets[1].merged_phases[0].counters.mismatches[0] = 3;
+    const auto a = run::target_evidence(cfg, r, 0, run::ExitStatus::mismatch);
+    const auto b = run::target_evidence(cfg, r, 1, run::ExitStatus::mismatch);
+    CHECK(a.status == run::ExitStatus::success);
+    CHECK(a.mismatches == 0);
+    CHECK(b.status == run::ExitStatus::mismatch);
+    CHECK(b.mismatches == 3);
+    CHECK(run::verdict_cell(a) == "PASS");
+    SUBCASE("damage found by a write-back is the file's target's") {
+        run::FileDamage d;
+        d.file_index = 1;
+        r.damage.push_back(d);
+        CHECK(run::target_evidence(cfg, r, 0, run::ExitStatus::mismatch).status ==
+              run::ExitStatus::mismatch);
+    }
+    SUBCASE("a signal is every target's") {
+        CHECK(run::target_evidence(cfg, r, 0, run::interrupted_by(2)).status ==
+              run::interrupted_by(2));
+    }
+}

@@ -440,7 +440,7 @@ std::size_t class_index(pattern::MismatchClass c) {
 TEST_CASE("document header: schema version, tool, host, target") {
     json d = document(make_config(), make_result(false), make_host());
     CHECK(d["schema_version"].is_number_integer());
-    CHECK(d["schema_version"] == 3);
+    CHECK(d["schema_version"] == 4);
     CHECK(d["in_progress"] == false);
     CHECK(d["schema_version"] == report::kSchemaVersion);
     CHECK(d["tool"]["name"] == "drivestress");
@@ -893,6 +893,38 @@ TEST_CASE("schema file: every key the document has is described, every required 
         CAPTURE(k);
         CHECK(s["$defs"]["iteration_phase"]["properties"].contains(k));
     }
+}
+
+TEST_CASE("schema file: a target's object and its phases are described, keys and all") {
+    json s = load_schema();
+    run::RunResult r = make_result(true);
+    run::TargetResult t;
+    t.name = "loop3";
+    t.raw = true;
+    t.info.path = "/dev/loop3";
+    t.files = 2;
+    t.merged_phases = r.merged_phases;
+    t.slow = run::SlowTarget{run::Phase::random, 10, 100, 90, 4};
+    r.targets = {t};
+    json d = document(make_config(), r, make_host());
+    REQUIRE(d["targets"].size() == 1);
+    const json& got = d["targets"][0];
+    CHECK(got["name"] == "loop3");
+    CHECK(got["slow"]["below_median_pct"] == 90.0);
+    CHECK(got["raw_device"] == true);
+    CHECK(s["$defs"]["target"]["required"].size() == got.size());
+    for (const auto& [k, _] : got.items()) {
+        CAPTURE(k);
+        CHECK(s["$defs"]["target"]["properties"].contains(k));
+    }
+    REQUIRE(!got["merged_phases"].empty());
+    const json& phase = got["merged_phases"][0];
+    CHECK(s["$defs"]["target_phase"]["required"].size() == phase.size());
+    for (const auto& [k, _] : phase.items()) {
+        CAPTURE(k);
+        CHECK(s["$defs"]["target_phase"]["properties"].contains(k));
+    }
+    CHECK(s["$defs"]["slow_target"]["required"].size() == got["slow"].size());
 }
 
 TEST_CASE("schema file: enums match the names the code writes") {

@@ -1,5 +1,6 @@
 // The text report's drift table for long runs, the saturation line of sweeps.
 #include "report/text_report.h"
+#include "report/target_table.h"
 
 #include <doctest/doctest.h>
 
@@ -247,4 +248,27 @@ TEST_CASE("the latency thresholds: named as the option spells them, shown at 0 %
     CHECK(line.find("  >1ms 75.0000%  >10ms 50.0000%  >100ms 0.0000%") != std::string::npos);
     CHECK(report::phase_line(p, {2, 10}).find("  >2s 0.0000%  >10s 0.0000%") != std::string::npos);
     CHECK(report::phase_line(p, {0.0001}).find("  >100us 100.0000%") != std::string::npos);
+}
+
+TEST_CASE("several targets: a header line per target says where its workers ran") {
+    run::RunConfig cfg;
+    cfg.file_bytes = 8ULL << 20;
+    run::RunResult r;
+    run::TargetResult a, b;
+    a.info.path = "/mnt/a";
+    a.info.filesystem = "ext4";
+    a.info.device = "/dev/nvme0n1";
+    a.files = 2;
+    a.placement = "numa node 0 (cpus 0-3)";
+    b.raw = true;
+    b.info.path = "/dev/nvme1n1";
+    b.info.free_bytes = 1ULL << 30;
+    b.files = 2;
+    b.placement = "numa node 1 (cpus 4-7)";
+    r.targets = {a, b};
+    CHECK(report::target_header_lines(cfg, r) ==
+          "target 1 /mnt/a (ext4 on /dev/nvme0n1)  2 x 8 MiB  O_DIRECT  on numa node 0 (cpus "
+          "0-3)\n"
+          "target 2 /dev/nvme1n1 (raw device, 1 GiB)  2 regions x 8 MiB  O_DIRECT  on numa node 1 "
+          "(cpus 4-7)\n");
 }

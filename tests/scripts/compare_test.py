@@ -119,6 +119,27 @@ class CompareTest(unittest.TestCase):
                     self.assertAlmostEqual(eb[f"{name}_delta_ms"], (vb - va) / 1e6)
                     self.assertAlmostEqual(eb[f"{name}_delta_pct"], (vb / va - 1) * 100)
 
+    def test_runs_of_several_drives_compare_drive_by_drive(self):
+        docs = []
+        for iops in ((1000.0, 800.0), (1100.0, 400.0)):
+            d = load(SAMPLE_C)
+            d["schema_version"] = 4
+            d["targets"] = [{"name": f"nvme{i}n1", "status": "passed", "mismatch_total": 0,
+                             "merged_phases": [{"phase": "random", "iops": v}]}
+                            for i, v in enumerate(iops)]
+            docs.append(self.write(f"drives-{len(docs)}.json", d))
+        r = run(*docs)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("per drive (runs of several targets)", r.stdout)
+        rows = [l.split() for l in r.stdout.splitlines() if l.startswith(("nvme", " "))
+                and len(l.split()) >= 4 and l.split()[-1] == "passed"]
+        self.assertIn(["nvme0n1", "A", "1000", "0", "passed"], rows)
+        self.assertIn(["B", "1100", "1.10", "0", "passed"], rows)
+        self.assertIn(["B", "400", "0.50", "0", "passed"], rows)
+        j = json.loads(run("--json", *docs).stdout)
+        self.assertEqual([d["drive"] for d in j["drives"]], ["nvme0n1", "nvme1n1"])
+        self.assertAlmostEqual(j["drives"][1]["documents"][1]["iops_ratio"], 0.5)
+
     def test_table_shows_the_ratios(self):
         r = run(SAMPLE_A, SAMPLE_B)
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -457,12 +478,12 @@ class CompareTest(unittest.TestCase):
                               message="not a drivestress result document")
         self.assert_bad_input(SAMPLE_A, self.write("list.json", [1, 2]),
                               message="not a drivestress result document")
-        v4 = copy.deepcopy(self.b)
-        v4["schema_version"] = 4
-        self.assert_bad_input(SAMPLE_A, self.write("v4.json", v4), message="schema_version 4")
-        v4["schema_version"] = "4.1"
-        self.assert_bad_input("--merge", self.write("v41.json", v4),
-                              message="schema_version 4.1")
+        v5 = copy.deepcopy(self.b)
+        v5["schema_version"] = 5
+        self.assert_bad_input(SAMPLE_A, self.write("v5.json", v5), message="schema_version 5")
+        v5["schema_version"] = "5.1"
+        self.assert_bad_input("--merge", self.write("v51.json", v5),
+                              message="schema_version 5.1")
         no_merged = load(SAMPLE_C)
         del no_merged["merged_phases"]
         self.assert_bad_input("--merge", self.write("no-merged.json", no_merged),

@@ -103,6 +103,34 @@ class FleetTest(unittest.TestCase):
         self.assertIn("; worst exit code 2\n", text.splitlines(True)[0])
         self.assertIn("worst exit code 2 (of the 2 document(s) merged)", text)
 
+    def test_a_host_of_several_drives_has_a_row_per_drive(self):
+        doc = load(os.path.join(OPTS.data, "sample-c.json"))
+        doc["schema_version"] = 4
+
+        def target(name, status, code, iops, mismatches, slow=None):
+            return {"name": name, "path": "/dev/" + name, "status": status, "exit_code": code,
+                    "merged_phases": [{"phase": "random", "iops": iops, "p99_ns": 2_000_000}],
+                    "mismatch_total": mismatches,
+                    "slow": None if slow is None else {"below_median_pct": slow}}
+        doc["targets"] = [target("nvme0n1", "passed", 0, 1000.0, 0),
+                          target("nvme1n1", "failed", 2, 990.0, 4),
+                          target("nvme2n1", "passed", 0, 400.0, 0, slow=59.6)]
+        self.put("big.json", doc)
+        self.outcome("big", 2)
+        r = self.run_fleet("--hosts", "big")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        f = load(os.path.join(self.dir, "fleet.json"))
+        drives = f["hosts"][0]["drives"]
+        self.assertEqual([(d["name"], d["status"], d["mismatch_total"]) for d in drives],
+                         [("nvme0n1", "passed", 0), ("nvme1n1", "failed", 4),
+                          ("nvme2n1", "passed", 0)])
+        rows = {l.split()[2]: l for l in r.stdout.splitlines() if l.startswith("  big x ")}
+        self.assertEqual(list(rows), ["nvme0n1", "nvme1n1", "nvme2n1"])
+        self.assertIn("failed", rows["nvme1n1"])
+        self.assertIn(" 990 ", rows["nvme1n1"])
+        self.assertIn("SLOW: 60 % below the median", rows["nvme2n1"])
+        self.assertNotIn("SLOW", rows["nvme0n1"])
+
     def test_without_hosts_the_directory_says_who_ran(self):
         self.put("x.json", self.a)
         self.outcome("x", 0)

@@ -1,0 +1,99 @@
+#include "report/target_table.h"
+
+#include <cinttypes>
+
+#include "units/units.h"
+
+namespace ds::report {
+
+namespace {
+
+using units::printf_string;
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+const run::PhaseResult* phase_of(const std::vector<run::PhaseResult>& phases, run::Phase want) {
+    for (const auto& p : phases)
+        if (p.phase == want) return &p;
+    return nullptr;
+}
+
+std::string bandwidth_cell(const run::PhaseResult* p) {
+    return p ? printf_string("%.1f MiB/s", p->bytes_per_sec() / kMiB) : "-";
+}
+
+std::string iops_cell(const run::PhaseResult* p) {
+    return p ? units::format_iops(p->iops()) : "-";
+}
+
+std::string p99_cell(const run::PhaseResult* p) {
+    if (!p || p->counters.read_ops + p->counters.write_ops == 0) return "-";
+    return printf_string("%.3f ms", p->latency().value_at_percentile(99) / 1e6);
+}
+
+std::string row(const std::string& name, const std::vector<run::PhaseResult>& phases,
+                std::uint64_t verified, std::uint64_t mismatches, const std::string& verdict) {
+    using run::Phase;
+    return printf_string("  %-22s %14s %14s %10s %11s %11s %10" PRIu64 "  %s\n", name.c_str(),
+                         bandwidth_cell(phase_of(phases, Phase::seq_write)).c_str(),
+                         bandwidth_cell(phase_of(phases, Phase::seq_read)).c_str(),
+                         iops_cell(phase_of(phases, Phase::random)).c_str(),
+                         p99_cell(phase_of(phases, Phase::random)).c_str(),
+                         units::format_bytes(verified).c_str(), mismatches, verdict.c_str());
+}
+
+}  // namespace
+
+std::string target_header_lines(const run::RunConfig& cfg, const run::RunResult& r) {
+    std::string out;
+    for (std::size_t t = 0; t < r.targets.size(); ++t) {
+        const auto& tr = r.targets[t];
+        const char* io = tr.direct_io ? "O_DIRECT" : "buffered";
+        if (tr.raw)
+            out +=
+                printf_string("target %zu %s (raw device, %s)  %u regions x %s  %s", t + 1,
+                              tr.info.path.c_str(), units::format_bytes(tr.info.free_bytes).c_str(),
+                              tr.files, units::format_bytes(cfg.file_bytes).c_str(), io);
+        else
+            out +=
+                printf_string("target %zu %s (%s on %s)  %u x %s  %s", t + 1, tr.info.path.c_str(),
+                              tr.info.filesystem.empty() ? "?" : tr.info.filesystem.c_str(),
+                              tr.info.device.empty() ? "?" : tr.info.device.c_str(), tr.files,
+                              units::format_bytes(cfg.file_bytes).c_str(), io);
+        out += tr.placement.empty() ? std::string("\n") : "  on " + tr.placement + "\n";
+    }
+    return out;
+}
+
+std::string slow_text(const run::TargetResult& t) {
+    if (!t.slow) return "";
+    const auto& s = *t.slow;
+    const bool iops = s.phase == run::Phase::random;
+    auto figure = [&](double v) {
+        return iops ? units::format_iops(v) + " IOPS" : printf_string("%.1f MiB/s", v / kMiB);
+    };
+    return printf_string("%s: %s %.0f %% below the median of %zu (%s, median %s)", t.name.c_str(),
+                         std::string(run::to_string(s.phase)).c_str(), s.below_pct, s.like_targets,
+                         figure(s.value).c_str(), figure(s.median).c_str());
+}
+
+std::string target_table(const run::RunConfig& cfg, const run::RunResult& r, run::ExitStatus code) {
+    if (r.targets.size() < 2) return "";
+    std::string out =
+        printf_string("\n  %-22s %14s %14s %10s %11s %11s %10s  %s\n", "target", "seq-write",
+                      "seq-read", "random", "random p99", "verified", "mismatches", "verdict");
+    for (std::size_t t = 0; t < r.targets.size(); ++t) {
+        const auto& tr = r.targets[t];
+        const run::RunEvidence e = run::target_evidence(cfg, r, t, code);
+        out +=
+            row(tr.name, tr.merged_phases, tr.verified_bytes(), e.mismatches, run::verdict_cell(e));
+    }
+    const run::RunEvidence all = run::run_evidence(cfg, r, code);
+    out += row("total", r.merged_phases, r.totals().verified, r.mismatch_count(),
+               run::verdict_cell(all));
+    for (const auto& tr : r.targets)
+        if (tr.slow) out += "slow     " + slow_text(tr) + "\n";
+    return out;
+}
+
+}  // namespace ds::report

@@ -1,0 +1,87 @@
+#include "target/target_set.h"
+
+#include "model/errors.h"
+
+namespace ds::run {
+
+namespace {
+
+// A refusal names the target it is about: the messages of one target do
+// when they name a path of it; otherwise the target is put in front.
+[[noreturn]] void refuse(const RunConfig& one, std::size_t t, std::size_t count,
+                         const std::string& why) {
+    if (count == 1 || why.find(one.target) != std::string::npos) throw SetupError(why);
+    throw SetupError("target " + std::to_string(t + 1) + " (" + one.target + "): " + why);
+}
+
+}  // namespace
+
+TargetSet::TargetSet(const RunConfig& cfg, std::uint64_t extra_bytes) : files_(cfg.files) {
+    for (std::size_t t = 0; t < cfg.target_count(); ++t) {
+        const RunConfig one = cfg.for_target(t);
+        try {
+            targets_.push_back(std::make_unique<Target>(one, t == 0 ? extra_bytes : 0));
+        } catch (const SetupError& e) {
+            refuse(one, t, cfg.target_count(), e.what());
+        }
+    }
+}
+
+void TargetSet::create_files(std::uint64_t run_id) {
+    for (auto& t : targets_)
+        t->create_files(run_id);
+}
+
+void TargetSet::remove_files() noexcept {
+    for (auto& t : targets_)
+        t->remove_files();
+}
+
+std::size_t TargetSet::file_count() const {
+    std::size_t n = 0;
+    for (const auto& t : targets_)
+        n += t->file_count();
+    return n;
+}
+
+bool TargetSet::direct_io() const {
+    for (const auto& t : targets_)
+        if (!t->direct_io()) return false;
+    return true;
+}
+
+std::string TargetSet::direct_io_note() const {
+    for (const auto& t : targets_)
+        if (!t->direct_io_note().empty())
+            return targets_.size() == 1 ? t->direct_io_note()
+                                        : t->info().path + ": " + t->direct_io_note();
+    return "";
+}
+
+std::vector<std::pair<std::size_t, int>> TargetSet::drop_caches() const {
+    std::vector<std::pair<std::size_t, int>> failed;
+    for (std::size_t t = 0; t < targets_.size(); ++t)
+        for (auto [i, err] : targets_[t]->drop_caches())
+            failed.emplace_back(first(t) + i, err);
+    return failed;
+}
+
+std::string target_name(const TargetInfo& info, bool raw) {
+    if (!raw) return info.path;
+    const auto slash = info.path.rfind('/');
+    return slash == std::string::npos ? info.path : info.path.substr(slash + 1);
+}
+
+std::string device_kind(const std::string& path) {
+    if (path.rfind("/dev/", 0) != 0) return "";
+    std::string name = path.substr(path.rfind('/') + 1);
+    std::size_t n = 0;
+    while (n < name.size() && name[n] >= 'a' && name[n] <= 'z')
+        ++n;
+    name.resize(n);
+    for (const char* letters : {"sd", "vd", "hd", "xvd"})  // sda, sdb: one kind
+        if (name.rfind(letters, 0) == 0) return letters;
+    return name;
+}
+
+}  // namespace ds::run

@@ -44,6 +44,12 @@ inline constexpr SyncMethod kAllSyncMethods[] = {SyncMethod::none, SyncMethod::o
 std::string_view to_string(SyncMethod m);  // "none", "osync", "dsync", "fsync", "fdatasync"
 std::optional<SyncMethod> sync_method_from_string(std::string_view s);
 
+// --arrivals: how a --rate schedule spaces operations: evenly, or as a
+// Poisson process (exponential gaps) with the same mean rate.
+enum class Arrivals { fixed, poisson };
+std::string_view to_string(Arrivals a);  // "fixed", "poisson"
+std::optional<Arrivals> arrivals_from_string(std::string_view s);
+
 // Durations given in seconds, as whole nanoseconds (rounded: 100us is
 // 100000 ns, not 99999).
 std::uint64_t seconds_to_ns(double s);
@@ -71,7 +77,7 @@ struct RunConfig {
     // --seq-time: each sequential phase covers the files once, then goes on
     // pass after pass until this many seconds have passed (0: one pass).
     double seq_time_s = 0;
-    std::uint64_t iterations = 1;           // 0 = until interrupted or duration
+    std::uint64_t iterations = 1;  // 0 = until interrupted or duration
     std::optional<double> duration_s;
     std::vector<Phase> phases{std::begin(kAllPhases), std::end(kAllPhases)};
     std::uint64_t seed = 0;
@@ -125,6 +131,10 @@ struct RunConfig {
     SyncMethod sync = SyncMethod::none;
     std::uint64_t sync_every = 1;  // writes per flush (fsync/fdatasync), per listener call
     unsigned batch = 1;            // SQEs prepared before each submission (--batch)
+    // --rate: the random phase is open-loop, this many operations a second
+    // over all workers (split evenly), each issued when it is due; 0: closed loop.
+    double rate = 0;
+    Arrivals arrivals = Arrivals::fixed;
     // --sync-compare: the pg_test_fsync-style table instead of the phases;
     // each row lasts sync_compare_row_s, or sync_compare_row_ops writes when set.
     bool sync_compare = false;

@@ -44,6 +44,11 @@ const OptionSpec kSpecs[] = {
      "random phase length per iteration (0 disables it)"},
     {kWorkload, "rand-ops", 0, "N", nullptr, "off",
      "random phase ends after N operations in total (across workers) instead of a time"},
+    {kWorkload, "rate", 0, "IOPS", nullptr, "off (closed loop)",
+     "random phase open-loop at IOPS operations a second over all workers (e.g. 50k): each "
+     "is issued when due, up to --qd in flight, and its response time counts from then"},
+    {kWorkload, "arrivals", 0, "fixed|poisson", "fixed", nullptr,
+     "--rate's spacing: evenly, or exponential gaps (a Poisson process) of the same mean"},
     {kWorkload, "seq-time", 0, "DURATION", nullptr, "one pass",
      "sequential phases run at least this long: after one whole pass over the files they "
      "start again, every byte written anew or verified, until DURATION has passed"},

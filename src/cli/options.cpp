@@ -186,6 +186,21 @@ void read_backend(const Options& o, run::RunConfig& c) {
     if (o.given("cpus")) c.cpus = parse_cpu_list(o.text("cpus"));
 }
 
+// --rate and --arrivals: the random phase's open-loop schedule.
+void read_rate(const Options& o, run::RunConfig& c) {
+    const std::string& arrivals = o.text("arrivals");
+    const auto a = run::arrivals_from_string(arrivals);
+    if (!a) throw UsageError("--arrivals: '" + arrivals + "' is not one of fixed, poisson");
+    c.arrivals = *a;
+    if (!o.given("rate")) {
+        if (o.given("arrivals"))
+            throw UsageError("--arrivals needs --rate (it spaces its schedule)");
+        return;
+    }
+    c.rate = with_option("--rate", o.text("rate"),
+                         [](const std::string& t) { return units::parse_rate(t); });
+}
+
 // The random phase's mix and length, iterations and the run's duration.
 void read_schedule(const Options& o, run::RunConfig& c) {
     c.read_pct = static_cast<unsigned>(o.count("read-pct", 0, 100));
@@ -203,6 +218,7 @@ void read_schedule(const Options& o, run::RunConfig& c) {
                              " both given (the random phase ends on one)");
     }
     if (o.given("seq-time")) c.seq_time_s = o.duration("seq-time");
+    read_rate(o, c);
     c.iterations = o.count("iterations", 0, UINT64_MAX);
     if (o.given("duration")) {
         c.duration_s = o.duration("duration");
@@ -238,6 +254,8 @@ void read_phases(const Options& o, run::RunConfig& c) {
         throw UsageError("--phases reverify conflicts with --no-verify (it only verifies)");
     for (run::Phase p : run::kAllPhases)  // always in their natural order
         if (seen.count(p) && !(p == run::Phase::reverify && !c.verify)) c.phases.push_back(p);
+    if (c.rate > 0 && (!c.has_phase(run::Phase::random) || !(c.rand_ops || c.rand_time_s > 0)))
+        throw UsageError("--rate needs the random phase (--phases with random, --rand-time > 0)");
 }
 
 void read_sweep(const Options& o, run::RunConfig& c) {
@@ -356,6 +374,10 @@ void read_durability(const Options& o, run::RunConfig& c) {
     if (o.given("sync-every") && c.sync == run::SyncMethod::none)
         throw UsageError("--sync-every needs --sync (osync, dsync, fsync or fdatasync)");
     c.batch = static_cast<unsigned>(o.count("batch", 1, kMaxQd));
+    if (c.batch > 1 && c.rate > 0)
+        throw UsageError(
+            "--batch and --rate both given: with --rate each operation is "
+            "submitted when it is due");
     if (c.batch > c.qd)
         throw UsageError("--batch " + std::to_string(c.batch) + " is larger than --qd " +
                          std::to_string(c.qd) + " (a batch must fit in flight)");

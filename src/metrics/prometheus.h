@@ -72,6 +72,10 @@ struct PromTotals {
     std::uint64_t write_errors = 0;
     double cpu_user_s = 0, cpu_system_s = 0;
     std::uint64_t iterations = 0;
+    // --rate: response time (completion minus due) per phase, reads and
+    // writes together, and the operations that were late; empty without it.
+    std::map<run::Phase, PromHistogram> response;
+    std::map<run::Phase, std::uint64_t> late_ops;
 
     // Puts in, at zero, every series a run of `cfg` can have, so that none
     // appears halfway through (rate() would miss its first increase).

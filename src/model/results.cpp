@@ -35,6 +35,10 @@ void PhaseCounters::merge(const PhaseCounters& o) {
     flush_latency.merge(o.flush_latency);
     write_errors += o.write_errors;
     system_calls += o.system_calls;
+    response_latency.merge(o.response_latency);
+    issue_error.merge(o.issue_error);
+    late_ops += o.late_ops;
+    max_lateness_ns = std::max(max_lateness_ns, o.max_lateness_ns);
 }
 
 std::uint64_t PhaseCounters::mismatch_total() const {
@@ -51,6 +55,8 @@ void IntervalStats::merge(const IntervalStats& o) {
         mismatches_by_class[i] += o.mismatches_by_class[i];
     read_latency.merge(o.read_latency);
     write_latency.merge(o.write_latency);
+    response_latency.merge(o.response_latency);
+    late_ops += o.late_ops;
 }
 
 stats::LatencyHistogram IntervalStats::latency() const {
@@ -121,6 +127,12 @@ double PhaseResult::bytes_per_sec() const {
                        : 0.0;
 }
 
+bool PhaseResult::rate_met() const {
+    const std::uint64_t ops = counters.read_ops + counters.write_ops;
+    return iops() >= requested_rate * kRateMetShare &&
+           static_cast<double>(counters.late_ops) <= static_cast<double>(ops) * kRateMetLateShare;
+}
+
 stats::LatencyHistogram PhaseResult::latency() const {
     stats::LatencyHistogram all = counters.read_latency;
     all.merge(counters.write_latency);
@@ -129,6 +141,7 @@ stats::LatencyHistogram PhaseResult::latency() const {
 
 void PhaseResult::merge(const PhaseResult& o) {
     workers = std::max(workers, o.workers);
+    requested_rate = std::max(requested_rate, o.requested_rate);
     interrupted = interrupted || o.interrupted;
     seconds += o.seconds;
     cpu += o.cpu;

@@ -89,6 +89,16 @@ struct PhaseCounters {
     std::uint64_t write_errors = 0;
     // System calls that moved data (Backend::system_calls) during the phase.
     std::uint64_t system_calls = 0;
+    // --rate (open loop): response time, completion minus the time the
+    // schedule said the operation was due (reads and writes together; the
+    // read/write histograms above stay service time, submission to
+    // completion).  Of the operations issued on time, how late the engine
+    // issued them (the schedule's issue error); of those due while every
+    // slot was busy (late), how many and the largest lateness.
+    stats::LatencyHistogram response_latency;
+    stats::LatencyHistogram issue_error;
+    std::uint64_t late_ops = 0;
+    std::uint64_t max_lateness_ns = 0;
 
     void merge(const PhaseCounters& o);
     std::uint64_t mismatch_total() const;
@@ -106,6 +116,10 @@ struct IntervalStats {
     ClassCounts mismatches_by_class{};
     // Operations completed in this second.
     stats::LatencyHistogram read_latency, write_latency;
+    // --rate: their response time (completion minus due), and how many of
+    // them were late (due while every slot was busy).
+    stats::LatencyHistogram response_latency;
+    std::uint64_t late_ops = 0;
     // NVMe targets: the controller's temperature when the second was
     // passed on, degrees Celsius (hwmon); none elsewhere.
     std::optional<double> temperature_c;
@@ -148,6 +162,9 @@ struct PhaseResult {
     stats::CpuTime cpu;
     sys::HostLoad host;  // what else the host did meanwhile (steal, other processes)
     PhaseCounters counters;
+    // --rate: the operations a second asked for over all workers (0: closed
+    // loop); rate_met() says whether the phase achieved it.
+    double requested_rate = 0;
     // --repeat: each repeat's figures in run order (a phase run once: empty).
     // Merged phases hold those of every iteration, up to kMaxRepeats.
     std::vector<RepeatFigures> repeats;
@@ -155,6 +172,11 @@ struct PhaseResult {
 
     double iops() const;
     double bytes_per_sec() const;
+    // --rate: achieved at least kRateMetShare of the requested rate, with at
+    // most kRateMetLateShare of the operations late.
+    static constexpr double kRateMetShare = 0.95;
+    static constexpr double kRateMetLateShare = 0.01;
+    bool rate_met() const;
     // Reads and writes together.
     stats::LatencyHistogram latency() const;
     // See kMinMeasuredSeconds: empty when the phase is long enough.

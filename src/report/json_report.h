@@ -20,7 +20,7 @@ namespace ds::report {
 // while the run goes on.  3: --repeat: a random phase's (and a sweep
 // point's) "repeats", the sweep's "knee_verdict", estimates beside the
 // figures of --compare-backends; every version-2 key is still there.
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 // The keys every document starts with: schema_version, tool, run_id,
 // started_at, host, in_progress (false).

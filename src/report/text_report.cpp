@@ -103,9 +103,34 @@ std::string phase_line(const run::PhaseResult& p, const std::vector<double>& thr
                 printf_string("%.0f s and %" PRIu64 " operations, e.g. ", run::kMinMeasuredSeconds,
                               run::kMinMeasuredOps) +
                 (p.phase == run::Phase::random ? "--rand-time 5s" : "--seq-time 5s") + ")";
+    if (p.requested_rate > 0) line.append("\n").append(rate_line(p));
     if (p.repeats.size() >= 2) line.append("\n").append(repeats_line(p));
     if (p.phase == run::Phase::random && c.write_ops + c.write_errors > 0)
         line.append("\n").append(writes_line(p));
+    return line;
+}
+
+std::string rate_line(const run::PhaseResult& p) {
+    const auto& c = p.counters;
+    const auto& r = c.response_latency;
+    const auto& e = c.issue_error;
+    const std::uint64_t ops = c.read_ops + c.write_ops;
+    std::string line =
+        "  rate:      requested " + units::format_iops(p.requested_rate) + " IOPS, achieved " +
+        units::format_iops(p.iops()) +
+        printf_string(" (%.1f %%)", p.requested_rate > 0 ? 100 * p.iops() / p.requested_rate : 0.0);
+    line += p.rate_met() ? "  rate met" : "  RATE NOT MET";
+    line += printf_string(
+                "  late %" PRIu64 " (%.2f %%), largest lateness ", c.late_ops,
+                ops ? 100.0 * static_cast<double>(c.late_ops) / static_cast<double>(ops) : 0.0) +
+            ms(c.max_lateness_ns) + " ms";
+    line += "\n             response ms p50 " + ms(r.value_at_percentile(50)) + " p95 " +
+            ms(r.value_at_percentile(95)) + " p99 " + ms(r.value_at_percentile(99)) + " p99.9 " +
+            ms(r.value_at_percentile(99.9)) + " max " + ms(r.max()) + "  (lat above: service time)";
+    auto us = [](std::uint64_t ns) { return printf_string("%.1f", ns / 1e3); };
+    line += "\n             issue error us p50 " + us(e.value_at_percentile(50)) + " p99 " +
+            us(e.value_at_percentile(99)) + " p99.9 " + us(e.value_at_percentile(99.9)) + " max " +
+            us(e.max()) + printf_string(" (%" PRIu64 " on-time operations)", e.count());
     return line;
 }
 

@@ -424,12 +424,12 @@ class CompareTest(unittest.TestCase):
                               message="not a drivestress result document")
         self.assert_bad_input(SAMPLE_A, self.write("list.json", [1, 2]),
                               message="not a drivestress result document")
-        v4 = copy.deepcopy(self.b)
-        v4["schema_version"] = 4
-        self.assert_bad_input(SAMPLE_A, self.write("v4.json", v4), message="schema_version 4")
-        v4["schema_version"] = "4.1"
-        self.assert_bad_input("--merge", self.write("v41.json", v4),
-                              message="schema_version 4.1")
+        v5 = copy.deepcopy(self.b)
+        v5["schema_version"] = 5
+        self.assert_bad_input(SAMPLE_A, self.write("v5.json", v5), message="schema_version 5")
+        v5["schema_version"] = "5.1"
+        self.assert_bad_input("--merge", self.write("v51.json", v5),
+                              message="schema_version 5.1")
         no_merged = load(SAMPLE_C)
         del no_merged["merged_phases"]
         self.assert_bad_input("--merge", self.write("no-merged.json", no_merged),

@@ -81,6 +81,8 @@ std::string_view to_string(SweepParam p) {
             return "files";
         case SweepParam::rand_block:
             return "rand-block";
+        case SweepParam::rate:
+            return "rate";
     }
     return "?";
 }

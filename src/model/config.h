@@ -26,11 +26,14 @@ std::string_view to_string(BackendChoice b);
 
 // A sweep runs the random phase once per value of one parameter, on files
 // written and verified once.
-enum class SweepParam { qd, files, rand_block };
-std::string_view to_string(SweepParam p);  // "qd", "files", "rand-block"
+// rate: --rate per point (open loop), in IOPS, or with `percent` in
+// percent of the closed-loop IOPS measured first.
+enum class SweepParam { qd, files, rand_block, rate };
+std::string_view to_string(SweepParam p);  // "qd", "files", "rand-block", "rate"
 struct Sweep {
     SweepParam param = SweepParam::qd;
     std::vector<std::uint64_t> values;  // in the order given
+    bool percent = false;               // rate: values are % of the closed-loop maximum
 };
 
 // How writes are made durable (--sync).

@@ -69,6 +69,30 @@ stats::KneeAxis SweepResult::axis() const {
     return param == SweepParam::rand_block ? stats::KneeAxis::bandwidth : stats::KneeAxis::iops;
 }
 
+std::vector<std::uint64_t> SweepResult::response_p99_ns() const {
+    std::vector<std::uint64_t> out;
+    for (const auto& pt : points)
+        out.push_back(pt.random.counters.response_latency.value_at_percentile(99));
+    return out;
+}
+
+// The first point whose response p99 is kTurnUpFactor times the lowest of
+// the points before it (at lower rates), or whose rate was not met.
+void SweepResult::find_turn_up() {
+    turn_up.reset();
+    const std::vector<std::uint64_t> p99 = response_p99_ns();
+    std::uint64_t lowest = UINT64_MAX;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        const bool grew =
+            i > 0 && static_cast<double>(p99[i]) > kTurnUpFactor * static_cast<double>(lowest);
+        if (grew || !points[i].random.rate_met()) {
+            turn_up = i;
+            return;
+        }
+        lowest = std::min(lowest, p99[i]);
+    }
+}
+
 std::vector<stats::SweepFigures> SweepResult::figures() const {
     std::vector<stats::SweepFigures> out;
     for (const auto& pt : points) {

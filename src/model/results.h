@@ -237,6 +237,16 @@ struct SweepResult {
     // --repeat: the point the medians would make the knee, when the p99 rise
     // after it is within the noise of the repeats (then `knee` is not set).
     std::optional<std::size_t> knee_in_noise;
+    // --sweep rate=PCT%: the closed-loop IOPS the percentages are of.
+    double closed_loop_iops = 0;
+    // --sweep rate: the first point whose response p99 turned up (see
+    // kTurnUpFactor), or whose rate was not met: the load the drive takes
+    // before its tail grows.
+    std::optional<std::size_t> turn_up;
+    static constexpr double kTurnUpFactor = 2.0;
+    // Response p99 of each point (--sweep rate).
+    std::vector<std::uint64_t> response_p99_ns() const;
+    void find_turn_up();
 
     // The figure the knee is chosen by: bandwidth for block sizes, else IOPS.
     stats::KneeAxis axis() const;

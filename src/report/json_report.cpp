@@ -791,7 +791,21 @@ json sweep_json(const run::RunConfig& cfg, const run::SweepResult& sweep) {
     const char* verdict = sweep.knee            ? "named"
                           : sweep.knee_in_noise ? "within_noise"
                                                 : "not_reached";
+    json turn_up = nullptr;
+    if (sweep.turn_up) {
+        const auto& p = sweep.points[*sweep.turn_up].random;
+        turn_up = {{"index", *sweep.turn_up},
+                   {"value", sweep.points[*sweep.turn_up].value},
+                   {"requested_iops", p.requested_rate},
+                   {"achieved_iops", p.iops()},
+                   {"rate_met", p.rate_met()},
+                   {"response_p99_ns", p.counters.response_latency.value_at_percentile(99)}};
+    }
     return {{"parameter", std::string(run::to_string(sweep.param))},
+            {"rate_percent", cfg.sweep && cfg.sweep->percent},
+            {"closed_loop_iops",
+             sweep.closed_loop_iops > 0 ? json(sweep.closed_loop_iops) : json(nullptr)},
+            {"turn_up", turn_up},
             {"knee_gain_pct", cfg.knee_gain_pct},
             {"points", points},
             {"knee", knee},

@@ -125,13 +125,14 @@ PhasePlan make_plan(RunSession& s, std::uint64_t iteration, Phase phase, const S
     // --seq-time: passes until then (the first one whole, however long).
     if (phase != Phase::random && cfg.seq_time_s > 0)
         plan.deadline_ns = t0 + seconds_to_ns(cfg.seq_time_s);
-    if (phase == Phase::random && cfg.rate > 0) {
+    const double rate = over.rate > 0 ? over.rate : cfg.rate;
+    if (phase == Phase::random && rate > 0) {
         // Split evenly; with fixed arrivals each worker's schedule starts a
         // fraction of its interval after the last, so the workers' arrivals
         // interleave into one even stream.  1 ms of lead lets every worker
         // thread reach its loop before its first operation is due.
         const unsigned active = over.files ? over.files : cfg.files;
-        plan.rate = cfg.rate / active;
+        plan.rate = rate / active;
         plan.arrivals = cfg.arrivals;
         plan.rate_start_ns = t0 + 1'000'000;
     }
@@ -262,7 +263,7 @@ PhaseResult run_phase(RunSession& s, std::uint64_t iteration, Phase phase,
     if (const auto host1 = read_host_cpu(); host0 && host1)
         pr.host = sys::host_load(*host0, *host1, pr.cpu.user_s + pr.cpu.system_s);
     pr.workers = active;
-    if (phase == Phase::random) pr.requested_rate = cfg.rate;
+    if (phase == Phase::random) pr.requested_rate = over.rate > 0 ? over.rate : cfg.rate;
     account(s, outcomes, pr);
     collect_records(s.workers, s.res);
     return pr;

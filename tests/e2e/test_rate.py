@@ -92,6 +92,23 @@ class RateCases:
         self.assertEqual(int(count[0].split()[-1]), ops)
         self.assertIn("drivestress_late_ops_total{", text)
 
+    def test_sweep_of_absolute_rates(self):
+        r = self.drivestress("-j", 2, "-s", "8M", "--qd", 8, "--sweep", "rate=400,1k",
+                             "--rand-time", 1)
+        self.assertExit(r, 0)
+        doc = self.assertJson(r)
+        validate(self, doc)
+        sweep = doc["sweep"]
+        self.assertEqual(sweep["parameter"], "rate")
+        self.assertFalse(sweep["rate_percent"])
+        self.assertIsNone(sweep["closed_loop_iops"])
+        self.assertEqual([p["value"] for p in sweep["points"]], [400, 1000])
+        self.assertEqual([p["rate"]["requested_iops"] for p in sweep["points"]], [400, 1000])
+        for p in sweep["points"]:
+            self.assertGreater(p["verified_bytes"], 0)
+        self.assertIn("sweep rate: random phase open-loop", r.stdout)
+        self.assertIn("turn-up: ", r.stdout)
+
     def test_closed_loop_has_no_rate(self):
         r = self.drivestress("-j", 1, "-s", "4M", "--rand-ops", 500)
         self.assertExit(r, 0)
@@ -106,7 +123,11 @@ class RateCases:
                            (("--rate", 100, "--arrivals", "bursty"), "--arrivals"),
                            (("--arrivals", "poisson"), "--arrivals"),
                            (("--rate", 100, "--batch", 2), "--batch"),
-                           (("--rate", 100, "--rand-time", 0), "--rate")):
+                           (("--rate", 100, "--rand-time", 0), "--rate"),
+                           (("--sweep", "rate=10%,5k"), "--sweep"),
+                           (("--sweep", "rate=0"), "--sweep"),
+                           (("--sweep", "rate=100", "--rate", 50), "--rate"),
+                           (("--sweep", "rate=100", "--batch", 2), "--batch")):
             r = self.drivestress("-s", "4M", *args)
             self.assertSetupError(r, name)
 
@@ -141,7 +162,7 @@ class Throttled(harness.DriveStressTest):
         self.assertExit(r, 0)
         doc = self.assertJson(r)
         validate(self, doc)
-        return r, random_phase(doc)
+        return r, harness.merged_phases_of(doc).get("random")  # a sweep's are its points
 
     def test_below_the_cap_the_rate_is_met(self):
         # 128 in flight: the throttle holds reads back in slices (up to
@@ -185,6 +206,24 @@ class Throttled(harness.DriveStressTest):
         # the throttle's pace), whatever the phase's length.
         self.assertLess(service[1], service[0] * 1.5 + 20_000_000, service)
         self.assertLess(service[1] * 5, response[1], (service, response))
+
+    def test_sweep_in_percent_of_the_closed_loop_names_the_turn_up(self):
+        r, _ = self.finished(self.run_on_device("--sweep", "rate=20%,50%,150%", qd=32))
+        doc = self.assertJson(r)
+        sweep = doc["sweep"]
+        self.assertTrue(sweep["rate_percent"])
+        # The closed loop measured first runs at the throttle's rate.
+        closed = sweep["closed_loop_iops"]
+        self.assertAlmostEqual(closed, CAP_IOPS, delta=CAP_IOPS * 0.15)
+        for p, pct in zip(sweep["points"], (20, 50, 150)):
+            self.assertEqual(p["value"], pct)
+            self.assertAlmostEqual(p["rate"]["requested_iops"], closed * pct / 100, places=3)
+        # 150 % of the cap cannot be met: the turn-up is there at the latest.
+        self.assertIsNotNone(sweep["turn_up"])
+        self.assertLessEqual(sweep["turn_up"]["index"], 2)
+        self.assertFalse(sweep["points"][2]["rate"]["met"])
+        self.assertIn("turn-up: at ", r.stdout)
+        self.assertIn("      closed ", r.stdout)
 
     def stalled(self, *args, qd):
         """A random phase of 4 s with reads throttled to 1 IOPS from 1.5 s to 2.5 s."""

@@ -171,7 +171,14 @@ EngineTally Engine::run_scheduled(PhaseWork& work, const EngineOptions& o, unsig
         // Never longer than 50 ms: a stop request is seen within that.
         const std::uint64_t until = std::min(due, monotonic_ns() + 50'000'000);
         const bool timed = !full && !exhausted && !blocked && !stopping();
-        in_flight -= reap(work, 1, t, o, timed ? until : 0);
+        // As many completions a wait as the closed loop asks for (BatchSizer:
+        // a quarter of what is in flight, fewer while waits are slow), so a
+        // fast device costs no more wake-ups than closed-loop; a due time
+        // still ends the wait.
+        const std::uint64_t wait_from = work_now_;
+        const unsigned want = sizer_.want(in_flight);
+        in_flight -= reap(work, want, t, o, timed ? until : 0);
+        if (!timed) sizer_.waited(work_now_ - std::max(wait_from, now), want);
         if (full) freed_at = work_now_;
         if (o.in_flight) o.in_flight->store(in_flight, std::memory_order_relaxed);
     }
@@ -227,7 +234,7 @@ void Engine::cancel_in_flight(unsigned depth) {
 unsigned Engine::reap(PhaseWork& work, unsigned want, EngineTally& t, const EngineOptions& o,
                       std::uint64_t deadline_ns) {
     const std::size_t n =
-        deadline_ns ? backend_.reap_until(done_, deadline_ns) : backend_.reap(done_, want);
+        deadline_ns ? backend_.reap_until(done_, want, deadline_ns) : backend_.reap(done_, want);
     const std::uint64_t now = monotonic_ns();
     work_now_ = now;
     work.reaped(now);

@@ -279,11 +279,12 @@ std::size_t UringBackend::take_completed(std::span<Completion> out, std::size_t 
     return n;
 }
 
-// --rate: submit and wait for one completion, or until the next operation
-// is due, in one io_uring_enter (IORING_ENTER_EXT_ARG, 5.11).  The kernel
+// --rate: submit and wait for `min_complete` completions, or until the next
+// operation is due, in one io_uring_enter (IORING_ENTER_EXT_ARG, 5.11).  The kernel
 // sleeps on an hrtimer with no slack, so it wakes at the due time, not the
 // 50 us later a futex or nanosleep of a normal thread may.
-std::size_t UringBackend::reap_until(std::span<Completion> out, std::uint64_t deadline_ns) {
+std::size_t UringBackend::reap_until(std::span<Completion> out, unsigned min_complete,
+                                     std::uint64_t deadline_ns) {
     std::size_t n = take_failed(out);
     timespec now{};
     clock_gettime(CLOCK_MONOTONIC, &now);
@@ -294,8 +295,9 @@ std::size_t UringBackend::reap_until(std::span<Completion> out, std::uint64_t de
     __kernel_timespec ts{static_cast<long long>(wait / 1'000'000'000ULL),
                          static_cast<long long>(wait % 1'000'000'000ULL)};
     io_uring_cqe* cqe = nullptr;
-    count_enter(1);
-    const int ret = io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, &ts, nullptr);
+    count_enter(std::max(1u, min_complete));
+    const int ret =
+        io_uring_submit_and_wait_timeout(&ring_, &cqe, std::max(1u, min_complete), &ts, nullptr);
     if (ret < 0 && ret != -ETIME && !transient(ret)) {
         if (io_uring_sq_ready(&ring_) == 0)
             throw std::system_error(-ret, std::generic_category(),

@@ -30,7 +30,8 @@ class UringBackend final : public Backend {
     void prepare(Request& r) override;
     int submit() override;
     std::size_t reap(std::span<Completion> out, unsigned min_complete) override;
-    std::size_t reap_until(std::span<Completion> out, std::uint64_t deadline_ns) override;
+    std::size_t reap_until(std::span<Completion> out, unsigned min_complete,
+                           std::uint64_t deadline_ns) override;
     // IORING_OP_ASYNC_CANCEL: one for everything (IORING_ASYNC_CANCEL_ANY,
     // 5.19), or one per request by its user_data on older kernels.
     bool cancel(std::span<Request* const> in_flight) override;

@@ -21,8 +21,9 @@ where the device's throttle, not our speed, decides each outcome:
 
 import json
 import os
+import shutil
+import subprocess
 import threading
-import time
 
 import harness
 from harness import MiB
@@ -91,6 +92,10 @@ class RateCases:
         self.assertEqual(len(count), 1, count)
         self.assertEqual(int(count[0].split()[-1]), ops)
         self.assertIn("drivestress_late_ops_total{", text)
+        if shutil.which("promtool"):
+            check = subprocess.run(["promtool", "check", "metrics"], input=text,
+                                   capture_output=True, text=True, timeout=60)
+            self.assertEqual(check.returncode, 0, check.stdout + check.stderr)
 
     def test_sweep_of_absolute_rates(self):
         r = self.drivestress("-j", 2, "-s", "8M", "--qd", 8, "--sweep", "rate=400,1k",

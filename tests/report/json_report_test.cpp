@@ -322,10 +322,9 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 
 // Every key that names a unit or a rate holds a number (nullable only where listed).
 void check_numbers_are_numbers(const json& j, const std::string& path) {
-    static const std::set<std::string> kNullable{"rand_time_s",         "rand_ops",
-                                                 "seq_time_s",          "duration_s",
-                                                 "logical_block_bytes", "physical_block_bytes",
-                                                 "rate_iops",           "closed_loop_iops"};
+    static const std::set<std::string> kNullable{
+        "rand_time_s",          "rand_ops",  "seq_time_s",      "duration_s", "logical_block_bytes",
+        "physical_block_bytes", "rate_iops", "closed_loop_iops"};
     if (j.is_array()) {
         for (std::size_t i = 0; i < j.size(); ++i)
             check_numbers_are_numbers(j[i], path + "[" + std::to_string(i) + "]");

@@ -33,6 +33,20 @@ What is compared, exactly:
                      every unit's payload differs by file, offset and
                      generation, so no drive can compress or deduplicate
                      it); fio's default writes one buffer filled once.
+    floor (mix)      bench/floor_randread ... mix70 on fio's file: the bare
+                     loop reading (each block touched) and writing (each
+                     write's block filled with fresh data first), 70/30, the
+                     least a tool that writes fresh data and checks its reads
+                     costs: how much of the mix gap is drivestress's.
+  NOP QD32           the engine without the device: drivestress --backend nop
+                     (every operation an IORING_OP_NOP through the same
+                     engine, nothing verified, nothing moved) vs fio's
+                     t/io_uring -N1 -d32 (only with --tio PATH: a built
+                     t/io_uring; its IOPS is the median of its per-second
+                     lines, its CPU the process's rusage over their sum), and
+                     the floor issuing the same NOPs (floor_randread ... nop).
+                     The engine's CPU per operation and IOPS per core, free of
+                     the device's noise.
   seq write          1 MiB blocks, fresh file: drivestress seq-write phase
                      (generates the pattern) vs fio rw=write (fio reuses one
                      buffer, generates nothing); "vs fio refill" against
@@ -77,6 +91,8 @@ import stats  # noqa: E402
 KiB = 1024
 MiB = 1024 * KiB
 GiB = 1024 * MiB
+# drivestress --backend nop's files: created (and fallocated), never written.
+NOP_FILE_BYTES = 64 * MiB
 
 
 class BenchError(Exception):
@@ -469,13 +485,16 @@ class Bench:
 
     # -- the floor (bench/floor_randread)
 
-    def floor(self, label, name, qd, touch=False):
+    def floor(self, label, name, qd, touch=False, mode=None):
         """Runs the bare liburing loop on fio's laid-out file; its own JSON.
-        touch: the loop also loads every byte it read (the verify rows)."""
+        touch: the loop also loads every byte it read (the verify rows);
+        mode: "nop" (NOPs on the same ring) or "mix70" (70 % reads touched,
+        30 % writes of fresh data), see bench/floor_randread.cpp."""
         out = os.path.join(self.workdir, "floor.out")
         argv = [self.args.floor_exe, os.path.join(self.dir, name), str(qd), f"{self.args.time:g}"]
-        if touch:
-            argv += ["4096", "touch"]
+        mode = mode or ("touch" if touch else None)
+        if mode:
+            argv += ["4096", mode]
         cpus = {cpus_of(self.args.pin)[0]} if self.args.pin else None
         code, ru, wall = self.children.run(argv, out, os.path.join(self.workdir, "floor.err"),
                                            timeout=self.timeout_for(0), cpus=cpus)
@@ -487,7 +506,32 @@ class Bench:
                              f"{self.tail(os.path.join(self.workdir, 'floor.err'))}")
         with open(out) as f:
             d = json.load(f)
-        return Measurement(d["iops"], d["cpu_user_s"] + d["cpu_system_s"], d["ops"])
+        return Measurement(d["iops"], d["cpu_user_s"] + d["cpu_system_s"], d["ops"],
+                           {"reads": d.get("reads"), "writes": d.get("writes")})
+
+    # -- fio's t/io_uring (--tio)
+
+    def tio(self, label, qd):
+        """Runs t/io_uring -N1 (NOPs, one thread) for --time seconds: IOPS
+        the median of its per-second lines, CPU its rusage over their sum."""
+        out = os.path.join(self.workdir, "tio.out")
+        batch = max(1, qd // 4)
+        secs = max(1, round(self.args.time))
+        argv = [self.args.tio, "-N1", f"-d{qd}", f"-s{batch}", f"-c{batch}", "-n1", f"-r{secs}"]
+        cpus = {cpus_of(self.args.pin)[0]} if self.args.pin else None
+        code, ru, wall = self.children.run(argv, out, os.path.join(self.workdir, "tio.err"),
+                                           timeout=self.timeout_for(0), cpus=cpus)
+        self.log_runs.append({"tool": "t/io_uring", "label": label, "argv": argv,
+                              "exit_code": code, "rusage": rusage_dict(ru), "wall_s": wall,
+                              "load1_after": loadavg()[0]})
+        with open(out, errors="replace") as f:
+            per_second = parse_tio_output(f.read())
+        if code != 0 or not per_second:
+            raise BenchError(f"t/io_uring ({label}) exited {code} with "
+                             f"{len(per_second)} IOPS lines: "
+                             f"{self.tail(os.path.join(self.workdir, 'tio.err')) or self.tail(out)}")
+        return Measurement(median(per_second), ru.ru_utime + ru.ru_stime, int(sum(per_second)),
+                           {"per_second": per_second})
 
     def fio_common(self, size=None):
         return ([f"direct={1 if self.direct else 0}", f"size={size or self.args.size}"] +
@@ -563,6 +607,14 @@ class Bench:
             return " | ".join(lines[-n:])
         except OSError:
             return ""
+
+
+def parse_tio_output(text):
+    """The per-second IOPS of t/io_uring's lines "IOPS=123, ...",
+    "IOPS=456.78K, ..." or "IOPS=1.23M, ..." (its own units: 1000s)."""
+    scale = {"": 1, "K": 1e3, "M": 1e6}
+    return [float(m.group(1)) * scale[m.group(2)]
+            for m in re.finditer(r"^IOPS=([0-9.]+)([KM]?),", text, re.MULTILINE)]
 
 
 # ---------------------------------------------------------------- cases
@@ -668,12 +720,50 @@ def group_mix():
                                b.fio_random_files(1))
                 return {("fio-refill" if refill else "fio"): b.fio_measure(doc, ["read", "write"])}
             return run
-        return [("drivestress", ds), ("fio", fio(False)), ("fio", fio(True))]
+        def floor():
+            b.fio_layout(1)
+            return {"floor-mix": b.floor("mix 70/30", b.fio_random_files(1)[0], qd,
+                                         mode="mix70")}
+        runs = [("drivestress", ds), ("fio", fio(False)), ("fio", fio(True))]
+        return runs + ([("floor", floor)] if b.args.floor_exe and b.direct else [])
 
-    rows = [("mix70-qd32", "randrw 70/30 4K QD32, ds verifies (IOPS)", "IOPS", "ds", "fio", True),
+    rows = [("mix70-qd32", "randrw 70/30 4K QD32, ds verifies (IOPS)", "IOPS", "ds", "fio", True,
+             "floor-mix"),
             ("mix70-qd32-vs-refill", "randrw 70/30 4K QD32 vs fio refill (IOPS)", "IOPS", "ds",
-             "fio-refill", True)]
+             "fio-refill", True, "floor-mix")]
     return "mix70-qd32", rows, runs
+
+
+def group_nop():
+    qd = 32
+
+    def runs(b):
+        a = b.args
+
+        def ds():
+            doc, _ = b.drivestress("nop qd32", random_ds_args(a, qd, backend="nop", verify=False),
+                                   size=NOP_FILE_BYTES)
+            if not any(n.startswith("nop:") for n in (doc["backend"]["io_uring"] or {}).get(
+                    "notes", [])):
+                raise BenchError("drivestress --backend nop did not say it issued NOPs")
+            return {"ds-nop": b.ds_measure(b.ds_phase(doc, "random"), "iops")}
+
+        def floor():
+            b.fio_layout(1)
+            return {"floor-nop": b.floor("nop qd32", b.fio_random_files(1)[0], qd, mode="nop")}
+
+        def tio():
+            return {"tio": b.tio("nop qd32", qd)}
+        out = [("drivestress", ds)]
+        if a.floor_exe and b.direct:
+            out.append(("floor", floor))
+        if a.tio:
+            out.append(("t/io_uring", tio))
+        return out
+
+    rows = [("nop-qd32", "NOP QD32, engine only, vs t/io_uring -N1 (IOPS)", "IOPS", "ds-nop",
+             "tio", True, "floor-nop")]
+    return "nop-qd32", rows, runs
 
 
 def group_seq():
@@ -752,6 +842,7 @@ def all_groups():
         "randread": [group_randread(1), group_randread(32), group_randread(128)],
         "sync": [group_sync(1), group_sync(2)],
         "mix": [group_mix()],
+        "nop": [group_nop()],
         "seq": [group_seq()],
     }
 
@@ -987,6 +1078,10 @@ def evaluate_goals(table, rss):
             x = r["ds_cpu_s_per_mop"] / r["floor_cpu_s_per_mop"]
             add(f"CPU/op no-verify QD{qd} within 10% of the floor", x, x <= 1.1)
     ratio_goal("mix70-qd32", 1.0, "randrw 70/30 QD32 >= 1.0x fio randrw")
+    r = by_id.get("nop-qd32")
+    if r and r["ds_cpu_s_per_mop"] and r.get("floor_cpu_s_per_mop"):
+        x = r["ds_cpu_s_per_mop"] / r["floor_cpu_s_per_mop"]
+        add("NOP QD32 CPU/op within 10% of the NOP floor's", x, x <= 1.1)
     ratio_goal("seq-write", 1.0, "seq write >= 1.0x fio")
     cpu_goal("seq-write", 1.5, "seq write CPU/MiB <= 1.5x fio")
     ratio_goal("seq-read-noverify", 1.0, "seq read no-verify >= 1.0x fio read")
@@ -1031,8 +1126,10 @@ def parse_args(argv):
     p.add_argument("--device-size", type=parse_size, default=None,
                    help="loop device size (default the larger of 4 x size and "
                         "2 x size + seq-size, plus 512M; at least 1.5G)")
-    p.add_argument("--cases", default="randread,sync,mix,seq,rss,pattern",
-                   help="comma list of randread,sync,mix,seq,rss,pattern (default all)")
+    p.add_argument("--cases", default="randread,sync,mix,nop,seq,rss,pattern",
+                   help="comma list of randread,sync,mix,nop,seq,rss,pattern (default all)")
+    p.add_argument("--tio", default=None, metavar="PATH",
+                   help="a built fio t/io_uring: the NOP row's third tool (t/io_uring -N1)")
     p.add_argument("--fio-batch", type=positive_int, default=None,
                    help="fio iodepth_batch_submit and _complete_min (default QD/4, at least 1)")
     p.add_argument("--fio-opt", action="append", default=[], metavar="KEY=VALUE",
@@ -1049,7 +1146,8 @@ def parse_args(argv):
     a.root = root
     a.build_dir = os.path.abspath(a.build_dir or os.path.join(root, "build"))
     a.cases = [c.strip() for c in a.cases.split(",") if c.strip()]
-    bad = [c for c in a.cases if c not in ("randread", "sync", "mix", "seq", "rss", "pattern")]
+    bad = [c for c in a.cases
+           if c not in ("randread", "sync", "mix", "nop", "seq", "rss", "pattern")]
     if bad:
         p.error(f"--cases: unknown {', '.join(bad)}")
     if a.size % MiB:
@@ -1134,7 +1232,7 @@ def main(argv):
 
         groups = all_groups()
         table, group_log = [], []
-        for case in ("randread", "sync", "mix", "seq"):
+        for case in ("randread", "sync", "mix", "nop", "seq"):
             if case not in args.cases:
                 continue
             if case != "randread":

@@ -257,26 +257,56 @@ def fmt(v, spec, missing="-"):
     return missing if v is None else format(v, spec)
 
 
-def render_entry(e, i, it, ph):
-    """One document's line of a row."""
-    has_lat = e["latency_count"] > 0
+# The table is two, each under 100 columns (one would be 151): rates, then
+# latency, a row per phase and document in both.
+TABLE_WIDTH = 100
+
+
+def render_rate_entry(e, it, ph):
+    """One document's line of a row of the rates table."""
     cols = [f"{it}  {ph} {e['document']:<4}",
             f"{e['bandwidth_mib_per_sec']:>10.1f}",
             f" {fmt(e.get('bandwidth_ratio'), '.3f', ''):>6}",
             f"{e['iops']:>11.0f}",
-            f" {fmt(e.get('iops_ratio'), '.3f', ''):>6}"]
+            f" {fmt(e.get('iops_ratio'), '.3f', ''):>6}",
+            f"{e['latency_count']:>10}"]
+    return "".join(cols).rstrip()
+
+
+def render_latency_entry(e, i, it, ph):
+    """One document's line of a row of the latency table."""
+    has_lat = e["latency_count"] > 0
+    cols = [f"{it}  {ph} {e['document']:<4}"]
     for name, _ in TABLE_PERCENTILES:
         v = e[f"{name}_ns"] / 1e6 if has_lat and e[f"{name}_ns"] is not None else None
         mark = "*" if v is not None and not e[f"{name}_supported"] else ""
-        cols.append(f"{fmt(v, '.3f') + mark:>10}")
+        cols.append(f"{fmt(v, '.3f') + mark:>9}")
         if i == 0:
-            cols.append(" " * 19)
+            cols.append(" " * 17)
             continue
         pct = e.get(name + "_delta_pct")
         pct_text = "-" if pct is None else f"{pct:+.1f}%"
-        cols.append(f" {fmt(e.get(name + '_delta_ms'), '+.3f'):>9} {pct_text:>8}")
-    cols.append(f"{e['latency_count']:>10}")
+        cols.append(f"{fmt(e.get(name + '_delta_ms'), '+.3f'):>9}{pct_text:>8}")
     return "".join(cols).rstrip()
+
+
+def render_rows(cmp, head, entry, with_noise):
+    """A table: its head, a rule, each row's documents."""
+    lines = [head, "-" * len(head)]
+    for row in cmp["rows"]:
+        first = True
+        for i, e in enumerate(row["documents"]):
+            it = f"{str(row['iteration']):>4}" if first else " " * 4
+            ph = f"{row['phase']:<10}" if first else " " * 10
+            first = False
+            if e is None:
+                lines.append(f"{it}  {ph} {label(i):<4}{'(not run)':>10}")
+                continue
+            lines.append(entry(e, i, it, ph))
+            base = row["documents"][0]
+            if with_noise and i and base is not None and (e["repeats"] or base["repeats"]):
+                lines.append(render_noise(e, base))
+    return lines
 
 
 def render_table(cmp):
@@ -291,32 +321,21 @@ def render_table(cmp):
     lines.append(f"*: fewer than {results.MIN_TAIL_SAMPLES} samples beyond this percentile "
                  "(one of the slowest few operations, not a stable figure)")
     lines.append("")
-    pct_cols = "".join(f"{name + ' ms':>10} {'Δ ms':>9} {'Δ %':>8}"
-                       for name, _ in TABLE_PERCENTILES)
-    head = (f"{'iter':>4}  {'phase':<10} {'doc':<4}{'MiB/s':>10} {'x ' + cmp['baseline']:>7}"
-            f"{'IOPS':>11} {'x ' + cmp['baseline']:>7}{pct_cols}{'samples':>10}")
-    lines.append(head)
-    lines.append("-" * len(head))
-    for row in cmp["rows"]:
-        first = True
-        for i, e in enumerate(row["documents"]):
-            it = f"{str(row['iteration']):>4}" if first else " " * 4
-            ph = f"{row['phase']:<10}" if first else " " * 10
-            first = False
-            if e is None:
-                lines.append(f"{it}  {ph} {label(i):<4}{'(not run)':>10}")
-                continue
-            lines.append(render_entry(e, i, it, ph))
-            base = row["documents"][0]
-            if i and base is not None and (e["repeats"] or base["repeats"]):
-                lines.append(render_noise(e, base))
+    key = f"{'iter':>4}  {'phase':<10} {'doc':<4}"
+    rates = (f"{key}{'MiB/s':>10} {'x ' + cmp['baseline']:>6}{'IOPS':>11} "
+             f"{'x ' + cmp['baseline']:>6}{'samples':>10}")
+    lines += render_rows(cmp, rates, lambda e, i, it, ph: render_rate_entry(e, it, ph), True)
+    lines.append("")
+    latency = key + "".join(f"{name + ' ms':>9}{'Δ ms':>9}{'Δ %':>8}"
+                            for name, _ in TABLE_PERCENTILES)
+    lines += render_rows(cmp, latency, render_latency_entry, False)
     return "\n".join(lines)
 
 
 def render_noise(e, base):
     """The line under a document's figures when either side ran --repeat:
     which differences from the baseline lie outside the noise."""
-    pad = " " * 21
+    pad = " " * 17  # under the doc column: the line fits the table's 100 columns
     if not e["repeats"] or not base["repeats"]:
         who = base["document"] if not base["repeats"] else e["document"]
         return f"{pad}vs {base['document']}: one repeat ({who} has no --repeat estimates), " \

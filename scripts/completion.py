@@ -6,8 +6,11 @@
 completion is made from it at build time, as the man page is (help2man), so
 neither can miss an option.  Every option is completed by name; a value is
 completed when --help says what it can be: a choice list (auto|io_uring|sync),
-a file (PATH, STATE), a device (DEV), a preset (NAME of the presets listed),
-a sweep parameter; TARGET is a directory.  Standard library only.
+a LIST of the words its "(words: a,b,c)" names (after the last comma, so
+"seq-write,se" completes), a file (PATH, STATE), a block device (DEV: block
+devices and directories, never /dev/loop-control), a preset (NAME of the
+presets listed), a sweep parameter; TARGET is a directory.  Standard library
+only.
 """
 
 import re
@@ -18,11 +21,14 @@ import sys
 OPTION = re.compile(r"^  (?:-(\w), |    )--([a-z0-9-]+)(?: (\S+))?")
 # "  desktop:   ..." in the Presets section
 PRESET = re.compile(r"^  ([a-z0-9-]+):\s")
+# "(words: seq-write,seq-read)" in an option's help (one unbroken word)
+WORDS = re.compile(r"\(words: ([a-z0-9_,-]+)\)")
 SWEEP_PARAMETERS = ("qd=", "files=", "rand-block=")
 
 
 def parse_help(text):
-    """([(short, long, metavar or None)], [preset names]) from --help."""
+    """([(short, long, metavar or None, [list words])], [preset names]) from
+    --help."""
     options, presets, section = [], [], None
     for line in text.splitlines():
         if line and not line.startswith(" ") and line.endswith(":"):  # a section heading
@@ -35,22 +41,30 @@ def parse_help(text):
             continue
         m = OPTION.match(line)
         if m:
-            options.append((m.group(1), m.group(2), m.group(3)))
+            options.append((m.group(1), m.group(2), m.group(3), []))
+        w = WORDS.search(line)
+        if w and options:  # on the option's own lines, before the next option
+            options[-1][3].extend(w.group(1).split(","))
     return options, presets
 
 
-def value_case(names, metavar, presets):
+def value_case(names, metavar, presets, words=()):
     """The `case` arm completing the value of an option, or None."""
     pattern = "|".join(names)
+    if words:  # a comma-separated LIST: the word after the last comma
+        return (f'        {pattern}) compopt -o nospace 2>/dev/null; '
+                'local head=""; [[ $cur == *,* ]] && head=${cur%,*},; '
+                f'COMPREPLY=($(compgen -P "$head" -W "{" ".join(words)}" -- "${{cur##*,}}")) ;;')
     if "|" in metavar:
         words = " ".join(metavar.split("|"))
         return f'        {pattern}) COMPREPLY=($(compgen -W "{words}" -- "$cur")) ;;'
     if metavar in ("PATH", "STATE"):
         return (f'        {pattern}) compopt -o filenames 2>/dev/null; '
                 'COMPREPLY=($(compgen -f -- "$cur")) ;;')
-    if metavar == "DEV":
-        return (f'        {pattern}) compopt -o filenames 2>/dev/null; '
-                f'COMPREPLY=($(compgen -f -- "${{cur:-/dev/}}")) ;;')
+    if metavar == "DEV":  # block devices, and directories to reach them (/dev/disk/by-id)
+        return (f'        {pattern}) compopt -o filenames 2>/dev/null; local f; '
+                f'for f in $(compgen -f -- "${{cur:-/dev/}}"); do '
+                '[[ -b $f || -d $f ]] && COMPREPLY+=("$f"); done ;;')
     if metavar == "NAME":
         return f'        {pattern}) COMPREPLY=($(compgen -W "{" ".join(presets)}" -- "$cur")) ;;'
     if metavar == "NAME=VALUES":
@@ -63,12 +77,12 @@ def value_case(names, metavar, presets):
 def script(options, presets):
     words = []
     arms, plain_values = [], []
-    for short, long, metavar in options:
+    for short, long, metavar, list_words in options:
         names = [f"--{long}"] + ([f"-{short}"] if short else [])
         words.extend(names)
         if metavar is None:
             continue
-        arm = value_case(names, metavar, presets)
+        arm = value_case(names, metavar, presets, list_words)
         if arm:
             arms.append(arm)
         else:

@@ -656,9 +656,43 @@ def plot_rate_curve(doc, title, path):
     return True
 
 
-def plot_sweep(sweep, title, path):
+def note_at(ax, x, text, color="dimgray", y=0.02):
+    """A note beside a vertical line at data x, on the side with room: one
+    right of the middle reads leftwards, so it is never cut off."""
+    ax.get_xlim()  # settle autoscaling before asking where x lands
+    frac = ax.transAxes.inverted().transform(ax.transData.transform((x, 0)))[0]
+    right = frac > 0.5
+    ax.annotate(text, (x, y), xycoords=("data", "axes fraction"),
+                xytext=(-4 if right else 4, 0), textcoords="offset points",
+                ha="right" if right else "left", color=color)
+
+
+def draw_compared(ax, right, compared):
+    """--compare-backends --sweep: sync's IOPS and p99 beside io_uring's, and
+    the crossover (the depth from which io_uring pays) marked."""
+    pts = compared.get("points") or []
+    xs = [pt["qd"] for pt in pts]
+    ax.plot(xs, [pt["sync"]["iops"] for pt in pts], marker="^", color="tab:orange",
+            linestyle="--", label="sync IOPS")
+    right.plot(xs, [pt["sync"]["p99_ns"] / 1e6 for pt in pts], color="tab:red", linestyle="--",
+               label="sync p99 latency")
+    qd = compared.get("crossover_qd")
+    if qd is not None:
+        ax.axvline(qd, color="tab:green", linestyle="-.", linewidth=1.2)
+        note_at(ax, qd, f"crossover: io_uring pays from qd {qd}", color="tab:green", y=0.08)
+    else:
+        why = ("the backends are within noise at every depth"
+               if compared.get("crossover_verdict") == "within_noise"
+               else f"io_uring never leads sync by {compared.get('margin_pct', 0):g} % to the end")
+        ax.annotate(f"no crossover: {why}", (0.01, 0.08), xycoords="axes fraction",
+                    color="tab:green")
+    return [pt["sync"]["p99_ns"] / 1e6 for pt in pts]
+
+
+def plot_sweep(sweep, title, path, compared=None):
     """The swept value against IOPS (MiB/s for block sizes: IOPS always fall
-    as blocks grow) on the left axis and p99 on the right."""
+    as blocks grow) on the left axis and p99 on the right; with `compared`
+    (a --compare-backends sweep), both backends and their crossover."""
     param, points, knee = sweep
     if not points:
         return False
@@ -673,9 +707,9 @@ def plot_sweep(sweep, title, path):
     else:
         ys = [pt["iops"] for pt in points]
         ax.set_ylabel("IOPS (operations/s)", color="tab:blue")
-    ax.plot(xs, ys, marker="o", color="tab:blue", label=ax.get_ylabel())
+    ax.plot(xs, ys, marker="o", color="tab:blue",
+            label=("io_uring " + ax.get_ylabel()) if compared else ax.get_ylabel())
     ax.set_xlabel(axis_label)
-    ax.set_ylim(bottom=0)
     if all(x > 0 for x in xs) and max(xs) / min(xs) >= 4:
         ax.set_xscale("log", base=2)
         ax.xaxis.set_major_locator(FixedLocator(xs))
@@ -683,7 +717,9 @@ def plot_sweep(sweep, title, path):
         ax.xaxis.set_minor_formatter(NullFormatter())
     right = ax.twinx()
     p99 = [pt["p99_ns"] / 1e6 if pt["p99_ns"] is not None else math.nan for pt in points]
-    right.plot(xs, p99, color="tab:red", label="p99 latency")
+    right.plot(xs, p99, color="tab:red",
+               label="io_uring p99 latency" if compared else "p99 latency")
+    more_p99 = draw_compared(ax, right, compared) if compared else []
     ok = [(x, y) for x, y, pt in zip(xs, p99, points) if pt["p99_supported"]]
     weak = [(x, y) for x, y, pt in zip(xs, p99, points) if not pt["p99_supported"]]
     if ok:
@@ -691,16 +727,14 @@ def plot_sweep(sweep, title, path):
     if weak:
         right.scatter(*zip(*weak), marker="s", facecolors="none", edgecolors="tab:red",
                       zorder=3, label="p99 from too few samples")
-    latency_axis(right, p99)
+    latency_axis(right, p99 + more_p99)
+    ax.set_ylim(bottom=0)  # after every IOPS curve, so none is cut
     right.set_ylabel("p99 latency", color="tab:red")
     figure = "MiB/s" if by_bandwidth else "IOPS"
     if knee is not None:
         ax.axvline(knee / div, color="gray", linestyle="--", linewidth=1)
-        ax.annotate(f"saturation point found by the run (by {figure}): "
-                    f"{sweep_text(param, knee)}",
-                    (knee / div, 0.02),
-                    xycoords=("data", "axes fraction"), xytext=(4, 0),
-                    textcoords="offset points", color="dimgray")
+        note_at(ax, knee / div, f"saturation point found by the run (by {figure}): "
+                                f"{sweep_text(param, knee)}")
     else:
         ax.annotate(f"no saturation point (by {figure}): still climbing at the last point",
                     (0.01, 0.02), xycoords="axes fraction", color="dimgray")
@@ -923,7 +957,8 @@ def main(argv=None, prog="plot"):
         plot_steady_state(doc, title, out("steady-state"))
         plot_write_cliff(doc, title, out("write-cliff"))
         if sweep is not None:
-            plot_sweep(sweep, title, out("sweep"))
+            plot_sweep(sweep, title, out("sweep"),
+                       (doc.get("compare_backends") or {}).get("sweep"))
             plot_sweep_latency(doc, title, out("sweep-latency"), args.result)
             plot_rate_curve(doc, title, out("rate"))
     except InputError as e:

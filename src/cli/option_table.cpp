@@ -32,9 +32,10 @@ const OptionSpec kSpecs[] = {
     {kWorkload, "qd", 'q', "N", "32", nullptr,
      "operations in flight per worker, 1 to 4096 (sync: that many threads per worker, each "
      "in a blocking pread/pwrite; 1 = no extra thread)"},
-    {kWorkload, "backend", 0, "auto|io_uring|sync", "auto", nullptr,
+    {kWorkload, "backend", 0, "auto|io_uring|sync|nop", "auto", nullptr,
      "I/O backend; auto probes io_uring and falls back to sync with a one-line reason, "
-     "io_uring exits 1 with that reason instead"},
+     "io_uring exits 1 with that reason instead; nop issues io_uring NOPs: the engine's own "
+     "cost, no device I/O, nothing verified"},
     {kWorkload, "seq-block", 0, "SIZE", "1M", nullptr, "sequential block"},
     {kWorkload, "rand-block", 0, "SIZE", "4K", nullptr,
      "random block, also the verification unit: a power of two, 512 to 64M"},
@@ -57,7 +58,8 @@ const OptionSpec kSpecs[] = {
     {kWorkload, "duration", 0, "DURATION", nullptr, "off",
      "stop after this long (the phase in progress drains and is reported)"},
     {kWorkload, "phases", 0, "LIST", "seq-write,seq-read,random,reverify", nullptr,
-     "subset of the phases, always run in this order; must include seq-write"},
+     "subset of the phases, always run in this order; must include seq-write", Kind::value,
+     "seq-write,seq-read,random,reverify"},
     {kWorkload, "seed", 0, "N", nullptr, "random, printed", "base seed, for reproducible data"},
     {kWorkload, "recreate", 0, nullptr, nullptr, nullptr,
      "delete and recreate the files every iteration", Kind::flag},
@@ -107,8 +109,9 @@ const OptionSpec kSpecs[] = {
      "and p99) on one line, and the verdict", Kind::flag},
     {kResults, "progress", 0, "auto|always|never", "auto", nullptr,
      "live status line on stderr (auto = when stderr is a terminal)"},
-    {kResults, "latency-thresholds", 0, "LIST", "2s,10s", nullptr,
-     "report the share of requests slower than each DURATION of LIST"},
+    {kResults, "latency-thresholds", 0, "LIST", "1ms,10ms,100ms", nullptr,
+     "report the share of requests slower than each DURATION of LIST; the default separates "
+     "SSDs (an SSD is never slower than 2 s), 'seed' is the seed tool's 2s,10s"},
 
     {kSweeps, "sweep", 0, "NAME=VALUES", nullptr, nullptr,
      "run the random phase once per value of qd, files or rand-block: a list (qd=1,4,16) "
@@ -146,7 +149,7 @@ const OptionSpec kSpecs[] = {
      Kind::flag},
     {kSweeps, "compare-extra", 0, "LIST", nullptr, "off",
      "more --compare-backends rows: sync-qd1 (sync, one operation per worker, no thread pool), "
-     "sqpoll (io_uring with --sqpoll)"},
+     "sqpoll (io_uring with --sqpoll)", Kind::value, "sync-qd1,sqpoll"},
     {kSweeps, "preset", 0, "NAME", nullptr, nullptr,
      "a named set of tests: quick, desktop, nvme, burn-in, nvme-endurance (listed below)"},
 
@@ -215,6 +218,7 @@ std::vector<std::string> words_of(const std::string& text) {
 
 std::string option_help(const OptionSpec& o) {
     std::vector<std::string> words = words_of(o.help);
+    if (o.words) words.push_back(std::string("(words: ") + o.words + ")");  // one word too
     // "(default: 256M)" is one word: a default is never split across lines.
     if (const char* def = o.default_value ? o.default_value : o.shown_default)
         words.push_back(std::string("(default: ") + def + ")");

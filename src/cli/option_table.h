@@ -21,6 +21,9 @@ struct OptionSpec {
     const char* shown_default;  // shown when there is no Boost default ("off"); or nullptr
     const char* help;           // one or two sentences, wrapped by help_text()
     Kind kind = Kind::value;
+    // A LIST of fixed words: what it may hold, comma-separated; --help shows
+    // "(words: ...)", which the completion completes from.  nullptr: free.
+    const char* words = nullptr;
 };
 
 // Every option, in --help order; the seed tool's aliases come last.

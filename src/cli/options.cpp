@@ -167,8 +167,11 @@ void read_backend(const Options& o, run::RunConfig& c) {
         c.backend = run::BackendChoice::io_uring;
     else if (b == "sync")
         c.backend = run::BackendChoice::sync;
-    else
-        throw UsageError("--backend: '" + b + "' is not one of auto, io_uring, sync");
+    else if (b == "nop") {
+        c.backend = run::BackendChoice::io_uring;
+        c.nop = true;
+    } else
+        throw UsageError("--backend: '" + b + "' is not one of auto, io_uring, sync, nop");
     c.sqpoll = o.flag("sqpoll");
     c.iopoll = o.flag("iopoll");
     for (const char* name : {"sqpoll", "iopoll"}) {
@@ -352,6 +355,12 @@ void read_sustained_write(const Options& o, run::RunConfig& c) {
 
 void read_latency_thresholds(const Options& o, run::RunConfig& c) {
     c.latency_thresholds_s.clear();
+    // The seed tool's thresholds, for comparing with its reports: every
+    // request of an SSD is faster than both, so they are not the default.
+    if (o.text("latency-thresholds") == "seed") {
+        c.latency_thresholds_s = {2, 10};
+        return;
+    }
     for (const auto& item :
          with_option("--latency-thresholds", o.text("latency-thresholds"),
                      [](const std::string& t) { return units::split_list(t); })) {
@@ -456,11 +465,9 @@ void read_outputs(const Options& o, bool compare_backends, Outputs& out) {
         if (!o.given(name)) continue;
         const std::string opt = Options::opt(name);
         if (compare_backends)
-            throw UsageError(opt + (std::string(name) == "prom"
-                                        ? " works with a single run or --preset, not with "
-                                          "--compare-backends"
-                                        : " works with a single run, not with --preset or "
-                                          "--compare-backends"));
+            throw UsageError(opt +
+                             " works with a single run or --preset, not with "
+                             "--compare-backends");
         const std::string& path = o.text(name);
         if (path.empty()) throw UsageError(opt + ": empty path");
         if (path == "-") throw UsageError(opt + ": give a file path ('-' is for --json)");
@@ -498,6 +505,28 @@ void read_outputs(const Options& o, bool compare_backends, Outputs& out) {
 }
 
 // One run's configuration (a single run, or one test of a preset).
+// --backend nop: the engine without the device.  No byte is read or
+// written, so nothing can be verified (verification is off, and the report
+// says why); what only means something of a device or of data is refused.
+void read_nop(const Options& o, run::RunConfig& c) {
+    if (!c.nop) return;
+    auto refuse = [](const std::string& what, const char* why) {
+        throw UsageError("--backend nop and " + what + ": " + why);
+    };
+    if (!c.raw_device.empty())
+        refuse("--raw-device", "a NOP touches no device; give a directory for the engine's files");
+    if (c.buffered) refuse("--buffered", "a NOP moves no data, through the page cache or not");
+    if (c.iopoll) refuse("--iopoll", "a NOP has no device to poll");
+    if (c.sync != run::SyncMethod::none) refuse("--sync", "a NOP writes nothing to make durable");
+    if (c.keep) refuse("--keep", "a NOP leaves no data to verify later");
+    if (c.sync_compare) refuse("--sync-compare", "a NOP writes nothing to make durable");
+    if (c.sustained_passes) refuse("--sustained-write", "a NOP has no write cliff");
+    if (o.given("phases") && o.text("phases").find("reverify") != std::string::npos)
+        refuse("--phases reverify", "a NOP reads nothing to verify");
+    c.verify = false;
+    std::erase(c.phases, run::Phase::reverify);
+}
+
 run::RunConfig read_run(const Options& o) {
     run::RunConfig c;
     read_target(o, c);
@@ -512,6 +541,7 @@ run::RunConfig read_run(const Options& o) {
     read_modes(o, c);
     read_durability(o, c);
     read_sync_compare(o, c);
+    read_nop(o, c);
     return c;
 }
 
@@ -538,9 +568,8 @@ void read_verify_only(const po::variables_map& vm, const Options& o, ParsedComma
 // and each test's options that the user did not give.
 void read_preset(const std::vector<std::string>& args, const Options& o, ParsedCommandLine& out) {
     if (o.flag("keep")) throw UsageError("--keep works with a single run, not with --preset");
-    if (o.given("timeseries"))
-        throw UsageError(
-            "--timeseries works with a single run, not with --preset or --compare-backends");
+    if (o.text("backend") == "nop")
+        throw UsageError("--backend nop and --preset: a preset measures a drive; a NOP has none");
     const std::string name = o.text("preset");
     const Preset* preset = find_preset(name);
     if (!preset)

@@ -50,6 +50,12 @@ struct UringOptions {
     // Completions are polled from the device instead of interrupting: needs
     // O_DIRECT and a block device with poll queues.
     bool iopoll = false;
+    // --backend nop: every operation is issued as IORING_OP_NOP through the
+    // same ring, registered file and buffers, and completes as if its whole
+    // length moved (a NOP answers 0).  Nothing reaches the device and no
+    // buffer is filled: the engine's own cost per operation, as fio's null
+    // engine and t/io_uring -N1 measure theirs.
+    bool nop = false;
 };
 
 // io_uring features a backend actually enabled, for the report.

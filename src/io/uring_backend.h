@@ -58,6 +58,7 @@ class UringBackend final : public Backend {
     std::vector<io_uring_cqe*> cqes_;
     UringFeatures features_;
     bool sqpoll_ = false;
+    bool nop_ = false;         // UringOptions::nop
     bool cancel_any_ = false;  // the kernel takes IORING_ASYNC_CANCEL_ANY
     int broken_ = 0;           // -errno: submission failed for good, nothing is submitted again
     std::vector<Completion> failed_;  // requests that failed at submission, for reap()

@@ -9,6 +9,7 @@
 #include "model/errors.h"
 #include "model/verdict.h"
 #include "report/json_report.h"
+#include "units/units.h"
 
 namespace ds::report {
 
@@ -86,8 +87,13 @@ void PromTextfile::phase_done(std::uint64_t iteration, const run::PhaseResult& p
     maybe_write();
 }
 
-void PromTextfile::sweep_point_done(const run::RunConfig&, const run::SweepPoint& point) {
-    if (!runs_.empty()) runs_.back().totals.add_phase(point.random);
+void PromTextfile::sweep_point_done(const run::RunConfig& cfg, const run::SweepPoint& point) {
+    const std::string value = cfg.sweep->param == run::SweepParam::rand_block
+                                  ? units::format_size_option(point.value)
+                                  : std::to_string(point.value);
+    if (!runs_.empty())
+        runs_.back().totals.add_phase(point.random,
+                                      std::string(run::to_string(cfg.sweep->param)) + "=" + value);
     in_progress_ = {};
     maybe_write();
 }

@@ -157,7 +157,18 @@ void PromTotals::expect(const run::RunConfig& cfg) {
     if (cfg.has_phase(Phase::reverify)) phase(Phase::reverify, true, false);
 }
 
-void PromTotals::add_phase(const run::PhaseResult& p) {
+namespace {
+
+void append_repeats(std::vector<run::RepeatFigures>& to,
+                    const std::vector<run::RepeatFigures>& from) {
+    for (const auto& r : from)
+        if (to.size() < run::PhaseResult::kMaxRepeats) to.push_back(r);
+}
+
+}  // namespace
+
+void PromTotals::add_phase(const run::PhaseResult& p, const std::string& point) {
+    if (!p.repeats.empty()) append_repeats(repeats[{p.phase, point}], p.repeats);
     const auto& c = p.counters;
     auto add_op = [&](PromOp op, const stats::LatencyHistogram& h, std::uint64_t bytes) {
         if (h.count() == 0 && bytes == 0 && !ops.count({p.phase, op})) return;
@@ -219,6 +230,8 @@ void PromTotals::add(const PromTotals& o) {
     cpu_user_s += o.cpu_user_s;
     cpu_system_s += o.cpu_system_s;
     iterations += o.iterations;
+    for (const auto& [key, figures] : o.repeats)
+        append_repeats(repeats[key], figures);
 }
 
 std::uint64_t PromTotals::mismatch_total() const {
@@ -236,9 +249,9 @@ using units::utf8_length;
 
 // Label names the metrics use themselves (and "quantile", a summary's).
 constexpr std::string_view kOwnLabels[] = {
-    "target",  "preset", "test",     "phase",          "op",      "le",     "class",
-    "verdict", "mode",   "version",  "schema_version", "backend", "kernel", "device",
-    "model",   "serial", "firmware", "quantile"};
+    "target", "preset",   "test",    "phase",          "op",      "le",     "class",  "verdict",
+    "mode",   "version",  "point",   "schema_version", "backend", "kernel", "device", "model",
+    "serial", "firmware", "quantile"};
 
 }  // namespace
 
@@ -557,6 +570,100 @@ Family latency_family(const PromState& s, const std::vector<PromSeriesSet>& runs
     return f;
 }
 
+// --repeat: one figure's estimate over the repeats as five gauges, each a
+// family of its own (median, the interval's low and high ends, the spread's
+// min and max): an interval is separate series, never a label whose values
+// would make a series per number, and sum() over any one family's labels
+// still means something.
+struct RepeatFigure {
+    std::string_view name;  // the median's family; the others add a suffix
+    std::string_view what;  // "operations per second", for HELP
+    double scale;           // from the RepeatFigures unit to the metric's base unit
+    double run::RepeatFigures::*member;
+};
+
+constexpr RepeatFigure kRepeatFigures[] = {
+    {"drivestress_repeat_ops_per_second", "operations per second (IOPS)", 1,
+     &run::RepeatFigures::iops},
+    {"drivestress_repeat_bytes_per_second", "bytes per second", 1,
+     &run::RepeatFigures::bytes_per_sec},
+    {"drivestress_repeat_p99_latency_seconds", "99th percentile latency, seconds", 1e-9,
+     &run::RepeatFigures::p99_ns},
+};
+
+struct RepeatBound {
+    std::string_view suffix;
+    std::string_view help;
+    double stats::Estimate::*member;
+};
+
+constexpr RepeatBound kRepeatBounds[] = {
+    {"", "median over the --repeat repeats", &stats::Estimate::median},
+    {"_low", "low end of the interval of the median (coverage: drivestress_repeat_confidence)",
+     &stats::Estimate::low},
+    {"_high", "high end of the interval of the median (coverage: drivestress_repeat_confidence)",
+     &stats::Estimate::high},
+    {"_min", "smallest repeat (the spread's low end)", &stats::Estimate::min},
+    {"_max", "largest repeat (the spread's high end)", &stats::Estimate::max},
+};
+
+// The gauges of every phase (and sweep point) that ran more than once.
+std::vector<Family> repeat_families(const PromState& s, const std::vector<PromSeriesSet>& runs) {
+    // Family names live as long as the families: kept here, in fixed places.
+    static const auto names = [] {
+        std::vector<std::string> v;
+        for (const auto& f : kRepeatFigures)
+            for (const auto& b : kRepeatBounds)
+                v.push_back(std::string(f.name) + std::string(b.suffix));
+        return v;
+    }();
+    static const auto helps = [] {
+        std::vector<std::string> v;
+        for (const auto& f : kRepeatFigures)
+            for (const auto& b : kRepeatBounds)
+                v.push_back("--repeat: " + std::string(f.what) + ", " + std::string(b.help) +
+                            ", per phase (and sweep point).");
+        return v;
+    }();
+    Family count{"drivestress_repeats",
+                 "gauge",
+                 "--repeat: repeats the estimates of a phase (and sweep point) are made of.",
+                 {}};
+    Family confidence{"drivestress_repeat_confidence",
+                      "gauge",
+                      "--repeat: coverage of the interval of the median (0 to 1): 0.95 or more "
+                      "from 6 repeats, 0.9375 at 5 (distribution-free, order statistics).",
+                      {}};
+    std::vector<Family> figures;
+    for (std::size_t i = 0; i < names.size(); ++i)
+        figures.push_back(Family{names[i], "gauge", helps[i], {}});
+    for (const auto& run : runs) {
+        PromLabels base = s.labels;
+        base.insert(base.end(), run.labels.begin(), run.labels.end());
+        for (const auto& [key, reps] : run.totals.repeats) {
+            if (reps.size() < 2) continue;  // a phase run once has no interval
+            PromLabels labels = with(base, {{"phase", phase_name(key.first)}});
+            if (!key.second.empty()) labels.emplace_back("point", key.second);
+            for (std::size_t f = 0; f < std::size(kRepeatFigures); ++f) {
+                std::vector<double> values;
+                for (const auto& r : reps)
+                    values.push_back(r.*kRepeatFigures[f].member * kRepeatFigures[f].scale);
+                const stats::Estimate e = stats::estimate(values);
+                for (std::size_t b = 0; b < std::size(kRepeatBounds); ++b)
+                    figures[f * std::size(kRepeatBounds) + b].add(
+                        labels, format_double(e.*kRepeatBounds[b].member));
+                if (f == 0) {
+                    count.add(labels, format_count(e.n));
+                    confidence.add(labels, format_double(e.confidence));
+                }
+            }
+        }
+    }
+    figures.push_back(count);
+    figures.push_back(confidence);
+    return figures;
+}
+
 }  // namespace
 
 std::string prometheus_text(const PromState& state, const std::vector<PromSeriesSet>& runs) {
@@ -569,6 +676,8 @@ std::string prometheus_text(const PromState& state, const std::vector<PromSeries
         f.render(out);
     latency_family(state, runs).render(out);
     for (const auto& f : rate_families(state, runs))
+        f.render(out);
+    for (const auto& f : repeat_families(state, runs))
         f.render(out);
     return out;
 }

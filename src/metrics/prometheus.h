@@ -76,12 +76,17 @@ struct PromTotals {
     // writes together, and the operations that were late; empty without it.
     std::map<run::Phase, PromHistogram> response;
     std::map<run::Phase, std::uint64_t> late_ops;
+    // --repeat: the figures of each repeat of the finished phases (a phase
+    // and its later iterations' runs, as JSON's merged_phases), by phase and
+    // sweep point ("qd=32"; "" outside a sweep), up to
+    // run::PhaseResult::kMaxRepeats each: the estimates' gauges.
+    std::map<std::pair<run::Phase, std::string>, std::vector<run::RepeatFigures>> repeats;
 
     // Puts in, at zero, every series a run of `cfg` can have, so that none
     // appears halfway through (rate() would miss its first increase).
     void expect(const run::RunConfig& cfg);
-    // A finished phase (or sweep point).
-    void add_phase(const run::PhaseResult& p);
+    // A finished phase, or a sweep point's random phase (`point`: "qd=32").
+    void add_phase(const run::PhaseResult& p, const std::string& point = {});
     // One second of the phase in progress.
     void add_interval(run::Phase phase, const run::IntervalStats& s);
     void add(const PromTotals& o);

@@ -14,6 +14,7 @@ namespace ds::report {
 
 void TimeseriesWriter::started(const run::RunConfig& cfg, const run::RunResult&) {
     interval_s_ = cfg.interval_s;
+    if (fd_.valid() || !error_.empty()) return;  // a preset's later test: the same stream
     try {
         fd_ = io::create_output_file(path_);
     } catch (const std::system_error& e) {
@@ -83,6 +84,7 @@ void TimeseriesWriter::interval_done(std::uint64_t iteration, run::Phase phase,
     if (!error_.empty() || !fd_.valid()) return;  // the first failure is reported once
     std::string text =
         line(iteration, phase, sweep_value, s, interval_s, mismatches_so_far, end_s, start_s);
+    if (!test_.empty()) text.insert(1, "\"test\":" + nlohmann::json(test_).dump() + ",");
     text += '\n';
     // A reader that stops reading holds the run only until a stop request.
     if (!io::write_stream(fd_.get(), text, io::AfterStop::give_up))

@@ -20,6 +20,9 @@ class TimeseriesWriter final : public run::RunObserver {
     explicit TimeseriesWriter(const std::string& path) : path_(path) {}
 
     void started(const run::RunConfig& cfg, const run::RunResult& r) override;
+    // A preset's next test: its lines carry "test": `label`, in the same
+    // file (created by the first test's start), its seconds after the last.
+    void begin_test(const std::string& label) { test_ = label; }
     TimeseriesWriter(const TimeseriesWriter&) = delete;
     TimeseriesWriter& operator=(const TimeseriesWriter&) = delete;
 
@@ -40,6 +43,7 @@ class TimeseriesWriter final : public run::RunObserver {
     std::string path_;
     io::UniqueFd fd_;
     std::string error_;
+    std::string test_;         // the preset test running, "" outside presets
     double interval_s_ = 1;    // --interval
     double phase_base_s_ = 0;  // run time at the start of the current phase
     double last_end_s_ = 0;

@@ -92,6 +92,9 @@ struct RunConfig {
     std::vector<unsigned> cpus;
     bool sqpoll = false;  // io_uring: a kernel thread polls the submission queue
     bool iopoll = false;  // io_uring: completions polled from the device (O_DIRECT)
+    // --backend nop: io_uring with every operation an IORING_OP_NOP (backend
+    // is then io_uring, verify false): the engine without the device.
+    bool nop = false;
     // Files the program writes besides the run's own (results), as
     // (what names it, path): the target refuses to take one of them for a
     // test or state file.
@@ -110,7 +113,7 @@ struct RunConfig {
     // interval (stats/estimate.h).
     unsigned repeat = 1;
     double knee_gain_pct = 5;  // saturation: next point adds less IOPS than this
-    std::vector<double> latency_thresholds_s{2, 10};  // see seconds_to_ns
+    std::vector<double> latency_thresholds_s{1e-3, 1e-2, 1e-1};  // see seconds_to_ns
     bool compare_backends = false;
     // --compare-extra: rows added to --compare-backends beside io_uring and
     // sync at the same depth: the single-threaded sync baseline (--qd 1),

@@ -1,18 +1,29 @@
 #include "model/drift.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 
 #include "model/results.h"
+#include "stats/estimate.h"
 
 namespace ds::run {
 
 namespace {
 
+void keep_sample(FigureDrift& d, double value) {
+    if (d.count < kDriftWindow) d.early[d.count] = value;
+    d.late[d.count % kDriftWindow] = value;
+    ++d.count;
+}
+
 void take(FigureDrift& d, bool first, double value, std::uint64_t iteration, bool higher_better) {
     if (first) {
         d = FigureDrift{value, value, value, value, iteration, iteration, iteration, iteration};
+        keep_sample(d, value);
         return;
     }
+    keep_sample(d, value);
     const bool better = higher_better ? value > d.best : value < d.best;
     const bool worse = higher_better ? value < d.worst : value > d.worst;
     if (better) {
@@ -28,6 +39,56 @@ void take(FigureDrift& d, bool first, double value, std::uint64_t iteration, boo
 }
 
 }  // namespace
+
+// The early side is values [0, m), the late side [n - m, n), m = min(window,
+// n / 2): with n <= 2 x window every value is still held (the first window
+// in `early`, the rest in the ring), beyond that the sides are the two
+// windows themselves.
+DriftVerdict drift_verdict(const FigureDrift& d, bool higher_better) {
+    DriftVerdict v;
+    const auto n = static_cast<std::size_t>(d.count);
+    v.per_side = std::min(kDriftWindow, n / 2);
+    if (v.per_side < 2) return v;  // one_sample
+    std::vector<double> early(d.early.begin(), d.early.begin() + static_cast<long>(v.per_side));
+    std::vector<double> late;
+    for (std::size_t i = n - v.per_side; i < n; ++i)
+        late.push_back(d.late[i % kDriftWindow]);
+    const stats::Estimate a = stats::estimate(early), b = stats::estimate(late);
+    if (a.median != 0) v.change_pct = (b.median - a.median) / std::abs(a.median) * 100;
+    if (v.per_side < kDriftMinSide) {
+        v.kind = DriftVerdict::Kind::too_few;
+        return v;
+    }
+    switch (stats::compare(b, a)) {
+        case stats::Difference::higher:
+            v.kind = higher_better ? DriftVerdict::Kind::better : DriftVerdict::Kind::worse;
+            break;
+        case stats::Difference::lower:
+            v.kind = higher_better ? DriftVerdict::Kind::worse : DriftVerdict::Kind::better;
+            break;
+        default:
+            v.kind = DriftVerdict::Kind::within_noise;
+    }
+    return v;
+}
+
+std::string to_string(const DriftVerdict& v) {
+    char change[48];
+    std::snprintf(change, sizeof change, "%+.1f %%", v.change_pct);
+    switch (v.kind) {
+        case DriftVerdict::Kind::one_sample:
+            return v.per_side ? "one sample a side" : "one sample";
+        case DriftVerdict::Kind::too_few:
+            return "too few runs (" + std::to_string(v.per_side) + " a side)";
+        case DriftVerdict::Kind::within_noise:
+            return "within noise";
+        case DriftVerdict::Kind::better:
+            return std::string(change) + " (better)";
+        case DriftVerdict::Kind::worse:
+            return std::string(change) + " (worse)";
+    }
+    return "?";
+}
 
 void add_to_drift(std::vector<PhaseDrift>& drift, const PhaseFigures& p, std::uint64_t iteration) {
     auto at = drift.begin();

@@ -6,7 +6,10 @@
 // --duration is not comparable).
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "model/config.h"
@@ -16,12 +19,46 @@ namespace ds::run {
 struct PhaseFigures;
 struct IterationResult;
 
+// Runs on each side of the drift verdict: the first kDriftWindow complete
+// runs of a phase against its last kDriftWindow (fewer while there are
+// fewer than twice that: each side then has half of them).
+inline constexpr std::size_t kDriftWindow = 5;
+// Fewest runs on each side for a verdict.  Below three, two sides from the
+// same distribution have disjoint ranges too often (1 in 3 with two runs a
+// side, 1 in 10 with three, 1 in 126 with five) for a difference to mean
+// a drift.
+inline constexpr std::size_t kDriftMinSide = 3;
+
 // One figure over the iterations: its value in the first and last of them,
 // and the best and worst (the first one of equal values).
 struct FigureDrift {
     double first = 0, best = 0, worst = 0, last = 0;
     std::uint64_t first_iteration = 0, best_iteration = 0, worst_iteration = 0, last_iteration = 0;
+    // For the verdict: the first kDriftWindow values, and the last
+    // kDriftWindow in a ring (value i at late[i % kDriftWindow]); `count`
+    // values in all.  Bounded memory however long the run.
+    std::array<double, kDriftWindow> early{}, late{};
+    std::uint64_t count = 0;
 };
+
+// Did the figure drift: the early runs' estimate (stats/estimate.h)
+// against the late runs'.  A drift is named only when the intervals do not
+// overlap.
+struct DriftVerdict {
+    enum class Kind {
+        one_sample,    // one complete run on each side at most: nothing to compare
+        too_few,       // fewer than kDriftMinSide runs a side
+        within_noise,  // the intervals overlap
+        better,        // the late runs' interval lies wholly on the better side
+        worse,         // ... on the worse side
+    };
+    Kind kind = Kind::one_sample;
+    std::size_t per_side = 0;  // runs on each side
+    double change_pct = 0;     // late median against early median, signed (+: higher)
+};
+DriftVerdict drift_verdict(const FigureDrift& d, bool higher_better);
+// "one sample", "too few runs (2 a side)", "within noise", "-23.4 % (worse)", ...
+std::string to_string(const DriftVerdict& v);
 
 struct PhaseDrift {
     Phase phase = Phase::seq_write;

@@ -290,6 +290,7 @@ RunEvidence run_evidence(const RunConfig& cfg, const RunResult& r, ExitStatus st
     RunEvidence e;
     e.status = status;
     e.verify = cfg.verify;
+    e.nop = cfg.nop;
     e.verified_bytes = r.totals().verified;
     e.stopped_at_duration = r.stop == StopReason::duration;
     e.mismatches = r.mismatch_count();

@@ -35,6 +35,9 @@ struct TargetInfo {
     bool in_memory = false;  // tmpfs or ramfs: free space is capped by the machine's memory
     std::uint64_t free_bytes = 0;
     std::uint64_t reclaimable_bytes = 0;  // held by our leftovers, freed when replaced
+    // --raw-device: what the device held before the run overwrote it, as
+    // wipefs would list it (target/device_signature.h); empty: nothing known.
+    std::vector<std::string> previous_contents;
 };
 
 // One detected mismatch (a unit read back wrong, or an operation that failed).

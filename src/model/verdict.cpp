@@ -3,7 +3,7 @@
 namespace ds::run {
 
 bool nothing_verified(const RunEvidence& e) {
-    return e.status == ExitStatus::success && e.verify && e.verified_bytes == 0;
+    return e.status == ExitStatus::success && (e.nop || (e.verify && e.verified_bytes == 0));
 }
 
 std::string verdict_words(const RunEvidence& e) {
@@ -14,6 +14,9 @@ std::string verdict_words(const RunEvidence& e) {
         return "ERROR: " + (e.error.empty() ? std::string("the run could not go on") : e.error);
     if (e.status != ExitStatus::success) return "INTERRUPTED: nothing wrong found so far";
     const char* at_duration = e.stopped_at_duration ? " (stopped at --duration)" : "";
+    if (e.nop)
+        return std::string("NO VERDICT: --backend nop moved no data (the engine's own figures)") +
+               at_duration;
     if (nothing_verified(e)) return std::string("NO VERDICT: nothing verified") + at_duration;
     std::string pass = std::string("PASS") + at_duration;
     if (!e.verify) pass += ", data not verified with --no-verify";

@@ -16,6 +16,7 @@ namespace ds::run {
 struct RunEvidence {
     ExitStatus status = ExitStatus::success;
     bool verify = true;                // false: --no-verify
+    bool nop = false;                  // --backend nop: no data moved, no verdict on data
     std::uint64_t verified_bytes = 0;  // bytes read back and checked
     bool stopped_at_duration = false;
     bool health_damage_only = false;  // exit 2 from the drive's health log alone
@@ -23,7 +24,8 @@ struct RunEvidence {
     std::string error;  // exit 1: why (empty: "the run could not go on")
 };
 
-// Exit 0 with verification asked for and nothing verified.
+// Exit 0 with verification asked for and nothing verified, or with
+// --backend nop (no data moved at all).
 bool nothing_verified(const RunEvidence& e);
 // The result line's words: "PASS", "PASS (stopped at --duration)", "PASS,
 // data not verified with --no-verify", "NO VERDICT: nothing verified",

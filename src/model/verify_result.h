@@ -63,6 +63,7 @@ struct VerifyOnlyResult {
     std::vector<std::string> cleanup_refused;
     bool cleanup_not_run = false;   // --cleanup asked for, but there was no verified PASS
     bool finished_cleanup = false;  // STATE was gone: an interrupted --cleanup was finished
+    bool evidence_kept = false;     // --cleanup asked for after a loss: the files stay
     int stop_signal = 0;            // a stop request (signal n) ended it early
 
     std::uint64_t allowed() const { return newer + never_acked + torn_newer; }

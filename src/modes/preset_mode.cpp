@@ -1,20 +1,64 @@
+#include <cstdint>
+#include <limits>
+#include <memory>
 #include <vector>
 
+#include "metrics/timeseries.h"
+#include "model/errors.h"
 #include "modes/live_outputs.h"
 #include "report/host_info.h"
 #include "report/json_report.h"
 #include "report/json_snapshot.h"
 #include "report/preset_report.h"
+#include "target/target.h"
 
 namespace ds::modes {
 
+namespace {
+
+// The whole preset's space, checked before its first test: the test that
+// needs the most (tests run one after another, each removing its files)
+// is set up as its run would be (directory, names, free space, the lock)
+// and let go, so a preset that cannot finish refuses before writing
+// anything, naming that test.
+void check_preset_space(const cli::ParsedCommandLine& cmd) {
+    const auto& tests = cmd.preset_tests;
+    std::size_t biggest = tests.size();
+    std::uint64_t most = 0;
+    for (std::size_t i = 0; i < tests.size(); ++i) {
+        const run::RunConfig& c = tests[i].second;
+        if (!c.raw_device.empty()) continue;  // raw regions are checked against the device
+        std::uint64_t need = 0;
+        if (__builtin_mul_overflow(c.file_bytes, std::uint64_t{c.files}, &need))
+            need = std::numeric_limits<std::uint64_t>::max();
+        if (biggest == tests.size() || need > most) {
+            biggest = i;
+            most = need;
+        }
+    }
+    if (biggest == tests.size()) return;
+    try {
+        const run::Target check(tests[biggest].second);
+    } catch (const run::SetupError& e) {
+        throw run::SetupError("--preset " + cmd.preset + ", test " + tests[biggest].first + ": " +
+                              e.what() + " (checked before the first test)");
+    }
+}
+
+}  // namespace
+
 run::ExitStatus run_preset(const cli::ParsedCommandLine& cmd, const Output& out) {
+    check_preset_space(cmd);
     const std::string& json = cmd.outputs.json;
     report::PresetResults results;
     run::ExitStatus code = run::ExitStatus::success;
     run::RunEvidence all_tests;  // the verdict's evidence over every test
     // One textfile for the whole preset: each test's series carry its label.
     auto prom = prom_textfile(cmd);
+    // One --timeseries stream too: each line names its test.
+    std::unique_ptr<report::TimeseriesWriter> timeseries;
+    if (!cmd.outputs.timeseries.empty())
+        timeseries = std::make_unique<report::TimeseriesWriter>(cmd.outputs.timeseries);
     // --json is the first test's document (burn-in's only test): rewritten
     // while that test goes on.
     report::JsonSnapshotWriter snapshots(json, report::HostInfo::current(), stderr);
@@ -23,13 +67,22 @@ run::ExitStatus run_preset(const cli::ParsedCommandLine& cmd, const Output& out)
         // A line per test as it ends (the header before the first); the
         // preset's table follows.  --brief: the table only.
         auto text = text_report(out);
-        text.set_layout(report::TextReport::Layout::preset_test, out.brief ? "" : label,
-                        results.empty() && !out.brief);
+        // A preset that is one run of many iterations (burn-in) reports
+        // like that run: iterations, bytes verified, drift.
+        if (cmd.preset_tests.size() == 1 && test_cfg.iterations != 1 && !out.brief)
+            text.set_whole_preset(true);
+        else
+            text.set_layout(report::TextReport::Layout::preset_test, out.brief ? "" : label,
+                            results.empty() && !out.brief);
         if (results.empty() && !out.brief)
             std::fprintf(out.text, "preset %s: %zu test%s\n", cmd.preset.c_str(),
                          cmd.preset_tests.size(), cmd.preset_tests.size() == 1 ? "" : "s");
         std::vector<run::RunObserver*> observers{&text};
         if (results.empty()) observers.insert(observers.begin(), &snapshots);
+        if (timeseries) {
+            timeseries->begin_test(label);
+            observers.push_back(timeseries.get());
+        }
         if (prom) {
             prom->begin_test(label);
             observers.push_back(prom.get());
@@ -46,6 +99,8 @@ run::ExitStatus run_preset(const cli::ParsedCommandLine& cmd, const Output& out)
         if (results.back().second.stop != run::StopReason::completed) break;
     }
     Delivery d(code);
+    if (timeseries)
+        if (std::string e = timeseries->finish(); !e.empty()) d.failed(e);
     finish_prom(prom.get(), d);
     if (!json.empty()) {
         const report::HostInfo host = report::HostInfo::current();

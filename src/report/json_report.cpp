@@ -249,6 +249,7 @@ json target_json(const run::RunConfig& cfg, const run::RunResult& r) {
                r.direct_io_note.empty() ? json(nullptr) : json(r.direct_io_note)},
               {"files", r.file_paths}};
     if (!r.state_path.empty()) t["state_file"] = r.state_path;
+    if (!cfg.raw_device.empty()) t["previous_contents"] = r.target.previous_contents;
     t["drive"] = drive_json(
         DriveInfo::of(r.target.directory.empty() ? path : r.target.directory, r.target.device));
     return t;

@@ -1,5 +1,6 @@
 #include "report/result_line.h"
 
+#include <cctype>
 #include <cstdio>
 
 #include "io/backend.h"
@@ -32,6 +33,33 @@ DirectionFigures direction(const run::PhaseResult& p, bool reads) {
 
 using units::printf_string;
 
+// A block size as the option takes it, never a bare number: "4K", "512 B".
+std::string block_words(std::uint64_t bytes) {
+    std::string s = units::format_size_option(bytes);
+    return std::isdigit(static_cast<unsigned char>(s.back())) ? s + " B" : s;
+}
+
+// A sweep's saturation point, the figure people quote from a sweep: " |
+// saturation at qd 16: 120.3k IOPS, p99 0.845 ms" ("" without a sweep).
+std::string sweep_words(const run::SweepResult& s) {
+    if (s.points.empty()) return "";
+    const std::string name(run::to_string(s.param));
+    auto value = [&](std::size_t i) {
+        return name + " " +
+               (s.param == run::SweepParam::rand_block ? block_words(s.points[i].value)
+                                                       : std::to_string(s.points[i].value));
+    };
+    if (s.knee_in_noise)
+        return " | saturation within noise (after " + value(*s.knee_in_noise) + ")";
+    const auto knee = s.described_knee();
+    if (!knee) return " | saturation not reached by " + value(s.points.size() - 1);
+    const std::string figure = s.axis() == stats::KneeAxis::bandwidth
+                                   ? printf_string("%.1f MiB/s", knee->at.bytes_per_sec / kMiB)
+                                   : units::format_iops(knee->at.iops) + " IOPS";
+    return " | saturation at " + value(knee->index) + ": " + figure +
+           printf_string(", p99 %.3f ms", knee->at.p99_ns / 1e6);
+}
+
 }  // namespace
 
 QuotedFigures quoted_figures(const run::RunResult& r) {
@@ -56,7 +84,7 @@ std::string result_line(const run::RunConfig& cfg, const run::RunResult& r) {
     std::string seq;
     auto add_seq = [&](const char* name, const DirectionFigures& d) {
         if (!d.measured) return;
-        seq += seq.empty() ? "seq " + units::format_size_option(cfg.seq_block) + ": " : ", ";
+        seq += seq.empty() ? "seq " + block_words(cfg.seq_block) + ": " : ", ";
         seq += name + (d.too_short.empty() ? printf_string(" %.1f MiB/s", d.bytes_per_sec / kMiB)
                                            : " too short to measure (" + d.too_short + ")");
     };
@@ -65,10 +93,9 @@ std::string result_line(const run::RunConfig& cfg, const run::RunResult& r) {
     std::string line = "figures  " + seq;
     if (q.random) {
         line += seq.empty() ? "" : " | ";
-        line += "random " + units::format_size_option(cfg.rand_block) + ", " +
-                std::to_string(cfg.read_pct) + "% reads, qd " +
-                std::to_string(r.backend.effective_qd) + " x " + std::to_string(cfg.files) +
-                (cfg.files == 1 ? " worker: " : " workers: ") +
+        line += "random " + block_words(cfg.rand_block) + ", " + std::to_string(cfg.read_pct) +
+                "% reads, qd " + std::to_string(r.backend.effective_qd) + " x " +
+                std::to_string(cfg.files) + (cfg.files == 1 ? " worker: " : " workers: ") +
                 (q.random_too_short.empty()
                      ? units::format_iops(q.random_iops) + " IOPS" +
                            (q.random_iops_repeats.n >= 2
@@ -80,6 +107,7 @@ std::string result_line(const run::RunConfig& cfg, const run::RunResult& r) {
                            printf_string("%.3f ms", static_cast<double>(q.random_p99_ns) / 1e6)
                      : "too short to measure (" + q.random_too_short + ")");
     }
+    line += sweep_words(r.sweep);
     line += " | " + std::string(io::to_string(r.backend.used)) + ", " +
             (r.direct_io ? "O_DIRECT" : "buffered") + ", " + std::to_string(cfg.files) + " x " +
             units::format_bytes(cfg.file_bytes);

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 #include "drivestress_version.h"
 #include "model/drift.h"
+#include "report/progress_line.h"
 #include "report/result_line.h"
 #include "units/units.h"
 
@@ -43,8 +45,15 @@ std::string cpus_text(const run::RunConfig& cfg) {
 
 }  // namespace
 
+// As the option spells it: "2s", "10ms", "500us" (whole units), else
+// format_seconds ("1.50 ms").
 static std::string threshold_name(double s) {
-    return s >= 1 && s == std::floor(s) ? printf_string("%.0fs", s) : units::format_seconds(s);
+    if (s >= 1 && s == std::floor(s)) return printf_string("%.0fs", s);
+    for (const auto& [scale, unit] : {std::pair{1e3, "ms"}, std::pair{1e6, "us"}}) {
+        const double v = std::round(s * scale);
+        if (v >= 1 && std::fabs(s * scale - v) < 1e-6) return printf_string("%.0f%s", v, unit);
+    }
+    return units::format_seconds(s);
 }
 
 std::string phase_line(const run::PhaseResult& p, const std::vector<double>& thresholds_s) {
@@ -84,12 +93,15 @@ std::string phase_line(const run::PhaseResult& p, const std::vector<double>& thr
                 ? "  " + units::format_iops(p.iops() * p.seconds / cpu_s) + " IOPS/cpu-s"
                 : printf_string("  %.0f MiB/cpu-s", p.bytes_per_sec() * p.seconds / kMiB / cpu_s);
     }
+    // Every threshold, 0 % too: with the default 1 ms, 10 ms and 100 ms a
+    // zero says something (an SSD's phase never waited 100 ms), and a line
+    // keeps one shape whatever the drive did.
     for (double t : thresholds_s) {
-        std::uint64_t slower = all.count_above(run::seconds_to_ns(t));
-        if (slower)
-            line += printf_string(
-                "  >%s %.4f%%", threshold_name(t).c_str(),
-                100.0 * static_cast<double>(slower) / static_cast<double>(all.count()));
+        const std::uint64_t slower = all.count_above(run::seconds_to_ns(t));
+        line += printf_string(
+            "  >%s %.4f%%", threshold_name(t).c_str(),
+            all.count() ? 100.0 * static_cast<double>(slower) / static_cast<double>(all.count())
+                        : 0.0);
     }
     if (c.write_errors && p.phase != run::Phase::random)  // random phases: on the writes line
         line += printf_string("  WRITE ERRORS %" PRIu64, c.write_errors);
@@ -183,29 +195,34 @@ std::string drift_table(const std::vector<run::PhaseDrift>& drift, std::uint64_t
     if (iterations < 2 || !any) return "";
     std::string t = printf_string("\ndrift    %" PRIu64
                                   " iterations: first, best, worst and last of each phase "
-                                  "(#iteration; interrupted phases left out)\n",
-                                  iterations);
-    t += printf_string("  %-10s %-7s %10s%8s%10s%8s%10s%8s%10s\n", "phase", "", "first", "", "best",
-                       "", "worst", "", "last");
-    auto row = [&](const char* phase, const char* figure, const run::FigureDrift& d, auto&& text) {
+                                  "(#iteration; interrupted phases left out); drift: the "
+                                  "first %zu runs against the last %zu, named only outside "
+                                  "the noise\n",
+                                  iterations, run::kDriftWindow, run::kDriftWindow);
+    t += printf_string("  %-10s %-7s %10s%8s%10s%8s%10s%8s%10s%8s%s\n", "phase", "", "first", "",
+                       "best", "", "worst", "", "last", "", "drift");
+    auto row = [&](const char* phase, const char* figure, const run::FigureDrift& d,
+                   bool higher_better, auto&& text) {
         auto cell = [&](double v, std::uint64_t it) {
             return printf_string("%10s #%-6" PRIu64, text(v).c_str(), it);
         };
         std::string line = printf_string(
-            "  %-10s %-7s %s%s%s%s", phase, figure, cell(d.first, d.first_iteration).c_str(),
+            "  %-10s %-7s %s%s%s%s%s", phase, figure, cell(d.first, d.first_iteration).c_str(),
             cell(d.best, d.best_iteration).c_str(), cell(d.worst, d.worst_iteration).c_str(),
-            cell(d.last, d.last_iteration).c_str());
+            cell(d.last, d.last_iteration).c_str(),
+            run::to_string(run::drift_verdict(d, higher_better)).c_str());
         t += line.substr(0, line.find_last_not_of(' ') + 1) + "\n";
     };
     for (const auto& d : drift) {
         if (d.iterations == 0) continue;
         const std::string name(run::to_string(d.phase));
         if (d.phase == run::Phase::random)
-            row(name.c_str(), "IOPS", d.iops, [](double v) { return units::format_iops(v); });
+            row(name.c_str(), "IOPS", d.iops, true, [](double v) { return units::format_iops(v); });
         else
-            row(name.c_str(), "MiB/s", d.bandwidth,
+            row(name.c_str(), "MiB/s", d.bandwidth, true,
                 [](double v) { return printf_string("%.1f", v / kMiB); });
-        row("", "p99 ms", d.p99_ns, [](double v) { return ms(static_cast<std::uint64_t>(v)); });
+        row("", "p99 ms", d.p99_ns, false,
+            [](double v) { return ms(static_cast<std::uint64_t>(v)); });
     }
     return t;
 }
@@ -349,6 +366,28 @@ std::string workload_text(const run::RunConfig& cfg) {
     return t;
 }
 
+// What --raw-device overwrites, said before the first write lands on it.
+void print_previous_contents(std::FILE* out, const std::string& dev, const run::TargetInfo& t) {
+    if (t.previous_contents.empty()) {
+        std::fprintf(out, "before   %s held no filesystem, swap or partition table signature\n",
+                     dev.c_str());
+        return;
+    }
+    std::string held;
+    for (const auto& s : t.previous_contents)
+        held += (held.empty() ? "" : "; ") + s;
+    std::fprintf(out, "before   %s held: %s (overwritten by this run)\n", dev.c_str(),
+                 held.c_str());
+}
+
+// "ext4 on /dev/sda1"; a filesystem without a device (tmpfs, whose mount
+// source is "tmpfs" again) is named once: "tmpfs, in memory".
+std::string filesystem_words(const run::TargetInfo& t) {
+    const std::string fs = t.filesystem.empty() ? "?" : t.filesystem;
+    if (t.device.empty() || t.device == t.filesystem) return t.in_memory ? fs + ", in memory" : fs;
+    return fs + " on " + t.device;
+}
+
 }  // namespace
 
 void TextReport::print_target(const run::RunConfig& cfg, const run::RunResult& r) {
@@ -357,17 +396,22 @@ void TextReport::print_target(const run::RunConfig& cfg, const run::RunResult& r
                  DRIVESTRESS_VERSION, host_.hostname.c_str(), host_.kernel.c_str(), host_.cpus,
                  host_.simd_path.c_str());
     const char* io = r.direct_io ? "O_DIRECT" : "buffered (page cache evicted between phases)";
-    if (!cfg.raw_device.empty())
+    if (!cfg.raw_device.empty()) {
         std::fprintf(out_, "target   %s (raw device, %s)  %u regions x %s  %s\n",
                      cfg.raw_device.c_str(), units::format_bytes(t.free_bytes).c_str(), cfg.files,
                      units::format_bytes(cfg.file_bytes).c_str(), io);
-    else
-        std::fprintf(out_, "target   %s%s (%s on %s)  %u x %s  %s\n", t.path.c_str(),
-                     t.prefix ? " (file-name prefix)" : "",
-                     t.filesystem.empty() ? "?" : t.filesystem.c_str(),
-                     t.device.empty() ? "?" : t.device.c_str(), cfg.files,
+        print_previous_contents(out_, cfg.raw_device, t);
+    } else {
+        std::fprintf(out_, "target   %s%s (%s)  %u x %s  %s\n", t.path.c_str(),
+                     t.prefix ? " (file-name prefix)" : "", filesystem_words(t).c_str(), cfg.files,
                      units::format_bytes(cfg.file_bytes).c_str(), io);
+    }
     if (!r.direct_io_note.empty()) std::fprintf(out_, "note     %s\n", r.direct_io_note.c_str());
+    if (cfg.nop)
+        std::fprintf(out_,
+                     "note     --backend nop: every operation is an io_uring NOP; nothing reaches "
+                     "the device and nothing is verified: the figures are the engine's own cost, "
+                     "not the drive's\n");
     const std::uint64_t bytes = cfg.file_bytes * cfg.files;
     if (!r.direct_io && random_on(cfg) && cfg.read_pct > 0 &&
         (host_.memory_bytes == 0 || bytes < host_.memory_bytes))
@@ -385,8 +429,8 @@ void TextReport::print_backend(const run::RunConfig& cfg, const run::RunResult& 
         std::fprintf(out_, "backend  %s  one operation at a time\n",
                      std::string(io::to_string(b.used)).c_str());
     else
-        std::fprintf(out_, "backend  %s  qd %u per worker (sequential %u x %s)%s\n",
-                     backend_text(b).c_str(), b.effective_qd, b.seq_qd,
+        std::fprintf(out_, "backend  %s%s  qd %u per worker (sequential %u x %s)%s\n",
+                     cfg.nop ? "NOP on " : "", backend_text(b).c_str(), b.effective_qd, b.seq_qd,
                      units::format_size_option(cfg.seq_block).c_str(), cpus_text(cfg).c_str());
     if (!b.fallback_reason.empty())
         std::fprintf(out_, "note     io_uring unavailable, using sync: %s\n",
@@ -430,6 +474,7 @@ void TextReport::print_workload(const run::RunConfig& cfg, const run::RunResult&
 void TextReport::started(const run::RunConfig& cfg, const run::RunResult& r) {
     thresholds_s_ = cfg.latency_thresholds_s;
     verify_ = cfg.verify;
+    nop_ = cfg.nop;
     interval_s_ = cfg.interval_s;
     if (layout_ == Layout::brief || (layout_ == Layout::preset_test && !header_)) return;
     if (!section_.empty()) {  // a comparison: the common header once, then this run's section
@@ -478,18 +523,31 @@ void TextReport::progress(const run::ProgressSnapshot& s) {
     const double avg_bytes = s.elapsed_s > 0 ? s.bytes / s.elapsed_s : 0;
     const double avg_ops = s.elapsed_s > 0 ? s.ops / s.elapsed_s : 0;
     const bool random = s.phase == run::Phase::random;
-    std::string done =
-        s.fraction_done >= 0 ? printf_string("%3.0f%%", 100 * std::min(1.0, s.fraction_done)) : "";
-    std::string last = printf_string("%.1f MiB/s", now.bytes_per_sec / kMiB);
-    if (random) last += "  " + units::format_iops(now.ops_per_sec) + " IOPS";
-    if (last_second_p99_ns_) last += "  p99 " + ms(last_second_p99_ns_) + " ms";
-    std::string avg = random ? units::format_iops(avg_ops) + " IOPS"
-                             : printf_string("%.1f MiB/s", avg_bytes / kMiB);
-    std::fprintf(live_,
-                 "\r\033[K[iteration %" PRIu64
-                 "] %-9s %s  last 1 s: %s  (avg %s)  mismatches %" PRIu64 "  %.1f s",
-                 s.iteration, std::string(run::to_string(s.phase)).c_str(), done.c_str(),
-                 last.c_str(), avg.c_str(), live_mismatches_, s.elapsed_s);
+    std::string head = printf_string("[iteration %" PRIu64 "] %-9s", s.iteration,
+                                     std::string(run::to_string(s.phase)).c_str());
+    if (s.fraction_done >= 0)
+        head += printf_string(" %3.0f%%", 100 * std::min(1.0, s.fraction_done));
+    const std::string mib = printf_string("%.1f MiB/s", now.bytes_per_sec / kMiB);
+    const std::string avg = random ? units::format_iops(avg_ops) + " IOPS"
+                                   : printf_string("%.1f MiB/s", avg_bytes / kMiB);
+    // Fields by rank: what an 80-column terminal cannot hold goes first
+    // (report/progress_line.h states the order).
+    std::vector<ProgressField> fields{{head}};
+    if (random) {
+        fields.push_back({"last 1 s: " + units::format_iops(now.ops_per_sec) + " IOPS"});
+        fields.push_back({mib, kRandomBandwidth});
+    } else {
+        fields.push_back({"last 1 s: " + mib});
+    }
+    if (last_second_p99_ns_) fields.push_back({"p99 " + ms(last_second_p99_ns_) + " ms", kLastP99});
+    fields.push_back({"(avg " + avg + ")", kAverage});
+    fields.push_back({printf_string("mismatches %" PRIu64, live_mismatches_),
+                      live_mismatches_ ? kKeep : kZeroMismatches});
+    fields.push_back({printf_string("%.1f s", s.elapsed_s), kElapsed});
+    // One column short of the width: a line filling the last column wraps
+    // on some terminals.
+    const std::size_t cols = terminal_columns(::fileno(live_));
+    std::fprintf(live_, "\r\033[K%s", fit_progress_line(fields, cols ? cols - 1 : 0).c_str());
     std::fflush(live_);
     live_shown_ = true;
 }
@@ -584,12 +642,14 @@ std::string write_cliff_lines(const run::SustainedWriteResult& r) {
     char interval[32];
     std::snprintf(interval, sizeof interval, "%g s", r.interval_s);
     if (!c.long_enough)
-        return "write cliff: no verdict: " + std::to_string(c.intervals) + " intervals of " +
-               interval + ", " + std::to_string(2 * r.rule.min_level_intervals) +
+        return "write cliff: no verdict: " + std::to_string(c.intervals) +
+               (c.intervals == 1 ? " interval of " : " intervals of ") + interval + ", " +
+               std::to_string(2 * r.rule.min_level_intervals) +
                " needed (more --sustained-write passes or a shorter --cliff-interval)\n";
     if (c.steps.empty())
         return "no write cliff within " + units::format_bytes(c.total_bytes) + " (" +
-               std::to_string(c.intervals) + " intervals of " + interval + ")\n";
+               std::to_string(c.intervals) +
+               (c.intervals == 1 ? " interval of " : " intervals of ") + interval + ")\n";
     std::string out = "write cliff" + cliff_step_text(c.steps[0]) + "\n";
     for (std::size_t i = 1; i < c.steps.size(); ++i)
         out += "  next step" + cliff_step_text(c.steps[i]) + "\n";
@@ -639,7 +699,8 @@ void TextReport::iteration_done(const run::IterationResult& it) {
     mismatches_seen_ += n;
     if (layout_ != Layout::full) return;
     if (!verify_ && n == 0)
-        std::fprintf(out_, "  mismatches not counted: nothing verified (--no-verify)\n");
+        std::fprintf(out_, "  mismatches not counted: nothing verified (%s)\n",
+                     nop_ ? "--backend nop" : "--no-verify");
     else if (n == 0)
         std::fprintf(out_, "  mismatches 0\n");
     else  // observations: a damaged unit read by two phases counts twice
@@ -846,7 +907,9 @@ std::string summary_line(const run::RunConfig& cfg, const run::RunResult& r) {
     std::string line = "summary  " + units::format_bytes(totals.written) + " written, " +
                        units::format_bytes(totals.read) + " read, ";
     if (!cfg.verify && totals.verified == 0)
-        return line + printf_string("not verified (--no-verify) in %.2f s", r.wall_seconds);
+        return line + printf_string("not verified (%s) in %.2f s",
+                                    cfg.nop ? "--backend nop: no data moved" : "--no-verify",
+                                    r.wall_seconds);
     line += units::format_bytes(totals.verified) +
             printf_string(" verified in %.2f s; %" PRIu64 " mismatch%s", r.wall_seconds,
                           r.mismatch_count(), r.mismatch_count() == 1 ? "" : "es");
@@ -893,7 +956,7 @@ void TextReport::finish(const run::RunConfig& cfg, const run::RunResult& r, run:
         std::fprintf(out_, "kept     %zu file%s and %s (delete them when done)\n",
                      r.file_paths.size(), r.file_paths.size() == 1 ? "" : "s",
                      r.state_path.c_str());
-    if (!section_.empty()) {  // the comparison prints one verdict for all its runs
+    if (!section_.empty() || whole_preset_) {  // one verdict for all the runs follows
         std::fflush(out_);
         return;
     }

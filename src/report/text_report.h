@@ -26,6 +26,10 @@ class TextReport final : public run::RunObserver {
         label_ = std::move(label);
         header_ = header;
     }
+    // A preset's only test, shown in full (a burn-in: its iterations,
+    // bytes verified and drift table); the preset's table and verdict
+    // follow, so finish() stops before the figures and result lines.
+    void set_whole_preset(bool whole) { whole_preset_ = whole; }
     // The status line shows the last second's rate and p99 beside the average.
     bool wants_intervals() const override { return live_ != nullptr; }
     // `out` gets the report; `live`, when not null, gets the status line
@@ -77,9 +81,11 @@ class TextReport final : public run::RunObserver {
     run::Phase recent_phase_ = run::Phase::seq_write;
     std::uint64_t recent_iteration_ = 0;
     Layout layout_ = Layout::full;
+    bool whole_preset_ = false;
     std::string label_;
     bool header_ = false;
     bool verify_ = true;
+    bool nop_ = false;       // --backend nop: why nothing is verified
     double interval_s_ = 1;  // --interval
     std::uint64_t header_iteration_ = 0;
     std::uint64_t mismatches_seen_ = 0;

@@ -63,6 +63,18 @@ void print_findings(std::FILE* out, const run::VerifyOnlyResult& r) {
     if (r.cleanup_not_run)
         std::fprintf(out, "kept     the files and %s: --cleanup runs only after a verified PASS\n",
                      r.state_path.c_str());
+    if (r.evidence_kept) {
+        // --cleanup never removes the evidence of a loss; say how it goes
+        // once inspected, so the next run's refusal is not a dead end.
+        std::string rm = "rm --";
+        for (const auto& p : r.geo.paths)
+            rm += " " + p;
+        std::fprintf(out,
+                     "kept     the files and %s: they are the evidence of the loss above "
+                     "(--cleanup removes only after a PASS); inspect them, then remove them "
+                     "with: %s %s\n",
+                     r.state_path.c_str(), rm.c_str(), r.state_path.c_str());
+    }
 }
 
 }  // namespace

@@ -31,10 +31,11 @@ io::BackendKind pick_backend(const RunConfig& cfg, RunResult& res) {
     std::optional<io::BackendKind> asked;
     if (cfg.backend == BackendChoice::sync) asked = io::BackendKind::sync;
     if (cfg.backend == BackendChoice::io_uring) asked = io::BackendKind::io_uring;
-    const io::BackendSelection sel = io::select_backend(asked, cfg.sqpoll || cfg.iopoll);
+    const io::BackendSelection sel = io::select_backend(asked, cfg.sqpoll || cfg.iopoll || cfg.nop);
     if (!sel.refusal.empty())
         // --compare-backends asks for io_uring itself: name what the user gave.
         throw SetupError(std::string(cfg.compare_backends ? "--compare-backends needs io_uring"
+                                     : cfg.nop            ? "--backend nop"
                                      : asked              ? "--backend io_uring"
                                      : cfg.sqpoll         ? "--sqpoll"
                                                           : "--iopoll") +
@@ -165,6 +166,7 @@ io::UringOptions RunSession::uring_options() const {
     io::UringOptions u;
     u.sqpoll = cfg.sqpoll;
     u.iopoll = cfg.iopoll;
+    u.nop = cfg.nop;
     return u;
 }
 

@@ -453,6 +453,7 @@ VerifyOnlyResult verify_only(const std::string& state_path, bool cleanup) {
         read_kept_files(state, r);
         r.stop_signal = stop_signal();
         const ExitStatus found = exit_status(r);
+        r.evidence_kept = cleanup && found == ExitStatus::mismatch;
         if (cleanup && found == ExitStatus::success) {
             if (nothing_verified(verify_evidence(r)))
                 r.cleanup_not_run = true;

@@ -27,6 +27,7 @@
 #include "sys/memory.h"
 #include "sys/mountinfo.h"
 #include "sys/signals.h"
+#include "target/device_signature.h"
 #include "target/raw_device.h"
 #include "target/state_file.h"
 #include "target/target_lock.h"
@@ -116,6 +117,37 @@ bool under(const std::string& path, const char* root) {
 
 }  // namespace
 
+namespace {
+
+// A path as one shell word: quoted unless it is plainly safe.
+std::string shell_word(const std::string& p) {
+    if (!p.empty() && p.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                          "0123456789/._-+:,=@") == std::string::npos)
+        return p;
+    std::string q = "'";
+    for (char c : p)
+        q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+}  // namespace
+
+std::string kept_advice(const std::string& state, const std::vector<KeptFile>& kept,
+                        const std::string& directory) {
+    // --cleanup removes the files only after a verified PASS: after a loss
+    // it keeps them, so the one way on is stated as a command.
+    std::string rm = "rm --";
+    for (const auto& k : kept)
+        if (k.state == state && k.exists)
+            rm += " " + shell_word(directory + (directory == "/" ? "" : "/") + k.name);
+    rm += " " + shell_word(state);
+    return "; check it with drivestress --verify-only " + state + ": after a PASS, --verify-only " +
+           state +
+           " --cleanup removes the files; after a loss they are its evidence (--cleanup keeps "
+           "them): inspect them, then remove them with: " +
+           rm;
+}
+
 std::vector<KeptFile> kept_files(int dirfd, const std::string& directory) {
     std::vector<KeptFile> kept;
     for (const auto& n : entries(dirfd)) {
@@ -166,6 +198,7 @@ Target::Target(const RunConfig& cfg, std::uint64_t extra_bytes)
         info_.path = dev;
         info_.filesystem = "raw device";
         info_.free_bytes = bytes;
+        info_.previous_contents = device_signatures(dev);  // read before anything is written
         for (unsigned i = 0; i < cfg.files; ++i)
             paths_.push_back(dev);
         return;
@@ -246,8 +279,7 @@ void Target::refuse_kept_names() {
             if (names_[i] == k.name ||
                 (exists && k.exists && id.st_dev == k.dev && id.st_ino == k.ino))
                 throw SetupError(paths_[i] + ": kept by the --keep run of " + k.state +
-                                 "; check it with drivestress --verify-only " + k.state +
-                                 ", remove the files with --verify-only " + k.state + " --cleanup");
+                                 kept_advice(k.state, kept_, info_.directory));
     }
 }
 
@@ -272,11 +304,9 @@ void Target::check_names(const RunConfig& cfg) {
                                  ": exists and is not a drivestress state file; refusing to "
                                  "replace it");
         } else {
-            const std::string how = "; check it with drivestress --verify-only " + state_path_ +
-                                    ", remove the files with --verify-only " + state_path_ +
-                                    " --cleanup";
             if (cfg.keep)
-                throw SetupError(state_path_ + ": the state file of an earlier --keep run" + how);
+                throw SetupError(state_path_ + ": the state file of an earlier --keep run" +
+                                 kept_advice(state_path_, kept_, info_.directory));
         }
     }
     // A result file that is one of the run's own would overwrite it (with

@@ -50,6 +50,11 @@ struct KeptFile {
 // directory open at `dirfd`, whose path is `directory`.  Throws SetupError
 // for a damaged state file (it still protects what it kept).
 std::vector<KeptFile> kept_files(int dirfd, const std::string& directory);
+// What to do about the files `state` kept (in `directory`): verify, then
+// --cleanup after a PASS, or, after a loss, the `rm` command that removes
+// them once inspected.  Starts with "; ".
+std::string kept_advice(const std::string& state, const std::vector<KeptFile>& kept,
+                        const std::string& directory);
 
 class Target {
   public:

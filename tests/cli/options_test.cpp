@@ -1,11 +1,16 @@
 #include "cli/options.h"
 
+#include "cli/option_table.h"
+#include "units/units.h"
+
 #include <doctest/doctest.h>
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+using ds::cli::help_text;
+using ds::cli::option_specs;
 using ds::cli::Outputs;
 using ds::cli::parse_command_line;
 using ds::cli::ParsedCommandLine;
@@ -83,7 +88,8 @@ TEST_CASE("defaults are the table in DESIGN.md") {
     CHECK(parse_command_line({}).outputs.progress == ProgressMode::automatic);
     CHECK(!c.sweep.has_value());
     CHECK(c.knee_gain_pct == 5.0);
-    CHECK(c.latency_thresholds_s == std::vector<double>{2.0, 10.0});
+    // Thresholds that separate SSDs (2 s and 10 s: always 0 % on one).
+    CHECK(c.latency_thresholds_s == std::vector<double>{1e-3, 1e-2, 1e-1});
     CHECK(!c.compare_backends);
 }
 
@@ -480,6 +486,9 @@ TEST_CASE("--knee-gain, --latency-thresholds, --compare-backends") {
     CHECK(parse({"--latency-thresholds", "1s,500ms"}).latency_thresholds_s ==
           std::vector<double>{1.0, 0.5});
     CHECK(parse({"--latency-thresholds", "2m"}).latency_thresholds_s == std::vector<double>{120.0});
+    // The seed tool's thresholds stay available by name.
+    CHECK(parse({"--latency-thresholds", "seed"}).latency_thresholds_s ==
+          std::vector<double>{2.0, 10.0});
     check_rejected({"--latency-thresholds", "0"}, "--latency-thresholds");
     check_rejected({"--latency-thresholds", "1s,,2s"}, "--latency-thresholds");
     check_rejected({"--latency-thresholds", "soon"}, "--latency-thresholds");
@@ -522,6 +531,34 @@ TEST_CASE("--sqpoll and --iopoll: io_uring modes, refused where they cannot appl
     CHECK(usage_error({"--sqpoll", "--buffered"}).empty());  // SQPOLL works buffered
 }
 
+TEST_CASE("--backend nop: io_uring NOPs, nothing verified, device and data options refused") {
+    CHECK_FALSE(parse({}).nop);
+    RunConfig c = parse({"--backend", "nop"});
+    CHECK(c.nop);
+    CHECK(c.backend == BackendChoice::io_uring);
+    CHECK_FALSE(c.verify);  // no byte is read: nothing can be verified
+    CHECK(c.phases == std::vector<Phase>{Phase::seq_write, Phase::seq_read, Phase::random});
+    RunConfig s = parse({"--backend", "nop", "--sqpoll", "--phases", "seq-write,random"});
+    CHECK(s.sqpoll);  // the engine's cost with a polling thread: t/io_uring measures it too
+    CHECK(s.phases == std::vector<Phase>{Phase::seq_write, Phase::random});
+    for (const Args& a :
+         {Args{"--raw-device", "/dev/loop0", "--destroy-data", "/dev/loop0"}, Args{"--buffered"},
+          Args{"--iopoll"}, Args{"--sync", "fdatasync"}, Args{"--sync", "dsync"}, Args{"--keep"},
+          Args{"--sync-compare"}, Args{"--sustained-write", "2"},
+          Args{"--phases", "seq-write,random,reverify"}, Args{"--preset", "quick"},
+          Args{"--compare-backends"}}) {
+        Args args{"--backend", "nop"};
+        args.insert(args.end(), a.begin(), a.end());
+        const std::string msg = usage_error(args);
+        CAPTURE(msg);
+        CHECK(!msg.empty());
+        // Each names both options (--compare-backends refuses any --backend).
+        CHECK((contains(msg, "--backend nop") || contains(msg, "drop --backend")));
+        CHECK(contains(msg, a[0]));
+    }
+    CHECK(contains(usage_error({"--backend", "none"}), "auto, io_uring, sync, nop"));
+}
+
 TEST_CASE("--prom, --prom-label and --prom-interval") {
     const std::string prom = "/tmp/options_test_never_written.prom";
     ParsedCommandLine p = parse_command_line({"--prom", prom, "--prom-label", "rack=r12",
@@ -551,7 +588,7 @@ TEST_CASE("--prom, --prom-label and --prom-interval") {
     check_rejected({"--verify-only", "/tmp/x.state", "--prom-label", "a=b"}, "--prom-label");
 }
 
-TEST_CASE("--prom works with a preset (one file for its tests); --timeseries does not") {
+TEST_CASE("--prom and --timeseries work with a preset (one file for its tests)") {
     const std::string prom = "/tmp/options_test_never_written.prom";
     ParsedCommandLine p = parse_command_line(
         {"--preset", "desktop", "--prom", prom, "--prom-label", "rack=r1", "/tmp"});
@@ -560,8 +597,36 @@ TEST_CASE("--prom works with a preset (one file for its tests); --timeseries doe
     CHECK(p.outputs.prom_labels ==
           std::vector<std::pair<std::string, std::string>>{{"rack", "r1"}});
     CHECK(p.preset_tests.size() > 1);  // one textfile for every test
-    check_rejected({"--preset", "desktop", "--timeseries", "/tmp/options_test_ts.ndjson", "/tmp"},
-                   "--timeseries works with a single run");
+    // Even the one-test presets promise per-second detail (issue 27).
+    for (const char* name : {"desktop", "burn-in", "nvme-endurance"}) {
+        const std::string ts = "/tmp/options_test_never_written.ndjson";
+        ParsedCommandLine t =
+            parse_command_line({"--preset", name, "--timeseries", ts, "--duration", "1m", "/tmp"});
+        CHECK(t.outputs.timeseries == ts);
+        CHECK(!t.preset_tests.empty());
+    }
+    check_rejected({"--timeseries", "/tmp/options_test_ts.ndjson", "--compare-backends", "/tmp"},
+                   "--timeseries works with a single run or --preset");
+}
+
+TEST_CASE("every word a LIST option's table entry names is accepted by that option") {
+    // The completion offers these words (issue 27): none may be refused.
+    int lists = 0;
+    for (const auto& spec : option_specs()) {
+        if (!spec.words) continue;
+        ++lists;
+        const std::string opt = std::string("--") + spec.name;
+        for (const auto& word : ds::units::split_list(spec.words)) {
+            std::vector<std::string> args{opt, word, "/tmp"};
+            if (opt == "--compare-extra") args.insert(args.begin(), "--compare-backends");
+            if (opt == "--phases" && word != "seq-write") args[1] = "seq-write," + word;
+            CAPTURE(opt);
+            CAPTURE(word);
+            CHECK_NOTHROW(parse_command_line(args));
+        }
+        CHECK(contains(help_text(), std::string("(words: ") + spec.words + ")"));
+    }
+    CHECK(lists == 2);  // --phases, --compare-extra
 }
 
 TEST_CASE("--iteration-detail: how many last iterations keep their histograms") {

@@ -58,7 +58,8 @@ TEST_CASE("a qd sweep runs at the largest depth; conflicting options are refused
 
 TEST_CASE("latency thresholds and knee gain") {
     auto d = parse_command_line({});
-    CHECK(d.config.latency_thresholds_s == std::vector<double>{2, 10});
+    CHECK(d.config.latency_thresholds_s ==
+          std::vector<double>{1e-3, 1e-2, 1e-1});  // 1ms,10ms,100ms
     CHECK(d.config.knee_gain_pct == 5);
     auto c = parse_command_line({"--latency-thresholds", "500us,1s", "--knee-gain", "10"});
     CHECK(c.config.latency_thresholds_s == std::vector<double>{0.0005, 1});

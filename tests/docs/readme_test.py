@@ -327,6 +327,19 @@ class Pages(unittest.TestCase):
         broken = [b for path, text in found for b in broken_links(path, text)]
         self.assertFalse(broken, "links that lead nowhere:\n" + "\n".join(broken))
 
+    def test_json_table_is_generated_from_the_schema(self):
+        """docs/json.md's key table is scripts/json_table.py's output: a key
+        added to, renamed in or removed from the schema fails this until the
+        table is regenerated (it once said iops had total/read/write parts)."""
+        page = os.path.join(OPTS.docs, "json.md")
+        tool = os.path.join(OPTS.scripts, "json_table.py")
+        r = subprocess.run([sys.executable, tool, "--check", page], capture_output=True,
+                           text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(page) as f:
+            text = f.read()
+        self.assertIn("read_iops", text)
+
     def test_readme_stays_a_front_page(self):
         with open(OPTS.readme, encoding="utf-8") as f:
             count = len(f.read().splitlines())

@@ -130,16 +130,22 @@ class Burnin(harness.DriveStressTest):
         others counted as summarised, every phase of them in merged_phases."""
         run = self.start("-s", "4K", "--seq-block", "4K", "-j", 1, "--phases", "seq-write",
                          "--iterations", 0, "--duration", "10m")
-        deadline = time.monotonic() + 3 * CHECKPOINT_PERIOD_S + SNAPSHOT_WAIT_S
+        # Waits for a checkpoint past the window: how many iterations fit in
+        # a period is the machine's speed (a TSan build on a busy host did
+        # 351 in two), so the condition, not the clock, decides.
+        deadline = time.monotonic() + 12 * CHECKPOINT_PERIOD_S + SNAPSHOT_WAIT_S
         doc = None
         while time.monotonic() < deadline and run.proc.poll() is None:
             if os.path.exists(self.json_path):
                 doc = read_json(self.json_path)  # replaced atomically: always whole
-                if doc["checkpoints_written"] >= 2:
+                if (doc["checkpoints_written"] >= 2
+                        and doc["summary"]["iterations_run"] > ITERATION_WINDOW):
                     break
             time.sleep(0.05)
         self.assertIsNotNone(doc, "no document written")
         self.assertGreaterEqual(doc["checkpoints_written"], 2)
+        self.assertGreater(doc["summary"]["iterations_run"], ITERATION_WINDOW,
+                           "no checkpoint past the iteration window in time")
         run.send(signal.SIGKILL)
         r = run.finish()
         self.assertEqual(r.returncode, -signal.SIGKILL, r.describe())

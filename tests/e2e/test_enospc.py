@@ -111,5 +111,32 @@ class EnospcSync(EnospcCases, harness.DriveStressTest):
     backend = "sync"
 
 
+class PresetSpace(harness.DriveStressTest):
+    """A preset checks the space of its biggest test before its first."""
+    backend = None
+
+    def test_preset_checks_the_whole_preset_first(self):
+        harness.require_root(self, "loop devices and mount")
+        dev = harness.loop_device(self, harness.backing_file(self, 64 * MiB))
+        point = harness.mkfs_and_mount(self, dev, fstype="ext4")
+        target = os.path.join(point, "t")
+        os.mkdir(target)
+        # nvme: SEQ128K Q32T1 on one 8 MiB file (fits), then RND4K Q32T16
+        # on 16 of them (128 MiB: does not).
+        r = self.drivestress("--preset", "nvme", "-s", "8M", "--rand-ops", "100", target=target)
+        self.assertSetupError(r, "--preset nvme", "RND4K Q32T16")
+        self.assertIn("need 128 MiB (16 x 8 MiB)", r.stderr)
+        self.assertIn("checked before the first test", r.stderr)
+        self.assertEqual(r.stdout, "", "no test ran")
+        self.assertIsNone(r.doc)
+        self.assertNoFilesLeft(r, target)
+
+    def test_preset_that_fits_runs(self):
+        r = self.drivestress("--preset", "nvme", "-s", "1M", "--rand-ops", "100",
+                             "--seq-time", "0.2", json_out=False)
+        self.assertExit(r, 0)
+        self.assertNoFilesLeft(r)
+
+
 if __name__ == "__main__":
     harness.main()

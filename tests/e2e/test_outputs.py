@@ -8,6 +8,7 @@ import array
 import fcntl
 import json
 import os
+import platform
 import signal
 import subprocess
 import termios
@@ -169,6 +170,32 @@ def wait_for_data(rfd, at_least, run):
     raise AssertionError("the pipe did not fill")
 
 
+def wait_for_blocked_writer(run):
+    """Waits until a thread of drivestress waits for room in the stalled
+    pipe: in poll() on one descriptor with write_stream's 100 ms slice
+    (x86-64 poll: "7 fds 0x1 0x64"; elsewhere ppoll, its timeout a pointer).
+    The first interval line alone does not show that another is pending: a
+    slow build can be stopped between phases with nothing left to write."""
+    poll_nr = "7" if platform.machine() == "x86_64" else "73"
+    deadline = time.monotonic() + harness.EXIT_TIMEOUT_S
+    task_dir = f"/proc/{run.proc.pid}/task"
+    while time.monotonic() < deadline:
+        for tid in os.listdir(task_dir) if os.path.isdir(task_dir) else []:
+            try:
+                with open(f"{task_dir}/{tid}/syscall") as f:
+                    call = f.read().split()
+            except OSError:
+                continue
+            if (len(call) > 3 and call[0] == poll_nr and call[2] == "0x1"
+                    and (poll_nr != "7" or call[3] == "0x64")):
+                return
+        if run.proc.poll() is not None:
+            raise AssertionError("drivestress exited before blocking: "
+                                 + run.finish().describe())
+        time.sleep(0.01)
+    raise AssertionError("no write waited for the stalled reader")
+
+
 class StalledReaderMixin:
     """A FIFO of the caller's own whose reader stops reading: the first stop
     request ends the blocked write (no EINTR retry swallows it)."""
@@ -196,6 +223,7 @@ class StalledReaderMixin:
         run = self.start("-s", "1M", "-j", 1, "--rand-time", "600s", "--interval", "0.1s",
                          "--timeseries", fifo, json_out=False)
         wait_for_data(rfd, 1, run)  # a one-page pipe: POLLOUT no more, the writer waits
+        wait_for_blocked_writer(run)
         run.send(signal.SIGINT)
         r = run.finish()
         self.assertExit(r, 130)

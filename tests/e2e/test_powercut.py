@@ -151,10 +151,32 @@ class PowercutCases:
                       result.stdout)
         self.assertIn("DURABILITY VIOLATION", result.stdout)
         self.assertEqual(result.doc["summary"]["status"], "failed")
-        # --cleanup never removes the evidence of a loss.
+        # --cleanup never removes the evidence of a loss, and says how it
+        # goes once inspected.
         result, _ = self.verify("--cleanup")
         self.assertExit(result, 2)
         self.assertIn(STATE_NAME, self.target_files())
+        self.assertIn("kept     the files and %s: they are the evidence of the loss"
+                      % self.state_path(), result.stdout)
+        self.assertIn("then remove them with: rm -- %s %s %s\n"
+                      % (self.data_file(0), self.data_file(1), self.state_path()), result.stdout)
+        self.refusal_names_the_way_out()
+
+    def refusal_names_the_way_out(self):
+        """After a loss the next run's refusal is no dead end: it names the
+        command that removes the kept files, and that command works."""
+        import shlex
+        for extra in ((), ("--keep",)):
+            r = self.drivestress("-s", "8M", "-j", FILES, "--rand-time", "0.2", *extra,
+                                 json_out=False)
+            self.assertExit(r, 1)
+            self.assertIn("after a loss they are its evidence (--cleanup keeps them)", r.stderr)
+            self.assertIn("--verify-only %s" % self.state_path(), r.stderr)
+        command = r.stderr.strip().split("remove them with: ", 1)[1]
+        self.assertEqual(shlex.split(command),
+                         ["rm", "--", self.data_file(0), self.data_file(1), self.state_path()])
+        subprocess.run(shlex.split(command), check=True)
+        self.assertEqual(self.target_files(), [])
 
     def test_completed_run_verifies_intact(self):
         r = self.drivestress(*self.run_args("--rand-time", "0.5"))

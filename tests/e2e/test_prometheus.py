@@ -17,6 +17,7 @@ stopped after; every wait for them is bounded.
 """
 
 import json
+import math
 import os
 import re
 import shutil
@@ -31,6 +32,7 @@ import harness
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 COMPARE = os.path.join(ROOT, "scripts", "compare")
+DASHBOARD = os.path.join(ROOT, "deploy", "grafana", "drivestress.json")
 
 PROMTOOL = "promtool"
 NODE_EXPORTER = "prometheus-node-exporter"
@@ -215,6 +217,43 @@ class PromTool(PromTest):
         self.assertEqual(
             sum(samples(text, "drivestress_op_latency_seconds_count", phase="random")),
             sum(p["read_ops"] + p["write_ops"] for p in points))
+
+    def test_repeat_estimates_are_gauges_of_their_own(self):
+        # --repeat 5: each figure's median, interval and spread are separate
+        # families (never a label per value), equal to the JSON's estimates.
+        r, text = self.prom_run("--rand-ops", "1000", "--read-pct", "100", "--repeat", "5")
+        self.assertPromtoolAccepts(text, "--repeat")
+        rep = harness.merged_phases_of(self.assertJson(r))["random"]["repeats"]
+        self.assertEqual(one(text, "drivestress_repeats", phase="random"), 5)
+        self.assertEqual(one(text, "drivestress_repeat_confidence", phase="random"),
+                         rep["iops"]["confidence"])
+        for name, key, scale in (("ops_per_second", "iops", 1),
+                                 ("bytes_per_second", "bandwidth_bytes_per_sec", 1),
+                                 ("p99_latency_seconds", "p99_ns", 1e-9)):
+            e = rep[key]
+            for suffix, field in (("", "median"), ("_low", "low"), ("_high", "high"),
+                                  ("_min", "min"), ("_max", "max")):
+                got = one(text, f"drivestress_repeat_{name}{suffix}", phase="random")
+                self.assertAlmostEqual(got, e[field] * scale, delta=abs(e[field] * scale) * 1e-9,
+                                       msg=(name, suffix))
+        # The phases run once have no estimate, and no label carries a value.
+        self.assertEqual(samples(text, "drivestress_repeats", phase="seq-write"), [])
+        self.assertNotIn("bound=", text)
+
+    def test_no_repeat_no_estimates(self):
+        _, text = self.prom_run("--rand-ops", "500")
+        self.assertNotIn("drivestress_repeat", text)
+
+    def test_sweep_with_repeats_has_a_point_label(self):
+        r, text = self.prom_run("--sweep", "qd=1,4", "--rand-ops", "500", "--repeat", "2")
+        self.assertPromtoolAccepts(text, "sweep --repeat")
+        for p in r.doc["sweep"]["points"]:
+            point = f"qd={p['value']}"
+            self.assertEqual(one(text, "drivestress_repeats", phase="random", point=point), 2)
+            self.assertAlmostEqual(
+                one(text, "drivestress_repeat_ops_per_second", phase="random", point=point),
+                p["repeats"]["iops"]["median"], delta=p["repeats"]["iops"]["median"] * 1e-9)
+        self.assertEqual(len(samples(text, "drivestress_repeats")), 2)
 
     def test_preset(self):
         r, text = self.prom_run("--preset", "desktop", "--rand-ops", "500", "--seq-time", "1")
@@ -438,6 +477,35 @@ class PrometheusServer(PromTest):
         self.assertLessEqual(lo, answer)
         self.assertLessEqual(answer, hi)
         self.assertLessEqual(abs(answer - p99) / p99, STATED_ERROR)
+        self.dashboard_queries_return_data(prometheus, prom_port, hosts)
+
+    def dashboard_queries_return_data(self, prometheus, prom_port, hosts):
+        """Every query of deploy/grafana/drivestress.json, with Grafana's
+        variables as the dashboard's defaults (all hosts, a 1 m rate window),
+        returns a series for each of the three hosts (or, fleet-wide, one)."""
+        with open(DASHBOARD) as f:
+            dashboard = json.load(f)
+        queries = [(p["title"], t["expr"]) for p in dashboard["panels"] for t in p["targets"]]
+        self.assertGreaterEqual(len(queries), 10)
+        every_host = {"host0", "host1", "host2"}
+        for title, expr in queries:
+            promql = expr.replace("$__rate_interval", "1m").replace('"$host"', '".*"')
+            self.assertNotIn("$", promql, title)
+            per_host = "by (" not in expr or "host" in expr.split("by (", 1)[1].split(")")[0]
+
+            def answered(q=promql, per_host=per_host):
+                result = self.query(prom_port, q)
+                seen = {r["metric"].get("host") for r in result}
+                return result if result and (not per_host or seen == every_host) else None
+
+            # rate() needs two scrapes of each host inside its window: wait.
+            result = prometheus.wait_for(title, answered)
+            with self.subTest(panel=title):
+                self.assertTrue(result, promql)
+                for r in result:
+                    self.assertFalse(math.isnan(float(r["value"][1])), (promql, r))
+        mismatches = self.query(prom_port, 'sum by (host) (drivestress_mismatches_total)')
+        self.assertEqual({float(r["value"][1]) for r in mismatches}, {0.0})
 
 
 if __name__ == "__main__":

@@ -130,6 +130,45 @@ class RawDevice(harness.DriveStressTest):
         self.assertIsNone(r.doc, "no result document for a refused run")
         self.assertNoFilesLeft(r)
 
+    def test_says_what_was_on_the_device(self):
+        """An unmounted ext4 filesystem is named (type, label, UUID) before
+        the run overwrites it, in the output and the document; then a
+        partition table; then the run's own data; then nothing known."""
+        mkfs = shutil.which("mkfs.ext4")
+        if not mkfs:
+            self.skipTest("mkfs.ext4 not installed")
+        uuid = "0b1c2d3e-4f50-4617-8283-949596979899"
+        harness.sh(mkfs, "-q", "-F", "-L", "newcomer-fs", "-U", uuid, self.dev)
+        r = self.drivestress(*ARGS, "-s", "8M", "--rand-ops", 200, *raw(self.dev), target=False)
+        self.assertExit(r, 0)
+        held = f'ext4 filesystem, label "newcomer-fs", UUID {uuid}'
+        self.assertEqual(r.doc["target"]["previous_contents"], [held])
+        self.assertIn(f"before   {self.dev} held: {held} (overwritten by this run)\n", r.stdout)
+        # Printed with the target, before any phase's line.
+        self.assertLess(r.stdout.index("before   "), r.stdout.index("iteration 1"))
+        # What the run left: its own units.
+        r = self.drivestress(*ARGS, "-s", "8M", "--rand-ops", 200, *raw(self.dev), target=False)
+        self.assertEqual(r.doc["target"]["previous_contents"],
+                         ["drivestress data of an earlier run"])
+        # A partition table (sfdisk: one partition, dos label).
+        if shutil.which("sfdisk"):
+            write_block(self.dev, 0, bytes(65536))
+            harness.sh("bash", "-c", f"echo 'start=2048, type=83' | sfdisk -q {self.dev}")
+            r = self.drivestress(*ARGS, "-s", "8M", "--rand-ops", 200, *raw(self.dev),
+                                 target=False)
+            self.assertEqual(r.doc["target"]["previous_contents"], ["dos partition table"])
+        write_block(self.dev, 0, bytes(128 * 1024))
+        r = self.drivestress(*ARGS, "-s", "8M", "--rand-ops", 200, *raw(self.dev), target=False)
+        self.assertEqual(r.doc["target"]["previous_contents"], [])
+        self.assertIn(f"before   {self.dev} held no filesystem, swap or partition table "
+                      "signature", r.stdout)
+        try:
+            import jsonschema
+        except ImportError:
+            self.skipTest("python3-jsonschema missing: the document (all else checked) is not validated")
+        with open(SCHEMA) as f:
+            jsonschema.validate(r.doc, json.load(f))
+
     def test_default_regions_split_the_device(self):
         """No --size: device size / files, rounded down to the sequential block."""
         r = self.drivestress("-j", 3, "--seq-block", "1M", "--rand-ops", 300, *raw(self.dev),

@@ -143,6 +143,54 @@ class Reading(harness.DriveStressTest):
         with open(SCHEMA) as f:
             jsonschema.validate(doc, json.load(f))
 
+    def test_burn_in_preset_reports_like_a_burn_in(self):
+        """The burn-in preset shows what a plain burn-in shows: every
+        iteration, the bytes verified and the drift table, then its row."""
+        r = self.drivestress("-s", "8M", "--rand-time", "0.2", "--iterations", "3", "--preset",
+                             "burn-in")
+        self.assertExit(r, 0)
+        for it in (1, 2, 3):
+            self.assertIn("\niteration %d\n" % it, r.stdout)
+        summary = line_starting(r.stdout, "summary  ")
+        verified = r.doc["summary"]["verified_bytes"]
+        self.assertGreater(verified, 0)
+        self.assertIn(" verified in ", summary)
+        self.assertIn("drift    3 iterations", r.stdout)
+        self.assertIn("\npreset burn-in: ", r.stdout)
+        self.assertEqual(r.stdout.count("result   "), 1, r.stdout)
+        self.assertTrue(r.stdout.rstrip().endswith("result   PASS (exit 0)"), r.stdout)
+
+    def test_wording_and_units_of_a_new_user_run(self):
+        """Issue 27's wording: a block size always has a unit, tmpfs is named
+        once, the default thresholds are the SSD ones, a sweep's figures
+        line quotes its saturation point."""
+        target_dir = self.shm_target()
+        r = self.drivestress("-s", "8M", "-j", "1", "--rand-block", "512", "--buffered",
+                             "--seq-block", "64K", "--rand-ops", "2000", target=target_dir)
+        self.assertExit(r, 0)
+        figures = line_starting(r.stdout, "figures  ")
+        self.assertIn("seq 64K: ", figures)
+        self.assertIn("random 512 B, 70% reads", figures)
+        s = self.drivestress("-s", "8M", "-j", "1", "--buffered", "--seq-block", "64K",
+                             "--rand-ops", "2000", "--sweep", "qd=1,2,4", target=target_dir)
+        self.assertExit(s, 0)
+        self.assertRegex(line_starting(s.stdout, "figures  "),
+                         r" \| saturation (at qd \d+: [\d.]+k? IOPS, p99 [\d.]+ ms"
+                         r"|not reached by qd 4|within noise \(after qd \d+\)) \| ")
+        target = line_starting(r.stdout, "target   ")
+        self.assertIn("(tmpfs, in memory)", target)
+        self.assertNotIn("tmpfs on tmpfs", target)
+        thresholds = [t["threshold_ns"] for t in
+                      harness.merged_phases_of(r.doc)["seq-write"]["latency_thresholds"]]
+        self.assertEqual(thresholds, [1000000, 10000000, 100000000])
+
+    def shm_target(self):
+        import tempfile
+        import shutil
+        d = tempfile.mkdtemp(prefix="drivestress-e2e-newcomer-", dir="/dev/shm")
+        self.addCleanup(shutil.rmtree, d, True)
+        return d
+
     def test_preset_brief_is_the_table(self):
         r = self.drivestress("-s", "8M", "--rand-ops", "500", "--seq-time", "1", "--preset",
                              "nvme", "--brief",

@@ -94,6 +94,44 @@ class Timeseries(harness.DriveStressTest):
             mine = [l for l in lines if l.get("sweep_value") == point["value"]]
             self.assertEqual(sum(l["read_ops"] + l["write_ops"] for l in mine), 2000)
 
+    def test_preset_lines_name_their_test(self):
+        """--preset: one stream, each line naming its test, each test's
+        lines adding up to its totals."""
+        ts = os.path.join(self.tmp, "ts.ndjson")
+        r = self.drivestress("-s", "8M", "--rand-ops", "500", "--seq-time", "1", "--preset",
+                             "desktop", "--timeseries", ts)
+        self.assertExit(r, 0)
+        lines = load_lines(ts)
+        labels = [t["label"] for t in r.doc["preset"]["tests"]]
+        self.assertEqual(len(labels), 6)
+        seen = []
+        for l in lines:
+            if not seen or seen[-1] != l["test"]:
+                seen.append(l["test"])
+        self.assertEqual(seen, labels, "one stream, the tests in order")
+        for t in r.doc["preset"]["tests"]:
+            for p in t["merged_phases"]:
+                mine = [l for l in lines if l["test"] == t["label"] and l["phase"] == p["phase"]]
+                for key in ("read_ops", "write_ops", "read_bytes", "write_bytes"):
+                    self.assertEqual(sum(l[key] for l in mine), p[key], (t["label"], key))
+        elapsed = [l["elapsed_s"] for l in lines]
+        self.assertEqual(elapsed, sorted(elapsed), "each test continues from the one before")
+        # The one-test burn-in preset too (the long-run guide promises it).
+        r = self.drivestress("-s", "8M", "--rand-time", "0.5", "--duration", "1", "--preset",
+                             "burn-in", "--timeseries", ts)
+        self.assertExit(r, 0)
+        lines = load_lines(ts)
+        self.assertTrue(lines)
+        self.assertEqual({l["test"] for l in lines}, {"burn-in"})
+        try:
+            import jsonschema
+        except ImportError:
+            self.skipTest("python3-jsonschema missing: lines not validated against the schema")
+        with open(SCHEMA) as f:
+            schema = json.load(f)
+        for l in lines:
+            jsonschema.validate(l, schema)
+
     def test_mismatches_are_cumulative(self):
         ts = os.path.join(self.tmp, "ts.ndjson")
         run = self.start("-s", "8M", "-j", "1", "--seq-block", "256K", "--rand-time", "0",
@@ -190,11 +228,15 @@ class HostLoad(harness.DriveStressTest):
 class Progress(harness.DriveStressTest):
     backend = None
 
-    def run_with_stderr(self, stderr_is_tty, *extra):
+    def run_with_stderr(self, stderr_is_tty, *extra, columns=200):
         argv = [harness.DRIVESTRESS, "-s", "8M", "-j", "1", "--seq-block", "64K", "--qd", "1",
                 "--rand-time", "2.5", *extra, self.target]
         if stderr_is_tty:
             master, slave = pty.openpty()
+            import fcntl
+            import struct
+            import termios
+            fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
             # stdout to a file: a pipe could fill while we drain the terminal.
             out_file = open(os.path.join(self.tmp, "stdout"), "w+b")
             proc = subprocess.Popen(argv, stdout=out_file, stderr=slave)
@@ -225,13 +267,32 @@ class Progress(harness.DriveStressTest):
         self.assertIn("mismatches 0", err)
         self.assertRegex(err, r"p99 [0-9.]+ ms")  # of the last whole second
         # The last second's rate beside the phase's average.
-        self.assertRegex(err, r"last 1 s: [0-9.]+ MiB/s  [0-9.]+k? IOPS")
+        self.assertRegex(err, r"last 1 s: [0-9.]+k? IOPS  [0-9.]+ MiB/s")
         self.assertRegex(err, r"\(avg [0-9.]+k? IOPS\)")
         self.assertNotIn("[iteration", out)
         code, out, err = self.run_with_stderr(False)
         self.assertEqual(code, 0)
         self.assertNotIn("[iteration", err + out)
         self.assertNotIn("\r", err + out)
+
+    def test_status_line_fits_an_80_column_terminal(self):
+        """Each refresh of the status line fits 79 columns of an 80-column
+        terminal (a full line would wrap and leave lines behind): the
+        average goes first, the phase, its progress and the last second's
+        rate stay."""
+        code, out, err = self.run_with_stderr(True, columns=80)
+        self.assertEqual(code, 0)
+        shown = [s.split("\033[K", 1)[1] for s in err.split("\r") if "\033[K[iteration" in s]
+        self.assertTrue(shown, err)
+        for s in shown:
+            line = s.split("\n")[0]
+            self.assertLessEqual(len(line), 79, line)
+            self.assertRegex(line, r"^\[iteration 1\] \S+ +(\d+%  )?last 1 s: ")
+        self.assertTrue(any("random" in s and "IOPS" in s for s in shown), shown)
+        self.assertFalse(any("(avg" in s for s in shown if "random" in s), shown)
+        # With room, every field is there.
+        code, out, err = self.run_with_stderr(True, columns=200)
+        self.assertIn("(avg ", err)
 
     def test_never_means_never_and_json_stdout_stays_clean(self):
         code, out, err = self.run_with_stderr(True, "--progress", "never")

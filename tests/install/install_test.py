@@ -111,12 +111,33 @@ class Installed(unittest.TestCase):
         options = help_options(self.installed("/bin/drivestress"))
         self.assertEqual(self.complete("--"), set(options))
         self.assertEqual(self.complete("--ba"), {"--backend", "--batch"})
-        self.assertEqual(self.complete("--backend", ""), {"auto", "io_uring", "sync"})
-        self.assertEqual(self.complete("--backend", "=", ""), {"auto", "io_uring", "sync"})
+        self.assertEqual(self.complete("--backend", ""), {"auto", "io_uring", "sync", "nop"})
+        self.assertEqual(self.complete("--backend", "=", ""), {"auto", "io_uring", "sync", "nop"})
         self.assertEqual(self.complete("--sync", "fd"), {"fdatasync"})
         self.assertEqual(self.complete("--preset", ""), {"quick", "desktop", "nvme", "burn-in", "nvme-endurance"})
         self.assertEqual(self.complete("--sweep", ""), {"qd=", "files=", "rand-block="})
         self.assertEqual(self.complete("--size", ""), set())  # a SIZE: nothing to guess
+        # LISTs of fixed words, from the option table, after the last comma.
+        self.assertEqual(self.complete("--phases", ""),
+                         {"seq-write", "seq-read", "random", "reverify"})
+        self.assertEqual(self.complete("--phases", "seq-write,r"),
+                         {"seq-write,random", "seq-write,reverify"})
+        self.assertEqual(self.complete("--compare-extra", ""), {"sync-qd1", "sqpoll"})
+        self.assertEqual(self.complete("--compare-extra", "sync-qd1,s"),
+                         {"sync-qd1,sync-qd1", "sync-qd1,sqpoll"})
+
+    def test_completion_of_raw_devices_offers_block_devices_only(self):
+        import stat
+        offered = self.complete("--raw-device", "/dev/loo")
+        self.assertNotIn("/dev/loop-control", offered)
+        for path in offered:
+            mode = os.stat(path).st_mode
+            self.assertTrue(stat.S_ISBLK(mode) or stat.S_ISDIR(mode), path)
+        loops = {"/dev/" + n for n in os.listdir("/dev") if n.startswith("loo")
+                 and stat.S_ISBLK(os.stat("/dev/" + n).st_mode)}
+        self.assertEqual(offered, loops)
+        if not loops and not os.path.exists("/dev/loop-control"):
+            self.skipTest("no /dev/loop* here: nothing to tell block devices from")
 
     def test_completion_of_paths(self):
         with tempfile.TemporaryDirectory() as d:

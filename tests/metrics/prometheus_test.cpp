@@ -421,3 +421,44 @@ TEST_CASE("--prom-label names and values are checked") {
     CHECK(prom_label_value_problem("").find("empty") != std::string::npos);
     CHECK(prom_label_value_problem("\xff").find("UTF-8") != std::string::npos);
 }
+
+TEST_CASE("--repeat: median, interval and spread are gauges of their own, per phase and point") {
+    report::PromSeriesSet run = make_run();  // phases run once: no estimate
+    CHECK(prometheus_text(make_state(), {run}).find("drivestress_repeat") == std::string::npos);
+
+    // Five repeats of 100..500 IOPS: n = 5, the interval is [min, max]
+    // (93.75 %), the median 300.
+    run::PhaseResult p = phase(run::Phase::random, 1.0, range_ns(1000, 1000, 10), {}, 4096);
+    for (double iops : {300.0, 100.0, 500.0, 200.0, 400.0})
+        p.repeats.push_back({iops, iops * 4096, iops * 1000});
+    run.totals.add_phase(p);
+    run.totals.add_phase(p, "qd=32");
+    const std::string text = prometheus_text(make_state(), {run});
+    const auto s = samples_of(text);
+    for (const std::string point : {"", ",point=\"qd=32\""}) {
+        CAPTURE(point);
+        const std::string l = labels("phase=\"random\"" + point);
+        CHECK(value_of(s, "drivestress_repeats" + l) == 5);
+        CHECK(value_of(s, "drivestress_repeat_confidence" + l) == doctest::Approx(0.9375));
+        CHECK(value_of(s, "drivestress_repeat_ops_per_second" + l) == 300);
+        CHECK(value_of(s, "drivestress_repeat_ops_per_second_low" + l) == 100);
+        CHECK(value_of(s, "drivestress_repeat_ops_per_second_high" + l) == 500);
+        CHECK(value_of(s, "drivestress_repeat_ops_per_second_min" + l) == 100);
+        CHECK(value_of(s, "drivestress_repeat_ops_per_second_max" + l) == 500);
+        CHECK(value_of(s, "drivestress_repeat_bytes_per_second" + l) == 300 * 4096);
+        // p99 in seconds: 300 us.
+        CHECK(value_of(s, "drivestress_repeat_p99_latency_seconds" + l) == doctest::Approx(300e-6));
+    }
+    // A family per figure and bound: 3 x 5, plus the count and coverage.
+    std::set<std::string> families;
+    for (const auto& line : lines_of(text))
+        if (line.rfind("# TYPE drivestress_repeat", 0) == 0) {
+            CHECK(line.substr(line.rfind(' ') + 1) == "gauge");
+            families.insert(line);
+        }
+    CHECK(families.size() == 17);
+    // Merging another run's totals appends its repeats (the phase in progress).
+    report::PromTotals more = run.totals;
+    more.add(run.totals);
+    CHECK(more.repeats.at({run::Phase::random, ""}).size() == 10);
+}

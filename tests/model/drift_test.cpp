@@ -80,3 +80,73 @@ TEST_CASE("drift leaves interrupted phases out") {
     CHECK(none[0].phase == run::Phase::seq_write);
     CHECK(run::phase_drift({}).empty());
 }
+
+namespace {
+
+run::FigureDrift drift_of(const std::vector<double>& values) {
+    std::vector<run::IterationResult> its;
+    for (std::size_t i = 0; i < values.size(); ++i)
+        its.push_back(
+            {i + 1,
+             {figures(run::Phase::random, 1.0, static_cast<std::uint64_t>(values[i]), 1'000'000)}});
+    const auto d = run::phase_drift(its);
+    REQUIRE(d.size() == 1);
+    return d[0].iops;
+}
+
+}  // namespace
+
+TEST_CASE("drift verdict: one sample, too few, within noise, or a named drift") {
+    using K = run::DriftVerdict::Kind;
+    const auto one = run::drift_verdict(drift_of({1000}), true);
+    CHECK(one.kind == K::one_sample);
+    CHECK(run::to_string(one) == "one sample");
+    const auto two = run::drift_verdict(drift_of({1000, 500}), true);
+    CHECK(two.kind == K::one_sample);
+    CHECK(run::to_string(two) == "one sample a side");
+    // Two a side: even a halving is not named (too often by chance).
+    const auto four = run::drift_verdict(drift_of({1000, 1010, 500, 505}), true);
+    CHECK(four.kind == K::too_few);
+    CHECK(four.per_side == 2);
+    CHECK(run::to_string(four) == "too few runs (2 a side)");
+
+    // Overlapping intervals: within noise, whatever the medians say.
+    const auto noise =
+        run::drift_verdict(drift_of({1000, 900, 1100, 950, 1050, 980, 1080, 920, 1010, 990}), true);
+    CHECK(noise.kind == K::within_noise);
+    CHECK(noise.per_side == 5);
+    CHECK(run::to_string(noise) == "within noise");
+
+    // Disjoint: named, with the change of the medians and its direction.
+    const std::vector<double> halved{1000, 990, 1010, 1005, 995, 500, 495, 505, 510, 490};
+    const auto worse = run::drift_verdict(drift_of(halved), true);
+    CHECK(worse.kind == K::worse);
+    CHECK(worse.change_pct == doctest::Approx(-50.0));
+    CHECK(run::to_string(worse) == "-50.0 % (worse)");
+    // The same figures where lower is better (latency): an improvement.
+    const auto better = run::drift_verdict(drift_of(halved), false);
+    CHECK(better.kind == K::better);
+    CHECK(run::to_string(better) == "-50.0 % (better)");
+    // Three a side is enough: 6 runs.
+    CHECK(run::drift_verdict(drift_of({1000, 1001, 1002, 500, 501, 502}), true).kind == K::worse);
+}
+
+TEST_CASE("drift verdict: the first five runs against the last five, however many between") {
+    // 1000 for 5, then anything for 40 runs, then 2000 for the last 5.
+    std::vector<double> v(5, 1000);
+    for (int i = 0; i < 40; ++i)
+        v.push_back(i % 2 ? 100 : 5000);
+    for (int i = 0; i < 5; ++i)
+        v.push_back(2000 + i);
+    const auto d = drift_of(v);
+    CHECK(d.count == 50);
+    const auto verdict = run::drift_verdict(d, true);
+    CHECK(verdict.per_side == 5);
+    CHECK(verdict.kind == run::DriftVerdict::Kind::better);
+    CHECK(verdict.change_pct == doctest::Approx(100.2));
+    // Seven runs: three a side, the middle one on neither.
+    const auto seven = run::drift_verdict(drift_of({10, 11, 12, 1000, 30, 31, 32}), true);
+    CHECK(seven.per_side == 3);
+    CHECK(seven.kind == run::DriftVerdict::Kind::better);
+    CHECK(seven.change_pct == doctest::Approx(181.818).epsilon(0.001));
+}

@@ -44,19 +44,36 @@ TEST_CASE("drift table: first, best, worst and last of each phase, with the iter
     REQUIRE(lines.size() == 7);
     CHECK(lines[0].empty());
     CHECK(lines[1].rfind("drift    3 iterations: first, best, worst and last", 0) == 0);
-    CHECK(
-        lines[3] ==
-        "  seq-write  MiB/s        100.0 #1          250.0 #2           50.0 #3           50.0 #3");
-    CHECK(
-        lines[4] ==
-        "             p99 ms       2.000 #1          2.000 #1          6.000 #3          6.000 #3");
-    CHECK(
-        lines[5] ==
-        "  random     IOPS          1.0k #1           2.0k #3            500 #2           2.0k #3");
+    CHECK(lines[3] ==
+          "  seq-write  MiB/s        100.0 #1          250.0 #2           50.0 #3           50.0 "
+          "#3     one sample a side");
+    CHECK(lines[4] ==
+          "             p99 ms       2.000 #1          2.000 #1          6.000 #3          6.000 "
+          "#3     one sample a side");
+    CHECK(lines[5] ==
+          "  random     IOPS          1.0k #1           2.0k #3            500 #2           2.0k "
+          "#3     one sample a side");
+    CHECK(lines[2].substr(lines[2].size() - 5) == "drift");
     for (const auto& l : lines) {
         CAPTURE(l);
         CHECK((l.empty() || l.back() != ' '));
     }
+}
+
+TEST_CASE("drift table: a drift is named only outside the noise") {
+    std::vector<run::IterationResult> its;
+    // seq-write 200 MiB/s for five iterations, then 100 (a real halving,
+    // intervals far apart); p99 the same throughout, a little jitter.
+    for (std::uint64_t i = 0; i < 10; ++i)
+        its.push_back({i + 1,
+                       {figures(run::Phase::seq_write, 1.0, i < 5 ? 200 + i : 100 + i,
+                                2'000'000 + 1000 * ((i * 7) % 5))}});
+    const auto lines = lines_of(report::drift_table(its));
+    REQUIRE(lines.size() == 5);
+    CHECK(lines[1].find("the first 5 runs against the last 5") != std::string::npos);
+    CAPTURE(lines[3]);
+    CHECK(lines[3].substr(lines[3].size() - 15) == "-47.0 % (worse)");
+    CHECK(lines[4].substr(lines[4].size() - 12) == "within noise");
 }
 
 TEST_CASE("no drift table for a single iteration") {
@@ -177,6 +194,11 @@ TEST_CASE("write-cliff lines: a cliff, no cliff, no verdict, recovery") {
     CHECK(report::write_cliff_lines(short_run) ==
           "write cliff: no verdict: 7 intervals of 1 s, 10 needed (more --sustained-write passes "
           "or a shorter --cliff-interval)\n");
+    // One interval is one interval, not "1 intervals".
+    auto one = sustained(std::vector<stats::ThroughputInterval>(1, {1.0, 1024 * MiB}));
+    CHECK(report::write_cliff_lines(one) ==
+          "write cliff: no verdict: 1 interval of 1 s, 10 needed (more --sustained-write passes "
+          "or a shorter --cliff-interval)\n");
 }
 
 TEST_CASE("saturation line with repeats: one says it had one, overlap is within noise") {
@@ -211,4 +233,18 @@ TEST_CASE("a phase run several times quotes its median IOPS with the interval") 
     CHECK(line.find("  1.0k IOPS (\u00b110 %, n=3)") != std::string::npos);
     CHECK(line.find("repeats:   n=3") != std::string::npos);
     CHECK(line.find("IOPS 1.0k range 900-1.1k interval 900-1.1k") != std::string::npos);
+}
+
+TEST_CASE("the latency thresholds: named as the option spells them, shown at 0 % too") {
+    run::PhaseResult p;
+    p.phase = run::Phase::seq_write;
+    p.seconds = 1;
+    p.counters.write_ops = 4;
+    for (std::uint64_t ns : {500'000ull, 2'000'000ull, 20'000'000ull, 30'000'000ull})
+        p.counters.write_latency.record(ns);
+    const std::string line = report::phase_line(p, run::RunConfig{}.latency_thresholds_s);
+    // The default separates an SSD's phase (2 s and 10 s never did).
+    CHECK(line.find("  >1ms 75.0000%  >10ms 50.0000%  >100ms 0.0000%") != std::string::npos);
+    CHECK(report::phase_line(p, {2, 10}).find("  >2s 0.0000%  >10s 0.0000%") != std::string::npos);
+    CHECK(report::phase_line(p, {0.0001}).find("  >100us 100.0000%") != std::string::npos);
 }

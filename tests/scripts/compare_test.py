@@ -44,6 +44,18 @@ def load(path):
         return json.load(f)
 
 
+def tables(stdout):
+    """The rates table and the latency table of compare's output, each from
+    its head line to the blank line (or the end) after it."""
+    lines = stdout.splitlines()
+    heads = [i for i, l in enumerate(lines) if l.lstrip().startswith("iter ")]
+    out = []
+    for h in heads[:2]:
+        end = next((j for j in range(h, len(lines)) if not lines[j].strip()), len(lines))
+        out.append(lines[h:end])
+    return out
+
+
 def phases(doc):
     return {(it["index"], p["phase"]): p for it in doc["iterations"] for p in it["phases"]}
 
@@ -114,30 +126,47 @@ class CompareTest(unittest.TestCase):
         self.assertIn("(baseline)", lines[0])
         pa, pb = phases(self.a), phases(self.b)
         checked = 0
-        for i, line in enumerate(lines):
-            cols = line.split()
-            if len(cols) < 3 or not cols[0].isdigit():
-                continue
-            key = (int(cols[0]), cols[1])
-            a, b = pa[key], pb[key]
-            # "ITER PHASE A MiB/s IOPS p50 p99 p99.9" then "B MiB/s ratio IOPS ratio ...".
-            self.assertEqual(cols[2], "A")
-            self.assertEqual(cols[3], f"{a['bandwidth_bytes_per_sec'] / MIB:.1f}")
-            nxt = lines[i + 1].split()
-            self.assertEqual(nxt[0], "B")
-            self.assertEqual(nxt[1], f"{b['bandwidth_bytes_per_sec'] / MIB:.1f}")
-            bw_ratio = b["bandwidth_bytes_per_sec"] / a["bandwidth_bytes_per_sec"]
-            self.assertEqual(nxt[2], f"{bw_ratio:.3f}")
-            self.assertEqual(nxt[3], f"{b['iops']:.0f}")
-            self.assertEqual(nxt[4], f"{b['iops'] / a['iops']:.3f}")
-            p99a = a["latency"]["percentiles_ns"]["p99"]
-            p99b = b["latency"]["percentiles_ns"]["p99"]
-            # A percentile its sample count does not support carries a "*".
-            self.assertEqual(nxt[8].rstrip("*"), f"{p99b / 1e6:.3f}")
-            self.assertEqual(nxt[9], f"{(p99b - p99a) / 1e6:+.3f}")
-            self.assertEqual(nxt[10], f"{(p99b / p99a - 1) * 100:+.1f}%")
-            checked += 1
-        self.assertEqual(checked, len(pa))
+        rates, latency = tables(r.stdout)
+        for table, is_rates in ((rates, True), (latency, False)):
+            for i, line in enumerate(table):
+                cols = line.split()
+                if len(cols) < 3 or not cols[0].isdigit():
+                    continue
+                key = (int(cols[0]), cols[1])
+                a, b = pa[key], pb[key]
+                self.assertEqual(cols[2], "A")
+                nxt = table[i + 1].split()
+                self.assertEqual(nxt[0], "B")
+                if is_rates:
+                    # "ITER PHASE A MiB/s IOPS samples", "B MiB/s ratio IOPS ratio samples".
+                    self.assertEqual(cols[3], f"{a['bandwidth_bytes_per_sec'] / MIB:.1f}")
+                    self.assertEqual(nxt[1], f"{b['bandwidth_bytes_per_sec'] / MIB:.1f}")
+                    bw_ratio = b["bandwidth_bytes_per_sec"] / a["bandwidth_bytes_per_sec"]
+                    self.assertEqual(nxt[2], f"{bw_ratio:.3f}")
+                    self.assertEqual(nxt[3], f"{b['iops']:.0f}")
+                    self.assertEqual(nxt[4], f"{b['iops'] / a['iops']:.3f}")
+                else:
+                    # "ITER PHASE A p50 p99 p99.9", "B p50 d d% p99 d d% p99.9 d d%".
+                    p99a = a["latency"]["percentiles_ns"]["p99"]
+                    p99b = b["latency"]["percentiles_ns"]["p99"]
+                    # A percentile its sample count does not support carries a "*".
+                    self.assertEqual(cols[4].rstrip("*"), f"{p99a / 1e6:.3f}")
+                    self.assertEqual(nxt[4].rstrip("*"), f"{p99b / 1e6:.3f}")
+                    self.assertEqual(nxt[5], f"{(p99b - p99a) / 1e6:+.3f}")
+                    self.assertEqual(nxt[6], f"{(p99b / p99a - 1) * 100:+.1f}%")
+                checked += 1
+        self.assertEqual(checked, 2 * len(pa))
+
+    def test_the_tables_fit_100_columns(self):
+        """Rates and latency in two tables, each under 100 columns (the one
+        table was 151)."""
+        r = run(SAMPLE_A, SAMPLE_B)
+        rates, latency = tables(r.stdout)
+        for table in (rates, latency):
+            self.assertTrue(table[0].lstrip().startswith("iter"), table[0])
+            self.assertLessEqual(max(len(l) for l in table), 100, table)
+        self.assertIn("samples", rates[0])
+        self.assertIn("p99.9 ms", latency[0])
 
     def test_sample_counts_and_unsupported_percentiles_are_shown(self):
         # Supported: at least 10 samples beyond the percentile (n * (1 - p) >= 10).
@@ -145,25 +174,29 @@ class CompareTest(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         pa, pb = phases(self.a), phases(self.b)
         rows = 0
-        current = None
-        for line in r.stdout.splitlines():
-            cols = line.split()
-            if len(cols) > 2 and cols[0].isdigit():
-                current, cols = (int(cols[0]), cols[1]), cols[2:]
-            elif not (cols and cols[0] in ("A", "B") and current):
-                continue
-            if cols[0] == "A":
-                doc, pct_cols = pa[current], (3, 4, 5)  # no ratio or delta columns
-            else:
-                doc, pct_cols = pb[current], (5, 8, 11)
-            count = doc["latency"]["count"]
-            with self.subTest(row=current, doc=cols[0]):
-                self.assertEqual(cols[-1], str(count))
-                for col, p in zip(pct_cols, (50, 99, 99.9)):
-                    unsupported = count * (1 - p / 100) < 10
-                    self.assertEqual(cols[col].endswith("*"), unsupported, (col, p, count))
-            rows += 1
-        self.assertEqual(rows, 2 * len(pa))
+        rates, latency = tables(r.stdout)
+        for table, is_rates in ((rates, True), (latency, False)):
+            current = None
+            for line in table:
+                cols = line.split()
+                if len(cols) > 2 and cols[0].isdigit():
+                    current, cols = (int(cols[0]), cols[1]), cols[2:]
+                elif not (cols and cols[0] in ("A", "B") and current):
+                    continue
+                doc = pa[current] if cols[0] == "A" else pb[current]
+                count = doc["latency"]["count"]
+                with self.subTest(row=current, doc=cols[0], rates=is_rates):
+                    if is_rates:
+                        self.assertEqual(cols[-1], str(count))
+                    else:
+                        # no ratio or delta columns for the baseline
+                        pct_cols = (1, 2, 3) if cols[0] == "A" else (1, 4, 7)
+                        for col, p in zip(pct_cols, (50, 99, 99.9)):
+                            unsupported = count * (1 - p / 100) < 10
+                            self.assertEqual(cols[col].endswith("*"), unsupported,
+                                             (col, p, count))
+                rows += 1
+        self.assertEqual(rows, 4 * len(pa))
         self.assertIn("*: fewer than 10 samples beyond this percentile", r.stdout)
         out = json.loads(run("--json", SAMPLE_A, SAMPLE_B).stdout)
         random = next(row for row in out["rows"] if row["phase"] == "random")
@@ -696,10 +729,9 @@ class RepeatsTest(unittest.TestCase):
         a = self.doc("width-a.json", 1.0, (0.95, 1.05))
         b = self.doc("width-b.json", 0.7, (0.65, 0.75))
         lines = run(a, b).stdout.splitlines()
-        head = next(l for l in lines if l.lstrip().startswith("iter"))
         noise = [l for l in lines if "vs A:" in l]
         self.assertTrue(noise)
-        self.assertTrue(all(len(l) <= len(head) for l in noise), noise)
+        self.assertTrue(all(len(l) <= 100 for l in noise), noise)
 
     def test_gate_fails_only_outside_the_noise(self):
         a = self.doc("gate-a.json", 1.0, (0.95, 1.05))

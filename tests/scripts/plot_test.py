@@ -429,6 +429,86 @@ class Figures(unittest.TestCase):
         self.assertTrue(any(n.startswith("saturation point found by the run (by IOPS): ")
                             for n in notes), notes)
 
+    def compared_document(self, crossover_qd):
+        """sample-a with a --compare-backends --sweep qd=1..128: sync ahead
+        at low depth, io_uring from qd 8."""
+        doc = copy.deepcopy(self.doc)
+        qds = [1, 2, 4, 8, 16, 32, 64, 128]
+        uring = [10000, 19000, 36000, 70000, 120000, 150000, 160000, 161000]
+        sync = [12000, 21000, 38000, 52000, 60000, 62000, 62500, 63000]
+
+        def phase(iops, p99_ms):
+            return {"phase": "random", "in_flight": 1, "ops": 1000, "iops": iops,
+                    "bandwidth_bytes_per_sec": iops * 4096, "p50_ns": 100000,
+                    "p99_ns": int(p99_ms * 1e6), "p99_9_ns": int(p99_ms * 2e6),
+                    "cpu_user_ns_per_op": 1000, "cpu_system_ns_per_op": 5000,
+                    "context_switches_per_op": 0.5, "system_calls_per_op": 1}
+        doc["sweep"] = {"parameter": "qd", "knee": {"value": 128},
+                        "points": [{"value": q, "iops": u, "p99_ns": int(0.1e6 * q)}
+                                   for q, u in zip(qds, uring)]}
+        doc["compare_backends"] = {"sweep": {
+            "points": [{"qd": q, "io_uring": phase(u, 0.1 * q), "sync": phase(s, 0.2 * q),
+                        "iops_ratio": u / s} for q, u, s in zip(qds, uring, sync)],
+            "margin_pct": 5, "crossover_qd": crossover_qd, "crossover": "words",
+            "crossover_verdict": "named" if crossover_qd else "never"}}
+        return doc, qds, uring, sync
+
+    def sweep_figure(self, doc):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp, True)
+        path = os.path.join(tmp, "compared.json")
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        before = len(self.figs)
+        self.assertEqual(self.plot.main([path, "-o", tmp]), 0)
+        figs = [f for f in self.figs[before:]
+                if f.axes and f.axes[0].get_title().startswith("Random phase over qd")]
+        self.assertEqual(len(figs), 1)
+        return figs[0]
+
+    def test_compared_sweep_draws_both_backends_and_the_crossover(self):
+        doc, qds, uring, sync = self.compared_document(8)
+        fig = self.sweep_figure(doc)
+        iops, p99 = fig.axes[0], fig.axes[1]
+        lines = {l.get_label(): l for l in iops.lines}
+        self.assertEqual([float(y) for y in lines["io_uring IOPS (operations/s)"].get_ydata()],
+                         uring)
+        self.assertEqual([float(y) for y in lines["sync IOPS"].get_ydata()], sync)
+        self.assertEqual([float(x) for x in lines["sync IOPS"].get_xdata()], qds)
+        self.assertGreaterEqual(iops.get_ylim()[1], max(uring))
+        p99_lines = {l.get_label(): l for l in p99.lines}
+        self.assertEqual([round(float(y), 6) for y in p99_lines["sync p99 latency"].get_ydata()],
+                         [round(0.2 * q, 6) for q in qds])
+        self.assertIn("io_uring p99 latency", p99_lines)
+        green = [l for l in iops.lines
+                 if l.get_color() == "tab:green" and list(l.get_xdata()) == [8, 8]]
+        self.assertEqual(len(green), 1, "one crossover line, at qd 8")
+        notes = [t.get_text() for t in iops.texts]
+        self.assertIn("crossover: io_uring pays from qd 8", notes)
+        legend = [t.get_text() for t in iops.get_legend().get_texts()]
+        self.assertIn("sync IOPS", legend)
+        # No crossover: said, and no line drawn.
+        doc, *_ = self.compared_document(None)
+        fig = self.sweep_figure(doc)
+        notes = [t.get_text() for t in fig.axes[0].texts]
+        self.assertIn("no crossover: io_uring never leads sync by 5 % to the end", notes)
+
+    def test_sweep_notes_are_inside_the_figure(self):
+        """The saturation note at the last depth (qd 128) reads leftwards:
+        every note lies wholly inside its plot area (not over the p99 axis'
+        labels, not past the image's edge)."""
+        doc, *_ = self.compared_document(64)
+        fig = self.sweep_figure(doc)
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        ax = fig.axes[0]
+        texts = ax.texts
+        self.assertTrue(any("qd 128" in t.get_text() for t in texts))
+        for t in texts:
+            ext = t.get_window_extent(renderer)
+            self.assertGreaterEqual(ext.x0, ax.bbox.x0, t.get_text())
+            self.assertLessEqual(ext.x1, ax.bbox.x1, t.get_text())
+
 
 def matplotlib_color(name):
     from matplotlib.colors import to_rgb

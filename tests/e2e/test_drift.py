@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""The drift table of a long run names a drift only outside the noise: the
+first five complete runs of a phase against its last five, each side's
+median with its interval (as --repeat's), "within noise" when the
+intervals overlap, "too few runs" below three a side, "one sample" with
+one.
+
+Any machine: two iterations say "one sample a side", four "too few runs".
+
+Loop device (root, cgroup v1 blkio; skipped with the reason otherwise): a
+read throttle holds seq-read at one rate for five iterations and at a
+quarter of it for five more (changed while the run is stopped before the
+sixth seq-read, DRIVESTRESS_TEST_STOP): the seq-read row names the drift,
+worse, by about -75 %.  The rates come from the device's throttle, never
+from the program being told what to measure; nothing is timed."""
+
+import re
+
+import harness
+from harness import MiB
+from test_endurance import BlkioCgroup, raw
+
+DEVICE_BYTES = 64 * MiB
+FAST_BPS = 8 * MiB
+SLOW_BPS = 2 * MiB
+
+
+def drift_rows(text):
+    """{(phase, figure): verdict} of the drift table."""
+    at = text.index("\ndrift ")
+    rows, phase = {}, None
+    for line in text[at:].splitlines()[3:]:
+        if not line.startswith("  "):
+            break
+        m = re.match(r"  (\S+)?\s+(MiB/s|IOPS|p99 ms)\s+(?:\S+ #\d+\s+){4}(.*)$", line)
+        if not m:
+            break
+        phase = m.group(1) or phase
+        rows[(phase, m.group(2))] = m.group(3)
+    return rows
+
+
+class Drift(harness.DriveStressTest):
+    def run_iterations(self, n):
+        r = self.drivestress("-j", 1, "-s", "4M", "--phases", "seq-write,seq-read",
+                             "--iterations", n)
+        self.assertExit(r, 0)
+        self.assertIn("drift: the first 5 runs against the last 5, named only outside the noise",
+                      r.stdout)
+        return drift_rows(r.stdout)
+
+    def test_two_iterations_say_one_sample_a_side(self):
+        rows = self.run_iterations(2)
+        self.assertEqual(len(rows), 4, rows)
+        for key, verdict in rows.items():
+            self.assertEqual(verdict, "one sample a side", key)
+
+    def test_four_iterations_are_too_few_to_name_one(self):
+        rows = self.run_iterations(4)
+        self.assertEqual(len(rows), 4, rows)
+        for key, verdict in rows.items():
+            self.assertEqual(verdict, "too few runs (2 a side)", key)
+
+
+class ThrottledDrift(harness.DriveStressTest):
+    def setUp(self):
+        super().setUp()
+        harness.require_root(self)
+        self.cgroup = BlkioCgroup(self)
+        self.backing = harness.backing_file(self, DEVICE_BYTES)
+        self.dev = harness.loop_device(self, self.backing)
+
+    def test_a_throttle_quartered_halfway_is_a_named_drift(self):
+        self.cgroup.set("read_bps", self.dev, FAST_BPS)
+        run = self.start("-j", 1, "-s", "4M", "--phases", "seq-write,seq-read",
+                         "--iterations", 10, *raw(self.dev), stop="seq-read", target=False,
+                         wrapper=self.cgroup.wrapper())
+        for iteration in range(1, 11):
+            run.wait_stopped()  # before this iteration's seq-read
+            if iteration == 6:
+                self.cgroup.set("read_bps", self.dev, SLOW_BPS)
+            run.resume()
+        r = run.finish()
+        self.assertExit(r, 0)
+        rows = drift_rows(r.stdout)
+        verdict = rows[("seq-read", "MiB/s")]
+        m = re.fullmatch(r"([-+][0-9.]+) % \(worse\)", verdict)
+        self.assertIsNotNone(m, r.stdout)
+        # A quarter of the rate: -75 %, give or take the throttle's slices.
+        self.assertLess(float(m.group(1)), -60, verdict)
+        self.assertGreater(float(m.group(1)), -90, verdict)
+
+
+if __name__ == "__main__":
+    harness.main()

@@ -19,6 +19,9 @@ Writes into DIR, named after RESULT (STEM = its file name without .json):
                        sizes) and p99, knee marked (with a sweep section)
   STEM-sweep-latency.png  latency by percentile of every sweep point (when
                        the points carry their latency, as the binary's do)
+  STEM-rate.png        --sweep rate: the latency-load curve, response p50,
+                       p99 and p99.9 and service p99 (log) against achieved
+                       IOPS, the turn-up point marked
   STEM-steady-state.png  --steady-state: every round's IOPS, the measurement
                        window with its mean, fitted line and the +-10 % /
                        +-20 % bands of the mean, as a SNIA PTS report draws it
@@ -601,6 +604,58 @@ def plot_timeseries(records, title, path, sweep_param=None):
 
 # --- sweep ----------------------------------------------------------------------
 
+def rate_points(doc):
+    """(achieved IOPS, {name: ms}) of each point of a --sweep rate, in order."""
+    sweep = doc.get("sweep") or {}
+    if sweep.get("parameter") != "rate":
+        return []
+    out = []
+    for pt in sweep.get("points", []):
+        rate = pt.get("rate")
+        if not isinstance(rate, dict):
+            continue
+        resp = rate["response_latency"]["percentiles_ns"]
+        lat = {f"response {k}": resp[k] / 1e6 for k in ("p50", "p99", "p99.9")}
+        lat["service p99"] = pt["latency"]["percentiles_ns"]["p99"] / 1e6
+        out.append((rate["achieved_iops"], lat))
+    return out
+
+
+def plot_rate_curve(doc, title, path):
+    """--sweep rate: response percentiles and service p99 against the
+    achieved rate (log latency); the turn-up point the run named, marked."""
+    points = rate_points(doc)
+    if not points:
+        return False
+    fig, axes = new_figure()
+    ax = axes[0][0]
+    xs = [x for x, _ in points]
+    styles = {"response p50": ("tab:blue", "-"), "response p99": ("tab:red", "-"),
+              "response p99.9": ("tab:purple", "-"), "service p99": ("tab:red", "--")}
+    values = []
+    for name, (color, style) in styles.items():
+        ys = [lat[name] for _, lat in points]
+        values += ys
+        ax.plot(xs, ys, marker="o", color=color, linestyle=style, label=name)
+    latency_axis(ax, values)
+    ax.set_xlabel("achieved IOPS (operations/s)")
+    ax.set_ylabel("latency")
+    turn_up = (doc.get("sweep") or {}).get("turn_up")
+    if turn_up:
+        x = turn_up["achieved_iops"]
+        ax.axvline(x, color="gray", linestyle=":", linewidth=1)
+        why = ("rate not met" if not turn_up["rate_met"] else "response p99 turned up")
+        ax.annotate(f"turn-up found by the run: {turn_up['requested_iops']:.0f} IOPS "
+                    f"requested ({why})", (x, 0.02), xycoords=("data", "axes fraction"),
+                    xytext=(4, 0), textcoords="offset points", color="dimgray")
+    ax.legend(loc="upper left", fontsize=8)
+    ax.grid(alpha=0.3)
+    ax.set_title(f"Latency against load (open loop, --sweep rate) — {title}", fontsize=11)
+    fig.tight_layout()
+    save(fig, path)
+    return True
+
+
 def note_at(ax, x, text, color="dimgray", y=0.02):
     """A note beside a vertical line at data x, on the side with room: one
     right of the middle reads leftwards, so it is never cut off."""
@@ -905,6 +960,7 @@ def main(argv=None, prog="plot"):
             plot_sweep(sweep, title, out("sweep"),
                        (doc.get("compare_backends") or {}).get("sweep"))
             plot_sweep_latency(doc, title, out("sweep-latency"), args.result)
+            plot_rate_curve(doc, title, out("rate"))
     except InputError as e:
         print(f"{ap.prog}: {e}", file=sys.stderr)
         return 1

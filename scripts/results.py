@@ -2,7 +2,7 @@
 
 Shared by scripts/plot.py and scripts/compare.py; standard library only.
 
-A document is schema_version 1, 2, 3 or 4 (3: 2 with --repeat's estimates; 4: 3 with targets[]; src/report/json_report.h).  A phase
+A document is schema_version 1, 2, 3 or 4 (3: 2 with --repeat's estimates; 4: 3 with targets[] and --rate's rate{}; src/report/json_report.h).  A phase
 object has bandwidth_bytes_per_sec, iops and latency{count, min_ns, mean_ns,
 max_ns, percentiles_ns, histogram}; version 1 has one per phase of every
 iteration under iterations[]; version 2 has one per phase merged over all

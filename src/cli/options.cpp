@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <boost/program_options.hpp>
+#include <cmath>
 #include <set>
 
 #include "cli/option_table.h"
@@ -216,6 +217,21 @@ void read_backend(const Options& o, run::RunConfig& c) {
     if (o.given("cpus")) c.cpus = parse_cpu_list(o.text("cpus"));
 }
 
+// --rate and --arrivals: the random phase's open-loop schedule.
+void read_rate(const Options& o, run::RunConfig& c) {
+    const std::string& arrivals = o.text("arrivals");
+    const auto a = run::arrivals_from_string(arrivals);
+    if (!a) throw UsageError("--arrivals: '" + arrivals + "' is not one of fixed, poisson");
+    c.arrivals = *a;
+    if (!o.given("rate")) {
+        if (o.given("arrivals"))
+            throw UsageError("--arrivals needs --rate (it spaces its schedule)");
+        return;
+    }
+    c.rate = with_option("--rate", o.text("rate"),
+                         [](const std::string& t) { return units::parse_rate(t); });
+}
+
 // The random phase's mix and length, iterations and the run's duration.
 void read_schedule(const Options& o, run::RunConfig& c) {
     c.read_pct = static_cast<unsigned>(o.count("read-pct", 0, 100));
@@ -233,6 +249,7 @@ void read_schedule(const Options& o, run::RunConfig& c) {
                              " both given (the random phase ends on one)");
     }
     if (o.given("seq-time")) c.seq_time_s = o.duration("seq-time");
+    read_rate(o, c);
     c.iterations = o.count("iterations", 0, UINT64_MAX);
     if (o.given("duration")) {
         c.duration_s = o.duration("duration");
@@ -268,6 +285,8 @@ void read_phases(const Options& o, run::RunConfig& c) {
         throw UsageError("--phases reverify conflicts with --no-verify (it only verifies)");
     for (run::Phase p : run::kAllPhases)  // always in their natural order
         if (seen.count(p) && !(p == run::Phase::reverify && !c.verify)) c.phases.push_back(p);
+    if (c.rate > 0 && (!c.has_phase(run::Phase::random) || !(c.rand_ops || c.rand_time_s > 0)))
+        throw UsageError("--rate needs the random phase (--phases with random, --rand-time > 0)");
 }
 
 void read_sweep(const Options& o, run::RunConfig& c) {
@@ -307,6 +326,9 @@ void read_sweep(const Options& o, run::RunConfig& c) {
                                  " (smallest) and --size " +
                                  units::format_size_option(c.file_bytes) + " (largest)");
             c.rand_block = static_cast<std::uint32_t>(lo);
+            break;
+        case run::SweepParam::rate:
+            if (c.rate > 0) throw UsageError("--sweep rate=... and --rate both given");
             break;
     }
 }
@@ -392,6 +414,10 @@ void read_durability(const Options& o, run::RunConfig& c) {
     if (o.given("sync-every") && c.sync == run::SyncMethod::none)
         throw UsageError("--sync-every needs --sync (osync, dsync, fsync or fdatasync)");
     c.batch = static_cast<unsigned>(o.count("batch", 1, kMaxQd));
+    const bool rate_sweep = c.sweep && c.sweep->param == run::SweepParam::rate;
+    if (c.batch > 1 && (c.rate > 0 || rate_sweep))
+        throw UsageError(std::string("--batch and ") + (rate_sweep ? "--sweep rate" : "--rate") +
+                         " both given: with a rate each operation is submitted when it is due");
     if (c.batch > c.qd)
         throw UsageError("--batch " + std::to_string(c.batch) + " is larger than --qd " +
                          std::to_string(c.qd) + " (a batch must fit in flight)");
@@ -629,6 +655,43 @@ std::vector<std::pair<std::string, std::string>> Outputs::files() const {
     return out;
 }
 
+// rate=10k,20k,50k (IOPS), rate=10%,50%,100% (of the closed-loop IOPS,
+// measured first), or a range LO..HI in steps of LO (rate=10%..100%).
+static run::Sweep parse_rate_sweep(const std::string& list) {
+    run::Sweep sw;
+    sw.param = run::SweepParam::rate;
+    sw.percent = !list.empty() && list.find('%') != std::string::npos;
+    auto value = [&](std::string t) -> std::uint64_t {
+        if (sw.percent) {
+            if (t.empty() || t.back() != '%')
+                throw UsageError("--sweep rate: '" + t + "' mixes IOPS with percentages");
+            t.pop_back();
+        }
+        const double v =
+            with_option("--sweep", t, [](const std::string& x) { return units::parse_rate(x); });
+        if (sw.percent && (v < 1 || v > 1000 || v != std::floor(v)))
+            throw UsageError("--sweep rate: '" + t + "%' is not a whole percent from 1 to 1000");
+        return static_cast<std::uint64_t>(std::llround(v));
+    };
+    if (auto range = list.find(".."); range != std::string::npos) {
+        const std::uint64_t lo = value(list.substr(0, range)), hi = value(list.substr(range + 2));
+        if (hi < lo || hi / lo > 100)
+            throw UsageError("--sweep rate: range '" + list +
+                             "' must go up, in at most 100 steps of its first value");
+        for (std::uint64_t v = lo; v <= hi; v += lo)
+            sw.values.push_back(v);
+    } else {
+        for (const auto& item : with_option(
+                 "--sweep", list, [](const std::string& t) { return units::split_list(t); }))
+            sw.values.push_back(value(item));
+    }
+    std::set<std::uint64_t> seen;
+    for (auto v : sw.values)
+        if (!seen.insert(v).second)
+            throw UsageError("--sweep: value " + std::to_string(v) + " given twice");
+    return sw;
+}
+
 run::Sweep parse_sweep(const std::string& text) {
     auto eq = text.find('=');
     if (eq == std::string::npos)
@@ -641,8 +704,11 @@ run::Sweep parse_sweep(const std::string& text) {
         sw.param = run::SweepParam::files;
     else if (name == "rand-block")
         sw.param = run::SweepParam::rand_block;
+    else if (name == "rate")
+        return parse_rate_sweep(list);
     else
-        throw UsageError("--sweep: unknown parameter '" + name + "' (use qd, files or rand-block)");
+        throw UsageError("--sweep: unknown parameter '" + name +
+                         "' (use qd, files, rand-block or rate)");
     const bool sizes = sw.param == run::SweepParam::rand_block;
     auto value = [&](const std::string& t) {
         return with_option("--sweep", t, [&](const std::string& v) {

@@ -1,5 +1,6 @@
 #include "engine/engine.h"
 
+#include <sys/prctl.h>
 #include <time.h>
 
 #include <algorithm>
@@ -53,6 +54,7 @@ EngineTally Engine::run(PhaseWork& work, const EngineOptions& o) {
     for (unsigned i = 0; i < depth; ++i)
         free_[i] = depth - 1 - i;
     cancel_asked_ = false;
+    if (o.schedule) return run_scheduled(work, o, depth);
     auto stopping = [&] { return stop_.load(std::memory_order_relaxed) || stop_signal() != 0; };
     EngineTally t;
     unsigned in_flight = 0, fresh = 0, stamped = 0;
@@ -110,6 +112,92 @@ EngineTally Engine::run(PhaseWork& work, const EngineOptions& o) {
     return t;
 }
 
+// The open loop (--rate).  Each turn reads the clock once and issues every
+// operation already due while a slot is free, stamped with one more reading
+// (so submit_ns - due_ns is what the engine added: the issue error); then
+// waits for a completion or the next due time, whichever comes first.  An
+// operation due while every slot was busy is issued as soon as one frees
+// and marked late: its response time (completion - due) holds the wait.
+// The thread's timer slack is 1 ns meanwhile, so a futex or nanosleep wakes
+// at the due time instead of up to 50 us after it.
+EngineTally Engine::run_scheduled(PhaseWork& work, const EngineOptions& o, unsigned depth) {
+    RateSchedule& schedule = *o.schedule;
+    auto stopping = [&] { return stop_.load(std::memory_order_relaxed) || stop_signal() != 0; };
+    const int slack = ::prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+    ::prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+    EngineTally t;
+    unsigned in_flight = 0;
+    bool exhausted = false, blocked = false;  // blocked: a flush group waits
+    std::uint64_t due = schedule.next();
+    std::uint64_t freed_at = 0;  // when the last wait with every slot busy ended
+    while (true) {
+        const std::uint64_t now = monotonic_ns();
+        unsigned fresh = 0;
+        blocked = false;
+        while (!exhausted && in_flight < depth && !stopping() && (due <= now || !work.more())) {
+            Slot& s = slots_[free_.back()];
+            const PhaseWork::Next next = work.next(s);
+            if (next != PhaseWork::Next::issued) {
+                exhausted = next == PhaseWork::Next::done;
+                blocked = !exhausted;
+                break;
+            }
+            free_.pop_back();
+            s.due_ns = 0;
+            s.late = false;
+            if (!io::is_flush(s.req.kind)) {  // flushes follow their writes, unscheduled
+                s.due_ns = due;
+                s.late = due < freed_at;
+                due = schedule.next();
+            }
+            backend_.prepare(s.req);
+            fresh_[fresh++] = &s.req;
+            ++in_flight;
+        }
+        const std::uint64_t stamp = fresh ? monotonic_ns() : 0;
+        for (unsigned i = 0; i < fresh; ++i)
+            fresh_[i]->submit_ns = stamp;
+        if (o.in_flight) o.in_flight->store(in_flight, std::memory_order_relaxed);
+        if (!cancel_asked_ && stopping() && in_flight) {
+            cancel_in_flight(depth);
+            cancel_asked_ = true;
+        }
+        if (in_flight == 0) {
+            if (exhausted || stopping()) break;
+            sleep_until(work, due);
+            continue;
+        }
+        const bool full = in_flight == depth;
+        // Never longer than 50 ms: a stop request is seen within that.
+        const std::uint64_t until = std::min(due, monotonic_ns() + 50'000'000);
+        const bool timed = !full && !exhausted && !blocked && !stopping();
+        // As many completions a wait as the closed loop asks for (BatchSizer:
+        // a quarter of what is in flight, fewer while waits are slow), so a
+        // fast device costs no more wake-ups than closed-loop; a due time
+        // still ends the wait.
+        const std::uint64_t wait_from = work_now_;
+        const unsigned want = sizer_.want(in_flight);
+        in_flight -= reap(work, want, t, o, timed ? until : 0);
+        if (!timed) sizer_.waited(work_now_ - std::max(wait_from, now), want);
+        if (full) freed_at = work_now_;
+        if (o.in_flight) o.in_flight->store(in_flight, std::memory_order_relaxed);
+    }
+    ::prctl(PR_SET_TIMERSLACK, static_cast<unsigned long>(slack > 0 ? slack : 0), 0, 0, 0);
+    for (Slot& s : slots_)  // the next phase's loop may be closed: no due times
+        s.due_ns = 0;
+    t.stopped = !exhausted && stopping();
+    return t;
+}
+
+void Engine::sleep_until(PhaseWork& work, std::uint64_t due_ns) {
+    const std::uint64_t until = std::min(due_ns, monotonic_ns() + 50'000'000);
+    const timespec ts{static_cast<time_t>(until / 1'000'000'000ULL),
+                      static_cast<long>(until % 1'000'000'000ULL)};
+    ::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);  // EINTR: looked at again
+    work_now_ = monotonic_ns();
+    work.reaped(work_now_);
+}
+
 // Backend::submit's answers, handled where they happen (as fio's
 // t/io_uring does): a short submit leaves the rest queued and is submitted
 // again at once; -EAGAIN/-EBUSY (no room in the kernel now) reaps what has
@@ -143,8 +231,10 @@ void Engine::cancel_in_flight(unsigned depth) {
     backend_.cancel(busy);
 }
 
-unsigned Engine::reap(PhaseWork& work, unsigned want, EngineTally& t, const EngineOptions& o) {
-    const std::size_t n = backend_.reap(done_, want);
+unsigned Engine::reap(PhaseWork& work, unsigned want, EngineTally& t, const EngineOptions& o,
+                      std::uint64_t deadline_ns) {
+    const std::size_t n =
+        deadline_ns ? backend_.reap_until(done_, want, deadline_ns) : backend_.reap(done_, want);
     const std::uint64_t now = monotonic_ns();
     work_now_ = now;
     work.reaped(now);

@@ -13,6 +13,7 @@
 #include <span>
 #include <vector>
 
+#include "engine/rate_schedule.h"
 #include "io/backend.h"
 
 namespace ds::run {
@@ -25,6 +26,11 @@ struct Slot {
     std::uint64_t first_offset = 0;
     std::uint32_t first_length = 0;
     std::byte* buf = nullptr;  // this slot's part of the worker's buffer
+    // --rate: when the schedule said the operation was due (0: closed loop,
+    // or a flush), and whether it was late: due while every slot was busy.
+    // Otherwise req.submit_ns - due_ns is the schedule's issue error.
+    std::uint64_t due_ns = 0;
+    bool late = false;
 };
 
 // A phase, as the loop sees it.  All calls come from the loop's thread.
@@ -55,6 +61,9 @@ struct EngineOptions {
     // Where the loop publishes how many operations it has in flight (for
     // the coordinator's "stopping" line); null: nowhere.
     std::atomic<unsigned>* in_flight = nullptr;
+    // --rate: operations are issued when this schedule says they are due
+    // (open loop; --batch does not apply); null: as soon as a slot frees.
+    RateSchedule* schedule = nullptr;
 };
 
 struct EngineTally {
@@ -110,9 +119,15 @@ class Engine {
     EngineTally run(PhaseWork& work, const EngineOptions& options);
 
   private:
+    // run() with o.schedule: see engine.cpp.
+    EngineTally run_scheduled(PhaseWork& work, const EngineOptions& o, unsigned depth);
+    // Waits until the clock reaches `due_ns` with nothing in flight.
+    void sleep_until(PhaseWork& work, std::uint64_t due_ns);
     // Waits for `want` completions, hands them to `work`; returns how many
     // operations finished (retried ones stay in flight).
-    unsigned reap(PhaseWork& work, unsigned want, EngineTally& t, const EngineOptions& o);
+    // With `deadline_ns`, for one completion or until then (maybe none).
+    unsigned reap(PhaseWork& work, unsigned want, EngineTally& t, const EngineOptions& o,
+                  std::uint64_t deadline_ns = 0);
     // Submits the `queued` operations prepared since the last submission;
     // returns how many operations finished meanwhile (see engine.cpp).
     unsigned submit(PhaseWork& work, unsigned queued, EngineTally& t, const EngineOptions& o);

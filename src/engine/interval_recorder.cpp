@@ -18,6 +18,7 @@ void IntervalRecorder::publish(const PhaseCounters& c) {
     current_.read_bytes = c.read_bytes - at_start_.read_bytes;
     current_.write_bytes = c.write_bytes - at_start_.write_bytes;
     current_.mismatches = c.mismatch_total() - at_start_.mismatch_total();
+    current_.late_ops = c.late_ops - at_start_.late_ops;
     for (std::size_t m = 0; m < c.mismatches.size(); ++m)
         current_.mismatches_by_class[m] = c.mismatches[m] - at_start_.mismatches[m];
     at_start_.read_ops = c.read_ops;
@@ -25,10 +26,12 @@ void IntervalRecorder::publish(const PhaseCounters& c) {
     at_start_.read_bytes = c.read_bytes;
     at_start_.write_bytes = c.write_bytes;
     at_start_.mismatches = c.mismatches;
+    at_start_.late_ops = c.late_ops;
     std::lock_guard lk(mutex_);
     published_.push_back(current_);
     current_.read_latency.reset();
     current_.write_latency.reset();
+    current_.response_latency.reset();
 }
 
 void IntervalRecorder::roll(std::uint64_t now_ns, const PhaseCounters& c) {

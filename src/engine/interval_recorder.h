@@ -21,6 +21,8 @@ class IntervalRecorder {
     bool on() const { return start_ns_ != 0; }
     void record_read(std::uint64_t ns) { current_.read_latency.record(ns); }
     void record_write(std::uint64_t ns) { current_.write_latency.record(ns); }
+    // --rate: one operation's response time (completion minus due).
+    void record_response(std::uint64_t ns) { current_.response_latency.record(ns); }
     // At each wait: publishes the second in progress when `now_ns` is past it.
     void tick(std::uint64_t now_ns, const PhaseCounters& c) {
         if (now_ns >= next_boundary_ns_) roll(now_ns, c);

@@ -1,5 +1,6 @@
 #include "engine/phase_work.h"
 
+#include <algorithm>
 #include <cerrno>
 
 #include "pattern/generator.h"
@@ -122,8 +123,25 @@ void IoPhase::complete(Slot& s, std::int32_t result, std::uint64_t latency_ns) {
         ++k.write_ops;
         k.write_bytes += s.first_length;
     }
+    if (ok && s.due_ns) scheduled_done(s, latency_ns);
     if (!is_read) writes_->write_done(s, ok);
     released(s);
+}
+
+// Response time counts from when the operation was due, so the time it
+// waited for a slot (late) or for the engine (issue error) is in it.
+void IoPhase::scheduled_done(const Slot& s, std::uint64_t latency_ns) {
+    PhaseCounters& k = c_.out.counters;
+    const std::uint64_t waited = s.req.submit_ns > s.due_ns ? s.req.submit_ns - s.due_ns : 0;
+    const std::uint64_t response = latency_ns + waited;
+    k.response_latency.record(response);
+    c_.intervals.record_response(response);
+    if (s.late) {
+        ++k.late_ops;
+        k.max_lateness_ns = std::max(k.max_lateness_ns, waited);
+    } else {
+        k.issue_error.record(waited);
+    }
 }
 
 void IoPhase::flush_done(Slot& s, std::int32_t result, std::uint64_t latency_ns) {

@@ -33,6 +33,11 @@ struct PhasePlan {
     std::uint64_t intervals_from_ns = 0;  // --timeseries: phase start; 0 = no per-interval stats
     std::uint64_t interval_ns = 1'000'000'000;  // --interval
     std::uint64_t round = 0;  // --steady-state: the random phase's round (0-based), for its offsets
+    // --rate: this worker's share of the rate (ops/s; 0 = closed loop), its
+    // arrivals, and when its schedule starts (monotonic ns).
+    double rate = 0;
+    Arrivals arrivals = Arrivals::fixed;
+    std::uint64_t rate_start_ns = 0;
 };
 
 // How one worker's phase ended.
@@ -113,6 +118,8 @@ class IoPhase : public PhaseWork {
     void verify(const Slot& s);
     void flush_done(Slot& s, std::int32_t result, std::uint64_t latency_ns);
     void failed(Slot& s, std::int32_t result, bool is_read);
+    // --rate: the response time and schedule figures of a completed operation.
+    void scheduled_done(const Slot& s, std::uint64_t latency_ns);
 
     WriteDurability* writes_;
 };

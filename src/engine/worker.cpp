@@ -148,7 +148,12 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
     }
     Engine engine(*backend, slots_, stop_);
     const std::uint64_t calls0 = backend->system_calls();
-    const EngineTally t = engine.run(*phase, {depth, geo_.batch, plan.stop_after_ops, &in_flight});
+    std::optional<RateSchedule> schedule;
+    if (random && plan.rate > 0)
+        schedule.emplace(plan.rate, plan.arrivals, plan.rate_start_ns, 0,
+                         seed_ ^ (std::uint64_t{file_index_} << 40) ^ plan.iteration);
+    const EngineTally t = engine.run(*phase, {depth, geo_.batch, plan.stop_after_ops, &in_flight,
+                                              schedule ? &*schedule : nullptr});
     writes.finish();
     intervals_.finish(out.counters);
     phase->reaped(monotonic_ns());  // the final progress

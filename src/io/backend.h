@@ -96,6 +96,15 @@ class Backend {
     // are done (fewer when interrupted by a signal, or, for more than one,
     // after a short backend-chosen wait), returns up to out.size().
     virtual std::size_t reap(std::span<Completion> out, unsigned min_complete) = 0;
+    // Submits what is queued and waits until `min_complete` (>= 1)
+    // operations are done or the monotonic clock reaches `deadline_ns`
+    // (--rate: the next operation's due time), whichever comes first;
+    // returns up to out.size(), maybe 0.  A backend that cannot wait with a
+    // deadline waits for one completion.
+    virtual std::size_t reap_until(std::span<Completion> out, unsigned /*min_complete*/,
+                                   std::uint64_t /*deadline_ns*/) {
+        return reap(out, 1);
+    }
     // Asks the device to drop the operations in flight (`in_flight`: all of
     // them) that have not started; those complete with -ECANCELED, the rest
     // as they would have.  False when this backend cannot cancel anything

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 
 #include "io/quit_and_join.h"
 
@@ -117,6 +118,25 @@ std::size_t ThreadedSyncBackend::reap(std::span<Completion> out, unsigned min_co
     if (min_complete > 0 && done_.size() < min_complete) {
         want_ = min_complete;
         done_cv_.wait(lk, [&] { return done_.size() >= want_; });
+        want_ = 0;
+    }
+    const std::size_t n = std::min(out.size(), done_.size());
+    std::copy(done_.end() - static_cast<std::ptrdiff_t>(n), done_.end(), out.begin());
+    done_.resize(done_.size() - n);
+    return n;
+}
+
+// --rate: wait for `min_complete` completions or the deadline (a futex wait; the
+// engine lowers its thread's timer slack, so it wakes near the deadline).
+std::size_t ThreadedSyncBackend::reap_until(std::span<Completion> out, unsigned min_complete,
+                                            std::uint64_t deadline_ns) {
+    submit();
+    std::unique_lock lk(m_);
+    if (done_.size() < std::max(1u, min_complete)) {
+        using clock = std::chrono::steady_clock;  // CLOCK_MONOTONIC on Linux
+        const clock::time_point until{std::chrono::nanoseconds(deadline_ns)};
+        want_ = std::max(1u, min_complete);
+        done_cv_.wait_until(lk, until, [&] { return done_.size() >= want_; });
         want_ = 0;
     }
     const std::size_t n = std::min(out.size(), done_.size());

@@ -60,6 +60,8 @@ class ThreadedSyncBackend final : public Backend {
     void prepare(Request& r) override { queued_.push_back(&r); }
     int submit() override;
     std::size_t reap(std::span<Completion> out, unsigned min_complete) override;
+    std::size_t reap_until(std::span<Completion> out, unsigned min_complete,
+                           std::uint64_t deadline_ns) override;
     std::uint64_t system_calls() const override { return calls_.load(std::memory_order_relaxed); }
 
   private:

@@ -1,6 +1,7 @@
 #include "io/uring_backend.h"
 
 #include <sys/uio.h>
+#include <time.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -272,6 +273,10 @@ std::size_t UringBackend::reap(std::span<Completion> out, unsigned min_complete)
         ++enters_;
         (void)io_uring_wait_cqe_nr(&ring_, &cqe, wait_nr);  // EINTR: the engine looks again
     }
+    return take_completed(out, n);
+}
+
+std::size_t UringBackend::take_completed(std::span<Completion> out, std::size_t n) {
     const auto want = static_cast<unsigned>(std::min(out.size() - n, cqes_.size()));
     const unsigned got = io_uring_peek_batch_cqe(&ring_, cqes_.data(), want);
     for (unsigned i = 0; i < got; ++i) {
@@ -287,6 +292,35 @@ std::size_t UringBackend::reap(std::span<Completion> out, unsigned min_complete)
     }
     io_uring_cq_advance(&ring_, got);
     return n;
+}
+
+// --rate: submit and wait for `min_complete` completions, or until the next
+// operation is due, in one io_uring_enter (IORING_ENTER_EXT_ARG, 5.11).  The kernel
+// sleeps on an hrtimer with no slack, so it wakes at the due time, not the
+// 50 us later a futex or nanosleep of a normal thread may.
+std::size_t UringBackend::reap_until(std::span<Completion> out, unsigned min_complete,
+                                     std::uint64_t deadline_ns) {
+    std::size_t n = take_failed(out);
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    const std::uint64_t now_ns = static_cast<std::uint64_t>(now.tv_sec) * 1'000'000'000ULL +
+                                 static_cast<std::uint64_t>(now.tv_nsec);
+    if (n || broken_ || deadline_ns <= now_ns) return n + reap(out.subspan(n), 0);
+    const std::uint64_t wait = deadline_ns - now_ns;
+    __kernel_timespec ts{static_cast<long long>(wait / 1'000'000'000ULL),
+                         static_cast<long long>(wait % 1'000'000'000ULL)};
+    io_uring_cqe* cqe = nullptr;
+    count_enter(std::max(1u, min_complete));
+    const int ret =
+        io_uring_submit_and_wait_timeout(&ring_, &cqe, std::max(1u, min_complete), &ts, nullptr);
+    if (ret < 0 && ret != -ETIME && !transient(ret)) {
+        if (io_uring_sq_ready(&ring_) == 0)
+            throw std::system_error(-ret, std::generic_category(),
+                                    "io_uring_submit_and_wait_timeout");
+        fail_queued(ret);
+        n += take_failed(out.subspan(n));
+    }
+    return take_completed(out, n);
 }
 
 bool UringBackend::queue_cancel(std::uint64_t key, int flags) {

@@ -30,6 +30,8 @@ class UringBackend final : public Backend {
     void prepare(Request& r) override;
     int submit() override;
     std::size_t reap(std::span<Completion> out, unsigned min_complete) override;
+    std::size_t reap_until(std::span<Completion> out, unsigned min_complete,
+                           std::uint64_t deadline_ns) override;
     // IORING_OP_ASYNC_CANCEL: one for everything (IORING_ASYNC_CANCEL_ANY,
     // 5.19), or one per request by its user_data on older kernels.
     bool cancel(std::span<Request* const> in_flight) override;
@@ -43,6 +45,8 @@ class UringBackend final : public Backend {
     bool queue_cancel(std::uint64_t key, int flags);
     // Submission failed for good with `err`: see uring_backend.cpp.
     void fail_queued(int err);
+    // Moves what has completed into out[n...]; returns the new count.
+    std::size_t take_completed(std::span<Completion> out, std::size_t n);
     // Moves failed submissions into `out`; returns how many.
     std::size_t take_failed(std::span<Completion> out);
 

@@ -150,6 +150,10 @@ void PromTotals::expect(const run::RunConfig& cfg) {
     if (cfg.has_phase(Phase::seq_write)) phase(Phase::seq_write, false, true);
     if (cfg.has_phase(Phase::seq_read)) phase(Phase::seq_read, true, false);
     if (random) phase(Phase::random, cfg.read_pct > 0, cfg.read_pct < 100);
+    if (random && cfg.rate > 0) {
+        response[Phase::random];
+        late_ops[Phase::random] += 0;
+    }
     if (cfg.has_phase(Phase::reverify)) phase(Phase::reverify, true, false);
 }
 
@@ -175,6 +179,10 @@ void PromTotals::add_phase(const run::PhaseResult& p, const std::string& point) 
     add_op(PromOp::read, c.read_latency, c.read_bytes);
     add_op(PromOp::write, c.write_latency, c.write_bytes);
     add_op(PromOp::flush, c.flush_latency, 0);
+    if (c.response_latency.count() || response.count(p.phase)) {
+        response[p.phase].add(c.response_latency);
+        late_ops[p.phase] += c.late_ops;
+    }
     phase_seconds[p.phase] += p.seconds;
     if (c.verified_bytes || verified_bytes.count(p.phase))
         verified_bytes[p.phase] += c.verified_bytes;
@@ -194,6 +202,10 @@ void PromTotals::add_interval(run::Phase phase, const run::IntervalStats& s) {
     };
     add_op(PromOp::read, s.read_latency, s.read_bytes);
     add_op(PromOp::write, s.write_latency, s.write_bytes);
+    if (s.response_latency.count()) {
+        response[phase].add(s.response_latency);
+        late_ops[phase] += s.late_ops;
+    }
     for (std::size_t i = 0; i < mismatches.size(); ++i)
         mismatches[i] += s.mismatches_by_class[i];
 }
@@ -204,6 +216,10 @@ void PromTotals::add(const PromTotals& o) {
         mine.latency.add(s.latency);
         mine.bytes += s.bytes;
     }
+    for (const auto& [p, h] : o.response)
+        response[p].add(h);
+    for (const auto& [p, n] : o.late_ops)
+        late_ops[p] += n;
     for (const auto& [p, s] : o.phase_seconds)
         phase_seconds[p] += s;
     for (const auto& [p, b] : o.verified_bytes)
@@ -497,6 +513,44 @@ std::vector<Family> counter_families(const PromState& s, const std::vector<PromS
     return {iterations, secs, ops, bytes, verified, mismatches, write_errors, cpu, max};
 }
 
+// One classic histogram's samples on the shared bucket set.
+void add_histogram(Family& f, const PromLabels& labels, const PromHistogram& h) {
+    const auto& bounds = prom_latency_bounds_ns();
+    std::uint64_t cumulative = 0;
+    for (std::size_t i = 0; i < bounds.size(); ++i) {
+        cumulative += h.buckets[i];
+        f.add(with(labels, {{"le", prom_seconds_text(bounds[i])}}), format_count(cumulative),
+              "_bucket");
+    }
+    f.add(with(labels, {{"le", "+Inf"}}), format_count(h.count), "_bucket");
+    f.add(labels, format_double(seconds(h.sum_ns)), "_sum");
+    f.add(labels, format_count(h.count), "_count");
+}
+
+// --rate's families; none when no run of the file has a schedule.
+std::vector<Family> rate_families(const PromState& s, const std::vector<PromSeriesSet>& runs) {
+    Family response{"drivestress_response_latency_seconds",
+                    "histogram",
+                    "--rate: response time of the operations completed, per phase, from when "
+                    "the schedule said each was due (drivestress_op_latency_seconds is then "
+                    "service time).",
+                    {}};
+    Family late{"drivestress_late_ops_total",
+                "counter",
+                "--rate: operations due while every slot was busy, issued late.",
+                {}};
+    for (const auto& run : runs) {
+        PromLabels base = s.labels;
+        base.insert(base.end(), run.labels.begin(), run.labels.end());
+        for (const auto& [p, h] : run.totals.response)
+            add_histogram(response, with(base, {{"phase", phase_name(p)}}), h);
+        for (const auto& [p, n] : run.totals.late_ops)
+            late.add(with(base, {{"phase", phase_name(p)}}), format_count(n));
+    }
+    if (response.samples.empty()) return {};
+    return {response, late};
+}
+
 Family latency_family(const PromState& s, const std::vector<PromSeriesSet>& runs) {
     Family f{"drivestress_op_latency_seconds",
              "histogram",
@@ -504,23 +558,13 @@ Family latency_family(const PromState& s, const std::vector<PromSeriesSet>& runs
              "completion; one fixed bucket set on every host and version, so sum by (le) merges "
              "hosts (histogram_quantile is then within 19.08%).",
              {}};
-    const auto& bounds = prom_latency_bounds_ns();
     for (const auto& run : runs) {
         PromLabels base = s.labels;
         base.insert(base.end(), run.labels.begin(), run.labels.end());
         for (const auto& [key, series] : run.totals.ops) {
             const auto labels = with(base, {{"phase", phase_name(key.first)},
                                             {"op", std::string(to_string(key.second))}});
-            const PromHistogram& h = series.latency;
-            std::uint64_t cumulative = 0;
-            for (std::size_t i = 0; i < bounds.size(); ++i) {
-                cumulative += h.buckets[i];
-                f.add(with(labels, {{"le", prom_seconds_text(bounds[i])}}),
-                      format_count(cumulative), "_bucket");
-            }
-            f.add(with(labels, {{"le", "+Inf"}}), format_count(h.count), "_bucket");
-            f.add(labels, format_double(seconds(h.sum_ns)), "_sum");
-            f.add(labels, format_count(h.count), "_count");
+            add_histogram(f, labels, series.latency);
         }
     }
     return f;
@@ -682,6 +726,8 @@ std::string prometheus_text(const PromState& state, const std::vector<PromSeries
     for (const auto& f : counter_families(state, runs))
         f.render(out);
     latency_family(state, runs).render(out);
+    for (const auto& f : rate_families(state, runs))
+        f.render(out);
     for (const auto& f : repeat_families(state, runs))
         f.render(out);
     for (const auto& f : target_families(state))

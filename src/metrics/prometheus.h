@@ -72,6 +72,10 @@ struct PromTotals {
     std::uint64_t write_errors = 0;
     double cpu_user_s = 0, cpu_system_s = 0;
     std::uint64_t iterations = 0;
+    // --rate: response time (completion minus due) per phase, reads and
+    // writes together, and the operations that were late; empty without it.
+    std::map<run::Phase, PromHistogram> response;
+    std::map<run::Phase, std::uint64_t> late_ops;
     // --repeat: the figures of each repeat of the finished phases (a phase
     // and its later iterations' runs, as JSON's merged_phases), by phase and
     // sweep point ("qd=32"; "" outside a sweep), up to

@@ -56,6 +56,12 @@ std::string TimeseriesWriter::line(std::uint64_t iteration, run::Phase phase,
     j["p50_ns"] = latency.value_at_percentile(50);
     j["p99_ns"] = latency.value_at_percentile(99);
     j["max_ns"] = latency.max();
+    if (s.response_latency.count()) {  // --rate: from when each was due
+        j["response_p50_ns"] = s.response_latency.value_at_percentile(50);
+        j["response_p99_ns"] = s.response_latency.value_at_percentile(99);
+        j["response_max_ns"] = s.response_latency.max();
+        j["late_ops"] = s.late_ops;
+    }
     j["mismatches"] = mismatches_so_far;
     if (s.temperature_c) j["temperature_c"] = *s.temperature_c;
     if (!s.targets.empty()) {

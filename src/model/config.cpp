@@ -59,6 +59,16 @@ std::optional<SyncMethod> sync_method_from_string(std::string_view s) {
     return std::nullopt;
 }
 
+std::string_view to_string(Arrivals a) {
+    return a == Arrivals::poisson ? "poisson" : "fixed";
+}
+
+std::optional<Arrivals> arrivals_from_string(std::string_view s) {
+    if (s == "fixed") return Arrivals::fixed;
+    if (s == "poisson") return Arrivals::poisson;
+    return std::nullopt;
+}
+
 std::uint64_t seconds_to_ns(double s) {
     return s > 0 ? static_cast<std::uint64_t>(std::llround(s * 1e9)) : 0;
 }
@@ -71,6 +81,8 @@ std::string_view to_string(SweepParam p) {
             return "files";
         case SweepParam::rand_block:
             return "rand-block";
+        case SweepParam::rate:
+            return "rate";
     }
     return "?";
 }

@@ -26,11 +26,14 @@ std::string_view to_string(BackendChoice b);
 
 // A sweep runs the random phase once per value of one parameter, on files
 // written and verified once.
-enum class SweepParam { qd, files, rand_block };
-std::string_view to_string(SweepParam p);  // "qd", "files", "rand-block"
+// rate: --rate per point (open loop), in IOPS, or with `percent` in
+// percent of the closed-loop IOPS measured first.
+enum class SweepParam { qd, files, rand_block, rate };
+std::string_view to_string(SweepParam p);  // "qd", "files", "rand-block", "rate"
 struct Sweep {
     SweepParam param = SweepParam::qd;
     std::vector<std::uint64_t> values;  // in the order given
+    bool percent = false;               // rate: values are % of the closed-loop maximum
 };
 
 // How writes are made durable (--sync).
@@ -43,6 +46,12 @@ inline constexpr SyncMethod kAllSyncMethods[] = {SyncMethod::none, SyncMethod::o
                                                  SyncMethod::fdatasync};
 std::string_view to_string(SyncMethod m);  // "none", "osync", "dsync", "fsync", "fdatasync"
 std::optional<SyncMethod> sync_method_from_string(std::string_view s);
+
+// --arrivals: how a --rate schedule spaces operations: evenly, or as a
+// Poisson process (exponential gaps) with the same mean rate.
+enum class Arrivals { fixed, poisson };
+std::string_view to_string(Arrivals a);  // "fixed", "poisson"
+std::optional<Arrivals> arrivals_from_string(std::string_view s);
 
 // Durations given in seconds, as whole nanoseconds (rounded: 100us is
 // 100000 ns, not 99999).
@@ -137,6 +146,10 @@ struct RunConfig {
     SyncMethod sync = SyncMethod::none;
     std::uint64_t sync_every = 1;  // writes per flush (fsync/fdatasync), per listener call
     unsigned batch = 1;            // SQEs prepared before each submission (--batch)
+    // --rate: the random phase is open-loop, this many operations a second
+    // over all workers (split evenly), each issued when it is due; 0: closed loop.
+    double rate = 0;
+    Arrivals arrivals = Arrivals::fixed;
     // --sync-compare: the pg_test_fsync-style table instead of the phases;
     // each row lasts sync_compare_row_s, or sync_compare_row_ops writes when set.
     bool sync_compare = false;

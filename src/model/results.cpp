@@ -35,6 +35,10 @@ void PhaseCounters::merge(const PhaseCounters& o) {
     flush_latency.merge(o.flush_latency);
     write_errors += o.write_errors;
     system_calls += o.system_calls;
+    response_latency.merge(o.response_latency);
+    issue_error.merge(o.issue_error);
+    late_ops += o.late_ops;
+    max_lateness_ns = std::max(max_lateness_ns, o.max_lateness_ns);
 }
 
 std::uint64_t PhaseCounters::mismatch_total() const {
@@ -59,6 +63,8 @@ void IntervalStats::merge(const IntervalStats& o) {
         targets[t].write_bytes += o.targets[t].write_bytes;
         targets[t].mismatches += o.targets[t].mismatches;
     }
+    response_latency.merge(o.response_latency);
+    late_ops += o.late_ops;
 }
 
 stats::LatencyHistogram IntervalStats::latency() const {
@@ -69,6 +75,30 @@ stats::LatencyHistogram IntervalStats::latency() const {
 
 stats::KneeAxis SweepResult::axis() const {
     return param == SweepParam::rand_block ? stats::KneeAxis::bandwidth : stats::KneeAxis::iops;
+}
+
+std::vector<std::uint64_t> SweepResult::response_p99_ns() const {
+    std::vector<std::uint64_t> out;
+    for (const auto& pt : points)
+        out.push_back(pt.random.counters.response_latency.value_at_percentile(99));
+    return out;
+}
+
+// The first point whose response p99 is kTurnUpFactor times the lowest of
+// the points before it (at lower rates), or whose rate was not met.
+void SweepResult::find_turn_up() {
+    turn_up.reset();
+    const std::vector<std::uint64_t> p99 = response_p99_ns();
+    std::uint64_t lowest = UINT64_MAX;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        const bool grew =
+            i > 0 && static_cast<double>(p99[i]) > kTurnUpFactor * static_cast<double>(lowest);
+        if (grew || !points[i].random.rate_met()) {
+            turn_up = i;
+            return;
+        }
+        lowest = std::min(lowest, p99[i]);
+    }
 }
 
 std::vector<stats::SweepFigures> SweepResult::figures() const {
@@ -129,6 +159,12 @@ double PhaseResult::bytes_per_sec() const {
                        : 0.0;
 }
 
+bool PhaseResult::rate_met() const {
+    const std::uint64_t ops = counters.read_ops + counters.write_ops;
+    return iops() >= requested_rate * kRateMetShare &&
+           static_cast<double>(counters.late_ops) <= static_cast<double>(ops) * kRateMetLateShare;
+}
+
 stats::LatencyHistogram PhaseResult::latency() const {
     stats::LatencyHistogram all = counters.read_latency;
     all.merge(counters.write_latency);
@@ -137,6 +173,7 @@ stats::LatencyHistogram PhaseResult::latency() const {
 
 void PhaseResult::merge(const PhaseResult& o) {
     workers = std::max(workers, o.workers);
+    requested_rate = std::max(requested_rate, o.requested_rate);
     interrupted = interrupted || o.interrupted;
     seconds += o.seconds;
     cpu += o.cpu;

@@ -93,6 +93,16 @@ struct PhaseCounters {
     std::uint64_t write_errors = 0;
     // System calls that moved data (Backend::system_calls) during the phase.
     std::uint64_t system_calls = 0;
+    // --rate (open loop): response time, completion minus the time the
+    // schedule said the operation was due (reads and writes together; the
+    // read/write histograms above stay service time, submission to
+    // completion).  Of the operations issued on time, how late the engine
+    // issued them (the schedule's issue error); of those due while every
+    // slot was busy (late), how many and the largest lateness.
+    stats::LatencyHistogram response_latency;
+    stats::LatencyHistogram issue_error;
+    std::uint64_t late_ops = 0;
+    std::uint64_t max_lateness_ns = 0;
 
     void merge(const PhaseCounters& o);
     std::uint64_t mismatch_total() const;
@@ -110,6 +120,10 @@ struct IntervalStats {
     ClassCounts mismatches_by_class{};
     // Operations completed in this second.
     stats::LatencyHistogram read_latency, write_latency;
+    // --rate: their response time (completion minus due), and how many of
+    // them were late (due while every slot was busy).
+    stats::LatencyHistogram response_latency;
+    std::uint64_t late_ops = 0;
     // NVMe targets: the controller's temperature when the second was
     // passed on, degrees Celsius (hwmon); none elsewhere.
     std::optional<double> temperature_c;
@@ -160,6 +174,9 @@ struct PhaseResult {
     stats::CpuTime cpu;
     sys::HostLoad host;  // what else the host did meanwhile (steal, other processes)
     PhaseCounters counters;
+    // --rate: the operations a second asked for over all workers (0: closed
+    // loop); rate_met() says whether the phase achieved it.
+    double requested_rate = 0;
     // --repeat: each repeat's figures in run order (a phase run once: empty).
     // Merged phases hold those of every iteration, up to kMaxRepeats.
     std::vector<RepeatFigures> repeats;
@@ -167,6 +184,11 @@ struct PhaseResult {
 
     double iops() const;
     double bytes_per_sec() const;
+    // --rate: achieved at least kRateMetShare of the requested rate, with at
+    // most kRateMetLateShare of the operations late.
+    static constexpr double kRateMetShare = 0.95;
+    static constexpr double kRateMetLateShare = 0.01;
+    bool rate_met() const;
     // Reads and writes together.
     stats::LatencyHistogram latency() const;
     // See kMinMeasuredSeconds: empty when the phase is long enough.
@@ -227,6 +249,16 @@ struct SweepResult {
     // --repeat: the point the medians would make the knee, when the p99 rise
     // after it is within the noise of the repeats (then `knee` is not set).
     std::optional<std::size_t> knee_in_noise;
+    // --sweep rate=PCT%: the closed-loop IOPS the percentages are of.
+    double closed_loop_iops = 0;
+    // --sweep rate: the first point whose response p99 turned up (see
+    // kTurnUpFactor), or whose rate was not met: the load the drive takes
+    // before its tail grows.
+    std::optional<std::size_t> turn_up;
+    static constexpr double kTurnUpFactor = 2.0;
+    // Response p99 of each point (--sweep rate).
+    std::vector<std::uint64_t> response_p99_ns() const;
+    void find_turn_up();
 
     // The figure the knee is chosen by: bandwidth for block sizes, else IOPS.
     stats::KneeAxis axis() const;

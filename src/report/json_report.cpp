@@ -32,6 +32,21 @@ json class_counts(const run::ClassCounts& counts) {
     return j;
 }
 
+// --rate's figures of a phase (null for a closed-loop one): latency above
+// is service time; response_latency counts from when each was due.
+json rate_json(const run::PhaseResult& p, const run::RunConfig& cfg) {
+    if (p.requested_rate <= 0) return nullptr;
+    const auto& c = p.counters;
+    return {{"requested_iops", p.requested_rate},
+            {"achieved_iops", p.iops()},
+            {"arrivals", std::string(run::to_string(cfg.arrivals))},
+            {"met", p.rate_met()},
+            {"late_ops", c.late_ops},
+            {"max_lateness_ns", c.max_lateness_ns},
+            {"response_latency", latency_json(c.response_latency)},
+            {"issue_error", latency_json(c.issue_error)}};
+}
+
 json phase_json(const run::PhaseResult& p, const run::RunConfig& cfg) {
     const auto& c = p.counters;
     const double s = p.seconds;
@@ -87,6 +102,7 @@ json phase_json(const run::PhaseResult& p, const run::RunConfig& cfg) {
     j["flush_ops"] = c.flush_ops;
     j["flush_latency"] = latency_json(c.flush_latency);
     j["write_errors"] = c.write_errors;
+    j["rate"] = rate_json(p, cfg);
     if (p.repeats.size() >= 2) {  // --repeat N, N > 1
         const run::RepeatEstimates e = p.estimates();
         j["repeats"] = {{"n", p.repeats.size()},
@@ -736,6 +752,8 @@ json config_json(const run::RunConfig& cfg, std::uint64_t seed) {
             {"sync", std::string(run::to_string(cfg.sync))},
             {"sync_every", cfg.sync_every},
             {"batch", cfg.batch},
+            {"rate_iops", cfg.rate > 0 ? json(cfg.rate) : json(nullptr)},
+            {"arrivals", std::string(run::to_string(cfg.arrivals))},
             {"cpus", cfg.cpus.empty() ? json(nullptr) : json(cfg.cpus)},
             {"sync_compare", cfg.sync_compare}};
 }
@@ -774,7 +792,21 @@ json sweep_json(const run::RunConfig& cfg, const run::SweepResult& sweep) {
     const char* verdict = sweep.knee            ? "named"
                           : sweep.knee_in_noise ? "within_noise"
                                                 : "not_reached";
+    json turn_up = nullptr;
+    if (sweep.turn_up) {
+        const auto& p = sweep.points[*sweep.turn_up].random;
+        turn_up = {{"index", *sweep.turn_up},
+                   {"value", sweep.points[*sweep.turn_up].value},
+                   {"requested_iops", p.requested_rate},
+                   {"achieved_iops", p.iops()},
+                   {"rate_met", p.rate_met()},
+                   {"response_p99_ns", p.counters.response_latency.value_at_percentile(99)}};
+    }
     return {{"parameter", std::string(run::to_string(sweep.param))},
+            {"rate_percent", cfg.sweep && cfg.sweep->percent},
+            {"closed_loop_iops",
+             sweep.closed_loop_iops > 0 ? json(sweep.closed_loop_iops) : json(nullptr)},
+            {"turn_up", turn_up},
             {"knee_gain_pct", cfg.knee_gain_pct},
             {"points", points},
             {"knee", knee},

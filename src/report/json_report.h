@@ -21,7 +21,8 @@ namespace ds::report {
 // point's) "repeats", the sweep's "knee_verdict", estimates beside the
 // figures of --compare-backends; every version-2 key is still there.
 // 4: "targets", one object per target with its own figures and verdict
-// (several targets in one run); every version-3 key is still there.
+// (several targets in one run); and "rate" in every phase (--rate;
+// null in a closed loop); every version-3 key is still there.
 inline constexpr int kSchemaVersion = 4;
 
 // The keys every document starts with: schema_version, tool, run_id,

@@ -116,9 +116,34 @@ std::string phase_line(const run::PhaseResult& p, const std::vector<double>& thr
                 printf_string("%.0f s and %" PRIu64 " operations, e.g. ", run::kMinMeasuredSeconds,
                               run::kMinMeasuredOps) +
                 (p.phase == run::Phase::random ? "--rand-time 5s" : "--seq-time 5s") + ")";
+    if (p.requested_rate > 0) line.append("\n").append(rate_line(p));
     if (p.repeats.size() >= 2) line.append("\n").append(repeats_line(p));
     if (p.phase == run::Phase::random && c.write_ops + c.write_errors > 0)
         line.append("\n").append(writes_line(p));
+    return line;
+}
+
+std::string rate_line(const run::PhaseResult& p) {
+    const auto& c = p.counters;
+    const auto& r = c.response_latency;
+    const auto& e = c.issue_error;
+    const std::uint64_t ops = c.read_ops + c.write_ops;
+    std::string line =
+        "  rate:      requested " + units::format_iops(p.requested_rate) + " IOPS, achieved " +
+        units::format_iops(p.iops()) +
+        printf_string(" (%.1f %%)", p.requested_rate > 0 ? 100 * p.iops() / p.requested_rate : 0.0);
+    line += p.rate_met() ? "  rate met" : "  RATE NOT MET";
+    line += printf_string(
+                "  late %" PRIu64 " (%.2f %%), largest lateness ", c.late_ops,
+                ops ? 100.0 * static_cast<double>(c.late_ops) / static_cast<double>(ops) : 0.0) +
+            ms(c.max_lateness_ns) + " ms";
+    line += "\n             response ms p50 " + ms(r.value_at_percentile(50)) + " p95 " +
+            ms(r.value_at_percentile(95)) + " p99 " + ms(r.value_at_percentile(99)) + " p99.9 " +
+            ms(r.value_at_percentile(99.9)) + " max " + ms(r.max()) + "  (lat above: service time)";
+    auto us = [](std::uint64_t ns) { return printf_string("%.1f", ns / 1e3); };
+    line += "\n             issue error us p50 " + us(e.value_at_percentile(50)) + " p99 " +
+            us(e.value_at_percentile(99)) + " p99.9 " + us(e.value_at_percentile(99.9)) + " max " +
+            us(e.max()) + printf_string(" (%" PRIu64 " on-time operations)", e.count());
     return line;
 }
 
@@ -203,7 +228,29 @@ std::string drift_table(const std::vector<run::PhaseDrift>& drift, std::uint64_t
     return t;
 }
 
+// "turn-up: response p99 turns up at rate 80% (8.1k IOPS): 4.2 ms against
+// at most 1.1 ms below it" (or "rate not met").
+std::string turn_up_line(const run::SweepResult& sweep) {
+    if (sweep.points.empty()) return "turn-up: no points";
+    const auto p99 = sweep.response_p99_ns();
+    if (!sweep.turn_up)
+        return "turn-up: not reached (response p99 within " +
+               printf_string("%.0fx", run::SweepResult::kTurnUpFactor) +
+               " of the lowest rate's up to the highest rate swept, every rate met)";
+    const std::size_t i = *sweep.turn_up;
+    const auto& p = sweep.points[i].random;
+    std::string at = printf_string("turn-up: at %s IOPS requested (%s achieved): ",
+                                   units::format_iops(p.requested_rate).c_str(),
+                                   units::format_iops(p.iops()).c_str());
+    if (!p.rate_met()) return at + "rate not met";
+    const std::uint64_t below =
+        *std::min_element(p99.begin(), p99.begin() + static_cast<std::ptrdiff_t>(i));
+    return at + "response p99 " + ms(p99[i]) + " ms against " + ms(below) +
+           " ms at a lower rate (one run per point)";
+}
+
 std::string knee_line(const run::SweepResult& sweep) {
+    if (sweep.param == run::SweepParam::rate) return turn_up_line(sweep);
     const std::string name(run::to_string(sweep.param));
     auto value_text = [&](std::uint64_t v) {
         return sweep.param == run::SweepParam::rand_block ? units::format_size_option(v)
@@ -664,10 +711,50 @@ void TextReport::iteration_done(const run::IterationResult& it) {
     std::fflush(out_);
 }
 
+// --sweep rate: one row per rate, response time beside service time.
+std::string rate_sweep_row(const run::RunConfig& cfg, const run::SweepPoint& point, bool first) {
+    std::string out;
+    if (first) {
+        out = printf_string("\nsweep rate: random phase open-loop, %u%% reads, ", cfg.read_pct);
+        out += cfg.rand_ops ? std::to_string(*cfg.rand_ops) + " ops"
+                            : units::format_seconds(cfg.rand_time_s);
+        out += " per point, verified; response = completion - due, service = completion - submit\n";
+        out += printf_string("  %10s %9s %9s %7s %11s %10s %10s %11s  %s\n", "rate", "requested",
+                             "IOPS", "late%", "service p99", "resp p50", "resp p99", "resp p99.9",
+                             "ms");
+    }
+    const auto& p = point.random;
+    const auto& r = p.counters.response_latency;
+    const std::uint64_t ops = p.counters.read_ops + p.counters.write_ops;
+    const std::string value = point.value == 0 ? std::string("closed")
+                              : cfg.sweep->percent
+                                  ? std::to_string(point.value) + "%"
+                                  : units::format_iops(static_cast<double>(point.value));
+    out += printf_string(
+        "  %10s %9s %9s %7.2f %11s %10s %10s %11s", value.c_str(),
+        p.requested_rate > 0 ? units::format_iops(p.requested_rate).c_str() : "-",
+        units::format_iops(p.iops()).c_str(),
+        ops ? 100.0 * static_cast<double>(p.counters.late_ops) / static_cast<double>(ops) : 0.0,
+        ms(p.latency().value_at_percentile(99)).c_str(),
+        p.requested_rate > 0 ? ms(r.value_at_percentile(50)).c_str() : "-",
+        p.requested_rate > 0 ? ms(r.value_at_percentile(99)).c_str() : "-",
+        p.requested_rate > 0 ? ms(r.value_at_percentile(99.9)).c_str() : "-");
+    if (p.requested_rate > 0 && !p.rate_met()) out += "  RATE NOT MET";
+    if (p.counters.mismatch_total())
+        out += printf_string("  MISMATCHES %" PRIu64, p.counters.mismatch_total());
+    if (p.interrupted) out += "  (interrupted)";
+    return out + "\n";
+}
+
 void TextReport::sweep_point_done(const run::RunConfig& cfg, const run::SweepPoint& point) {
     clear_live();
     last_second_p99_ns_ = 0;
     if (layout_ != Layout::full) return;
+    if (cfg.sweep->param == run::SweepParam::rate) {
+        std::fputs(rate_sweep_row(cfg, point, sweep_rows_++ == 0).c_str(), out_);
+        std::fflush(out_);
+        return;
+    }
     const std::string name(run::to_string(cfg.sweep->param));
     if (sweep_rows_++ == 0) {
         std::string head =

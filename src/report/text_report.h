@@ -106,6 +106,10 @@ std::string host_busy_line(const run::PhaseResult& p);
 // aio_test's figures for a random phase that wrote: "writes:  N done, E errors
 // (F failed, 0 outstanding)  time ms min .. avg .. max ..  total .. s  .. MiB ..".
 std::string writes_line(const run::PhaseResult& p);
+// --rate: the schedule's figures under a random phase's line: requested and
+// achieved rate (and "RATE NOT MET"), late operations and the largest
+// lateness, the response-time percentiles and the schedule's issue error.
+std::string rate_line(const run::PhaseResult& p);
 // A figure over its repeats, compactly: "148.3k IOPS (±4.0 %, n=5)" (`text`
 // formats the number, `unit` follows it); one sample: number and unit alone.
 std::string estimate_text(const stats::Estimate& e, std::string (*text)(double),

@@ -135,6 +135,17 @@ PhasePlan make_plan(RunSession& s, std::uint64_t iteration, Phase phase, const S
     // --seq-time: passes until then (the first one whole, however long).
     if (phase != Phase::random && cfg.seq_time_s > 0)
         plan.deadline_ns = t0 + seconds_to_ns(cfg.seq_time_s);
+    const double rate = over.rate > 0 ? over.rate : cfg.rate;
+    if (phase == Phase::random && rate > 0) {
+        // Split evenly; with fixed arrivals each worker's schedule starts a
+        // fraction of its interval after the last, so the workers' arrivals
+        // interleave into one even stream.  1 ms of lead lets every worker
+        // thread reach its loop before its first operation is due.
+        const unsigned active = over.files ? over.files : cfg.files;
+        plan.rate = rate / active;
+        plan.arrivals = cfg.arrivals;
+        plan.rate_start_ns = t0 + 1'000'000;
+    }
     if (phase == Phase::random) {
         if (!cfg.rand_ops)
             plan.deadline_ns = t0 + seconds_to_ns(over.time_s > 0 ? over.time_s : cfg.rand_time_s);
@@ -267,6 +278,8 @@ PhaseResult run_phase(RunSession& s, std::uint64_t iteration, Phase phase,
                 mine.op_limit = n / active + (i < n % active ? 1 : 0);
                 if (mine.op_limit == 0) return;  // nothing to do for this worker
             }
+            if (mine.rate > 0 && mine.arrivals == Arrivals::fixed)
+                mine.rate_start_ns += static_cast<std::uint64_t>(1e9 / mine.rate * i / active);
             if (i == 0 && s.hooks.stop_phase == phase) mine.stop_after_ops = s.hooks.stop_after_ops;
             const std::uint64_t w0 = monotonic_ns();
             outcomes[i] = w.run(mine);
@@ -283,6 +296,7 @@ PhaseResult run_phase(RunSession& s, std::uint64_t iteration, Phase phase,
     if (const auto host1 = read_host_cpu(); host0 && host1)
         pr.host = sys::host_load(*host0, *host1, pr.cpu.user_s + pr.cpu.system_s);
     pr.workers = active;
+    if (phase == Phase::random) pr.requested_rate = over.rate > 0 ? over.rate : cfg.rate;
     account(s, outcomes, pr);
     collect_records(s.workers, s.res);
     return pr;

@@ -18,6 +18,7 @@ struct SweepOverrides {
     unsigned qd = 0;
     unsigned files = 0;
     std::uint32_t rand_block = 0;
+    double rate = 0;          // --sweep rate: this point's --rate (IOPS)
     double time_s = 0;        // the phase's length instead of --rand-time
     std::uint64_t round = 0;  // --steady-state round (PhasePlan::round)
     // Called on the coordinator's thread a few times a second with the

@@ -65,9 +65,20 @@ void judge_knee(SweepResult& sweep, double knee_gain_pct) {
 void run_sweep(RunSession& s, std::uint64_t iteration) {
     const Sweep& sweep = *s.cfg.sweep;
     s.res.sweep.param = sweep.param;
+    if (sweep.percent) {  // the maximum first: the closed loop at --qd
+        const PhaseResult max = run_repeated(s, iteration, {});
+        s.res.sweep.closed_loop_iops =
+            max.repeats.size() >= 2 ? max.estimates().iops.median : max.iops();
+        s.observer.sweep_point_done(s.cfg, SweepPoint{0, max});
+    }
     for (std::uint64_t value : sweep.values) {
         if (s.check_stop()) break;
         SweepOverrides over;
+        if (sweep.param == SweepParam::rate)
+            over.rate = sweep.percent
+                            ? s.res.sweep.closed_loop_iops * static_cast<double>(value) / 100
+                            : static_cast<double>(value);
+        if (over.rate <= 0 && sweep.param == SweepParam::rate) break;  // nothing measured
         if (sweep.param == SweepParam::qd) over.qd = static_cast<unsigned>(value);
         if (sweep.param == SweepParam::files) over.files = static_cast<unsigned>(value);
         if (sweep.param == SweepParam::rand_block)
@@ -76,7 +87,10 @@ void run_sweep(RunSession& s, std::uint64_t iteration) {
         s.observer.sweep_point_done(s.cfg, point);
         s.res.sweep.points.push_back(std::move(point));
     }
-    judge_knee(s.res.sweep, s.cfg.knee_gain_pct);
+    if (sweep.param == SweepParam::rate)
+        s.res.sweep.find_turn_up();  // saturation in IOPS means nothing at a fixed rate
+    else
+        judge_knee(s.res.sweep, s.cfg.knee_gain_pct);
 }
 
 // --steady-state: the random phase in rounds of steady_round_s (each a

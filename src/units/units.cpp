@@ -47,6 +47,23 @@ std::uint64_t parse_count(std::string_view text) {
     return v;
 }
 
+double parse_rate(std::string_view text) {
+    std::string_view s = trim(text);
+    if (s.empty()) throw std::invalid_argument("empty rate");
+    double scale = 1;
+    if (s.back() == 'k' || s.back() == 'K') scale = 1e3;
+    if (s.back() == 'M') scale = 1e6;
+    if (scale != 1) s.remove_suffix(1);
+    double v = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || p != s.data() + s.size() || !(v > 0) || !std::isfinite(v * scale) ||
+        v * scale > 1e9)
+        throw std::invalid_argument("rate " + quoted(text) +
+                                    " is not a number of operations a second above 0 (e.g. "
+                                    "5000, 50k, 1.5M)");
+    return v * scale;
+}
+
 std::uint64_t parse_size(std::string_view text) {
     std::string_view s = trim(text);
     if (s.empty()) throw std::invalid_argument("empty size");

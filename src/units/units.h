@@ -21,6 +21,11 @@ double parse_duration(std::string_view text);
 // Non-negative integer without suffix; throws std::invalid_argument.
 std::uint64_t parse_count(std::string_view text);
 
+// "500", "2.5k", "50k", "1M" -> a rate (k = 1000, M = 1000000: operations
+// are counted in decimal); must be greater than zero; throws
+// std::invalid_argument.
+double parse_rate(std::string_view text);
+
 // Splits "a,b,c" into its non-empty items; empty items are an error.
 std::vector<std::string> split_list(std::string_view text);
 

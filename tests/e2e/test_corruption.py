@@ -4,7 +4,8 @@ before seq-read) is found at high queue depth: exit 2, the right class, the
 absolute offset of the first wrong byte, the number of wrong bytes.
 
 The random phase is off, so the damaged unit is read exactly twice: by
-seq-read and by reverify, and each reports it once."""
+seq-read and by reverify, and each reports it once.  RateCases damages a
+unit during an open-loop (--rate) random phase instead."""
 
 import harness
 from harness import UNIT_BYTES, MiB, count_differences, first_difference, read_block, \
@@ -303,6 +304,54 @@ class SeqTimeCases:
         self.assertEqual(sum(merged["seq-write"]["mismatches"].values()), 0)
         self.assertEqual(doc["summary"]["damaged_units"], 1)
         self.assertIn(f"{self.data_file(0)} offset {bad} ", r.stdout)
+
+
+class RateCases:
+    """--rate: the open-loop random phase verifies every read as the closed
+    loop does.  A bit flipped in the middle of the phase (stopped once worker
+    0 completed 300 of its operations) is found by the random phase itself,
+    at that byte: on 1 MiB (256 units) its ~4000 reads read every unit
+    again after the damage, and reverify finds it once more."""
+
+    def test_bit_flip_during_a_rate_phase(self):
+        run = self.start("-s", "1M", "-j", 1, "--qd", 8, "--read-pct", 100, "--rate", 2000,
+                         "--rand-time", 2, stop="random:300")
+        run.wait_stopped()
+        unit = 37 * UNIT_BYTES
+        data = bytearray(read_block(self.data_file(0), unit, UNIT_BYTES))
+        data[1000] ^= 0x10
+        bad, n = CorruptionCases.overwrite(self, self.data_file(0), unit, data)
+        self.assertEqual((bad, n), (unit + 1000, 1))
+        run.resume()
+        r = run.finish()
+        self.assertExit(r, 2)
+        self.assertNoFilesLeft(r)
+        doc = self.assertJson(r)
+        merged = harness.merged_phases_of(doc)
+        rate = merged["random"]["rate"]
+        self.assertIsNotNone(rate, "the random phase ran open-loop")
+        self.assertEqual(rate["requested_iops"], 2000)
+        self.assertGreaterEqual(merged["random"]["mismatches"]["corrupt"], 1,
+                                "the random phase read the damaged unit")
+        self.assertEqual(merged["reverify"]["mismatches"]["corrupt"], 1)
+        self.assertEqual(merged["seq-read"]["mismatches"]["corrupt"], 0)
+        records = doc["mismatches"]
+        self.assertIn("random", {m["phase"] for m in records})
+        for m in records:
+            self.assertEqual((m["class"], m["file_index"], m["offset_bytes"],
+                              m["unit_offset_bytes"], m["bad_bytes"], m["op"]),
+                             ("corrupt", 0, bad, unit, 1, "read"))
+        self.assertEqual(doc["summary"]["damaged_units"], 1)
+        self.assertIn(f"{self.data_file(0)} offset {bad} (unit at {unit}): corrupt [random",
+                      r.stdout)
+
+
+class RateIoUring(RateCases, harness.DriveStressTest):
+    backend = "io_uring"
+
+
+class RateSync(RateCases, harness.DriveStressTest):
+    backend = "sync"
 
 
 class SeqTimeIoUring(SeqTimeCases, harness.DriveStressTest):

@@ -23,7 +23,7 @@ class ArrayOf:
         self.spec = spec
 
 
-# The documented shape of the --json document (schema_version 3).  A leaf is
+# The documented shape of the --json document (schema_version 4).  A leaf is
 # None; an object is a dict of its keys.
 LATENCY = {
     "count": None, "min_ns": None, "mean_ns": None, "max_ns": None,

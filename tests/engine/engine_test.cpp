@@ -1,6 +1,7 @@
 // The engine's batch size: how many completions one wait asks for; what it
 // does with a short, refused or failed submission, and with a stop request
-// (Backend::cancel), through a fault-injecting backend.
+// (Backend::cancel), through a fault-injecting backend; and the open loop
+// of --rate: issued in the schedule's order, never early, late when no slot is free.
 #include "engine/engine.h"
 
 #include <doctest/doctest.h>
@@ -235,4 +236,112 @@ TEST_CASE("a stop request cancels what is in flight once; cancelled operations a
         CHECK(count(work.results, kBlock) == static_cast<long>(t.completed));
         CHECK(work.results.size() < kOps);  // nothing issued after the stop
     }
+}
+
+// ---- the open loop (--rate) ----
+
+namespace {
+
+// Reads `ops` blocks, and keeps each operation's due and submission times.
+class ScheduledReads final : public ds::run::PhaseWork {
+  public:
+    explicit ScheduledReads(unsigned ops) : ops_(ops) {}
+    Next next(ds::run::Slot& s) override {
+        if (issued_ == ops_) return Next::done;
+        s.req.kind = ds::io::OpKind::read;
+        s.req.offset = std::uint64_t{issued_++ % kOps} * kBlock;
+        s.req.length = kBlock;
+        s.req.buf = s.buf;
+        s.first_offset = s.req.offset;
+        s.first_length = kBlock;
+        return Next::issued;
+    }
+    bool more() const override { return issued_ < ops_; }
+    void complete(ds::run::Slot& s, std::int32_t result, std::uint64_t) override {
+        results.push_back(result);
+        due.push_back(s.due_ns);
+        submitted.push_back(s.req.submit_ns);
+        late += s.late;
+    }
+    void reaped(std::uint64_t) override {}
+    std::vector<std::int32_t> results;
+    std::vector<std::uint64_t> due, submitted;
+    unsigned late = 0;
+
+  private:
+    unsigned ops_;
+    unsigned issued_ = 0;
+};
+
+// A SyncBackend that takes 2 ms an operation: slower than any schedule below.
+class SlowBackend final : public ds::io::Backend {
+  public:
+    explicit SlowBackend(int fd) : inner_(fd) {}
+    ds::io::BackendKind kind() const override { return inner_.kind(); }
+    ds::io::BackendDescription describe() const override { return inner_.describe(); }
+    unsigned depth() const override { return 1; }
+    void prepare(ds::io::Request& r) override { inner_.prepare(r); }
+    int submit() override { return inner_.submit(); }
+    std::size_t reap(std::span<ds::io::Completion> out, unsigned n) override {
+        ::usleep(2000);
+        return inner_.reap(out, n);
+    }
+    std::uint64_t system_calls() const override { return inner_.system_calls(); }
+
+  private:
+    ds::io::SyncBackend inner_;
+};
+
+}  // namespace
+
+TEST_CASE("with a schedule, operations are issued in its order and never before they are due") {
+    for (bool uring : backends_here()) {
+        CAPTURE(uring);
+        EngineFixture f(uring);
+        ds::run::Engine engine(*f.backend, f.slots, f.stop);
+        const std::uint64_t start = ds::run::monotonic_ns() + 1'000'000;
+        ds::run::RateSchedule schedule(20'000, ds::run::Arrivals::fixed, start, 0, 1);
+        ScheduledReads work(200);
+        ds::run::EngineOptions o{8, 1, 0, nullptr, &schedule};
+        engine.run(work, o);
+        REQUIRE(work.results.size() == 200);
+        CHECK(count(work.results, kBlock) == 200);
+        std::vector<std::uint64_t> due = work.due;
+        std::sort(due.begin(), due.end());
+        for (std::size_t i = 0; i < due.size(); ++i)
+            CHECK(due[i] == start + i * 50'000);  // every one of the schedule, once
+        for (std::size_t i = 0; i < due.size(); ++i)
+            CHECK(work.submitted[i] >= work.due[i]);
+    }
+}
+
+TEST_CASE("an operation due while every slot is busy is issued when one frees, marked late") {
+    ScratchFile file;
+    ds::io::AlignedBuffer arena{kBlock};
+    std::vector<ds::run::Slot> slots(1);
+    slots[0].buf = arena.data();
+    SlowBackend backend(file.fd);
+    std::atomic<bool> stop{false};
+    ds::run::Engine engine(backend, slots, stop);
+    // 10k/s (100 us apart) at depth 1 on a 2 ms device: from the second on,
+    // each is due before the one in flight completes.
+    ds::run::RateSchedule schedule(10'000, ds::run::Arrivals::fixed, ds::run::monotonic_ns(), 0, 1);
+    ScheduledReads work(10);
+    engine.run(work, {1, 1, 0, nullptr, &schedule});
+    REQUIRE(work.results.size() == 10);
+    CHECK(work.late == 9);
+    for (std::size_t i = 1; i < work.due.size(); ++i)  // issued after the previous completed
+        CHECK(work.submitted[i] >= work.submitted[i - 1] + 2'000'000);
+}
+
+TEST_CASE("a schedule slower than the device leaves every slot free: nothing is late") {
+    // 200/s (5 ms apart) at depth 8: all eight slots busy would need a
+    // 4 KiB read to take 40 ms.
+    EngineFixture f(false);
+    ds::run::Engine engine(*f.backend, f.slots, f.stop);
+    ds::run::RateSchedule schedule(200, ds::run::Arrivals::fixed, ds::run::monotonic_ns(), 0, 1);
+    ScheduledReads work(20);
+    engine.run(work, {8, 1, 0, nullptr, &schedule});
+    REQUIRE(work.results.size() == 20);
+    CHECK(work.late == 0);
 }

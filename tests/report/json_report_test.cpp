@@ -322,9 +322,9 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 
 // Every key that names a unit or a rate holds a number (nullable only where listed).
 void check_numbers_are_numbers(const json& j, const std::string& path) {
-    static const std::set<std::string> kNullable{"rand_time_s",         "rand_ops",
-                                                 "seq_time_s",          "duration_s",
-                                                 "logical_block_bytes", "physical_block_bytes"};
+    static const std::set<std::string> kNullable{
+        "rand_time_s",          "rand_ops",  "seq_time_s",      "duration_s", "logical_block_bytes",
+        "physical_block_bytes", "rate_iops", "closed_loop_iops"};
     if (j.is_array()) {
         for (std::size_t i = 0; i < j.size(); ++i)
             check_numbers_are_numbers(j[i], path + "[" + std::to_string(i) + "]");
@@ -1590,4 +1590,48 @@ TEST_CASE("an iteration line is about a kilobyte for four phases") {
     const json j = json::parse(big);
     CHECK(j["phases"][3]["elapsed_s"] == 12345.123457);  // to the microsecond
     CHECK(j["phases"][3]["max_ns"] == 12'345'691'245);
+}
+
+TEST_CASE("--rate: a phase's rate object holds the schedule's figures; closed loop: null") {
+    run::RunConfig cfg = make_config();
+    cfg.rate = 400;
+    cfg.arrivals = run::Arrivals::poisson;
+    run::RunResult res = make_result(false);
+    res.begin_iteration(2, 0);
+    run::PhaseResult p;
+    p.phase = run::Phase::random;
+    p.workers = 2;
+    p.seconds = 2;
+    p.requested_rate = 400;
+    p.counters.read_ops = 700;  // 350 IOPS of 400: not met
+    p.counters.read_bytes = 700 * 4096;
+    p.counters.late_ops = 100;
+    p.counters.max_lateness_ns = 250'000'000;
+    for (int i = 0; i < 700; ++i) {
+        p.counters.read_latency.record(1'000'000);
+        p.counters.response_latency.record(i < 600 ? 1'010'000 : 200'000'000);
+    }
+    for (int i = 0; i < 600; ++i)
+        p.counters.issue_error.record(10'000);
+    res.add_phase(p);
+    const json d = document(cfg, res, make_host());
+    CHECK(d["config"]["rate_iops"] == 400.0);
+    CHECK(d["config"]["arrivals"] == "poisson");
+    const json* random = nullptr;
+    for (const json& ph : d["merged_phases"]) {
+        if (ph["phase"] != "random") CHECK(ph["rate"].is_null());
+        if (ph["phase"] == "random") random = &ph;
+    }
+    REQUIRE(random);
+    const json& r = (*random)["rate"];
+    CHECK(r["requested_iops"] == 400.0);
+    CHECK(r["achieved_iops"].get<double>() == doctest::Approx(350.0));
+    CHECK(r["met"] == false);
+    CHECK(r["arrivals"] == "poisson");
+    CHECK(r["late_ops"] == 100);
+    CHECK(r["max_lateness_ns"] == 250'000'000);
+    CHECK(r["response_latency"]["count"] == 700);
+    CHECK(r["issue_error"]["count"] == 600);
+    CHECK(r["response_latency"]["percentiles_ns"]["p99"].get<std::uint64_t>() >= 199'000'000);
+    CHECK((*random)["latency"]["percentiles_ns"]["p99"].get<std::uint64_t>() < 1'100'000);
 }

@@ -386,6 +386,33 @@ class Figures(unittest.TestCase):
         heights = [round(r.get_height() / 1) for r in ax.patches][:len(labels)]
         self.assertEqual(heights, [100, 200, 300, 400])
 
+    def test_rate_sweep_curve_is_response_and_service_against_achieved_iops(self):
+        def point(requested, achieved, resp_ms, service_ms):
+            pct = {"p50": resp_ms[0] * 1e6, "p99": resp_ms[1] * 1e6, "p99.9": resp_ms[2] * 1e6}
+            return {"value": requested, "iops": achieved,
+                    "latency": {"percentiles_ns": {"p99": service_ms * 1e6}},
+                    "rate": {"requested_iops": requested, "achieved_iops": achieved,
+                             "response_latency": {"percentiles_ns": pct}}}
+        points = [point(100, 100, (1, 2, 3), 2), point(200, 199, (1, 2.5, 4), 2.2),
+                  point(400, 310, (300, 600, 650), 5)]
+        doc = {"sweep": {"parameter": "rate", "points": points,
+                         "turn_up": {"index": 2, "value": 400, "requested_iops": 400,
+                                     "achieved_iops": 310, "rate_met": False,
+                                     "response_p99_ns": 600e6}}}
+        self.assertTrue(self.plot.plot_rate_curve(doc, "t", "unused.png"))
+        ax = self.figs[-1].axes[0]
+        lines = {l.get_label(): l for l in ax.get_lines() if not l.get_label().startswith("_")}
+        self.assertEqual(list(lines["response p99"].get_xdata()), [100, 199, 310])
+        self.assertEqual(list(lines["response p99"].get_ydata()), [2, 2.5, 600])
+        self.assertEqual(list(lines["service p99"].get_ydata()), [2, 2.2, 5])
+        self.assertEqual(lines["service p99"].get_linestyle(), "--")
+        self.assertEqual(ax.get_yscale(), "log")
+        notes = [t.get_text() for t in ax.texts]
+        self.assertIn("turn-up found by the run: 400 IOPS requested (rate not met)", notes)
+        # Another sweep draws no rate curve.
+        self.assertFalse(self.plot.plot_rate_curve({"sweep": {"parameter": "qd", "points": []}},
+                                                   "t", "unused.png"))
+
     def test_block_size_sweeps_are_drawn_by_bandwidth(self):
         points = [{"value": v * 1024, "iops": 1000 * 64 // v, "bandwidth_bytes_per_sec": None,
                    "p99_ns": 1e6, "p99_supported": True} for v in (4, 16, 64)]

@@ -9,6 +9,22 @@
 
 namespace ds::run {
 
+namespace {
+
+// Kept in run order: a phase is merged into its own entry, or inserted
+// before the first entry of a later phase.
+void merge_in_run_order(std::vector<PhaseResult>& phases, const PhaseResult& p) {
+    auto at = phases.begin();
+    while (at != phases.end() && at->phase < p.phase)
+        ++at;
+    if (at != phases.end() && at->phase == p.phase)
+        at->merge(p);
+    else
+        phases.insert(at, p);
+}
+
+}  // namespace
+
 std::string utc_now_iso8601() {
     std::time_t t = std::time(nullptr);
     std::tm tm{};
@@ -241,15 +257,7 @@ void RunResult::add_phase(const PhaseResult& p) {
     add_to_drift(drift, iterations.back().phases.back(), iterations.back().index);
     if (!iteration_detail.empty() && iteration_detail.back().index == iterations.back().index)
         iteration_detail.back().phases.push_back(p);
-    // Kept in run order: a phase is merged into its own entry, or inserted
-    // before the first entry of a later phase.
-    auto at = merged_phases.begin();
-    while (at != merged_phases.end() && at->phase < p.phase)
-        ++at;
-    if (at != merged_phases.end() && at->phase == p.phase)
-        at->merge(p);
-    else
-        merged_phases.insert(at, p);
+    merge_in_run_order(merged_phases, p);
 }
 
 RunResult::Totals RunResult::totals() const {
@@ -308,13 +316,7 @@ RunEvidence run_evidence(const RunConfig& cfg, const RunResult& r, ExitStatus st
 }
 
 void TargetResult::add_phase(const PhaseResult& p) {
-    auto at = merged_phases.begin();
-    while (at != merged_phases.end() && at->phase < p.phase)
-        ++at;
-    if (at != merged_phases.end() && at->phase == p.phase)
-        at->merge(p);
-    else
-        merged_phases.insert(at, p);
+    merge_in_run_order(merged_phases, p);
 }
 
 std::uint64_t TargetResult::mismatch_count() const {

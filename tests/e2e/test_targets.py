@@ -13,24 +13,19 @@ and JSON), from the rates it really got."""
 import json
 import os
 import tempfile
-import time
 
 import harness
 from harness import UNIT_BYTES, MiB, write_block
+from test_endurance import BlkioCgroup, raw
 
 DEVICE_BYTES = 48 * MiB
 FILES = 2
 REGION = 8 * MiB
 ARGS = ("-j", FILES, "-s", "8M", "--seq-block", "64K", "--qd", 32)
 UNIT = 37 * UNIT_BYTES  # the damaged unit, in region 1 of the damaged device
-BLKIO = "/sys/fs/cgroup/blkio"
 SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "schema",
                       "result.schema.json")
 TIMESERIES_SCHEMA = os.path.join(os.path.dirname(SCHEMA), "timeseries.schema.json")
-
-
-def raw(dev):
-    return ("--raw-device", dev, "--destroy-data", dev)
 
 
 class FourDrives:
@@ -184,44 +179,22 @@ class FourDrivesSync(FourDrives, harness.DriveStressTest):
     backend = "sync"
 
 
-def major_minor(dev):
-    st = os.stat(dev)
-    return f"{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}"
-
-
 class SlowDrive(harness.DriveStressTest):
     """Four raw loop devices, one throttled by a cgroup v1 blkio group the
-    run is put in (named for this branch, removed at cleanup)."""
+    run is put in (test_endurance's BlkioCgroup, removed at cleanup)."""
 
     def setUp(self):
         super().setUp()
         harness.require_root(self)
-        if not os.path.isfile(os.path.join(BLKIO, "blkio.throttle.read_iops_device")):
-            self.skipTest(f"no cgroup v1 blkio throttle at {BLKIO}")
+        self.cgroup = BlkioCgroup(self)
         self.devs = [harness.loop_device(self, harness.backing_file(self, DEVICE_BYTES))
                      for _ in range(4)]
-        self.cgroup = tempfile.mkdtemp(prefix="drivestress-e2e-targets-", dir=BLKIO)
-        self.addCleanup(self.remove_cgroup)
-
-    def remove_cgroup(self):
-        for _ in range(50):  # the run's process leaves the group when it is reaped
-            try:
-                os.rmdir(self.cgroup)
-                return
-            except OSError:
-                time.sleep(0.1)
-        os.rmdir(self.cgroup)
-
-    def throttle(self, dev, iops):
-        for knob in ("read_iops", "write_iops"):
-            with open(os.path.join(self.cgroup, f"blkio.throttle.{knob}_device"), "w") as f:
-                f.write(f"{major_minor(dev)} {iops}\n")
 
     def test_throttled_drive_is_named(self):
         slow = self.devs[1]
-        self.throttle(slow, 200)
-        procs = os.path.join(self.cgroup, "cgroup.procs")
-        wrapper = ("/bin/sh", "-c", f'echo $$ > {procs} && exec "$@"', "sh")
+        for knob in ("read_iops", "write_iops"):
+            self.cgroup.set(knob, slow, 200)
+        wrapper = self.cgroup.wrapper()
         targets = [a for dev in self.devs for a in raw(dev)]
         r = self.drivestress("-j", 1, "-s", "1M", "--seq-block", "64K", "--qd", 8,
                              "--rand-time", 3, *targets, target=False, wrapper=wrapper)

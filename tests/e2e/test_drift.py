@@ -18,9 +18,8 @@ import re
 
 import harness
 from harness import MiB
-from test_endurance import BlkioCgroup, raw
+from test_endurance import ThrottledDevice, raw
 
-DEVICE_BYTES = 64 * MiB
 FAST_BPS = 8 * MiB
 SLOW_BPS = 2 * MiB
 
@@ -62,14 +61,7 @@ class Drift(harness.DriveStressTest):
             self.assertEqual(verdict, "too few runs (2 a side)", key)
 
 
-class ThrottledDrift(harness.DriveStressTest):
-    def setUp(self):
-        super().setUp()
-        harness.require_root(self)
-        self.cgroup = BlkioCgroup(self)
-        self.backing = harness.backing_file(self, DEVICE_BYTES)
-        self.dev = harness.loop_device(self, self.backing)
-
+class ThrottledDrift(ThrottledDevice):
     def test_a_throttle_quartered_halfway_is_a_named_drift(self):
         self.cgroup.set("read_bps", self.dev, FAST_BPS)
         run = self.start("-j", 1, "-s", "4M", "--phases", "seq-write,seq-read",

@@ -73,14 +73,10 @@ class BlkioCgroup:
         return ("/bin/sh", "-c", f'echo $$ > {procs} && exec "$@"', "sh")
 
 
-def later(seconds, action):
-    """Runs `action` after `seconds` on a thread (the test joins it)."""
-    t = threading.Timer(seconds, action)
-    t.start()
-    return t
+class ThrottledDevice(harness.DriveStressTest):
+    """A loop device of DEVICE_BYTES over a backing file and a blkio group
+    of its own to throttle it in (root only); both removed at cleanup."""
 
-
-class Endurance(harness.DriveStressTest):
     def setUp(self):
         super().setUp()
         harness.require_root(self)
@@ -88,6 +84,15 @@ class Endurance(harness.DriveStressTest):
         self.backing = harness.backing_file(self, DEVICE_BYTES)
         self.dev = harness.loop_device(self, self.backing)
 
+
+def later(seconds, action):
+    """Runs `action` after `seconds` on a thread (the test joins it)."""
+    t = threading.Timer(seconds, action)
+    t.start()
+    return t
+
+
+class Endurance(ThrottledDevice):
     def validate(self, doc):
         try:
             import jsonschema

@@ -26,11 +26,9 @@ import subprocess
 import threading
 
 import harness
-from harness import MiB
-from test_endurance import BlkioCgroup, raw
+from test_endurance import ThrottledDevice, raw
 
 SCHEMA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "schema")
-DEVICE_BYTES = 64 * MiB
 CAP_IOPS = 1000
 
 
@@ -145,15 +143,11 @@ class RateSync(RateCases, harness.DriveStressTest):
     backend = "sync"
 
 
-class Throttled(harness.DriveStressTest):
+class Throttled(ThrottledDevice):
     """Reads capped at CAP_IOPS by the device's blkio throttle."""
 
     def setUp(self):
         super().setUp()
-        harness.require_root(self)
-        self.cgroup = BlkioCgroup(self)
-        self.backing = harness.backing_file(self, DEVICE_BYTES)
-        self.dev = harness.loop_device(self, self.backing)
         self.cgroup.set("read_iops", self.dev, CAP_IOPS)
 
     def run_on_device(self, *args, rand_time=3, qd=8, **kwargs):

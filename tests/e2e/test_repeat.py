@@ -20,12 +20,10 @@ import os
 import statistics
 
 import harness
-from harness import MiB
-from test_endurance import BLKIO, BlkioCgroup, raw
+from test_endurance import ThrottledDevice, raw
 
 SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "schema",
                       "result.schema.json")
-DEVICE_BYTES = 64 * MiB
 CAP_IOPS = 600
 
 
@@ -83,14 +81,7 @@ class Repeat(harness.DriveStressTest):
         self.assertIn("--repeat", r.stderr)
 
 
-class Throttled(harness.DriveStressTest):
-    def setUp(self):
-        super().setUp()
-        harness.require_root(self)
-        self.cgroup = BlkioCgroup(self)
-        self.backing = harness.backing_file(self, DEVICE_BYTES)
-        self.dev = harness.loop_device(self, self.backing)
-
+class Throttled(ThrottledDevice):
     def run_on_device(self, *args, wrapper=None):
         return self.drivestress("-j", 1, "-s", "16M", "--read-pct", 100,
                                 "--phases", "seq-write,random", "--seed", 11,

@@ -9,8 +9,7 @@
 namespace ds::run {
 
 PhaseWork::Next IoPhase::next(Slot& s) {
-    if (writes_)
-        if (auto flush = writes_->flush_first(s)) return *flush;
+    if (writes_ && writes_->flush_due()) return *writes_->flush_first(s);
     if (!next_op(s)) {
         // Operations left, but none can go before one in flight completes
         // (--seq-time: the next block is still being written).

@@ -13,6 +13,14 @@ std::uint64_t splitmix64(std::uint64_t& x) {
     return z ^ (z >> 31);
 }
 
+// A uniform draw below `n` from a 64-bit random value, by a multiply and
+// a shift (Lemire's range reduction) instead of a 64-bit division, which
+// was a tenth of the engine's own CPU per NOP operation.
+std::uint64_t below(std::uint64_t random, std::uint64_t n) {
+    __extension__ using u128 = unsigned __int128;
+    return static_cast<std::uint64_t>((u128{random} * n) >> 64);
+}
+
 }  // namespace
 
 RandomPhase::RandomPhase(PhaseContext& c, WriteDurability* writes, unsigned read_pct,
@@ -31,7 +39,7 @@ RandomPhase::RandomPhase(PhaseContext& c, WriteDurability* writes, unsigned read
 }
 
 std::uint64_t RandomPhase::draw_block() {
-    const std::uint64_t first = (next_random() % blocks_) << block_shift_;
+    const std::uint64_t first = below(next_random(), blocks_) << block_shift_;
     c_.units.prefetch(first);
     return first;
 }
@@ -64,7 +72,7 @@ bool RandomPhase::next_op(Slot& s) {
     c_.units.claim(first);
     s.req.offset = first << c_.units.unit_shift();
     s.req.length = c_.block;
-    s.req.kind = next_random() % 100 < read_pct_ ? io::OpKind::read : io::OpKind::write;
+    s.req.kind = below(next_random(), 100) < read_pct_ ? io::OpKind::read : io::OpKind::write;
     ++issued_;
     return true;
 }

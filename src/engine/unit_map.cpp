@@ -4,7 +4,7 @@
 
 namespace ds::run {
 
-BusyUnits::BusyUnits() : slots_(64, kEmpty), shift_(64 - 6) {}
+BusyUnits::BusyUnits() : slots_(256, kEmpty), shift_(64 - 8) {}
 
 bool BusyUnits::contains(std::uint64_t unit) const {
     for (std::size_t i = home(unit);; i = (i + 1) & mask()) {
@@ -14,7 +14,7 @@ bool BusyUnits::contains(std::uint64_t unit) const {
 }
 
 void BusyUnits::insert(std::uint64_t unit) {
-    if (2 * (size_ + 1) > slots_.size()) grow();
+    if (kSlotsPerUnit * (size_ + 1) > slots_.size()) grow();
     std::size_t i = home(unit);
     while (slots_[i] != kEmpty)
         i = (i + 1) & mask();

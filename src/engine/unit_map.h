@@ -36,9 +36,12 @@
 
 namespace ds::run {
 
-// The units in flight: an open-addressed table (linear probing, kept at most
-// half full, deletion by backward shift so no tombstones build up) that grows
-// to a few times the queue depth and then stays in L1.
+// The units in flight: an open-addressed table (linear probing, deletion by
+// backward shift so no tombstones build up) that grows to eight times the
+// queue depth and then stays in L1 (8 KiB at QD 128).  Kept at most an eighth
+// full, a unit nearly always sits alone at its home slot, so a lookup and an
+// erase look at one or two slots: at half full, the erase's walk to the end
+// of its cluster was a sixth of the engine's own CPU per NOP operation.
 class BusyUnits {
   public:
     BusyUnits();
@@ -49,6 +52,7 @@ class BusyUnits {
 
   private:
     static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
+    static constexpr std::size_t kSlotsPerUnit = 8;
     std::size_t home(std::uint64_t unit) const {
         return static_cast<std::size_t>((unit * 0x9E3779B97F4A7C15ULL) >> shift_);
     }

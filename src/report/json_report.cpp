@@ -257,10 +257,39 @@ json target_json(const run::RunConfig& cfg, const run::RunResult& r) {
 
 namespace {
 
-// `whole`: the figure is a whole number (nanoseconds).
+const char* drift_kind_name(run::DriftVerdict::Kind k) {
+    using K = run::DriftVerdict::Kind;
+    switch (k) {
+        case K::one_sample:
+            return "one_sample";
+        case K::too_few:
+            return "too_few";
+        case K::within_noise:
+            return "within_noise";
+        case K::better:
+            return "better";
+        case K::worse:
+            return "worse";
+    }
+    return "one_sample";
+}
+
+// The drift table's verdict on the figure (model/drift.h): named only when
+// the early and late runs' intervals do not overlap.
+json drift_verdict_json(const run::FigureDrift& d, bool higher_better) {
+    const run::DriftVerdict v = run::drift_verdict(d, higher_better);
+    return {{"kind", drift_kind_name(v.kind)},
+            {"runs_per_side", v.per_side},
+            {"change_pct", v.change_pct},
+            {"text", run::to_string(v)}};
+}
+
+// `whole`: the figure is a whole number (nanoseconds), of which lower is
+// better; otherwise a rate, of which higher is.
 json figure_drift_json(const run::FigureDrift& d, bool whole = false) {
     auto value = [&](double v) { return whole ? json(static_cast<std::uint64_t>(v)) : json(v); };
-    return {{"first", value(d.first)},
+    return {{"verdict", drift_verdict_json(d, !whole)},
+            {"first", value(d.first)},
             {"best", value(d.best)},
             {"worst", value(d.worst)},
             {"last", value(d.last)},

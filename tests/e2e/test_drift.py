@@ -39,6 +39,21 @@ def drift_rows(text):
     return rows
 
 
+JSON_FIGURE = {"MiB/s": "bandwidth_bytes_per_sec", "IOPS": "iops", "p99 ms": "p99_ns"}
+
+
+def json_verdicts(test, doc, rows):
+    """The JSON's drift verdicts, checked against the text table's rows:
+    {(phase, figure): verdict kind}."""
+    phases = harness.merged_phases_of(doc)
+    kinds = {}
+    for (phase, figure), text in rows.items():
+        v = phases[phase]["drift"][JSON_FIGURE[figure]]["verdict"]
+        test.assertEqual(v["text"], text, (phase, figure))
+        kinds[(phase, figure)] = v["kind"]
+    return kinds
+
+
 class Drift(harness.DriveStressTest):
     def run_iterations(self, n):
         r = self.drivestress("-j", 1, "-s", "4M", "--phases", "seq-write,seq-read",
@@ -46,19 +61,22 @@ class Drift(harness.DriveStressTest):
         self.assertExit(r, 0)
         self.assertIn("drift: the first 5 runs against the last 5, named only outside the noise",
                       r.stdout)
-        return drift_rows(r.stdout)
+        rows = drift_rows(r.stdout)
+        return rows, json_verdicts(self, self.assertJson(r), rows)
 
     def test_two_iterations_say_one_sample_a_side(self):
-        rows = self.run_iterations(2)
+        rows, kinds = self.run_iterations(2)
         self.assertEqual(len(rows), 4, rows)
         for key, verdict in rows.items():
             self.assertEqual(verdict, "one sample a side", key)
+            self.assertEqual(kinds[key], "one_sample", key)
 
     def test_four_iterations_are_too_few_to_name_one(self):
-        rows = self.run_iterations(4)
+        rows, kinds = self.run_iterations(4)
         self.assertEqual(len(rows), 4, rows)
         for key, verdict in rows.items():
             self.assertEqual(verdict, "too few runs (2 a side)", key)
+            self.assertEqual(kinds[key], "too_few", key)
 
 
 class ThrottledDrift(ThrottledDevice):
@@ -81,6 +99,11 @@ class ThrottledDrift(ThrottledDevice):
         # A quarter of the rate: -75 %, give or take the throttle's slices.
         self.assertLess(float(m.group(1)), -60, verdict)
         self.assertGreater(float(m.group(1)), -90, verdict)
+        kinds = json_verdicts(self, self.assertJson(r), rows)
+        self.assertEqual(kinds[("seq-read", "MiB/s")], "worse")
+        v = harness.merged_phases_of(r.doc)["seq-read"]["drift"]["bandwidth_bytes_per_sec"]
+        self.assertEqual(v["verdict"]["runs_per_side"], 5)
+        self.assertAlmostEqual(v["verdict"]["change_pct"], float(m.group(1)), delta=0.051)
 
 
 if __name__ == "__main__":

@@ -107,6 +107,9 @@ const OptionSpec kSpecs[] = {
     {kResults, "brief", 0, nullptr, nullptr, nullptr,
      "print only the result block: the figures people quote (sequential MiB/s, random IOPS "
      "and p99) on one line, and the verdict", Kind::flag},
+    {kResults, "units", 0, "iec|si", "iec", nullptr,
+     "throughput in the text report: iec = MiB/s (2^20 bytes, as -s takes sizes), si = MB/s "
+     "(10^6 bytes, as drive spec sheets state it); sizes stay binary, JSON is in bytes"},
     {kResults, "progress", 0, "auto|always|never", "auto", nullptr,
      "live status line on stderr (auto = when stderr is a terminal)"},
     {kResults, "latency-thresholds", 0, "LIST", "1ms,10ms,100ms", nullptr,

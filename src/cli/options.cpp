@@ -520,6 +520,13 @@ void read_outputs(const Options& o, bool compare_backends, Outputs& out) {
         throw UsageError("--prom-interval: '" + o.text("prom-interval") +
                          "' is below 100ms (the run looks about ten times a second)");
     out.brief = o.flag("brief");
+    const std::string& byte_units = o.text("units");
+    if (byte_units == "iec")
+        out.units = units::ByteUnits::iec;
+    else if (byte_units == "si")
+        out.units = units::ByteUnits::si;
+    else
+        throw UsageError("--units: '" + byte_units + "' is not one of iec, si");
     const std::string& progress = o.text("progress");
     if (progress == "auto")
         out.progress = ProgressMode::automatic;

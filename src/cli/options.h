@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "model/config.h"
+#include "units/units.h"
 
 namespace ds::cli {
 
@@ -33,6 +34,7 @@ struct Outputs {
     double prom_interval_s = 5;
     ProgressMode progress = ProgressMode::automatic;
     bool brief = false;  // --brief: the text report is the result block only
+    units::ByteUnits units = units::ByteUnits::iec;  // --units: MiB/s or MB/s
     // The files named above (not "-"), as (option, path): the run must not
     // take any of them for one of its own.
     std::vector<std::pair<std::string, std::string>> files() const;

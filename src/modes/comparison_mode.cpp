@@ -53,7 +53,7 @@ run::ExitStatus run_comparison(const cli::ParsedCommandLine& cmd, const Output& 
     }
     for (unsigned r = 1; r < cmp.repeat; ++r)
         for (std::size_t i = 0; i < cmp.runs.size() && run::compare_run(cmp, i, nullptr); ++i)
-            std::fputs(report::repeat_line(cmp, i).c_str(), out.text);
+            std::fputs(report::repeat_line(cmp, i, out.units).c_str(), out.text);
     Delivery d(run::exit_status(cmp));
     const run::ComparedRun& first = cmp.runs[0];
     if (!json.empty()) {
@@ -61,7 +61,7 @@ run::ExitStatus run_comparison(const cli::ParsedCommandLine& cmd, const Output& 
         if (cmp.runs[1].ran) doc["compare_backends"] = report::comparison_json(cmp);
         d.json(json, std::move(doc), &first.result);
     }
-    if (cmp.runs[1].ran) std::fputs(report::comparison_text(cmp).c_str(), out.text);
+    if (cmp.runs[1].ran) std::fputs(report::comparison_text(cmp, out.units).c_str(), out.text);
     if (d.first_error().empty())
         std::fputs(
             report::verdict_line(run::run_evidence(first.config, first.result, d.code())).c_str(),

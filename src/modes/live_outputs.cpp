@@ -14,12 +14,14 @@ Output output_for(const cli::Outputs& outputs) {
                       (outputs.progress == cli::ProgressMode::automatic && ::isatty(STDERR_FILENO));
     o.live = live ? stderr : nullptr;
     o.brief = outputs.brief;
+    o.units = outputs.units;
     return o;
 }
 
 report::TextReport text_report(const Output& out) {
     report::TextReport text(out.text, out.live, report::HostInfo::current());
     if (out.brief) text.set_layout(report::TextReport::Layout::brief);
+    text.set_units(out.units);
     return text;
 }
 

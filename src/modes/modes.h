@@ -14,8 +14,9 @@ namespace ds::modes {
 // Where the text report and the live status line go.
 struct Output {
     std::FILE* text;
-    std::FILE* live;     // nullptr: no status line
-    bool brief = false;  // --brief
+    std::FILE* live;                                 // nullptr: no status line
+    bool brief = false;                              // --brief
+    units::ByteUnits units = units::ByteUnits::iec;  // --units
 };
 // stdout for the text (stderr when --json - takes stdout); the status line
 // on stderr when asked for, or when it is a terminal.

@@ -109,7 +109,7 @@ run::ExitStatus run_preset(const cli::ParsedCommandLine& cmd, const Output& out)
         doc["preset"] = report::preset_json(cmd.preset, results, &configs, &host);
         d.json(json, std::move(doc), &results.front().second);
     }
-    std::fputs(report::preset_table(cmd.preset, results).c_str(), out.text);
+    std::fputs(report::preset_table(cmd.preset, results, out.units).c_str(), out.text);
     all_tests.status = d.code();
     all_tests.error = "a test could not go on";
     if (d.first_error().empty()) std::fputs(report::verdict_line(all_tests).c_str(), out.text);

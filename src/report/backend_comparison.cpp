@@ -176,23 +176,24 @@ std::string in_flight_text(const ComparedRow& r) {
     return t + "qd " + std::to_string(r.qd_per_worker);
 }
 
-std::string figures_line(const std::string& phase, const ComparedRow& row, const ComparedPhase& p) {
+std::string figures_line(const std::string& phase, const ComparedRow& row, const ComparedPhase& p,
+                         units::ByteUnits u) {
     char line[320];
     std::snprintf(line, sizeof line,
                   "  %-10s %-16s %9u %10.0f %9.1f %8.3f %8.3f %9.3f %9.2f %9.2f %7.2f %9.2f\n",
                   phase.c_str(), row.label.c_str(), p.in_flight, p.iops,
-                  p.bytes_per_sec / 1048576.0, p.p50_ns / 1e6, p.p99_ns / 1e6, p.p999_ns / 1e6,
-                  p.user_ns_per_op / 1e3, p.system_ns_per_op / 1e3, p.context_switches_per_op,
-                  p.system_calls_per_op);
+                  units::rate_unit(u).of(p.bytes_per_sec), p.p50_ns / 1e6, p.p99_ns / 1e6,
+                  p.p999_ns / 1e6, p.user_ns_per_op / 1e3, p.system_ns_per_op / 1e3,
+                  p.context_switches_per_op, p.system_calls_per_op);
     return line;
 }
 
 // "io_uring 1.40x the IOPS, p99 2.10x lower on io_uring, ..."
 std::string ratio_words(const ComparedPhase& a, const std::string& an, const ComparedPhase& b,
-                        const std::string& bn) {
-    std::string t = by_iops(a.phase)
-                        ? more_is_better("IOPS", a.iops, an, b.iops, bn)
-                        : more_is_better("MiB/s", a.bytes_per_sec, an, b.bytes_per_sec, bn);
+                        const std::string& bn, units::ByteUnits u) {
+    std::string t = by_iops(a.phase) ? more_is_better("IOPS", a.iops, an, b.iops, bn)
+                                     : more_is_better(units::rate_unit(u).name, a.bytes_per_sec, an,
+                                                      b.bytes_per_sec, bn);
     t += ", " + less_is_better("p50", a.p50_ns, an, b.p50_ns, bn);
     t += ", " + less_is_better("p99", a.p99_ns, an, b.p99_ns, bn);
     t += ", " + less_is_better("CPU/op", a.user_ns_per_op + a.system_ns_per_op, an,
@@ -203,7 +204,8 @@ std::string ratio_words(const ComparedPhase& a, const std::string& an, const Com
     return t;
 }
 
-std::string figures_table(const std::vector<ComparedRow>& rows, std::size_t iterations) {
+std::string figures_table(const std::vector<ComparedRow>& rows, std::size_t iterations,
+                          units::ByteUnits u) {
     std::string out = "\nbackends compared (" +
                       (iterations > 1 ? std::to_string(iterations) + " iterations merged"
                                       : std::string("iteration 1")) +
@@ -211,20 +213,20 @@ std::string figures_table(const std::vector<ComparedRow>& rows, std::size_t iter
                       "operation, whole process)\n";
     char line[320];
     std::snprintf(line, sizeof line, "  %-10s %-16s %9s %10s %9s %8s %8s %9s %9s %9s %7s %9s\n",
-                  "phase", "run", "in flight", "IOPS", "MiB/s", "p50 ms", "p99 ms", "p99.9 ms",
-                  "usr us/op", "sys us/op", "csw/op", "calls/op");
+                  "phase", "run", "in flight", "IOPS", units::rate_unit(u).name, "p50 ms", "p99 ms",
+                  "p99.9 ms", "usr us/op", "sys us/op", "csw/op", "calls/op");
     out += line;
     for (run::Phase p : run::kAllPhases)
         for (const auto& row : rows)
             if (const auto* f = find_phase(row, p))
-                out += figures_line(std::string(run::to_string(p)), row, *f);
+                out += figures_line(std::string(run::to_string(p)), row, *f, u);
     return out;
 }
 
 std::string noisy_ratio_words(const ComparedPhase& a, const std::string& an, const ComparedPhase& b,
-                              const std::string& bn);
+                              const std::string& bn, units::ByteUnits u);
 
-std::string ratios_text(const std::vector<ComparedRow>& rows) {
+std::string ratios_text(const std::vector<ComparedRow>& rows, units::ByteUnits u) {
     std::string out;
     for (std::size_t i = 1; i < rows.size(); ++i) {
         out += "\n" + rows[0].label + " (" + in_flight_text(rows[0]) + ") against " +
@@ -238,8 +240,8 @@ std::string ratios_text(const std::vector<ComparedRow>& rows) {
             // Two lines a phase: what the requests get, then what they cost.
             // --repeat: the headline figure judged against the noise.
             std::string words = std::min(a->iops_repeats.n, b->iops_repeats.n) >= 2
-                                    ? noisy_ratio_words(*a, rows[0].label, *b, rows[i].label)
-                                    : ratio_words(*a, rows[0].label, *b, rows[i].label);
+                                    ? noisy_ratio_words(*a, rows[0].label, *b, rows[i].label, u)
+                                    : ratio_words(*a, rows[0].label, *b, rows[i].label, u);
             const std::size_t cost = words.find(", CPU/op");
             if (cost != std::string::npos)
                 words = words.substr(0, cost) + "\n             cost: " + words.substr(cost + 2);
@@ -313,8 +315,8 @@ namespace {
 // ratio_words with the headline figure judged against the noise of the
 // repeats: "IOPS within noise (...)" when the intervals overlap.
 std::string noisy_ratio_words(const ComparedPhase& a, const std::string& an, const ComparedPhase& b,
-                              const std::string& bn) {
-    std::string words = ratio_words(a, an, b, bn);
+                              const std::string& bn, units::ByteUnits u) {
+    std::string words = ratio_words(a, an, b, bn, u);
     const bool iops = by_iops(a.phase);
     const stats::Estimate& ea = iops ? a.iops_repeats : a.bandwidth_repeats;
     const stats::Estimate& eb = iops ? b.iops_repeats : b.bandwidth_repeats;
@@ -327,13 +329,13 @@ std::string noisy_ratio_words(const ComparedPhase& a, const std::string& an, con
     const std::string n = " n=" + std::to_string(std::min(ea.n, eb.n)) + " repeats each";
     if (d != stats::Difference::within_noise)
         return words.substr(0, cut) + " (intervals apart," + n + ")" + rest;
-    return std::string(iops ? "IOPS" : "MiB/s") + " within noise (" + an +
+    return std::string(iops ? "IOPS" : units::rate_unit(u).name) + " within noise (" + an +
            times(ratio(ea.median, eb.median)) + " on the medians," + n + ")" + rest;
 }
 
 }  // namespace
 
-std::string repeat_line(const run::BackendComparison& c, std::size_t i) {
+std::string repeat_line(const run::BackendComparison& c, std::size_t i, units::ByteUnits u) {
     const run::ComparedRun& run = c.runs[i];
     const run::RunResult& r = run.repeats.back();
     char head[96];
@@ -352,14 +354,14 @@ std::string repeat_line(const run::BackendComparison& c, std::size_t i) {
             if (by_iops(p.phase))
                 std::snprintf(cell, sizeof cell, "  %s %.0f IOPS", name.c_str(), p.iops());
             else
-                std::snprintf(cell, sizeof cell, "  %s %.1f MiB/s", name.c_str(),
-                              p.bytes_per_sec() / 1048576.0);
+                std::snprintf(cell, sizeof cell, "  %s %s", name.c_str(),
+                              units::format_bandwidth(p.bytes_per_sec(), u).c_str());
             out += cell;
         }
     return out + "\n";
 }
 
-std::string verdict_line(const run::BackendComparison& c) {
+std::string verdict_line(const run::BackendComparison& c, units::ByteUnits u) {
     const auto rows = compared_rows(c);
     if (rows.size() < 2) return "verdict  sync did not run: nothing to compare";
     const ComparedSweep s = compared_sweep(c);
@@ -371,22 +373,22 @@ std::string verdict_line(const run::BackendComparison& c) {
         if (!a || !b || !a->ops || !b->ops) continue;
         return "verdict  " + std::string(run::to_string(p)) + " at " +
                std::to_string(a->in_flight) + " operations in flight on both: " +
-               noisy_ratio_words(*a, rows[0].label, *b, rows[1].label);
+               noisy_ratio_words(*a, rows[0].label, *b, rows[1].label, u);
     }
     return "verdict  no phase did I/O on both backends";
 }
 
-std::string comparison_text(const run::BackendComparison& c) {
+std::string comparison_text(const run::BackendComparison& c, units::ByteUnits u) {
     const auto rows = compared_rows(c);
     std::string out;
     const ComparedSweep s = compared_sweep(c);
     if (!s.points.empty()) {
         out += sweep_text(s);
     } else if (!rows.empty()) {
-        out += figures_table(rows, c.runs[0].result.iterations_run);
-        out += ratios_text(rows);
+        out += figures_table(rows, c.runs[0].result.iterations_run, u);
+        out += ratios_text(rows, u);
     }
-    return out + "\n" + verdict_line(c) + "\n";
+    return out + "\n" + verdict_line(c, u) + "\n";
 }
 
 namespace {

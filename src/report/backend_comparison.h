@@ -11,6 +11,7 @@
 #include "model/comparison.h"
 #include "stats/crossover.h"
 #include "stats/estimate.h"
+#include "units/units.h"
 
 namespace ds::report {
 
@@ -67,7 +68,8 @@ ComparedSweep compared_sweep(const run::BackendComparison& c);
 // "crossover: within noise: ..." when the repeats' intervals overlap.
 std::string crossover_line(const ComparedSweep& s);
 // --repeat: one line for a later repeat of run i ("repeat 2/3  io_uring  random 61.1k IOPS").
-std::string repeat_line(const run::BackendComparison& c, std::size_t i);
+std::string repeat_line(const run::BackendComparison& c, std::size_t i,
+                        units::ByteUnits u = units::ByteUnits::iec);
 
 // "io_uring 1.40x the IOPS" (more is better) or "p99 2.1x lower on io_uring"
 // (less is better): always the winner and a factor of at least 1.
@@ -78,9 +80,11 @@ std::string less_is_better(const std::string& what, double a, const std::string&
 
 // The comparison after the runs' sections: a figures table, the ratios of
 // io_uring against every other row in words, the sweep, one verdict line.
-std::string comparison_text(const run::BackendComparison& c);
+std::string comparison_text(const run::BackendComparison& c,
+                            units::ByteUnits u = units::ByteUnits::iec);
 // "verdict  ..." (no newline).
-std::string verdict_line(const run::BackendComparison& c);
+std::string verdict_line(const run::BackendComparison& c,
+                         units::ByteUnits u = units::ByteUnits::iec);
 // The "compare_backends" section of the JSON document.
 nlohmann::json comparison_json(const run::BackendComparison& c);
 

@@ -10,8 +10,6 @@ namespace ds::report {
 
 namespace {
 
-constexpr double kMiB = 1048576.0;
-
 std::string iops_text(double iops) {
     char buf[32];
     if (iops >= 1e6)
@@ -37,7 +35,7 @@ std::pair<std::string, int> row_name(const std::string& label) {
 // One direction's three cells, or dashes when the test did none, or what
 // stands for them when its phase was too short to measure.
 std::string cells(bool measured, double bytes_per_sec, double iops, std::uint64_t p99_ns,
-                  const std::string& too_short) {
+                  const std::string& too_short, units::ByteUnits u) {
     char buf[96];
     if (measured && !too_short.empty()) {  // "too short: 0.040 s, 16 ops" across 31 columns
         std::string text = "too short: " + too_short;
@@ -47,19 +45,19 @@ std::string cells(bool measured, double bytes_per_sec, double iops, std::uint64_
     } else if (!measured)
         std::snprintf(buf, sizeof buf, " %10s %9s %9s", "-", "-", "-");
     else
-        std::snprintf(buf, sizeof buf, " %10.1f %9s %9.3f", bytes_per_sec / kMiB,
+        std::snprintf(buf, sizeof buf, " %10.1f %9s %9.3f", units::rate_unit(u).of(bytes_per_sec),
                       iops_text(iops).c_str(), static_cast<double>(p99_ns) / 1e6);
     return buf;
 }
 
 // nvme-endurance: each test's cliff, steady state and drive health again
 // under the table, so the summary is in one place.
-std::string endurance_summary(const PresetResults& results) {
+std::string endurance_summary(const PresetResults& results, units::ByteUnits u) {
     std::string out;
     for (const auto& [label, r] : results) {
         std::string lines;
         for (const auto& sw : r.sustained_write)
-            lines += "    " + write_cliff_lines(sw);
+            lines += "    " + write_cliff_lines(sw, u);
         for (const auto& ss : r.steady_state)
             lines += "    " + steady_state_line(ss) + "\n";
         if (lines.empty()) continue;
@@ -108,7 +106,8 @@ PresetRow preset_row(const run::RunResult& r) {
     return row;
 }
 
-std::string preset_table(const std::string& name, const PresetResults& results) {
+std::string preset_table(const std::string& name, const PresetResults& results,
+                         units::ByteUnits u) {
     struct Line {
         std::string name;
         PresetRow read, write;
@@ -127,27 +126,28 @@ std::string preset_table(const std::string& name, const PresetResults& results) 
         l.evidence.mismatches += r.mismatch_count();
         l.evidence.verified_bytes += r.totals().verified;
     }
-    std::string out = "\npreset " + name +
-                      ": each direction's MiB/s, IOPS and p99 (details of every test: --json)\n";
+    const char* rate = units::rate_unit(u).name;
+    std::string out = "\npreset " + name + ": each direction's " + rate +
+                      ", IOPS and p99 (details of every test: --json)\n";
     char buf[256];
     // Each direction: " %10s %9s %9s", 31 columns.
     std::snprintf(buf, sizeof buf, "  %-16s %s %s\n", "", "------------ read ------------",
                   "----------- write ------------");
     out += buf;
-    std::snprintf(buf, sizeof buf, "  %-16s %10s %9s %9s %10s %9s %9s  %s\n", "test", "MiB/s",
-                  "IOPS", "p99 ms", "MiB/s", "IOPS", "p99 ms", "result");
+    std::snprintf(buf, sizeof buf, "  %-16s %10s %9s %9s %10s %9s %9s  %s\n", "test", rate, "IOPS",
+                  "p99 ms", rate, "IOPS", "p99 ms", "result");
     out += buf;
     for (const auto& l : lines) {
         const std::string verdict = run::verdict_cell(l.evidence);
         std::snprintf(buf, sizeof buf, "  %-16s", l.name.c_str());
         out += buf;
         out += cells(l.has_read, l.read.read_bytes_per_sec, l.read.read_iops, l.read.read_p99_ns,
-                     l.read.read_too_short);
+                     l.read.read_too_short, u);
         out += cells(l.has_write, l.write.write_bytes_per_sec, l.write.write_iops,
-                     l.write.write_p99_ns, l.write.write_too_short);
+                     l.write.write_p99_ns, l.write.write_too_short, u);
         out += "  " + verdict + "\n";
     }
-    return out + endurance_summary(results);
+    return out + endurance_summary(results, u);
 }
 
 nlohmann::json preset_json(const std::string& name, const PresetResults& results,

@@ -11,6 +11,7 @@
 #include "model/config.h"
 #include "model/results.h"
 #include "report/host_info.h"
+#include "units/units.h"
 
 namespace ds::report {
 
@@ -33,7 +34,8 @@ PresetRow preset_row(const run::RunResult& r);
 
 // "RND4K Q32T1 read" and "RND4K Q32T1 write" share the row "RND4K Q32T1":
 // reads from the first, writes from the second, as KDiskMark shows them.
-std::string preset_table(const std::string& name, const PresetResults& results);
+std::string preset_table(const std::string& name, const PresetResults& results,
+                         units::ByteUnits u = units::ByteUnits::iec);
 // `configs`, when given (one per result, in order): each test also keeps
 // its config, backend, merged_phases and summary, as a run's document has them.
 nlohmann::json preset_json(const std::string& name, const PresetResults& results,

@@ -10,8 +10,6 @@ namespace ds::report {
 
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
-
 const run::PhaseResult* merged(const run::RunResult& r, run::Phase p) {
     for (const auto& ph : r.merged_phases)
         if (ph.phase == p) return &ph;
@@ -41,7 +39,7 @@ std::string block_words(std::uint64_t bytes) {
 
 // A sweep's saturation point, the figure people quote from a sweep: " |
 // saturation at qd 16: 120.3k IOPS, p99 0.845 ms" ("" without a sweep).
-std::string sweep_words(const run::SweepResult& s) {
+std::string sweep_words(const run::SweepResult& s, units::ByteUnits u) {
     if (s.points.empty()) return "";
     const std::string name(run::to_string(s.param));
     auto value = [&](std::size_t i) {
@@ -54,7 +52,7 @@ std::string sweep_words(const run::SweepResult& s) {
     const auto knee = s.described_knee();
     if (!knee) return " | saturation not reached by " + value(s.points.size() - 1);
     const std::string figure = s.axis() == stats::KneeAxis::bandwidth
-                                   ? printf_string("%.1f MiB/s", knee->at.bytes_per_sec / kMiB)
+                                   ? units::format_bandwidth(knee->at.bytes_per_sec, u)
                                    : units::format_iops(knee->at.iops) + " IOPS";
     return " | saturation at " + value(knee->index) + ": " + figure +
            printf_string(", p99 %.3f ms", knee->at.p99_ns / 1e6);
@@ -79,14 +77,16 @@ QuotedFigures quoted_figures(const run::RunResult& r) {
     return q;
 }
 
-std::string result_line(const run::RunConfig& cfg, const run::RunResult& r) {
+std::string result_line(const run::RunConfig& cfg, const run::RunResult& r, units::ByteUnits u) {
     const QuotedFigures q = quoted_figures(r);
     std::string seq;
     auto add_seq = [&](const char* name, const DirectionFigures& d) {
         if (!d.measured) return;
         seq += seq.empty() ? "seq " + block_words(cfg.seq_block) + ": " : ", ";
-        seq += name + (d.too_short.empty() ? printf_string(" %.1f MiB/s", d.bytes_per_sec / kMiB)
-                                           : " too short to measure (" + d.too_short + ")");
+        seq +=
+            name + (d.too_short.empty()
+                        ? printf_string(" %s", units::format_bandwidth(d.bytes_per_sec, u).c_str())
+                        : " too short to measure (" + d.too_short + ")");
     };
     add_seq("write", q.seq_write);
     add_seq("read", q.seq_read);
@@ -107,7 +107,7 @@ std::string result_line(const run::RunConfig& cfg, const run::RunResult& r) {
                            printf_string("%.3f ms", static_cast<double>(q.random_p99_ns) / 1e6)
                      : "too short to measure (" + q.random_too_short + ")");
     }
-    line += sweep_words(r.sweep);
+    line += sweep_words(r.sweep, u);
     line += " | " + std::string(io::to_string(r.backend.used)) + ", " +
             (r.direct_io ? "O_DIRECT" : "buffered") + ", " + std::to_string(cfg.files) + " x " +
             units::format_bytes(cfg.file_bytes);

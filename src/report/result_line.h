@@ -8,6 +8,7 @@
 
 #include "model/config.h"
 #include "model/results.h"
+#include "units/units.h"
 
 namespace ds::report {
 
@@ -26,7 +27,7 @@ struct DirectionFigures {
 struct QuotedFigures {
     DirectionFigures seq_write, seq_read;
     DirectionFigures random_read, random_write;
-    bool random = false;     // the random phase ran
+    bool random = false;           // the random phase ran
     std::string random_too_short;  // why it was too short to measure, or empty
     double random_iops = 0;        // reads and writes
     std::uint64_t random_p99_ns = 0;
@@ -41,6 +42,7 @@ QuotedFigures quoted_figures(const run::RunResult& r);
 // 2 x 32 MiB on ext4, verified" (no newline); parts that did not run are left out,
 // and a phase too short to measure reads "too short to measure (0.040 s, 16
 // operations)" instead of its figure.
-std::string result_line(const run::RunConfig& cfg, const run::RunResult& r);
+std::string result_line(const run::RunConfig& cfg, const run::RunResult& r,
+                        units::ByteUnits u = units::ByteUnits::iec);
 
 }  // namespace ds::report

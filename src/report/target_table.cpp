@@ -10,16 +10,14 @@ namespace {
 
 using units::printf_string;
 
-constexpr double kMiB = 1024.0 * 1024.0;
-
 const run::PhaseResult* phase_of(const std::vector<run::PhaseResult>& phases, run::Phase want) {
     for (const auto& p : phases)
         if (p.phase == want) return &p;
     return nullptr;
 }
 
-std::string bandwidth_cell(const run::PhaseResult* p) {
-    return p ? printf_string("%.1f MiB/s", p->bytes_per_sec() / kMiB) : "-";
+std::string bandwidth_cell(const run::PhaseResult* p, units::ByteUnits u) {
+    return p ? units::format_bandwidth(p->bytes_per_sec(), u) : "-";
 }
 
 std::string iops_cell(const run::PhaseResult* p) {
@@ -32,11 +30,12 @@ std::string p99_cell(const run::PhaseResult* p) {
 }
 
 std::string row(const std::string& name, const std::vector<run::PhaseResult>& phases,
-                std::uint64_t verified, std::uint64_t mismatches, const std::string& verdict) {
+                std::uint64_t verified, std::uint64_t mismatches, const std::string& verdict,
+                units::ByteUnits u) {
     using run::Phase;
     return printf_string("  %-22s %14s %14s %10s %11s %11s %10" PRIu64 "  %s\n", name.c_str(),
-                         bandwidth_cell(phase_of(phases, Phase::seq_write)).c_str(),
-                         bandwidth_cell(phase_of(phases, Phase::seq_read)).c_str(),
+                         bandwidth_cell(phase_of(phases, Phase::seq_write), u).c_str(),
+                         bandwidth_cell(phase_of(phases, Phase::seq_read), u).c_str(),
                          iops_cell(phase_of(phases, Phase::random)).c_str(),
                          p99_cell(phase_of(phases, Phase::random)).c_str(),
                          units::format_bytes(verified).c_str(), mismatches, verdict.c_str());
@@ -65,19 +64,20 @@ std::string target_header_lines(const run::RunConfig& cfg, const run::RunResult&
     return out;
 }
 
-std::string slow_text(const run::TargetResult& t) {
+std::string slow_text(const run::TargetResult& t, units::ByteUnits u) {
     if (!t.slow) return "";
     const auto& s = *t.slow;
     const bool iops = s.phase == run::Phase::random;
     auto figure = [&](double v) {
-        return iops ? units::format_iops(v) + " IOPS" : printf_string("%.1f MiB/s", v / kMiB);
+        return iops ? units::format_iops(v) + " IOPS" : units::format_bandwidth(v, u);
     };
     return printf_string("%s: %s %.0f %% below the median of %zu (%s, median %s)", t.name.c_str(),
                          std::string(run::to_string(s.phase)).c_str(), s.below_pct, s.like_targets,
                          figure(s.value).c_str(), figure(s.median).c_str());
 }
 
-std::string target_table(const run::RunConfig& cfg, const run::RunResult& r, run::ExitStatus code) {
+std::string target_table(const run::RunConfig& cfg, const run::RunResult& r, run::ExitStatus code,
+                         units::ByteUnits u) {
     if (r.targets.size() < 2) return "";
     std::string out =
         printf_string("\n  %-22s %14s %14s %10s %11s %11s %10s  %s\n", "target", "seq-write",
@@ -85,14 +85,14 @@ std::string target_table(const run::RunConfig& cfg, const run::RunResult& r, run
     for (std::size_t t = 0; t < r.targets.size(); ++t) {
         const auto& tr = r.targets[t];
         const run::RunEvidence e = run::target_evidence(cfg, r, t, code);
-        out +=
-            row(tr.name, tr.merged_phases, tr.verified_bytes(), e.mismatches, run::verdict_cell(e));
+        out += row(tr.name, tr.merged_phases, tr.verified_bytes(), e.mismatches,
+                   run::verdict_cell(e), u);
     }
     const run::RunEvidence all = run::run_evidence(cfg, r, code);
     out += row("total", r.merged_phases, r.totals().verified, r.mismatch_count(),
-               run::verdict_cell(all));
+               run::verdict_cell(all), u);
     for (const auto& tr : r.targets)
-        if (tr.slow) out += "slow     " + slow_text(tr) + "\n";
+        if (tr.slow) out += "slow     " + slow_text(tr, u) + "\n";
     return out;
 }
 

@@ -8,6 +8,7 @@
 #include "model/config.h"
 #include "model/exit_status.h"
 #include "model/results.h"
+#include "units/units.h"
 
 namespace ds::report {
 
@@ -15,8 +16,9 @@ namespace ds::report {
 std::string target_header_lines(const run::RunConfig& cfg, const run::RunResult& r);
 // The row per target and the total (empty for one target), then a line
 // per slow target.
-std::string target_table(const run::RunConfig& cfg, const run::RunResult& r, run::ExitStatus code);
+std::string target_table(const run::RunConfig& cfg, const run::RunResult& r, run::ExitStatus code,
+                         units::ByteUnits u = units::ByteUnits::iec);
 // "loop3: random 41 % below the median of 4 (1.2k IOPS, median 2.1k)".
-std::string slow_text(const run::TargetResult& t);
+std::string slow_text(const run::TargetResult& t, units::ByteUnits u = units::ByteUnits::iec);
 
 }  // namespace ds::report

@@ -22,8 +22,6 @@ std::string verdict_line(const run::RunEvidence& e) {
 
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
-
 // Lines are built with append(), not `"literal" + std::string(...)`: once
 // inlined, GCC 12 reports the latter as an overlapping memcpy (-Wrestrict, a
 // false positive: GCC bug 105329), and the build has no warnings.
@@ -57,14 +55,15 @@ static std::string threshold_name(double s) {
     return units::format_seconds(s);
 }
 
-std::string phase_line(const run::PhaseResult& p, const std::vector<double>& thresholds_s) {
+std::string phase_line(const run::PhaseResult& p, const std::vector<double>& thresholds_s,
+                       units::ByteUnits u) {
     const auto& c = p.counters;
     const double s = p.seconds > 0 ? p.seconds : 1e-9;
-    const double mib_s = p.bytes_per_sec() / kMiB;
+    const units::RateUnit ru = units::rate_unit(u);
     const double cpu_s = p.cpu.user_s + p.cpu.system_s;
     std::string line =
-        printf_string("  %-10s %9.1f MiB/s  %7.2f s", std::string(run::to_string(p.phase)).c_str(),
-                      mib_s, p.seconds);
+        printf_string("  %-10s %9.1f %-5s  %7.2f s", std::string(run::to_string(p.phase)).c_str(),
+                      ru.of(p.bytes_per_sec()), ru.name, p.seconds);
     const stats::LatencyHistogram all = p.latency();
     if (p.phase == run::Phase::random && p.repeats.size() >= 2) {
         line += "  " + estimate_text(p.estimates().iops, units::format_iops, " IOPS");
@@ -89,10 +88,10 @@ std::string phase_line(const run::PhaseResult& p, const std::vector<double>& thr
     line += printf_string("  cpu usr %.0f%% sys %.0f%%", 100 * p.cpu.user_s / s,
                           100 * p.cpu.system_s / s);
     if (cpu_s > 0) {
-        line +=
-            p.phase == run::Phase::random
-                ? "  " + units::format_iops(p.iops() * p.seconds / cpu_s) + " IOPS/cpu-s"
-                : printf_string("  %.0f MiB/cpu-s", p.bytes_per_sec() * p.seconds / kMiB / cpu_s);
+        line += p.phase == run::Phase::random
+                    ? "  " + units::format_iops(p.iops() * p.seconds / cpu_s) + " IOPS/cpu-s"
+                    : printf_string("  %.0f %s/cpu-s", ru.of(p.bytes_per_sec()) * p.seconds / cpu_s,
+                                    ru.amount);
     }
     // Every threshold, 0 % too: with the default 1 ms, 10 ms and 100 ms a
     // zero says something (an SSD's phase never waited 100 ms), and a line
@@ -119,7 +118,7 @@ std::string phase_line(const run::PhaseResult& p, const std::vector<double>& thr
     if (p.requested_rate > 0) line.append("\n").append(rate_line(p));
     if (p.repeats.size() >= 2) line.append("\n").append(repeats_line(p));
     if (p.phase == run::Phase::random && c.write_ops + c.write_errors > 0)
-        line.append("\n").append(writes_line(p));
+        line.append("\n").append(writes_line(p, u));
     return line;
 }
 
@@ -173,8 +172,9 @@ std::string repeats_line(const run::PhaseResult& p) {
            range("interval", e.p99_ns.low, e.p99_ns.high, p99);
 }
 
-std::string writes_line(const run::PhaseResult& p) {
+std::string writes_line(const run::PhaseResult& p, units::ByteUnits u) {
     const auto& c = p.counters;
+    const units::RateUnit ru = units::rate_unit(u);
     const double s = p.seconds > 0 ? p.seconds : 1e-9;
     const auto& w = c.write_latency;
     return printf_string("  writes:    %" PRIu64 " done, %" PRIu64 " errors (%" PRIu64
@@ -182,15 +182,18 @@ std::string writes_line(const run::PhaseResult& p) {
                          c.write_ops, c.write_errors, c.write_errors) +
            ms(w.min()) + " avg " + ms(static_cast<std::uint64_t>(w.mean())) + " max " +
            ms(w.max()) +
-           printf_string("  total %.3f s  %.1f MiB  %.0f writes/s  %.1f MiB/s", p.seconds,
-                         c.write_bytes / kMiB, c.write_ops / s, c.write_bytes / kMiB / s);
+           printf_string("  total %.3f s  %.1f %s  %.0f writes/s  %.1f %s", p.seconds,
+                         ru.of(static_cast<double>(c.write_bytes)), ru.amount, c.write_ops / s,
+                         ru.of(static_cast<double>(c.write_bytes)) / s, ru.name);
 }
 
-std::string drift_table(const std::vector<run::IterationResult>& iterations) {
-    return drift_table(run::phase_drift(iterations), iterations.size());
+std::string drift_table(const std::vector<run::IterationResult>& iterations, units::ByteUnits u) {
+    return drift_table(run::phase_drift(iterations), iterations.size(), u);
 }
 
-std::string drift_table(const std::vector<run::PhaseDrift>& drift, std::uint64_t iterations) {
+std::string drift_table(const std::vector<run::PhaseDrift>& drift, std::uint64_t iterations,
+                        units::ByteUnits u) {
+    const units::RateUnit ru = units::rate_unit(u);
     const bool any = std::any_of(drift.begin(), drift.end(),
                                  [](const run::PhaseDrift& d) { return d.iterations > 0; });
     if (iterations < 2 || !any) return "";
@@ -220,8 +223,8 @@ std::string drift_table(const std::vector<run::PhaseDrift>& drift, std::uint64_t
         if (d.phase == run::Phase::random)
             row(name.c_str(), "IOPS", d.iops, true, [](double v) { return units::format_iops(v); });
         else
-            row(name.c_str(), "MiB/s", d.bandwidth, true,
-                [](double v) { return printf_string("%.1f", v / kMiB); });
+            row(name.c_str(), ru.name, d.bandwidth, true,
+                [&](double v) { return printf_string("%.1f", ru.of(v)); });
         row("", "p99 ms", d.p99_ns, false,
             [](double v) { return ms(static_cast<std::uint64_t>(v)); });
     }
@@ -249,7 +252,7 @@ std::string turn_up_line(const run::SweepResult& sweep) {
            " ms at a lower rate (one run per point)";
 }
 
-std::string knee_line(const run::SweepResult& sweep) {
+std::string knee_line(const run::SweepResult& sweep, units::ByteUnits u) {
     if (sweep.param == run::SweepParam::rate) return turn_up_line(sweep);
     const std::string name(run::to_string(sweep.param));
     auto value_text = [&](std::uint64_t v) {
@@ -257,7 +260,8 @@ std::string knee_line(const run::SweepResult& sweep) {
                                                           : std::to_string(v);
     };
     const bool by_bandwidth = sweep.axis() == stats::KneeAxis::bandwidth;
-    const char* axis = by_bandwidth ? "MiB/s" : "IOPS";
+    const units::RateUnit ru = units::rate_unit(u);
+    const char* axis = by_bandwidth ? ru.name : "IOPS";
     if (sweep.points.empty()) return "saturation: no points";
     const std::size_t n = sweep.repeats();
     // n = 0: points made without repeats (not by a run): nothing to say.
@@ -276,7 +280,8 @@ std::string knee_line(const run::SweepResult& sweep) {
                (n < 2 ? noise : std::string());
     const std::string value = value_text(sweep.points[knee->index].value);
     const std::string figure =
-        by_bandwidth ? printf_string("%.1f MiB/s (%s IOPS)", knee->at.bytes_per_sec / kMiB,
+        by_bandwidth ? printf_string("%s (%s IOPS)",
+                                     units::format_bandwidth(knee->at.bytes_per_sec, u).c_str(),
                                      units::format_iops(knee->at.iops).c_str())
                      : units::format_iops(knee->at.iops) + " IOPS";
     return printf_string(
@@ -530,9 +535,9 @@ void TextReport::progress(const run::ProgressSnapshot& s) {
                                      std::string(run::to_string(s.phase)).c_str());
     if (s.fraction_done >= 0)
         head += printf_string(" %3.0f%%", 100 * std::min(1.0, s.fraction_done));
-    const std::string mib = printf_string("%.1f MiB/s", now.bytes_per_sec / kMiB);
-    const std::string avg = random ? units::format_iops(avg_ops) + " IOPS"
-                                   : printf_string("%.1f MiB/s", avg_bytes / kMiB);
+    const std::string mib = units::format_bandwidth(now.bytes_per_sec, units_);
+    const std::string avg =
+        random ? units::format_iops(avg_ops) + " IOPS" : units::format_bandwidth(avg_bytes, units_);
     // Fields by rank: what an 80-column terminal cannot hold goes first
     // (report/progress_line.h states the order).
     std::vector<ProgressField> fields{{head}};
@@ -579,7 +584,7 @@ void TextReport::phase_done(std::uint64_t iteration, const run::PhaseResult& p) 
         std::fprintf(out_, "\niteration %" PRIu64 "\n", iteration);
         header_iteration_ = iteration;
     }
-    std::fprintf(out_, "%s\n", phase_line(p, thresholds_s_).c_str());
+    std::fprintf(out_, "%s\n", phase_line(p, thresholds_s_, units_).c_str());
     if (sys::busy(p.host)) std::fprintf(out_, "%s\n", host_busy_line(p).c_str());
     std::fflush(out_);
 }
@@ -617,19 +622,19 @@ void TextReport::steady_state_done(const run::SteadyStateResult& r) {
 
 namespace {
 
-std::string cliff_step_text(const stats::CliffStep& st) {
+std::string cliff_step_text(const stats::CliffStep& st, const units::RateUnit& ru) {
     char buf[160];
-    std::snprintf(buf, sizeof buf, " after %s: %.0f -> %.0f MiB/s (-%.0f%%)",
-                  units::format_bytes(st.bytes_before).c_str(), st.before_bytes_per_s / (1 << 20),
-                  st.after_bytes_per_s / (1 << 20), st.drop_pct);
+    std::snprintf(buf, sizeof buf, " after %s: %.0f -> %.0f %s (-%.0f%%)",
+                  units::format_bytes(st.bytes_before).c_str(), ru.of(st.before_bytes_per_s),
+                  ru.of(st.after_bytes_per_s), ru.name, st.drop_pct);
     return buf;
 }
 
-std::string recovery_line(const run::SustainedWriteResult& r) {
+std::string recovery_line(const run::SustainedWriteResult& r, const units::RateUnit& ru) {
     const auto& rec = *r.recovery;
     char buf[200];
-    std::snprintf(buf, sizeof buf, "  after %g s idle: %.0f MiB/s, %.0f %% of the drop recovered",
-                  rec.idle_seconds, rec.bytes_per_s / (1 << 20), rec.recovered_pct);
+    std::snprintf(buf, sizeof buf, "  after %g s idle: %.0f %s, %.0f %% of the drop recovered",
+                  rec.idle_seconds, ru.of(rec.bytes_per_s), ru.name, rec.recovered_pct);
     std::string out = buf;
     if (rec.bytes_to_cliff)
         out += "; the cliff came back after " + units::format_bytes(*rec.bytes_to_cliff);
@@ -640,8 +645,9 @@ std::string recovery_line(const run::SustainedWriteResult& r) {
 
 }  // namespace
 
-std::string write_cliff_lines(const run::SustainedWriteResult& r) {
+std::string write_cliff_lines(const run::SustainedWriteResult& r, units::ByteUnits u) {
     const auto& c = r.cliff;
+    const units::RateUnit ru = units::rate_unit(u);
     char interval[32];
     std::snprintf(interval, sizeof interval, "%g s", r.interval_s);
     if (!c.long_enough)
@@ -653,20 +659,20 @@ std::string write_cliff_lines(const run::SustainedWriteResult& r) {
         return "no write cliff within " + units::format_bytes(c.total_bytes) + " (" +
                std::to_string(c.intervals) +
                (c.intervals == 1 ? " interval of " : " intervals of ") + interval + ")\n";
-    std::string out = "write cliff" + cliff_step_text(c.steps[0]) + "\n";
+    std::string out = "write cliff" + cliff_step_text(c.steps[0], ru) + "\n";
     for (std::size_t i = 1; i < c.steps.size(); ++i)
-        out += "  next step" + cliff_step_text(c.steps[i]) + "\n";
-    if (r.recovery) out += recovery_line(r);
+        out += "  next step" + cliff_step_text(c.steps[i], ru) + "\n";
+    if (r.recovery) out += recovery_line(r, ru);
     return out;
 }
 
 void TextReport::sustained_write_done(const run::SustainedWriteResult& r) {
     clear_live();
-    std::fprintf(out_, "%s", write_cliff_lines(r).c_str());
+    std::fprintf(out_, "%s", write_cliff_lines(r, units_).c_str());
     std::fflush(out_);
 }
 
-std::string phase_health_line(const run::PhaseHealth& h) {
+std::string phase_health_line(const run::PhaseHealth& h, units::ByteUnits u) {
     if (!h.unreadable.empty()) return "  health: not read: " + h.unreadable;
     if (!h.change) return "  health: not read";
     const auto& c = *h.change;
@@ -677,10 +683,11 @@ std::string phase_health_line(const run::PhaseHealth& h) {
         out += printf_string(" %s %" PRIu64 " -> %" PRIu64 "%s;",
                              std::string(nvme::finding_name(f.kind)).c_str(), f.before, f.after,
                              nvme::is_damage(f.kind) ? " (DAMAGE)" : "");
+    const units::RateUnit ru = units::rate_unit(u);
     if (h.thermal == nvme::ThermalVerdict::thermal_throttling)
         out +=
-            printf_string(" thermal throttling: %.0f -> %.0f MiB/s;",
-                          h.reference_bytes_per_s / (1 << 20), h.observed_bytes_per_s / (1 << 20));
+            printf_string(" thermal throttling: %.0f -> %.0f %s;", ru.of(h.reference_bytes_per_s),
+                          ru.of(h.observed_bytes_per_s), ru.name);
     else if (h.thermal == nvme::ThermalVerdict::throttled_without_loss)
         out += " throttle counters rose, throughput held;";
     if (c.findings.empty() && h.thermal == nvme::ThermalVerdict::none) out += " no change;";
@@ -691,7 +698,7 @@ std::string phase_health_line(const run::PhaseHealth& h) {
 
 void TextReport::phase_health_done(const run::PhaseHealth& h) {
     clear_live();
-    std::fprintf(out_, "%s\n", phase_health_line(h).c_str());
+    std::fprintf(out_, "%s\n", phase_health_line(h, units_).c_str());
     std::fflush(out_);
 }
 
@@ -763,9 +770,10 @@ void TextReport::sweep_point_done(const run::RunConfig& cfg, const run::SweepPoi
                              : units::format_seconds(cfg.rand_time_s);
         head += " per point, verified\n";
         std::fputs(head.c_str(), out_);
-        std::string cols = printf_string(
-            "  %10s %9s %9s %9s %9s %9s %9s %9s %5s %5s %12s", name.c_str(), "IOPS", "MiB/s",
-            "mean ms", "p50 ms", "p99 ms", "p99.9 ms", "max ms", "usr%", "sys%", "IOPS/cpu-s");
+        std::string cols =
+            printf_string("  %10s %9s %9s %9s %9s %9s %9s %9s %5s %5s %12s", name.c_str(), "IOPS",
+                          units::rate_unit(units_).name, "mean ms", "p50 ms", "p99 ms", "p99.9 ms",
+                          "max ms", "usr%", "sys%", "IOPS/cpu-s");
         for (double t : cfg.latency_thresholds_s)
             cols += printf_string(" %8s", std::string(">").append(threshold_name(t)).c_str());
         std::fprintf(out_, "%s\n", cols.c_str());
@@ -779,7 +787,7 @@ void TextReport::sweep_point_done(const run::RunConfig& cfg, const run::SweepPoi
                             : std::to_string(point.value);
     std::string row = printf_string(
         "  %10s %9s %9.1f %9s %9s %9s %9s %9s %5.0f %5.0f %12s", value.c_str(),
-        units::format_iops(p.iops()).c_str(), p.bytes_per_sec() / kMiB,
+        units::format_iops(p.iops()).c_str(), units::rate_unit(units_).of(p.bytes_per_sec()),
         ms(static_cast<std::uint64_t>(all.mean())).c_str(), ms(all.value_at_percentile(50)).c_str(),
         ms(all.value_at_percentile(99)).c_str(), ms(all.value_at_percentile(99.9)).c_str(),
         ms(all.max()).c_str(), 100 * p.cpu.user_s / s, 100 * p.cpu.system_s / s,
@@ -938,15 +946,16 @@ void TextReport::finish(const run::RunConfig& cfg, const run::RunResult& r, run:
     // A sweep's random figures are its points: the saturation line stands
     // for them in --brief too.
     if (layout_ != Layout::preset_test && !r.sweep.points.empty())
-        std::fprintf(out_, "%s\n", knee_line(r.sweep).c_str());
+        std::fprintf(out_, "%s\n", knee_line(r.sweep, units_).c_str());
     if (layout_ == Layout::full) {
         if (r.sync_compare) std::fputs(sync_compare_table(*r.sync_compare).c_str(), out_);
-        std::fputs(drift_table(r.drift, r.iterations_run).c_str(), out_);
+        std::fputs(drift_table(r.drift, r.iterations_run, units_).c_str(), out_);
     }
     // What went wrong is shown whatever the layout.
     print_mismatch_records(out_, r);
     print_damage(out_, r);
-    if (layout_ != Layout::preset_test) std::fputs(target_table(cfg, r, code).c_str(), out_);
+    if (layout_ != Layout::preset_test)
+        std::fputs(target_table(cfg, r, code, units_).c_str(), out_);
     const std::string verdict = verdict_text(cfg, r, code, why);
     if (layout_ == Layout::preset_test) {
         if (!label_.empty())
@@ -964,7 +973,7 @@ void TextReport::finish(const run::RunConfig& cfg, const run::RunResult& r, run:
         std::fflush(out_);
         return;
     }
-    if (!r.merged_phases.empty()) std::fprintf(out_, "%s\n", result_line(cfg, r).c_str());
+    if (!r.merged_phases.empty()) std::fprintf(out_, "%s\n", result_line(cfg, r, units_).c_str());
     std::fprintf(out_, "result   %s (exit %d)\n", verdict.c_str(), run::code_of(code));
     std::fflush(out_);
 }

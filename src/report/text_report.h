@@ -11,6 +11,7 @@
 
 #include "model/observer.h"
 #include "report/host_info.h"
+#include "units/units.h"
 
 namespace ds::report {
 
@@ -26,6 +27,8 @@ class TextReport final : public run::RunObserver {
         label_ = std::move(label);
         header_ = header;
     }
+    // --units: throughput in MiB/s (iec) or MB/s (si).
+    void set_units(units::ByteUnits u) { units_ = u; }
     // A preset's only test, shown in full (a burn-in: its iterations,
     // bytes verified and drift table); the preset's table and verdict
     // follow, so finish() stops before the figures and result lines.
@@ -82,6 +85,7 @@ class TextReport final : public run::RunObserver {
     std::uint64_t recent_iteration_ = 0;
     Layout layout_ = Layout::full;
     bool whole_preset_ = false;
+    units::ByteUnits units_ = units::ByteUnits::iec;
     std::string label_;
     bool header_ = false;
     bool verify_ = true;
@@ -99,13 +103,14 @@ class TextReport final : public run::RunObserver {
 };
 
 // One line per phase, e.g. "seq-write  1234.5 MiB/s  ..." (also used by tests).
-std::string phase_line(const run::PhaseResult& p, const std::vector<double>& thresholds_s = {});
+std::string phase_line(const run::PhaseResult& p, const std::vector<double>& thresholds_s = {},
+                       units::ByteUnits u = units::ByteUnits::iec);
 // "  host busy: 12 % steal, 31 % other processes during random; figures may
 // not repeat": printed under a phase whose host load passed sys::busy().
 std::string host_busy_line(const run::PhaseResult& p);
 // aio_test's figures for a random phase that wrote: "writes:  N done, E errors
 // (F failed, 0 outstanding)  time ms min .. avg .. max ..  total .. s  .. MiB ..".
-std::string writes_line(const run::PhaseResult& p);
+std::string writes_line(const run::PhaseResult& p, units::ByteUnits u = units::ByteUnits::iec);
 // --rate: the schedule's figures under a random phase's line: requested and
 // achieved rate (and "RATE NOT MET"), late operations and the largest
 // lateness, the response-time percentiles and the schedule's issue error.
@@ -124,7 +129,7 @@ std::string sync_compare_table(const run::SyncCompareResult& sc);
 // rand-block 64K)": block-size sweeps are judged by bandwidth.  --repeat:
 // on the medians, "saturation: within noise ..." when the p99 rise after the
 // knee is inside the noise; one repeat says it had one.
-std::string knee_line(const run::SweepResult& sweep);
+std::string knee_line(const run::SweepResult& sweep, units::ByteUnits u = units::ByteUnits::iec);
 // "steady state: attained at round 7 of 60 s (rounds 3-7): mean 41234 IOPS,
 // range 8.1 % (max 20), slope excursion 3.2 % (max 10)", or "not attained in
 // 25 rounds ..." with the last window's figures.
@@ -132,19 +137,23 @@ std::string steady_state_line(const run::SteadyStateResult& r);
 // "write cliff after 23.4 GiB: 3100 -> 850 MiB/s (-73%)" (and a second step,
 // and the recovery after --cliff-recovery, on lines of their own), "no cliff
 // within 64 GiB", or why there is no verdict.
-std::string write_cliff_lines(const run::SustainedWriteResult& r);
+std::string write_cliff_lines(const run::SustainedWriteResult& r,
+                              units::ByteUnits u = units::ByteUnits::iec);
 // "  health: media-errors 0 -> 3 (DAMAGE); thermal throttling: 3100 -> 850
 // MiB/s  (12.3 MB written per the drive)", "  health: no change (...)".
-std::string phase_health_line(const run::PhaseHealth& h);
+std::string phase_health_line(const run::PhaseHealth& h,
+                              units::ByteUnits u = units::ByteUnits::iec);
 // For runs of two iterations or more: each phase's first, best, worst and
 // last bandwidth (IOPS for the random phase) and p99, with the iteration
 // each comes from; "" otherwise.
 // "result   PASS (exit 0)" and the other verdicts (worded by
 // model/verdict.h), with a newline.
 std::string verdict_line(const run::RunEvidence& e);
-std::string drift_table(const std::vector<run::IterationResult>& iterations);
+std::string drift_table(const std::vector<run::IterationResult>& iterations,
+                        units::ByteUnits u = units::ByteUnits::iec);
 // The same from a run's running drift (RunResult::drift) over `iterations`
 // iterations, the summarised ones included.
-std::string drift_table(const std::vector<run::PhaseDrift>& drift, std::uint64_t iterations);
+std::string drift_table(const std::vector<run::PhaseDrift>& drift, std::uint64_t iterations,
+                        units::ByteUnits u = units::ByteUnits::iec);
 
 }  // namespace ds::report

@@ -196,6 +196,11 @@ std::string format_iops(double iops) {
     return printf_string("%.0f", iops);
 }
 
+std::string format_bandwidth(double bytes_per_sec, ByteUnits u) {
+    const RateUnit unit = rate_unit(u);
+    return printf_string("%.1f %s", unit.of(bytes_per_sec), unit.name);
+}
+
 std::string printf_string(const char* fmt, ...) {
     va_list ap;
     va_start(ap, fmt);

@@ -38,6 +38,23 @@ std::string format_seconds(double s);
 // IOPS for a report: 1234567 -> "1.23M", 148300 -> "148.3k", 812 -> "812".
 std::string format_iops(double iops);
 
+// The unit a report states throughput in (--units): binary, MiB/s of
+// 2^20 bytes (the default, as sizes are typed: -s 32M is 32 MiB), or
+// decimal, MB/s of 10^6 bytes, as drive spec sheets state it.  Sizes stay
+// binary either way.
+enum class ByteUnits { iec, si };
+struct RateUnit {
+    double bytes;        // bytes per one of the unit
+    const char* name;    // "MiB/s" or "MB/s"
+    const char* amount;  // "MiB" or "MB"
+    double of(double bytes_per_sec) const { return bytes_per_sec / bytes; }
+};
+constexpr RateUnit rate_unit(ByteUnits u) {
+    return u == ByteUnits::si ? RateUnit{1e6, "MB/s", "MB"} : RateUnit{1048576.0, "MiB/s", "MiB"};
+}
+// 1572864 bytes/s -> "1.5 MiB/s" (or "1.6 MB/s"), one decimal.
+std::string format_bandwidth(double bytes_per_sec, ByteUnits u);
+
 // printf into a string, any length.
 std::string printf_string(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -184,6 +184,28 @@ class Reading(harness.DriveStressTest):
                       harness.merged_phases_of(r.doc)["seq-write"]["latency_thresholds"]]
         self.assertEqual(thresholds, [1000000, 10000000, 100000000])
 
+    def test_units_si_states_throughput_in_mb_per_s(self):
+        """--units si: every throughput of the text report in MB/s (10^6
+        bytes), as a spec sheet states it, equal to the JSON's bytes per
+        second; sizes stay binary; a bad spelling is refused naming it."""
+        r = self.drivestress("-s", "8M", "-j", "1", "--seq-time", "1", "--rand-ops", "500",
+                             "--units", "si")
+        self.assertExit(r, 0)
+        self.assertNotIn("MiB/s", r.stdout)
+        phases = harness.merged_phases_of(r.doc)
+        for name in ("seq-write", "seq-read"):
+            line = line_starting(r.stdout, f"  {name} ")
+            m = re.match(rf"  {name}\s+([\d.]+) MB/s ", line)
+            self.assertIsNotNone(m, line)
+            self.assertAlmostEqual(float(m.group(1)),
+                                   phases[name]["bandwidth_bytes_per_sec"] / 1e6, delta=0.051)
+        figures = line_starting(r.stdout, "figures  ")
+        self.assertRegex(figures, r"seq 1M: write [\d.]+ MB/s, read [\d.]+ MB/s \|")
+        self.assertIn("1 x 8 MiB", figures)
+        bad = self.drivestress("-s", "8M", "--units", "MB", json_out=False)
+        self.assertExit(bad, 1)
+        self.assertIn("--units: 'MB' is not one of iec, si", bad.stderr)
+
     def shm_target(self):
         import tempfile
         import shutil

@@ -61,6 +61,39 @@ TEST_CASE("drift table: first, best, worst and last of each phase, with the iter
     }
 }
 
+TEST_CASE("--units si: the drift table in MB/s, the same runs as in MiB/s") {
+    std::vector<run::IterationResult> its;
+    // 100 MiB/s = 104.9 MB/s, 250 MiB/s = 262.1 MB/s, 50 MiB/s = 52.4 MB/s.
+    const std::uint64_t seq[] = {100, 250, 50};
+    for (std::uint64_t i = 0; i < 3; ++i)
+        its.push_back({i + 1, {figures(run::Phase::seq_write, 1.0, seq[i], 2'000'000)}});
+    const auto lines = lines_of(report::drift_table(its, units::ByteUnits::si));
+    REQUIRE(lines.size() == 5);
+    CHECK(lines[3] ==
+          "  seq-write  MB/s         104.9 #1          262.1 #2           52.4 #3           52.4 "
+          "#3     one sample a side");
+}
+
+TEST_CASE("--units si: a phase line and the write summary in MB/s, sizes still binary") {
+    run::PhaseResult p;
+    p.phase = run::Phase::random;
+    p.seconds = 2;
+    p.counters.write_ops = 1000;
+    p.counters.write_bytes = 1000 * 1'000'000ULL;  // 500 MB/s
+    p.counters.verified_bytes = 1 << 20;
+    for (int i = 0; i < 1000; ++i)
+        p.counters.write_latency.record(100'000);
+    const std::string si = report::phase_line(p, {}, units::ByteUnits::si);
+    CAPTURE(si);
+    CHECK(si.rfind("  random         500.0 MB/s      2.00 s", 0) == 0);
+    CHECK(si.find("verified 1 MiB") != std::string::npos);
+    CHECK(si.find("  total 2.000 s  1000.0 MB  500 writes/s  500.0 MB/s") != std::string::npos);
+    const std::string iec = report::phase_line(p, {});
+    CAPTURE(iec);
+    CHECK(iec.rfind("  random         476.8 MiB/s     2.00 s", 0) == 0);
+    CHECK(iec.find("  total 2.000 s  953.7 MiB  500 writes/s  476.8 MiB/s") != std::string::npos);
+}
+
 TEST_CASE("drift table: a drift is named only outside the noise") {
     std::vector<run::IterationResult> its;
     // seq-write 200 MiB/s for five iterations, then 100 (a real halving,

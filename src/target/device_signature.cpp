@@ -64,11 +64,81 @@ void ext(Bytes b, std::vector<std::string>& out) {
         named(std::string(type) + " filesystem", label_at(b, sb + 120, 16), uuid_at(b, sb + 104)));
 }
 
+// A fixed-width ASCII field (LUKS's UUID), up to its first NUL.
+std::string text_at(Bytes b, std::size_t at, std::size_t max) {
+    return label_at(b, at, max);
+}
+
+// LVM2 physical volume: a "LABELONE" label in one of the first four
+// sectors, type "LVM2 001", the PV header (its 32-character UUID first) at
+// the label's offset_xl; shown 6-4-4-4-4-4-6 as pvs shows it.
+void lvm2(Bytes b, std::vector<std::string>& out) {
+    for (std::size_t sector = 0; sector < 4; ++sector) {
+        const std::size_t at = sector * 512;
+        if (!has(b, at, "LABELONE") || !has(b, at + 24, "LVM2 001")) continue;
+        const std::size_t pv = at + le32(b, at + 20);
+        const std::string raw = pv + 32 <= b.size() ? text_at(b, pv, 32) : "";
+        std::string uuid;
+        std::size_t from = 0;
+        for (std::size_t len : {6, 4, 4, 4, 4, 4, 6}) {
+            if (raw.size() != 32) break;
+            if (from) uuid += '-';
+            uuid.append(raw, from, len);
+            from += len;
+        }
+        out.push_back(named("LVM2 physical volume", "", raw.size() == 32 ? uuid : raw));
+        return;
+    }
+}
+
+// LUKS1 and LUKS2 headers: magic "LUKS\xba\xbe", version (big-endian 16 bits)
+// at 6, the UUID as text at 168; LUKS2 has a label at 24.
+void luks(Bytes b, std::vector<std::string>& out) {
+    if (b.size() < 208 || !has(b, 0, "LUKS\xba\xbe")) return;
+    const unsigned version = unsigned{b[6]} << 8 | b[7];
+    out.push_back(named("LUKS" + std::to_string(version) + " encrypted volume",
+                        version == 2 ? label_at(b, 24, 48) : "", text_at(b, 168, 40)));
+}
+
+// Linux md RAID member, superblock 1.x: magic 0xa92b4efc at 4096 (1.2) or
+// 0 (1.1); the array's UUID at +16, its name at +32, its level at +72.
+// (0.90 and 1.0 keep theirs at the device's end, beyond what is read.)
+void md_raid(Bytes b, std::vector<std::string>& out) {
+    for (std::size_t at : {std::size_t{4096}, std::size_t{0}}) {
+        if (b.size() < at + 76 || le32(b, at) != 0xa92b4efc || le32(b, at + 4) != 1) continue;
+        const auto level = static_cast<std::int32_t>(le32(b, at + 72));
+        std::string what = "md RAID member";
+        if (level == -1) what.append(" (linear)");
+        if (level >= 0 && level <= 10)
+            what.append(" (raid").append(std::to_string(level)).append(")");
+        out.push_back(named(what, label_at(b, at + 32, 32), uuid_at(b, at + 16)));
+        return;
+    }
+}
+
+// NTFS and exFAT boot sectors: the OEM name at 3; the volume serial number
+// (NTFS: 64 bits at 0x48; exFAT: 32 bits at 100) is what wipefs calls UUID.
+void ntfs_exfat(Bytes b, std::vector<std::string>& out) {
+    char serial[24];
+    if (b.size() >= 0x50 && has(b, 3, "NTFS    ")) {
+        std::snprintf(serial, sizeof serial, "%08X%08X", le32(b, 0x4c), le32(b, 0x48));
+        out.push_back(named("ntfs filesystem", "", serial));
+    } else if (b.size() >= 104 && has(b, 3, "EXFAT   ")) {
+        const std::uint32_t s = le32(b, 100);
+        std::snprintf(serial, sizeof serial, "%04X-%04X", s >> 16, s & 0xffff);
+        out.push_back(named("exfat filesystem", "", serial));
+    }
+}
+
 }  // namespace
 
 std::vector<std::string> signatures_of(Bytes b) {
     std::vector<std::string> out;
     ext(b, out);
+    lvm2(b, out);
+    luks(b, out);
+    md_raid(b, out);
+    ntfs_exfat(b, out);
     if (has(b, 0, "XFSB") && b.size() >= 120)
         out.push_back(named("xfs filesystem", label_at(b, 108, 12), uuid_at(b, 32)));
     if (has(b, 65536 + 64, "_BHRfS_M"))

@@ -1,6 +1,8 @@
 // What a block device held before --raw-device overwrites it, read off the
-// signatures wipefs lists: filesystem superblocks (with label and UUID),
-// swap, partition tables, an earlier drivestress run's units.
+// signatures wipefs lists: filesystem superblocks (ext2/3/4, xfs, btrfs,
+// vfat, ntfs, exfat; with label and UUID), swap, LVM2 physical volumes,
+// LUKS volumes, md RAID members (superblock 1.1/1.2), partition tables, an
+// earlier drivestress run's units.
 #pragma once
 
 #include <cstddef>

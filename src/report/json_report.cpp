@@ -276,20 +276,19 @@ const char* drift_kind_name(run::DriftVerdict::Kind k) {
 
 // The drift table's verdict on the figure (model/drift.h): named only when
 // the early and late runs' intervals do not overlap.
-json drift_verdict_json(const run::FigureDrift& d, bool higher_better) {
+json drift_verdict_json(const char* figure, const run::FigureDrift& d, bool higher_better) {
     const run::DriftVerdict v = run::drift_verdict(d, higher_better);
-    return {{"kind", drift_kind_name(v.kind)},
+    return {{"figure", figure},
+            {"kind", drift_kind_name(v.kind)},
             {"runs_per_side", v.per_side},
             {"change_pct", v.change_pct},
             {"text", run::to_string(v)}};
 }
 
-// `whole`: the figure is a whole number (nanoseconds), of which lower is
-// better; otherwise a rate, of which higher is.
+// `whole`: the figure is a whole number (nanoseconds).
 json figure_drift_json(const run::FigureDrift& d, bool whole = false) {
     auto value = [&](double v) { return whole ? json(static_cast<std::uint64_t>(v)) : json(v); };
-    return {{"verdict", drift_verdict_json(d, !whole)},
-            {"first", value(d.first)},
+    return {{"first", value(d.first)},
             {"best", value(d.best)},
             {"worst", value(d.worst)},
             {"last", value(d.last)},
@@ -315,7 +314,11 @@ json merged_phases_json(const run::RunConfig& cfg, const run::RunResult& r) {
                 j["drift"] = {{"iterations", d.iterations},
                               {"bandwidth_bytes_per_sec", figure_drift_json(d.bandwidth)},
                               {"iops", figure_drift_json(d.iops)},
-                              {"p99_ns", figure_drift_json(d.p99_ns, true)}};
+                              {"p99_ns", figure_drift_json(d.p99_ns, true)},
+                              {"verdicts",
+                               {drift_verdict_json("bandwidth_bytes_per_sec", d.bandwidth, true),
+                                drift_verdict_json("iops", d.iops, true),
+                                drift_verdict_json("p99_ns", d.p99_ns, false)}}};
         }
         out.push_back(std::move(j));
     }

@@ -341,17 +341,36 @@ def render_rows(cmp, head, entry, with_noise):
     return lines
 
 
+WIDTH = 100
+
+
+def fit_words(fields, width=WIDTH):
+    """Fields joined by two spaces, wrapped onto lines of at most `width`
+    columns (a field longer than that has a line of its own); lines after
+    the first are indented under the second field."""
+    indent = " " * (len(fields[0]) + 2)
+    lines, line = [], fields[0]
+    for f in fields[1:]:
+        if len(line) + 2 + len(f) <= width or line.strip() == fields[0]:
+            line += "  " + f
+        else:
+            lines.append(line)
+            line = indent + f
+    return lines + [line]
+
+
 def render_table(cmp):
     lines = []
     for d in cmp["documents"]:
         role = "  (baseline)" if d["label"] == cmp["baseline"] else ""
-        lines.append(f"{d['label']}  {d['path']}  host {d['host']}  target {d['target']}  "
-                     f"backend {d['backend']}  {d['started_at']}  {d['status']}{role}")
+        lines += fit_words([d["label"], d["path"] + role, f"host {d['host']}",
+                            f"target {d['target']}", f"backend {d['backend']}", d["started_at"],
+                            d["status"]])
     lines += render_config_warning(cmp)
     lines.append(f"x {cmp['baseline']}: ratio to the baseline; Δ: change from the baseline; "
                  "latency of reads and writes together")
     lines.append(f"*: fewer than {results.MIN_TAIL_SAMPLES} samples beyond this percentile "
-                 "(one of the slowest few operations, not a stable figure)")
+                 "(one of the slowest operations: not stable)")
     lines.append("")
     key = f"{'iter':>4}  {'phase':<10} {'doc':<4}"
     rates = (f"{key}{'MiB/s':>10} {'x ' + cmp['baseline']:>6}{'IOPS':>11} "

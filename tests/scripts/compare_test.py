@@ -189,6 +189,25 @@ class CompareTest(unittest.TestCase):
         self.assertIn("samples", rates[0])
         self.assertIn("p99.9 ms", latency[0])
 
+    def test_every_line_fits_100_columns_with_long_paths(self):
+        """The document lines wrap under their label instead of running to
+        150 columns when the documents sit deep in a results tree."""
+        with tempfile.TemporaryDirectory() as d:
+            deep = os.path.join(d, "fleet-results", "2026-12-02", "rack-r12", "server-0042")
+            os.makedirs(deep)
+            paths = []
+            for name, src in (("a.json", SAMPLE_A), ("b.json", SAMPLE_B)):
+                paths.append(os.path.join(deep, name))
+                with open(src) as f, open(paths[-1], "w") as out:
+                    out.write(f.read())
+            r = run(*paths)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            lines = r.stdout.splitlines()
+            self.assertLessEqual(max(len(l) for l in lines), 100, r.stdout)
+            self.assertEqual(lines[0], "A  " + paths[0] + "  (baseline)")
+            self.assertTrue(lines[1].startswith("   host "), lines[1])
+            self.assertTrue(lines[1].endswith("passed"), lines[1])
+
     def test_sample_counts_and_unsupported_percentiles_are_shown(self):
         # Supported: at least 10 samples beyond the percentile (n * (1 - p) >= 10).
         r = run(SAMPLE_A, SAMPLE_B)

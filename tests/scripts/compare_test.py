@@ -204,9 +204,12 @@ class CompareTest(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             lines = r.stdout.splitlines()
             self.assertLessEqual(max(len(l) for l in lines), 100, r.stdout)
-            self.assertEqual(lines[0], "A  " + paths[0] + "  (baseline)")
-            self.assertTrue(lines[1].startswith("   host "), lines[1])
-            self.assertTrue(lines[1].endswith("passed"), lines[1])
+            self.assertTrue(lines[0].startswith("A  " + paths[0] + "  (baseline)"), lines[0])
+            # Each document's fields go on under its label, none lost.
+            self.assertRegex(lines[1], r"^   \S")
+            head = "\n".join(lines[:lines.index(next(l for l in lines if l.startswith("x A:")))])
+            self.assertEqual(head.count("backend io_uring"), 2, head)
+            self.assertEqual(head.count("passed"), 2, head)
 
     def test_sample_counts_and_unsupported_percentiles_are_shown(self):
         # Supported: at least 10 samples beyond the percentile (n * (1 - p) >= 10).

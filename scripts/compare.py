@@ -344,18 +344,15 @@ def render_rows(cmp, head, entry, with_noise):
 WIDTH = 100
 
 
-def fit_words(fields, width=WIDTH):
-    """Fields joined by two spaces, wrapped onto lines of at most `width`
-    columns (a field longer than that has a line of its own); lines after
-    the first are indented under the second field."""
-    indent = " " * (len(fields[0]) + 2)
-    lines, line = [], fields[0]
-    for f in fields[1:]:
-        if len(line) + 2 + len(f) <= width or line.strip() == fields[0]:
-            line += "  " + f
-        else:
+def fit_words(fields, indent, width=WIDTH):
+    """Fields joined by two spaces after `indent`, wrapped onto lines of at
+    most `width` columns (a field longer than that has a line of its own)."""
+    lines, line = [], ""
+    for f in fields:
+        if line and len(line) + 2 + len(f) > width:
             lines.append(line)
-            line = indent + f
+            line = ""
+        line = line + "  " + f if line else indent + f
     return lines + [line]
 
 
@@ -363,9 +360,11 @@ def render_table(cmp):
     lines = []
     for d in cmp["documents"]:
         role = "  (baseline)" if d["label"] == cmp["baseline"] else ""
-        lines += fit_words([d["label"], d["path"] + role, f"host {d['host']}",
-                            f"target {d['target']}", f"backend {d['backend']}", d["started_at"],
-                            d["status"]])
+        # The document and its outcome, then where and when it ran (a line
+        # whatever the paths' lengths, wrapped only past 100 columns).
+        lines += fit_words([d["path"] + role, d["status"]], f"{d['label']}  ")
+        lines += fit_words([f"host {d['host']}", f"backend {d['backend']}", d["started_at"],
+                            f"target {d['target']}"], " " * (len(d["label"]) + 2))
     lines += render_config_warning(cmp)
     lines.append(f"x {cmp['baseline']}: ratio to the baseline; Δ: change from the baseline; "
                  "latency of reads and writes together")

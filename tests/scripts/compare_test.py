@@ -204,9 +204,9 @@ class CompareTest(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             lines = r.stdout.splitlines()
             self.assertLessEqual(max(len(l) for l in lines), 100, r.stdout)
-            self.assertTrue(lines[0].startswith("A  " + paths[0] + "  (baseline)"), lines[0])
-            # Each document's fields go on under its label, none lost.
-            self.assertRegex(lines[1], r"^   \S")
+            self.assertEqual(lines[0], "A  " + paths[0] + "  (baseline)  passed")
+            # Where and when it ran on the next line, under the path.
+            self.assertRegex(lines[1], r"^   host \S+  backend io_uring  \S+  target \S")
             head = "\n".join(lines[:lines.index(next(l for l in lines if l.startswith("x A:")))])
             self.assertEqual(head.count("backend io_uring"), 2, head)
             self.assertEqual(head.count("passed"), 2, head)

@@ -59,6 +59,7 @@ void PromTextfile::started(const run::RunConfig& cfg, const run::RunResult& r) {
     state_.drive =
         DriveInfo::of(r.target.directory.empty() ? target : r.target.directory, r.target.device);
     take_targets(r, state_.targets);
+    health_controller_ = r.health.available ? r.health.controller : "";
     state_.running = true;
     state_.phase.reset();
     state_.iteration = 0;
@@ -120,6 +121,15 @@ void PromTextfile::sweep_point_done(const run::RunConfig& cfg, const run::SweepP
 
 void PromTextfile::iteration_done(const run::IterationResult&) {
     if (!runs_.empty()) ++runs_.back().totals.iterations;
+    maybe_write();
+}
+
+void PromTextfile::phase_health_done(const run::PhaseHealth& h) {
+    const bool damage = h.change && h.change->damaged();
+    if (!h.after && !damage) return;
+    if (!state_.health) state_.health.emplace().controller = health_controller_;
+    if (h.after) state_.health->last = *h.after;
+    state_.health->damaged = state_.health->damaged || damage;
     maybe_write();
 }
 

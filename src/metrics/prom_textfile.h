@@ -51,6 +51,8 @@ class PromTextfile final : public run::RunObserver {
     void sweep_point_done(const run::RunConfig& cfg, const run::SweepPoint& point) override;
     // Several targets: each one's counts as its phases end.
     void run_so_far(const run::RunResult& r, const run::ProgressSnapshot* live) override;
+    // NVMe targets: the reading after the phase, for the drive's gauges.
+    void phase_health_done(const run::PhaseHealth& h) override;
 
     // Whether started() has written the file (a refused run has none).
     bool written() const { return writes_ > 0; }
@@ -81,6 +83,7 @@ class PromTextfile final : public run::RunObserver {
     std::chrono::steady_clock::time_point last_write_{};
     unsigned writes_ = 0;
     std::string pending_test_;
+    std::string health_controller_;  // NVMe targets: the controller read ("" elsewhere)
     std::string live_error_;
     unsigned live_failures_ = 0;
 };

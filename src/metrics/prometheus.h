@@ -18,6 +18,7 @@
 
 #include "model/config.h"
 #include "model/results.h"
+#include "nvme/health_log.h"
 #include "report/host_info.h"
 #include "stats/histogram.h"
 
@@ -129,6 +130,14 @@ struct PromState {
         bool slow = false;
     };
     std::vector<Target> targets;
+    // NVMe targets: the drive's health log as last read (after a phase),
+    // and whether any phase's change was damage; none elsewhere.
+    struct Health {
+        std::string controller;  // "nvme0"
+        nvme::HealthLog last;
+        bool damaged = false;
+    };
+    std::optional<Health> health;
 };
 
 std::string prometheus_text(const PromState& state, const std::vector<PromSeriesSet>& runs);

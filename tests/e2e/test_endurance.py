@@ -245,32 +245,44 @@ def health_page(media_errors=0, warning=0, data_units_written=1000, transitions=
     return bytes(p)
 
 
+def fake_nvme_sysfs(sysfs, target):
+    """A sysfs tree under `sysfs` that puts `target`'s filesystem on nvme0
+    (namespace nvme0n1, its hwmon at 41.85 C)."""
+    ctrl = os.path.join(sysfs, "devices/pci0000:00/0000:00:04.0/nvme/nvme0")
+    os.makedirs(os.path.join(ctrl, "hwmon1"))
+    os.makedirs(os.path.join(ctrl, "nvme0n1"))
+    for name, text in (("name", "nvme"), ("temp1_input", "41850")):
+        with open(os.path.join(ctrl, "hwmon1", name), "w") as f:
+            f.write(text + "\n")
+    st = os.stat(target)
+    os.makedirs(os.path.join(sysfs, "dev/block"), exist_ok=True)
+    link = os.path.join(sysfs, "dev/block", f"{os.major(st.st_dev)}:{os.minor(st.st_dev)}")
+    if not os.path.lexists(link):
+        os.symlink(os.path.join(ctrl, "nvme0n1"), link)
+
+
+def fake_nvme_env(tmp, sysfs, *pages):
+    """The test hooks' environment: the fake sysfs, and health-log readings
+    from `pages` in turn (the last one repeats)."""
+    paths = []
+    for i, page in enumerate(pages):
+        paths.append(os.path.join(tmp, f"health-{i}.bin"))
+        with open(paths[-1], "wb") as f:
+            f.write(page)
+    return {"DRIVESTRESS_TEST_SYSFS_ROOT": sysfs,
+            "DRIVESTRESS_TEST_HEALTH_LOGS": ",".join(paths)}
+
+
 class Health(harness.DriveStressTest):
     """A file target whose filesystem a fake sysfs tree puts on nvme0."""
 
     def setUp(self):
         super().setUp()
         self.sysfs = os.path.join(self.tmp, "sysfs")
-        ctrl = os.path.join(self.sysfs, "devices/pci0000:00/0000:00:04.0/nvme/nvme0")
-        os.makedirs(os.path.join(ctrl, "hwmon1"))
-        os.makedirs(os.path.join(ctrl, "nvme0n1"))
-        for name, text in (("name", "nvme"), ("temp1_input", "41850")):
-            with open(os.path.join(ctrl, "hwmon1", name), "w") as f:
-                f.write(text + "\n")
-        st = os.stat(self.target)
-        os.makedirs(os.path.join(self.sysfs, "dev/block"))
-        os.symlink(os.path.join(ctrl, "nvme0n1"),
-                   os.path.join(self.sysfs, "dev/block",
-                                f"{os.major(st.st_dev)}:{os.minor(st.st_dev)}"))
+        fake_nvme_sysfs(self.sysfs, self.target)
 
     def pages(self, *pages):
-        paths = []
-        for i, page in enumerate(pages):
-            paths.append(os.path.join(self.tmp, f"health-{i}.bin"))
-            with open(paths[-1], "wb") as f:
-                f.write(page)
-        return {"DRIVESTRESS_TEST_SYSFS_ROOT": self.sysfs,
-                "DRIVESTRESS_TEST_HEALTH_LOGS": ",".join(paths)}
+        return fake_nvme_env(self.tmp, self.sysfs, *pages)
 
     def run_with(self, *pages):
         ts = os.path.join(self.tmp, "ts.ndjson")

@@ -29,6 +29,7 @@ import urllib.parse
 import urllib.request
 
 import harness
+from test_endurance import fake_nvme_env, fake_nvme_sysfs, health_page
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 COMPARE = os.path.join(ROOT, "scripts", "compare")
@@ -155,9 +156,9 @@ class PromTest(harness.DriveStressTest):
                           "scripts/test installs it as root)")
 
     def prom_run(self, *args, prom=None, target=None, expect=0,
-                 base=("-s", "8M", "-j", "2", "--seq-block", "256K")):
+                 base=("-s", "8M", "-j", "2", "--seq-block", "256K"), env_extra=None):
         prom = prom or os.path.join(self.tmp, "drivestress.prom")
-        r = self.drivestress(*base, "--prom", prom, *args, target=target)
+        r = self.drivestress(*base, "--prom", prom, *args, target=target, env_extra=env_extra)
         self.assertExit(r, expect)
         return r, read(prom)
 
@@ -300,6 +301,35 @@ class PromTool(PromTest):
                          r.doc["summary"]["mismatches"]["zeroed"])
         self.assertGreaterEqual(r.doc["summary"]["mismatches"]["zeroed"], 1)
 
+    def test_nvme_drive_health_gauges(self):
+        """On an NVMe target (a fake sysfs tree, health-log fixtures) the
+        drive's last reading is in the textfile, and a run whose phase
+        raised the media errors says the drive was damaged."""
+        sysfs = os.path.join(self.tmp, "sysfs")
+        fake_nvme_sysfs(sysfs, self.target)
+        r, text = self.prom_run("--rand-ops", "500",
+                                env_extra=fake_nvme_env(self.tmp, sysfs, health_page()))
+        self.assertPromtoolAccepts(text, "NVMe health")
+        health = {"controller": "nvme0"}
+        self.assertAlmostEqual(one(text, "drivestress_drive_temperature_celsius", **health), 41.85)
+        self.assertEqual(one(text, "drivestress_drive_endurance_used_ratio", **health), 0.03)
+        self.assertEqual(one(text, "drivestress_drive_available_spare_ratio", **health), 1.0)
+        self.assertEqual(one(text, "drivestress_drive_media_errors", **health), 0)
+        self.assertEqual(one(text, "drivestress_drive_critical_warning", **health), 0)
+        self.assertEqual(one(text, "drivestress_drive_damaged", **health), 0)
+        r, text = self.prom_run("--rand-ops", "500", expect=2,
+                                env_extra=fake_nvme_env(self.tmp, sysfs, health_page(),
+                                                        health_page(media_errors=3, warning=4)))
+        self.assertPromtoolAccepts(text, "NVMe damage")
+        self.assertEqual(one(text, "drivestress_drive_media_errors", **health), 3)
+        self.assertEqual(one(text, "drivestress_drive_critical_warning", **health), 4)
+        self.assertEqual(one(text, "drivestress_drive_damaged", **health), 1)
+
+    def test_no_drive_health_gauges_elsewhere(self):
+        _, text = self.prom_run("--rand-ops", "500")
+        self.assertNotIn("drivestress_drive_temperature_celsius", text)
+        self.assertNotIn("drivestress_drive_damaged", text)
+
     def test_live_rewrites_while_it_runs(self):
         """The file is rewritten while the random phase runs: counters grow
         from one version to the next, never back; the last carries the verdict."""
@@ -398,15 +428,22 @@ class PrometheusServer(PromTest):
 
     def test_histogram_quantile_over_three_hosts_matches_compare_merge(self):
         hosts = []
+        # Each host's drive is an NVMe one as far as the run can tell (a fake
+        # sysfs tree and health-log fixtures), so the dashboard's health
+        # panel has data to show.
+        sysfs = os.path.join(self.tmp, "sysfs")
         for i, qd in enumerate(("1", "8", "32")):
             target = os.path.join(self.tmp, f"host{i}")
             textfiles = os.path.join(self.tmp, f"textfiles{i}")
             os.mkdir(target)
             os.mkdir(textfiles)
+            if i == 0:
+                fake_nvme_sysfs(sysfs, target)
             self.json_path = os.path.join(self.tmp, f"host{i}.json")
             r, _ = self.prom_run("--rand-ops", "4000", "--qd", qd,
                                  "--prom-label", f"host=host{i}",
-                                 prom=os.path.join(textfiles, "drivestress.prom"), target=target)
+                                 prom=os.path.join(textfiles, "drivestress.prom"), target=target,
+                                 env_extra=fake_nvme_env(self.tmp, sysfs, health_page()))
             hosts.append((self.json_path, textfiles, r.doc))
         ports = []
         for _, textfiles, _ in hosts:

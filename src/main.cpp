@@ -104,7 +104,7 @@ int main(int argc, char** argv) {
         code = dispatch(cmd);
     // The report is part of the result: stdout on a full disk is an error
     // (with --json - the document's delivery has said so already).
-    if (cmd.outputs.json != "-" && (std::fflush(stdout) != 0 || std::ferror(stdout))) {
+    if (!cmd.outputs.json.is_stdout() && (std::fflush(stdout) != 0 || std::ferror(stdout))) {
         std::fprintf(stderr, "drivestress: writing to standard output failed: %s\n",
                      std::strerror(errno ? errno : EIO));
         if (code == ExitStatus::success) code = ExitStatus::error;

@@ -485,8 +485,8 @@ void read_sync_compare(const Options& o, run::RunConfig& c) {
 // --json, --timeseries, --prom and what goes with them, --progress.
 void read_outputs(const Options& o, bool compare_backends, Outputs& out) {
     if (o.given("json")) {
-        out.json = o.text("json");
-        if (out.json.empty()) throw UsageError("--json: empty path");
+        out.json = io::OutputPath(o.text("json"));
+        if (out.json.none()) throw UsageError("--json: empty path");
     }
     for (const char* name : {"timeseries", "prom"}) {
         if (!o.given(name)) continue;
@@ -495,9 +495,9 @@ void read_outputs(const Options& o, bool compare_backends, Outputs& out) {
             throw UsageError(opt +
                              " works with a single run or --preset, not with "
                              "--compare-backends");
-        const std::string& path = o.text(name);
-        if (path.empty()) throw UsageError(opt + ": empty path");
-        if (path == "-") throw UsageError(opt + ": give a file path ('-' is for --json)");
+        const io::OutputPath path(o.text(name));
+        if (path.none()) throw UsageError(opt + ": empty path");
+        if (path.is_stdout()) throw UsageError(opt + ": give a file path ('-' is for --json)");
         (std::string(name) == "prom" ? out.prom : out.timeseries) = path;
     }
     const bool prom = o.given("prom");
@@ -658,7 +658,7 @@ std::vector<std::pair<std::string, std::string>> Outputs::files() const {
     std::vector<std::pair<std::string, std::string>> out;
     for (const auto& [option, path] :
          {std::pair{"--json", &json}, {"--timeseries", &timeseries}, {"--prom", &prom}})
-        if (!path->empty() && *path != "-") out.emplace_back(option, *path);
+        if (path->is_path()) out.emplace_back(option, path->text());
     return out;
 }
 

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "io/output_file.h"
 #include "model/config.h"
 #include "units/units.h"
 
@@ -25,9 +26,9 @@ enum class ProgressMode { automatic, always, never };
 
 // Where results go: written by the report layer, during or after the run.
 struct Outputs {
-    std::string json;        // --json: "" none, "-" stdout
-    std::string timeseries;  // --timeseries: "" none
-    std::string prom;        // --prom: "" none
+    io::OutputPath json;        // --json: none, stdout or a path
+    io::OutputPath timeseries;  // --timeseries: none or a path
+    io::OutputPath prom;        // --prom: none or a path
     // --prom-label KEY=VALUE in order, and how often the textfile is
     // rewritten while the run goes on (--prom-interval).
     std::vector<std::pair<std::string, std::string>> prom_labels;

@@ -189,9 +189,10 @@ struct Landing {
     }, st{};
 };
 
-Landing landing_of(const std::string& path) {
+Landing landing_of(const OutputPath& out) {
     Landing l;
-    const int n = path == "-" ? STDOUT_FILENO : stream_name_fd(path);
+    const std::string& path = out.text();
+    const int n = out.is_stdout() ? STDOUT_FILENO : stream_name_fd(path);
     if (n >= 0) {
         l.name = "/dev/fd/" + std::to_string(n);
         l.stream = ::fstat(n, &l.st) == 0;
@@ -207,14 +208,14 @@ Landing landing_of(const std::string& path) {
 
 }  // namespace
 
-bool same_output(const std::string& a, const std::string& b) {
+bool same_output(const OutputPath& a, const OutputPath& b) {
     const Landing x = landing_of(a), y = landing_of(b);
     if (x.name == y.name) return true;
     // The same name in one directory reached two ways (a bind mount, a
     // link to the directory).  Two hard links are two names: each is
     // replaced by its own document, nothing is lost.
     if (x.dir_known && y.dir_known && x.dir.st_dev == y.dir.st_dev &&
-        x.dir.st_ino == y.dir.st_ino && split(a).base == split(b).base)
+        x.dir.st_ino == y.dir.st_ino && split(a.text()).base == split(b.text()).base)
         return true;
     // One pipe or FIFO behind two names; terminals and /dev/null lose nothing.
     return x.stream && y.stream && !S_ISCHR(x.st.st_mode) && x.st.st_dev == y.st.st_dev &&

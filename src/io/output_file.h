@@ -37,6 +37,24 @@
 
 namespace ds::io {
 
+// Where a result goes (--json, --timeseries, --prom): nowhere, the standard
+// output (spelled "-" on the command line, --json only), or a path under
+// the rules above.  The one place that knows the "-" spelling.
+class OutputPath {
+  public:
+    OutputPath() = default;
+    explicit OutputPath(std::string spelled) : text_(std::move(spelled)) {}
+    bool none() const { return text_.empty(); }
+    bool is_stdout() const { return text_ == "-"; }
+    // A path to write through the rules above (it may name a stream).
+    bool is_path() const { return !none() && !is_stdout(); }
+    // As given: "" (none), "-" (standard output) or the path.
+    const std::string& text() const { return text_; }
+
+  private:
+    std::string text_;
+};
+
 // What kind of destination a path is; see the rules above.  Throws
 // std::system_error (errno, "PATH: what") for a refused or unusable path.
 enum class OutputKind { regular, stream };
@@ -55,7 +73,7 @@ std::size_t check_output_writable(const std::string& path);
 // by device and inode: a bind mount), or one pipe or FIFO ("-" and the
 // descriptor names mean their descriptor).  Terminals and /dev/null are
 // never "the same", nor two hard links: nothing is lost there.
-bool same_output(const std::string& a, const std::string& b);
+bool same_output(const OutputPath& a, const OutputPath& b);
 
 // Replaces `path` with `content` (rules above).  Throws std::system_error
 // whose what() names the path and the failing step; a temporary file is

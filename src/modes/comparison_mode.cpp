@@ -28,7 +28,7 @@ std::string section_title(const run::ComparedRun& r) {
 }  // namespace
 
 run::ExitStatus run_comparison(const cli::ParsedCommandLine& cmd, const Output& out) {
-    const std::string& json = cmd.outputs.json;
+    const io::OutputPath& json = cmd.outputs.json;
     run::BackendComparison cmp = run::comparison_plan(cmd.config);
     std::vector<report::TextReport> texts;
     texts.reserve(cmp.runs.size());
@@ -56,7 +56,7 @@ run::ExitStatus run_comparison(const cli::ParsedCommandLine& cmd, const Output& 
             std::fputs(report::repeat_line(cmp, i, out.units).c_str(), out.text);
     Delivery d(run::exit_status(cmp));
     const run::ComparedRun& first = cmp.runs[0];
-    if (!json.empty()) {
+    if (!json.none()) {
         auto doc = report::result_json(first.config, first.result, report::HostInfo::current());
         if (cmp.runs[1].ran) doc["compare_backends"] = report::comparison_json(cmp);
         d.json(json, std::move(doc), &first.result);

@@ -32,17 +32,17 @@ void Delivery::failed(const std::string& what) {
     if (code_ == run::ExitStatus::success) code_ = run::ExitStatus::error;
 }
 
-void Delivery::json(const std::string& path, nlohmann::json doc, const run::RunResult* run) {
-    if (path.empty()) return;
+void Delivery::json(const io::OutputPath& out, nlohmann::json doc, const run::RunResult* run) {
+    if (out.none()) return;
     report::set_verdict(doc, code_);
     const std::string text = report::document_text(doc, run);
-    if (path == "-") {
+    if (out.is_stdout()) {
         if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() ||
             std::fflush(stdout) != 0)
             failed(std::string("--json -: writing to stdout failed: ") + std::strerror(errno));
         return;
     }
-    write_file("--json", path, text);
+    write_file("--json", out.text(), text);
 }
 
 void Delivery::write_file(const char* option, const std::string& path, const std::string& text) {

@@ -19,8 +19,9 @@ namespace {
 
 // An output file is refused before the run when it could not be written at
 // the end (io/output_file.h says what is accepted).  Nothing is left behind.
-void check_output(const char* option, const std::string& path) {
-    if (path.empty() || path == "-") return;
+void check_output(const char* option, const io::OutputPath& out) {
+    if (!out.is_path()) return;
+    const std::string& path = out.text();
     try {
         if (const std::size_t n = io::check_output_writable(path))
             std::fprintf(stderr,
@@ -34,14 +35,14 @@ void check_output(const char* option, const std::string& path) {
 
 // Two outputs at one file: one of them would be silently lost.
 void check_distinct_outputs(const Outputs& o) {
-    const std::pair<const char*, const std::string*> all[] = {
+    const std::pair<const char*, const io::OutputPath*> all[] = {
         {"--json", &o.json}, {"--timeseries", &o.timeseries}, {"--prom", &o.prom}};
     for (std::size_t i = 0; i < std::size(all); ++i)
         for (std::size_t k = i + 1; k < std::size(all); ++k)
-            if (!all[i].second->empty() && !all[k].second->empty() &&
+            if (!all[i].second->none() && !all[k].second->none() &&
                 io::same_output(*all[i].second, *all[k].second))
-                throw run::SetupError(std::string(all[i].first) + " " + *all[i].second + " and " +
-                                      all[k].first + " " + *all[k].second +
+                throw run::SetupError(std::string(all[i].first) + " " + all[i].second->text() +
+                                      " and " + all[k].first + " " + all[k].second->text() +
                                       ": name the same file; give each its own path");
 }
 

@@ -9,7 +9,7 @@ namespace ds::modes {
 
 Output output_for(const cli::Outputs& outputs) {
     Output o;
-    o.text = outputs.json == "-" ? stderr : stdout;  // never mix text into JSON
+    o.text = outputs.json.is_stdout() ? stderr : stdout;  // never mix text into JSON
     const bool live = outputs.progress == cli::ProgressMode::always ||
                       (outputs.progress == cli::ProgressMode::automatic && ::isatty(STDERR_FILENO));
     o.live = live ? stderr : nullptr;
@@ -27,9 +27,9 @@ report::TextReport text_report(const Output& out) {
 
 std::unique_ptr<report::PromTextfile> prom_textfile(const cli::ParsedCommandLine& cmd) {
     const cli::Outputs& o = cmd.outputs;
-    if (o.prom.empty()) return nullptr;
+    if (o.prom.none()) return nullptr;
     return std::make_unique<report::PromTextfile>(
-        report::PromTextfile::Settings{o.prom, o.prom_labels, o.prom_interval_s, cmd.preset},
+        report::PromTextfile::Settings{o.prom.text(), o.prom_labels, o.prom_interval_s, cmd.preset},
         report::HostInfo::current());
 }
 

@@ -49,7 +49,7 @@ void check_preset_space(const cli::ParsedCommandLine& cmd) {
 
 run::ExitStatus run_preset(const cli::ParsedCommandLine& cmd, const Output& out) {
     check_preset_space(cmd);
-    const std::string& json = cmd.outputs.json;
+    const io::OutputPath& json = cmd.outputs.json;
     report::PresetResults results;
     run::ExitStatus code = run::ExitStatus::success;
     run::RunEvidence all_tests;  // the verdict's evidence over every test
@@ -57,8 +57,8 @@ run::ExitStatus run_preset(const cli::ParsedCommandLine& cmd, const Output& out)
     auto prom = prom_textfile(cmd);
     // One --timeseries stream too: each line names its test.
     std::unique_ptr<report::TimeseriesWriter> timeseries;
-    if (!cmd.outputs.timeseries.empty())
-        timeseries = std::make_unique<report::TimeseriesWriter>(cmd.outputs.timeseries);
+    if (!cmd.outputs.timeseries.none())
+        timeseries = std::make_unique<report::TimeseriesWriter>(cmd.outputs.timeseries.text());
     // --json is the first test's document (burn-in's only test): rewritten
     // while that test goes on.
     report::JsonSnapshotWriter snapshots(json, report::HostInfo::current(), stderr);
@@ -102,7 +102,7 @@ run::ExitStatus run_preset(const cli::ParsedCommandLine& cmd, const Output& out)
     if (timeseries)
         if (std::string e = timeseries->finish(); !e.empty()) d.failed(e);
     finish_prom(prom.get(), d);
-    if (!json.empty()) {
+    if (!json.none()) {
         const report::HostInfo host = report::HostInfo::current();
         auto doc =
             report::result_json(cmd.preset_tests.front().second, results.front().second, host);

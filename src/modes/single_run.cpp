@@ -16,8 +16,8 @@ run::ExitStatus run_single(const cli::ParsedCommandLine& cmd, const Output& out)
     auto text = text_report(out);
     std::vector<run::RunObserver*> observers{&text};
     std::unique_ptr<report::TimeseriesWriter> timeseries;
-    if (!o.timeseries.empty()) {
-        timeseries = std::make_unique<report::TimeseriesWriter>(o.timeseries);
+    if (!o.timeseries.none()) {
+        timeseries = std::make_unique<report::TimeseriesWriter>(o.timeseries.text());
         observers.push_back(timeseries.get());
     }
     auto prom = prom_textfile(cmd);
@@ -35,7 +35,7 @@ run::ExitStatus run_single(const cli::ParsedCommandLine& cmd, const Output& out)
     if (prom) prom->run_ended(result);
     finish_prom(prom.get(), d, run::nothing_verified(run::run_evidence(cfg, result, d.code())));
     nlohmann::json doc = report::result_json(cfg, result, report::HostInfo::current());
-    if (o.json != "-") doc["checkpoints_written"] = snapshots.writes();
+    if (!o.json.is_stdout()) doc["checkpoints_written"] = snapshots.writes();
     d.json(o.json, std::move(doc), &result);
     // The result line names what ended the run: the run's own error (the
     // filesystem full), else an output that could not be delivered.

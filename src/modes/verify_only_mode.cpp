@@ -12,8 +12,9 @@ namespace ds::modes {
 namespace {
 
 // The document must never land on the state file it reports on.
-void refuse_json_on_state(const std::string& json, const std::string& state) {
-    if (json.empty() || json == "-") return;
+void refuse_json_on_state(const io::OutputPath& out, const std::string& state) {
+    if (!out.is_path()) return;
+    const std::string& json = out.text();
     struct stat j {
     }, s{};
     if (json == state || (::stat(json.c_str(), &j) == 0 && ::stat(state.c_str(), &s) == 0 &&

@@ -8,7 +8,7 @@
 
 namespace ds::report {
 
-JsonSnapshotWriter::JsonSnapshotWriter(std::string path, HostInfo host, std::FILE* err)
+JsonSnapshotWriter::JsonSnapshotWriter(io::OutputPath path, HostInfo host, std::FILE* err)
     : path_(std::move(path)), host_(std::move(host)), err_(err) {}
 
 void JsonSnapshotWriter::started(const run::RunConfig& cfg, const run::RunResult&) {
@@ -17,15 +17,15 @@ void JsonSnapshotWriter::started(const run::RunConfig& cfg, const run::RunResult
 
 void JsonSnapshotWriter::run_so_far(const run::RunResult& so_far,
                                     const run::ProgressSnapshot* live) {
-    if (path_.empty() || path_ == "-") return;
+    if (!path_.is_path()) return;
     try {
         // Checked every time: a reader may have put a FIFO there meanwhile,
         // which must not get one document per iteration.
-        if (io::check_output_destination(path_) != io::OutputKind::regular) return;
+        if (io::check_output_destination(path_.text()) != io::OutputKind::regular) return;
         nlohmann::json doc = result_json(cfg_, so_far, host_);
         mark_in_progress(doc, live);
         doc["checkpoints_written"] = writes_ + 1;
-        io::write_file_atomically(path_, document_text(doc, &so_far));
+        io::write_file_atomically(path_.text(), document_text(doc, &so_far));
         ++writes_;
     } catch (const std::exception& e) {
         // Tried again at the next snapshot and at the end, which reports

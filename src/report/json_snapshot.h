@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <string>
 
+#include "io/output_file.h"
 #include "model/observer.h"
 #include "report/host_info.h"
 
@@ -22,7 +23,7 @@ class JsonSnapshotWriter final : public run::RunObserver {
     // `path` is the --json destination; only a regular file is rewritten
     // during the run ("-", a FIFO or a terminal get the final document
     // only).  The first failed rewrite is one line on `err`.
-    JsonSnapshotWriter(std::string path, HostInfo host, std::FILE* err);
+    JsonSnapshotWriter(io::OutputPath path, HostInfo host, std::FILE* err);
 
     void started(const run::RunConfig& cfg, const run::RunResult& r) override;
     void run_so_far(const run::RunResult& so_far, const run::ProgressSnapshot* live) override;
@@ -31,7 +32,7 @@ class JsonSnapshotWriter final : public run::RunObserver {
     std::uint64_t writes() const { return writes_; }
 
   private:
-    std::string path_;
+    io::OutputPath path_;
     HostInfo host_;
     std::FILE* err_;
     run::RunConfig cfg_;

@@ -84,7 +84,7 @@ TEST_CASE("defaults are the table in DESIGN.md") {
     CHECK(!c.recreate);
     CHECK(!c.buffered);
     CHECK(c.verify);
-    CHECK(parse_command_line({}).outputs.json.empty());
+    CHECK(parse_command_line({}).outputs.json.none());
     CHECK(parse_command_line({}).outputs.progress == ProgressMode::automatic);
     CHECK(!c.sweep.has_value());
     CHECK(c.knee_gain_pct == 5.0);
@@ -184,10 +184,13 @@ TEST_CASE("every option sets its field") {
         CHECK(c.phases == std::vector<Phase>{Phase::seq_write, Phase::random});
     }
     SUBCASE("--json") {
-        CHECK(outputs({"--json", "-"}).json == "-");
-        CHECK(outputs({"--json", "/tmp/drivestress-options-test.json"}).json ==
+        CHECK(outputs({"--json", "-"}).json.is_stdout());
+        CHECK(!outputs({"--json", "-"}).json.is_path());
+        CHECK(outputs({"--json", "/tmp/drivestress-options-test.json"}).json.text() ==
               "/tmp/drivestress-options-test.json");
-        CHECK(outputs({"--json", "result.json"}).json == "result.json");
+        CHECK(outputs({"--json", "result.json"}).json.is_path());
+        CHECK(outputs({"--json", "result.json"}).json.text() == "result.json");
+        CHECK(outputs({"--json", "-"}).files().empty());  // stdout is no file of the run's
         CHECK(outputs({"--json", "result.json"}).files() ==
               std::vector<std::pair<std::string, std::string>>{{"--json", "result.json"}});
         CHECK(outputs({"--json", "-"}).files().empty());
@@ -598,7 +601,7 @@ TEST_CASE("--prom, --prom-label and --prom-interval") {
     const std::string prom = "/tmp/options_test_never_written.prom";
     ParsedCommandLine p = parse_command_line({"--prom", prom, "--prom-label", "rack=r12",
                                               "--prom-label", "drive=bay 3 \"left\"", "/tmp"});
-    CHECK(p.outputs.prom == prom);
+    CHECK(p.outputs.prom.text() == prom);
     CHECK(p.outputs.prom_labels == std::vector<std::pair<std::string, std::string>>{
                                        {"rack", "r12"}, {"drive", "bay 3 \"left\""}});
     CHECK(p.outputs.prom_interval_s == 5);  // the default
@@ -628,7 +631,7 @@ TEST_CASE("--prom and --timeseries work with a preset (one file for its tests)")
     ParsedCommandLine p = parse_command_line(
         {"--preset", "desktop", "--prom", prom, "--prom-label", "rack=r1", "/tmp"});
     CHECK(p.preset == "desktop");
-    CHECK(p.outputs.prom == prom);
+    CHECK(p.outputs.prom.text() == prom);
     CHECK(p.outputs.prom_labels ==
           std::vector<std::pair<std::string, std::string>>{{"rack", "r1"}});
     CHECK(p.preset_tests.size() > 1);  // one textfile for every test
@@ -637,7 +640,7 @@ TEST_CASE("--prom and --timeseries work with a preset (one file for its tests)")
         const std::string ts = "/tmp/options_test_never_written.ndjson";
         ParsedCommandLine t =
             parse_command_line({"--preset", name, "--timeseries", ts, "--duration", "1m", "/tmp"});
-        CHECK(t.outputs.timeseries == ts);
+        CHECK(t.outputs.timeseries.text() == ts);
         CHECK(!t.preset_tests.empty());
     }
     check_rejected({"--timeseries", "/tmp/options_test_ts.ndjson", "--compare-backends", "/tmp"},

@@ -36,14 +36,24 @@ auto with_option(const std::string& option, const std::string& text, F&& parse) 
     }
 }
 
-// The parsed options, read by name with their units.
+// The parsed options, read by name with their units.  A preset's test
+// (`preset`: long name -> value, "" for a switch) fills in what the user did
+// not give, as if given: the user's own options win.
 class Options {
   public:
-    explicit Options(const po::variables_map& vm) : vm_(vm) {}
+    using Values = std::vector<std::pair<std::string, std::string>>;
+    explicit Options(const po::variables_map& vm, const Values* preset = nullptr)
+        : vm_(vm), preset_(preset) {}
 
-    bool given(const char* name) const { return vm_.count(name) && !vm_[name].defaulted(); }
-    bool flag(const char* name) const { return vm_[name].as<bool>(); }
-    const std::string& text(const char* name) const { return vm_[name].as<std::string>(); }
+    bool given(const char* name) const { return by_user(name) || from_preset(name); }
+    bool flag(const char* name) const {
+        return by_user(name) ? vm_[name].as<bool>() : from_preset(name) || vm_[name].as<bool>();
+    }
+    const std::string& text(const char* name) const {
+        if (!by_user(name))
+            if (const std::string* v = from_preset(name)) return *v;
+        return vm_[name].as<std::string>();
+    }
     std::vector<std::string> texts(const char* name) const {
         return vm_.count(name) ? vm_[name].as<std::vector<std::string>>()
                                : std::vector<std::string>{};
@@ -67,7 +77,16 @@ class Options {
     static std::string opt(const char* name) { return std::string("--") + name; }
 
   private:
+    bool by_user(const char* name) const { return vm_.count(name) && !vm_[name].defaulted(); }
+    const std::string* from_preset(const char* name) const {
+        if (preset_)
+            for (const auto& [key, value] : *preset_)
+                if (key == name) return &value;
+        return nullptr;
+    }
+
     const po::variables_map& vm_;
+    const Values* preset_;
 };
 
 // Boost.Program_options, no guessing of abbreviations; TARGET positional.
@@ -611,9 +630,10 @@ void read_verify_only(const po::variables_map& vm, const Options& o, ParsedComma
     read_outputs(o, false, out.outputs);
 }
 
-// --preset NAME: one configuration per test, from the user's own arguments
-// and each test's options that the user did not give.
-void read_preset(const std::vector<std::string>& args, const Options& o, ParsedCommandLine& out) {
+// --preset NAME: one configuration per test, from the user's own options
+// and each test's options that the user did not give (presets.h: data, read
+// through the same Options, never spelled back into a command line).
+void read_preset(const po::variables_map& vm, const Options& o, ParsedCommandLine& out) {
     if (o.flag("keep")) throw UsageError("--keep works with a single run, not with --preset");
     if (o.text("backend") == "nop")
         throw UsageError("--backend nop and --preset: a preset measures a drive; a NOP has none");
@@ -624,29 +644,16 @@ void read_preset(const std::vector<std::string>& args, const Options& o, ParsedC
     if (!preset)
         throw UsageError("--preset: unknown preset '" + name +
                          "' (use quick, desktop, nvme, burn-in, nvme-endurance)");
-    std::vector<std::string> own;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        if (args[i] == "--preset") {
-            ++i;
-            continue;
-        }
-        if (args[i].rfind("--preset=", 0) != 0) own.push_back(args[i]);
-    }
     out.preset = name;
     for (const auto& test : preset->tests) {
-        std::vector<std::string> merged = own;
-        for (const auto& [key, value] : test.options) {
-            if (o.given(key.c_str())) continue;
-            std::string v = value;
+        Options::Values values = test.options;
+        for (auto& [key, v] : values)
             // --no-verify drops the preset's reverify phase, as it drops the
             // default's (it only verifies).
             if (key == "phases" && o.flag("no-verify"))
                 if (auto at = v.find(",reverify"); at != std::string::npos)
                     v.erase(at, std::string_view(",reverify").size());
-            merged.push_back("--" + key);
-            if (!v.empty()) merged.push_back(v);
-        }
-        out.preset_tests.emplace_back(test.label, parse_command_line(merged).config);
+        out.preset_tests.emplace_back(test.label, read_run(Options(vm, &values)));
     }
     out.config = out.preset_tests.front().second;
     read_outputs(o, false, out.outputs);
@@ -799,7 +806,7 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
     }
     if (o.flag("cleanup")) throw UsageError("--cleanup works only with --verify-only STATE");
     if (o.given("preset")) {
-        read_preset(args, o, out);
+        read_preset(vm, o, out);
         return out;
     }
     out.config = read_run(o);

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/option_table.h"
 #include "cli/options.h"
 #include "cli/presets.h"
 
@@ -129,6 +130,31 @@ TEST_CASE("--no-verify with a preset drops the preset's reverify phases") {
     CHECK_THROWS_AS(parse_command_line(
                         {"--preset", "desktop", "--no-verify", "--phases", "seq-write,reverify"}),
                     UsageError);
+}
+
+TEST_CASE("every preset option is a real option, with a value exactly when it takes one") {
+    // Presets are data read through the option table (no command line is
+    // spelled from them), so a misspelt key would otherwise be ignored.
+    for (const auto& preset : ds::cli::presets())
+        for (const auto& test : preset.tests)
+            for (const auto& [key, value] : test.options) {
+                CAPTURE(preset.name);
+                CAPTURE(key);
+                const ds::cli::OptionSpec* spec = nullptr;
+                for (const auto& s : ds::cli::option_specs())
+                    if (key == s.name) spec = &s;
+                REQUIRE(spec != nullptr);
+                CHECK(value.empty() == (spec->kind == ds::cli::OptionSpec::Kind::flag));
+            }
+}
+
+TEST_CASE("a preset value the user gave the same way is the user's; the others still apply") {
+    auto cmd = parse_command_line({"--preset", "nvme", "--read-pct", "30", "/tmp"});
+    REQUIRE(cmd.preset_tests.size() == 3);
+    CHECK(cmd.preset_tests[1].second.read_pct == 30);  // the user's, over RND4K's 100
+    CHECK(cmd.preset_tests[1].second.files == 16);     // the preset's
+    CHECK(cmd.preset_tests[2].second.read_pct == 30);
+    CHECK(cmd.preset_tests[0].second.seq_time_s == 5);  // the preset's seq-time
 }
 
 TEST_CASE("help lists every preset with its options") {

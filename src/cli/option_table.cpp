@@ -117,6 +117,10 @@ const OptionSpec kSpecs[] = {
      "run the random phase once per value of qd, files or rand-block: a list (qd=1,4,16) "
      "or a range of powers of two (qd=1..256); or of rate (open loop): IOPS (rate=10k,20k) "
      "or % of the closed-loop IOPS measured first (rate=10%..100%, in steps of the first)"},
+    {kSweeps, "find-rate", 0, "pNN<=DURATION", nullptr, nullptr,
+     "find the highest rate (open loop) whose response-time percentile meets the bound "
+     "(e.g. p99<=2ms): the closed-loop IOPS first, then up to 8 rates bisected below it, "
+     "each a random phase of --rand-time (with --repeat: judged on the median)"},
     {kSweeps, "repeat", 0, "N", "1", nullptr,
      "run the measured work N times: the random phase (of a run, of each sweep point, of each "
      "preset test) and each --compare-backends row, interleaved; every figure is then a "

@@ -224,8 +224,12 @@ void read_rate(const Options& o, run::RunConfig& c) {
     if (!a) throw UsageError("--arrivals: '" + arrivals + "' is not one of fixed, poisson");
     c.arrivals = *a;
     if (!o.given("rate")) {
-        if (o.given("arrivals"))
-            throw UsageError("--arrivals needs --rate (it spaces its schedule)");
+        const bool rate_sweep =
+            o.given("find-rate") || (o.given("sweep") && o.text("sweep").rfind("rate=", 0) == 0);
+        if (o.given("arrivals") && !rate_sweep)
+            throw UsageError(
+                "--arrivals needs --rate, --sweep rate=... or --find-rate (it spaces their "
+                "schedule)");
         return;
     }
     c.rate = with_option("--rate", o.text("rate"),

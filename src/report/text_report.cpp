@@ -251,6 +251,11 @@ std::string turn_up_line(const run::SweepResult& sweep) {
            " ms at a lower rate (one run per point)";
 }
 
+// A rate to the operation below 100k ("968", "12034"), else "1.23M".
+std::string rate_text(double iops) {
+    return iops < 1e5 ? printf_string("%.0f", iops) : units::format_iops(iops);
+}
+
 // A latency for a sentence: "500 us", "4.10 ms", "1.20 s".
 std::string duration_text(double ns) {
     return units::format_seconds(ns / 1e9);
@@ -265,7 +270,7 @@ std::string probe_text(const run::FindRateResult& fr, const run::FindRateProbe& 
         t += printf_string(" (median of %zu, ", e.n) + duration_text(e.low) + ".." +
              duration_text(e.high) + (p.verdict.within_noise ? ", within noise)" : ")");
     if (!p.rate_met) t += ", rate not met";
-    return t + " at " + units::format_iops(p.requested_iops);
+    return t + " at " + rate_text(p.requested_iops);
 }
 
 // "find-rate: 812 IOPS meets p99 <= 5 ms (bracket 812..859 IOPS, 7 points;
@@ -284,11 +289,10 @@ std::string find_rate_line(const run::FindRateResult& fr) {
         return t + stopped + ")";
     }
     const auto& at = fr.probes[*fr.found];
-    std::string t =
-        "find-rate: " + units::format_iops(at.requested_iops) + " IOPS meets " + bound + " (";
+    std::string t = "find-rate: " + rate_text(at.requested_iops) + " IOPS meets " + bound + " (";
     if (fr.failing)
-        t += "bracket " + units::format_iops(at.requested_iops) + ".." +
-             units::format_iops(fr.probes[*fr.failing].requested_iops) + " IOPS, ";
+        t += "bracket " + rate_text(at.requested_iops) + ".." +
+             rate_text(fr.probes[*fr.failing].requested_iops) + " IOPS, ";
     else
         t += "the closed-loop maximum, no higher rate probed, ";
     t += points + "; " + probe_text(fr, at);

@@ -84,7 +84,11 @@ void run_find_rate(RunSession& s, std::uint64_t iteration) {
     result.bound = bound;
     run_closed_loop_maximum(s, iteration);
     result.closed_loop_iops = s.res.sweep.closed_loop_iops;
-    stats::RateSearch search(result.closed_loop_iops);
+    // A probe must be long enough to measure (kMinMeasuredOps in
+    // --rand-time); --rand-ops makes every probe that many operations.
+    const double min_rate =
+        s.cfg.rand_ops ? 1.0 : static_cast<double>(kMinMeasuredOps) / s.cfg.rand_time_s;
+    stats::RateSearch search(result.closed_loop_iops, min_rate);
     const double bound_ns = bound.bound_s * 1e9;
     while (const auto rate = search.next()) {
         if (s.check_stop()) {

@@ -13,18 +13,22 @@ ProbeVerdict judge_probe(std::span<const double> percentile_ns, double bound_ns,
     return v;
 }
 
-RateSearch::RateSearch(double max_rate, unsigned max_probes, double bracket_share)
-    : max_(max_rate), max_probes_(max_probes), share_(bracket_share) {}
+RateSearch::RateSearch(double max_rate, double min_rate, unsigned max_probes, double bracket_share)
+    : max_(max_rate),
+      min_(std::max(1.0, min_rate)),
+      max_probes_(max_probes),
+      share_(bracket_share) {}
 
 std::optional<double> RateSearch::next() const {
-    if (max_ < 1 || probes_ >= max_probes_) return std::nullopt;
+    if (max_ < min_ || probes_ >= max_probes_) return std::nullopt;
     if (probes_ == 0) return max_;
     if (!failing_) return std::nullopt;  // the maximum itself passed
     const double lo = found_.value_or(0);
     const double hi = *failing_;
     if (found_ && hi - lo <= share_ * lo) return std::nullopt;
-    if (hi - lo < 1) return std::nullopt;
-    return (lo + hi) / 2;
+    const double mid = (lo + hi) / 2;
+    if (hi - lo < 1 || mid < min_) return std::nullopt;
+    return mid;
 }
 
 void RateSearch::record(double rate, bool passed) {

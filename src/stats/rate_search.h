@@ -25,14 +25,15 @@ ProbeVerdict judge_probe(std::span<const double> percentile_ns, double bound_ns,
 // The bisection.  The first probe is the maximum itself; after it every
 // probe halves the bracket [highest passing (0 before any), lowest failing
 // (the maximum before any)].  It ends when the bracket is within
-// kBracketShare of its low end, after max_probes probes, or when the rates
-// left are below one operation a second.
+// kBracketShare of its low end, after max_probes probes, or when the next
+// rate would be below `min_rate` (a rate whose phase is too short to
+// measure, or under one operation a second).
 class RateSearch {
   public:
     static constexpr unsigned kMaxProbes = 8;
     static constexpr double kBracketShare = 0.05;
 
-    explicit RateSearch(double max_rate, unsigned max_probes = kMaxProbes,
+    explicit RateSearch(double max_rate, double min_rate = 1, unsigned max_probes = kMaxProbes,
                         double bracket_share = kBracketShare);
 
     // The next rate to probe (operations a second), or none: the search is done.
@@ -47,6 +48,7 @@ class RateSearch {
 
   private:
     double max_;
+    double min_;
     unsigned max_probes_;
     double share_;
     unsigned probes_ = 0;

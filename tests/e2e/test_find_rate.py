@@ -112,25 +112,33 @@ class ThrottledFindRate(ThrottledDevice):
         self.assertExit(r, 0)
         doc = self.assertJson(r)
         validate(self, doc)
-        for point in doc["sweep"]["points"]:
+        points = doc["sweep"]["points"]
+        for point in points:
             self.assertGreater(point["verified_bytes"], 0)
-        return r, doc["find_rate"]
+            self.assertEqual(point["read_ops"], point["rate"]["response_latency"]["count"])
+        return r, doc["find_rate"], points
 
     def test_a_loose_bound_finds_the_cap(self):
-        r, fr = self.find("p99<=500ms", qd=128)
+        r, fr, _ = self.find("p99<=500ms", qd=128)
         self.assertIsNotNone(fr["found_iops"], r.stdout)
         self.assertAlmostEqual(fr["found_iops"], CAP_IOPS, delta=CAP_IOPS * 0.1, msg=r.stdout)
         self.assertLessEqual(fr["response_ns_at_found"], 500_000_000)
         self.assertRegex(r.stdout, r"find-rate: \S+ IOPS meets p99 <= 500\.00 ms")
 
     def test_a_tight_bound_finds_a_rate_below_the_cap(self):
-        r, fr = self.find("p99<=5ms", "--arrivals", "poisson", qd=8)
+        r, fr, points = self.find("p99<=5ms", "--arrivals", "poisson", qd=8)
         probes = fr["probes"]
         # The maximum (the cap) is probed first and misses the bound ...
         self.assertAlmostEqual(probes[0]["requested_iops"], CAP_IOPS, delta=CAP_IOPS * 0.15)
         self.assertFalse(probes[0]["passed"], r.stdout)
         self.assertGreater(probes[0]["response_ns"]["median"], 5_000_000, r.stdout)
         # ... so the answer is a bisected rate under it, at most 31/32 of it.
+        # Below the cap a read takes well under a millisecond, so only the
+        # host (other processes taking the CPUs for ms at a time) can make
+        # every rate miss 5 ms: then the machine cannot measure this now.
+        if fr["found_iops"] is None and any(p["host_load"]["busy"] for p in points):
+            self.skipTest("no rate met p99 <= 5 ms with the host busy (other processes or "
+                          "steal during the probes): " + r.stdout[r.stdout.find("find-rate:"):])
         self.assertIsNotNone(fr["found_iops"], r.stdout)
         self.assertLessEqual(fr["found_iops"], fr["closed_loop_iops"] * 31 / 32 + 1e-6)
         self.assertLess(fr["found_iops"], fr["lowest_failing_iops"])

@@ -65,8 +65,19 @@ TEST_CASE("no maximum measured: nothing to search") {
     CHECK(!tiny.next());
 }
 
+TEST_CASE("the search stops before a rate too low to measure") {
+    RateSearch s(1000, 100);
+    const auto probed = search(s, 0);
+    // 1000, 500, 250, 125; 62.5 would be below the minimum.
+    CHECK(probed.size() == 4);
+    CHECK(probed.back() == 125);
+    CHECK(s.lowest_failing() == 125);
+    RateSearch low(80, 100);  // the maximum itself too low to measure
+    CHECK(!low.next());
+}
+
 TEST_CASE("the search stops when the rates left are below one operation a second") {
-    RateSearch s(3, 20);
+    RateSearch s(3, 0, 20);
     const auto probed = search(s, 0);
     CHECK(probed.back() >= 0.5);
     CHECK(probed.size() < 20);

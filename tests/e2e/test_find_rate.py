@@ -24,6 +24,8 @@ next slice (tens of ms, ~100 ms p99).  So:
   deterministically far below it."""
 
 import os
+import shutil
+import subprocess
 
 import harness
 from test_endurance import ThrottledDevice, raw
@@ -72,6 +74,14 @@ class FindRateCases:
         self.assertIn('drivestress_find_rate_iops{', text)
         self.assertIn('percentile="99.9"', text)
         self.assertIn("drivestress_find_rate_bound_seconds{", text)
+        gauge = [line for line in text.splitlines()
+                 if line.startswith("drivestress_find_rate_iops{")]
+        self.assertEqual(len(gauge), 1, gauge)
+        self.assertAlmostEqual(float(gauge[0].split()[-1]), fr["found_iops"] or 0, places=3)
+        if shutil.which("promtool"):
+            check = subprocess.run(["promtool", "check", "metrics"], input=text,
+                                   capture_output=True, text=True, timeout=60)
+            self.assertEqual(check.returncode, 0, check.stdout + check.stderr)
 
     def test_bad_bounds_and_conflicts_are_refused_naming_them(self):
         for args, names in ((("--find-rate", "p99<5ms"), ("--find-rate", "p99<5ms")),

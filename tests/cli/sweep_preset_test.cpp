@@ -188,3 +188,13 @@ TEST_CASE("--find-rate is a rate sweep the search fills; what conflicts is refus
         }
     }
 }
+
+TEST_CASE("--arrivals spaces a rate sweep's and --find-rate's schedules; other sweeps refuse it") {
+    CHECK(parse_command_line({"--find-rate", "p99<=5ms", "--arrivals", "poisson", "/tmp"})
+              .config.arrivals == ds::run::Arrivals::poisson);
+    CHECK(parse_command_line({"--sweep", "rate=10%,50%", "--arrivals", "poisson", "/tmp"})
+              .config.arrivals == ds::run::Arrivals::poisson);
+    CHECK_THROWS_AS(parse_command_line({"--sweep", "qd=1,2", "--arrivals", "poisson", "/tmp"}),
+                    UsageError);
+    CHECK_THROWS_AS(parse_command_line({"--arrivals", "poisson", "/tmp"}), UsageError);
+}

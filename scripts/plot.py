@@ -605,7 +605,9 @@ def plot_timeseries(records, title, path, sweep_param=None):
 # --- sweep ----------------------------------------------------------------------
 
 def rate_points(doc):
-    """(achieved IOPS, {name: ms}) of each point of a --sweep rate, in order."""
+    """(achieved IOPS, {name: ms}) of each point of a --sweep rate (or of
+    --find-rate's probes), by achieved IOPS: a curve, whatever order the
+    points were run in."""
     sweep = doc.get("sweep") or {}
     if sweep.get("parameter") != "rate":
         return []
@@ -618,7 +620,7 @@ def rate_points(doc):
         lat = {f"response {k}": resp[k] / 1e6 for k in ("p50", "p99", "p99.9")}
         lat["service p99"] = pt["latency"]["percentiles_ns"]["p99"] / 1e6
         out.append((rate["achieved_iops"], lat))
-    return out
+    return sorted(out, key=lambda p: p[0])
 
 
 def plot_rate_curve(doc, title, path):
@@ -648,9 +650,20 @@ def plot_rate_curve(doc, title, path):
         ax.annotate(f"turn-up found by the run: {turn_up['requested_iops']:.0f} IOPS "
                     f"requested ({why})", (x, 0.02), xycoords=("data", "axes fraction"),
                     xytext=(4, 0), textcoords="offset points", color="dimgray")
+    find = doc.get("find_rate")
+    if find:
+        bound = f"p{find['percentile']:g} <= {find['bound_ns'] / 1e6:g} ms"
+        ax.axhline(find["bound_ns"] / 1e6, color="gray", linestyle="--", linewidth=1)
+        if find["found_iops"] is not None:
+            x = find["found_iops"]
+            ax.axvline(x, color="gray", linestyle=":", linewidth=1)
+            ax.annotate(f"find-rate: {x:.0f} IOPS meets {bound}", (x, 0.06),
+                        xycoords=("data", "axes fraction"), xytext=(4, 0),
+                        textcoords="offset points", color="dimgray")
     ax.legend(loc="upper left", fontsize=8)
     ax.grid(alpha=0.3)
-    ax.set_title(f"Latency against load (open loop, --sweep rate) — {title}", fontsize=11)
+    what = "--find-rate" if find else "--sweep rate"
+    ax.set_title(f"Latency against load (open loop, {what}) — {title}", fontsize=11)
     fig.tight_layout()
     save(fig, path)
     return True

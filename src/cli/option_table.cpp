@@ -49,7 +49,8 @@ const OptionSpec kSpecs[] = {
      "random phase open-loop at IOPS operations a second over all workers (e.g. 50k): each "
      "is issued when due, up to --qd in flight, and its response time counts from then"},
     {kWorkload, "arrivals", 0, "fixed|poisson", "fixed", nullptr,
-     "--rate's spacing: evenly, or exponential gaps (a Poisson process) of the same mean"},
+     "--rate's spacing (and a rate sweep's, --find-rate's): evenly, or exponential gaps (a "
+     "Poisson process) of the same mean"},
     {kWorkload, "seq-time", 0, "DURATION", nullptr, "one pass",
      "sequential phases run at least this long: after one whole pass over the files they "
      "start again, every byte written anew or verified, until DURATION has passed"},
@@ -120,6 +121,10 @@ const OptionSpec kSpecs[] = {
      "run the random phase once per value of qd, files or rand-block: a list (qd=1,4,16) "
      "or a range of powers of two (qd=1..256); or of rate (open loop): IOPS (rate=10k,20k) "
      "or % of the closed-loop IOPS measured first (rate=10%..100%, in steps of the first)"},
+    {kSweeps, "find-rate", 0, "pNN<=DURATION", nullptr, "off",
+     "find the highest rate (open loop) whose response-time percentile meets the bound "
+     "(e.g. p99<=2ms): the closed-loop IOPS first, then up to 8 rates bisected below it, "
+     "each a random phase of --rand-time (with --repeat: judged on the median)"},
     {kSweeps, "repeat", 0, "N", "1", nullptr,
      "run the measured work N times: the random phase (of a run, of each sweep point, of each "
      "preset test) and each --compare-backends row, interleaved; every figure is then a "

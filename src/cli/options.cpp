@@ -243,8 +243,12 @@ void read_rate(const Options& o, run::RunConfig& c) {
     if (!a) throw UsageError("--arrivals: '" + arrivals + "' is not one of fixed, poisson");
     c.arrivals = *a;
     if (!o.given("rate")) {
-        if (o.given("arrivals"))
-            throw UsageError("--arrivals needs --rate (it spaces its schedule)");
+        const bool rate_sweep =
+            o.given("find-rate") || (o.given("sweep") && o.text("sweep").rfind("rate=", 0) == 0);
+        if (o.given("arrivals") && !rate_sweep)
+            throw UsageError(
+                "--arrivals needs --rate, --sweep rate=... or --find-rate (it spaces their "
+                "schedule)");
         return;
     }
     c.rate = with_option("--rate", o.text("rate"),
@@ -352,6 +356,21 @@ void read_sweep(const Options& o, run::RunConfig& c) {
     }
 }
 
+// --find-rate pNN<=DURATION: a rate sweep whose points the search chooses
+// (run/runner.cpp), so what refuses a rate sweep refuses it too.
+void read_find_rate(const Options& o, run::RunConfig& c) {
+    if (!o.given("find-rate")) return;
+    for (const char* name : {"sweep", "rate", "compare-backends", "steady-state"})
+        if (o.given(name))
+            throw UsageError(std::string("--find-rate and --") + name + " both given");
+    c.find_rate = parse_find_rate(o.text("find-rate"));
+    if (!c.has_phase(run::Phase::random) || !(c.rand_ops || c.rand_time_s > 0))
+        throw UsageError(
+            "--find-rate needs the random phase (--phases with random, --rand-time > 0)");
+    if (c.iterations != 1) throw UsageError("--find-rate runs one iteration; drop --iterations");
+    c.sweep = run::Sweep{run::SweepParam::rate, {}, false};
+}
+
 // --steady-state ROUND, --steady-window, --steady-max-rounds.
 void read_steady_state(const Options& o, run::RunConfig& c) {
     if (!o.given("steady-state")) {
@@ -435,7 +454,10 @@ void read_durability(const Options& o, run::RunConfig& c) {
     c.batch = static_cast<unsigned>(o.count("batch", 1, kMaxQd));
     const bool rate_sweep = c.sweep && c.sweep->param == run::SweepParam::rate;
     if (c.batch > 1 && (c.rate > 0 || rate_sweep))
-        throw UsageError(std::string("--batch and ") + (rate_sweep ? "--sweep rate" : "--rate") +
+        throw UsageError(std::string("--batch and ") +
+                         (c.find_rate  ? "--find-rate"
+                          : rate_sweep ? "--sweep rate"
+                                       : "--rate") +
                          " both given: with a rate each operation is submitted when it is due");
     if (c.batch > c.qd)
         throw UsageError("--batch " + std::to_string(c.batch) + " is larger than --qd " +
@@ -478,7 +500,7 @@ void read_sync_compare(const Options& o, run::RunConfig& c) {
     c.sync_compare = o.flag("sync-compare");
     if (!c.sync_compare) return;
     for (const char* name :
-         {"sync", "sync-every", "sweep", "files", "phases", "iterations", "seq-time"})
+         {"sync", "sync-every", "sweep", "find-rate", "files", "phases", "iterations", "seq-time"})
         if (o.given(name))
             throw UsageError(std::string("--sync-compare runs its own fixed table; drop --") +
                              name);
@@ -562,8 +584,8 @@ void read_outputs(const Options& o, bool compare_backends, Outputs& out) {
 // target's.
 void refuse_with_several_targets(const Options& o, const run::RunConfig& c) {
     if (c.target_count() == 1) return;
-    for (const char* name : {"keep", "sweep", "compare-backends", "sync-compare", "sustained-write",
-                             "preset", "recreate"})
+    for (const char* name : {"keep", "sweep", "find-rate", "compare-backends", "sync-compare",
+                             "sustained-write", "preset", "recreate"})
         if (o.given(name))
             throw UsageError("--" + std::string(name) + " works with one target; " +
                              std::to_string(c.target_count()) + " were given");
@@ -600,6 +622,7 @@ run::RunConfig read_run(const Options& o) {
     read_schedule(o, c);
     read_phases(o, c);
     read_sweep(o, c);
+    read_find_rate(o, c);
     read_steady_state(o, c);
     read_sustained_write(o, c);
     read_latency_thresholds(o, c);
@@ -635,6 +658,7 @@ void read_verify_only(const po::variables_map& vm, const Options& o, ParsedComma
 // through the same Options, never spelled back into a command line).
 void read_preset(const po::variables_map& vm, const Options& o, ParsedCommandLine& out) {
     if (o.flag("keep")) throw UsageError("--keep works with a single run, not with --preset");
+    if (o.given("find-rate")) throw UsageError("--find-rate and --preset both given");
     if (o.text("backend") == "nop")
         throw UsageError("--backend nop and --preset: a preset measures a drive; a NOP has none");
     if (const auto n = given_targets(o).size(); n > 1)
@@ -704,6 +728,31 @@ static run::Sweep parse_rate_sweep(const std::string& list) {
         if (!seen.insert(v).second)
             throw UsageError("--sweep: value " + std::to_string(v) + " given twice");
     return sw;
+}
+
+// "p99<=2ms", "p99.9<=500us", "p50<=1.5ms": the percentile and the bound.
+run::FindRate parse_find_rate(const std::string& text) {
+    auto bad = [&](const std::string& why) {
+        return UsageError("--find-rate: '" + text + "' " + why);
+    };
+    const auto op = text.find("<=");
+    if (text.size() < 2 || text[0] != 'p' || op == std::string::npos)
+        throw bad("is not pNN<=DURATION (e.g. p99<=2ms)");
+    const std::string pct = text.substr(1, op - 1);
+    run::FindRate fr;
+    std::size_t used = 0;
+    try {
+        fr.percentile = std::stod(pct, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (pct.empty() || used != pct.size() || !(pct[0] >= '0' && pct[0] <= '9') ||
+        !(fr.percentile > 0 && fr.percentile < 100))
+        throw bad("has no percentile between 0 and 100 after 'p' (e.g. p99, p99.9)");
+    fr.bound_s = with_option("--find-rate", text.substr(op + 2),
+                             [](const std::string& t) { return units::parse_duration(t); });
+    if (!(fr.bound_s > 0)) throw bad("has a bound of zero; give a duration (e.g. 2ms)");
+    return fr;
 }
 
 run::Sweep parse_sweep(const std::string& text) {

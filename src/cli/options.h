@@ -57,6 +57,8 @@ struct ParsedCommandLine {
 // "qd=1,2,4", "qd=1..256" (powers of two from 1 to 256), "files=1..8",
 // "rand-block=4K,16K,64K".  Throws UsageError naming --sweep.
 run::Sweep parse_sweep(const std::string& text);
+// --find-rate's "p99<=2ms"; throws UsageError naming a bad spelling.
+run::FindRate parse_find_rate(const std::string& text);
 
 // "0-3,8,10-11" -> {0, 1, 2, 3, 8, 10, 11}.  Throws UsageError naming --cpus.
 std::vector<unsigned> parse_cpu_list(const std::string& text);

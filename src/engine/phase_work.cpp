@@ -138,6 +138,7 @@ void IoPhase::scheduled_done(const Slot& s, std::uint64_t latency_ns) {
     if (s.late) {
         ++k.late_ops;
         k.max_lateness_ns = std::max(k.max_lateness_ns, waited);
+        if (waited > tolerance_ns_) ++k.late_beyond_tolerance_ops;
     } else {
         k.issue_error.record(waited);
     }

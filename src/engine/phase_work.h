@@ -95,7 +95,8 @@ void fill_units(const UnitMap& units, std::uint64_t run_id, unsigned file_index,
 class IoPhase : public PhaseWork {
   public:
     // `writes` is null for phases that only read.
-    IoPhase(PhaseContext& c, WriteDurability* writes) : c_(c), writes_(writes) {}
+    IoPhase(PhaseContext& c, WriteDurability* writes)
+        : c_(c), writes_(writes), tolerance_ns_(lateness_tolerance_ns(c.plan.rate)) {}
 
     Next next(Slot& s) final;
     bool more() const final;
@@ -122,6 +123,8 @@ class IoPhase : public PhaseWork {
     void scheduled_done(const Slot& s, std::uint64_t latency_ns);
 
     WriteDurability* writes_;
+    // --rate: lateness beyond this counts against rate_met() (model/results.h).
+    std::uint64_t tolerance_ns_;
 };
 
 }  // namespace ds::run

@@ -143,6 +143,10 @@ void PromTextfile::run_ended(const run::RunResult& r) {
     // Mismatches found outside any phase (a failed write-back between
     // phases) are in the run's totals only.
     PromTotals& t = runs_.back().totals;
+    if (r.find_rate)
+        t.find_rate = PromTotals::FindRate{
+            r.find_rate->bound.percentile, r.find_rate->bound.bound_s,
+            r.find_rate->found ? r.find_rate->probes[*r.find_rate->found].requested_iops : 0};
     for (std::size_t i = 0; i < t.mismatches.size(); ++i) {
         const std::uint64_t have = t.mismatches[i] + in_progress_.mismatches[i];
         if (r.mismatch_totals[i] > have) t.mismatches[i] += r.mismatch_totals[i] - have;

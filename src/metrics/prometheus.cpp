@@ -230,6 +230,7 @@ void PromTotals::add(const PromTotals& o) {
     cpu_user_s += o.cpu_user_s;
     cpu_system_s += o.cpu_system_s;
     iterations += o.iterations;
+    if (o.find_rate) find_rate = o.find_rate;
     for (const auto& [key, figures] : o.repeats)
         append_repeats(repeats[key], figures);
 }
@@ -551,6 +552,30 @@ std::vector<Family> rate_families(const PromState& s, const std::vector<PromSeri
     return {response, late};
 }
 
+// --find-rate's answer; none when no run of the file searched.
+std::vector<Family> find_rate_families(const PromState& s, const std::vector<PromSeriesSet>& runs) {
+    Family iops{"drivestress_find_rate_iops",
+                "gauge",
+                "--find-rate: the highest rate probed whose response-time percentile met the "
+                "bound, operations a second (0: none met it).",
+                {}};
+    Family bound{"drivestress_find_rate_bound_seconds",
+                 "gauge",
+                 "--find-rate: the bound on the response-time percentile.",
+                 {}};
+    for (const auto& run : runs) {
+        if (!run.totals.find_rate) continue;
+        const auto& fr = *run.totals.find_rate;
+        PromLabels labels = s.labels;
+        labels.insert(labels.end(), run.labels.begin(), run.labels.end());
+        labels.emplace_back("percentile", format_double(fr.percentile));
+        iops.add(labels, format_double(fr.iops));
+        bound.add(labels, format_double(fr.bound_s));
+    }
+    if (iops.samples.empty()) return {};
+    return {iops, bound};
+}
+
 Family latency_family(const PromState& s, const std::vector<PromSeriesSet>& runs) {
     Family f{"drivestress_op_latency_seconds",
              "histogram",
@@ -770,6 +795,8 @@ std::string prometheus_text(const PromState& state, const std::vector<PromSeries
         f.render(out);
     latency_family(state, runs).render(out);
     for (const auto& f : rate_families(state, runs))
+        f.render(out);
+    for (const auto& f : find_rate_families(state, runs))
         f.render(out);
     for (const auto& f : repeat_families(state, runs))
         f.render(out);

@@ -82,6 +82,14 @@ struct PromTotals {
     // sweep point ("qd=32"; "" outside a sweep), up to
     // run::PhaseResult::kMaxRepeats each: the estimates' gauges.
     std::map<std::pair<run::Phase, std::string>, std::vector<run::RepeatFigures>> repeats;
+    // --find-rate, once the search is done: its bound and the rate found
+    // (0: no rate probed met it).
+    struct FindRate {
+        double percentile = 0;
+        double bound_s = 0;
+        double iops = 0;
+    };
+    std::optional<FindRate> find_rate;
 
     // Puts in, at zero, every series a run of `cfg` can have, so that none
     // appears halfway through (rate() would miss its first increase).

@@ -36,6 +36,14 @@ struct Sweep {
     bool percent = false;               // rate: values are % of the closed-loop maximum
 };
 
+// --find-rate pNN<=DURATION: the highest rate whose response-time
+// percentile meets the bound.  The run is then a rate sweep (sweep set,
+// param rate, no values) whose points the search chooses.
+struct FindRate {
+    double percentile = 99;  // 0 < percentile < 100
+    double bound_s = 0;      // > 0
+};
+
 // How writes are made durable (--sync).
 //  osync/dsync: every write carries RWF_SYNC/RWF_DSYNC (durable on completion).
 //  fsync/fdatasync: after every sync_every writes, the worker waits for them
@@ -150,6 +158,7 @@ struct RunConfig {
     // over all workers (split evenly), each issued when it is due; 0: closed loop.
     double rate = 0;
     Arrivals arrivals = Arrivals::fixed;
+    std::optional<FindRate> find_rate;
     // --sync-compare: the pg_test_fsync-style table instead of the phases;
     // each row lasts sync_compare_row_s, or sync_compare_row_ops writes when set.
     bool sync_compare = false;

@@ -55,6 +55,14 @@ void PhaseCounters::merge(const PhaseCounters& o) {
     issue_error.merge(o.issue_error);
     late_ops += o.late_ops;
     max_lateness_ns = std::max(max_lateness_ns, o.max_lateness_ns);
+    late_beyond_tolerance_ops += o.late_beyond_tolerance_ops;
+}
+
+std::uint64_t lateness_tolerance_ns(double worker_ops_per_sec) {
+    if (worker_ops_per_sec <= 0) return kLatenessToleranceMinNs;
+    const double intervals_ns = kLatenessToleranceIntervals * 1e9 / worker_ops_per_sec;
+    return std::max(kLatenessToleranceMinNs,
+                    static_cast<std::uint64_t>(std::llround(intervals_ns)));
 }
 
 std::uint64_t PhaseCounters::mismatch_total() const {
@@ -178,7 +186,13 @@ double PhaseResult::bytes_per_sec() const {
 bool PhaseResult::rate_met() const {
     const std::uint64_t ops = counters.read_ops + counters.write_ops;
     return iops() >= requested_rate * kRateMetShare &&
-           static_cast<double>(counters.late_ops) <= static_cast<double>(ops) * kRateMetLateShare;
+           static_cast<double>(counters.late_beyond_tolerance_ops) <=
+               static_cast<double>(ops) * kRateMetLateShare;
+}
+
+std::uint64_t PhaseResult::lateness_tolerance_ns() const {
+    if (requested_rate <= 0) return 0;
+    return run::lateness_tolerance_ns(requested_rate / std::max(1u, workers));
 }
 
 stats::LatencyHistogram PhaseResult::latency() const {

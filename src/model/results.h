@@ -21,6 +21,7 @@
 #include "stats/estimate.h"
 #include "stats/histogram.h"
 #include "stats/knee.h"
+#include "stats/rate_search.h"
 #include "stats/steady_state.h"
 #include "stats/write_cliff.h"
 #include "sys/host_load.h"
@@ -103,10 +104,27 @@ struct PhaseCounters {
     stats::LatencyHistogram issue_error;
     std::uint64_t late_ops = 0;
     std::uint64_t max_lateness_ns = 0;
+    // Of the late operations, those issued more than lateness_tolerance_ns
+    // after they were due: what rate_met() judges by.
+    std::uint64_t late_beyond_tolerance_ops = 0;
 
     void merge(const PhaseCounters& o);
     std::uint64_t mismatch_total() const;
 };
+
+// How late an operation may be issued and still count as on schedule when
+// rate_met() judges a phase: max(1 ms, 10 schedule intervals of its
+// worker).  A rate the device sustains still sees every slot busy now and
+// then (a burst of slow completions, the host descheduling the worker for
+// a few ms on a VM); the operations due meanwhile are issued a little late
+// and the backlog drains at once.  One the device cannot sustain builds a
+// backlog that grows with the phase, far past ten intervals.  Ten
+// intervals lets a burst of ten operations queue up; 1 ms covers scheduler
+// jitter at high rates, where ten intervals is a few microseconds.
+// `worker_ops_per_sec`: one worker's share of the rate (> 0).
+inline constexpr std::uint64_t kLatenessToleranceMinNs = 1'000'000;
+inline constexpr double kLatenessToleranceIntervals = 10;
+std::uint64_t lateness_tolerance_ns(double worker_ops_per_sec);
 
 // One second of one phase (summed over workers), for --timeseries, the
 // status line and the live --prom textfile.  Reads and writes keep their
@@ -185,10 +203,14 @@ struct PhaseResult {
     double iops() const;
     double bytes_per_sec() const;
     // --rate: achieved at least kRateMetShare of the requested rate, with at
-    // most kRateMetLateShare of the operations late.
+    // most kRateMetLateShare of the operations late by more than
+    // lateness_tolerance_ns() (every late one is still counted: late_ops).
     static constexpr double kRateMetShare = 0.95;
     static constexpr double kRateMetLateShare = 0.01;
     bool rate_met() const;
+    // --rate: the tolerance of one worker's schedule (its even share of
+    // requested_rate); 0 for a closed-loop phase.
+    std::uint64_t lateness_tolerance_ns() const;
     // Reads and writes together.
     stats::LatencyHistogram latency() const;
     // See kMinMeasuredSeconds: empty when the phase is long enough.
@@ -268,6 +290,24 @@ struct SweepResult {
     std::size_t repeats() const;
     // The saturation point described (nullopt when `knee` is not set).
     std::optional<stats::Knee> described_knee() const;
+};
+
+// --find-rate: the search over rates (stats/rate_search.h).  Its probes are
+// the run's sweep points, in the order probed.
+struct FindRateProbe {
+    double requested_iops = 0;
+    bool rate_met = false;
+    stats::ProbeVerdict verdict;  // the response percentile against the bound
+};
+
+struct FindRateResult {
+    FindRate bound;
+    double closed_loop_iops = 0;  // the maximum the search starts from (0: none measured)
+    std::vector<FindRateProbe> probes;
+    // The highest rate that passed and the lowest that failed (IOPS
+    // requested), as indices into `probes`; the answer lies between them.
+    std::optional<std::size_t> found, failing;
+    bool interrupted = false;  // a signal or --duration ended the search early
 };
 
 // --steady-state: the random phase of one iteration, in rounds.  Each
@@ -410,6 +450,7 @@ struct RunResult {
     std::vector<PhaseDrift> drift;
     std::deque<IterationDetail> iteration_detail;
     SweepResult sweep;                                  // points empty unless --sweep
+    std::optional<FindRateResult> find_rate;            // --find-rate (its probes: sweep)
     std::vector<SteadyStateResult> steady_state;        // per iteration, with --steady-state
     std::vector<SustainedWriteResult> sustained_write;  // per iteration, --sustained-write
     DriveHealth health;  // NVMe targets: the health log around each phase

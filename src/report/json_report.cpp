@@ -43,6 +43,8 @@ json rate_json(const run::PhaseResult& p, const run::RunConfig& cfg) {
             {"met", p.rate_met()},
             {"late_ops", c.late_ops},
             {"max_lateness_ns", c.max_lateness_ns},
+            {"late_beyond_tolerance_ops", c.late_beyond_tolerance_ops},
+            {"lateness_tolerance_ns", p.lateness_tolerance_ns()},
             {"response_latency", latency_json(c.response_latency)},
             {"issue_error", latency_json(c.issue_error)}};
 }
@@ -846,6 +848,32 @@ json sweep_json(const run::RunConfig& cfg, const run::SweepResult& sweep) {
             {"knee_verdict", verdict}};
 }
 
+// --find-rate: the answer, its bracket and every probe (the sweep's points).
+json find_rate_json(const run::FindRateResult& fr) {
+    json probes = json::array();
+    for (const auto& p : fr.probes)
+        probes.push_back({{"requested_iops", p.requested_iops},
+                          {"rate_met", p.rate_met},
+                          {"passed", p.verdict.passed},
+                          {"within_noise", p.verdict.within_noise},
+                          {"response_ns", estimate_json(p.verdict.percentile_ns)}});
+    auto at = [&](const std::optional<std::size_t>& i, auto field) {
+        return i ? json(field(fr.probes[*i])) : json(nullptr);
+    };
+    auto rate = [](const run::FindRateProbe& p) { return p.requested_iops; };
+    auto response = [](const run::FindRateProbe& p) { return p.verdict.percentile_ns.median; };
+    return {{"percentile", fr.bound.percentile},
+            {"bound_ns", run::seconds_to_ns(fr.bound.bound_s)},
+            {"closed_loop_iops", fr.closed_loop_iops},
+            {"found_iops", at(fr.found, rate)},
+            {"response_ns_at_found", at(fr.found, response)},
+            {"lowest_failing_iops", at(fr.failing, rate)},
+            {"found_within_noise",
+             fr.found ? json(fr.probes[*fr.found].verdict.within_noise) : json(nullptr)},
+            {"interrupted", fr.interrupted},
+            {"probes", probes}};
+}
+
 json sync_compare_json(const run::SyncCompareResult& sc) {
     json rows = json::array();
     for (const auto& row : sc.rows) {
@@ -993,6 +1021,7 @@ json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostI
     doc["merged_phases"] = merged_phases_json(cfg, r);
     if (!r.iteration_detail.empty()) doc["iteration_detail"] = iteration_detail_json(cfg, r);
     if (!r.sweep.points.empty()) doc["sweep"] = sweep_json(cfg, r.sweep);
+    if (r.find_rate) doc["find_rate"] = find_rate_json(*r.find_rate);
     if (r.sync_compare) doc["sync_compare"] = sync_compare_json(*r.sync_compare);
     add_endurance_blocks(doc, r);
     json mm = json::array();

@@ -37,6 +37,15 @@ std::string block_words(std::uint64_t bytes) {
     return std::isdigit(static_cast<unsigned char>(s.back())) ? s + " B" : s;
 }
 
+// --find-rate's answer: " | p99 <= 2.00 ms up to 812 IOPS", or that no rate
+// probed met it.
+std::string find_rate_words(const run::FindRateResult& fr) {
+    const std::string bound =
+        printf_string(" | p%g <= ", fr.bound.percentile) + units::format_seconds(fr.bound.bound_s);
+    if (!fr.found) return bound + " at no rate probed";
+    return bound + " up to " + units::format_iops(fr.probes[*fr.found].requested_iops) + " IOPS";
+}
+
 // A sweep's saturation point, the figure people quote from a sweep: " |
 // saturation at qd 16: 120.3k IOPS, p99 0.845 ms" ("" without a sweep).
 std::string sweep_words(const run::SweepResult& s, units::ByteUnits u) {
@@ -107,7 +116,7 @@ std::string result_line(const run::RunConfig& cfg, const run::RunResult& r, unit
                            printf_string("%.3f ms", static_cast<double>(q.random_p99_ns) / 1e6)
                      : "too short to measure (" + q.random_too_short + ")");
     }
-    line += sweep_words(r.sweep, u);
+    line += r.find_rate ? find_rate_words(*r.find_rate) : sweep_words(r.sweep, u);
     line += " | " + std::string(io::to_string(r.backend.used)) + ", " +
             (r.direct_io ? "O_DIRECT" : "buffered") + ", " + std::to_string(cfg.files) + " x " +
             units::format_bytes(cfg.file_bytes);

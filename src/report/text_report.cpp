@@ -135,7 +135,9 @@ std::string rate_line(const run::PhaseResult& p) {
     line += printf_string(
                 "  late %" PRIu64 " (%.2f %%), largest lateness ", c.late_ops,
                 ops ? 100.0 * static_cast<double>(c.late_ops) / static_cast<double>(ops) : 0.0) +
-            ms(c.max_lateness_ns) + " ms";
+            ms(c.max_lateness_ns) + " ms" +
+            printf_string(", %" PRIu64 " beyond ", c.late_beyond_tolerance_ops) +
+            ms(p.lateness_tolerance_ns()) + " ms";
     line += "\n             response ms p50 " + ms(r.value_at_percentile(50)) + " p95 " +
             ms(r.value_at_percentile(95)) + " p99 " + ms(r.value_at_percentile(99)) + " p99.9 " +
             ms(r.value_at_percentile(99.9)) + " max " + ms(r.max()) + "  (lat above: service time)";
@@ -250,6 +252,56 @@ std::string turn_up_line(const run::SweepResult& sweep) {
         *std::min_element(p99.begin(), p99.begin() + static_cast<std::ptrdiff_t>(i));
     return at + "response p99 " + ms(p99[i]) + " ms against " + ms(below) +
            " ms at a lower rate (one run per point)";
+}
+
+// A rate to the operation below 100k ("968", "12034"), else "1.23M".
+std::string rate_text(double iops) {
+    return iops < 1e5 ? printf_string("%.0f", iops) : units::format_iops(iops);
+}
+
+// A latency for a sentence: "500 us", "4.10 ms", "1.20 s".
+std::string duration_text(double ns) {
+    return units::format_seconds(ns / 1e9);
+}
+
+// "p99 4.10 ms at 812" (one run), "p99 4.10 ms (median of 5, 3.90 ms..4.30 ms,
+// within noise) at 812".
+std::string probe_text(const run::FindRateResult& fr, const run::FindRateProbe& p) {
+    const auto& e = p.verdict.percentile_ns;
+    std::string t = printf_string("p%g ", fr.bound.percentile) + duration_text(e.median);
+    if (e.n >= 2)
+        t += printf_string(" (median of %zu, ", e.n) + duration_text(e.low) + ".." +
+             duration_text(e.high) + (p.verdict.within_noise ? ", within noise)" : ")");
+    if (!p.rate_met) t += ", rate not met";
+    return t + " at " + rate_text(p.requested_iops);
+}
+
+// "find-rate: 812 IOPS meets p99 <= 5 ms (bracket 812..859 IOPS, 7 points;
+// p99 4.1 ms at 812)", or that no rate probed meets it.
+std::string find_rate_line(const run::FindRateResult& fr) {
+    const std::string bound =
+        printf_string("p%g <= ", fr.bound.percentile) + duration_text(fr.bound.bound_s * 1e9);
+    const std::string points =
+        printf_string("%zu point%s", fr.probes.size(), fr.probes.size() == 1 ? "" : "s");
+    const std::string stopped = fr.interrupted ? "; interrupted" : "";
+    if (fr.closed_loop_iops < 1)
+        return "find-rate: nothing searched (no closed-loop maximum measured)" + stopped;
+    if (!fr.found) {
+        std::string t = "find-rate: no rate probed meets " + bound + " (" + points;
+        if (fr.failing) t += "; " + probe_text(fr, fr.probes[*fr.failing]);
+        return t + stopped + ")";
+    }
+    const auto& at = fr.probes[*fr.found];
+    std::string t = "find-rate: " + rate_text(at.requested_iops) + " IOPS meets " + bound + " (";
+    if (fr.failing)
+        t += "bracket " + rate_text(at.requested_iops) + ".." +
+             rate_text(fr.probes[*fr.failing].requested_iops) + " IOPS, ";
+    else
+        t += "the closed-loop maximum, no higher rate probed, ";
+    t += points + "; " + probe_text(fr, at);
+    if (fr.failing && fr.probes[*fr.failing].verdict.within_noise)
+        t += "; the failing rate within noise";
+    return t + stopped + ")";
 }
 
 std::string knee_line(const run::SweepResult& sweep, units::ByteUnits u) {
@@ -945,7 +997,9 @@ void TextReport::finish(const run::RunConfig& cfg, const run::RunResult& r, run:
     clear_live();
     // A sweep's random figures are its points: the saturation line stands
     // for them in --brief too.
-    if (layout_ != Layout::preset_test && !r.sweep.points.empty())
+    if (r.find_rate)
+        std::fprintf(out_, "%s\n", find_rate_line(*r.find_rate).c_str());
+    else if (layout_ != Layout::preset_test && !r.sweep.points.empty())
         std::fprintf(out_, "%s\n", knee_line(r.sweep, units_).c_str());
     if (layout_ == Layout::full) {
         if (r.sync_compare) std::fputs(sync_compare_table(*r.sync_compare).c_str(), out_);

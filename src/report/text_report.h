@@ -130,6 +130,9 @@ std::string sync_compare_table(const run::SyncCompareResult& sc);
 // on the medians, "saturation: within noise ..." when the p99 rise after the
 // knee is inside the noise; one repeat says it had one.
 std::string knee_line(const run::SweepResult& sweep, units::ByteUnits u = units::ByteUnits::iec);
+// "find-rate: 812 IOPS meets p99 <= 5.00 ms (bracket 812..859 IOPS, 7 points;
+// p99 4.10 ms at 812)", or "find-rate: no rate probed meets ...".
+std::string find_rate_line(const run::FindRateResult& fr);
 // "steady state: attained at round 7 of 60 s (rounds 3-7): mean 41234 IOPS,
 // range 8.1 % (max 20), slope excursion 3.2 % (max 10)", or "not attained in
 // 25 rounds ..." with the last window's figures.

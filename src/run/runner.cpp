@@ -1,7 +1,9 @@
 #include "run/runner.h"
 
 #include <algorithm>
+#include <cmath>
 #include <exception>
+#include <functional>
 #include <new>
 #include <random>
 
@@ -29,11 +31,14 @@ namespace {
 // verified and drawing the offsets a run with this seed draws: one result,
 // its counts added up and each repeat's figures kept (PhaseResult::repeats).
 // A stop or an interrupted repeat ends the repeats.
-PhaseResult run_repeated(RunSession& s, std::uint64_t iteration, const SweepOverrides& over = {}) {
+// `each` (when given) sees every repeat's own result first.
+PhaseResult run_repeated(RunSession& s, std::uint64_t iteration, const SweepOverrides& over = {},
+                         const std::function<void(const PhaseResult&)>& each = {}) {
     PhaseResult merged;
     for (unsigned r = 0; r < std::max(1u, s.cfg.repeat); ++r) {
         if (r > 0 && s.check_stop()) break;
         PhaseResult pr = run_phase(s, iteration, Phase::random, over);
+        if (each) each(pr);
         pr.repeats = {pr.figures()};
         if (r == 0)
             merged = std::move(pr);
@@ -60,17 +65,70 @@ void judge_knee(SweepResult& sweep, double knee_gain_pct) {
         sweep.knee = knee->index;  // outside the noise, or one repeat (said so)
 }
 
+// The closed loop at --qd (--repeat: its median IOPS), the maximum a rate
+// sweep in percent and --find-rate start from; shown as the sweep's first row.
+void run_closed_loop_maximum(RunSession& s, std::uint64_t iteration) {
+    const PhaseResult max = run_repeated(s, iteration, {});
+    s.res.sweep.closed_loop_iops =
+        max.repeats.size() >= 2 ? max.estimates().iops.median : max.iops();
+    s.observer.sweep_point_done(s.cfg, SweepPoint{0, max});
+}
+
+// --find-rate: the closed-loop maximum, then the rates stats::RateSearch
+// bisects below it, each a random phase (--repeat: that many) recorded as a
+// sweep point and judged on its response percentile and on its rate.
+void run_find_rate(RunSession& s, std::uint64_t iteration) {
+    const FindRate& bound = *s.cfg.find_rate;
+    s.res.sweep.param = SweepParam::rate;
+    FindRateResult result;
+    result.bound = bound;
+    run_closed_loop_maximum(s, iteration);
+    result.closed_loop_iops = s.res.sweep.closed_loop_iops;
+    // A probe must be long enough to measure (kMinMeasuredOps in
+    // --rand-time); --rand-ops makes every probe that many operations.
+    const double min_rate =
+        s.cfg.rand_ops ? 1.0 : static_cast<double>(kMinMeasuredOps) / s.cfg.rand_time_s;
+    stats::RateSearch search(result.closed_loop_iops, min_rate);
+    const double bound_ns = bound.bound_s * 1e9;
+    while (const auto rate = search.next()) {
+        if (s.check_stop()) {
+            result.interrupted = true;
+            break;
+        }
+        SweepOverrides over;
+        over.rate = *rate;
+        std::vector<double> percentile_ns;
+        PhaseResult pr = run_repeated(s, iteration, over, [&](const PhaseResult& r) {
+            percentile_ns.push_back(static_cast<double>(
+                r.counters.response_latency.value_at_percentile(bound.percentile)));
+        });
+        FindRateProbe probe{*rate, pr.rate_met(),
+                            stats::judge_probe(percentile_ns, bound_ns, pr.rate_met())};
+        SweepPoint point{static_cast<std::uint64_t>(std::llround(*rate)), std::move(pr)};
+        s.observer.sweep_point_done(s.cfg, point);
+        const bool interrupted = point.random.interrupted;
+        s.res.sweep.points.push_back(std::move(point));
+        if (interrupted) {  // a partial phase is no verdict
+            result.interrupted = true;
+            break;
+        }
+        search.record(*rate, probe.verdict.passed);
+        result.probes.push_back(probe);
+    }
+    for (std::size_t i = 0; i < result.probes.size(); ++i) {
+        const double r = result.probes[i].requested_iops;
+        if (r == search.found()) result.found = i;
+        if (r == search.lowest_failing()) result.failing = i;
+    }
+    s.res.find_rate = std::move(result);
+}
+
 // --sweep: the random phase once per value (--repeat: that many times), on
 // the same verified files, then the saturation point.
 void run_sweep(RunSession& s, std::uint64_t iteration) {
     const Sweep& sweep = *s.cfg.sweep;
     s.res.sweep.param = sweep.param;
-    if (sweep.percent) {  // the maximum first: the closed loop at --qd
-        const PhaseResult max = run_repeated(s, iteration, {});
-        s.res.sweep.closed_loop_iops =
-            max.repeats.size() >= 2 ? max.estimates().iops.median : max.iops();
-        s.observer.sweep_point_done(s.cfg, SweepPoint{0, max});
-    }
+    if (sweep.percent) run_closed_loop_maximum(s, iteration);
     for (std::uint64_t value : sweep.values) {
         if (s.check_stop()) break;
         SweepOverrides over;
@@ -170,7 +228,10 @@ void run_iteration(RunSession& s, std::uint64_t iteration) {
         if (!cfg.has_phase(phase) || (phase == Phase::random && !random_on)) continue;
         if (s.check_stop()) break;
         if (phase == Phase::random && cfg.sweep) {
-            run_sweep(s, iteration);
+            if (cfg.find_rate)
+                run_find_rate(s, iteration);
+            else
+                run_sweep(s, iteration);
             continue;
         }
         std::optional<nvme::HealthLog> health_before;

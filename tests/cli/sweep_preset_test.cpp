@@ -167,3 +167,60 @@ TEST_CASE("help lists every preset with its options") {
                       std::string::npos);
     }
 }
+
+TEST_CASE("--find-rate: any percentile, a duration bound, one spelling") {
+    const auto fr = ds::cli::parse_find_rate("p99<=2ms");
+    CHECK(fr.percentile == 99);
+    CHECK(fr.bound_s == doctest::Approx(0.002));
+    CHECK(ds::cli::parse_find_rate("p99.9<=500us").percentile == doctest::Approx(99.9));
+    CHECK(ds::cli::parse_find_rate("p50<=1.5ms").bound_s == doctest::Approx(0.0015));
+    for (const char* bad : {"p99<2ms", "p99=2ms", "99<=2ms", "p<=2ms", "p100<=2ms", "p0<=1ms",
+                            "px<=1ms", "p99<=", "p99<=0", "p99<=fast", "p-1<=1ms", "p99 <=1ms"}) {
+        CAPTURE(bad);
+        try {
+            ds::cli::parse_find_rate(bad);
+            FAIL("accepted");
+        } catch (const UsageError& e) {
+            const std::string what = e.what();
+            CHECK(what.find("--find-rate") != std::string::npos);
+            CHECK(what.find('\n') == std::string::npos);
+        }
+    }
+}
+
+TEST_CASE("--find-rate is a rate sweep the search fills; what conflicts is refused by name") {
+    auto cmd = parse_command_line({"--find-rate", "p99<=5ms", "/tmp"});
+    REQUIRE(cmd.config.find_rate.has_value());
+    REQUIRE(cmd.config.sweep.has_value());
+    CHECK(cmd.config.sweep->param == SweepParam::rate);
+    CHECK(cmd.config.sweep->values.empty());
+    const std::vector<std::pair<std::vector<std::string>, std::string>> refused{
+        {{"--sweep", "rate=10%,50%"}, "--sweep"},       {{"--rate", "1k"}, "--rate"},
+        {{"--compare-backends"}, "--compare-backends"}, {{"--preset", "quick"}, "--preset"},
+        {{"--iterations", "2"}, "--iterations"},        {{"--rand-time", "0"}, "random phase"},
+    };
+    for (const auto& [extra, named] : refused) {
+        std::vector<std::string> args{"--find-rate", "p99<=5ms"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        args.push_back("/tmp");
+        CAPTURE(extra.front());
+        try {
+            parse_command_line(args);
+            FAIL("accepted");
+        } catch (const UsageError& e) {
+            const std::string what = e.what();
+            CHECK(what.find("--find-rate") != std::string::npos);
+            CHECK(what.find(named) != std::string::npos);
+        }
+    }
+}
+
+TEST_CASE("--arrivals spaces a rate sweep's and --find-rate's schedules; other sweeps refuse it") {
+    CHECK(parse_command_line({"--find-rate", "p99<=5ms", "--arrivals", "poisson", "/tmp"})
+              .config.arrivals == ds::run::Arrivals::poisson);
+    CHECK(parse_command_line({"--sweep", "rate=10%,50%", "--arrivals", "poisson", "/tmp"})
+              .config.arrivals == ds::run::Arrivals::poisson);
+    CHECK_THROWS_AS(parse_command_line({"--sweep", "qd=1,2", "--arrivals", "poisson", "/tmp"}),
+                    UsageError);
+    CHECK_THROWS_AS(parse_command_line({"--arrivals", "poisson", "/tmp"}), UsageError);
+}

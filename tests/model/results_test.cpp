@@ -198,3 +198,42 @@ TEST_CASE("a target's verdict: its own mismatches, the run's other reasons") {
               run::interrupted_by(2));
     }
 }
+
+TEST_CASE("lateness tolerance: max(1 ms, 10 intervals of one worker's schedule)") {
+    CHECK(run::lateness_tolerance_ns(100'000) == 1'000'000);  // 10 intervals: 100 us
+    CHECK(run::lateness_tolerance_ns(10'000) == 1'000'000);   // exactly 1 ms
+    CHECK(run::lateness_tolerance_ns(250) == 40'000'000);     // 10 x 4 ms
+    run::PhaseResult p;
+    CHECK(p.lateness_tolerance_ns() == 0);  // closed loop
+    p.requested_rate = 1000;
+    p.workers = 4;  // 250 a second each
+    CHECK(p.lateness_tolerance_ns() == 40'000'000);
+}
+
+TEST_CASE("rate met: judged on the operations late beyond the tolerance, not every late one") {
+    run::PhaseResult p;
+    p.phase = run::Phase::random;
+    p.workers = 1;
+    p.seconds = 10;
+    p.requested_rate = 1000;
+    p.counters.read_ops = 10'000;                // achieved = requested
+    p.counters.late_ops = 2'000;                 // 20 % due while every slot was busy (jitter)...
+    p.counters.late_beyond_tolerance_ops = 100;  // ...1 % of them by more than 10 ms
+    CHECK(p.rate_met());
+    p.counters.late_beyond_tolerance_ops = 101;
+    CHECK(!p.rate_met());
+    p.counters.late_beyond_tolerance_ops = 0;
+    p.counters.read_ops = 9'400;  // achieved 94 %
+    CHECK(!p.rate_met());
+}
+
+TEST_CASE("late beyond tolerance adds up when phases merge") {
+    run::PhaseCounters a, b;
+    a.late_ops = 5;
+    a.late_beyond_tolerance_ops = 2;
+    b.late_ops = 7;
+    b.late_beyond_tolerance_ops = 3;
+    a.merge(b);
+    CHECK(a.late_ops == 12);
+    CHECK(a.late_beyond_tolerance_ops == 5);
+}

@@ -1630,8 +1630,63 @@ TEST_CASE("--rate: a phase's rate object holds the schedule's figures; closed lo
     CHECK(r["arrivals"] == "poisson");
     CHECK(r["late_ops"] == 100);
     CHECK(r["max_lateness_ns"] == 250'000'000);
+    CHECK(r["late_beyond_tolerance_ops"] == 0);
+    CHECK(r["lateness_tolerance_ns"] == 50'000'000);  // 10 intervals of 200 a second
     CHECK(r["response_latency"]["count"] == 700);
     CHECK(r["issue_error"]["count"] == 600);
     CHECK(r["response_latency"]["percentiles_ns"]["p99"].get<std::uint64_t>() >= 199'000'000);
     CHECK((*random)["latency"]["percentiles_ns"]["p99"].get<std::uint64_t>() < 1'100'000);
+}
+
+TEST_CASE("--find-rate: the answer, its bracket and every probe; validates against the schema") {
+    SchemaValidator v(load_schema());
+    run::RunConfig cfg = make_config();
+    cfg.find_rate = run::FindRate{99.9, 0.002};
+    cfg.sweep = run::Sweep{run::SweepParam::rate, {}, false};
+    run::RunResult res = make_result(false);
+    res.sweep.param = run::SweepParam::rate;
+    res.sweep.closed_loop_iops = 1000;
+    run::FindRateResult fr;
+    fr.bound = *cfg.find_rate;
+    fr.closed_loop_iops = 1000;
+    for (const auto& [rate, ns] : {std::pair{1000.0, 9e6}, {500.0, 1e6}, {750.0, 3e6}}) {
+        run::SweepPoint pt;
+        pt.value = static_cast<std::uint64_t>(rate);
+        pt.random.phase = run::Phase::random;
+        pt.random.workers = 1;
+        pt.random.seconds = 1;
+        pt.random.requested_rate = rate;
+        pt.random.counters.read_ops = static_cast<std::uint64_t>(rate);
+        pt.random.counters.response_latency.record(static_cast<std::uint64_t>(ns));
+        res.sweep.points.push_back(pt);
+        const std::vector<double> one{ns};
+        fr.probes.push_back({rate, true, stats::judge_probe(one, 2e6, true)});
+    }
+    fr.found = 1;
+    fr.failing = 2;
+    res.find_rate = fr;
+    const json d = document(cfg, res, make_host());
+    auto errors = v.errors(d);
+    INFO(joined(errors));
+    CHECK(errors.empty());
+    const json& j = d["find_rate"];
+    CHECK(j["percentile"] == 99.9);
+    CHECK(j["bound_ns"] == 2'000'000);
+    CHECK(j["found_iops"] == 500.0);
+    CHECK(j["lowest_failing_iops"] == 750.0);
+    CHECK(j["response_ns_at_found"] == 1e6);
+    CHECK(j["found_within_noise"] == false);
+    CHECK(j["interrupted"] == false);
+    REQUIRE(j["probes"].size() == 3);
+    CHECK(j["probes"][0]["passed"] == false);
+    CHECK(j["probes"][1]["passed"] == true);
+    CHECK(j["probes"][2]["response_ns"]["n"] == 1);
+    CHECK(d["sweep"]["points"].size() == 3);
+    CHECK(d["sweep"]["rate_percent"] == false);
+
+    res.find_rate->found.reset();  // none passed: nulls
+    const json none = document(cfg, res, make_host());
+    CHECK(v.errors(none).empty());
+    CHECK(none["find_rate"]["found_iops"].is_null());
+    CHECK(none["find_rate"]["response_ns_at_found"].is_null());
 }

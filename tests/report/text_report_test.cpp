@@ -160,6 +160,42 @@ TEST_CASE("saturation line: a qd sweep by IOPS, a block-size sweep by MiB/s") {
     CHECK(line.find("(next step +100% MiB/s, +100% p99)") != std::string::npos);
 }
 
+TEST_CASE("find-rate line: the rate found with its bracket, or that none met the bound") {
+    run::FindRateResult fr;
+    fr.bound = {99, 0.005};
+    fr.closed_loop_iops = 1000;
+    auto probe = [](double rate, bool passed, std::vector<double> ns) {
+        run::FindRateProbe p;
+        p.requested_iops = rate;
+        p.rate_met = passed || rate < 900;
+        p.verdict = stats::judge_probe(ns, 5e6, p.rate_met);
+        return p;
+    };
+    fr.probes = {probe(1000, false, {9e7}), probe(500, true, {1e6}), probe(750, true, {4.1e6}),
+                 probe(875, false, {6e6})};
+    fr.found = 2;
+    fr.failing = 3;
+    CHECK(report::find_rate_line(fr) ==
+          "find-rate: 750 IOPS meets p99 <= 5.00 ms (bracket 750..875 IOPS, 4 points; "
+          "p99 4.10 ms at 750)");
+    fr.probes[2] = probe(750, true, {4.1e6, 4.9e6, 5.2e6});  // --repeat 3
+    CHECK(report::find_rate_line(fr) ==
+          "find-rate: 750 IOPS meets p99 <= 5.00 ms (bracket 750..875 IOPS, 4 points; "
+          "p99 4.90 ms (median of 3, 4.10 ms..5.20 ms, within noise) at 750)");
+    fr.found.reset();
+    fr.failing = 1;
+    fr.probes = {probe(1000, false, {9e7}), probe(500, false, {7e6})};
+    CHECK(report::find_rate_line(fr) ==
+          "find-rate: no rate probed meets p99 <= 5.00 ms (2 points; p99 7.00 ms at 500)");
+    fr.bound.percentile = 99.9;
+    fr.probes = {probe(1000, true, {1e6})};
+    fr.found = 0;
+    fr.failing.reset();
+    CHECK(report::find_rate_line(fr) ==
+          "find-rate: 1000 IOPS meets p99.9 <= 5.00 ms (the closed-loop maximum, no higher rate "
+          "probed, 1 point; p99.9 1.00 ms at 1000)");
+}
+
 // Hand-computed window 100, 110, 90, 105, 95: mean 100, range 20 % (at the
 // limit: steady), least-squares slope -1.5 per round, excursion 6 %.
 TEST_CASE("steady-state line: attained, with the window's figures") {

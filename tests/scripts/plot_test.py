@@ -412,6 +412,20 @@ class Figures(unittest.TestCase):
         # Another sweep draws no rate curve.
         self.assertFalse(self.plot.plot_rate_curve({"sweep": {"parameter": "qd", "points": []}},
                                                    "t", "unused.png"))
+        # --find-rate's probes, in the order probed, are drawn as one curve
+        # by achieved IOPS, with the bound and the rate found marked.
+        probes = [point(1000, 1000, (10, 100, 120), 90), point(500, 500, (0.2, 3, 4), 1.6),
+                  point(750, 750, (0.2, 1.2, 3), 0.3)]
+        doc = {"sweep": {"parameter": "rate", "points": probes, "turn_up": None},
+               "find_rate": {"percentile": 99, "bound_ns": 5e6, "found_iops": 750}}
+        self.assertTrue(self.plot.plot_rate_curve(doc, "t", "unused.png"))
+        ax = self.figs[-1].axes[0]
+        lines = {l.get_label(): l for l in ax.get_lines() if not l.get_label().startswith("_")}
+        self.assertEqual(list(lines["response p99"].get_xdata()), [500, 750, 1000])
+        self.assertEqual(list(lines["response p99"].get_ydata()), [3, 1.2, 100])
+        notes = [t.get_text() for t in ax.texts]
+        self.assertIn("find-rate: 750 IOPS meets p99 <= 5 ms", notes)
+        self.assertIn("--find-rate", ax.get_title())
 
     def test_block_size_sweeps_are_drawn_by_bandwidth(self):
         points = [{"value": v * 1024, "iops": 1000 * 64 // v, "bandwidth_bytes_per_sec": None,

@@ -386,7 +386,7 @@ class BlkioThrottle:
         BenchError when the kernel refuses (a partition, a device without a
         request queue)."""
         if self.path is None:
-            self.path = tempfile.mkdtemp(prefix="dsbench-", dir=self.ROOT)
+            self.path = tempfile.mkdtemp(prefix=f"dsbench-{os.getpid()}-", dir=self.ROOT)
             self.procs = os.path.join(self.path, "cgroup.procs")
         try:
             with open(os.path.join(self.path, "blkio.throttle.read_iops_device"), "w") as f:

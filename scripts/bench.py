@@ -1036,10 +1036,10 @@ def group_rate():
     """The open-loop schedule (--rate): its issue error at RATE_IOPS, and its
     CPU per operation against the closed loop's at the same IOPS, where the
     device is what holds the closed loop there: a blkio read-IOPS cap of
-    RATE_IOPS on the target's device.  The cap lets the closed loop do
-    less than it (it releases held reads in bursts, 32 in flight wait
-    for them), so the rate-limited run of that row asks for exactly what
-    the capped closed loop did in the same repetition."""
+    RATE_IOPS on the target's device.  Under the cap the closed loop may do
+    less than it (measured: 56-100k under 100k on a busy 2-vCPU VM), so
+    the rate-limited run of that row asks for exactly what the capped
+    closed loop did in the same repetition."""
     qd = 32
 
     def runs(b):

@@ -63,6 +63,33 @@ What is compared, exactly:
     total            written + read over both phases' time) vs fio's
                      rw=write verify=crc32c do_verify=1 job (io bytes over
                      job_runtime).  CPU per op over both passes on both sides.
+  rate (A/B rows)    the open-loop schedule: drivestress -j 1 --qd 32
+                     --rate 100k (4 KiB random reads, every one verified):
+                     its issue error p99 (rate.issue_error of the random
+                     phase: how late it issued operations that had a free
+                     slot) and the achieved rate.  CPU/op: the closed loop
+                     (no --rate) held by the device, a cgroup v1 blkio cap
+                     of 100k reads a second on the target's block device
+                     (blkio.throttle.read_iops_device), against --rate
+                     asking for exactly the IOPS that capped run did in the
+                     same repetition: both at the same IOPS.  The cap
+                     releases held reads from a kernel worker, so part of
+                     the capped run's block-layer work is not charged to it.
+                     Without a throttle (not root, no cgroup v1 blkio, a
+                     partition) only the --rate run is made.
+  targets (A/B rows) scaling over drives: 4 fresh ext4 loop devices over
+                     files in /dev/shm; for N = 1, 2, 4, random reads 4 KiB
+                     QD 32 per target, verified, by one drivestress with N
+                     TARGETs, by N drivestress at once (one target each;
+                     their IOPS summed over the span when all N were in
+                     their random phase, from --timeseries at 100 ms, since
+                     they finish their sequential writes at different
+                     times) and by fio with one job per device (N jobs,
+                     group_reporting off, summed).  CPU/op: one process with
+                     N targets against one target.  Runs unpinned.
+A/B rows give both sides' medians and the ratio A/B of each repetition's two
+figures (paired: a load that drifts between repetitions moves both), its
+median and range.
 CPU seconds per million operations come from each tool's own accounting:
 drivestress phase cpu.user_s + cpu.system_s (whole process, that phase);
 fio usr_cpu + sys_cpu (percent) x job_runtime, summed over jobs.  For the
@@ -178,57 +205,82 @@ def fmt_size(n):
 # ---------------------------------------------------------------- children
 
 class Children:
-    """Runs one child at a time; records its rusage; stops it on interrupt."""
+    """Runs children (one, or several at once); records their rusage; stops
+    them on interrupt."""
 
     def __init__(self):
-        self.current = None
+        self.running = []
 
-    def run(self, argv, stdout_path, stderr_path, timeout, cpus=None):
+    def run(self, argv, stdout_path, stderr_path, timeout, cpus=None, cgroup=None):
         """Runs argv to completion in the directory of stdout_path (fio drops
-        state files in its working directory), on `cpus` (a set) if given;
-        returns (exit code, rusage, wall seconds)."""
-        with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
-            start = time.monotonic()
-            pin = (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
-            self.current = subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
-                                            cwd=os.path.dirname(os.path.abspath(stdout_path)),
-                                            preexec_fn=pin)
-            try:
-                deadline = start + timeout
-                while True:
-                    pid, status, ru = os.wait4(self.current.pid, os.WNOHANG)
+        state files in its working directory), on `cpus` (a set) if given,
+        in the cgroup whose cgroup.procs is `cgroup` if given; returns
+        (exit code, rusage, wall seconds)."""
+        code, ru, wall, _ = self.run_many([(argv, stdout_path, stderr_path)], timeout, cpus,
+                                          cgroup)[0]
+        return code, ru, wall
+
+    def run_many(self, jobs, timeout, cpus=None, cgroup=None):
+        """Starts every (argv, stdout_path, stderr_path) of `jobs` at once and
+        waits for all; returns per job (exit code, rusage, wall seconds,
+        time.monotonic() when it ended)."""
+        def pre():
+            if cgroup:
+                with open(cgroup, "w") as f:
+                    f.write(f"{os.getpid()}\n")
+            if cpus:
+                os.sched_setaffinity(0, cpus)
+        files, starts, results = [], [], [None] * len(jobs)
+        try:
+            for argv, stdout_path, stderr_path in jobs:
+                out, err = open(stdout_path, "wb"), open(stderr_path, "wb")
+                files += [out, err]
+                starts.append(time.monotonic())
+                self.running.append(subprocess.Popen(
+                    argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+                    cwd=os.path.dirname(os.path.abspath(stdout_path)),
+                    preexec_fn=pre if (cpus or cgroup) else None))
+            deadline = starts[0] + timeout
+            while any(r is None for r in results):
+                for i, p in enumerate(self.running):
+                    if results[i] is not None:
+                        continue
+                    pid, status, ru = os.wait4(p.pid, os.WNOHANG)
                     if pid:
-                        break
+                        p.returncode = os.waitstatus_to_exitcode(status)
+                        end = time.monotonic()
+                        results[i] = (p.returncode, ru, end - starts[i], end)
+                if any(r is None for r in results):
                     if time.monotonic() > deadline:
                         self.stop()
+                        argv = jobs[results.index(None)][0]
                         raise BenchError(f"{os.path.basename(argv[0])} did not finish within "
                                          f"{timeout:.0f} s: {' '.join(argv)}")
                     time.sleep(0.02)
-            finally:
-                wall = time.monotonic() - start
-            self.current.returncode = os.waitstatus_to_exitcode(status)
-            code = self.current.returncode
-            self.current = None
-            return code, ru, wall
+        finally:
+            for f in files:
+                f.close()
+        self.running = []
+        return results
 
     def stop(self):
         """SIGINT (drivestress then cleans its files), then SIGTERM, then SIGKILL."""
-        p = self.current
-        if p is None:
-            return
         for sig, grace in ((signal.SIGINT, 15), (signal.SIGTERM, 5), (signal.SIGKILL, 5)):
-            if p.poll() is not None:
+            alive = [p for p in self.running if p.poll() is None]
+            if not alive:
                 break
-            try:
-                p.send_signal(sig)
-            except ProcessLookupError:
-                break
-            try:
-                p.wait(grace)
-                break
-            except subprocess.TimeoutExpired:
-                continue
-        self.current = None
+            for p in alive:
+                try:
+                    p.send_signal(sig)
+                except ProcessLookupError:
+                    pass
+            deadline = time.monotonic() + grace
+            for p in alive:
+                try:
+                    p.wait(max(0.0, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    pass
+        self.running = []
 
 
 def rusage_dict(ru):
@@ -252,9 +304,9 @@ class LoopTarget:
     whatever point setup reached.
     """
 
-    def __init__(self, device_bytes):
+    def __init__(self, device_bytes, name=""):
         self.device_bytes = device_bytes
-        self.image = f"/dev/shm/dsbench-{os.getpid()}.img"
+        self.image = f"/dev/shm/dsbench-{os.getpid()}{name}.img"
         self.loop = None
         self.mountpoint = None
         self.mounted = False
@@ -306,6 +358,55 @@ class LoopTarget:
             os.unlink(self.image)
 
 
+class BlkioThrottle:
+    """A cgroup v1 blkio group of its own holding the block device under a
+    directory to a read IOPS cap (blkio.throttle.read_iops_device): a child
+    put in it (Children.run's cgroup = self.procs) gets at most that many
+    reads a second from the device.  available() says whether one can be
+    made here, and why not; remove() deletes the group."""
+
+    ROOT = "/sys/fs/cgroup/blkio"
+
+    def __init__(self, directory):
+        st = os.stat(directory)
+        self.device = f"{os.major(st.st_dev)}:{os.minor(st.st_dev)}"
+        self.path = None
+        self.procs = None
+
+    def available(self):
+        """None when a throttle can be set, else the reason it cannot."""
+        if os.geteuid() != 0:
+            return "needs root"
+        if not os.path.isfile(os.path.join(self.ROOT, "blkio.throttle.read_iops_device")):
+            return f"no cgroup v1 blkio throttle at {self.ROOT}"
+        return None
+
+    def limit_reads(self, iops):
+        """Creates the group (once) and caps reads at `iops` (0 lifts the cap);
+        BenchError when the kernel refuses (a partition, a device without a
+        request queue)."""
+        if self.path is None:
+            self.path = tempfile.mkdtemp(prefix=f"dsbench-{os.getpid()}-", dir=self.ROOT)
+            self.procs = os.path.join(self.path, "cgroup.procs")
+        try:
+            with open(os.path.join(self.path, "blkio.throttle.read_iops_device"), "w") as f:
+                f.write(f"{self.device} {int(iops)}\n")
+        except OSError as e:
+            raise BenchError(f"blkio throttle on device {self.device}: {e.strerror}")
+
+    def remove(self):
+        if self.path is None:
+            return
+        for _ in range(50):  # a child leaves the group when it is reaped
+            try:
+                os.rmdir(self.path)
+                self.path = None
+                return
+            except OSError:
+                time.sleep(0.1)
+        log(f"bench: cannot remove cgroup {self.path}")
+
+
 def probe_direct_io(directory):
     """True when files in `directory` open with O_DIRECT (tmpfs refuses)."""
     path = os.path.join(directory, f".dsbench-probe-{os.getpid()}")
@@ -332,13 +433,15 @@ def fs_type(directory):
 # ---------------------------------------------------------------- measurements
 
 class Measurement:
-    """One figure of one run: value (IOPS or bytes/s), CPU seconds and ops."""
+    """One figure of one run: value (IOPS or bytes/s, or in `unit` when
+    given, e.g. "us"), CPU seconds and ops."""
 
-    def __init__(self, value, cpu_s, ops, extra=None):
+    def __init__(self, value, cpu_s, ops, extra=None, unit=None):
         self.value = value
         self.cpu_s = cpu_s
         self.ops = ops
         self.extra = extra or {}
+        self.unit = unit
 
     @property
     def cpu_s_per_mop(self):
@@ -362,36 +465,112 @@ class Bench:
         self.fio_no_fixedbufs = False
         self.notes = []  # deviations from the intended settings, for the results
         self.log_runs = []  # every run: tool, label, argv, rusage, wall
+        self.throttle = None  # the target's BlkioThrottle (the rate case), made once
+        self.throttle_reason = None  # why there is none, once asked
+        self.loops = []  # the targets case's loop devices
+        self.loop_dirs = None  # their mount points, once asked
+
+    def read_throttle(self):
+        """A BlkioThrottle on the target's device, or None (noted once, with
+        the reason) where none can be set."""
+        if self.throttle or self.throttle_reason:
+            return self.throttle
+        t = BlkioThrottle(self.dir)
+        self.throttle_reason = t.available()
+        if not self.throttle_reason:
+            try:
+                t.limit_reads(0)  # the kernel refuses a partition here
+                self.throttle = t
+            except BenchError as e:
+                t.remove()
+                self.throttle_reason = str(e)
+        if self.throttle_reason:
+            self.note(f"no blkio throttle ({self.throttle_reason}): the closed loop held at the "
+                      "rate case's IOPS is not run, its CPU row is empty")
+        return self.throttle
+
+    def target_dirs(self, n):
+        """Mount points of n fresh ext4 loop devices over files in /dev/shm
+        (made once, removed by close()), or [] (noted) where none can be."""
+        if self.loop_dirs is not None:
+            return self.loop_dirs[:n]
+        self.loop_dirs = []
+        device = 2 * self.args.size + 512 * MiB  # drivestress's file and fio's, and ext4's
+        st = os.statvfs("/dev/shm")
+        free = st.f_bavail * st.f_frsize
+        if os.geteuid() != 0:
+            self.note("the targets case needs root (loop devices): not run")
+        elif free < n * device + 256 * MiB:
+            self.note(f"the targets case needs {n} x {device // MiB} MiB in /dev/shm, "
+                      f"{free // MiB} MiB free: not run")
+        else:
+            for i in range(n):
+                self.loops.append(LoopTarget(device, f"-t{i}"))
+                self.loop_dirs.append(self.loops[-1].setup())
+            if self.args.pin:
+                self.note("the targets case runs unpinned: drivestress --cpus puts worker k of "
+                          "every target on the list's CPU k, so one worker per target would "
+                          "share one CPU where fio's jobs are split")
+        return self.loop_dirs[:n]
+
+    def note(self, text):
+        log(f"bench: note: {text}")
+        self.notes.append(text)
+
+    def close(self):
+        """Removes the throttle's cgroup and the targets case's devices."""
+        if self.throttle:
+            self.throttle.remove()
+        for t in self.loops:
+            t.teardown()
 
     # -- drivestress
 
-    def drivestress(self, label, extra, files=1, size=None):
-        """Runs drivestress with --json; returns the parsed document."""
-        size = size or self.args.size
-        self.wait_for_free(files * size)
-        out_json = os.path.join(self.workdir, "ds.json")
-        if os.path.exists(out_json):
-            os.unlink(out_json)
-        argv = [self.ds, "--size", str(size), "--files", str(files), "--progress", "never",
-                "--seed", "1", "--json", out_json] + extra + [self.dir]
-        if self.args.pin:
-            argv[1:1] = ["--cpus", self.args.pin]
-        code, ru, wall = self.children.run(argv, os.path.join(self.workdir, "ds.out"),
-                                           os.path.join(self.workdir, "ds.err"),
-                                           timeout=self.timeout_for(files * size))
-        self.log_runs.append({"tool": "drivestress", "label": label, "argv": argv,
-                              "exit_code": code, "rusage": rusage_dict(ru), "wall_s": wall,
-                              "load1_after": loadavg()[0]})
-        if code != 0:
-            raise BenchError(f"drivestress ({label}) exited {code}: "
-                             f"{self.tail(os.path.join(self.workdir, 'ds.err'))}")
-        with open(out_json) as f:
-            doc = json.load(f)
-        self.log_runs[-1]["backend"] = doc.get("backend")
-        self.log_runs[-1]["direct_io"] = doc.get("target", {}).get("direct_io")
-        if doc["summary"]["mismatch_total"]:
-            raise BenchError(f"drivestress ({label}) reported mismatches on the bench target")
+    def drivestress(self, label, extra, files=1, size=None, dirs=None, cgroup=None, pin=True):
+        """Runs drivestress with --json on `dirs` (default the target); returns
+        the parsed document and the child's rusage."""
+        (doc, ru, _), = self.drivestress_many(label, [(extra, dirs or [self.dir])], files, size,
+                                              cgroup, pin)
         return doc, ru
+
+    def drivestress_many(self, label, jobs, files=1, size=None, cgroup=None, pin=True):
+        """Runs one drivestress --json per (extra, dirs) of `jobs`, all at
+        once (in the cgroup whose cgroup.procs is `cgroup`, and with --cpus
+        --pin unless pin is False); returns per job (document, rusage,
+        time.monotonic() when it ended)."""
+        size = size or self.args.size
+        argvs = []
+        for j, (extra, dirs) in enumerate(jobs):
+            for d in dirs:
+                self.wait_for_free(files * size, d)
+            out_json = os.path.join(self.workdir, f"ds-{j}.json")
+            if os.path.exists(out_json):
+                os.unlink(out_json)
+            argv = [self.ds, "--size", str(size), "--files", str(files), "--progress", "never",
+                    "--seed", "1", "--json", out_json] + extra + dirs
+            if self.args.pin and pin:
+                argv[1:1] = ["--cpus", self.args.pin]
+            argvs.append((argv, os.path.join(self.workdir, f"ds-{j}.out"),
+                          os.path.join(self.workdir, f"ds-{j}.err")))
+        dirs_total = sum(len(dirs) for _, dirs in jobs)
+        results = self.children.run_many(argvs, timeout=self.timeout_for(dirs_total * files * size),
+                                         cgroup=cgroup)
+        out = []
+        for j, ((argv, _, err), (code, ru, wall, end)) in enumerate(zip(argvs, results)):
+            name = label if len(jobs) == 1 else f"{label} [{j + 1}/{len(jobs)}]"
+            self.log_runs.append({"tool": "drivestress", "label": name, "argv": argv,
+                                  "exit_code": code, "rusage": rusage_dict(ru), "wall_s": wall,
+                                  "load1_after": loadavg()[0]})
+            if code != 0:
+                raise BenchError(f"drivestress ({name}) exited {code}: {self.tail(err)}")
+            with open(argv[argv.index("--json") + 1]) as f:
+                doc = json.load(f)
+            self.log_runs[-1]["backend"] = doc.get("backend")
+            self.log_runs[-1]["direct_io"] = doc.get("target", {}).get("direct_io")
+            if doc["summary"]["mismatch_total"]:
+                raise BenchError(f"drivestress ({name}) reported mismatches on the bench target")
+            out.append((doc, ru, end))
+        return out
 
     @staticmethod
     def ds_phase(doc, name):
@@ -412,16 +591,17 @@ class Bench:
 
     # -- fio
 
-    def fio(self, label, global_opts, files):
-        """Runs fio, one job per file (job j on files[j]); returns the parsed
-        document.  global_opts: list of "key=value" options for every job.
+    def fio(self, label, global_opts, files, dirs=None, pin=True):
+        """Runs fio, one job per file (job j on files[j], in dirs[j] if given,
+        else in the target); returns the parsed document.  global_opts: list
+        of "key=value" options for every job; pin: whether --pin applies.
         Registered buffers need RLIMIT_MEMLOCK headroom (a non-root limit is
         often too small): on ENOMEM fio runs again without them, and every
         later run too, and the results say so."""
         if self.fio_no_fixedbufs:
             global_opts = [o for o in global_opts if o != "fixedbufs=1"]
         try:
-            return self.fio_once(label, global_opts, files)
+            return self.fio_once(label, global_opts, files, dirs, pin)
         except FioJobError as e:
             if e.errno_codes != [errno.ENOMEM] or "fixedbufs=1" not in global_opts:
                 raise BenchError(str(e))
@@ -429,19 +609,20 @@ class Bench:
                 "fio runs without fixedbufs from now on")
             self.fio_no_fixedbufs = True
             self.notes.append("fio ran without fixedbufs=1 (ENOMEM registering buffers)")
-            return self.fio(label, global_opts, files)
+            return self.fio(label, global_opts, files, dirs, pin)
 
-    def fio_once(self, label, global_opts, files):
+    def fio_once(self, label, global_opts, files, dirs=None, pin=True):
         out_json = os.path.join(self.workdir, "fio.json")
         if os.path.exists(out_json):
             os.unlink(out_json)
-        if self.args.pin:  # job i on the list's CPU i, as drivestress --cpus
+        if self.args.pin and pin:  # job i on the list's CPU i, as drivestress --cpus
             global_opts = global_opts + [f"cpus_allowed={self.args.pin}",
                                          "cpus_allowed_policy=split"]
-        argv = ["fio", "--output-format=json", f"--output={out_json}",
-                f"--directory={self.dir}"] + [f"--{o}" for o in global_opts]
+        argv = ["fio", "--output-format=json", f"--output={out_json}"] + \
+            ([] if dirs else [f"--directory={self.dir}"]) + [f"--{o}" for o in global_opts]
         for j, name in enumerate(files):
-            argv += [f"--name=job{j}", f"--filename={name}"]
+            argv += [f"--name=job{j}"] + ([f"--directory={dirs[j]}"] if dirs else []) + \
+                [f"--filename={name}"]
         code, ru, wall = self.children.run(argv, os.path.join(self.workdir, "fio.out"),
                                            os.path.join(self.workdir, "fio.err"),
                                            timeout=self.timeout_for(len(files) * self.args.size))
@@ -553,13 +734,15 @@ class Bench:
     def fio_random_files(self, n):
         return [f"fio-rand-{i}.dat" for i in range(n)]
 
-    def fio_layout(self, n):
-        """Writes fio's random-case files once (sequential 1 MiB writes)."""
-        names = self.fio_random_files(n)
-        if all(os.path.exists(os.path.join(self.dir, x)) and
-               os.path.getsize(os.path.join(self.dir, x)) == self.args.size for x in names):
+    def fio_layout(self, n, dirs=None):
+        """Writes fio's random-case files once (sequential 1 MiB writes): n
+        in the target, or one in each of `dirs`."""
+        names = self.fio_random_files(n) if not dirs else self.fio_random_files(1) * len(dirs)
+        paths = [os.path.join(d, x) for d, x in zip(dirs or [self.dir] * n, names)]
+        if all(os.path.exists(x) and os.path.getsize(x) == self.args.size for x in paths):
             return
-        self.fio("layout", self.fio_common() + self.fio_uring(8) + ["rw=write", "bs=1M"], names)
+        self.fio("layout", self.fio_common() + self.fio_uring(8) + ["rw=write", "bs=1M"], names,
+                 dirs)
 
     FIO_VERIFY_FILE = "fio-rand-verify.dat"
 
@@ -582,7 +765,7 @@ class Bench:
             except OSError as e:
                 log(f"bench: cannot remove {os.path.join(self.dir, x)}: {e.strerror}")
 
-    def wait_for_free(self, bytes_, limit_s=30.0):
+    def wait_for_free(self, bytes_, directory=None, limit_s=30.0):
         """Waits until the target has room for `bytes_` (plus 64 MiB) free:
         fio with registerfiles=1 leaves its ring to the kernel's deferred
         teardown, which drops the last reference to a file fio already
@@ -590,7 +773,7 @@ class Bench:
         deadline = time.monotonic() + limit_s
         while True:
             os.sync()
-            st = os.statvfs(self.dir)
+            st = os.statvfs(directory or self.dir)
             if st.f_bavail * st.f_frsize >= bytes_ + 64 * MiB or time.monotonic() > deadline:
                 return
             time.sleep(0.1)
@@ -837,6 +1020,197 @@ def group_seq():
     return "seq", rows, runs
 
 
+def pair_row(row_id, title, unit, a, a_name, b=None, b_name=None, compare="value"):
+    """A row of two figures of the same repetitions that need not be
+    drivestress against fio: A (samples key a) against B (key b, or none:
+    A's figure alone), on their value or (compare="cpu") their CPU per
+    operation; a_name and b_name say what each is."""
+    return {"id": row_id, "case": title, "unit": unit, "a": a, "a_name": a_name, "b": b,
+            "b_name": b_name, "compare": compare}
+
+
+RATE_IOPS = 100_000  # the rate case's requested rate (one worker, QD 32)
+
+
+def group_rate():
+    """The open-loop schedule (--rate): its issue error at RATE_IOPS, and its
+    CPU per operation against the closed loop's at the same IOPS, where the
+    device is what holds the closed loop there: a blkio read-IOPS cap of
+    RATE_IOPS on the target's device.  Under the cap the closed loop may do
+    less than it (measured: 56-100k under 100k on a busy 2-vCPU VM), so
+    the rate-limited run of that row asks for exactly what the capped
+    closed loop did in the same repetition."""
+    qd = 32
+
+    def runs(b):
+        a = b.args
+
+        def ds_rate(key, rate_of):
+            def run():
+                rate = rate_of()
+                doc, _ = b.drivestress(f"rate {fmt_value(rate, 'IOPS')}",
+                                       random_ds_args(a, qd) + ["--rate", str(rate)])
+                if doc["backend"]["used"] != "io_uring":
+                    raise BenchError("drivestress did not use io_uring: "
+                                     f"{doc['backend']['fallback_reason']}")
+                return rate_measure(b, doc, key)
+            return run
+
+        capped = []  # this repetition's closed loop under the cap
+
+        def ds_capped():
+            t = b.read_throttle()
+            t.limit_reads(RATE_IOPS)  # reads only: the seq-write before runs free
+            try:
+                doc, _ = b.drivestress(f"closed loop capped at {fmt_value(RATE_IOPS, 'IOPS')}",
+                                       random_ds_args(a, qd), cgroup=t.procs)
+            finally:
+                t.limit_reads(0)
+            m = b.ds_measure(b.ds_phase(doc, "random"), "iops")
+            capped.append(m.value)
+            return {"ds-capped": m}
+        out = [("drivestress --rate", ds_rate("ds-rate", lambda: RATE_IOPS))]
+        if b.read_throttle():
+            out += [("drivestress capped", ds_capped),
+                    ("drivestress --rate as capped",
+                     ds_rate("ds-rate-as-capped", lambda: max(1, round(capped[-1]))))]
+        return out
+
+    k = fmt_value(RATE_IOPS, "IOPS")
+    rows = [pair_row("rate-issue-error",
+                     f"--rate {k} 1 worker QD{qd} verified: issue error p99 (us)", "us",
+                     "ds-rate-err", "--rate"),
+            pair_row("rate-cpu", f"CPU/op --rate vs closed loop held by a {k} blkio cap, "
+                     "same IOPS (IOPS)", "IOPS", "ds-rate-as-capped", "--rate", "ds-capped",
+                     "closed loop", compare="cpu")]
+    return "rate", rows, runs
+
+
+def rate_measure(b, doc, key):
+    """A --rate run's random phase: {key: achieved IOPS, CPU and ops, with
+    the schedule's figures; key-err: its issue error p99 in us}."""
+    p = b.ds_phase(doc, "random")
+    r = p["rate"]
+    if not r:
+        raise BenchError("drivestress --rate: the random phase has no rate figures")
+    m = b.ds_measure(p, "iops")
+    err = r["issue_error"]
+    pct = err["percentiles_ns"]
+    figures = {"requested_iops": r["requested_iops"], "achieved_iops": r["achieved_iops"],
+               "late_ops": r["late_ops"], "met": r["met"], "issue_error_count": err["count"],
+               "issue_error_p50_us": pct["p50"] / 1e3, "issue_error_p99_us": pct["p99"] / 1e3,
+               "issue_error_p99.9_us": pct["p99.9"] / 1e3,
+               "issue_error_max_us": err["max_ns"] / 1e3}
+    return {key: Measurement(r["achieved_iops"], m.cpu_s, m.ops, dict(m.extra, **figures)),
+            f"{key}-err": Measurement(pct["p99"] / 1e3, m.cpu_s, m.ops, figures, unit="us")}
+
+
+TARGET_COUNTS = (1, 2, 4)
+
+
+def overlap_measure(parts):
+    """Several processes' random phases run at once, each a (phase, timeseries
+    lines of that phase in order, time.monotonic() when the process ended):
+    each process's IOPS over the intervals that lie (by their midpoint) in
+    the span when every one of them was in its random phase, summed.  The
+    phase ends when its process does (drivestress only removes its files
+    after it), so phase k spans [end - its length, end].  CPU per operation
+    is over the whole phases.  Without such a span (or a process with no
+    interval in it) the whole phases' IOPS are summed, and aligned says so."""
+    spans = []
+    for phase, lines, end in parts:
+        length = sum(x["interval_s"] for x in lines)
+        spans.append((end - length, end))
+    lo, hi = max(x[0] for x in spans), min(x[1] for x in spans)
+    total = 0.0
+    aligned = hi > lo
+    for (phase, lines, _), (start, _) in zip(parts, spans):
+        ops = secs = 0.0
+        t = start
+        for x in lines:
+            if lo <= t + x["interval_s"] / 2 <= hi:
+                ops += x["read_ops"] + x["write_ops"]
+                secs += x["interval_s"]
+            t += x["interval_s"]
+        if not secs:
+            aligned = False
+        total += ops / secs if secs else 0.0
+    whole = sum(p["iops"] for p, _, _ in parts)
+    cpu = sum(p["cpu"]["user_s"] + p["cpu"]["system_s"] for p, _, _ in parts)
+    ops = sum(p["read_ops"] + p["write_ops"] for p, _, _ in parts)
+    lengths = sorted(b - a for a, b in spans)
+    return Measurement(total if aligned else whole, cpu, ops,
+                       {"aligned": aligned, "whole_phases_iops": whole,
+                        "start_skew_s": max(x[0] for x in spans) - min(x[0] for x in spans),
+                        "overlap_s": max(0.0, hi - lo), "phase_s": lengths[len(lengths) // 2]})
+
+
+def read_timeseries(path, phase):
+    """The lines of `phase` (first iteration) of a --timeseries file, in order."""
+    with open(path) as f:
+        lines = [json.loads(x) for x in f if x.strip()]
+    return [x for x in lines if x["phase"] == phase and x["iteration"] == 1]
+
+
+def group_targets():
+    """Scaling over drives: random reads on 1, 2 and 4 loop devices by one
+    drivestress with N TARGETs, by N drivestress processes at once (one
+    target each) and by fio with one job per device."""
+    qd = 32
+
+    def runs(b):
+        a = b.args
+        dirs = b.target_dirs(max(TARGET_COUNTS))
+        if not dirs:
+            return []
+        extra = random_ds_args(a, qd)
+        out = []
+        for n in TARGET_COUNTS:
+            d = dirs[:n]
+
+            def one(n=n, d=d):
+                doc, _ = b.drivestress(f"{n} targets", extra, dirs=d, pin=False)
+                if len(doc["targets"]) != n:
+                    raise BenchError(f"drivestress with {n} targets reported "
+                                     f"{len(doc['targets'])}")
+                return {f"ds-t{n}": b.ds_measure(b.ds_phase(doc, "random"), "iops")}
+
+            def separate(n=n, d=d):
+                series = [os.path.join(b.workdir, f"ts-{j}.ndjson") for j in range(n)]
+                for x in series:
+                    if os.path.exists(x):
+                        os.unlink(x)
+                jobs = [(extra + ["--timeseries", x, "--interval", "100ms"], [y])
+                        for x, y in zip(series, d)]
+                done = b.drivestress_many(f"{n} processes", jobs, pin=False)
+                return {f"ds-p{n}": overlap_measure([
+                    (b.ds_phase(doc, "random"), read_timeseries(x, "random"), end)
+                    for (doc, _, end), x in zip(done, series)])}
+
+            def fio(n=n, d=d):
+                b.fio_layout(1, d)
+                doc, _ = b.fio(f"randread {n} devices", b.fio_common() + b.fio_uring(qd) +
+                               b.fio_random("randread"), b.fio_random_files(1) * n, d, pin=False)
+                return {f"fio-t{n}": b.fio_measure(doc, ["read"])}
+            out += [(f"drivestress, {n} target(s)", one), (f"drivestress x{n}", separate),
+                    (f"fio, {n} job(s)", fio)]
+        return out
+
+    rows = []
+    for n in TARGET_COUNTS:
+        what = f"randread 4K QD{qd} verify, {n} target{'s' if n > 1 else ''}"
+        procs, jobs = f"{n} process{'es' if n > 1 else ''}", f"fio {n} job{'s' if n > 1 else ''}"
+        rows += [pair_row(f"targets-{n}-vs-processes", f"{what}: 1 process vs {procs} (IOPS)",
+                          "IOPS", f"ds-t{n}", "1 process", f"ds-p{n}", procs),
+                 pair_row(f"targets-{n}-vs-fio", f"{what}: 1 process vs {jobs} (IOPS)",
+                          "IOPS", f"ds-t{n}", "1 process", f"fio-t{n}", jobs)]
+        if n > 1:
+            rows.append(pair_row(f"targets-{n}-cpu", f"CPU/op 1 process, {n} targets vs 1 (IOPS)",
+                                 "IOPS", f"ds-t{n}", f"{n} targets", "ds-t1", "1 target",
+                                 compare="cpu"))
+    return "targets", rows, runs
+
+
 def all_groups():
     return {
         "randread": [group_randread(1), group_randread(32), group_randread(128)],
@@ -844,6 +1218,8 @@ def all_groups():
         "mix": [group_mix()],
         "nop": [group_nop()],
         "seq": [group_seq()],
+        "rate": [group_rate()],
+        "targets": [group_targets()],
     }
 
 
@@ -981,6 +1357,8 @@ def spread(values):
 def fmt_value(v, unit):
     if v is None:
         return "-"
+    if unit == "us":
+        return f"{v:.1f} us"
     if unit == "IOPS":
         return f"{v / 1000:.1f}k" if v >= 1000 else f"{v:.0f}"
     return f"{v / MiB:.1f}"
@@ -998,9 +1376,42 @@ def fmt_num(v, digits=2):
     return "-" if v is None else f"{v:.{digits}f}"
 
 
+def summarise_pair(row, samples):
+    """A pair_row's entry: both sides' medians and spreads, and the ratio
+    A/B of each repetition's two figures (the value, or CPU per operation),
+    its median and range: paired, so a load that drifts between
+    repetitions moves both sides of a ratio alike."""
+    a, b = samples.get(row["a"], []), samples.get(row["b"], []) if row["b"] else []
+
+    def fig(m):
+        return m.value if row["compare"] == "value" else m.cpu_s_per_mop
+    ratios = [fig(x) / fig(y) for x, y in zip(a, b) if fig(x) and fig(y)]
+    steals = [m.extra.get("steal") for m in a + b]
+    steals = [x for x in steals if x is not None]
+    extras = {}
+    for k in sorted({k for m in a for k, v in m.extra.items()
+                     if isinstance(v, (int, float)) and not isinstance(v, bool)}):
+        extras[k] = median([m.extra.get(k) for m in a])
+    return {"kind": "pair", "id": row["id"], "case": row["case"], "unit": row["unit"],
+            "compare": row["compare"], "a_name": row["a_name"], "b_name": row["b_name"],
+            "a_median": median([m.value for m in a]), "b_median": median([m.value for m in b]),
+            "a_spread": spread([m.value for m in a]), "b_spread": spread([m.value for m in b]),
+            "a_cpu_s_per_mop": median([m.cpu_s_per_mop for m in a]),
+            "b_cpu_s_per_mop": median([m.cpu_s_per_mop for m in b]),
+            "ratio": median(ratios), "ratios": ratios,
+            "ratio_min": min(ratios) if ratios else None,
+            "ratio_max": max(ratios) if ratios else None,
+            "ratio_spread": spread(ratios), "a_extra_medians": extras,
+            "steal_max": max(steals) if steals else None,
+            "a_samples": [m.as_dict() for m in a], "b_samples": [m.as_dict() for m in b]}
+
+
 def summarise(rows, samples):
     table = []
     for row in rows:
+        if isinstance(row, dict):
+            table.append(summarise_pair(row, samples))
+            continue
         row_id, title, unit, ds_key, fio_key, uring = row[:6]
         ds, fio = samples.get(ds_key, []), samples.get(fio_key, [])
         floor = samples.get(row[6], []) if len(row) > 6 else []
@@ -1025,6 +1436,56 @@ def summarise(rows, samples):
     return table
 
 
+def print_pairs(table):
+    """The pair rows (rate, targets): A against B of the same repetitions."""
+    head = ("case", "A", "A median", "B", "B median", "ratio A/B", "ratio range", "A CPU s/Mop",
+            "B CPU s/Mop", "spread A/B", "steal")
+    lines = []
+    for r in table:
+        rng = (f"{r['ratio_min']:.2f}-{r['ratio_max']:.2f}" if r["ratio_min"] is not None
+               else "-")
+        lines.append((r["case"], r["a_name"], fmt_value(r["a_median"], r["unit"]),
+                      r["b_name"] or "-", fmt_value(r["b_median"], r["unit"]),
+                      fmt_num(r["ratio"]), rng, fmt_num(r["a_cpu_s_per_mop"]),
+                      fmt_num(r["b_cpu_s_per_mop"]),
+                      f"{fmt_pct(r['a_spread'])}/{fmt_pct(r['b_spread'])}",
+                      fmt_steal(r.get("steal_max"))))
+    print_columns(head, lines)
+    print("(ratio A/B: the median over the repetitions of A's figure over B's in the same "
+          "repetition, of IOPS, or on CPU/op rows of CPU per operation; ratio range: its lowest "
+          "and highest)")
+    rate = next((r for r in table if r["id"] == "rate-issue-error"), None)
+    if rate and rate["a_extra_medians"]:
+        x = rate["a_extra_medians"]
+        print(f"--rate: requested {fmt_value(x['requested_iops'], 'IOPS')}, achieved "
+              f"{fmt_value(x['achieved_iops'], 'IOPS')}, late {x['late_ops']:.0f}; issue error "
+              f"p50 {x['issue_error_p50_us']:.1f} us, p99 {x['issue_error_p99_us']:.1f} us, "
+              f"p99.9 {x['issue_error_p99.9_us']:.1f} us, max {x['issue_error_max_us']:.1f} us "
+              "(medians over the repetitions)")
+    for r in table:
+        x = r["b_samples"] if r["b_samples"] and "overlap_s" in r["b_samples"][0] else []
+        if x:
+            print(f"{r['b_name']}: IOPS over the span all were in their random phase "
+                  f"({median([m['overlap_s'] for m in x]):.2f} s of "
+                  f"{median([m['phase_s'] for m in x]):.2f}, starts "
+                  f"{median([m['start_skew_s'] for m in x]) * 1e3:.0f} ms apart; medians); "
+                  f"whole phases summed: "
+                  f"{fmt_value(median([m['whole_phases_iops'] for m in x]), 'IOPS')}"
+                  f"{'' if all(m['aligned'] for m in x) else '; NOT aligned in some runs'}")
+
+
+def print_columns(head, lines):
+    widths = [max(len(x[i]) for x in [head] + lines) for i in range(len(head))]
+
+    def out(cells):
+        print(" | ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                         for i, (c, w) in enumerate(zip(cells, widths))))
+    out(head)
+    print("-+-".join("-" * w for w in widths))
+    for x in lines:
+        out(x)
+
+
 def print_table(table):
     head = ("case", "drivestress median", "fio median", "ratio", "ds CPU s/Mop", "fio CPU s/Mop",
             "floor", "floor CPU s/Mop", "spread ds/fio", "steal")
@@ -1037,14 +1498,7 @@ def print_table(table):
                       fmt_num(r.get("floor_cpu_s_per_mop")),
                       f"{fmt_pct(r['ds_spread'])}/{fmt_pct(r['fio_spread'])}",
                       fmt_steal(r.get("steal_max"))))
-    widths = [max(len(x[i]) for x in [head] + lines) for i in range(len(head))]
-    def out(cells):
-        print(" | ".join(c.ljust(w) if i == 0 else c.rjust(w)
-                         for i, (c, w) in enumerate(zip(cells, widths))))
-    out(head)
-    print("-+-".join("-" * w for w in widths))
-    for x in lines:
-        out(x)
+    print_columns(head, lines)
 
 
 def evaluate_goals(table, rss):
@@ -1089,21 +1543,57 @@ def evaluate_goals(table, rss):
     ratio_goal("seq-read-verify-vs-read", 0.95, "seq read+verify >= 0.95x fio plain read")
     ratio_goal("sync-randread-1w", 1.0, "sync 1 worker >= 1.0x fio psync")
     ratio_goal("sync-randread-2w", 1.0, "sync 2 workers >= 1.0x fio psync")
+    r = by_id.get("rate-issue-error")
+    if r and r["a_median"] is not None:
+        add(f"issue error p99 at --rate {RATE_IOPS // 1000}k, 1 worker <= 10 us", r["a_median"],
+            r["a_median"] <= 10, "us")
+    r = by_id.get("rate-cpu")
+    if r and r["ratio"] is not None:
+        add("CPU/op with --rate within 10% of the closed loop's at the same IOPS",
+            r["ratio"], r["ratio"] <= 1.1)
+    for n in TARGET_COUNTS[1:]:
+        for row_id, bound, text in (
+                (f"targets-{n}-vs-processes", 0.95, f">= 0.95x {n} separate processes"),
+                (f"targets-{n}-vs-fio", 1.0, f">= 1.0x fio {n} jobs")):
+            r = by_id.get(row_id)
+            if r and r["ratio"] is not None:
+                add(f"{n} targets in one process {text}", r["ratio"], r["ratio"] >= bound)
+        r = by_id.get(f"targets-{n}-cpu")
+        if r and r["ratio"] is not None:
+            add(f"CPU/op with {n} targets <= 1 target's", r["ratio"], r["ratio"] <= 1.0)
     if rss and "max_rss_kib" in rss:
         add("peak RSS of -s 256M -j 4 <= 64 MiB + generation map", rss["max_rss_kib"] / 1024.0,
             rss["met"], "MiB")
     return goals
 
 
+def pair_notes(table):
+    """What makes a pair row's comparison other than it says."""
+    notes = []
+    r = next((x for x in table if x["id"] == "rate-cpu"), None)
+    far = [(x["value"], y["value"]) for x, y in zip(r["a_samples"], r["b_samples"])
+           if y["value"] and abs(x["value"] / y["value"] - 1) > 0.1] if r else []
+    if far:
+        notes.append("CPU/op --rate vs closed loop: --rate did not achieve the closed loop's "
+                     "IOPS within 10 % in " + ", ".join(
+                         f"{fmt_value(x, 'IOPS')} vs {fmt_value(y, 'IOPS')}" for x, y in far))
+    return notes
+
+
 def print_goals(goals):
-    print("\ngoals (ratio = drivestress/fio; CPU rows: ds CPU per op / fio's, or the floor's)")
+    print("\ngoals (ratio = drivestress/fio, or A/B on the A-B rows; CPU rows: CPU per op "
+          "over fio's, the floor's or B's)")
     for g in goals:
         unit = g.get("unit")
-        m = f"{g['measured']:.1f} MiB" if unit else f"{g['measured']:.2f}"
+        m = f"{g['measured']:.1f} {unit}" if unit else f"{g['measured']:.2f}"
         print(f"  {'met ' if g['met'] else 'MISS'}  {g['goal']}: {m}")
 
 
 # ---------------------------------------------------------------- main
+
+GROUP_CASES = ("randread", "sync", "mix", "nop", "seq", "rate", "targets")
+CASES = GROUP_CASES + ("rss", "pattern")
+
 
 def parse_args(argv):
     p = argparse.ArgumentParser(
@@ -1126,8 +1616,8 @@ def parse_args(argv):
     p.add_argument("--device-size", type=parse_size, default=None,
                    help="loop device size (default the larger of 4 x size and "
                         "2 x size + seq-size, plus 512M; at least 1.5G)")
-    p.add_argument("--cases", default="randread,sync,mix,nop,seq,rss,pattern",
-                   help="comma list of randread,sync,mix,nop,seq,rss,pattern (default all)")
+    p.add_argument("--cases", default=",".join(CASES),
+                   help=f"comma list of {','.join(CASES)} (default all)")
     p.add_argument("--tio", default=None, metavar="PATH",
                    help="a built fio t/io_uring: the NOP row's third tool (t/io_uring -N1)")
     p.add_argument("--fio-batch", type=positive_int, default=None,
@@ -1146,8 +1636,7 @@ def parse_args(argv):
     a.root = root
     a.build_dir = os.path.abspath(a.build_dir or os.path.join(root, "build"))
     a.cases = [c.strip() for c in a.cases.split(",") if c.strip()]
-    bad = [c for c in a.cases
-           if c not in ("randread", "sync", "mix", "nop", "seq", "rss", "pattern")]
+    bad = [c for c in a.cases if c not in CASES]
     if bad:
         p.error(f"--cases: unknown {', '.join(bad)}")
     if a.size % MiB:
@@ -1232,7 +1721,7 @@ def main(argv):
 
         groups = all_groups()
         table, group_log = [], []
-        for case in ("randread", "sync", "mix", "nop", "seq"):
+        for case in GROUP_CASES:
             if case not in args.cases:
                 continue
             if case != "randread":
@@ -1252,7 +1741,7 @@ def main(argv):
                             m.extra["steal"] = steal
                             samples.setdefault(key, []).append(m)
                         unit = "MiB/s" if case == "seq" else "IOPS"
-                        shown = ", ".join(f"{k} {fmt_value(m.value, unit)}"
+                        shown = ", ".join(f"{k} {fmt_value(m.value, m.unit or unit)}"
                                           for k, m in res.items())
                         log(f"  [{time.monotonic() - t0:4.0f}s] {gid} rep {rep + 1}/{args.repeat} "
                             f"{tool}: {shown} {unit}  steal {fmt_steal(steal)}")
@@ -1278,10 +1767,12 @@ def main(argv):
         children.stop()
         if bench:
             bench.remove(bench.fio_random_files(2) + ["fio-seq.dat"])
+            bench.close()
         if loop:
             loop.teardown()
         shutil.rmtree(workdir, ignore_errors=True)
 
+    meta["targets_case_devices"] = [t.description for t in bench.loops]
     goals = evaluate_goals(table, rss)
     print(f"\ndrivestress vs fio  {meta['date']}  commit {meta['git']['commit'] or '?'}"
           f"{' (dirty)' if meta['git']['dirty'] else ''}")
@@ -1291,8 +1782,12 @@ def main(argv):
     print(f"target {meta['target']}  {args.repeat} reps  {args.time:g} s random runs  "
           f"{'pinned to CPU ' + args.pin if args.pin else 'unpinned'}  "
           f"files {fmt_size(args.size)}, sequential {fmt_size(args.seq_size)}  ({meta['elapsed_s']:.0f} s)\n")
+    pairs = [r for r in table if r.get("kind") == "pair"]
+    if len(pairs) < len(table):
+        print_table([r for r in table if r.get("kind") != "pair"])
+    if pairs:
+        print_pairs(pairs)
     if table:
-        print_table(table)
         print("(IOPS, or MiB/s for the 1M rows where an op is one 1 MiB block; spread = "
               "(max - min) / median over the repetitions; steal = the most CPU time the host\n"
               "took from this virtual machine during any of the row's runs, /proc/stat: where it "
@@ -1308,7 +1803,7 @@ def main(argv):
     if goals:
         print_goals(goals)
 
-    meta["notes"] = bench.notes if bench else []
+    meta["notes"] = (bench.notes if bench else []) + pair_notes(table)
     for n in meta["notes"]:
         print(f"note: {n}")
     doc = {"schema": "drivestress-bench/1", "meta": meta, "table": table, "goals": goals,

@@ -9,7 +9,17 @@
 - scripts/bench: the NOP group runs drivestress --backend nop, the NOP floor
   and, with --tio, t/io_uring -N1, in one row against each other; both mix
   rows carry the mix floor; t/io_uring's per-second lines are parsed in its
-  own units; the NOP goal compares CPU per operation with the floor's.
+  own units; the NOP goal compares CPU per operation with the floor's;
+- the rate case: --rate 100k's issue error row, and the CPU row whose
+  --rate run asks for what the closed loop under a blkio cap did in the
+  same repetition (the cap set for that run only, then lifted); without a
+  throttle, only the --rate run;
+- the targets case: for 1, 2 and 4 devices one drivestress with N TARGETs,
+  N drivestress at once and fio with one job per device, the rows' ratios
+  paired per repetition; N processes' IOPS counted over the span when all
+  were in their random phase;
+- as root with fio: a real `--cases rate,targets` run of tiny size makes
+  every row and removes every loop device, image and cgroup it made.
 
   python3 tests/scripts/bench_test.py --scripts DIR --floor BUILD/bench/floor_randread
 """
@@ -18,6 +28,8 @@ import argparse
 import errno
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -152,6 +164,289 @@ class BenchRows(unittest.TestCase):
         self.assertAlmostEqual(goals[0]["measured"], 1.1)
         table[0]["ds_cpu_s_per_mop"] = 2.3
         self.assertFalse(bench.evaluate_goals(table, None)[0]["met"])
+
+
+def fake_doc(iops, ntargets=1, rate=None):
+    """The parts of a drivestress document the bench reads."""
+    phase = {"phase": "random", "iops": iops, "read_ops": int(iops * 2), "write_ops": 0,
+             "elapsed_s": 2.0, "cpu": {"user_s": 0.1, "system_s": 0.3},
+             "latency": {"percentiles_ns": {"p50": 1000, "p99": 2000}}, "rate": None}
+    if rate:
+        phase["rate"] = {"requested_iops": rate, "achieved_iops": iops, "late_ops": 0,
+                         "met": True, "max_lateness_ns": 0,
+                         "issue_error": {"count": 10, "max_ns": 40000, "percentiles_ns": {
+                             "p50": 3000, "p99": 8000, "p99.9": 20000}}}
+    return {"backend": {"used": "io_uring"}, "merged_phases": [phase],
+            "targets": [{}] * ntargets}
+
+
+class FakeThrottle:
+    procs = "/sys/fs/cgroup/blkio/x/cgroup.procs"
+
+    def __init__(self):
+        self.limits = []
+
+    def limit_reads(self, iops):
+        self.limits.append(iops)
+
+
+class FakeBench:
+    """Records what the groups ask of a Bench; answers with fake documents."""
+    ds_phase = staticmethod(bench.Bench.ds_phase)
+    ds_measure = staticmethod(bench.Bench.ds_measure)
+    fio_measure = staticmethod(bench.Bench.fio_measure)
+    fio_common = bench.Bench.fio_common
+    fio_uring = bench.Bench.fio_uring
+    fio_random = bench.Bench.fio_random
+    fio_random_files = bench.Bench.fio_random_files
+
+    def __init__(self, throttle=True, dirs=("/m0", "/m1", "/m2", "/m3")):
+        self.args = bench.parse_args(["--cases", "rate,targets", "--time", "2"])
+        self.direct = True
+        self.throttle = FakeThrottle() if throttle else None
+        self.dirs = list(dirs)
+        self.calls = []
+        self.workdir = tempfile.mkdtemp(prefix="noise-bench-test-")
+
+    def read_throttle(self):
+        return self.throttle
+
+    def target_dirs(self, n):
+        return self.dirs[:n]
+
+    def drivestress(self, label, extra, dirs=None, cgroup=None, pin=True):
+        limits = list(self.throttle.limits) if self.throttle else []
+        self.calls.append(("ds", extra, dirs, cgroup, pin, limits))
+        rate = int(extra[extra.index("--rate") + 1]) if "--rate" in extra else None
+        iops = rate or (72000.0 if cgroup else 200000.0 * len(dirs or [1]))
+        return fake_doc(iops, len(dirs or [1]), rate), None
+
+    def drivestress_many(self, label, jobs, pin=True):
+        self.calls.append(("ds-many", jobs, pin))
+        out = []
+        for k, (extra, _) in enumerate(jobs):
+            path = extra[extra.index("--timeseries") + 1]
+            with open(path, "w") as f:  # ten 0.1 s intervals of 5000 reads
+                for i in range(10):
+                    f.write(json.dumps({"phase": "random", "iteration": 1, "interval_s": 0.1,
+                                        "read_ops": 5000, "write_ops": 0}) + "\n")
+            out.append((fake_doc(40000.0), None, 100.0 + k * 0.05))
+        return out
+
+    def fio_layout(self, n, dirs=None):
+        self.calls.append(("fio-layout", n, dirs))
+
+    def fio(self, label, opts, files, dirs=None, pin=True):
+        self.calls.append(("fio", opts, files, dirs, pin))
+        return {"jobs": [{"usr_cpu": 10.0, "sys_cpu": 30.0, "job_runtime": 2000,
+                          "read": {"iops": 50000.0, "total_ios": 100000,
+                                   "clat_ns": {"percentile": {"50.000000": 1000}}}}
+                         for _ in files]}, None
+
+
+def run_group(b, case):
+    (gid, rows, make_runs), = bench.all_groups()[case]
+    samples = {}
+    names = []
+    try:
+        for rep in range(2):
+            for name, fn in make_runs(b):
+                names.append(name)
+                for k, m in fn().items():
+                    samples.setdefault(k, []).append(m)
+    finally:
+        shutil.rmtree(b.workdir, ignore_errors=True)
+    return gid, rows, names, samples
+
+
+class RateCase(unittest.TestCase):
+    def test_rows(self):
+        (gid, rows, _), = bench.all_groups()["rate"]
+        self.assertEqual(gid, "rate")
+        self.assertEqual([(r["id"], r["a"], r["b"], r["compare"]) for r in rows],
+                         [("rate-issue-error", "ds-rate-err", None, "value"),
+                          ("rate-cpu", "ds-rate-as-capped", "ds-capped", "cpu")])
+        self.assertIn("100.0k", rows[0]["case"])
+        self.assertEqual(rows[0]["unit"], "us")
+
+    def test_runs_and_what_they_ask(self):
+        b = FakeBench()
+        _, rows, names, samples = run_group(b, "rate")
+        self.assertEqual(names, ["drivestress --rate", "drivestress capped",
+                                 "drivestress --rate as capped"] * 2)
+        ds = [c for c in b.calls if c[0] == "ds"]
+        rate_arg = [c[1][c[1].index("--rate") + 1] if "--rate" in c[1] else None for c in ds]
+        # 100k; the closed loop (no --rate) capped; --rate at what it did (72k).
+        self.assertEqual(rate_arg, ["100000", None, "72000"] * 2)
+        for c in ds:
+            extra = c[1]
+            self.assertEqual(extra[extra.index("--qd") + 1], "32")
+            self.assertEqual(extra[extra.index("--read-pct") + 1], "100")
+            self.assertNotIn("--no-verify", extra)
+        self.assertEqual([c[3] for c in ds], [None, FakeThrottle.procs, None] * 2)
+        # The cap is set for the closed loop's run only, and lifted after.
+        self.assertEqual([c[5][-1:] for c in ds], [[], [100000], [0], [0], [100000], [0]])
+        self.assertEqual(b.throttle.limits, [100000, 0, 100000, 0])
+        table = bench.summarise(rows, samples)
+        err, cpu = table
+        self.assertEqual((err["a_median"], err["b_median"], err["ratio"]), (8.0, None, None))
+        self.assertEqual(err["a_extra_medians"]["issue_error_p99.9_us"], 20.0)
+        self.assertEqual(err["a_extra_medians"]["achieved_iops"], 100000.0)
+        self.assertEqual(cpu["ratios"], [1.0, 1.0])  # same CPU per op in the fakes
+        goals = {g["goal"]: g for g in bench.evaluate_goals(table, None)}
+        g = goals["issue error p99 at --rate 100k, 1 worker <= 10 us"]
+        self.assertEqual((g["measured"], g["met"], g["unit"]), (8.0, True, "us"))
+        self.assertTrue(goals["CPU/op with --rate within 10% of the closed loop's at the same "
+                              "IOPS"]["met"])
+
+    def test_without_a_throttle_only_the_rate_run(self):
+        b = FakeBench(throttle=False)
+        _, rows, names, samples = run_group(b, "rate")
+        self.assertEqual(names, ["drivestress --rate"] * 2)
+        table = bench.summarise(rows, samples)
+        self.assertIsNone(table[1]["ratio"])
+        self.assertEqual([g["goal"][:11] for g in bench.evaluate_goals(table, None)],
+                         ["issue error"])
+
+
+class TargetsCase(unittest.TestCase):
+    def test_rows(self):
+        (gid, rows, _), = bench.all_groups()["targets"]
+        self.assertEqual(gid, "targets")
+        self.assertEqual([(r["id"], r["a"], r["b"], r["compare"]) for r in rows], [
+            ("targets-1-vs-processes", "ds-t1", "ds-p1", "value"),
+            ("targets-1-vs-fio", "ds-t1", "fio-t1", "value"),
+            ("targets-2-vs-processes", "ds-t2", "ds-p2", "value"),
+            ("targets-2-vs-fio", "ds-t2", "fio-t2", "value"),
+            ("targets-2-cpu", "ds-t2", "ds-t1", "cpu"),
+            ("targets-4-vs-processes", "ds-t4", "ds-p4", "value"),
+            ("targets-4-vs-fio", "ds-t4", "fio-t4", "value"),
+            ("targets-4-cpu", "ds-t4", "ds-t1", "cpu")])
+
+    def test_runs_and_what_they_ask(self):
+        b = FakeBench()
+        _, rows, names, samples = run_group(b, "targets")
+        self.assertEqual(names[:9], ["drivestress, 1 target(s)", "drivestress x1",
+                                     "fio, 1 job(s)", "drivestress, 2 target(s)",
+                                     "drivestress x2", "fio, 2 job(s)",
+                                     "drivestress, 4 target(s)", "drivestress x4",
+                                     "fio, 4 job(s)"])
+        one = [c for c in b.calls if c[0] == "ds"]
+        self.assertEqual([c[2] for c in one[:3]], [["/m0"], ["/m0", "/m1"], b.dirs])
+        self.assertTrue(all(c[4] is False for c in one))  # never --cpus (see target_dirs)
+        many = [c for c in b.calls if c[0] == "ds-many"]
+        self.assertEqual([[d for _, d in c[1]] for c in many[:3]],
+                         [[["/m0"]], [["/m0"], ["/m1"]], [[x] for x in b.dirs]])
+        fio = [c for c in b.calls if c[0] == "fio"]
+        self.assertEqual([(c[2], c[3]) for c in fio[:3]],
+                         [(["fio-rand-0.dat"], ["/m0"]), (["fio-rand-0.dat"] * 2, ["/m0", "/m1"]),
+                          (["fio-rand-0.dat"] * 4, b.dirs)])
+        for c in fio:
+            self.assertIn("rw=randread", c[1])
+            self.assertIn("iodepth=32", c[1])
+            self.assertFalse(any(o.startswith("group_reporting") for o in c[1]))
+        table = {r["id"]: r for r in bench.summarise(rows, samples)}
+        # 200k per target in one process; 4 x 50k over the common 0.85 s.
+        self.assertEqual(table["targets-4-vs-processes"]["a_median"], 800000.0)
+        self.assertAlmostEqual(table["targets-4-vs-processes"]["b_median"], 200000.0)
+        self.assertAlmostEqual(table["targets-4-vs-fio"]["ratio"], 4.0)
+        self.assertEqual(table["targets-2-cpu"]["ratios"], [0.5, 0.5])  # fakes: fixed CPU
+        goals = [g["goal"] for g in bench.evaluate_goals(list(table.values()), None)]
+        self.assertEqual(goals, [
+            "2 targets in one process >= 0.95x 2 separate processes",
+            "2 targets in one process >= 1.0x fio 2 jobs", "CPU/op with 2 targets <= 1 target's",
+            "4 targets in one process >= 0.95x 4 separate processes",
+            "4 targets in one process >= 1.0x fio 4 jobs", "CPU/op with 4 targets <= 1 target's"])
+
+    def test_without_devices_nothing_runs(self):
+        _, _, names, samples = run_group(FakeBench(dirs=()), "targets")
+        self.assertEqual((names, samples), ([], {}))
+
+    def test_overlap_counts_only_the_common_span(self):
+        def lines(rates):  # 0.5 s intervals at these IOPS
+            return [{"interval_s": 0.5, "read_ops": int(r / 2), "write_ops": 0} for r in rates]
+
+        def phase(iops):
+            return {"iops": iops, "read_ops": 100, "write_ops": 0,
+                    "cpu": {"user_s": 0.5, "system_s": 0.5}}
+        # Process 0's phase is [10, 12], process 1's [11, 13]: in [11, 12]
+        # both run; each is slow while alone, fast while both run.
+        m = bench.overlap_measure([(phase(1), lines([100, 100, 40, 40]), 12.0),
+                                   (phase(2), lines([40, 40, 100, 100]), 13.0)])
+        self.assertTrue(m.extra["aligned"])
+        self.assertEqual(m.value, 80)
+        self.assertEqual(m.extra["whole_phases_iops"], 3)
+        self.assertAlmostEqual(m.extra["start_skew_s"], 1.0)
+        self.assertAlmostEqual(m.extra["overlap_s"], 1.0)
+        self.assertEqual((m.cpu_s, m.ops), (2.0, 200))
+        # No common span: the whole phases, and it says so.
+        m = bench.overlap_measure([(phase(1), lines([100, 100]), 1.0),
+                                   (phase(2), lines([100, 100]), 5.0)])
+        self.assertFalse(m.extra["aligned"])
+        self.assertEqual(m.value, 3)
+
+
+class PairRows(unittest.TestCase):
+    def test_ratios_are_paired_per_repetition(self):
+        row = bench.pair_row("x", "x", "IOPS", "a", "A", "b", "B")
+        a = [bench.Measurement(v, 1.0, 1000) for v in (100, 200, 300)]
+        b = [bench.Measurement(v, 2.0, 1000) for v in (50, 400, 300)]
+        r = bench.summarise_pair(row, {"a": a, "b": b})
+        self.assertEqual(r["ratios"], [2.0, 0.5, 1.0])
+        self.assertEqual((r["ratio"], r["ratio_min"], r["ratio_max"]), (1.0, 0.5, 2.0))
+        self.assertEqual((r["a_median"], r["b_median"]), (200, 300))
+        cpu = bench.summarise_pair(dict(row, compare="cpu"), {"a": a, "b": b})
+        self.assertEqual(cpu["ratios"], [0.5] * 3)
+
+
+class RealRun(unittest.TestCase):
+    """The two cases for real, tiny: every row made, nothing left behind."""
+
+    def test_rate_and_targets(self):
+        if os.geteuid() != 0:
+            self.skipTest("needs root (loop devices, blkio)")
+        if not OPTS.floor:
+            self.skipTest("no build directory (--floor BUILD/bench/floor_randread)")
+        build = os.path.dirname(os.path.dirname(os.path.abspath(OPTS.floor)))
+        if not os.access(os.path.join(build, "src", "drivestress"), os.X_OK):
+            self.skipTest(f"{build}/src/drivestress not built")
+        if not shutil.which("fio"):
+            self.skipTest("fio not installed")
+        out = tempfile.mktemp(prefix="noise-bench-", suffix=".json")
+        p = subprocess.run(["/usr/bin/python3", os.path.join(OPTS.scripts, "bench.py"),
+                            "--build-dir", build, "--cases", "rate,targets", "--repeat", "1",
+                            "--time", "0.5", "--size", "16M", "--seq-size", "16M",
+                            "--out", out], capture_output=True, text=True, timeout=600)
+        try:
+            self.assertEqual(p.returncode, 0, p.stderr)
+            with open(out) as f:
+                doc = json.load(f)
+        finally:
+            if os.path.exists(out):
+                os.unlink(out)
+        # What this bench made is named by its pid (other runs may share the machine).
+        made = re.search(r"dsbench-[0-9]+", doc["meta"]["target"]).group(0)
+        self.assertEqual([x for x in doc["meta"]["targets_case_devices"] if made + "-t" in x],
+                         doc["meta"]["targets_case_devices"])
+        self.assertEqual(len(doc["meta"]["targets_case_devices"]), 4)
+        losetup = subprocess.run(["losetup", "-a"], capture_output=True, text=True).stdout
+        self.assertNotIn(made + ".img", losetup)
+        self.assertNotIn(made + "-t", losetup)
+        self.assertEqual([x for x in os.listdir("/dev/shm")
+                          if x.startswith((made + ".", made + "-"))], [])
+        root = bench.BlkioThrottle.ROOT
+        if os.path.isdir(root):
+            self.assertEqual([x for x in os.listdir(root) if x.startswith(made + "-")], [])
+        ids = [r["id"] for r in doc["table"]]
+        self.assertEqual(ids[:2], ["rate-issue-error", "rate-cpu"])
+        self.assertEqual(len(ids), 10)
+        rows = {r["id"]: r for r in doc["table"]}
+        self.assertEqual(len(rows["rate-issue-error"]["a_samples"]), 1)
+        throttled = bench.BlkioThrottle("/").available() is None
+        for r in doc["table"][1:]:
+            if throttled or r["id"] != "rate-cpu":
+                self.assertEqual(len(r["ratios"]), 1, r["id"])
+        self.assertIn("issue error p99", p.stdout)
 
 
 if __name__ == "__main__":

@@ -348,7 +348,7 @@ def fit_words(fields, indent, width=WIDTH):
     """Fields joined by two spaces after `indent`, wrapped onto lines of at
     most `width` columns (a field longer than that has a line of its own)."""
     lines, line = [], ""
-    for f in fields:
+    for f in map(str, fields):
         if line and len(line) + 2 + len(f) > width:
             lines.append(line)
             line = ""
@@ -362,7 +362,7 @@ def render_table(cmp):
         role = "  (baseline)" if d["label"] == cmp["baseline"] else ""
         # The document and its outcome, then where and when it ran (a line
         # whatever the paths' lengths, wrapped only past 100 columns).
-        lines += fit_words([d["path"] + role, d["status"]], f"{d['label']}  ")
+        lines += fit_words([f"{d['path']}{role}", d["status"]], f"{d['label']}  ")
         lines += fit_words([f"host {d['host']}", f"backend {d['backend']}", d["started_at"],
                             f"target {d['target']}"], " " * (len(d["label"]) + 2))
     lines += render_config_warning(cmp)

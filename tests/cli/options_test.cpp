@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,75 @@ void check_rejected(const Args& args, const std::string& option) {
 const std::vector<Phase> kAll{Phase::seq_write, Phase::seq_read, Phase::random, Phase::reverify};
 
 }  // namespace
+
+TEST_CASE("the option table's defaults are the structs' own: no second copy can drift") {
+    // RunConfig and Outputs hold each default once; --help shows the option
+    // table's text for it.  Parsing nothing must give the structs as built,
+    // field by field, for every option that has a default.
+    const RunConfig built;
+    const RunConfig c = parse({});
+    CHECK(c.file_bytes == built.file_bytes);
+    CHECK(c.files == built.files);
+    CHECK(c.qd == built.qd);
+    CHECK(c.backend == built.backend);
+    CHECK(c.seq_block == built.seq_block);
+    CHECK(c.rand_block == built.rand_block);
+    CHECK(c.read_pct == built.read_pct);
+    CHECK(c.rand_time_s == built.rand_time_s);
+    CHECK(c.arrivals == built.arrivals);
+    CHECK(c.iterations == built.iterations);
+    CHECK(c.phases == built.phases);
+    CHECK(c.interval_s == built.interval_s);
+    CHECK(c.iteration_detail == built.iteration_detail);
+    CHECK(c.latency_thresholds_s == built.latency_thresholds_s);
+    CHECK(c.repeat == built.repeat);
+    CHECK(c.knee_gain_pct == built.knee_gain_pct);
+    CHECK(c.cliff_interval_s == built.cliff_interval_s);
+    CHECK(c.batch == built.batch);
+    CHECK(c.sync == built.sync);
+    CHECK(c.sync_every == built.sync_every);
+    const auto steady = parse({"--steady-state", "1s"}).steady_state;
+    REQUIRE(steady.has_value());
+    CHECK(steady->window_rounds == ds::stats::SteadyStateRule{}.window_rounds);
+    CHECK(steady->max_rounds == ds::stats::SteadyStateRule{}.max_rounds);
+    const Outputs built_out;
+    const Outputs out = parse_command_line({}).outputs;
+    CHECK(out.prom_interval_s == built_out.prom_interval_s);
+    CHECK(out.progress == built_out.progress);
+    CHECK(out.units == built_out.units);
+    // Every option with a default is one of those above (a new one must be
+    // added here).
+    const std::set<std::string> covered{"size",
+                                        "files",
+                                        "qd",
+                                        "backend",
+                                        "seq-block",
+                                        "rand-block",
+                                        "read-pct",
+                                        "rand-time",
+                                        "arrivals",
+                                        "iterations",
+                                        "phases",
+                                        "interval",
+                                        "iteration-detail",
+                                        "latency-thresholds",
+                                        "repeat",
+                                        "knee-gain",
+                                        "cliff-interval",
+                                        "batch",
+                                        "sync",
+                                        "sync-every",
+                                        "steady-window",
+                                        "steady-max-rounds",
+                                        "prom-interval",
+                                        "progress",
+                                        "units"};
+    for (const auto& spec : ds::cli::option_specs())
+        if (spec.default_value) {
+            CAPTURE(spec.name);
+            CHECK(covered.count(spec.name) == 1);
+        }
+}
 
 TEST_CASE("defaults are the table in DESIGN.md") {
     RunConfig c = parse({});

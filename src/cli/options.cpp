@@ -242,15 +242,7 @@ void read_rate(const Options& o, run::RunConfig& c) {
     const auto a = run::arrivals_from_string(arrivals);
     if (!a) throw UsageError("--arrivals: '" + arrivals + "' is not one of fixed, poisson");
     c.arrivals = *a;
-    if (!o.given("rate")) {
-        const bool rate_sweep =
-            o.given("find-rate") || (o.given("sweep") && o.text("sweep").rfind("rate=", 0) == 0);
-        if (o.given("arrivals") && !rate_sweep)
-            throw UsageError(
-                "--arrivals needs --rate, --sweep rate=... or --find-rate (it spaces their "
-                "schedule)");
-        return;
-    }
+    if (!o.given("rate")) return;
     c.rate = with_option("--rate", o.text("rate"),
                          [](const std::string& t) { return units::parse_rate(t); });
 }
@@ -371,6 +363,14 @@ void read_find_rate(const Options& o, run::RunConfig& c) {
     c.sweep = run::Sweep{run::SweepParam::rate, {}, false};
 }
 
+// --arrivals spaces an open-loop schedule; read once --rate, --sweep and
+// --find-rate are.
+void check_arrivals(const Options& o, const run::RunConfig& c) {
+    if (o.given("arrivals") && !c.open_loop())
+        throw UsageError(
+            "--arrivals needs --rate, --sweep rate=... or --find-rate (it spaces their schedule)");
+}
+
 // --steady-state ROUND, --steady-window, --steady-max-rounds.
 void read_steady_state(const Options& o, run::RunConfig& c) {
     if (!o.given("steady-state")) {
@@ -452,12 +452,11 @@ void read_durability(const Options& o, run::RunConfig& c) {
     if (o.given("sync-every") && c.sync == run::SyncMethod::none)
         throw UsageError("--sync-every needs --sync (osync, dsync, fsync or fdatasync)");
     c.batch = static_cast<unsigned>(o.count("batch", 1, kMaxQd));
-    const bool rate_sweep = c.sweep && c.sweep->param == run::SweepParam::rate;
-    if (c.batch > 1 && (c.rate > 0 || rate_sweep))
+    if (c.batch > 1 && c.open_loop())
         throw UsageError(std::string("--batch and ") +
                          (c.find_rate  ? "--find-rate"
-                          : rate_sweep ? "--sweep rate"
-                                       : "--rate") +
+                          : c.rate > 0 ? "--rate"
+                                       : "--sweep rate") +
                          " both given: with a rate each operation is submitted when it is due");
     if (c.batch > c.qd)
         throw UsageError("--batch " + std::to_string(c.batch) + " is larger than --qd " +
@@ -623,6 +622,7 @@ run::RunConfig read_run(const Options& o) {
     read_phases(o, c);
     read_sweep(o, c);
     read_find_rate(o, c);
+    check_arrivals(o, c);
     read_steady_state(o, c);
     read_sustained_write(o, c);
     read_latency_thresholds(o, c);

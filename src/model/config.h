@@ -169,6 +169,9 @@ struct RunConfig {
     std::uint32_t max_rand_block() const;
 
     bool has_phase(Phase p) const;
+    // The random phase runs on a schedule: --rate, a rate sweep, or
+    // --find-rate (a rate sweep whose points the search chooses).
+    bool open_loop() const { return rate > 0 || (sweep && sweep->param == SweepParam::rate); }
 
     std::size_t target_count() const { return 1 + more_targets.size(); }
     // Workers over every target: --files per target.

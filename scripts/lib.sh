@@ -13,7 +13,8 @@ DEPS_BUILD=(g++ meson ninja-build pkg-config liburing-dev libboost-program-optio
     nlohmann-json3-dev doctest-dev help2man)
 DEPS_TEST=(python3 python3-jsonschema python3-matplotlib
     prometheus prometheus-node-exporter ansible
-    fdisk dmsetup e2fsprogs btrfs-progs mount)  # loop-device e2e tests (root)
+    fdisk dmsetup e2fsprogs btrfs-progs mount  # loop-device e2e tests (root)
+    python3-fusepy)  # the single-server disk under --find-rate's tight bound
 
 missing_packages() {
     local p

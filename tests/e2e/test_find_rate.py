@@ -12,20 +12,27 @@ throttle (root; skipped with the reason otherwise), both backends.  The
 throttle gives each 100 ms slice a budget of CAP_IOPS / 10 reads: below the
 cap a read passes at once (response ~ the loop device's own service time,
 under a millisecond), at the cap the budget runs out and reads wait for the
-next slice (tens of ms, ~100 ms p99).  So:
-- a loose bound (p99 <= 500 ms at --qd 128, fixed arrivals) is met at
-  every rate up to the cap, and the rate found is within 10 % of it;
-- a tight bound (p99 <= 5 ms, Poisson arrivals at --qd 8) is missed at the
-  closed-loop maximum (the slice waits), so the search bisects below it
-  and finds a rate under the cap, with the maximum as the failing rate.
-  Where below the cap it lands is the host's jitter and Poisson bursts
-  against the slice budget (measured 434 and 933 IOPS on this VM): the
-  throttle's latency below the cap is flat, so no bound puts the answer
-  deterministically far below it."""
+next slice (tens of ms, ~100 ms p99).  So a loose bound (p99 <= 500 ms at
+--qd 128, fixed arrivals) is met at every rate up to the cap, and the rate
+found is within 10 % of it.
+
+The throttle's response time is flat below its cap, so a tight bound lands
+wherever host jitter puts it (434 and 933 IOPS of 1000 were measured).  A
+tight bound needs a drive whose response time rises with the load, which
+the throttle is not: a single-server disk (slow_disk.py, a FUSE file under
+a loop device, one read at a time taking SERVICE_S: capped at ~1/SERVICE_S
+reads a second, and queueing below the cap as M/D/1 under Poisson
+arrivals).  M/D/1's p99 response is ~4.4 service times at half the cap and
+~11 at 80 %; a read here takes ~2.3 ms with FUSE's own time, so a bound of
+TIGHT_SERVICES nominal service times (12 ms, ~5 real ones) is met only
+well below the cap (measured: 219 of 438 and 229 of 431 IOPS), and the
+test asserts at most two thirds of the closed-loop maximum."""
 
 import os
 import shutil
 import subprocess
+import sys
+import time
 
 import harness
 from test_endurance import ThrottledDevice, raw
@@ -135,32 +142,100 @@ class ThrottledFindRate(ThrottledDevice):
         self.assertLessEqual(fr["response_ns_at_found"], 500_000_000)
         self.assertRegex(r.stdout, r"find-rate: \S+ IOPS meets p99 <= 500\.00 ms")
 
-    def test_a_tight_bound_finds_a_rate_below_the_cap(self):
-        r, fr, points = self.find("p99<=5ms", "--arrivals", "poisson", qd=8)
-        probes = fr["probes"]
-        # The maximum (the cap) is probed first and misses the bound ...
-        self.assertAlmostEqual(probes[0]["requested_iops"], CAP_IOPS, delta=CAP_IOPS * 0.15)
-        self.assertFalse(probes[0]["passed"], r.stdout)
-        self.assertGreater(probes[0]["response_ns"]["median"], 5_000_000, r.stdout)
-        # ... so the answer is a bisected rate under it, at most 31/32 of it.
-        # Below the cap a read takes well under a millisecond, so only the
-        # host (other processes taking the CPUs for ms at a time) can make
-        # every rate miss 5 ms: then the machine cannot measure this now.
-        if fr["found_iops"] is None and any(p["host_load"]["busy"] for p in points):
-            self.skipTest("no rate met p99 <= 5 ms with the host busy (other processes or "
-                          "steal during the probes): " + r.stdout[r.stdout.find("find-rate:"):])
-        self.assertIsNotNone(fr["found_iops"], r.stdout)
-        self.assertLessEqual(fr["found_iops"], fr["closed_loop_iops"] * 31 / 32 + 1e-6)
-        self.assertLess(fr["found_iops"], fr["lowest_failing_iops"])
-        self.assertLessEqual(fr["response_ns_at_found"], 5_000_000)
-        self.assertIn("bracket ", r.stdout)
-
 
 class ThrottledFindRateIoUring(ThrottledFindRate):
     backend = "io_uring"
 
 
 class ThrottledFindRateSync(ThrottledFindRate):
+    backend = "sync"
+
+
+SERVICE_S = 0.002   # the single-server disk's time per read
+TIGHT_SERVICES = 6  # the tight bound, in service times: p99 <= 12 ms
+SLOW_DISK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "slow_disk.py")
+
+
+class SingleServerFindRate(harness.DriveStressTest):
+    """A loop device over slow_disk.py's file: one read at a time, each
+    taking SERVICE_S (root, /dev/fuse and python3-fusepy; skipped with the
+    reason otherwise).  The daemon, the mount and the loop device are
+    removed at cleanup."""
+
+    def setUp(self):
+        super().setUp()
+        harness.require_root(self)
+        if not os.path.exists("/dev/fuse"):
+            self.skipTest("no /dev/fuse: the single-server disk is a FUSE file")
+        try:
+            import fusepy  # noqa: F401
+        except ImportError:
+            self.skipTest("python3-fusepy missing: the single-server disk is a FUSE file")
+        mnt = os.path.join(self.tmp, "slow-disk")
+        os.mkdir(mnt)
+        daemon = subprocess.Popen([sys.executable, SLOW_DISK, mnt, str(16 << 20), str(SERVICE_S)],
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.addCleanup(self.unmount, mnt, daemon)
+        disk = os.path.join(mnt, "disk")
+        for _ in range(100):
+            if os.path.ismount(mnt) or daemon.poll() is not None:
+                break
+            time.sleep(0.05)
+        if not os.path.ismount(mnt):
+            daemon.kill()
+            self.skipTest("the FUSE single-server disk did not mount: " +
+                          (daemon.communicate()[0] or "").strip()[-300:])
+        self.dev = harness.loop_device(self, disk)
+
+    @staticmethod
+    def unmount(mnt, daemon):
+        if os.path.ismount(mnt):
+            harness.sh("umount", mnt, check=False)
+        try:
+            daemon.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            daemon.kill()
+            daemon.wait()
+
+    def test_a_tight_bound_finds_a_rate_well_below_the_cap(self):
+        bound_ms = SERVICE_S * TIGHT_SERVICES * 1000
+        r = self.drivestress("-j", 1, "-s", "16M", "--read-pct", 100, "--qd", 8,
+                             "--phases", "seq-write,random", "--seed", 11, "--rand-time", 5,
+                             "--arrivals", "poisson", "--find-rate", f"p99<={bound_ms:g}ms",
+                             *raw(self.dev), target=False)
+        self.assertExit(r, 0)
+        doc = self.assertJson(r)
+        validate(self, doc)
+        fr = doc["find_rate"]
+        points = doc["sweep"]["points"]
+        for point in points:  # every read verified at every probe
+            self.assertGreater(point["verified_bytes"], 0)
+            self.assertEqual(point["read_ops"], point["rate"]["response_latency"]["count"])
+        # The closed-loop maximum is the server's: one read per SERVICE_S,
+        # less the loop device's and FUSE's own time.
+        self.assertLessEqual(fr["closed_loop_iops"], 1.05 / SERVICE_S, r.stdout)
+        self.assertGreater(fr["closed_loop_iops"], 0.5 / SERVICE_S, r.stdout)
+        probes = fr["probes"]
+        self.assertFalse(probes[0]["passed"], r.stdout)  # the maximum queues without bound
+        # At a fifth of the cap the server is idle when most reads arrive;
+        # only the host (other processes taking the CPUs for ms at a time)
+        # can make that miss five service times.
+        if fr["found_iops"] is None and any(p["host_load"]["busy"] for p in points):
+            self.skipTest(f"no rate met p99 <= {bound_ms:g} ms with the host busy (other "
+                          "processes or steal during the probes): " +
+                          r.stdout[r.stdout.find("find-rate:"):])
+        self.assertIsNotNone(fr["found_iops"], r.stdout)
+        self.assertLessEqual(fr["found_iops"], fr["closed_loop_iops"] * 2 / 3, r.stdout)
+        self.assertLess(fr["found_iops"], fr["lowest_failing_iops"])
+        self.assertLessEqual(fr["response_ns_at_found"], bound_ms * 1e6)
+        self.assertIn("bracket ", r.stdout)
+
+
+class SingleServerFindRateIoUring(SingleServerFindRate):
+    backend = "io_uring"
+
+
+class SingleServerFindRateSync(SingleServerFindRate):
     backend = "sync"
 
 

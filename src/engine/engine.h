@@ -64,6 +64,9 @@ struct EngineOptions {
     // --rate: operations are issued when this schedule says they are due
     // (open loop; --batch does not apply); null: as soon as a slot frees.
     RateSchedule* schedule = nullptr;
+    // --rate: spin on the clock for the last stretch before a due time
+    // (WakeMargin) instead of sleeping through it; false: sleep only.
+    bool spin = false;
 };
 
 struct EngineTally {
@@ -105,6 +108,26 @@ class BatchSizer {
     unsigned limit_ = 1;  // starts small: the device's pace is not known yet
 };
 
+// --rate: how early to stop sleeping before a due time.  A thread that
+// sleeps until a deadline wakes after it by the host's timer latency (a few
+// us on bare metal, tens in a VM: each timer is a trip through the
+// hypervisor), and an operation issued then is that late.  The engine
+// sleeps until the due time less this margin and spins on the clock for
+// the rest, so the margin follows the wake-ups measured: twice their
+// running mean lateness, at most kMaxNs (the CPU one wait may spin).
+class WakeMargin {
+  public:
+    static constexpr std::uint64_t kStartNs = 20'000;
+    static constexpr std::uint64_t kMaxNs = 100'000;
+
+    std::uint64_t ns() const;
+    // A sleep until a deadline ended `late_ns` after it.
+    void woke(std::uint64_t late_ns);
+
+  private:
+    double mean_ns_ = kStartNs / 2.0;
+};
+
 class Engine {
   public:
     // `slots` (at least the largest depth) and `stop` outlive the engine.
@@ -122,7 +145,9 @@ class Engine {
     // run() with o.schedule: see engine.cpp.
     EngineTally run_scheduled(PhaseWork& work, const EngineOptions& o, unsigned depth);
     // Waits until the clock reaches `due_ns` with nothing in flight.
-    void sleep_until(PhaseWork& work, std::uint64_t due_ns);
+    void sleep_until(PhaseWork& work, std::uint64_t due_ns, bool spin);
+    // Spins until the clock reaches `due_ns`.
+    void spin_until(std::uint64_t due_ns);
     // Waits for `want` completions, hands them to `work`; returns how many
     // operations finished (retried ones stay in flight).
     // With `deadline_ns`, for one completion or until then (maybe none).
@@ -141,6 +166,7 @@ class Engine {
     std::vector<io::Request*> fresh_;
     std::vector<io::Completion> done_;
     BatchSizer sizer_;
+    WakeMargin margin_;
     std::uint64_t work_now_ = 0;  // the clock after the last wait (ns)
     bool cancel_asked_ = false;   // this run asked the backend to cancel
 };

@@ -38,6 +38,7 @@ struct PhasePlan {
     double rate = 0;
     Arrivals arrivals = Arrivals::fixed;
     std::uint64_t rate_start_ns = 0;
+    bool rate_spin = false;  // EngineOptions::spin
 };
 
 // How one worker's phase ended.

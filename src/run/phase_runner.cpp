@@ -1,5 +1,6 @@
 #include "run/phase_runner.h"
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +15,14 @@
 namespace ds::run {
 
 namespace {
+
+// The CPUs this process may run on (taskset, a cgroup's cpuset).
+unsigned usable_cpus() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (::sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+    return static_cast<unsigned>(CPU_COUNT(&set));
+}
 
 // The workers' per-interval statistics (--interval, a second by default),
 // merged: an interval is passed on once every worker has moved past it, in
@@ -145,6 +154,13 @@ PhasePlan make_plan(RunSession& s, std::uint64_t iteration, Phase phase, const S
         plan.rate = rate / active;
         plan.arrivals = cfg.arrivals;
         plan.rate_start_ns = t0 + 1'000'000;
+        // Spinning the last stretch before each due time (WakeMargin) needs
+        // a CPU per worker and one left for the device and the kernel;
+        // with fewer the spins would take the CPUs from each other and from
+        // the I/O, so the workers then only sleep.
+        const unsigned workers =
+            over.files ? over.files * static_cast<unsigned>(cfg.target_count()) : cfg.workers();
+        plan.rate_spin = workers < usable_cpus();
     }
     if (phase == Phase::random) {
         if (!cfg.rand_ops)

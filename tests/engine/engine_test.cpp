@@ -295,24 +295,46 @@ class SlowBackend final : public ds::io::Backend {
 }  // namespace
 
 TEST_CASE("with a schedule, operations are issued in its order and never before they are due") {
-    for (bool uring : backends_here()) {
-        CAPTURE(uring);
-        EngineFixture f(uring);
-        ds::run::Engine engine(*f.backend, f.slots, f.stop);
-        const std::uint64_t start = ds::run::monotonic_ns() + 1'000'000;
-        ds::run::RateSchedule schedule(20'000, ds::run::Arrivals::fixed, start, 0, 1);
-        ScheduledReads work(200);
-        ds::run::EngineOptions o{8, 1, 0, nullptr, &schedule};
-        engine.run(work, o);
-        REQUIRE(work.results.size() == 200);
-        CHECK(count(work.results, kBlock) == 200);
-        std::vector<std::uint64_t> due = work.due;
-        std::sort(due.begin(), due.end());
-        for (std::size_t i = 0; i < due.size(); ++i)
-            CHECK(due[i] == start + i * 50'000);  // every one of the schedule, once
-        for (std::size_t i = 0; i < due.size(); ++i)
-            CHECK(work.submitted[i] >= work.due[i]);
-    }
+    // Both ways to wait for a due time: sleeping through it, and sleeping
+    // to a margin before it and spinning the rest (the spin reaps without
+    // waiting, so every completion must still come back).
+    for (bool uring : backends_here())
+        for (bool spin : {false, true}) {
+            CAPTURE(uring);
+            CAPTURE(spin);
+            EngineFixture f(uring);
+            ds::run::Engine engine(*f.backend, f.slots, f.stop);
+            const std::uint64_t start = ds::run::monotonic_ns() + 1'000'000;
+            ds::run::RateSchedule schedule(20'000, ds::run::Arrivals::fixed, start, 0, 1);
+            ScheduledReads work(200);
+            ds::run::EngineOptions o{8, 1, 0, nullptr, &schedule, spin};
+            engine.run(work, o);
+            REQUIRE(work.results.size() == 200);
+            CHECK(count(work.results, kBlock) == 200);
+            std::vector<std::uint64_t> due = work.due;
+            std::sort(due.begin(), due.end());
+            for (std::size_t i = 0; i < due.size(); ++i)
+                CHECK(due[i] == start + i * 50'000);  // every one of the schedule, once
+            for (std::size_t i = 0; i < due.size(); ++i)
+                CHECK(work.submitted[i] >= work.due[i]);
+        }
+}
+
+TEST_CASE("the wake margin follows how late sleeps end, within its cap") {
+    ds::run::WakeMargin m;
+    CHECK(m.ns() == ds::run::WakeMargin::kStartNs);
+    for (int i = 0; i < 200; ++i)
+        m.woke(5'000);  // a host whose timers wake 5 us late
+    CHECK(m.ns() >= 9'900);
+    CHECK(m.ns() <= 10'000);  // twice the lateness
+    m.woke(10'000'000);       // one sleep preempted for 10 ms
+    CHECK(m.ns() <= 10'000 + 2 * ds::run::WakeMargin::kMaxNs / 16);
+    for (int i = 0; i < 200; ++i)
+        m.woke(1'000'000);  // a host that wakes a millisecond late: no more spin than the cap
+    CHECK(m.ns() == ds::run::WakeMargin::kMaxNs);
+    for (int i = 0; i < 400; ++i)
+        m.woke(0);
+    CHECK(m.ns() < 1'000);
 }
 
 TEST_CASE("an operation due while every slot is busy is issued when one frees, marked late") {

@@ -150,16 +150,15 @@ PhasePlan make_plan(RunSession& s, std::uint64_t iteration, Phase phase, const S
         // fraction of its interval after the last, so the workers' arrivals
         // interleave into one even stream.  1 ms of lead lets every worker
         // thread reach its loop before its first operation is due.
-        const unsigned active = over.files ? over.files : cfg.files;
-        plan.rate = rate / active;
+        // Over every worker of every target, as run_phase starts them.
+        const unsigned workers = over.files ? over.files : cfg.workers();
+        plan.rate = rate / workers;
         plan.arrivals = cfg.arrivals;
         plan.rate_start_ns = t0 + 1'000'000;
         // Spinning the last stretch before each due time (WakeMargin) needs
         // a CPU per worker and one left for the device and the kernel;
         // with fewer the spins would take the CPUs from each other and from
         // the I/O, so the workers then only sleep.
-        const unsigned workers =
-            over.files ? over.files * static_cast<unsigned>(cfg.target_count()) : cfg.workers();
         plan.rate_spin = workers < usable_cpus();
     }
     if (phase == Phase::random) {

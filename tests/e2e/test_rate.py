@@ -46,6 +46,26 @@ def random_phase(doc):
 
 
 class RateCases:
+    def test_rate_is_over_every_target(self):
+        # Two drives, two workers each: 400 a second in all, not per drive
+        # (each worker's share was once the rate over one drive's workers).
+        dirs = [os.path.join(self.tmp, name) for name in ("a", "b")]
+        for d in dirs:
+            os.mkdir(d)
+        r = self.drivestress("-j", 2, "-s", "4M", "--qd", 4, "--rate", 400,
+                             "--phases", "seq-write,random", "--rand-time", 2, *dirs,
+                             target=False)
+        self.assertExit(r, 0)
+        doc = self.assertJson(r)
+        rate = random_phase(doc)["rate"]
+        self.assertEqual(rate["requested_iops"], 400)
+        self.assertAlmostEqual(rate["achieved_iops"], 400, delta=40, msg=r.stdout)
+        ops = [sum(p["read_ops"] + p["write_ops"] for p in t["merged_phases"]
+                   if p["phase"] == "random") for t in doc["targets"]]
+        self.assertEqual(len(ops), 2)
+        for n in ops:  # split evenly: 200 a second each, for 2 s
+            self.assertAlmostEqual(n, 400, delta=40, msg=ops)
+
     def test_rate_is_reported_everywhere(self):
         series = os.path.join(self.tmp, "series.ndjson")
         prom = os.path.join(self.tmp, "drivestress.prom")

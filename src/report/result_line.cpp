@@ -1,5 +1,6 @@
 #include "report/result_line.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 
@@ -46,10 +47,26 @@ std::string find_rate_words(const run::FindRateResult& fr) {
     return bound + " up to " + units::format_iops(fr.probes[*fr.found].requested_iops) + " IOPS";
 }
 
+// A rate sweep's figure is where response p99 turns up: " | response p99
+// turns up at 900 IOPS: 2.712 ms", or " | response p99 flat up to 1.2k IOPS".
+std::string turn_up_words(const run::SweepResult& s) {
+    if (!s.turn_up) {
+        double top = 0;
+        for (const auto& pt : s.points)
+            top = std::max(top, pt.random.requested_rate);
+        return " | response p99 flat up to " + units::format_iops(top) + " IOPS";
+    }
+    const run::PhaseResult& p = s.points[*s.turn_up].random;
+    return " | response p99 turns up at " + units::format_iops(p.requested_rate) +
+           printf_string(" IOPS: %.3f ms",
+                         p.counters.response_latency.value_at_percentile(99) / 1e6);
+}
+
 // A sweep's saturation point, the figure people quote from a sweep: " |
 // saturation at qd 16: 120.3k IOPS, p99 0.845 ms" ("" without a sweep).
 std::string sweep_words(const run::SweepResult& s, units::ByteUnits u) {
     if (s.points.empty()) return "";
+    if (s.param == run::SweepParam::rate) return turn_up_words(s);
     const std::string name(run::to_string(s.param));
     auto value = [&](std::size_t i) {
         return name + " " +

@@ -131,6 +131,10 @@ class RateCases:
             self.assertGreater(p["verified_bytes"], 0)
         self.assertIn("sweep rate: random phase open-loop", r.stdout)
         self.assertIn("turn-up: ", r.stdout)
+        # The figures line quotes the turn-up, not a depth sweep's saturation.
+        figures = next(line for line in r.stdout.splitlines() if line.startswith("figures "))
+        self.assertRegex(figures, r"\| response p99 (turns up at \S+ IOPS: [0-9.]+ ms|flat up to \S+ IOPS) \|")
+        self.assertNotIn("saturation", figures)
 
     def test_closed_loop_has_no_rate(self):
         r = self.drivestress("-j", 1, "-s", "4M", "--rand-ops", 500)

@@ -75,7 +75,7 @@ const OptionSpec kSpecs[] = {
      "io_uring: poll the device for completions (needs O_DIRECT and a device with poll "
      "queues)", Kind::flag},
     {kWorkload, "cpus", 0, "LIST", nullptr, "any",
-     "run worker i of each target on CPU LIST[i % count] only, e.g. 0-3 or 2,4,6 (as "
+     "run worker i of the run (target by target) on CPU LIST[i % count] only, e.g. 0-3 or 2,4,6 (as "
      "fio's cpus_allowed split); default: any, or the target's NUMA node"},
     {kWorkload, "batch", 0, "N", "1", nullptr,
      "submit in batches of N SQEs: a batch goes to the kernel when N are prepared or "

@@ -27,11 +27,13 @@ std::vector<TargetPlacement> place_targets(const std::vector<unsigned>& cli_cpus
 
 std::vector<std::vector<unsigned>> worker_cpu_sets(const std::vector<TargetPlacement>& placement,
                                                    unsigned files_per_target) {
+    // --cpus splits the list over every worker of the run, in order (fio's
+    // split policy over its jobs): 2 targets x 2 workers on 0-3 use all four.
     std::vector<std::vector<unsigned>> sets;
     for (const auto& p : placement)
         for (unsigned k = 0; k < files_per_target; ++k) {
             if (p.how == TargetPlacement::How::cpus)
-                sets.push_back({p.cpus[k % p.cpus.size()]});
+                sets.push_back({p.cpus[sets.size() % p.cpus.size()]});
             else
                 sets.push_back(p.cpus);  // the node's, or none
         }

@@ -217,5 +217,37 @@ class SlowDrive(harness.DriveStressTest):
         self.assertIn("below the median of 4", r.stdout)
 
 
+class CpuSplit(harness.DriveStressTest):
+    """--cpus splits its list over the run's workers, target by target: two
+    directories of one worker each on --cpus 0-1 run on CPU 0 and CPU 1 (it
+    once put worker k of every target on CPU k, both on 0)."""
+
+    def test_cpus_split_over_every_targets_workers(self):
+        if len(os.sched_getaffinity(0)) < 2 or not {0, 1} <= os.sched_getaffinity(0):
+            self.skipTest("needs CPUs 0 and 1")
+        dirs = [os.path.join(self.tmp, name) for name in ("a", "b")]
+        for d in dirs:
+            os.mkdir(d)
+        run = self.start("-j", 1, "-s", "4M", "--qd", 4, "--cpus", "0-1", "--rand-time", 30,
+                         *dirs, stop="random:20", target=False)
+        run.wait_stopped()
+        pinned = set()
+        for tid in os.listdir(f"/proc/{run.proc.pid}/task"):
+            try:
+                with open(f"/proc/{run.proc.pid}/task/{tid}/status") as f:
+                    status = f.read()
+            except FileNotFoundError:
+                continue
+            pinned.add(next(line.split()[1] for line in status.splitlines()
+                            if line.startswith("Cpus_allowed_list:")))
+        run.send(2)  # SIGINT
+        run.resume()
+        r = run.finish()
+        self.assertExit(r, 130)
+        self.assertIn("0", pinned, pinned)
+        self.assertIn("1", pinned, pinned)
+        self.assertRegex(r.stdout, r"target 1 .* on --cpus 0-1")
+
+
 if __name__ == "__main__":
     harness.main()

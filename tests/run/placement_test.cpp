@@ -72,9 +72,12 @@ TEST_CASE("two nodes: each target's workers on its device's node") {
     CHECK(run::placement_text(p[1]) == "numa node 1 (cpus 4-7)");
     CHECK(run::placement_text(p[2]) == "any cpu");
 
-    SUBCASE("--cpus wins: worker k of each target on CPU LIST[k % count]") {
+    SUBCASE("--cpus wins: worker i of the run (every target's) on CPU LIST[i % count]") {
         const auto q = run::place_targets({2, 5}, {"/dev/nvme0n1", "/dev/nvme1n1"}, tree);
-        CHECK(run::worker_cpu_sets(q, 3) == Sets{{2}, {5}, {2}, {2}, {5}, {2}});
+        CHECK(run::worker_cpu_sets(q, 3) == Sets{{2}, {5}, {2}, {5}, {2}, {5}});
+        // Two targets of two workers on four CPUs: each worker a CPU of its own.
+        const auto four = run::place_targets({0, 1, 2, 3}, {"/dev/nvme0n1", "/dev/nvme1n1"}, tree);
+        CHECK(run::worker_cpu_sets(four, 2) == Sets{{0}, {1}, {2}, {3}});
         CHECK(run::placement_text(q[0]) == "--cpus 2,5");
         CHECK(q[1].numa_node == 1);  // still said
     }

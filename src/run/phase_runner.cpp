@@ -158,8 +158,9 @@ PhasePlan make_plan(RunSession& s, std::uint64_t iteration, Phase phase, const S
         // Spinning the last stretch before each due time (WakeMargin) needs
         // a CPU per worker and one left for the device and the kernel;
         // with fewer the spins would take the CPUs from each other and from
-        // the I/O, so the workers then only sleep.
-        plan.rate_spin = workers < usable_cpus();
+        // the I/O, so the workers then only sleep.  --cpus (no CPU twice)
+        // names each worker's CPU: every worker needs one of its own.
+        plan.rate_spin = cfg.cpus.empty() ? workers < usable_cpus() : workers <= cfg.cpus.size();
     }
     if (phase == Phase::random) {
         if (!cfg.rand_ops)

@@ -1,6 +1,11 @@
 #include "target/target_set.h"
 
+#include <sys/stat.h>
+
+#include <map>
+
 #include "model/errors.h"
+#include "units/units.h"
 
 namespace ds::run {
 
@@ -24,6 +29,36 @@ TargetSet::TargetSet(const RunConfig& cfg, std::uint64_t extra_bytes) : files_(c
         } catch (const SetupError& e) {
             refuse(one, t, cfg.target_count(), e.what());
         }
+    }
+    check_shared_space(cfg, extra_bytes);
+}
+
+// Each directory's space was checked alone; directories on one filesystem
+// share its free space, so what they need together must fit too.
+void TargetSet::check_shared_space(const RunConfig& cfg, std::uint64_t extra_bytes) const {
+    std::map<dev_t, std::vector<std::size_t>> by_fs;
+    for (std::size_t t = 0; t < targets_.size(); ++t) {
+        struct stat st {};
+        if (!targets_[t]->raw() && ::fstat(targets_[t]->dir_fd(), &st) == 0)
+            by_fs[st.st_dev].push_back(t);
+    }
+    for (const auto& [dev, ts] : by_fs) {
+        if (ts.size() < 2) continue;
+        std::uint64_t need = 0, reclaimable = 0;
+        std::string names;
+        for (std::size_t t : ts) {  // each fitted alone: no sum of these overflows
+            need += cfg.file_bytes * cfg.files + (t == 0 ? extra_bytes : 0);
+            reclaimable += targets_[t]->info().reclaimable_bytes;
+            names += (names.empty() ? "" : ", ") + targets_[t]->info().directory;
+        }
+        const TargetInfo& first = targets_[ts.front()]->info();
+        if (first.free_bytes + reclaimable < need)
+            throw SetupError("not enough free space for " + std::to_string(ts.size()) +
+                             " targets on one filesystem (" + names + "): need " +
+                             units::format_bytes(need) + " together (" + std::to_string(ts.size()) +
+                             " x " + std::to_string(cfg.files) + " x " +
+                             units::format_bytes(cfg.file_bytes) + "), " +
+                             units::format_bytes(first.free_bytes) + " available");
     }
 }
 

@@ -54,6 +54,7 @@ class TargetSet {
     std::vector<std::pair<std::size_t, int>> drop_caches() const;
 
   private:
+    void check_shared_space(const RunConfig& cfg, std::uint64_t extra_bytes) const;
     std::pair<const Target*, std::size_t> local(std::size_t i) const {
         return {targets_[i / files_].get(), i % files_};
     }

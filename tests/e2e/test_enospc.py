@@ -138,5 +138,34 @@ class PresetSpace(harness.DriveStressTest):
         self.assertNoFilesLeft(r)
 
 
+class SharedFilesystemSpace(harness.DriveStressTest):
+    """Two target directories on one filesystem share its free space: each
+    fits alone, both do not, and the run is refused before anything is
+    written (it once checked each alone and ran out of space mid-run)."""
+    backend = None
+
+    def test_targets_on_one_filesystem_need_their_sum(self):
+        harness.require_root(self, "loop devices and mount")
+        dev = harness.loop_device(self, harness.backing_file(self, 64 * MiB))
+        point = harness.mkfs_and_mount(self, dev, fstype="ext4")
+        dirs = [os.path.join(point, name) for name in ("a", "b")]
+        for d in dirs:
+            os.mkdir(d)
+        free = os.statvfs(point).f_bavail * os.statvfs(point).f_frsize
+        size_mib = free * 2 // 3 // MiB  # one fits, two do not
+        r = self.drivestress("-j", 1, "-s", f"{size_mib}M", *dirs, target=False)
+        self.assertSetupError(r, dirs[0], dirs[1])
+        self.assertIn(f"need {2 * size_mib} MiB together (2 x 1 x {size_mib} MiB)", r.stderr)
+        self.assertEqual(r.stdout, "", "nothing ran")
+        for d in dirs:
+            self.assertEqual(os.listdir(d), [], d)
+        # Half of it each fits: the run goes ahead.
+        r = self.drivestress("-j", 1, "-s", f"{size_mib // 2}M", "--rand-time", 0.2, *dirs,
+                             target=False, json_out=False)
+        self.assertExit(r, 0)
+        for d in dirs:
+            self.assertEqual(os.listdir(d), [], d)
+
+
 if __name__ == "__main__":
     harness.main()

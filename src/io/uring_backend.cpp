@@ -259,12 +259,14 @@ std::size_t UringBackend::reap(std::span<Completion> out, unsigned min_complete)
         // quickly (BatchSizer).
         // No wait: still ask for events, which with DEFER_TASKRUN is what
         // posts the completions the kernel holds (--rate's spin reaps so).
-        if (wait_nr)
+        int ret;
+        if (wait_nr) {
             count_enter(wait_nr);
-        else
+            ret = io_uring_submit_and_wait(&ring_, wait_nr);
+        } else {
             ++enters_;  // asking for events always enters
-        const int ret = wait_nr ? io_uring_submit_and_wait(&ring_, wait_nr)
-                                : io_uring_submit_and_get_events(&ring_);
+            ret = io_uring_submit_and_get_events(&ring_);
+        }
         if (ret < 0 && !transient(ret)) {
             // With nothing queued it was the wait that failed: the ring can
             // no longer say when anything completes.

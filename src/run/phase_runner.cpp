@@ -127,8 +127,9 @@ void acknowledge(RunSession& s, Phase phase, unsigned active) {
     });
 }
 
+// `workers`: how many the phase starts (every target's).
 PhasePlan make_plan(RunSession& s, std::uint64_t iteration, Phase phase, const SweepOverrides& over,
-                    std::uint64_t t0) {
+                    unsigned workers, std::uint64_t t0) {
     PhasePlan plan;
     plan.phase = phase;
     plan.iteration = iteration;
@@ -150,8 +151,6 @@ PhasePlan make_plan(RunSession& s, std::uint64_t iteration, Phase phase, const S
         // fraction of its interval after the last, so the workers' arrivals
         // interleave into one even stream.  1 ms of lead lets every worker
         // thread reach its loop before its first operation is due.
-        // Over every worker of every target, as run_phase starts them.
-        const unsigned workers = over.files ? over.files : cfg.workers();
         plan.rate = rate / workers;
         plan.arrivals = cfg.arrivals;
         plan.rate_start_ns = t0 + 1'000'000;
@@ -269,7 +268,7 @@ PhaseResult run_phase(RunSession& s, std::uint64_t iteration, Phase phase,
     const auto cpu0 = stats::CpuTime::process_now();
     const auto host0 = read_host_cpu();
     const std::uint64_t t0 = monotonic_ns();
-    const PhasePlan plan = make_plan(s, iteration, phase, over, t0);
+    const PhasePlan plan = make_plan(s, iteration, phase, over, active, t0);
     const std::uint64_t sweep_value = cfg.sweep && phase == Phase::random
                                           ? (over.qd      ? over.qd
                                              : over.files ? over.files

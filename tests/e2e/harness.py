@@ -76,6 +76,23 @@ def io_uring_unavailable_reason():
     return _io_uring_reason or None
 
 
+_sanitizer = None
+
+
+def sanitizer():
+    """"ASan" or "TSan" when the binary under test is built with one, else
+    None.  Read from the binary itself, not from ASAN_OPTIONS/TSAN_OPTIONS
+    (a plain build run with them set is still plain)."""
+    global _sanitizer
+    if _sanitizer is None:
+        with open(DRIVESTRESS, "rb") as f:
+            image = f.read()
+        _sanitizer = next((name for symbol, name in ((b"__asan_init", "ASan"),
+                                                     (b"__tsan_init", "TSan"))
+                           if symbol in image), "")
+    return _sanitizer or None
+
+
 def first_difference(a, b):
     """Index of the first byte where a and b differ (len when equal)."""
     n = min(len(a), len(b))

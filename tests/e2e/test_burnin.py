@@ -34,18 +34,6 @@ CHECKPOINT_PERIOD_S = 5
 SNAPSHOT_WAIT_S = 30
 
 
-def sanitizer_of_binary(path):
-    """"ASan" or "TSan" when the program is built with one (its allocator
-    keeps freed memory in quarantine or shadow, so resident size says
-    nothing of drivestress's own), else None."""
-    with open(path, "rb") as f:
-        image = f.read()
-    for symbol, name in ((b"__asan_init", "ASan"), (b"__tsan_init", "TSan")):
-        if symbol in image:
-            return name
-    return None
-
-
 def read_json(path):
     with open(path) as f:
         return json.load(f)
@@ -71,7 +59,7 @@ class Burnin(harness.DriveStressTest):
                                                     "peak_rss")
         if not os.access(peak_rss, os.X_OK):
             self.fail(f"peak_rss helper not found: {peak_rss!r} (use --peak-rss)")
-        sanitizer = sanitizer_of_binary(harness.DRIVESTRESS)
+        sanitizer = harness.sanitizer()
         if sanitizer:
             self.skipTest(f"built with {sanitizer}: its allocator, not drivestress, decides "
                           "the resident size")

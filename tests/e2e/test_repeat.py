@@ -145,7 +145,7 @@ class Throttled(ThrottledDevice):
     def test_uncapped_qd_32_against_qd_1_is_named(self):
         # io_uring at QD 32 against the single-threaded sync row: 32
         # operations in flight against one.
-        if os.environ.get("ASAN_OPTIONS") or os.environ.get("TSAN_OPTIONS"):
+        if harness.sanitizer():
             # Under TSan io_uring at QD 32 came out 1.29x with the intervals
             # overlapping: an instrumented binary's speed decides nothing.
             self.skipTest("a sanitized build: its speed is not the drive's")

@@ -393,7 +393,7 @@ class Resources(harness.DriveStressTest):
 class Messages(harness.DriveStressTest):
 
     def limited(self, vm_kib, *args):
-        if any(os.environ.get(v) for v in ("ASAN_OPTIONS", "TSAN_OPTIONS")):
+        if harness.sanitizer():
             self.skipTest("ulimit -v cannot apply to a sanitizer build (its shadow memory "
                           "reserves terabytes of address space)")
         argv = self.command(*args, json_out=False)

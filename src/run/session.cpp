@@ -225,7 +225,7 @@ std::vector<std::vector<unsigned>> RunSession::place_workers() {
     std::vector<std::string> devices;
     for (const auto& t : res.targets)
         devices.push_back(t.raw ? t.info.path : t.info.device);
-    const auto placement = place_targets(cfg.cpus, devices, sys::SysfsTree{});
+    const auto placement = place_targets(cfg.cpus, devices, cfg.files, sys::SysfsTree{});
     for (std::size_t t = 0; t < placement.size(); ++t) {
         res.targets[t].placement = placement_text(placement[t]);
         res.targets[t].numa_node = placement[t].numa_node;

@@ -246,7 +246,11 @@ class CpuSplit(harness.DriveStressTest):
         self.assertExit(r, 130)
         self.assertIn("0", pinned, pinned)
         self.assertIn("1", pinned, pinned)
-        self.assertRegex(r.stdout, r"target 1 .* on --cpus 0-1")
+        # Each target says its own CPU, and the JSON has it.
+        self.assertRegex(r.stdout, r"target 1 .* on cpu 0 of --cpus 0-1\n")
+        self.assertRegex(r.stdout, r"target 2 .* on cpu 1 of --cpus 0-1\n")
+        self.assertEqual([t["placement"]["cpus"] for t in self.assertJson(r)["targets"]],
+                         [[0], [1]])
 
 
 if __name__ == "__main__":

@@ -63,7 +63,8 @@ TEST_CASE("two nodes: each target's workers on its device's node") {
     CHECK_FALSE(sys::device_numa_node(tree, "/dev/loop0"));
     CHECK_FALSE(sys::device_numa_node(tree, "tmpfs"));
 
-    const auto p = run::place_targets({}, {"/dev/nvme0n1", "/dev/nvme1n1p1", "/dev/loop0"}, tree);
+    const auto p =
+        run::place_targets({}, {"/dev/nvme0n1", "/dev/nvme1n1p1", "/dev/loop0"}, 2, tree);
     REQUIRE(p.size() == 3);
     CHECK(p[0].how == run::TargetPlacement::How::numa_node);
     CHECK(p[1].numa_node == 1);
@@ -73,20 +74,29 @@ TEST_CASE("two nodes: each target's workers on its device's node") {
     CHECK(run::placement_text(p[2]) == "any cpu");
 
     SUBCASE("--cpus wins: worker i of the run (every target's) on CPU LIST[i % count]") {
-        const auto q = run::place_targets({2, 5}, {"/dev/nvme0n1", "/dev/nvme1n1"}, tree);
+        const auto q = run::place_targets({2, 5}, {"/dev/nvme0n1", "/dev/nvme1n1"}, 3, tree);
         CHECK(run::worker_cpu_sets(q, 3) == Sets{{2}, {5}, {2}, {5}, {2}, {5}});
-        // Two targets of two workers on four CPUs: each worker a CPU of its own.
-        const auto four = run::place_targets({0, 1, 2, 3}, {"/dev/nvme0n1", "/dev/nvme1n1"}, tree);
+        CHECK(q[1].cpus == std::vector<unsigned>{5, 2});   // its first worker on 5
+        CHECK(run::placement_text(q[0]) == "--cpus 2,5");  // the whole list: said once
+        CHECK(q[1].numa_node == 1);                        // still said
+        // Two targets of two workers on four CPUs: each worker a CPU of its
+        // own, and each target says which.
+        const auto four =
+            run::place_targets({0, 1, 2, 3}, {"/dev/nvme0n1", "/dev/nvme1n1"}, 2, tree);
         CHECK(run::worker_cpu_sets(four, 2) == Sets{{0}, {1}, {2}, {3}});
-        CHECK(run::placement_text(q[0]) == "--cpus 2,5");
-        CHECK(q[1].numa_node == 1);  // still said
+        CHECK(four[1].cpus == std::vector<unsigned>{2, 3});
+        CHECK(run::placement_text(four[1]) == "cpus 2-3 of --cpus 0-3");
+        // Three CPUs, two targets of two: the second wraps to the list's start.
+        const auto three = run::place_targets({4, 5, 6}, {"/dev/nvme0n1", "/dev/nvme1n1"}, 2, tree);
+        CHECK(run::worker_cpu_sets(three, 2) == Sets{{4}, {5}, {6}, {4}});
+        CHECK(run::placement_text(three[1]) == "cpus 4,6 of --cpus 4-6");
     }
 }
 
 TEST_CASE("one node: nothing to choose, workers run anywhere") {
     FakeSysfs fake;
     fs::remove_all(fake.root / "devices/system/node/node1");
-    const auto p = run::place_targets({}, {"/dev/nvme0n1"}, fake.tree());
+    const auto p = run::place_targets({}, {"/dev/nvme0n1"}, 2, fake.tree());
     CHECK(p[0].how == run::TargetPlacement::How::anywhere);
     CHECK(run::worker_cpu_sets(p, 2) == Sets{{}, {}});
     CHECK(run::placement_text(p[0]) == "any cpu (numa node 0)");

@@ -1,5 +1,7 @@
 #include "metrics/prom_textfile.h"
 
+#include <algorithm>
+#include <iterator>
 #include <system_error>
 #include <utility>
 
@@ -59,7 +61,9 @@ void PromTextfile::started(const run::RunConfig& cfg, const run::RunResult& r) {
     state_.drive =
         DriveInfo::of(r.target.directory.empty() ? target : r.target.directory, r.target.device);
     take_targets(r, state_.targets);
-    health_controller_ = r.health.available ? r.health.controller : "";
+    health_controllers_.clear();
+    for (const auto& t : r.targets)
+        health_controllers_.push_back(t.health.available ? t.health.controller : "");
     state_.running = true;
     state_.phase.reset();
     state_.iteration = 0;
@@ -126,10 +130,17 @@ void PromTextfile::iteration_done(const run::IterationResult&) {
 
 void PromTextfile::phase_health_done(const run::PhaseHealth& h) {
     const bool damage = h.change && h.change->damaged();
-    if (!h.after && !damage) return;
-    if (!state_.health) state_.health.emplace().controller = health_controller_;
-    if (h.after) state_.health->last = *h.after;
-    state_.health->damaged = state_.health->damaged || damage;
+    if ((!h.after && !damage) || h.target >= health_controllers_.size()) return;
+    const std::string& controller = health_controllers_[h.target];
+    auto drive =
+        std::find_if(state_.health.begin(), state_.health.end(),
+                     [&](const PromState::Health& d) { return d.controller == controller; });
+    if (drive == state_.health.end()) {
+        state_.health.emplace_back().controller = controller;
+        drive = std::prev(state_.health.end());
+    }
+    if (h.after) drive->last = *h.after;
+    drive->damaged = drive->damaged || damage;
     maybe_write();
 }
 

@@ -83,7 +83,8 @@ class PromTextfile final : public run::RunObserver {
     std::chrono::steady_clock::time_point last_write_{};
     unsigned writes_ = 0;
     std::string pending_test_;
-    std::string health_controller_;  // NVMe targets: the controller read ("" elsewhere)
+    // Per target: the NVMe controller whose log it reads ("" elsewhere).
+    std::vector<std::string> health_controllers_;
     std::string live_error_;
     unsigned live_failures_ = 0;
 };

@@ -745,43 +745,45 @@ std::vector<Family> target_families(const PromState& s) {
 // NVMe targets: the drive's own view, as its health log said after the
 // last phase (what a burn-in watches besides our figures).
 std::vector<Family> health_families(const PromState& s) {
-    if (!s.health) return {};
-    const nvme::HealthLog& h = s.health->last;
-    const PromLabels labels = with(s.labels, {{"controller", s.health->controller}});
+    if (s.health.empty()) return {};
     Family temp{"drivestress_drive_temperature_celsius",
                 "gauge",
                 "The drive's composite temperature in its last health-log reading.",
                 {}};
-    temp.add(labels, format_double(h.composite_temperature_k - 273.15));
     Family used{"drivestress_drive_endurance_used_ratio",
                 "gauge",
                 "Share of the drive's rated endurance used, as the drive estimates it (percentage "
                 "used / 100; may pass 1).",
                 {}};
-    used.add(labels, format_double(h.percentage_used / 100.0));
     Family spare{"drivestress_drive_available_spare_ratio",
                  "gauge",
                  "Share of the drive's spare capacity left (below its threshold is a critical "
                  "warning).",
                  {}};
-    spare.add(labels, format_double(h.available_spare_pct / 100.0));
     Family media{"drivestress_drive_media_errors",
                  "gauge",
                  "The drive's lifetime count of unrecovered data integrity errors.",
                  {}};
-    media.add(labels, format_count(h.media_errors));
     Family warning{"drivestress_drive_critical_warning",
                    "gauge",
                    "The health log's critical warning bits (0: none; 1 spare, 2 temperature, 4 "
                    "reliability, 8 read-only, 16 volatile backup).",
                    {}};
-    warning.add(labels, std::to_string(h.critical_warning));
     Family damaged{"drivestress_drive_damaged",
                    "gauge",
                    "1 when a phase of this run changed the health log in a way that is damage "
                    "(media errors, critical warnings, spare used up): the run fails.",
                    {}};
-    damaged.add(labels, s.health->damaged ? "1" : "0");
+    for (const auto& drive : s.health) {
+        const nvme::HealthLog& h = drive.last;
+        const PromLabels labels = with(s.labels, {{"controller", drive.controller}});
+        temp.add(labels, format_double(h.composite_temperature_k - 273.15));
+        used.add(labels, format_double(h.percentage_used / 100.0));
+        spare.add(labels, format_double(h.available_spare_pct / 100.0));
+        media.add(labels, format_count(h.media_errors));
+        warning.add(labels, std::to_string(h.critical_warning));
+        damaged.add(labels, drive.damaged ? "1" : "0");
+    }
     return {temp, used, spare, media, warning, damaged};
 }
 

@@ -138,14 +138,15 @@ struct PromState {
         bool slow = false;
     };
     std::vector<Target> targets;
-    // NVMe targets: the drive's health log as last read (after a phase),
-    // and whether any phase's change was damage; none elsewhere.
+    // NVMe targets: each drive's health log as last read (after a phase),
+    // and whether any phase's change was damage, by controller (targets on
+    // one drive share it); none elsewhere.
     struct Health {
         std::string controller;  // "nvme0"
         nvme::HealthLog last;
         bool damaged = false;
     };
-    std::optional<Health> health;
+    std::vector<Health> health;
 };
 
 std::string prometheus_text(const PromState& state, const std::vector<PromSeriesSet>& runs);

@@ -68,12 +68,14 @@ std::string TimeseriesWriter::line(std::uint64_t iteration, run::Phase phase,
         nlohmann::json targets = nlohmann::json::array();
         for (std::size_t t = 0; t < s.targets.size(); ++t) {
             const auto& share = s.targets[t];
-            targets.push_back({{"target", t < target_names_.size() ? target_names_[t] : ""},
-                               {"read_ops", share.read_ops},
-                               {"write_ops", share.write_ops},
-                               {"read_bytes", share.read_bytes},
-                               {"write_bytes", share.write_bytes},
-                               {"mismatches", share.mismatches}});
+            nlohmann::json one = {{"target", t < target_names_.size() ? target_names_[t] : ""},
+                                  {"read_ops", share.read_ops},
+                                  {"write_ops", share.write_ops},
+                                  {"read_bytes", share.read_bytes},
+                                  {"write_bytes", share.write_bytes},
+                                  {"mismatches", share.mismatches}};
+            if (share.temperature_c) one["temperature_c"] = *share.temperature_c;
+            targets.push_back(std::move(one));
         }
         j["targets"] = std::move(targets);
     }

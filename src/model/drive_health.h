@@ -5,6 +5,7 @@
 // and the run goes on; a reading is never made up.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -18,6 +19,7 @@ namespace ds::run {
 
 // One phase's readings and verdicts.
 struct PhaseHealth {
+    std::size_t target = 0;  // the target's index in RunResult::targets
     std::uint64_t iteration = 0;
     Phase phase = Phase::seq_write;
     std::optional<nvme::HealthLog> before, after;

@@ -301,6 +301,11 @@ std::uint64_t RunResult::damaged_units() const {
     return n;
 }
 
+bool RunResult::health_damaged() const {
+    return std::any_of(targets.begin(), targets.end(),
+                       [](const TargetResult& t) { return t.health.damaged(); });
+}
+
 std::uint64_t RunResult::mismatch_count() const {
     return std::accumulate(mismatch_totals.begin(), mismatch_totals.end(), std::uint64_t{0});
 }
@@ -309,7 +314,7 @@ std::uint64_t RunResult::mismatch_count() const {
 
 namespace ds::run {
 ExitStatus exit_status(const RunResult& r) {
-    if (r.mismatch_count() > 0 || r.health.damaged()) return ExitStatus::mismatch;
+    if (r.mismatch_count() > 0 || r.health_damaged()) return ExitStatus::mismatch;
     if (!r.fatal_error.empty()) return ExitStatus::error;
     if (r.stop == StopReason::signal) return interrupted_by(r.stop_signal);
     return ExitStatus::success;
@@ -324,7 +329,7 @@ RunEvidence run_evidence(const RunConfig& cfg, const RunResult& r, ExitStatus st
     e.verified_bytes = r.totals().verified;
     e.stopped_at_duration = r.stop == StopReason::duration;
     e.mismatches = r.mismatch_count();
-    e.health_damage_only = e.mismatches == 0 && r.health.damaged();
+    e.health_damage_only = e.mismatches == 0 && r.health_damaged();
     e.error = why;
     return e;
 }
@@ -403,11 +408,11 @@ RunEvidence target_evidence(const RunConfig& cfg, const RunResult& r, std::size_
     for (const auto& d : r.damage)  // a failed write-back is the file's, not a phase's
         if (d.file_index >= target.first_file && d.file_index < target.first_file + target.files)
             e.mismatches = std::max<std::uint64_t>(e.mismatches, 1);
-    if (e.mismatches)
+    e.health_damage_only = e.mismatches == 0 && target.health.damaged();
+    if (e.mismatches || e.health_damage_only)
         e.status = ExitStatus::mismatch;
     else if (status == ExitStatus::mismatch)
         e.status = ExitStatus::success;  // another target's
-    e.health_damage_only = false;
     return e;
 }
 

@@ -151,6 +151,7 @@ struct IntervalStats {
         std::uint64_t read_ops = 0, write_ops = 0;
         std::uint64_t read_bytes = 0, write_bytes = 0;
         std::uint64_t mismatches = 0;
+        std::optional<double> temperature_c;  // its drive's, as temperature_c
     };
     std::vector<TargetShare> targets;
 
@@ -413,6 +414,7 @@ struct TargetResult {
     // target's own (its slowest worker), CPU is the process's and not here.
     std::vector<PhaseResult> merged_phases;
     std::optional<SlowTarget> slow;
+    DriveHealth health;  // NVMe: its drive's health log around each phase
 
     void add_phase(const PhaseResult& p);
     std::uint64_t mismatch_count() const;
@@ -453,15 +455,16 @@ struct RunResult {
     std::optional<FindRateResult> find_rate;            // --find-rate (its probes: sweep)
     std::vector<SteadyStateResult> steady_state;        // per iteration, with --steady-state
     std::vector<SustainedWriteResult> sustained_write;  // per iteration, --sustained-write
-    DriveHealth health;  // NVMe targets: the health log around each phase
-    std::optional<SyncCompareResult> sync_compare;  // --sync-compare
-    std::vector<MismatchRecord> mismatch_records;   // the first kMaxRecords
+    std::optional<SyncCompareResult> sync_compare;      // --sync-compare
+    std::vector<MismatchRecord> mismatch_records;       // the first kMaxRecords
     // Per damaged file: merged extents, distinct units, truncation.  What a
     // person judges a drive by; the counts above are observations (a unit
     // read by two phases counts twice).
     std::vector<FileDamage> damage;
     ClassCounts mismatch_totals{};
     std::vector<TargetResult> targets;  // one per target, in the order given
+    // A phase changed a target's health log in a way that is damage.
+    bool health_damaged() const;
     StopReason stop = StopReason::completed;
     // A problem that ended the run early without being the drive's fault
     // (the filesystem filled up): one line, exit 1.

@@ -24,7 +24,9 @@ std::string verdict_words(const RunEvidence& e) {
 }
 
 std::string verdict_cell(const RunEvidence& e) {
-    if (e.status == ExitStatus::mismatch) return "FAIL (" + std::to_string(e.mismatches) + ")";
+    if (e.status == ExitStatus::mismatch)
+        return e.health_damage_only ? "FAIL (health)"
+                                    : "FAIL (" + std::to_string(e.mismatches) + ")";
     if (e.status == ExitStatus::error) return "ERROR";
     if (e.status != ExitStatus::success) return "INTERRUPTED";
     return nothing_verified(e) ? "NO VERDICT" : "PASS";

@@ -31,7 +31,8 @@ bool nothing_verified(const RunEvidence& e);
 // data not verified with --no-verify", "NO VERDICT: nothing verified",
 // "FAIL: data mismatch or I/O error", "ERROR: why", "INTERRUPTED: ...".
 std::string verdict_words(const RunEvidence& e);
-// A table cell: "PASS", "NO VERDICT", "FAIL (mismatches)", "ERROR", "INTERRUPTED".
+// A table cell: "PASS", "NO VERDICT", "FAIL (mismatches)", "FAIL (health)"
+// (the drive reported damage, the data was fine), "ERROR", "INTERRUPTED".
 std::string verdict_cell(const RunEvidence& e);
 // The JSON summary's status: "passed", "no-verdict", "failed", "error",
 // "interrupted".

@@ -728,7 +728,9 @@ json drive_health_json(const run::DriveHealth& h) {
 // The blocks of the drive-endurance work (--steady-state, --sustained-write),
 // when asked for.
 void add_endurance_blocks(json& doc, const run::RunResult& r) {
-    doc["drive_health"] = drive_health_json(r.health);
+    // Target 1's (each target's is in targets[]).
+    doc["drive_health"] =
+        drive_health_json(r.targets.empty() ? run::DriveHealth{} : r.targets.front().health);
     if (!r.sustained_write.empty()) {
         json all = json::array();
         for (const auto& sw : r.sustained_write)
@@ -981,6 +983,7 @@ json targets_json(const run::RunConfig& cfg, const run::RunResult& r) {
                        {"verified_bytes", e.verified_bytes},
                        {"mismatch_total", e.mismatches},
                        {"slow", slow_json(tr)},
+                       {"drive_health", drive_health_json(tr.health)},
                        {"status", run::status_word(e.status, run::nothing_verified(e))},
                        {"exit_code", run::code_of(e.status)}});
     }

@@ -50,6 +50,21 @@ std::string cells(bool measured, double bytes_per_sec, double iops, std::uint64_
     return buf;
 }
 
+// "    drive health: 4 phases read, no damage" ("drive health of target 2:"
+// for `target` > 0), or why there is none.
+std::string drive_health_line(const run::DriveHealth& h, std::size_t target) {
+    const std::string label = target ? "    drive health of target " + std::to_string(target) + ": "
+                                     : "    drive health: ";
+    if (!h.available) return label + "not available: " + h.reason + "\n";
+    std::size_t phases_damaged = 0;
+    for (const auto& p : h.phases)
+        phases_damaged += p.change && p.change->damaged();
+    return label + std::to_string(h.phases.size()) + " phases read, " +
+           (phases_damaged ? std::to_string(phases_damaged) + " with DAMAGE"
+                           : std::string("no damage")) +
+           "\n";
+}
+
 // nvme-endurance: each test's cliff, steady state and drive health again
 // under the table, so the summary is in one place.
 std::string endurance_summary(const PresetResults& results, units::ByteUnits u) {
@@ -61,16 +76,8 @@ std::string endurance_summary(const PresetResults& results, units::ByteUnits u) 
         for (const auto& ss : r.steady_state)
             lines += "    " + steady_state_line(ss) + "\n";
         if (lines.empty()) continue;
-        std::size_t phases_damaged = 0;
-        for (const auto& p : r.health.phases)
-            phases_damaged += p.change && p.change->damaged();
-        lines += r.health.available
-                     ? "    drive health: " + std::to_string(r.health.phases.size()) +
-                           " phases read, " +
-                           (phases_damaged ? std::to_string(phases_damaged) + " with DAMAGE"
-                                           : std::string("no damage")) +
-                           "\n"
-                     : "    drive health: not available: " + r.health.reason + "\n";
+        for (std::size_t t = 0; t < r.targets.size(); ++t)
+            lines += drive_health_line(r.targets[t].health, r.targets.size() > 1 ? t + 1 : 0);
         out += "  " + label + ":\n" + lines;
     }
     return out;

@@ -364,11 +364,24 @@ bool random_on(const run::RunConfig& cfg) {
 }
 
 // "health   nvme0 (/dev/nvme0): health log before and after each phase" or
-// "health   not available: <why>".
-std::string health_header_line(const run::DriveHealth& h) {
-    if (!h.available) return "health   not available: " + h.reason;
-    return "health   " + h.controller + " (" + h.device +
-           "): health log before and after each phase, temperature every second";
+// "health   not available: <why>"; with several targets, a line each
+// ("health   target 2: ...").  Target 1's drive gives the per-second
+// temperature (each target's share of a --timeseries line has its own).
+std::string health_header_lines(const std::vector<run::TargetResult>& targets) {
+    std::string out;
+    for (std::size_t t = 0; t < targets.size(); ++t) {
+        const run::DriveHealth& h = targets[t].health;
+        if (!h.available && h.reason.empty()) continue;  // --sync-compare reads none
+        out += "health   ";
+        if (targets.size() > 1) out += "target " + std::to_string(t + 1) + ": ";
+        if (!h.available)
+            out += "not available: " + h.reason;
+        else
+            out += h.controller + " (" + h.device + "): health log before and after each phase" +
+                   (t == 0 ? ", temperature every second" : "");
+        out += '\n';
+    }
+    return out;
 }
 
 // "random 70% reads for 10.00 s", "... in rounds of 60 s until steady (window
@@ -521,9 +534,7 @@ void TextReport::print_workload(const run::RunConfig& cfg, const run::RunResult&
     if (!cfg.sync_compare)  // (its table has no CPU figures)
         std::fprintf(out_, "cpu      usr/sys %% are of one core (%u cpus: up to %u%%)\n",
                      host_.cpus, 100 * host_.cpus);
-    // (--sync-compare, its own table, reads no health log.)
-    if (r.health.available || !r.health.reason.empty())
-        std::fprintf(out_, "%s\n", health_header_line(r.health).c_str());
+    std::fputs(health_header_lines(r.targets).c_str(), out_);
     if (!r.state_path.empty())
         std::fprintf(out_,
                      "state    %s  (--keep: files stay; after a power cut run "
@@ -536,6 +547,7 @@ void TextReport::started(const run::RunConfig& cfg, const run::RunResult& r) {
     verify_ = cfg.verify;
     nop_ = cfg.nop;
     interval_s_ = cfg.interval_s;
+    several_targets_ = r.targets.size() > 1;
     if (layout_ == Layout::brief || (layout_ == Layout::preset_test && !header_)) return;
     if (!section_.empty()) {  // a comparison: the common header once, then this run's section
         if (section_header_) {
@@ -724,13 +736,15 @@ void TextReport::sustained_write_done(const run::SustainedWriteResult& r) {
     std::fflush(out_);
 }
 
-std::string phase_health_line(const run::PhaseHealth& h, units::ByteUnits u) {
-    if (!h.unreadable.empty()) return "  health: not read: " + h.unreadable;
-    if (!h.change) return "  health: not read";
+std::string phase_health_line(const run::PhaseHealth& h, units::ByteUnits u, bool several_targets) {
+    const std::string label =
+        several_targets ? "  health target " + std::to_string(h.target + 1) + ":" : "  health:";
+    if (!h.unreadable.empty()) return label + " not read: " + h.unreadable;
+    if (!h.change) return label + " not read";
     const auto& c = *h.change;
     if (!c.comparable)
-        return "  health: readings not comparable (a lifetime counter went down: another drive?)";
-    std::string out = "  health:";
+        return label + " readings not comparable (a lifetime counter went down: another drive?)";
+    std::string out = label;
     for (const auto& f : c.findings)
         out += printf_string(" %s %" PRIu64 " -> %" PRIu64 "%s;",
                              std::string(nvme::finding_name(f.kind)).c_str(), f.before, f.after,
@@ -750,7 +764,7 @@ std::string phase_health_line(const run::PhaseHealth& h, units::ByteUnits u) {
 
 void TextReport::phase_health_done(const run::PhaseHealth& h) {
     clear_live();
-    std::fprintf(out_, "%s\n", phase_health_line(h, units_).c_str());
+    std::fprintf(out_, "%s\n", phase_health_line(h, units_, several_targets_).c_str());
     std::fflush(out_);
 }
 

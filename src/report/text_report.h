@@ -91,6 +91,7 @@ class TextReport final : public run::RunObserver {
     bool verify_ = true;
     bool nop_ = false;       // --backend nop: why nothing is verified
     double interval_s_ = 1;  // --interval
+    bool several_targets_ = false;
     std::uint64_t header_iteration_ = 0;
     std::uint64_t mismatches_seen_ = 0;
     std::size_t sweep_rows_ = 0;
@@ -143,9 +144,10 @@ std::string steady_state_line(const run::SteadyStateResult& r);
 std::string write_cliff_lines(const run::SustainedWriteResult& r,
                               units::ByteUnits u = units::ByteUnits::iec);
 // "  health: media-errors 0 -> 3 (DAMAGE); thermal throttling: 3100 -> 850
-// MiB/s  (12.3 MB written per the drive)", "  health: no change (...)".
-std::string phase_health_line(const run::PhaseHealth& h,
-                              units::ByteUnits u = units::ByteUnits::iec);
+// MiB/s  (12.3 MB written per the drive)", "  health: no change (...)";
+// "  health target 2: ..." in a run of several targets.
+std::string phase_health_line(const run::PhaseHealth& h, units::ByteUnits u = units::ByteUnits::iec,
+                              bool several_targets = false);
 // For runs of two iterations or more: each phase's first, best, worst and
 // last bandwidth (IOPS for the random phase) and p99, with the iteration
 // each comes from; "" otherwise.

@@ -13,14 +13,16 @@
 namespace ds::run {
 
 HealthMonitor::HealthMonitor(const std::string& target, const TestHooks& hooks, DriveHealth& health)
-    : hooks_(hooks), health_(health) {
-    health_.fixture = !hooks.health_log_fixtures.empty();
+    : health_(health) {
     nvme::ControllerLookup found = nvme::find_nvme_controller(target, hooks.sysfs_root);
     if (!found.controller) {
+        health_.fixture = !hooks.health_log_fixtures.empty();
         health_.reason = found.reason;
         return;
     }
     controller_ = std::move(found.controller);
+    fixtures_ = hooks.health_log_fixtures_of(controller_->name);
+    health_.fixture = !fixtures_.empty();
     health_.controller = controller_->name;
     health_.device = health_.fixture ? "test fixture" : controller_->device;
     std::string why;
@@ -60,8 +62,8 @@ std::optional<nvme::HealthLog> HealthMonitor::read(std::string& why) {
         why = health_.reason;
         return std::nullopt;
     }
-    const auto& pages = hooks_.health_log_fixtures;
-    if (!pages.empty()) return read_fixture(pages[std::min(readings_++, pages.size() - 1)], why);
+    if (!fixtures_.empty())
+        return read_fixture(fixtures_[std::min(readings_++, fixtures_.size() - 1)], why);
     nvme::HealthLogReading r = nvme::read_health_log(*controller_);
     if (!r.log) why = r.reason;
     return r.log;

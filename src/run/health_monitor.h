@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "model/drive_health.h"
 #include "nvme/controller.h"
@@ -15,8 +16,7 @@
 
 namespace ds::run {
 
-// Finds the controller and reads the log through it.  Copyable state only:
-// the fixture cursor.
+// Finds the controller and reads the log through it (one per target).
 class HealthMonitor {
   public:
     // `target`: the directory or the raw device.  Probes once: health.available
@@ -29,10 +29,10 @@ class HealthMonitor {
     std::optional<nvme::HealthLog> read(std::string& why);
 
   private:
-    const TestHooks& hooks_;
-    DriveHealth& health_;
+    DriveHealth& health_;  // the target's, in RunResult::targets
     std::optional<nvme::NvmeController> controller_;
-    std::size_t readings_ = 0;
+    std::vector<std::string> fixtures_;  // tests: the pages read instead of the drive
+    std::size_t readings_ = 0;           // of fixtures_
 };
 
 }  // namespace ds::run

@@ -62,7 +62,7 @@ class IntervalMerger {
                 pending_.erase(found);
             }
             mismatches_so_far_ += iv.mismatches;
-            if (s_.health) iv.temperature_c = s_.health->temperature();
+            read_temperatures(iv);
             const double interval_s = s_.cfg.interval_s;
             double length = interval_s;
             if (phase_over && next_second_ + 1 == done_before)
@@ -74,6 +74,18 @@ class IntervalMerger {
     }
 
   private:
+    // NVMe targets: the line's temperature is target 1's drive; with
+    // several targets each share has its own drive's.
+    void read_temperatures(IntervalStats& iv) const {
+        const auto& health = s_.health;
+        if (health.empty()) return;
+        iv.temperature_c = health[0].temperature();
+        if (health.size() < 2) return;
+        iv.targets.resize(health.size());
+        for (std::size_t t = 0; t < health.size(); ++t)
+            iv.targets[t].temperature_c = health[t].temperature();
+    }
+
     // Several targets: worker i's interval is its target's share.
     void share(unsigned i, IntervalStats& iv) const {
         const auto& targets = s_.res.targets;

@@ -203,18 +203,37 @@ std::pair<double, double> phase_rates(const RunSession& s, Phase phase, const Ph
     return {now, now};
 }
 
-// NVMe targets: the health log after the phase, against the one before it.
+// NVMe targets: each one's health log before a phase, then after it
+// against the one before.
+struct HealthBefore {
+    std::optional<nvme::HealthLog> log;
+    std::string why;  // why it was not read
+};
+
+std::vector<HealthBefore> read_health_before(RunSession& s) {
+    std::vector<HealthBefore> before(s.health.size());
+    for (std::size_t t = 0; t < s.health.size(); ++t)
+        if (s.health[t].on()) before[t].log = s.health[t].read(before[t].why);
+    return before;
+}
+
 void record_phase_health(RunSession& s, std::uint64_t iteration, Phase phase,
-                         std::optional<nvme::HealthLog> before, std::string why,
-                         const PhaseResult& pr) {
-    std::string why_after;
-    auto after = s.health->read(why_after);
+                         std::vector<HealthBefore> before, const PhaseResult& pr) {
+    // The thermal verdict compares the run's throughput: the targets ran
+    // the phase together.
     const auto [reference, observed] = phase_rates(s, phase, pr);
-    PhaseHealth ph = judge_phase_health(iteration, phase, std::move(before), std::move(after),
-                                        reference, observed);
-    ph.unreadable = !why.empty() ? why : why_after;
-    s.res.health.phases.push_back(std::move(ph));
-    s.observer.phase_health_done(s.res.health.phases.back());
+    for (std::size_t t = 0; t < s.health.size(); ++t) {
+        if (!s.health[t].on()) continue;
+        std::string why_after;
+        auto after = s.health[t].read(why_after);
+        PhaseHealth ph = judge_phase_health(iteration, phase, std::move(before[t].log),
+                                            std::move(after), reference, observed);
+        ph.target = t;
+        ph.unreadable = !before[t].why.empty() ? before[t].why : why_after;
+        DriveHealth& health = s.res.targets[t].health;
+        health.phases.push_back(std::move(ph));
+        s.observer.phase_health_done(health.phases.back());
+    }
 }
 
 // One iteration: its phases in order (the random one, or a sweep of it).
@@ -234,9 +253,7 @@ void run_iteration(RunSession& s, std::uint64_t iteration) {
                 run_sweep(s, iteration);
             continue;
         }
-        std::optional<nvme::HealthLog> health_before;
-        std::string health_why;
-        if (s.health->on()) health_before = s.health->read(health_why);
+        std::vector<HealthBefore> health_before = read_health_before(s);
         const bool steady = phase == Phase::random && cfg.steady_state;
         const bool sustained = phase == Phase::seq_write && cfg.sustained_passes;
         PhaseResult pr = steady                   ? run_steady_state(s, iteration)
@@ -247,8 +264,7 @@ void run_iteration(RunSession& s, std::uint64_t iteration) {
         if (steady) s.observer.steady_state_done(s.res.steady_state.back());
         if (sustained) s.observer.sustained_write_done(s.res.sustained_write.back());
         s.res.add_phase(pr);
-        if (s.health->on())
-            record_phase_health(s, iteration, phase, std::move(health_before), health_why, pr);
+        record_phase_health(s, iteration, phase, std::move(health_before), pr);
     }
     s.observer.iteration_done(s.res.iterations.back());
     s.snapshot(nullptr);

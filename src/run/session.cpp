@@ -213,8 +213,9 @@ void RunSession::start_workers() {
         [&](unsigned i, Worker& w) { w.open_backend(kind, target.fd(i), uring_options()); });
     res.backend.uring = workers[0]->backend()->describe().uring;
     res.backend.sync_threads = workers[0]->backend()->describe().sync_threads;
-    health = std::make_unique<HealthMonitor>(
-        cfg.raw_device.empty() ? res.target.directory : cfg.raw_device, hooks, res.health);
+    health.reserve(res.targets.size());
+    for (TargetResult& t : res.targets)
+        health.emplace_back(t.raw ? t.info.path : t.info.directory, hooks, t.health);
     observer.started(cfg, res);  // may refuse (an output file it cannot create)
     started_ = true;
 }

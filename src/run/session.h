@@ -77,7 +77,8 @@ class RunSession {
     WorkerGeometry geo;
     std::vector<std::unique_ptr<Worker>> workers;
     std::unique_ptr<WorkerPool> pool;
-    std::unique_ptr<HealthMonitor> health;   // made by start_workers()
+    // One per target (res.targets[t].health), made by start_workers().
+    std::vector<HealthMonitor> health;
     std::uint64_t duration_deadline_ns = 0;  // 0: no --duration
     std::uint64_t last_snapshot_ns = 0;
     std::atomic<std::uint64_t> state_sync_errors{0};

@@ -21,9 +21,13 @@
 //   DRIVESTRESS_TEST_HEALTH_LOGS=PAGE[,PAGE...]  health-log readings come from
 //       these 512-byte fixture files, one per reading (the last repeats),
 //       instead of the admin command; the report names them as fixtures.
+//   DRIVESTRESS_TEST_HEALTH_LOGS_<controller>=PAGE[,PAGE...]  the same for
+//       that controller only (DRIVESTRESS_TEST_HEALTH_LOGS_nvme1), before
+//       the list for every controller (several targets, one drive damaged).
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,6 +52,9 @@ struct TestHooks {
     double checkpoint_period_s = 5;
     std::string sysfs_root = "/sys";
     std::vector<std::string> health_log_fixtures;  // empty: the real admin command
+    std::map<std::string, std::vector<std::string>> controller_health_log_fixtures;
+    // The fixture pages of `controller`: its own, else the common list.
+    const std::vector<std::string>& health_log_fixtures_of(const std::string& controller) const;
     static TestHooks from_environment();
 };
 

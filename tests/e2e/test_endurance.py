@@ -245,32 +245,33 @@ def health_page(media_errors=0, warning=0, data_units_written=1000, transitions=
     return bytes(p)
 
 
-def fake_nvme_sysfs(sysfs, target):
+def fake_nvme_sysfs(sysfs, target, number=0, millidegrees=41850):
     """A sysfs tree under `sysfs` that puts `target`'s filesystem on nvme0
-    (namespace nvme0n1, its hwmon at 41.85 C)."""
-    ctrl = os.path.join(sysfs, "devices/pci0000:00/0000:00:04.0/nvme/nvme0")
+    (namespace nvme0n1, its hwmon at 41.85 C), or on nvme<number>."""
+    ctrl = os.path.join(sysfs, f"devices/pci0000:00/0000:00:0{4 + number}.0/nvme/nvme{number}")
     os.makedirs(os.path.join(ctrl, "hwmon1"))
-    os.makedirs(os.path.join(ctrl, "nvme0n1"))
-    for name, text in (("name", "nvme"), ("temp1_input", "41850")):
+    os.makedirs(os.path.join(ctrl, f"nvme{number}n1"))
+    for name, text in (("name", "nvme"), ("temp1_input", str(millidegrees))):
         with open(os.path.join(ctrl, "hwmon1", name), "w") as f:
             f.write(text + "\n")
     st = os.stat(target)
     os.makedirs(os.path.join(sysfs, "dev/block"), exist_ok=True)
     link = os.path.join(sysfs, "dev/block", f"{os.major(st.st_dev)}:{os.minor(st.st_dev)}")
     if not os.path.lexists(link):
-        os.symlink(os.path.join(ctrl, "nvme0n1"), link)
+        os.symlink(os.path.join(ctrl, f"nvme{number}n1"), link)
 
 
-def fake_nvme_env(tmp, sysfs, *pages):
+def fake_nvme_env(tmp, sysfs, *pages, controller=None):
     """The test hooks' environment: the fake sysfs, and health-log readings
-    from `pages` in turn (the last one repeats)."""
+    from `pages` in turn (the last one repeats), for every controller or
+    for `controller` alone."""
     paths = []
     for i, page in enumerate(pages):
-        paths.append(os.path.join(tmp, f"health-{i}.bin"))
+        paths.append(os.path.join(tmp, f"health-{controller or 'all'}-{i}.bin"))
         with open(paths[-1], "wb") as f:
             f.write(page)
-    return {"DRIVESTRESS_TEST_SYSFS_ROOT": sysfs,
-            "DRIVESTRESS_TEST_HEALTH_LOGS": ",".join(paths)}
+    logs = "DRIVESTRESS_TEST_HEALTH_LOGS" + (f"_{controller}" if controller else "")
+    return {"DRIVESTRESS_TEST_SYSFS_ROOT": sysfs, logs: ",".join(paths)}
 
 
 class Health(harness.DriveStressTest):
@@ -344,6 +345,68 @@ class Health(harness.DriveStressTest):
         self.assertTrue(h["reason"].startswith(self.target + ": "), h["reason"])
         lines = [ln for ln in r.stdout.splitlines() if ln.startswith("health")]
         self.assertEqual(lines, ["health   not available: " + h["reason"]])
+
+
+class HealthOfEveryTarget(harness.DriveStressTest):
+    """Two targets on two drives (a loop-mounted filesystem and the test's
+    own, which a fake sysfs tree puts on nvme0 and nvme1): each drive's log
+    is read around each phase, and damage on the second fails the run and
+    that target alone (it once read the first target's drive only)."""
+    backend = None
+
+    def test_damage_on_the_second_drive_fails_it(self):
+        harness.require_root(self, "a loop device for a second filesystem")
+        dev = harness.loop_device(self, harness.backing_file(self, 64 * harness.MiB))
+        second = os.path.join(harness.mkfs_and_mount(self, dev, fstype="ext4"), "b")
+        os.mkdir(second)
+        sysfs = os.path.join(self.tmp, "sysfs")
+        fake_nvme_sysfs(sysfs, self.target, 0)
+        fake_nvme_sysfs(sysfs, second, 1, millidegrees=55000)
+        env = fake_nvme_env(self.tmp, sysfs, health_page())
+        env.update(fake_nvme_env(self.tmp, sysfs, health_page(),
+                                 health_page(media_errors=2), controller="nvme1"))
+        ts, prom = os.path.join(self.tmp, "ts.ndjson"), os.path.join(self.tmp, "ds.prom")
+        r = self.drivestress("-s", "8M", "-j", 1, "--phases", "seq-write,seq-read",
+                             "--timeseries", ts, "--prom", prom, self.target, second,
+                             target=False, env_extra=env)
+        self.assertExit(r, 2)
+        doc = self.assertJson(r)
+        Endurance.validate(self, doc)
+        first, damaged = (t["drive_health"] for t in doc["targets"])
+        self.assertEqual((first["controller"], first["damaged"], len(first["phases"])),
+                         ("nvme0", False, 2))
+        self.assertEqual((damaged["controller"], damaged["damaged"]), ("nvme1", True))
+        self.assertEqual([(p["phase"], p["damaged"]) for p in damaged["phases"]],
+                         [("seq-write", True), ("seq-read", False)])
+        self.assertEqual(doc["drive_health"], first)  # target 1's, as before
+        self.assertEqual([t["status"] for t in doc["targets"]], ["passed", "failed"])
+        self.assertEqual(doc["summary"]["mismatch_total"], 0)  # the data was fine
+        self.assertIn("health   target 1: nvme0 (test fixture): health log before and after "
+                      "each phase, temperature every second\n", r.stdout)
+        self.assertIn("health   target 2: nvme1 (test fixture): health log before and after "
+                      "each phase\n", r.stdout)
+        self.assertIn("  health target 2: media-errors 0 -> 2 (DAMAGE)", r.stdout)
+        self.assertIn("  health target 1: no change", r.stdout)
+        # The table's verdicts: the damaged drive's row and the total say why.
+        rows = {ln.split()[0]: ln.split()[-2:] for ln in r.stdout.splitlines()
+                if ln.startswith("  /") or ln.startswith("  total")}
+        self.assertEqual((rows[self.target], rows[second], rows["total"]),
+                         (["0", "PASS"], ["FAIL", "(health)"], ["FAIL", "(health)"]), r.stdout)
+        self.assertIn("result   FAIL: drive health: damage reported by the drive (exit 2)",
+                      r.stdout)
+        with open(ts) as f:
+            seconds = [json.loads(line) for line in f]
+        self.assertTrue(seconds)
+        self.assertEqual({(s["temperature_c"], tuple(t.get("temperature_c") for t in
+                                                     s["targets"])) for s in seconds},
+                         {(41.85, (41.85, 55.0))})
+        # A gauge per drive, by controller.
+        with open(prom) as f:
+            damaged = sorted(ln.split("controller=")[1].split('"')[1] + " " + ln.split()[-1]
+                             for ln in f if ln.startswith("drivestress_drive_damaged{"))
+        self.assertEqual(damaged, ["nvme0 0", "nvme1 1"])
+        self.assertNoFilesLeft(r)
+        self.assertEqual(os.listdir(second), [])
 
 
 class EndurancePreset(harness.DriveStressTest):

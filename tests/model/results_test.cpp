@@ -193,6 +193,23 @@ TEST_CASE("a target's verdict: its own mismatches, the run's other reasons") {
         CHECK(run::target_evidence(cfg, r, 0, run::ExitStatus::mismatch).status ==
               run::ExitStatus::mismatch);
     }
+    SUBCASE("damage in a target's health log fails that target alone") {
+        r.targets[1].merged_phases[0].counters.mismatches[0] = 0;
+        run::PhaseHealth ph;
+        ph.change.emplace();
+        ph.change->comparable = true;
+        ph.change->findings.push_back({nvme::HealthFindingKind::media_errors, 0, 2});
+        REQUIRE(ph.change->damaged());
+        r.targets[1].health.phases.push_back(ph);
+        REQUIRE(r.health_damaged());
+        CHECK(run::exit_status(r) == run::ExitStatus::mismatch);
+        const auto healthy = run::target_evidence(cfg, r, 0, run::ExitStatus::mismatch);
+        const auto damaged = run::target_evidence(cfg, r, 1, run::ExitStatus::mismatch);
+        CHECK(healthy.status == run::ExitStatus::success);
+        CHECK(damaged.status == run::ExitStatus::mismatch);
+        CHECK(damaged.health_damage_only);
+        CHECK(run::verdict_cell(damaged) == "FAIL (health)");
+    }
     SUBCASE("a signal is every target's") {
         CHECK(run::target_evidence(cfg, r, 0, run::interrupted_by(2)).status ==
               run::interrupted_by(2));

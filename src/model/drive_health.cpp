@@ -2,10 +2,15 @@
 
 namespace ds::run {
 
-bool DriveHealth::damaged() const {
-    for (const auto& p : phases)
-        if (p.change && p.change->damaged()) return true;
-    return false;
+void DriveHealth::add(PhaseHealth ph) {
+    ++phases_read;
+    if (ph.change && ph.change->damaged()) {
+        ++phases_damaged;
+        if (!first_damage) first_damage = ph;
+    }
+    phases.push_back(std::move(ph));
+    while (phases.size() > kMaxPhases)
+        phases.pop_front();
 }
 
 PhaseHealth judge_phase_health(std::uint64_t iteration, Phase phase,

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,14 +31,24 @@ struct PhaseHealth {
     double observed_bytes_per_s = 0;
 };
 
+// What is held stays bounded however long a burn-in runs: the last
+// kMaxPhases readings, a count of them all, and the first that was damage.
 struct DriveHealth {
     bool available = false;  // an NVMe controller was found and its log read
     std::string reason;      // one line when not: what the target is on, or the read error
     std::string controller;  // "nvme0"
     std::string device;      // what the log is read through ("/dev/nvme0")
     bool fixture = false;    // readings from DRIVESTRESS_TEST_HEALTH_LOGS (tests only)
-    std::vector<PhaseHealth> phases;
-    bool damaged() const;  // a phase's change is damage: the run fails (exit 2)
+    static constexpr std::size_t kMaxPhases = 100;  // 25 iterations of four phases
+    std::deque<PhaseHealth> phases;                 // the last kMaxPhases, in run order
+    std::uint64_t phases_read = 0;                  // every phase added, those dropped included
+    std::uint64_t phases_damaged = 0;               // of those, changed in a way that is damage
+    std::optional<PhaseHealth> first_damage;        // kept when it leaves `phases`
+
+    // Appends a phase's readings, dropping the oldest beyond kMaxPhases.
+    void add(PhaseHealth ph);
+    // A phase's change was damage: the run fails (exit 2).
+    bool damaged() const { return first_damage.has_value(); }
 };
 
 // The after-reading of a phase and its verdicts: damage, thermal

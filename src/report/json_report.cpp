@@ -722,6 +722,9 @@ json drive_health_json(const run::DriveHealth& h) {
             {"device", h.device.empty() ? json(nullptr) : json(h.device)},
             {"test_fixture", h.fixture},
             {"damaged", h.damaged()},
+            {"phases_read", h.phases_read},
+            {"phases_damaged", h.phases_damaged},
+            {"first_damage", h.first_damage ? phase_health_json(*h.first_damage) : json(nullptr)},
             {"phases", phases}};
 }
 

@@ -56,12 +56,9 @@ std::string drive_health_line(const run::DriveHealth& h, std::size_t target) {
     const std::string label = target ? "    drive health of target " + std::to_string(target) + ": "
                                      : "    drive health: ";
     if (!h.available) return label + "not available: " + h.reason + "\n";
-    std::size_t phases_damaged = 0;
-    for (const auto& p : h.phases)
-        phases_damaged += p.change && p.change->damaged();
-    return label + std::to_string(h.phases.size()) + " phases read, " +
-           (phases_damaged ? std::to_string(phases_damaged) + " with DAMAGE"
-                           : std::string("no damage")) +
+    return label + std::to_string(h.phases_read) + " phases read, " +
+           (h.phases_damaged ? std::to_string(h.phases_damaged) + " with DAMAGE"
+                             : std::string("no damage")) +
            "\n";
 }
 

@@ -231,7 +231,7 @@ void record_phase_health(RunSession& s, std::uint64_t iteration, Phase phase,
         ph.target = t;
         ph.unreadable = !before[t].why.empty() ? before[t].why : why_after;
         DriveHealth& health = s.res.targets[t].health;
-        health.phases.push_back(std::move(ph));
+        health.add(std::move(ph));
         s.observer.phase_health_done(health.phases.back());
     }
 }

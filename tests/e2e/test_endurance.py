@@ -303,6 +303,7 @@ class Health(harness.DriveStressTest):
                           h["damaged"]), (True, "nvme0", "test fixture", True, False))
         self.assertEqual([(p["phase"], p["damaged"]) for p in h["phases"]],
                          [("seq-write", False), ("seq-read", False)])
+        self.assertEqual((h["phases_read"], h["phases_damaged"], h["first_damage"]), (2, 0, None))
         write = h["phases"][0]
         self.assertEqual(write["delta"]["data_units_written"], 66)
         self.assertEqual(write["delta"]["media_errors"], 0)
@@ -324,6 +325,8 @@ class Health(harness.DriveStressTest):
         self.assertEqual(doc["summary"]["status"], "failed")
         h = doc["drive_health"]
         self.assertTrue(h["damaged"])
+        self.assertEqual((h["phases_read"], h["phases_damaged"]), (2, 1))
+        self.assertEqual(h["first_damage"], h["phases"][0])
         write = h["phases"][0]
         self.assertTrue(write["damaged"])
         self.assertEqual([(f["kind"], f["damage"], f["before"], f["after"])

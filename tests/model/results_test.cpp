@@ -200,7 +200,7 @@ TEST_CASE("a target's verdict: its own mismatches, the run's other reasons") {
         ph.change->comparable = true;
         ph.change->findings.push_back({nvme::HealthFindingKind::media_errors, 0, 2});
         REQUIRE(ph.change->damaged());
-        r.targets[1].health.phases.push_back(ph);
+        r.targets[1].health.add(ph);
         REQUIRE(r.health_damaged());
         CHECK(run::exit_status(r) == run::ExitStatus::mismatch);
         const auto healthy = run::target_evidence(cfg, r, 0, run::ExitStatus::mismatch);
@@ -253,4 +253,26 @@ TEST_CASE("late beyond tolerance adds up when phases merge") {
     a.merge(b);
     CHECK(a.late_ops == 12);
     CHECK(a.late_beyond_tolerance_ops == 5);
+}
+
+TEST_CASE("drive health held by a burn-in stays bounded and keeps its first damage") {
+    run::DriveHealth h;
+    auto phase = [](std::uint64_t iteration, bool damage) {
+        run::PhaseHealth ph;
+        ph.iteration = iteration;
+        ph.change.emplace();
+        if (damage) ph.change->findings.push_back({nvme::HealthFindingKind::media_errors, 0, 1});
+        return ph;
+    };
+    for (std::uint64_t i = 1; i <= 250; ++i)
+        h.add(phase(i, i == 3 || i == 200));
+    CHECK(h.phases.size() == run::DriveHealth::kMaxPhases);
+    CHECK(h.phases.front().iteration == 151);  // the last 100, in run order
+    CHECK(h.phases.back().iteration == 250);
+    CHECK(h.phases_read == 250);
+    CHECK(h.phases_damaged == 2);
+    REQUIRE(h.first_damage);
+    CHECK(h.first_damage->iteration == 3);  // long gone from the window
+    CHECK(h.damaged());
+    CHECK_FALSE(run::DriveHealth{}.damaged());
 }

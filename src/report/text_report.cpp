@@ -365,8 +365,8 @@ bool random_on(const run::RunConfig& cfg) {
 
 // "health   nvme0 (/dev/nvme0): health log before and after each phase" or
 // "health   not available: <why>"; with several targets, a line each
-// ("health   target 2: ...").  Target 1's drive gives the per-second
-// temperature (each target's share of a --timeseries line has its own).
+// ("health   target 2: ...").  The per-second temperature of a --timeseries
+// line is target 1's drive's; each target's share of it has its own.
 std::string health_header_lines(const std::vector<run::TargetResult>& targets) {
     std::string out;
     for (std::size_t t = 0; t < targets.size(); ++t) {
@@ -377,8 +377,8 @@ std::string health_header_lines(const std::vector<run::TargetResult>& targets) {
         if (!h.available)
             out += "not available: " + h.reason;
         else
-            out += h.controller + " (" + h.device + "): health log before and after each phase" +
-                   (t == 0 ? ", temperature every second" : "");
+            out += h.controller + " (" + h.device +
+                   "): health log before and after each phase, temperature every second";
         out += '\n';
     }
     return out;

@@ -387,7 +387,7 @@ class HealthOfEveryTarget(harness.DriveStressTest):
         self.assertIn("health   target 1: nvme0 (test fixture): health log before and after "
                       "each phase, temperature every second\n", r.stdout)
         self.assertIn("health   target 2: nvme1 (test fixture): health log before and after "
-                      "each phase\n", r.stdout)
+                      "each phase, temperature every second\n", r.stdout)
         self.assertIn("  health target 2: media-errors 0 -> 2 (DAMAGE)", r.stdout)
         self.assertIn("  health target 1: no change", r.stdout)
         # The table's verdicts: the damaged drive's row and the total say why.

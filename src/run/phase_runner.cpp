@@ -75,15 +75,15 @@ class IntervalMerger {
 
   private:
     // NVMe targets: the line's temperature is target 1's drive; with
-    // several targets each share has its own drive's.
+    // several targets each share has its own drive's (each sensor read once).
     void read_temperatures(IntervalStats& iv) const {
         const auto& health = s_.health;
-        if (health.empty()) return;
-        iv.temperature_c = health[0].temperature();
+        if (health.size() == 1) iv.temperature_c = health[0].temperature();
         if (health.size() < 2) return;
         iv.targets.resize(health.size());
         for (std::size_t t = 0; t < health.size(); ++t)
             iv.targets[t].temperature_c = health[t].temperature();
+        iv.temperature_c = iv.targets[0].temperature_c;
     }
 
     // Several targets: worker i's interval is its target's share.

@@ -146,9 +146,7 @@ def _printable_char(c, keep_lines):
         return "\\n"
     if n < 0x20 or n == 0x7F:
         return f"\\x{n:02x}"
-    if 0xDC80 <= n <= 0xDCFF:  # a byte that was not UTF-8 (surrogateescape)
-        return f"\\x{n - 0xDC00:02x}"
-    if 0x80 <= n <= 0x9F or n in _TERMINAL_UNSAFE or 0xD800 <= n <= 0xDFFF:
+    if 0x80 <= n <= 0x9F or n in _TERMINAL_UNSAFE:
         return f"\\u{{{n:04x}}}"
     return c
 
@@ -157,8 +155,9 @@ def printable(text, keep_lines=False):
     """`text` safe to write to a terminal, as drivestress itself writes names
     (src/units/utf8.h): ASCII controls and DEL as \\xNN (newline and tab
     kept when `keep_lines`, else newline as \\n), C1 controls,
-    bidirectional marks/overrides/isolates, line separators and lone
-    surrogates as \\u{XXXX}.  A document from another host decides the
+    bidirectional marks/overrides/isolates and line separators as
+    \\u{XXXX}.  (A lone surrogate cannot be encoded: the stream's
+    backslashreplace writes it as \\udXXX.)  A document from another host decides the
     names this prints; it must not decide what the operator's terminal does."""
     return "".join(_printable_char(c, keep_lines) for c in str(text))
 

@@ -311,7 +311,8 @@ def main(argv=None, prog="fleet"):
     hosts = [h for h in (args.hosts or "").split(",") if h] or hosts_in(args.directory)
     try:
         f = fleet(args.directory, hosts)
-        text = render(f)
+        # fleet.txt is read on a terminal too: a host's names escaped there as well.
+        text = results.printable(render(f), keep_lines=True)
         with open(os.path.join(args.directory, "fleet.json"), "w", encoding="utf-8") as out:
             json.dump(results.json_safe(f), out, indent=2)
             out.write("\n")

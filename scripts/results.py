@@ -13,6 +13,7 @@ log-linear with fixed bucket boundaries, so histograms of different workers,
 iterations, runs or hosts merge exactly by adding the counts of equal buckets.
 """
 
+import io
 import json
 import math
 import os
@@ -63,14 +64,18 @@ def run_command(tool, main, argv=None):
     foresaw says "internal error" (the fuzzer, tests/scripts/fuzz_documents.py,
     treats that as a finding).  A reader that went away (`| head` closing
     the pipe) ends the command quietly with EXIT_BAD_INPUT: the output was
-    not all delivered.  Text that cannot be encoded (lone surrogates from a
-    document, a path that is not UTF-8) is printed backslash-escaped."""
+    not all delivered.  Everything printed goes through printable(): a
+    name's control and bidirectional characters are spelled out, not sent
+    to the terminal (text that cannot be encoded is backslash-escaped)."""
     for name in ("stdout", "stderr"):
         stream = getattr(sys, name)
         if stream is None:  # started with the descriptor closed: print nowhere
             setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))
-        elif hasattr(stream, "reconfigure"):
-            stream.reconfigure(errors="backslashreplace")
+        else:
+            if hasattr(stream, "reconfigure"):
+                stream.reconfigure(errors="backslashreplace")
+            # Names come from documents, and documents from other hosts.
+            setattr(sys, name, PrintableStream(stream))
     try:
         code = main(argv)
         sys.stdout.flush()
@@ -126,9 +131,69 @@ NUMBER_LIMIT = 2 ** 64
 MESSAGE_LIMIT = 300
 
 
+# Characters that change how a terminal shows what follows them, besides
+# the controls: the Arabic letter mark, left-to-right and right-to-left
+# marks, line and paragraph separators, embeddings, overrides and isolates.
+_TERMINAL_UNSAFE = frozenset([0x061C, 0x200E, 0x200F, *range(0x2028, 0x202F),
+                              *range(0x2066, 0x206A)])
+
+
+def _printable_char(c, keep_lines):
+    n = ord(c)
+    if keep_lines and c in "\n\t":
+        return c
+    if c == "\n":
+        return "\\n"
+    if n < 0x20 or n == 0x7F:
+        return f"\\x{n:02x}"
+    if 0x80 <= n <= 0x9F or n in _TERMINAL_UNSAFE:
+        return f"\\u{{{n:04x}}}"
+    return c
+
+
+def printable(text, keep_lines=False):
+    """`text` safe to write to a terminal, as drivestress itself writes names
+    (src/units/utf8.h): ASCII controls and DEL as \\xNN (newline and tab
+    kept when `keep_lines`, else newline as \\n), C1 controls,
+    bidirectional marks/overrides/isolates and line separators as
+    \\u{XXXX}.  (A lone surrogate cannot be encoded: the stream's
+    backslashreplace writes it as \\udXXX.)  A document from another host decides the
+    names this prints; it must not decide what the operator's terminal does."""
+    return "".join(_printable_char(c, keep_lines) for c in str(text))
+
+
+class PrintableStream(io.TextIOBase):
+    """A text stream that writes through printable(..., keep_lines=True)."""
+
+    def __init__(self, under):
+        super().__init__()
+        self._under = under
+
+    def write(self, text):
+        self._under.write(printable(text, keep_lines=True))
+        return len(text)
+
+    def flush(self):
+        self._under.flush()
+
+    def fileno(self):
+        return self._under.fileno()
+
+    def writable(self):
+        return True
+
+    def isatty(self):
+        return self._under.isatty()
+
+    @property
+    def encoding(self):
+        return self._under.encoding
+
+
 def one_line(text, limit=MESSAGE_LIMIT):
-    """`text` as one printable line: control characters escaped, shortened."""
-    text = "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in str(text))
+    """`text` as one printable line: control and bidirectional characters
+    escaped (printable()), shortened."""
+    text = printable(text)
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 

@@ -302,6 +302,12 @@ void read_phases(const Options& o, run::RunConfig& c) {
         if (seen.count(p) && !(p == run::Phase::reverify && !c.verify)) c.phases.push_back(p);
     if (c.rate > 0 && (!c.has_phase(run::Phase::random) || !(c.rand_ops || c.rand_time_s > 0)))
         throw UsageError("--rate needs the random phase (--phases with random, --rand-time > 0)");
+    // A schedule with no second operation inside the phase measures nothing.
+    if (c.rate > 0 && !c.rand_ops && c.rate * c.rand_time_s < 2)
+        throw UsageError("--rate " + o.text("rate") + " schedules fewer than 2 operations in " +
+                         units::format_seconds(c.rand_time_s) + " of random phase (give at least " +
+                         units::printf_string("%.4g", 2 / c.rand_time_s) +
+                         ", or a longer --rand-time)");
 }
 
 void read_sweep(const Options& o, run::RunConfig& c) {

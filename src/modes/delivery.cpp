@@ -7,23 +7,12 @@
 #include "io/output_file.h"
 #include "report/json_report.h"
 #include "sys/signals.h"
+#include "units/utf8.h"
 
 namespace ds::modes {
 
 std::string one_line(const std::string& text) {
-    std::string out;
-    for (unsigned char c : text) {
-        if (c == '\n') {
-            out += "\\n";
-        } else if (c < 0x20 || c == 0x7f) {
-            char esc[8];
-            std::snprintf(esc, sizeof esc, "\\x%02x", c);
-            out += esc;
-        } else {
-            out += static_cast<char>(c);
-        }
-    }
-    return out;
+    return units::printable(text);
 }
 
 void Delivery::failed(const std::string& what) {

@@ -12,6 +12,7 @@
 #include "model/errors.h"
 #include "target/raw_device.h"
 #include "target/state_file.h"
+#include "units/utf8.h"
 
 namespace ds::cli {
 
@@ -27,7 +28,7 @@ void check_output(const char* option, const io::OutputPath& out) {
             std::fprintf(stderr,
                          "drivestress: %s %s: removed %zu temporary file%s that killed runs left "
                          "beside it\n",
-                         option, path.c_str(), n, n == 1 ? "" : "s");
+                         option, units::printable(path).c_str(), n, n == 1 ? "" : "s");
     } catch (const std::system_error& e) {
         throw run::SetupError(std::string(option) + " " + e.what());
     }

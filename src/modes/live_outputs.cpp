@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include "modes/printable_stream.h"
 #include "report/host_info.h"
 #include "run/runner.h"
 
@@ -9,7 +10,10 @@ namespace ds::modes {
 
 Output output_for(const cli::Outputs& outputs) {
     Output o;
-    o.text = outputs.json.is_stdout() ? stderr : stdout;  // never mix text into JSON
+    // Never text into the JSON document; names in it escaped for the terminal.
+    static std::FILE* const to_stdout = printable_stream(stdout);
+    static std::FILE* const to_stderr = printable_stream(stderr);
+    o.text = outputs.json.is_stdout() ? to_stderr : to_stdout;
     const bool live = outputs.progress == cli::ProgressMode::always ||
                       (outputs.progress == cli::ProgressMode::automatic && ::isatty(STDERR_FILENO));
     o.live = live ? stderr : nullptr;

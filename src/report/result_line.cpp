@@ -41,8 +41,8 @@ std::string block_words(std::uint64_t bytes) {
 // --find-rate's answer: " | p99 <= 2.00 ms up to 812 IOPS", or that no rate
 // probed met it.
 std::string find_rate_words(const run::FindRateResult& fr) {
-    const std::string bound =
-        printf_string(" | p%g <= ", fr.bound.percentile) + units::format_seconds(fr.bound.bound_s);
+    const std::string bound = " | " + units::format_percentile(fr.bound.percentile) +
+                              " <= " + units::format_seconds(fr.bound.bound_s);
     if (!fr.found) return bound + " at no rate probed";
     return bound + " up to " + units::format_iops(fr.probes[*fr.found].requested_iops) + " IOPS";
 }

@@ -268,7 +268,7 @@ std::string duration_text(double ns) {
 // within noise) at 812".
 std::string probe_text(const run::FindRateResult& fr, const run::FindRateProbe& p) {
     const auto& e = p.verdict.percentile_ns;
-    std::string t = printf_string("p%g ", fr.bound.percentile) + duration_text(e.median);
+    std::string t = units::format_percentile(fr.bound.percentile) + " " + duration_text(e.median);
     if (e.n >= 2)
         t += printf_string(" (median of %zu, ", e.n) + duration_text(e.low) + ".." +
              duration_text(e.high) + (p.verdict.within_noise ? ", within noise)" : ")");
@@ -279,8 +279,8 @@ std::string probe_text(const run::FindRateResult& fr, const run::FindRateProbe& 
 // "find-rate: 812 IOPS meets p99 <= 5 ms (bracket 812..859 IOPS, 7 points;
 // p99 4.1 ms at 812)", or that no rate probed meets it.
 std::string find_rate_line(const run::FindRateResult& fr) {
-    const std::string bound =
-        printf_string("p%g <= ", fr.bound.percentile) + duration_text(fr.bound.bound_s * 1e9);
+    const std::string bound = units::format_percentile(fr.bound.percentile) +
+                              " <= " + duration_text(fr.bound.bound_s * 1e9);
     const std::string points =
         printf_string("%zu point%s", fr.probes.size(), fr.probes.size() == 1 ? "" : "s");
     const std::string stopped = fr.interrupted ? "; interrupted" : "";

@@ -32,6 +32,7 @@
 #include "target/state_file.h"
 #include "target/target_lock.h"
 #include "units/units.h"
+#include "units/utf8.h"
 
 namespace ds::run {
 
@@ -101,13 +102,16 @@ bool ends_with(const std::string& s, const char* tail) {
     return s.size() > n && s.compare(s.size() - n, n, tail) == 0;
 }
 
-// `<stem><n>.dat`: n, else -1.
-long dat_index(const std::string& name) {
-    if (!ends_with(name, ".dat")) return -1;
-    const std::string stem = name.substr(0, name.size() - 4);
-    const std::size_t digits = stem.find_last_not_of("0123456789") + 1;
-    if (digits == stem.size() || stem.size() - digits > 9) return -1;
-    return std::stol(stem.substr(digits));
+// `<stem><n>.dat` with n in canonical decimal (what std::to_string makes:
+// no sign, no leading zero, no other base): n, else -1.  drivestress-05.dat
+// and drivestress-0x5.dat are someone's copies, never our names.
+long dat_index(const std::string& name, const std::string& stem) {
+    if (!ends_with(name, ".dat") || name.compare(0, stem.size(), stem) != 0) return -1;
+    const std::string n = name.substr(stem.size(), name.size() - 4 - stem.size());
+    if (n.empty() || n.size() > 9 || n.find_first_not_of("0123456789") != std::string::npos ||
+        (n[0] == '0' && n.size() > 1))
+        return -1;
+    return std::stol(n);
 }
 
 bool under(const std::string& path, const char* root) {
@@ -283,9 +287,13 @@ void Target::refuse_kept_names() {
     }
 }
 
+std::string Target::stem() const {
+    return info_.prefix ? info_.path.substr(info_.path.rfind('/') + 1)
+                        : std::string("drivestress-");
+}
+
 void Target::check_names(const RunConfig& cfg) {
-    const std::string base =
-        info_.prefix ? info_.path.substr(info_.path.rfind('/') + 1) : std::string("drivestress-");
+    const std::string base = stem();
     for (unsigned i = 0; i < cfg.files; ++i) {
         names_.push_back(base + std::to_string(i) + ".dat");
         paths_.push_back(info_.directory + (info_.directory == "/" ? "" : "/") + names_.back());
@@ -344,9 +352,11 @@ void Target::check_names(const RunConfig& cfg) {
 }
 
 // What runs killed with -9 leave, removed by the next run in the directory
-// when they are provably drivestress's and nobody's evidence: files at names
-// of another --files count or --path prefix (`<stem><n>.dat` holding unit 0
-// of file n), and new files under their hidden temporary name
+// when they are provably drivestress's and nobody's evidence: files at the
+// names a run with our stem and another --files count makes (exactly
+// `<stem><n>.dat`, n in canonical decimal, holding unit 0 of file n; a
+// file of another --path prefix is left to a run of that prefix), and new
+// files under their hidden temporary name
 // (target/owned_file.h): ".<name>.dat.<16 hex>.new".  Each is a plain file
 // of ours (our user, one link) that starts with a drivestress unit header,
 // checked through a descriptor opened without following links, and named
@@ -359,7 +369,7 @@ void Target::sweep_leftovers() {
                             n[n.size() - 21] == '.' &&
                             n.find_first_not_of("0123456789abcdef", n.size() - 20) == n.size() - 4;
         const std::string shown = hidden ? n.substr(1, n.size() - 22) : n;
-        const long index = dat_index(shown);
+        const long index = dat_index(shown, stem());
         if (index < 0 || std::find(names_.begin(), names_.end(), n) != names_.end()) continue;
         if (std::any_of(kept_.begin(), kept_.end(), [&](const KeptFile& k) { return k.name == n; }))
             continue;
@@ -388,8 +398,8 @@ void Target::sweep_leftovers() {
     for (const auto& n : removed)
         list += (list.empty() ? "" : ", ") + n;
     std::fprintf(stderr, "drivestress: %s: removed %zu leftover file%s of earlier runs: %s\n",
-                 info_.directory.c_str(), removed.size(), removed.size() == 1 ? "" : "s",
-                 list.c_str());
+                 units::printable(info_.directory).c_str(), removed.size(),
+                 removed.size() == 1 ? "" : "s", units::printable(list).c_str());
 }
 
 void Target::check_space(const RunConfig& cfg, std::uint64_t extra_bytes) {
@@ -551,7 +561,7 @@ void Target::remove_files() noexcept {
         // Say so when a file was taken away during the run, or cannot be
         // removed (the filesystem went read-only): someone should know.
         if (int err = files_[i].remove())
-            std::fprintf(stderr, "drivestress: %s: %s\n", paths_[i].c_str(),
+            std::fprintf(stderr, "drivestress: %s: %s\n", units::printable(paths_[i]).c_str(),
                          err == ENOENT ? "removed or replaced by someone else during the run"
                                        : ("cannot remove: " + errno_text(err)).c_str());
     }

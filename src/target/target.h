@@ -100,6 +100,8 @@ class Target {
 
   private:
     void check_directory(const RunConfig& cfg);
+    // What a data file's name starts with: "drivestress-", or --path's prefix.
+    std::string stem() const;
     void check_names(const RunConfig& cfg);
     void refuse_kept_names();
     void sweep_leftovers();

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <map>
+#include <optional>
 
 #include "model/errors.h"
 #include "units/units.h"
@@ -19,9 +20,35 @@ namespace {
     throw SetupError("target " + std::to_string(t + 1) + " (" + one.target + "): " + why);
 }
 
+// What a target is, whatever its spelling (DIR, ./DIR, DIR/, a symbolic
+// link, /proc/self/root/...): the directory's inode, a device's number.
+// Nothing when it cannot be looked at (the target's own checks say why).
+std::optional<std::pair<dev_t, ino_t>> identity(const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+    if (S_ISBLK(st.st_mode)) return std::pair<dev_t, ino_t>{st.st_rdev, 0};
+    return std::pair<dev_t, ino_t>{st.st_dev, st.st_ino};
+}
+
+// The command line refuses a name given twice; two names of one target are
+// found here, before the second would find the first one's lock and call
+// this run "another drivestress run".
+void refuse_aliases(const RunConfig& cfg) {
+    std::vector<std::optional<std::pair<dev_t, ino_t>>> ids;
+    for (std::size_t t = 0; t < cfg.target_count(); ++t) {
+        const std::string path = cfg.for_target(t).target;
+        ids.push_back(identity(path));
+        for (std::size_t k = 0; k < t; ++k)
+            if (ids[t] && ids[k] == ids[t])
+                throw SetupError("target " + path + " given twice (also as " +
+                                 cfg.for_target(k).target + ")");
+    }
+}
+
 }  // namespace
 
 TargetSet::TargetSet(const RunConfig& cfg, std::uint64_t extra_bytes) : files_(cfg.files) {
+    if (!cfg.target_may_be_prefix) refuse_aliases(cfg);
     for (std::size_t t = 0; t < cfg.target_count(); ++t) {
         const RunConfig one = cfg.for_target(t);
         try {

@@ -61,6 +61,11 @@ double parse_rate(std::string_view text) {
         throw std::invalid_argument("rate " + quoted(text) +
                                     " is not a number of operations a second above 0 (e.g. "
                                     "5000, 50k, 1.5M)");
+    // Below one a second the schedule's interval outgrows any phase (and,
+    // far enough below, a 64-bit count of nanoseconds): nothing to measure.
+    if (v * scale < kMinRate)
+        throw std::invalid_argument("rate " + quoted(text) +
+                                    " is below 1 operation a second (the lowest rate scheduled)");
     return v * scale;
 }
 
@@ -194,6 +199,15 @@ std::string format_iops(double iops) {
     if (iops >= 1e6) return printf_string("%.2fM", iops / 1e6);
     if (iops >= 1e3) return printf_string("%.1fk", iops / 1e3);
     return printf_string("%.0f", iops);
+}
+
+std::string format_percentile(double percentile) {
+    char buf[64];
+    const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, percentile);
+    if (ec != std::errc()) return printf_string("p%.17g", percentile);
+    std::string out = "p";
+    out.append(buf, end);
+    return out;
 }
 
 std::string format_bandwidth(double bytes_per_sec, ByteUnits u) {

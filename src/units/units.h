@@ -22,8 +22,9 @@ double parse_duration(std::string_view text);
 std::uint64_t parse_count(std::string_view text);
 
 // "500", "2.5k", "50k", "1M" -> a rate (k = 1000, M = 1000000: operations
-// are counted in decimal); must be greater than zero; throws
+// are counted in decimal); from kMinRate to 1e9 operations a second; throws
 // std::invalid_argument.
+inline constexpr double kMinRate = 1;
 double parse_rate(std::string_view text);
 
 // Splits "a,b,c" into its non-empty items; empty items are an error.
@@ -37,6 +38,10 @@ std::string format_size_option(std::uint64_t bytes);
 std::string format_seconds(double s);
 // IOPS for a report: 1234567 -> "1.23M", 148300 -> "148.3k", 812 -> "812".
 std::string format_iops(double iops);
+// A percentile as it was given: 99 -> "p99", 99.99999999 -> "p99.99999999"
+// (the shortest spelling that reads back as the same number; never rounded
+// up to "p100").
+std::string format_percentile(double percentile);
 
 // The unit a report states throughput in (--units): binary, MiB/s of
 // 2^20 bytes (the default, as sizes are typed: -s 32M is 32 MiB), or

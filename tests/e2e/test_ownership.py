@@ -131,11 +131,19 @@ class Leftovers(harness.DriveStressTest):
         self.assertNoFilesLeft(r)
 
     def test_other_prefix_after_kill9(self):
-        self.killed(*ARGS, "--path", os.path.join(self.target, "p"), target=False)
-        self.assertEqual(self.target_files(), ["p0.dat", "p1.dat"])
+        """A leftover of another --path prefix is not at a name this run
+        makes (issue 37: only `<our stem><n>.dat`): a run of that prefix
+        removes it."""
+        self.killed("-s", "8M", "-j", 4, "--rand-ops", 2000, "--path",
+                    os.path.join(self.target, "p"), target=False)
+        self.assertEqual(self.target_files(), ["p0.dat", "p1.dat", "p2.dat", "p3.dat"])
         r = self.drivestress(*ARGS)
         self.assertExit(r, 0)
-        self.assertRemoved(r, ["p0.dat", "p1.dat"])
+        self.assertNotIn("leftover", r.stderr)
+        self.assertEqual(self.target_files(), ["p0.dat", "p1.dat", "p2.dat", "p3.dat"])
+        r = self.drivestress(*ARGS, "--path", os.path.join(self.target, "p"), target=False)
+        self.assertExit(r, 0)
+        self.assertRemoved(r, ["p2.dat", "p3.dat"])
         self.assertNoFilesLeft(r)
 
     def test_what_is_not_provably_ours_stays(self):
@@ -148,11 +156,12 @@ class Leftovers(harness.DriveStressTest):
         r = self.drivestress(*ARGS, "--keep", "--path", os.path.join(self.target, "k"),
                              target=False)
         self.assertExit(r, 0)
-        self.assertRemoved(r, ["p0.dat"])
+        self.assertNotIn("leftover", r.stderr)  # p0.dat: another prefix's
         r = self.drivestress(*ARGS)
         self.assertExit(r, 0)
         self.assertNotIn("leftover", r.stderr)
-        self.assertEqual(self.target_files(), ["k.state", "k0.dat", "k1.dat", "q7.dat", "x0.dat"])
+        self.assertEqual(self.target_files(),
+                         ["k.state", "k0.dat", "k1.dat", "p0.dat", "q7.dat", "x0.dat"])
 
     def test_checkpoint_temporaries_of_killed_runs(self):
         """A kill -9 while a result document is written leaves its hidden

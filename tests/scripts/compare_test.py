@@ -140,6 +140,29 @@ class CompareTest(unittest.TestCase):
         self.assertEqual([d["drive"] for d in j["drives"]], ["nvme0n1", "nvme1n1"])
         self.assertAlmostEqual(j["drives"][1]["documents"][1]["iops_ratio"], 0.5)
 
+    def test_names_from_documents_never_reach_the_terminal_raw(self):
+        """A drive named with a terminal escape and a right-to-left override
+        (a document from another host): spelled out (issue 37)."""
+        docs = []
+        for _ in range(2):
+            d = load(SAMPLE_C)
+            d["schema_version"] = 4
+            d["targets"] = [{"name": name, "status": "passed", "mismatch_total": 0,
+                             "merged_phases": [{"phase": "random", "iops": 1000.0}]}
+                            for name in ("\x1b[2J\u202eevil", "nvme1n1")]
+            docs.append(self.write(f"evil-{len(docs)}.json", d))
+        r = run(*docs)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("\x1b", r.stdout)
+        self.assertNotIn("\u202e", r.stdout)
+        self.assertIn("\\x1b[2J\\u{202e}evil", r.stdout)
+        j = json.loads(run("--json", *docs).stdout)  # JSON keeps the name exactly
+        self.assertEqual(j["drives"][0]["drive"], "\x1b[2J\u202eevil")
+        bad = self.write("evil-name.json", "{\"schema_version\": \"\\u001b[2J\\u202e\"}")
+        r = run(bad, bad)
+        self.assertNotIn("\x1b", r.stderr)
+        self.assertNotIn("\u202e", r.stderr)
+
     def test_table_shows_the_ratios(self):
         r = run(SAMPLE_A, SAMPLE_B)
         self.assertEqual(r.returncode, 0, r.stderr)

@@ -131,6 +131,32 @@ class FleetTest(unittest.TestCase):
         self.assertIn("SLOW: 60 % below the median", rows["nvme2n1"])
         self.assertNotIn("SLOW", rows["nvme0n1"])
 
+    def test_a_hostile_host_cannot_write_to_the_terminal(self):
+        """Names in a document from another host: control and bidirectional
+        characters spelled out on stdout and in fleet.txt, kept as they are
+        in fleet.json (issue 37)."""
+        doc = load(os.path.join(OPTS.data, "sample-c.json"))
+        doc["schema_version"] = 4
+        evil = "\x1b[2J\u202eevil"
+        doc["targets"] = [{"name": name, "path": "/dev/x", "status": "passed", "exit_code": 0,
+                           "merged_phases": [{"phase": "random", "iops": 1000.0,
+                                              "p99_ns": 2_000_000}],
+                           "mismatch_total": 0, "slow": None}
+                          for name in (evil, "nvme1n1")]
+        self.put("h.json", doc)
+        self.outcome("h", 0, "drivestress: \x1b]0;title\x07 \u2066x")
+        r = self.run_fleet("--hosts", "h")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(self.dir, "fleet.txt"), encoding="utf-8") as f:
+            kept = f.read()
+        for text in (r.stdout, r.stderr, kept):
+            for bad in ("\x1b", "\u202e", "\u2066", "\x07"):
+                self.assertNotIn(bad, text)
+        self.assertIn("\\x1b[2J\\u{202e}evil", r.stdout)
+        self.assertIn("\\x1b[2J\\u{202e}evil", kept)
+        f = load(os.path.join(self.dir, "fleet.json"))
+        self.assertEqual(f["hosts"][0]["drives"][0]["name"], evil)
+
     def test_without_hosts_the_directory_says_who_ran(self):
         self.put("x.json", self.a)
         self.outcome("x", 0)

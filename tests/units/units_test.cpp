@@ -256,3 +256,44 @@ TEST_CASE("utf8_length: a sequence's length, 0 where the bytes are not UTF-8") {
     CHECK(utf8_length("\xed\xa0\x80", 0) == 0);  // a surrogate
     CHECK(utf8_length("\xe2\x82", 0) == 0);      // cut short
 }
+
+TEST_CASE("printable: what a terminal would act on is spelled out, the rest kept") {
+    using ds::units::printable;
+    CHECK(printable("plain /tmp/dir") == "plain /tmp/dir");
+    CHECK(printable("caf\xc3\xa9 \xe2\x82\xac") == "caf\xc3\xa9 \xe2\x82\xac");  // é €
+    CHECK(printable("e\x1b[2Jz") == "e\\x1b[2Jz");
+    CHECK(printable("a\rb\x7f") == "a\\x0db\\x7f");
+    CHECK(printable("a\nb\tc") == "a\\nb\\x09c");
+    CHECK(printable("a\nb\tc", true) == "a\nb\tc");
+    CHECK(printable("\xe2\x80\xae"
+                    "evil") == "\\u{202e}evil");  // right-to-left override
+    CHECK(printable("\xe2\x81\xa6x\xe2\x81\xa9") == "\\u{2066}x\\u{2069}");  // an isolate
+    CHECK(printable("\xe2\x80\x8f") == "\\u{200f}");                         // right-to-left mark
+    CHECK(printable("\xc2\x9b"
+                    "2J") == "\\u{009b}2J");          // C1 CSI
+    CHECK(printable("\xe2\x80\xa8") == "\\u{2028}");  // line separator
+    CHECK(printable("\xff\xfe") == "\\xff\\xfe");     // not UTF-8
+    CHECK(printable("\xe2\x82") == "\\xe2\\x82");     // cut short
+    CHECK(printable(std::string("a\0b", 3)) == "a\\x00b");
+}
+
+TEST_CASE("parse_rate: at least one operation a second, at most 1e9") {
+    using ds::units::parse_rate;
+    CHECK(parse_rate("1") == 1.0);
+    CHECK(parse_rate("50k") == 50000.0);
+    CHECK(parse_rate("1.5M") == 1.5e6);
+    CHECK_THROWS_WITH(parse_rate("0.5"), doctest::Contains("below 1 operation a second"));
+    CHECK_THROWS_WITH(parse_rate("1e-300"), doctest::Contains("below 1 operation a second"));
+    CHECK_THROWS_WITH(parse_rate("0.0001k"), doctest::Contains("below 1 operation a second"));
+    CHECK_THROWS(parse_rate("0"));
+    CHECK_THROWS(parse_rate("2e9"));
+    CHECK_THROWS(parse_rate("inf"));
+}
+
+TEST_CASE("format_percentile: the percentile as given, never rounded") {
+    using ds::units::format_percentile;
+    CHECK(format_percentile(99) == "p99");
+    CHECK(format_percentile(99.9) == "p99.9");
+    CHECK(format_percentile(99.99999999) == "p99.99999999");
+    CHECK(format_percentile(50) == "p50");
+}

@@ -152,19 +152,35 @@ std::string kept_advice(const std::string& state, const std::vector<KeptFile>& k
            rm;
 }
 
-std::vector<KeptFile> kept_files(int dirfd, const std::string& directory) {
+std::string damaged_state_advice(const std::string& state, const std::string& why) {
+    return state + ": cannot be read (" + why +
+           ") and may be a --keep run's state file, damaged: it protects the files beside it; "
+           "see what it says with drivestress --verify-only " +
+           shell_word(state) + ", or remove them unverified with drivestress --verify-only " +
+           shell_word(state) + " --cleanup --force";
+}
+
+std::vector<KeptFile> kept_files(int dirfd, const std::string& directory,
+                                 const std::string& own_state) {
     std::vector<KeptFile> kept;
     for (const auto& n : entries(dirfd)) {
         if (!ends_with(n, ".state")) continue;
         const std::string state = directory + (directory == "/" ? "" : "/") + n;
-        if (!has_state_magic(state)) continue;
+        if (!has_state_magic(state)) {
+            // A power cut can take the magic with it: such a file still
+            // protects what it kept (we cannot read which files those are).
+            const bool own = n == own_state || n == "drivestress.state";
+            if (const std::string why = damaged_state_reason(state, own); !why.empty())
+                throw SetupError(damaged_state_advice(state, why));
+            continue;
+        }
         std::vector<std::string> names;
         try {
             names = state_file_names(state);
         } catch (const SetupError& e) {
-            throw SetupError(std::string(e.what()) +
-                             " (a damaged --keep state file still protects the files it "
-                             "kept: remove it by hand if they are not needed)");
+            std::string why = e.what();
+            if (why.rfind(state + ": ", 0) == 0) why = why.substr(state.size() + 2);
+            throw SetupError(damaged_state_advice(state, why));
         }
         for (auto& name : names) {
             KeptFile k{std::move(name), state};
@@ -275,7 +291,7 @@ void Target::check_directory(const RunConfig& cfg) {
 // whichever state file of this directory names them (another prefix reaches
 // the same names) and under whatever name (a hard link).
 void Target::refuse_kept_names() {
-    kept_ = kept_files(dir_.get(), info_.directory);
+    kept_ = kept_files(dir_.get(), info_.directory, state_path_.substr(state_path_.rfind('/') + 1));
     for (std::size_t i = 0; i < names_.size(); ++i) {
         struct stat id {};
         const bool exists = ::fstatat(dir_.get(), names_[i].c_str(), &id, AT_SYMLINK_NOFOLLOW) == 0;
@@ -491,7 +507,7 @@ void Target::check_alignment(int fd) const {
                          units::format_size_option(align) + " or larger, or --buffered");
 }
 
-void Target::create_files(std::uint64_t run_id) {
+void Target::create_files(std::uint64_t run_id, std::uint64_t data_id) {
     if (raw_) {
         if (!raw_fd_.valid()) open_raw_device();
         return;
@@ -515,7 +531,7 @@ void Target::create_files(std::uint64_t run_id) {
                                  units::format_bytes(file_bytes_) + ": " + errno_text(err));
             }
             pattern::fill_unit(marker.span(), {run_id, static_cast<std::uint32_t>(i), 0,
-                                               pattern::next_generation(0), unit_bytes_});
+                                               pattern::next_generation(0), unit_bytes_, data_id});
             if (::pwrite(fd, marker.data(), unit_bytes_, 0) != static_cast<ssize_t>(unit_bytes_))
                 throw SetupError(paths_[i] + ": cannot write its first unit: " + errno_text(errno));
         };

@@ -1,6 +1,5 @@
 #include "run/force_release.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,6 +12,7 @@
 #include "model/errors.h"
 #include "pattern/unit.h"
 #include "target/state_file.h"
+#include "target/target.h"
 #include "target/target_lock.h"
 
 namespace ds::run {
@@ -28,18 +28,6 @@ std::string parent_of(const std::string& path) {
 std::string base_of(const std::string& path) {
     const auto slash = path.rfind('/');
     return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-// n of `<stem><n>.dat` with n in canonical decimal, else -1.
-long index_of(const std::string& name, const std::string& stem) {
-    if (name.size() <= stem.size() + 4 || name.compare(0, stem.size(), stem) != 0 ||
-        name.compare(name.size() - 4, 4, ".dat") != 0)
-        return -1;
-    const std::string n = name.substr(stem.size(), name.size() - 4 - stem.size());
-    if (n.size() > 9 || n.find_first_not_of("0123456789") != std::string::npos ||
-        (n[0] == '0' && n.size() > 1))
-        return -1;
-    return std::stol(n);
 }
 
 // Why the file `name` in `dir` is not provably this tool's file n ("" when
@@ -66,19 +54,6 @@ bool remove_checked(int dir, const std::string& name, const struct stat& checked
     return ::fstatat(dir, name.c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0 &&
            now.st_dev == checked.st_dev && now.st_ino == checked.st_ino &&
            ::unlinkat(dir, name.c_str(), 0) == 0;
-}
-
-std::vector<std::string> names_in(int dir) {
-    std::vector<std::string> out;
-    io::UniqueFd scan(::openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    DIR* d = scan.valid() ? ::fdopendir(scan.get()) : nullptr;
-    if (!d) return out;
-    (void)scan.release();  // closedir closes it
-    while (dirent* e = ::readdir(d))
-        out.emplace_back(e->d_name);
-    ::closedir(d);
-    std::sort(out.begin(), out.end());
-    return out;
 }
 
 }  // namespace
@@ -110,8 +85,10 @@ ForceRelease force_release(const std::string& state_path) {
     const std::string stem = state_name == "drivestress.state"
                                  ? std::string("drivestress-")
                                  : state_name.substr(0, state_name.size() - 6);
-    for (const auto& name : names_in(dir.get())) {
-        const long n = index_of(name, stem);
+    std::vector<std::string> names = directory_entries(dir.get());
+    std::sort(names.begin(), names.end());
+    for (const auto& name : names) {
+        const long n = data_file_index(name, stem);
         if (n < 0) continue;
         const std::string path = dir_path + (dir_path == "/" ? "" : "/") + name;
         struct stat st {};

@@ -84,34 +84,9 @@ std::string replaceable_leftover(int fd) {
     return "";
 }
 
-// The names in the directory open at `dirfd`.
-std::vector<std::string> entries(int dirfd) {
-    std::vector<std::string> out;
-    io::UniqueFd scan(::openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    DIR* d = scan.valid() ? ::fdopendir(scan.get()) : nullptr;
-    if (!d) return out;
-    (void)scan.release();  // closedir closes it
-    while (dirent* e = ::readdir(d))
-        out.emplace_back(e->d_name);
-    ::closedir(d);
-    return out;
-}
-
 bool ends_with(const std::string& s, const char* tail) {
     const std::size_t n = std::strlen(tail);
     return s.size() > n && s.compare(s.size() - n, n, tail) == 0;
-}
-
-// `<stem><n>.dat` with n in canonical decimal (what std::to_string makes:
-// no sign, no leading zero, no other base): n, else -1.  drivestress-05.dat
-// and drivestress-0x5.dat are someone's copies, never our names.
-long dat_index(const std::string& name, const std::string& stem) {
-    if (!ends_with(name, ".dat") || name.compare(0, stem.size(), stem) != 0) return -1;
-    const std::string n = name.substr(stem.size(), name.size() - 4 - stem.size());
-    if (n.empty() || n.size() > 9 || n.find_first_not_of("0123456789") != std::string::npos ||
-        (n[0] == '0' && n.size() > 1))
-        return -1;
-    return std::stol(n);
 }
 
 bool under(const std::string& path, const char* root) {
@@ -135,6 +110,29 @@ std::string shell_word(const std::string& p) {
 }
 
 }  // namespace
+
+std::vector<std::string> directory_entries(int dirfd) {
+    std::vector<std::string> out;
+    io::UniqueFd scan(::openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    DIR* d = scan.valid() ? ::fdopendir(scan.get()) : nullptr;
+    if (!d) return out;
+    (void)scan.release();  // closedir closes it
+    while (dirent* e = ::readdir(d))
+        out.emplace_back(e->d_name);
+    ::closedir(d);
+    return out;
+}
+
+long data_file_index(const std::string& name, const std::string& stem) {
+    if (name.size() <= stem.size() + 4 || name.compare(0, stem.size(), stem) != 0 ||
+        name.compare(name.size() - 4, 4, ".dat") != 0)
+        return -1;
+    const std::string n = name.substr(stem.size(), name.size() - 4 - stem.size());
+    if (n.empty() || n.size() > 9 || n.find_first_not_of("0123456789") != std::string::npos ||
+        (n[0] == '0' && n.size() > 1))
+        return -1;
+    return std::stol(n);
+}
 
 std::string kept_advice(const std::string& state, const std::vector<KeptFile>& kept,
                         const std::string& directory) {
@@ -163,7 +161,7 @@ std::string damaged_state_advice(const std::string& state, const std::string& wh
 std::vector<KeptFile> kept_files(int dirfd, const std::string& directory,
                                  const std::string& own_state) {
     std::vector<KeptFile> kept;
-    for (const auto& n : entries(dirfd)) {
+    for (const auto& n : directory_entries(dirfd)) {
         if (!ends_with(n, ".state")) continue;
         const std::string state = directory + (directory == "/" ? "" : "/") + n;
         if (!has_state_magic(state)) {
@@ -380,12 +378,12 @@ void Target::check_names(const RunConfig& cfg) {
 // directory: we hold its lock.  Anything else is left alone.
 void Target::sweep_leftovers() {
     std::vector<std::string> removed;
-    for (const auto& n : entries(dir_.get())) {
+    for (const auto& n : directory_entries(dir_.get())) {
         const bool hidden = n.size() > 1 + 4 + 17 + 4 && n[0] == '.' && ends_with(n, ".new") &&
                             n[n.size() - 21] == '.' &&
                             n.find_first_not_of("0123456789abcdef", n.size() - 20) == n.size() - 4;
         const std::string shown = hidden ? n.substr(1, n.size() - 22) : n;
-        const long index = dat_index(shown, stem());
+        const long index = data_file_index(shown, stem());
         if (index < 0 || std::find(names_.begin(), names_.end(), n) != names_.end()) continue;
         if (std::any_of(kept_.begin(), kept_.end(), [&](const KeptFile& k) { return k.name == n; }))
             continue;

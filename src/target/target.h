@@ -46,6 +46,13 @@ struct KeptFile {
     dev_t dev = 0;
     ino_t ino = 0;
 };
+// The names in the directory open at `dirfd` ("." and ".." included).
+std::vector<std::string> directory_entries(int dirfd);
+// n of `<stem><n>.dat` with n in canonical decimal (what std::to_string
+// makes: no sign, no leading zero, no other base), else -1: the names a
+// run makes.  drivestress-05.dat and drivestress-0x5.dat are someone's
+// copies, never our names.
+long data_file_index(const std::string& name, const std::string& stem);
 // Every file named by a state file (`*.state` with the state magic) in the
 // directory open at `dirfd`, whose path is `directory`.  Throws SetupError
 // for a damaged state file (it still protects what it kept).

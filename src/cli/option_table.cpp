@@ -169,6 +169,10 @@ const OptionSpec kSpecs[] = {
      "is there; only --json and --cleanup combine with it"},
     {kPowerCut, "cleanup", 0, nullptr, nullptr, nullptr,
      "with --verify-only: remove the files and STATE when nothing was lost", Kind::flag},
+    {kPowerCut, "force", 0, nullptr, nullptr, nullptr,
+     "with --verify-only STATE --cleanup, for a STATE that cannot be read (a damaged state "
+     "file): remove it and the files beside it that are this tool's, unverified",
+     Kind::flag},
 
     {kRawDevice, "raw-device", 0, "DEV", nullptr, nullptr,
      "test a whole block device instead of files, split into --files regions (--size = "

@@ -645,7 +645,7 @@ run::RunConfig read_run(const Options& o) {
 void read_verify_only(const po::variables_map& vm, const Options& o, ParsedCommandLine& out) {
     for (const auto& [name, value] : vm) {
         if (value.defaulted() || name == "verify-only" || name == "json" || name == "cleanup" ||
-            name == "progress")
+            name == "force" || name == "progress")
             continue;
         throw UsageError(
             "--verify-only takes the run's settings from STATE; " +
@@ -656,6 +656,11 @@ void read_verify_only(const po::variables_map& vm, const Options& o, ParsedComma
     out.verify_only_state = o.text("verify-only");
     if (out.verify_only_state.empty()) throw UsageError("--verify-only: empty path");
     out.verify_cleanup = o.flag("cleanup");
+    out.verify_force = o.flag("force");
+    if (out.verify_force && !out.verify_cleanup)
+        throw UsageError("--force works only with --verify-only STATE --cleanup");
+    if (out.verify_force && o.given("json"))
+        throw UsageError("--force verifies nothing, so it writes no --json document");
     read_outputs(o, false, out.outputs);
 }
 
@@ -860,6 +865,7 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
         return out;
     }
     if (o.flag("cleanup")) throw UsageError("--cleanup works only with --verify-only STATE");
+    if (o.flag("force")) throw UsageError("--force works only with --verify-only STATE --cleanup");
     if (o.given("preset")) {
         read_preset(vm, o, out);
         return out;

@@ -49,9 +49,10 @@ struct ParsedCommandLine {
     // With --preset: one labelled configuration per test, run in order.
     std::string preset;
     std::vector<std::pair<std::string, run::RunConfig>> preset_tests;
-    // --verify-only STATE [--cleanup].
+    // --verify-only STATE [--cleanup [--force]].
     std::string verify_only_state;
     bool verify_cleanup = false;
+    bool verify_force = false;  // release the files of a STATE that cannot be read
 };
 
 // "qd=1,2,4", "qd=1..256" (powers of two from 1 to 256), "files=1..8",

@@ -134,9 +134,22 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
     progress_ops.store(0, std::memory_order_relaxed);
     intervals_.start(plan.intervals_from_ns, plan.interval_ns);
 
-    PhaseContext ctx{plan,       units_,      run_id_,          file_index_,  geo_.file_bytes,
-                     block,      geo_.verify, geo_.stream_fill, out,          *this,
-                     intervals_, stop_,       progress_bytes,   progress_ops, monotonic_ns()};
+    PhaseContext ctx{plan,
+                     units_,
+                     run_id_,
+                     file_index_,
+                     geo_.file_bytes,
+                     block,
+                     geo_.verify,
+                     geo_.stream_fill,
+                     out,
+                     *this,
+                     intervals_,
+                     stop_,
+                     progress_bytes,
+                     progress_ops,
+                     monotonic_ns(),
+                     pattern::data_id_from_seed(seed_)};
     WriteDurability writes(geo_.sync, geo_.sync_every, units_, durable_);
     std::unique_ptr<IoPhase> phase = make_phase(ctx, &writes, geo_.read_pct, seed_);
     // A sync thread pool asked for one operation at a time (a sweep's QD 1)

@@ -433,7 +433,7 @@ std::string utc_now_iso8601();
 
 struct RunResult {
     std::uint64_t seed = 0;
-    std::uint64_t run_id = 0;
+    std::uint64_t run_id = 0;  // in every unit header: random per run, never from the seed
     BackendInfo backend;
     TargetInfo target;
     bool direct_io = true;
@@ -473,7 +473,7 @@ struct RunResult {
     double wall_seconds = 0;
     std::string started_at;  // ISO 8601 UTC
     // Random, made once per run: its documents' run_id, the same in every
-    // rewrite (run_id above is the data's, which follows the seed).
+    // rewrite (run_id above is the units', also random but never printed).
     std::string document_id;
 
     static constexpr std::size_t kMaxRecords = 100;

@@ -1,11 +1,16 @@
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <cstdio>
+
 #include "model/errors.h"
 #include "modes/delivery.h"
 #include "modes/modes.h"
 #include "report/host_info.h"
 #include "report/verify_report.h"
+#include "run/force_release.h"
 #include "run/verify_only.h"
+#include "target/state_file.h"
 
 namespace ds::modes {
 
@@ -25,15 +30,46 @@ void refuse_json_on_state(const io::OutputPath& out, const std::string& state) {
 
 }  // namespace
 
+// --verify-only STATE --cleanup --force: what was removed, unverified.
+run::ExitStatus run_force_release(const std::string& state, const Output& out) {
+    run::ForceRelease r;
+    try {
+        r = run::force_release(state);
+    } catch (const run::SetupError& e) {
+        throw run::SetupError(std::string("--verify-only --force ") + e.what());
+    }
+    std::fprintf(out.text, "released %s (cannot be read: %s): nothing verified\n", r.state.c_str(),
+                 r.why.c_str());
+    for (const auto& p : r.removed)
+        std::fprintf(out.text, "  removed %s\n", p.c_str());
+    for (const auto& p : r.left)
+        std::fprintf(out.text, "  left    %s\n", p.c_str());
+    const bool state_left = std::any_of(r.left.begin(), r.left.end(), [&](const std::string& l) {
+        return l.rfind(r.state + ": ", 0) == 0;
+    });
+    std::fprintf(
+        out.text, "result   %s: %zu file%s%s removed unverified (exit %d)\n",
+        state_left ? "ERROR" : "RELEASED", r.removed.size(), r.removed.size() == 1 ? "" : "s",
+        state_left ? ", the state file could not be" : " and the state file", state_left ? 1 : 0);
+    return state_left ? run::ExitStatus::error : run::ExitStatus::success;
+}
+
 // --verify-only STATE: the report goes where a run's would.
 run::ExitStatus run_verify_only(const cli::ParsedCommandLine& cmd, const Output& out) {
+    if (cmd.verify_force) return run_force_release(cmd.verify_only_state, out);
     refuse_json_on_state(cmd.outputs.json, cmd.verify_only_state);
     const auto host = report::HostInfo::current();
     run::VerifyOnlyResult r;
     try {
         r = run::verify_only(cmd.verify_only_state, cmd.verify_cleanup);
     } catch (const run::SetupError& e) {
-        throw run::SetupError(std::string("--verify-only ") + e.what());
+        std::string what = std::string("--verify-only ") + e.what();
+        // A power cut can damage the header: say how the files beside it are released.
+        if (!run::damaged_state_reason(cmd.verify_only_state, true).empty())
+            what +=
+                "; if it is a --keep run's state file a power cut damaged, --cleanup --force "
+                "removes it and the files beside it that are drivestress's, unverified";
+        throw run::SetupError(what);
     }
     Delivery d(run::exit_status(r));
     d.json(cmd.outputs.json, report::verify_json(r, host));

@@ -123,18 +123,20 @@ bool is_torn(std::span<const std::byte> actual, std::span<const std::byte> expec
 
 }  // namespace
 
-std::uint64_t run_id_from_seed(std::uint64_t seed) {
+std::uint64_t data_id_from_seed(std::uint64_t seed) {
     const std::uint64_t id = splitmix64_mix(seed ^ kRunIdSalt);
     // The mix is a bijection: exactly one seed maps to 0; give it another id.
     return id != 0 ? id : kGoldenGamma;
 }
 
-// Each identity word mixed with its own salt, XOR-ed, mixed again: a change
+// The run id is not in the key (it is in the header): the payload follows
+// the seed.  Each identity word mixed with its own salt, XOR-ed, mixed again: a change
 // in any one field changes every bit of the key with probability 1/2, and the
 // per-unit cost is two mixes deep (it runs once per 4 KiB unit).
 std::uint64_t unit_key(const UnitIdentity& id) {
     const std::uint64_t h =
-        splitmix64_mix(id.run_id ^ kKeySalts[0]) ^ splitmix64_mix(id.offset ^ kKeySalts[1]) ^
+        splitmix64_mix((id.data_id ? id.data_id : id.run_id) ^ kKeySalts[0]) ^
+        splitmix64_mix(id.offset ^ kKeySalts[1]) ^
         splitmix64_mix((std::uint64_t{id.file_index} | std::uint64_t{id.unit_bytes} << 32) ^
                        kKeySalts[2]) ^
         (std::uint64_t{id.generation} * kGoldenGamma);

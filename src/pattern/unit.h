@@ -1,12 +1,16 @@
 // The verification unit: what drivestress writes at every unit offset and how
 // a read-back unit is checked and, when it is wrong, diagnosed.
 //
-// Every unit's content is a pure function of (run, file, offset, generation),
-// so any unit can be checked alone, in any order, at any queue depth.
+// Every unit's content is a pure function of (run, data, file, offset,
+// generation), so any unit can be checked alone, in any order, at any queue
+// depth.  Two identities: the run id, random for every run, is in the
+// header, so a unit another run wrote is `foreign` even with the same seed;
+// the data id, from the seed, keys the payload, so --seed reproduces the
+// data byte for byte.
 //
 // Layout of a unit of U bytes (U a power of two, >= 512), little endian:
 //   bytes  0..7   magic            kUnitMagic ("DSTRUNIT")
-//   bytes  8..15  run id           derived from the seed (run_id_from_seed)
+//   bytes  8..15  run id           random per run (never from the seed)
 //   bytes 16..23  offset           absolute byte offset of the unit in its file
 //   bytes 24..27  file index
 //   bytes 28..31  generation       1..2^32-1 (0 is never written: "unknown")
@@ -16,7 +20,8 @@
 //   bytes 48..63  reserved         copied from the payload stream
 //   bytes 64..U-1 payload          stream of unit_key(...) from byte 64 on
 // (the whole unit is the stream of unit_key with bytes 0..47 replaced by the
-// header, so payload bytes depend on every identity field.)
+// header: payload bytes depend on the data id, file, offset, generation and
+// size; the header's check on the run id too.)
 #pragma once
 
 #include <cstddef>
@@ -53,7 +58,8 @@ constexpr Generation previous_generation(Generation g) {
     return g <= 1 ? kLastGeneration : g - 1;
 }
 
-std::uint64_t run_id_from_seed(std::uint64_t seed);
+// The data id of a seed: what keys every unit's payload (never 0).
+std::uint64_t data_id_from_seed(std::uint64_t seed);
 
 // Identity of one unit: what it must contain is a function of these alone.
 struct UnitIdentity {
@@ -62,6 +68,9 @@ struct UnitIdentity {
     std::uint64_t offset = 0;  // bytes, multiple of unit_bytes
     Generation generation = 1;
     std::uint32_t unit_bytes = 4096;
+    // The payload's key, data_id_from_seed(seed); 0: run_id keys it too (a
+    // unit whose run and data identity are one, as unit tests build them).
+    std::uint64_t data_id = 0;
 };
 
 // Key of the unit's pseudorandom stream.
@@ -93,7 +102,7 @@ std::optional<ParsedHeader> parse_header(std::span<const std::byte> unit);
 enum class MismatchClass {
     stale,         // a valid, older generation of this very unit: a lost write
     misdirected,   // a valid unit of this run, but of another offset or file
-    foreign,       // a valid unit of another run (another seed)
+    foreign,       // a valid unit of another run (any seed: each run has its own id)
     zeroed,        // all zero bytes
     uniform_fill,  // one repeated non-zero byte
     torn,          // some sectors hold the expected generation, others an older one

@@ -284,7 +284,8 @@ void run_sync_compare_table(RunSession& s) {
                            s.res.run_id,
                            s.cfg.sync_compare_row_s,
                            s.cfg.sync_compare_row_ops.value_or(0),
-                           default_backend_factory(s.kind)};
+                           default_backend_factory(s.kind),
+                           pattern::data_id_from_seed(s.cfg.seed)};
     s.res.sync_compare =
         run_sync_compare(setup, stop, s.res.mismatch_records, s.res.mismatch_totals);
     if (int sig = stop_signal()) {
@@ -322,7 +323,9 @@ RunResult Runner::run() {
     res.document_id = io::unpredictable_suffix();
     if (!cfg_.seed_given) cfg_.seed = random_seed();
     res.seed = cfg_.seed;
-    res.run_id = pattern::run_id_from_seed(cfg_.seed);
+    // Random, whatever the seed: a unit of another run is foreign even when
+    // that run had the same seed (the data, keyed by the seed, is the same).
+    res.run_id = random_seed();
     RunSession s(cfg_, res, *observer_);
     if (cfg_.sync_compare) {
         run_sync_compare_table(s);

@@ -155,7 +155,7 @@ void RunSession::describe_targets() {
 
 void RunSession::create_files() {
     try {
-        target.create_files(res.run_id);
+        target.create_files(res.run_id, pattern::data_id_from_seed(cfg.seed));
         if (!cfg.keep) return;
         sync_new_files(target);
         StateGeometry sg;
@@ -325,7 +325,7 @@ void RunSession::recreate_files() {
     // files' blocks allocated, and the new files may not fit.
     run_on_workers([](unsigned, Worker& w) { w.close_backend(); });
     target.remove_files();
-    target.create_files(res.run_id);
+    target.create_files(res.run_id, pattern::data_id_from_seed(cfg.seed));
     if (state) sync_new_files(target);
     run_on_workers([&](unsigned i, Worker& w) {
         w.reset_generations();

@@ -35,6 +35,7 @@ struct SyncCompareSetup {
     double row_s = 2;             // per row, unless row_ops
     std::uint64_t row_ops = 0;    // durable writes per row (0: by time)
     BackendFactory make_backend;  // per row
+    std::uint64_t data_id = 0;    // the payload's key (pattern::UnitIdentity::data_id)
 };
 
 // The rows in the order they run.

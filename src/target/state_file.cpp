@@ -292,6 +292,55 @@ OpenState open_state(const std::string& path) {
 
 }  // namespace
 
+namespace {
+
+// Bytes of the first n (up to 8) that differ from the state magic.
+int magic_distance(const std::byte* h, std::size_t n) {
+    int d = 0;
+    for (std::size_t i = 0; i < std::min<std::size_t>(n, 8); ++i)
+        d += (static_cast<std::uint8_t>(h[i]) != ((kStateMagic >> (8 * i)) & 0xff)) ? 1 : 0;
+    return d;
+}
+
+// Whether the file open at `fd` (`size` bytes) looks like a state file
+// whose header does not load (see damaged_state_reason).
+bool looks_like_state(int fd, std::uint64_t size, bool own_name) {
+    std::byte head[kBlock]{};
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(size, kBlock));
+    if (n && !read_all(fd, head, n, 0)) return true;  // unreadable: cannot tell, so protect
+    if (n > 0 && magic_distance(head, n) <= std::min<int>(2, static_cast<int>(n) - 1))
+        return true;  // the magic, or a cut or damaged copy of it
+    if (size > 0 && size % kBlock == 0) return true;
+    if (own_name && std::all_of(head, head + n, [](std::byte b) { return b == std::byte{0}; }))
+        return true;
+    // An acknowledgement record at a block boundary (the regions).
+    for (std::uint64_t at = kBlock; at + 4 <= size && at <= (std::uint64_t{64} << 20);
+         at += kBlock) {
+        std::byte m[4];
+        if (read_all(fd, m, sizeof m, at) && get<std::uint32_t>(m) == kCopyMagic) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+std::string damaged_state_reason(const std::string& path, bool own_name) {
+    io::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    struct stat st {};
+    if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) ||
+        st.st_uid != ::geteuid())
+        return "";
+    std::string why;
+    try {
+        (void)open_state(path);
+        return "";  // its header loads: not damaged there
+    } catch (const SetupError& e) {
+        why = e.what();
+        if (why.rfind(path + ": ", 0) == 0) why = why.substr(path.size() + 2);
+    }
+    return looks_like_state(fd.get(), static_cast<std::uint64_t>(st.st_size), own_name) ? why : "";
+}
+
 bool has_state_magic(const std::string& path) {
     io::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
     struct stat st {};

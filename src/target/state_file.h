@@ -3,7 +3,8 @@
 // last acknowledgement, after a power cut or a kill -9.
 //
 // Layout (little endian; every block a multiple of 4 KiB):
-//   header       magic "DSSTATE1", format version, seed, run id, geometry,
+//   header       magic "DSSTATE1", format version, seed, run id (random per
+//                run: the units' header; the seed keys their data), geometry,
 //                the bound, the file paths, a check over all of it.  Written
 //                once, before any test file is written, and fdatasync()ed.
 //   regions      per file two copies (A, B) of its acknowledgement record:
@@ -34,7 +35,9 @@
 namespace ds::run {
 
 // 3: four-byte generations (2 had one byte each, which wrapped).
-inline constexpr std::uint32_t kStateFormatVersion = 3;
+// 4: the run id is random per run (3 derived it from the seed, so another
+//    run with the same seed wrote units that passed for this run's).
+inline constexpr std::uint32_t kStateFormatVersion = 4;
 
 // Bytes of the state file of `files` files of `units` units each (it is
 // preallocated, so the free-space check counts it).
@@ -118,6 +121,17 @@ LoadedState load_state_file(const std::string& path);
 // True when `path` is a regular file (not followed through a link) that
 // begins with the state file magic: a state file, whole or damaged.
 bool has_state_magic(const std::string& path);
+
+// Why `path` cannot be read as a state file when it may be one a power cut
+// or a bad disk damaged, else "".  May be one: a regular file of the
+// caller's (not followed through a link) whose header does not load and
+// that starts with the state magic or within 2 bytes of it, or is a whole
+// number of 4 KiB blocks (as every state file is), or holds an
+// acknowledgement record at a block boundary, or, at `own_name` (the name
+// the run's own state file would have), is empty or all zero (what a
+// filesystem can leave of a file renamed just before a power cut).
+// Anything else is provably not one (another user's, text, a link).
+std::string damaged_state_reason(const std::string& path, bool own_name);
 
 // The names (no directory) of the files a state file keeps, read from its
 // checked header.  Throws SetupError like load_state_file.

@@ -84,34 +84,9 @@ std::string replaceable_leftover(int fd) {
     return "";
 }
 
-// The names in the directory open at `dirfd`.
-std::vector<std::string> entries(int dirfd) {
-    std::vector<std::string> out;
-    io::UniqueFd scan(::openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    DIR* d = scan.valid() ? ::fdopendir(scan.get()) : nullptr;
-    if (!d) return out;
-    (void)scan.release();  // closedir closes it
-    while (dirent* e = ::readdir(d))
-        out.emplace_back(e->d_name);
-    ::closedir(d);
-    return out;
-}
-
 bool ends_with(const std::string& s, const char* tail) {
     const std::size_t n = std::strlen(tail);
     return s.size() > n && s.compare(s.size() - n, n, tail) == 0;
-}
-
-// `<stem><n>.dat` with n in canonical decimal (what std::to_string makes:
-// no sign, no leading zero, no other base): n, else -1.  drivestress-05.dat
-// and drivestress-0x5.dat are someone's copies, never our names.
-long dat_index(const std::string& name, const std::string& stem) {
-    if (!ends_with(name, ".dat") || name.compare(0, stem.size(), stem) != 0) return -1;
-    const std::string n = name.substr(stem.size(), name.size() - 4 - stem.size());
-    if (n.empty() || n.size() > 9 || n.find_first_not_of("0123456789") != std::string::npos ||
-        (n[0] == '0' && n.size() > 1))
-        return -1;
-    return std::stol(n);
 }
 
 bool under(const std::string& path, const char* root) {
@@ -136,6 +111,29 @@ std::string shell_word(const std::string& p) {
 
 }  // namespace
 
+std::vector<std::string> directory_entries(int dirfd) {
+    std::vector<std::string> out;
+    io::UniqueFd scan(::openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    DIR* d = scan.valid() ? ::fdopendir(scan.get()) : nullptr;
+    if (!d) return out;
+    (void)scan.release();  // closedir closes it
+    while (dirent* e = ::readdir(d))
+        out.emplace_back(e->d_name);
+    ::closedir(d);
+    return out;
+}
+
+long data_file_index(const std::string& name, const std::string& stem) {
+    if (name.size() <= stem.size() + 4 || name.compare(0, stem.size(), stem) != 0 ||
+        name.compare(name.size() - 4, 4, ".dat") != 0)
+        return -1;
+    const std::string n = name.substr(stem.size(), name.size() - 4 - stem.size());
+    if (n.empty() || n.size() > 9 || n.find_first_not_of("0123456789") != std::string::npos ||
+        (n[0] == '0' && n.size() > 1))
+        return -1;
+    return std::stol(n);
+}
+
 std::string kept_advice(const std::string& state, const std::vector<KeptFile>& kept,
                         const std::string& directory) {
     // --cleanup removes the files only after a verified PASS: after a loss
@@ -152,19 +150,35 @@ std::string kept_advice(const std::string& state, const std::vector<KeptFile>& k
            rm;
 }
 
-std::vector<KeptFile> kept_files(int dirfd, const std::string& directory) {
+std::string damaged_state_advice(const std::string& state, const std::string& why) {
+    return state + ": cannot be read (" + why +
+           ") and may be a --keep run's state file, damaged: it protects the files beside it; "
+           "see what it says with drivestress --verify-only " +
+           shell_word(state) + ", or remove them unverified with drivestress --verify-only " +
+           shell_word(state) + " --cleanup --force";
+}
+
+std::vector<KeptFile> kept_files(int dirfd, const std::string& directory,
+                                 const std::string& own_state) {
     std::vector<KeptFile> kept;
-    for (const auto& n : entries(dirfd)) {
+    for (const auto& n : directory_entries(dirfd)) {
         if (!ends_with(n, ".state")) continue;
         const std::string state = directory + (directory == "/" ? "" : "/") + n;
-        if (!has_state_magic(state)) continue;
+        if (!has_state_magic(state)) {
+            // A power cut can take the magic with it: such a file still
+            // protects what it kept (we cannot read which files those are).
+            const bool own = n == own_state || n == "drivestress.state";
+            if (const std::string why = damaged_state_reason(state, own); !why.empty())
+                throw SetupError(damaged_state_advice(state, why));
+            continue;
+        }
         std::vector<std::string> names;
         try {
             names = state_file_names(state);
         } catch (const SetupError& e) {
-            throw SetupError(std::string(e.what()) +
-                             " (a damaged --keep state file still protects the files it "
-                             "kept: remove it by hand if they are not needed)");
+            std::string why = e.what();
+            if (why.rfind(state + ": ", 0) == 0) why = why.substr(state.size() + 2);
+            throw SetupError(damaged_state_advice(state, why));
         }
         for (auto& name : names) {
             KeptFile k{std::move(name), state};
@@ -275,7 +289,7 @@ void Target::check_directory(const RunConfig& cfg) {
 // whichever state file of this directory names them (another prefix reaches
 // the same names) and under whatever name (a hard link).
 void Target::refuse_kept_names() {
-    kept_ = kept_files(dir_.get(), info_.directory);
+    kept_ = kept_files(dir_.get(), info_.directory, state_path_.substr(state_path_.rfind('/') + 1));
     for (std::size_t i = 0; i < names_.size(); ++i) {
         struct stat id {};
         const bool exists = ::fstatat(dir_.get(), names_[i].c_str(), &id, AT_SYMLINK_NOFOLLOW) == 0;
@@ -364,12 +378,12 @@ void Target::check_names(const RunConfig& cfg) {
 // directory: we hold its lock.  Anything else is left alone.
 void Target::sweep_leftovers() {
     std::vector<std::string> removed;
-    for (const auto& n : entries(dir_.get())) {
+    for (const auto& n : directory_entries(dir_.get())) {
         const bool hidden = n.size() > 1 + 4 + 17 + 4 && n[0] == '.' && ends_with(n, ".new") &&
                             n[n.size() - 21] == '.' &&
                             n.find_first_not_of("0123456789abcdef", n.size() - 20) == n.size() - 4;
         const std::string shown = hidden ? n.substr(1, n.size() - 22) : n;
-        const long index = dat_index(shown, stem());
+        const long index = data_file_index(shown, stem());
         if (index < 0 || std::find(names_.begin(), names_.end(), n) != names_.end()) continue;
         if (std::any_of(kept_.begin(), kept_.end(), [&](const KeptFile& k) { return k.name == n; }))
             continue;
@@ -491,7 +505,7 @@ void Target::check_alignment(int fd) const {
                          units::format_size_option(align) + " or larger, or --buffered");
 }
 
-void Target::create_files(std::uint64_t run_id) {
+void Target::create_files(std::uint64_t run_id, std::uint64_t data_id) {
     if (raw_) {
         if (!raw_fd_.valid()) open_raw_device();
         return;
@@ -515,7 +529,7 @@ void Target::create_files(std::uint64_t run_id) {
                                  units::format_bytes(file_bytes_) + ": " + errno_text(err));
             }
             pattern::fill_unit(marker.span(), {run_id, static_cast<std::uint32_t>(i), 0,
-                                               pattern::next_generation(0), unit_bytes_});
+                                               pattern::next_generation(0), unit_bytes_, data_id});
             if (::pwrite(fd, marker.data(), unit_bytes_, 0) != static_cast<ssize_t>(unit_bytes_))
                 throw SetupError(paths_[i] + ": cannot write its first unit: " + errno_text(errno));
         };

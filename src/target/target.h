@@ -46,10 +46,24 @@ struct KeptFile {
     dev_t dev = 0;
     ino_t ino = 0;
 };
+// The names in the directory open at `dirfd` ("." and ".." included).
+std::vector<std::string> directory_entries(int dirfd);
+// n of `<stem><n>.dat` with n in canonical decimal (what std::to_string
+// makes: no sign, no leading zero, no other base), else -1: the names a
+// run makes.  drivestress-05.dat and drivestress-0x5.dat are someone's
+// copies, never our names.
+long data_file_index(const std::string& name, const std::string& stem);
 // Every file named by a state file (`*.state` with the state magic) in the
 // directory open at `dirfd`, whose path is `directory`.  Throws SetupError
 // for a damaged state file (it still protects what it kept).
-std::vector<KeptFile> kept_files(int dirfd, const std::string& directory);
+// A file that may be a damaged state file (state_file.h,
+// damaged_state_reason; `own_state` names this run's own state file) is
+// refused the same way: we cannot read what it protects.
+std::vector<KeptFile> kept_files(int dirfd, const std::string& directory,
+                                 const std::string& own_state = "drivestress.state");
+// The refusal for a state file that cannot be read: why, and how to
+// release the files (--verify-only STATE --cleanup --force).
+std::string damaged_state_advice(const std::string& state, const std::string& why);
 // What to do about the files `state` kept (in `directory`): verify, then
 // --cleanup after a PASS, or, after a loss, the `rm` command that removes
 // them once inspected.  Starts with "; ".
@@ -68,11 +82,11 @@ class Target {
     Target& operator=(const Target&) = delete;
 
     // Creates (or replaces our leftovers with) every test file at full
-    // size, marked with a unit header of run `run_id`; in raw-device mode
+    // size, marked with unit 0 of run `run_id` (data `data_id`); in raw-device mode
     // opens the device exclusively instead (nothing is created or removed).
     // O_DIRECT unless buffered was asked for or the filesystem refuses it
     // (then direct_io() is false and direct_io_note() says why).
-    void create_files(std::uint64_t run_id);
+    void create_files(std::uint64_t run_id, std::uint64_t data_id);
     // Closes and unlinks every file this object created (also with --keep:
     // --recreate asks for it explicitly).
     void remove_files() noexcept;

@@ -85,7 +85,7 @@ struct Fixture {
                .sync_every = every,
                .batch = batch};
         worker = std::make_unique<run::Worker>(geo, 0, file.path, file.fd, 7,
-                                               pattern::run_id_from_seed(7), stop);
+                                               pattern::data_id_from_seed(7), stop);
         std::unique_ptr<io::Backend> inner;
         if (uring)
             inner = std::make_unique<io::UringBackend>(file.fd, 16, worker->buffer_arena());

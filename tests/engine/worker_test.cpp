@@ -54,7 +54,7 @@ struct Fixture {
     TempFile file;
     std::atomic<bool> stop{false};
     run::WorkerGeometry geo = geometry(kFileBytes);
-    run::Worker worker{geo, 0, file.path, file.fd, 42, pattern::run_id_from_seed(42), stop};
+    run::Worker worker{geo, 0, file.path, file.fd, 42, pattern::data_id_from_seed(42), stop};
     test::FaultyBackend* faulty = nullptr;
 
     // `threads`: the sync thread pool at depth 16 instead of one operation at

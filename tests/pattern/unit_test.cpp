@@ -17,7 +17,7 @@ using ds::pattern::MismatchClass;
 using ds::pattern::UnitIdentity;
 using Bytes = std::vector<std::byte>;
 
-const std::uint64_t kRun = ds::pattern::run_id_from_seed(12345);
+const std::uint64_t kRun = ds::pattern::data_id_from_seed(12345);
 
 UnitIdentity identity(std::uint32_t unit_bytes = 4096) {
     return UnitIdentity{.run_id = kRun,
@@ -71,10 +71,10 @@ Diagnosis diagnosed(const Bytes& actual, const UnitIdentity& id) {
 }  // namespace
 
 TEST_CASE("run id: deterministic, never 0, different per seed") {
-    CHECK(ds::pattern::run_id_from_seed(1) == ds::pattern::run_id_from_seed(1));
-    CHECK(ds::pattern::run_id_from_seed(1) != ds::pattern::run_id_from_seed(2));
+    CHECK(ds::pattern::data_id_from_seed(1) == ds::pattern::data_id_from_seed(1));
+    CHECK(ds::pattern::data_id_from_seed(1) != ds::pattern::data_id_from_seed(2));
     for (std::uint64_t seed = 0; seed < 1000; ++seed)
-        CHECK(ds::pattern::run_id_from_seed(seed) != 0);
+        CHECK(ds::pattern::data_id_from_seed(seed) != 0);
 }
 
 TEST_CASE("layout: header fields at their offsets, then the stream of the unit key") {
@@ -96,7 +96,7 @@ TEST_CASE("layout: header fields at their offsets, then the stream of the unit k
 }
 
 TEST_CASE("layout: golden values (a change here changes the on-disk format)") {
-    const UnitIdentity id{.run_id = ds::pattern::run_id_from_seed(1),
+    const UnitIdentity id{.run_id = ds::pattern::data_id_from_seed(1),
                           .file_index = 2,
                           .offset = 3 * 4096,
                           .generation = 4,
@@ -210,7 +210,7 @@ TEST_CASE("content: generations, offsets, files, runs and sizes all give differe
     others[0].generation = 6;
     others[1].offset += base.unit_bytes;
     others[2].file_index = 4;
-    others[3].run_id = ds::pattern::run_id_from_seed(12346);
+    others[3].run_id = ds::pattern::data_id_from_seed(12346);
     others[4].unit_bytes = 8192;
     for (const UnitIdentity& other : others) {
         Bytes b = content(other);
@@ -355,7 +355,7 @@ TEST_CASE("diagnose: a unit of another offset or file of this run is misdirected
 TEST_CASE("diagnose: a unit of another run is foreign") {
     const UnitIdentity id = identity();
     UnitIdentity other_run = id;
-    other_run.run_id = ds::pattern::run_id_from_seed(999);
+    other_run.run_id = ds::pattern::data_id_from_seed(999);
     const Diagnosis d = diagnosed(content(other_run), id);
     CHECK(d.cls == MismatchClass::foreign);
     CHECK(d.first_bad_byte == 8);  // the run id field
@@ -422,4 +422,30 @@ TEST_CASE("diagnose: sectors of two generations are torn") {
         small_old.generation = ds::pattern::previous_generation(small.generation);
         CHECK(diagnosed(content(small_old), small).cls == MismatchClass::stale);
     }
+}
+
+TEST_CASE("two runs with one seed: the same data, told apart by the run id (issue 37)") {
+    const std::uint64_t data = ds::pattern::data_id_from_seed(43);
+    UnitIdentity first{.run_id = 0x1111, .file_index = 0, .offset = 8192, .generation = 2048,
+                       .unit_bytes = 4096, .data_id = data};
+    UnitIdentity second = first;
+    second.run_id = 0x2222;
+    Bytes a(4096), b(4096);
+    ds::pattern::fill_unit(a, first);
+    ds::pattern::fill_unit(b, second);
+    // The payload follows the seed alone: byte for byte the same past the header.
+    CHECK(std::memcmp(a.data() + 64, b.data() + 64, 4096 - 64) == 0);
+    CHECK(std::memcmp(a.data(), b.data(), ds::pattern::kHeaderBytes) != 0);
+    // The other run's unit, at the same generation or a newer one, is foreign.
+    CHECK(ds::pattern::first_mismatch(a, second) < ds::pattern::kHeaderBytes);
+    CHECK(ds::pattern::diagnose(a, second).cls == MismatchClass::foreign);
+    UnitIdentity older = second;
+    older.generation = 7;
+    CHECK(ds::pattern::diagnose(a, older).cls == MismatchClass::foreign);
+    // Its own run's older generation is still stale.
+    Bytes c(4096);
+    UnitIdentity own_older = first;
+    own_older.generation = 2047;
+    ds::pattern::fill_unit(c, own_older);
+    CHECK(ds::pattern::diagnose(c, first).cls == MismatchClass::stale);
 }

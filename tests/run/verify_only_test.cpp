@@ -18,7 +18,7 @@ using run::UnitClass;
 namespace {
 
 constexpr std::uint32_t kUnit = 4096;
-const std::uint64_t kRunId = pattern::run_id_from_seed(99);
+const std::uint64_t kRunId = pattern::data_id_from_seed(99);
 
 pattern::UnitIdentity unit(pattern::Generation g, std::uint64_t offset = 3 * kUnit,
                            std::uint32_t file = 1) {
@@ -158,7 +158,7 @@ TEST_CASE("classify: lost after acknowledgement, with the diagnosis") {
     }
     SUBCASE("another run's data (foreign)") {
         pattern::UnitIdentity other = unit(7);
-        other.run_id = pattern::run_id_from_seed(100);
+        other.run_id = pattern::data_id_from_seed(100);
         auto v = run::classify_unit(content(other), unit(7), 254);
         CHECK(v.cls == UnitClass::lost);
         CHECK(v.diagnosis->cls == pattern::MismatchClass::foreign);

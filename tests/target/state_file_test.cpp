@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "model/errors.h"
+#include "target/target.h"
 
 using namespace ds;
 
@@ -35,7 +36,7 @@ struct TempDir {
 run::StateGeometry geometry(const std::string& dir, unsigned files = 2) {
     run::StateGeometry g;
     g.seed = 1234;
-    g.run_id = pattern::run_id_from_seed(g.seed);
+    g.run_id = pattern::data_id_from_seed(g.seed);
     g.file_bytes = kFileBytes;
     g.unit_bytes = kUnit;
     g.bound = 3;
@@ -87,7 +88,7 @@ TEST_CASE("state file round trip: geometry, names and the last acknowledgement p
     }
     run::LoadedState s = run::load_state_file(path);
     CHECK(s.geo.seed == 1234);
-    CHECK(s.geo.run_id == pattern::run_id_from_seed(1234));
+    CHECK(s.geo.run_id == pattern::data_id_from_seed(1234));
     CHECK(s.geo.file_bytes == kFileBytes);
     CHECK(s.geo.unit_bytes == kUnit);
     CHECK(s.geo.bound == 3);
@@ -223,20 +224,22 @@ TEST_CASE("both records of a file damaged, a damaged header, a foreign file: cle
         CHECK_THROWS_WITH_AS(run::load_state_file(path),
                              doctest::Contains("damaged state file header"), run::SetupError);
     }
-    SUBCASE("an older format (one-byte generations) is refused in one line") {
-        int fd = ::open(path.c_str(), O_RDWR);
-        REQUIRE(fd >= 0);
-        const std::uint32_t v2 = 2;
-        REQUIRE(::pwrite(fd, &v2, sizeof v2, 8) == static_cast<ssize_t>(sizeof v2));
-        ::close(fd);
-        CHECK(run::kStateFormatVersion == 3);
-        try {
-            (void)run::load_state_file(path);
-            FAIL("an old state file was accepted");
-        } catch (const run::SetupError& e) {
-            const std::string what = e.what();
-            CHECK(what.find("state file format 2 is not supported") != std::string::npos);
-            CHECK(what.find('\n') == std::string::npos);
+    SUBCASE("older formats (one-byte generations; a run id from the seed) are refused") {
+        CHECK(run::kStateFormatVersion == 4);
+        for (const std::uint32_t old : {2U, 3U}) {
+            int fd = ::open(path.c_str(), O_RDWR);
+            REQUIRE(fd >= 0);
+            REQUIRE(::pwrite(fd, &old, sizeof old, 8) == static_cast<ssize_t>(sizeof old));
+            ::close(fd);
+            try {
+                (void)run::load_state_file(path);
+                FAIL("an old state file was accepted");
+            } catch (const run::SetupError& e) {
+                const std::string what = e.what();
+                CHECK(what.find("state file format " + std::to_string(old) + " is not supported") !=
+                      std::string::npos);
+                CHECK(what.find('\n') == std::string::npos);
+            }
         }
     }
     SUBCASE("not a state file, or missing") {
@@ -298,4 +301,121 @@ TEST_CASE("the bound: one write per unit without random writes, any without flus
     cfg.read_pct = 50;
     cfg.rand_time_s = 0;
     CHECK(run::unacked_write_bound(cfg, 0) == 1);
+}
+
+namespace {
+
+// What the run's safety check sees: the names the directory's state files
+// protect (target/target.h kept_files), or a refusal.
+enum class Guard { refused, protects_all, unprotected };
+Guard guard_of(const std::string& dir, const std::vector<std::string>& names) {
+    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+    REQUIRE(fd >= 0);
+    Guard g = Guard::unprotected;
+    try {
+        const auto kept = run::kept_files(fd, dir);
+        std::size_t found = 0;
+        for (const auto& n : names)
+            for (const auto& k : kept)
+                if (k.name == n) {
+                    ++found;
+                    break;
+                }
+        g = found == names.size() ? Guard::protects_all : Guard::unprotected;
+    } catch (const run::SetupError&) {
+        g = Guard::refused;
+    }
+    ::close(fd);
+    return g;
+}
+
+std::vector<unsigned char> read_bytes(const std::string& path) {
+    std::vector<unsigned char> v(std::filesystem::file_size(path));
+    int fd = ::open(path.c_str(), O_RDONLY);
+    REQUIRE(fd >= 0);
+    REQUIRE(::pread(fd, v.data(), v.size(), 0) == static_cast<ssize_t>(v.size()));
+    ::close(fd);
+    return v;
+}
+
+}  // namespace
+
+// Issue 37: a damaged state file must never let its files go unprotected,
+// nor be read as something it does not say.  Every single-byte change (set
+// to 0, xor 0x01, xor 0xff) and every truncation of a real state file:
+// either it loads and says exactly what was written (the newest record of
+// each file, or the one before it when the newest is damaged), or it does
+// not load and the run's safety check refuses or still protects every file
+// it kept.  Never: a load that says something else, or files unprotected.
+TEST_CASE("state file fuzz: every byte changed, every length cut (issue 37)") {
+    TempDir dir;
+    const std::string path = dir.path + "/drivestress.state";
+    const run::StateGeometry geo = geometry(dir.path);
+    {
+        run::StateFile sf(path, geo);
+        sf.acknowledged(0, gens(1));
+        sf.acknowledged(0, gens(2));
+        sf.acknowledged(1, gens(3));
+    }
+    const std::vector<unsigned char> good = read_bytes(path);
+    const std::vector<std::string> names = {"drivestress-0.dat", "drivestress-1.dat"};
+    const std::vector<pattern::Generation> none(kUnits, pattern::kUnknownGeneration);
+    const std::vector<std::vector<pattern::Generation>> newest = {gens(2), gens(3)};
+    const std::vector<std::vector<pattern::Generation>> older = {gens(1), none};
+    std::size_t loaded = 0, refused = 0, protected_only = 0;
+
+    auto check = [&](const std::string& what) {
+        INFO(what);
+        bool loads = false;
+        try {
+            const run::LoadedState s = run::load_state_file(path);
+            loads = true;
+            CHECK(s.geo.seed == geo.seed);
+            CHECK(s.geo.run_id == geo.run_id);
+            CHECK(s.geo.file_bytes == geo.file_bytes);
+            CHECK(s.geo.unit_bytes == geo.unit_bytes);
+            CHECK(s.geo.paths == geo.paths);
+            REQUIRE(s.files.size() == 2);
+            for (std::size_t f = 0; f < 2; ++f) {
+                const bool as_written = s.files[f].acked == newest[f];
+                const bool fell_back = s.files[f].used_older_copy && s.files[f].acked == older[f];
+                CHECK((as_written || fell_back));
+            }
+        } catch (const run::SetupError&) {
+        }
+        const Guard g = guard_of(dir.path, names);
+        CHECK(g != Guard::unprotected);
+        if (loads)
+            ++loaded;
+        else if (g == Guard::refused)
+            ++refused;
+        else
+            ++protected_only;
+    };
+
+    const int fd = ::open(path.c_str(), O_RDWR);
+    REQUIRE(fd >= 0);
+    auto put = [&](std::size_t at, unsigned char b) {
+        REQUIRE(::pwrite(fd, &b, 1, static_cast<off_t>(at)) == 1);
+    };
+    for (std::size_t at = 0; at < good.size(); ++at) {
+        for (const int how : {0, 1, 2}) {
+            const unsigned char was = good[at];
+            const unsigned char now = how == 0 ? 0 : how == 1 ? was ^ 0x01 : was ^ 0xff;
+            if (now == was) continue;
+            put(at, now);
+            check("byte " + std::to_string(at) + " changed to " + std::to_string(now));
+            put(at, was);
+        }
+    }
+    for (std::size_t len = good.size(); len-- > 0;) {
+        REQUIRE(::ftruncate(fd, static_cast<off_t>(len)) == 0);
+        check("cut to " + std::to_string(len) + " bytes");
+    }
+    ::close(fd);
+    // The header's bytes are all checked: most changes there refuse.
+    CHECK(refused > 0);
+    CHECK(loaded > 0);  // a damaged newest record: the one before it
+    MESSAGE(loaded << " loaded as written, " << refused << " refused, " << protected_only
+                   << " not loaded but protected by name");
 }

@@ -1,0 +1,106 @@
+#include "run/force_release.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "io/unique_fd.h"
+#include "model/errors.h"
+#include "pattern/unit.h"
+#include "target/state_file.h"
+#include "target/target.h"
+#include "target/target_lock.h"
+
+namespace ds::run {
+
+namespace {
+
+std::string parent_of(const std::string& path) {
+    const auto slash = path.rfind('/');
+    if (slash == std::string::npos) return ".";
+    return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string base_of(const std::string& path) {
+    const auto slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// Why the file `name` in `dir` is not provably this tool's file n ("" when
+// it is); `st` gets its identity.
+std::string not_ours(int dir, const std::string& name, long n, struct stat& st) {
+    io::UniqueFd fd(::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    if (!fd.valid()) return errno == ELOOP ? "a symbolic link" : std::strerror(errno);
+    if (::fstat(fd.get(), &st) != 0) return std::strerror(errno);
+    if (!S_ISREG(st.st_mode)) return "not a regular file";
+    if (st.st_uid != ::geteuid()) return "owned by uid " + std::to_string(st.st_uid);
+    if (st.st_nlink != 1) return std::to_string(st.st_nlink) + " links";
+    std::byte head[pattern::kHeaderBytes]{};
+    const auto h = ::pread(fd.get(), head, sizeof head, 0) == static_cast<ssize_t>(sizeof head)
+                       ? pattern::parse_header(head)
+                       : std::nullopt;
+    if (!h || h->offset != 0 || h->file_index != static_cast<unsigned long>(n))
+        return "does not start with drivestress's unit 0 of file " + std::to_string(n);
+    return "";
+}
+
+// Unlinks `name` only while it still is the file checked.
+bool remove_checked(int dir, const std::string& name, const struct stat& checked) {
+    struct stat now {};
+    return ::fstatat(dir, name.c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+           now.st_dev == checked.st_dev && now.st_ino == checked.st_ino &&
+           ::unlinkat(dir, name.c_str(), 0) == 0;
+}
+
+}  // namespace
+
+ForceRelease force_release(const std::string& state_path) {
+    const std::string dir_path = parent_of(state_path), state_name = base_of(state_path);
+    io::UniqueFd dir(::open(dir_path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!dir.valid()) throw SetupError(state_path + ": " + std::strerror(errno));
+    const TargetLock lock =
+        TargetLock::acquire(dir.get(), dir_path, "; release its files once it has ended");
+    ForceRelease r;
+    r.state = state_path;
+    // Only at a name a state file has (drivestress.state, <prefix>.state).
+    if (state_name.size() <= 6 || state_name.compare(state_name.size() - 6, 6, ".state") != 0)
+        throw SetupError(state_path +
+                         ": not a state file's name (drivestress.state or PREFIX.state); "
+                         "nothing removed");
+    r.why = damaged_state_reason(state_path, true);
+    if (r.why.empty()) {
+        (void)load_state_file(state_path);  // throws why it is not a state file of ours
+        throw SetupError(state_path +
+                         ": can be read; --force is only for a state file that cannot be: "
+                         "--verify-only " +
+                         state_path + " --cleanup removes its files after a PASS");
+    }
+    struct stat state_st {};
+    if (::fstatat(dir.get(), state_name.c_str(), &state_st, AT_SYMLINK_NOFOLLOW) != 0)
+        throw SetupError(state_path + ": " + std::strerror(errno));
+    const std::string stem = state_name == "drivestress.state"
+                                 ? std::string("drivestress-")
+                                 : state_name.substr(0, state_name.size() - 6);
+    std::vector<std::string> names = directory_entries(dir.get());
+    std::sort(names.begin(), names.end());
+    for (const auto& name : names) {
+        const long n = data_file_index(name, stem);
+        if (n < 0) continue;
+        const std::string path = dir_path + (dir_path == "/" ? "" : "/") + name;
+        struct stat st {};
+        if (std::string why = not_ours(dir.get(), name, n, st); !why.empty())
+            r.left.push_back(path + ": " + why);
+        else if (remove_checked(dir.get(), name, st))
+            r.removed.push_back(path);
+    }
+    if (!remove_checked(dir.get(), state_name, state_st))
+        r.left.push_back(state_path + ": " + std::strerror(errno ? errno : EBUSY));
+    (void)::fsync(dir.get());
+    return r;
+}
+
+}  // namespace ds::run

@@ -195,12 +195,13 @@ const OptionSpec kSpecs[] = {
 // clang-format on
 
 const char kIntro[] =
-    "Usage: drivestress [OPTIONS] [TARGET]\n"
+    "Usage: drivestress [OPTIONS] [TARGET...]\n"
     "Write deterministic data to files on a drive, read it back, verify every byte,\n"
     "and report throughput, IOPS, latency percentiles and CPU cost.\n"
     "\n"
     "TARGET is an existing directory; files drivestress-<n>.dat are created in it\n"
-    "(default: the current directory).  --path PREFIX names a file-name prefix.\n"
+    "(default: the current directory); several TARGETs are one run over all of them.\n"
+    "--path PREFIX names a file-name prefix.\n"
     "SIZE takes K/M/G/T (binary: 1K = 1024) or plain bytes: 4K, 256M, 1G.\n"
     "DURATION takes us/ms/s/m/h; a plain number is seconds: 500ms, 10, 2m, 1h.\n"
     "N is a whole number, PCT a percentage, LIST values separated by commas.\n";

@@ -330,6 +330,18 @@ void read_sweep(const Options& o, run::RunConfig& c) {
         case run::SweepParam::qd:
             if (o.given("qd")) throw UsageError("--sweep qd=... and --qd both given");
             c.qd = static_cast<unsigned>(hi);
+            // At most half of a file's units are in flight (picking a free
+            // one stays cheap): a deeper point would run shallower than its
+            // row says.  (A raw device's region size is known later.)
+            if (const std::uint64_t units = c.rand_block ? c.file_bytes / c.rand_block : 0;
+                units && hi > std::max<std::uint64_t>(1, units / 2))
+                throw UsageError("--sweep qd: " + std::to_string(hi) +
+                                 " is more than half of a file's " + std::to_string(units) +
+                                 " units (--size " + units::format_size_option(c.file_bytes) +
+                                 ", --rand-block " + units::format_size_option(c.rand_block) +
+                                 "): at most " +
+                                 std::to_string(std::max<std::uint64_t>(1, units / 2)) +
+                                 " are in flight per worker");
             break;
         case run::SweepParam::files:
             if (o.given("files")) throw UsageError("--sweep files=... and --files both given");

@@ -71,6 +71,14 @@ TEST_CASE("--help names every option with its metavariable and default, never Bo
     }
 }
 
+TEST_CASE("the usage line says a run takes several targets, as it does") {
+    const std::string help = ds::cli::help_text();
+    CHECK(help.rfind("Usage: drivestress [OPTIONS] [TARGET...]\n", 0) == 0);
+    const auto cmd = ds::cli::parse_command_line({"/a", "/b", "/c"});
+    CHECK(cmd.config.target == "/a");
+    CHECK(cmd.config.more_targets.size() == 2);
+}
+
 TEST_CASE("--help says what SIZE and DURATION take, as the parsers do") {
     const std::string help = ds::cli::help_text();
     CHECK(help.find("SIZE takes K/M/G/T (binary: 1K = 1024) or plain bytes") != std::string::npos);

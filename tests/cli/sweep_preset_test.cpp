@@ -48,6 +48,11 @@ TEST_CASE("a qd sweep runs at the largest depth; conflicting options are refused
     CHECK_THROWS_AS(parse_command_line({"--sweep", "qd=1,2", "--rand-time", "0"}), UsageError);
     CHECK_THROWS_AS(parse_command_line({"--sweep", "qd=1,2", "--iterations", "3"}), UsageError);
     CHECK_THROWS_AS(parse_command_line({"--sweep", "files=1,2", "--compare-backends"}), UsageError);
+    // Deeper than half a file's units would run shallower than its row says
+    // (issue 33: qd=1..3000 on 4096 units ran 2048 in a row labelled 3000).
+    CHECK(parse_command_line({"--sweep", "qd=1..2048", "-s", "16M"}).config.qd == 2048);
+    CHECK_THROWS_WITH_AS(parse_command_line({"--sweep", "qd=1..3000", "-s", "16M"}),
+                         doctest::Contains("at most 2048 are in flight per worker"), UsageError);
     auto rb = parse_command_line({"--sweep", "rand-block=4K,64K", "-s", "64M"});
     CHECK(rb.config.rand_block == 4096);
     CHECK(rb.config.max_rand_block() == 65536);

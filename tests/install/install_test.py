@@ -93,6 +93,12 @@ class Installed(unittest.TestCase):
         used = set(re.findall(r"(--[a-z][a-z0-9-]+)", examples))
         self.assertGreater(len(used), 3, examples)
         self.assertEqual(used - set(options), set())
+        # Installed, the result tools are drivestress-plot and the like, not
+        # the source tree's scripts/plot (issue 33).
+        self.assertNotIn("scripts/", text)
+        for tool in re.findall(r"drivestress-([a-z]+)", examples):
+            self.assertTrue(any(p.endswith("/bin/drivestress-" + tool) for p in self.paths),
+                            f"the man page names drivestress-{tool}, which is not installed")
 
     def complete(self, *words):
         """What the installed completion offers for `drivestress WORDS...`

@@ -96,7 +96,10 @@ QuotedFigures quoted_figures(const run::RunResult& r) {
         q.random_read = direction(*rnd, true);
         q.random_write = direction(*rnd, false);
         q.random_iops = rnd->iops();
-        q.random_p99_ns = rnd->latency().value_at_percentile(99);
+        q.random_p99_is_response = rnd->requested_rate > 0;
+        q.random_p99_ns = q.random_p99_is_response
+                              ? rnd->counters.response_latency.value_at_percentile(99)
+                              : rnd->latency().value_at_percentile(99);
         q.random_iops_repeats = rnd->estimates().iops;
         if (q.random_iops_repeats.n >= 2) q.random_iops = q.random_iops_repeats.median;
     }
@@ -129,7 +132,7 @@ std::string result_line(const run::RunConfig& cfg, const run::RunResult& r, unit
                                                 q.random_iops_repeats.half_width_pct(),
                                                 q.random_iops_repeats.n)
                                 : std::string()) +
-                           ", p99 " +
+                           (q.random_p99_is_response ? ", response p99 " : ", p99 ") +
                            printf_string("%.3f ms", static_cast<double>(q.random_p99_ns) / 1e6)
                      : "too short to measure (" + q.random_too_short + ")");
     }

@@ -30,7 +30,10 @@ struct QuotedFigures {
     bool random = false;           // the random phase ran
     std::string random_too_short;  // why it was too short to measure, or empty
     double random_iops = 0;        // reads and writes
+    // Under --rate, response time (from when each operation was due), the
+    // figure an open loop is about; else service time.
     std::uint64_t random_p99_ns = 0;
+    bool random_p99_is_response = false;
     stats::Estimate random_iops_repeats;  // --repeat: over the repeats (n = 1: none)
 };
 

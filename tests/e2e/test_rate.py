@@ -91,6 +91,9 @@ class RateCases:
         for name in ("seq-write", "seq-read", "reverify"):
             self.assertIsNone(harness.merged_phases_of(doc)[name]["rate"], name)
         self.assertIn("rate:      requested 1.0k IOPS, achieved ", r.stdout)
+        # The figures line quotes what an open loop is about: response time.
+        figures = next(l for l in r.stdout.splitlines() if l.startswith("figures  "))
+        self.assertRegex(figures, r" IOPS, response p99 \d+\.\d{3} ms")
         self.assertIn("response ms p50 ", r.stdout)
         self.assertIn("issue error us p50 ", r.stdout)
         with open(series) as f:
@@ -141,6 +144,7 @@ class RateCases:
         self.assertExit(r, 0)
         doc = self.assertJson(r)
         self.assertIsNone(random_phase(doc)["rate"])
+        self.assertNotIn("response p99", r.stdout)
         self.assertIsNone(doc["config"]["rate_iops"])
         self.assertNotIn("rate:", r.stdout)
 

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "pattern/unit.h"
+#include "report/figures.h"
 #include "report/json_report.h"
 #include "units/utf8.h"
 
@@ -142,6 +143,8 @@ void PromTotals::expect(const run::RunConfig& cfg) {
         cfg.has_phase(Phase::random) && (cfg.rand_ops ? *cfg.rand_ops > 0 : cfg.rand_time_s > 0);
     auto phase = [&](Phase p, bool reads, bool writes) {
         phase_seconds[p] += 0;
+        for (const PhaseFigure& f : phase_figures())
+            if (!f.metric.empty()) described[{f.metric, p}] += 0;
         if (reads) verified_bytes[p] += 0;
         if (reads) ops[{p, PromOp::read}];
         if (writes) ops[{p, PromOp::write}];
@@ -184,6 +187,8 @@ void PromTotals::add_phase(const run::PhaseResult& p, const std::string& point) 
         late_ops[p.phase] += c.late_ops;
     }
     phase_seconds[p.phase] += p.seconds;
+    for (const PhaseFigure& f : phase_figures())
+        if (!f.metric.empty() && f.shown_for(p)) described[{f.metric, p.phase}] += f.value(p);
     if (c.verified_bytes || verified_bytes.count(p.phase))
         verified_bytes[p.phase] += c.verified_bytes;
     for (std::size_t i = 0; i < mismatches.size(); ++i)
@@ -222,6 +227,8 @@ void PromTotals::add(const PromTotals& o) {
         late_ops[p] += n;
     for (const auto& [p, s] : o.phase_seconds)
         phase_seconds[p] += s;
+    for (const auto& [key, v] : o.described)
+        described[key] += v;
     for (const auto& [p, b] : o.verified_bytes)
         verified_bytes[p] += b;
     for (std::size_t i = 0; i < mismatches.size(); ++i)
@@ -514,6 +521,24 @@ std::vector<Family> counter_families(const PromState& s, const std::vector<PromS
     return {iterations, secs, ops, bytes, verified, mismatches, write_errors, cpu, max};
 }
 
+// The counters report/figures.h describes, one family each.
+std::vector<Family> described_families(const PromState& s, const std::vector<PromSeriesSet>& runs) {
+    std::vector<Family> out;
+    for (const PhaseFigure& f : phase_figures()) {
+        if (f.metric.empty()) continue;
+        Family family{f.metric, "counter", f.meaning, {}};
+        for (const auto& run : runs) {
+            PromLabels base = s.labels;
+            base.insert(base.end(), run.labels.begin(), run.labels.end());
+            for (const auto& [key, v] : run.totals.described)
+                if (key.first == f.metric)
+                    family.add(with(base, {{"phase", phase_name(key.second)}}), format_double(v));
+        }
+        out.push_back(std::move(family));
+    }
+    return out;
+}
+
 // One classic histogram's samples on the shared bucket set.
 void add_histogram(Family& f, const PromLabels& labels, const PromHistogram& h) {
     const auto& bounds = prom_latency_bounds_ns();
@@ -794,6 +819,8 @@ std::string prometheus_text(const PromState& state, const std::vector<PromSeries
     for (const auto& f : state_families(state))
         f.render(out);
     for (const auto& f : counter_families(state, runs))
+        f.render(out);
+    for (const auto& f : described_families(state, runs))
         f.render(out);
     latency_family(state, runs).render(out);
     for (const auto& f : rate_families(state, runs))

@@ -77,6 +77,9 @@ struct PromTotals {
     // writes together, and the operations that were late; empty without it.
     std::map<run::Phase, PromHistogram> response;
     std::map<run::Phase, std::uint64_t> late_ops;
+    // The figures report/figures.h describes with a Prometheus counter, by
+    // metric name and phase.
+    std::map<std::pair<std::string_view, run::Phase>, double> described;
     // --repeat: the figures of each repeat of the finished phases (a phase
     // and its later iterations' runs, as JSON's merged_phases), by phase and
     // sweep point ("qd=32"; "" outside a sweep), up to

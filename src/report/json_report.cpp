@@ -10,6 +10,7 @@
 #include "io/output_file.h"
 #include "model/drift.h"
 #include "pattern/unit.h"
+#include "report/figures.h"
 #include "units/utf8.h"
 
 namespace ds::report {
@@ -49,6 +50,27 @@ json rate_json(const run::PhaseResult& p, const run::RunConfig& cfg) {
             {"issue_error", latency_json(c.issue_error)}};
 }
 
+json top_foreign_json(const sys::HostLoad& h) {
+    json out = json::array();
+    for (const auto& f : h.top_foreign)
+        out.push_back({{"pid", f.pid}, {"comm", f.comm}, {"cpu_s", f.cpu_s}});
+    return out;
+}
+
+// The figures report/figures.h describes, each under its key.
+void add_phase_figures(json& j, const run::PhaseResult& p) {
+    for (const PhaseFigure& f : phase_figures()) {
+        if (!f.shown_for(p))
+            j[f.key] = nullptr;
+        else if (f.kind == PhaseFigure::Kind::count)
+            j[f.key] = static_cast<std::uint64_t>(f.value(p));
+        else
+            j[f.key] = f.value(p);
+    }
+}
+
+}  // namespace
+
 json phase_json(const run::PhaseResult& p, const run::RunConfig& cfg) {
     const auto& c = p.counters;
     const double s = p.seconds;
@@ -57,25 +79,10 @@ json phase_json(const run::PhaseResult& p, const run::RunConfig& cfg) {
     json j;
     j["phase"] = std::string(run::to_string(p.phase));
     j["interrupted"] = p.interrupted;
-    j["elapsed_s"] = s;
     const std::string too_short = p.too_short();  // see run::kMinMeasuredSeconds
     j["too_short"] = !too_short.empty();
     j["too_short_reason"] = too_short.empty() ? json(nullptr) : json(too_short);
-    j["read_bytes"] = c.read_bytes;
-    j["write_bytes"] = c.write_bytes;
-    j["read_ops"] = c.read_ops;
-    j["write_ops"] = c.write_ops;
-    j["bandwidth_bytes_per_sec"] = per_second(c.read_bytes + c.write_bytes, s);
-    j["read_bandwidth_bytes_per_sec"] = per_second(c.read_bytes, s);
-    j["write_bandwidth_bytes_per_sec"] = per_second(c.write_bytes, s);
-    j["iops"] = per_second(c.read_ops + c.write_ops, s);
-    j["read_iops"] = per_second(c.read_ops, s);
-    j["write_iops"] = per_second(c.write_ops, s);
-    j["verified_bytes"] = c.verified_bytes;
-    j["unverified_units"] = c.unverified_units;
-    j["retries"] = c.retries;
-    j["cancelled_ops"] = c.cancelled_ops;
-    j["workers"] = p.workers;
+    add_phase_figures(j, p);
     double cpu_total = p.cpu.user_s + p.cpu.system_s;
     j["cpu"] = {
         {"user_s", p.cpu.user_s},
@@ -87,6 +94,7 @@ json phase_json(const run::PhaseResult& p, const run::RunConfig& cfg) {
     j["host_load"] = {{"cpu_s", p.host.seconds},
                       {"steal_pct", p.host.steal_pct()},
                       {"foreign_pct", p.host.foreign_pct()},
+                      {"top_foreign", top_foreign_json(p.host)},
                       {"busy", sys::busy(p.host)}};
     json thresholds = json::array();
     for (double t : cfg.latency_thresholds_s) {
@@ -101,9 +109,7 @@ json phase_json(const run::PhaseResult& p, const run::RunConfig& cfg) {
     j["read_latency"] = latency_json(c.read_latency);
     j["write_latency"] = latency_json(c.write_latency);
     j["mismatches"] = class_counts(c.mismatches);
-    j["flush_ops"] = c.flush_ops;
     j["flush_latency"] = latency_json(c.flush_latency);
-    j["write_errors"] = c.write_errors;
     j["rate"] = rate_json(p, cfg);
     if (p.repeats.size() >= 2) {  // --repeat N, N > 1
         const run::RepeatEstimates e = p.estimates();
@@ -130,7 +136,14 @@ json phase_json(const run::PhaseResult& p, const run::RunConfig& cfg) {
     return j;
 }
 
-}  // namespace
+json schema_property(const PhaseFigure& f) {
+    const char* type = f.kind == PhaseFigure::Kind::count ? "integer" : "number";
+    json j = {{"description", f.meaning}, {"minimum", f.minimum}};
+    j["type"] = f.shown ? json::array({type, "null"}) : json(type);
+    if (f.minimum == static_cast<double>(static_cast<long long>(f.minimum)))
+        j["minimum"] = static_cast<long long>(f.minimum);
+    return j;
+}
 
 json estimate_json(const stats::Estimate& e) {
     return {{"median", e.median},

@@ -10,6 +10,7 @@
 #include "model/config.h"
 #include "model/observer.h"
 #include "model/results.h"
+#include "report/figures.h"
 #include "report/host_info.h"
 #include "stats/histogram.h"
 
@@ -30,6 +31,11 @@ inline constexpr int kSchemaVersion = 4;
 nlohmann::json document_head(const std::string& document_id, const std::string& started_at,
                              const HostInfo& host);
 nlohmann::json latency_json(const stats::LatencyHistogram& h);
+// One phase's object (merged_phases[], sweep points, iteration_detail[]).
+nlohmann::json phase_json(const run::PhaseResult& p, const run::RunConfig& cfg);
+// A described figure's property in the schema's phase object, as
+// schema/result.schema.json must spell it (figures_test checks it does).
+nlohmann::json schema_property(const PhaseFigure& f);
 // A figure over its repeats: {median, min, max, low, high, confidence, n}.
 nlohmann::json estimate_json(const stats::Estimate& e);
 // target.drive: what sysfs tells about the disk, null where it does not.

@@ -8,6 +8,7 @@
 
 #include "drivestress_version.h"
 #include "model/drift.h"
+#include "report/figures.h"
 #include "report/progress_line.h"
 #include "report/result_line.h"
 #include "report/target_table.h"
@@ -93,6 +94,8 @@ std::string phase_line(const run::PhaseResult& p, const std::vector<double>& thr
                     : printf_string("  %.0f %s/cpu-s", ru.of(p.bytes_per_sec()) * p.seconds / cpu_s,
                                     ru.amount);
     }
+    for (const PhaseFigure& f : phase_figures())
+        if (f.text && f.shown_for(p)) line += "  " + f.text(p);
     // Every threshold, 0 % too: with the default 1 ms, 10 ms and 100 ms a
     // zero says something (an SSD's phase never waited 100 ms), and a line
     // keeps one shape whatever the drive did.
@@ -633,11 +636,20 @@ void TextReport::interval_done(std::uint64_t, run::Phase, std::uint64_t,
     live_mismatches_ = mismatches_so_far;
 }
 
+// Foreign load only: kernel threads carrying out the run's I/O are its own
+// figure (report/figures.h), not noise.
 std::string host_busy_line(const run::PhaseResult& p) {
-    return printf_string(
-        "  host busy: %.0f %% steal, %.0f %% other processes during %s; figures "
-        "may not repeat",
-        p.host.steal_pct(), p.host.foreign_pct(), std::string(run::to_string(p.phase)).c_str());
+    std::string line = printf_string(
+        "  host busy: %.0f %% steal, %.0f %% other processes during %s", p.host.steal_pct(),
+        p.host.foreign_pct(), std::string(run::to_string(p.phase)).c_str());
+    const double s = p.seconds > 0 ? p.seconds : 1e-9;
+    for (std::size_t i = 0; i < p.host.top_foreign.size(); ++i) {
+        const auto& f = p.host.top_foreign[i];
+        line += printf_string("%s %s pid %d %.2f cores", i ? "," : " (top:", f.comm.c_str(), f.pid,
+                              f.cpu_s / s);
+    }
+    if (!p.host.top_foreign.empty()) line += ")";
+    return line + "; figures may not repeat";
 }
 
 void TextReport::phase_done(std::uint64_t iteration, const run::PhaseResult& p) {

@@ -257,12 +257,32 @@ void account(RunSession& s, const std::vector<PhaseOutcome>& outcomes, PhaseResu
     account_targets(s, outcomes, pr);
 }
 
-// The host's CPU time so far; nullopt where /proc/stat cannot be read (the
-// phase then reports no host load rather than a made-up one).
-std::optional<sys::HostCpu> read_host_cpu() {
+// The host's CPU time so far, every process's, and this process's own at
+// the same instant (so reading /proc is not foreign load); cpu is nullopt
+// where /proc/stat cannot be read (the phase then reports no host load
+// rather than a made-up one).
+struct HostReading {
+    std::vector<sys::ProcessCpu> processes;
+    std::optional<sys::HostCpu> cpu;
+    stats::CpuTime own;
+};
+
+HostReading read_host() {
     static const double ticks = static_cast<double>(::sysconf(_SC_CLK_TCK));
+    static const sys::ProcFs proc;
+    HostReading r;
+    r.processes = sys::sample_processes(proc, ticks);
     const auto text = sys::proc_stat().read();
-    return text ? sys::parse_proc_stat(*text, ticks) : std::nullopt;
+    r.cpu = text ? sys::parse_proc_stat(*text, ticks) : std::nullopt;
+    r.own = stats::CpuTime::process_now();
+    return r;
+}
+
+sys::HostLoad host_load(const HostReading& before, const HostReading& after) {
+    if (!before.cpu || !after.cpu) return {};
+    const stats::CpuTime own = after.own - before.own;
+    return sys::host_load(*before.cpu, *after.cpu, own.user_s + own.system_s,
+                          sys::process_load(before.processes, after.processes, ::getpid()));
 }
 
 }  // namespace
@@ -277,8 +297,8 @@ PhaseResult run_phase(RunSession& s, std::uint64_t iteration, Phase phase,
     const unsigned active = over.files ? over.files : cfg.workers();
     PhaseResult pr;
     pr.phase = phase;
+    const HostReading host0 = read_host();
     const auto cpu0 = stats::CpuTime::process_now();
-    const auto host0 = read_host_cpu();
     const std::uint64_t t0 = monotonic_ns();
     const PhasePlan plan = make_plan(s, iteration, phase, over, active, t0);
     const std::uint64_t sweep_value = cfg.sweep && phase == Phase::random
@@ -320,8 +340,7 @@ PhaseResult run_phase(RunSession& s, std::uint64_t iteration, Phase phase,
     pr.seconds = (monotonic_ns() - t0) / 1e9;
     if (plan.intervals_from_ns) intervals.emit(true, pr.seconds);
     pr.cpu = stats::CpuTime::process_now() - cpu0;
-    if (const auto host1 = read_host_cpu(); host0 && host1)
-        pr.host = sys::host_load(*host0, *host1, pr.cpu.user_s + pr.cpu.system_s);
+    pr.host = host_load(host0, read_host());
     pr.workers = active;
     if (phase == Phase::random) pr.requested_rate = over.rate > 0 ? over.rate : cfg.rate;
     account(s, outcomes, pr);

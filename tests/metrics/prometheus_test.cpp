@@ -246,6 +246,7 @@ TEST_CASE("every line is a well-formed HELP, TYPE or sample line; names follow t
                                              {"drivestress_mismatches_total", "counter"},
                                              {"drivestress_write_errors_total", "counter"},
                                              {"drivestress_cpu_seconds_total", "counter"},
+                   {"drivestress_kernel_io_threads_cpu_seconds_total", "counter"},
                                              {"drivestress_op_latency_max_seconds", "gauge"},
                                              {"drivestress_op_latency_seconds", "histogram"}});
 }

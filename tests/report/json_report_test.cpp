@@ -324,7 +324,7 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 void check_numbers_are_numbers(const json& j, const std::string& path) {
     static const std::set<std::string> kNullable{
         "rand_time_s",          "rand_ops",  "seq_time_s",      "duration_s", "logical_block_bytes",
-        "physical_block_bytes", "rate_iops", "closed_loop_iops"};
+        "physical_block_bytes", "rate_iops", "closed_loop_iops", "kernel_io_threads_cpu_s"};
     if (j.is_array()) {
         for (std::size_t i = 0; i < j.size(); ++i)
             check_numbers_are_numbers(j[i], path + "[" + std::to_string(i) + "]");

@@ -1,0 +1,99 @@
+#include "sys/processes.h"
+
+#include <dirent.h>
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+
+namespace ds::sys {
+
+ProcFs::ProcFs(std::string root) : root_(std::move(root)) {}
+
+std::optional<std::string> ProcFs::read(const std::string& relative) const {
+    std::ifstream f(root_ + "/" + relative);
+    if (!f) return std::nullopt;
+    std::ostringstream text;
+    text << f.rdbuf();
+    if (f.bad()) return std::nullopt;
+    return text.str();
+}
+
+std::vector<int> ProcFs::pids() const {
+    std::vector<int> out;
+    const std::unique_ptr<DIR, int (*)(DIR*)> dir(::opendir(root_.c_str()), ::closedir);
+    if (!dir) return out;
+    while (const dirent* e = ::readdir(dir.get())) {
+        const std::string_view name = e->d_name;
+        int pid = 0;
+        const auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), pid);
+        if (ec == std::errc{} && end == name.data() + name.size() && pid > 0) out.push_back(pid);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+std::optional<ProcessCpu> parse_pid_stat(std::string_view text, double ticks_per_second) {
+    // "pid (comm) state ppid pgrp session tty_nr tpgid flags minflt cminflt
+    // majflt cmajflt utime stime ..."
+    const auto open = text.find(" (");
+    const auto close = text.rfind(')');
+    if (open == std::string_view::npos || close == std::string_view::npos || close < open ||
+        ticks_per_second <= 0)
+        return std::nullopt;
+    ProcessCpu p;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + open, p.pid);
+    if (ec != std::errc{} || end != text.data() + open || p.pid <= 0) return std::nullopt;
+    p.comm = std::string(text.substr(open + 2, close - open - 2));
+    std::istringstream rest{std::string(text.substr(close + 1))};
+    std::string state;
+    std::uint64_t fields[12] = {};  // ppid .. stime
+    rest >> state;
+    long long signed_fields[5];  // ppid, pgrp, session, tty_nr, tpgid: may be negative
+    for (long long& v : signed_fields)
+        if (!(rest >> v)) return std::nullopt;
+    for (std::size_t i = 5; i < 12; ++i)
+        if (!(rest >> fields[i])) return std::nullopt;
+    p.kernel_thread = (fields[5] & kPfKthread) != 0;
+    p.cpu_s = static_cast<double>(fields[10] + fields[11]) / ticks_per_second;
+    return p;
+}
+
+std::vector<ProcessCpu> sample_processes(const ProcFs& proc, double ticks_per_second) {
+    std::vector<ProcessCpu> out;
+    for (int pid : proc.pids()) {
+        const auto text = proc.read(std::to_string(pid) + "/stat");
+        if (!text) continue;  // it ended meanwhile
+        if (auto p = parse_pid_stat(*text, ticks_per_second); p && p->pid == pid)
+            out.push_back(std::move(*p));
+    }
+    return out;
+}
+
+ProcessLoad process_load(const std::vector<ProcessCpu>& before,
+                         const std::vector<ProcessCpu>& after, int self_pid, std::size_t top) {
+    std::map<int, const ProcessCpu*> earlier;
+    for (const auto& p : before)
+        earlier[p.pid] = &p;
+    ProcessLoad load;
+    for (const auto& p : after) {
+        const auto it = earlier.find(p.pid);
+        // Same pid, other process (the pid was reused): all of its time.
+        const bool same = it != earlier.end() && it->second->comm == p.comm &&
+                          it->second->kernel_thread == p.kernel_thread;
+        const double used = std::max(0.0, same ? p.cpu_s - it->second->cpu_s : p.cpu_s);
+        if (p.kernel_thread)
+            load.kernel_thread_seconds += used;
+        else if (p.pid != self_pid && used >= 1e-3)
+            load.top_foreign.push_back({p.pid, p.comm, used});
+    }
+    std::stable_sort(load.top_foreign.begin(), load.top_foreign.end(),
+                     [](const auto& a, const auto& b) { return a.cpu_s > b.cpu_s; });
+    if (load.top_foreign.size() > top) load.top_foreign.resize(top);
+    return load;
+}
+
+}  // namespace ds::sys

@@ -381,6 +381,32 @@ class Run:
         return Result(self.proc.returncode, outputs[0], outputs[1], doc, seconds)
 
 
+# ---------------------------------------------------------------- meson tests
+
+# Every concrete test method is one meson test; tests/e2e/cases.py finds them
+# and tests/e2e/meson.build registers what it prints.  A case's meson name,
+# timeout (seconds) and is_parallel come from, the first that says it: a
+# @meson_case(...) on the method, one on its class or a base class (nearest
+# first), the module's MESON_CASE dict, then CASE_DEFAULTS.  The name is a
+# template: {case} is the method's name without "test_", {cls} the class's
+# name in lower case, {backend} its `backend`, {module} the file's name
+# without "test_" and ".py"; underscores in {case} and {module} become dashes.
+CASE_DEFAULTS = {"name": "{module}-{cls}-{case}", "timeout": 90, "is_parallel": True}
+
+
+def meson_case(**attrs):
+    """Decorates a test method or class with some of CASE_DEFAULTS' keys."""
+    unknown = sorted(set(attrs) - set(CASE_DEFAULTS))
+    if unknown:
+        raise TypeError(f"meson_case: unknown attribute {unknown[0]!r} "
+                        f"(known: {', '.join(CASE_DEFAULTS)})")
+
+    def mark(obj):
+        obj.meson_case = attrs  # a class's own, read by cases.py through the MRO
+        return obj
+    return mark
+
+
 # ---------------------------------------------------------------- test cases
 
 class DriveStressTest(unittest.TestCase):

@@ -19,6 +19,9 @@ import subprocess
 
 import harness
 
+# Each case's meson test (tests/e2e/cases.py; harness.meson_case).
+MESON_CASE = {"name": "ansible-{case}", "timeout": 300}
+
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 PLAYBOOK = os.path.join(ROOT, "deploy", "ansible", "drivestress.yml")
 # Bound on one ansible-playbook run (three small runs plus Ansible's own time).

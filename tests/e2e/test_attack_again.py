@@ -17,6 +17,9 @@ import subprocess
 
 import harness
 
+# Each case's meson test (tests/e2e/cases.py; harness.meson_case).
+MESON_CASE = {"name": "again-{cls}-{case}", "timeout": 120}
+
 NOBODY = 65534
 ARGS = ("-s", "8M", "-j", 2, "--rand-ops", 2000)
 

@@ -25,6 +25,9 @@ import subprocess
 
 import harness
 
+# Each case's meson test (tests/e2e/cases.py; harness.meson_case).
+MESON_CASE = {"name": "attack4-{cls}-{case}", "timeout": 120}
+
 ESCAPE_NAME = "e\x1b[2Jz\u202eevil"
 ESCAPED = "e\\x1b[2Jz\\u{202e}evil"
 

@@ -8,6 +8,9 @@ import uuid
 
 import harness
 
+# Each case's meson test (tests/e2e/cases.py; harness.meson_case).
+MESON_CASE = {"name": "bad-input-{case}"}
+
 SMALL = ("-s", "1M", "-j", 2, "--rand-ops", 100)
 
 

@@ -15,6 +15,9 @@ import time
 
 import harness
 
+# Each case's meson test (tests/e2e/cases.py; harness.meson_case).
+MESON_CASE = {"name": "burnin-{case}"}
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "report"))
 import validate_schema  # noqa: E402  (after the path insert)
 

@@ -11,6 +11,9 @@ import harness
 from harness import UNIT_BYTES, MiB, count_differences, first_difference, read_block, \
     write_block
 
+# Each case's meson test (tests/e2e/cases.py; harness.meson_case).
+MESON_CASE = {"name": "corruption-{case}-{backend}"}
+
 FILES = 2
 FILE_BYTES = 8 * MiB
 ARGS = ("-s", "8M", "-j", FILES, "--qd", 64, "--seq-block", "64K", "--rand-time", 0)
@@ -378,6 +381,7 @@ class CorruptionSync(CorruptionCases, harness.DriveStressTest):
     backend = "sync"
 
 
+@harness.meson_case(name="corruption-qd256-{case}-{backend}")
 class CorruptionQd256Sync(CorruptionCases, harness.DriveStressTest):
     """The thread pool at 256 per worker: exact offsets all the same."""
     backend = "sync"
@@ -385,6 +389,7 @@ class CorruptionQd256Sync(CorruptionCases, harness.DriveStressTest):
     seq_qd = 256
 
 
+@harness.meson_case(name="corruption-qd1-{case}-{backend}")
 class CorruptionQd1Sync(CorruptionCases, harness.DriveStressTest):
     """The single-threaded baseline."""
     backend = "sync"

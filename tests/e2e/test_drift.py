@@ -20,6 +20,9 @@ import harness
 from harness import MiB
 from test_endurance import ThrottledDevice, raw
 
+# Each case's meson test (tests/e2e/cases.py; harness.meson_case).
+MESON_CASE = {"name": "{cls}-{case}"}
+
 FAST_BPS = 8 * MiB
 SLOW_BPS = 2 * MiB
 

@@ -9,6 +9,9 @@ import re
 import harness
 from harness import MiB, merged_phases_of
 
+# Each case's meson test (tests/e2e/cases.py; harness.meson_case).
+MESON_CASE = {"name": "durable-{case}-{backend}"}
+
 SYNC_METHODS = ("none", "osync", "dsync", "fsync", "fdatasync")
 
 
@@ -138,6 +141,7 @@ class DurableBadInput(harness.DriveStressTest):
     """Bad --sync, --sync-every, --batch and --sync-compare combinations:
     exit 1, one line naming the option, nothing written."""
 
+    @harness.meson_case(name="durable-bad-options")
     def test_bad_durable_options(self):
         cases = [
             (["--sync", "always"], "--sync"),
@@ -162,6 +166,7 @@ class DurableRefused(harness.DriveStressTest):
     it.  Probed first; when every filesystem here accepts O_DIRECT (tmpfs
     does since Linux 6.6) there is nothing real to refuse and the case skips."""
 
+    @harness.meson_case(name="durable-sync-compare-refused-na")
     def test_refused_method_is_na_with_reason(self):
         probe = os.path.join("/dev/shm", f"drivestress-probe-{os.getpid()}")
         try:

@@ -29,6 +29,9 @@ import time
 import harness
 from harness import MiB
 
+# Each case's meson test (tests/e2e/cases.py; harness.meson_case).
+MESON_CASE = {"name": "endurance-{case}", "timeout": 120}
+
 DEVICE_BYTES = 64 * MiB
 BLKIO = "/sys/fs/cgroup/blkio"
 SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "schema",
@@ -274,6 +277,7 @@ def fake_nvme_env(tmp, sysfs, *pages, controller=None):
     return {"DRIVESTRESS_TEST_SYSFS_ROOT": sysfs, logs: ",".join(paths)}
 
 
+@harness.meson_case(name="health-{case}")
 class Health(harness.DriveStressTest):
     """A file target whose filesystem a fake sysfs tree puts on nvme0."""
 
@@ -350,6 +354,7 @@ class Health(harness.DriveStressTest):
         self.assertEqual(lines, ["health   not available: " + h["reason"]])
 
 
+@harness.meson_case(name="health-{case}")
 class HealthOfEveryTarget(harness.DriveStressTest):
     """Two targets on two drives (a loop-mounted filesystem and the test's
     own, which a fake sysfs tree puts on nvme0 and nvme1): each drive's log

@@ -11,6 +11,9 @@ import os
 import harness
 from harness import MiB
 
+# Each case's meson test (tests/e2e/cases.py; harness.meson_case).
+MESON_CASE = {"name": "enospc-{case}-{backend}"}
+
 ARGS = ("-s", "16M", "-j", 2, "--seq-block", "64K", "--qd", 32)
 
 
@@ -111,6 +114,7 @@ class EnospcSync(EnospcCases, harness.DriveStressTest):
     backend = "sync"
 
 
+@harness.meson_case(name="preset-space-{case}")
 class PresetSpace(harness.DriveStressTest):
     """A preset checks the space of its biggest test before its first."""
     backend = None
@@ -138,6 +142,7 @@ class PresetSpace(harness.DriveStressTest):
         self.assertNoFilesLeft(r)
 
 
+@harness.meson_case(name="enospc-{case}")
 class SharedFilesystemSpace(harness.DriveStressTest):
     """Two target directories on one filesystem share its free space: each
     fits alone, both do not, and the run is refused before anything is

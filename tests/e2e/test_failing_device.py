@@ -10,6 +10,9 @@ import os
 import harness
 from harness import MiB
 
+# Each case's meson test (tests/e2e/cases.py; harness.meson_case).
+MESON_CASE = {"name": "failing-device-{case}-{backend}"}
+
 DEVICE_BYTES = 64 * MiB
 FILES = 2
 REGION = 32 * MiB
@@ -20,6 +23,7 @@ ARGS = ("-j", FILES, "--seq-block", "64K", "--qd", 64, "--rand-time", 0)
 
 class FailingDeviceCases:
 
+    @harness.meson_case(name="failing-device-truncated-backing-{backend}")
     def test_truncated_backing_file_gives_io_errors(self):
         harness.require_root(self)
         # /tmp (ext4) supports O_DIRECT, which the loop driver's direct mode needs.

@@ -38,6 +38,9 @@ import harness
 from test_endurance import ThrottledDevice, raw
 from test_rate import CAP_IOPS, validate
 
+# Each case's meson test (tests/e2e/cases.py; harness.meson_case).
+MESON_CASE = {"name": "find-rate-{cls}-{case}"}
+
 
 class FindRateCases:
     def test_answer_and_probes_are_reported(self):
@@ -156,6 +159,9 @@ TIGHT_SERVICES = 6  # the tight bound, in service times: p99 <= 12 ms
 SLOW_DISK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "slow_disk.py")
 
 
+# The one-server disk is a FUSE daemon and a loop worker thread: another
+# test's CPU load stretches its service time by tens of ms, so it runs alone.
+@harness.meson_case(timeout=120, is_parallel=False)
 class SingleServerFindRate(harness.DriveStressTest):
     """A loop device over slow_disk.py's file: one read at a time, each
     taking SERVICE_S (root, /dev/fuse and python3-fusepy; skipped with the

@@ -28,6 +28,9 @@ import time
 
 import harness
 
+# Each case's meson test (tests/e2e/cases.py; harness.meson_case).
+MESON_CASE = {"name": "hostile-input-{case}"}
+
 RUN_TIMEOUT_S = 10  # one refused run (< 1 s even under TSan); a hang is a failure
 
 # Placeholders in a row's strings, replaced per sandbox:

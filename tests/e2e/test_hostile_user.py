@@ -18,6 +18,9 @@ import tempfile
 
 import harness
 
+# Each case's meson test (tests/e2e/cases.py; harness.meson_case).
+MESON_CASE = {"name": "hostile-user-{case}", "timeout": 120}
+
 NOBODY = 65534
 RUN = ("-s", "1M", "-j", 3, "--rand-ops", 300)
 

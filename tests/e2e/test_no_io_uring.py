@@ -6,6 +6,9 @@ import os
 
 import harness
 
+# Each case's meson test (tests/e2e/cases.py; harness.meson_case).
+MESON_CASE = {"name": "no-io_uring-{case}"}
+
 SMALL = ("-s", "1M", "-j", 2, "--rand-ops", 200)
 
 
@@ -18,6 +21,7 @@ class NoIoUring(harness.DriveStressTest):
                       "(use --no-io-uring)")
         self.wrapper = [harness.NO_IO_URING]
 
+    @harness.meson_case(name="no-io_uring-auto-fallback")
     def test_auto_falls_back_to_sync(self):
         self.backend = "auto"
         r = self.drivestress(*SMALL, wrapper=self.wrapper)
@@ -35,6 +39,7 @@ class NoIoUring(harness.DriveStressTest):
         self.assertEqual(doc["summary"]["exit_code"], 0)
         self.assertGreater(doc["summary"]["verified_bytes"], 0)
 
+    @harness.meson_case(name="no-io_uring-required-refused")
     def test_io_uring_required_is_refused(self):
         self.backend = "io_uring"
         r = self.drivestress(*SMALL, wrapper=self.wrapper, json_out=False)

@@ -11,6 +11,9 @@ import os
 import harness
 from harness import MiB
 
+# Each case's meson test (tests/e2e/cases.py; harness.meson_case).
+MESON_CASE = {"name": "nop-{case}"}
+
 
 class Nop(harness.DriveStressTest):
     def setUp(self):

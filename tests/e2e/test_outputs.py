@@ -16,6 +16,9 @@ import time
 
 import harness
 
+# Each case's meson test (tests/e2e/cases.py; harness.meson_case).
+MESON_CASE = {"name": "outputs-{cls}-{case}", "timeout": 120}
+
 RUN = ("-s", "1M", "-j", 2, "--rand-ops", 200)
 F_SETPIPE_SZ = 1031
 

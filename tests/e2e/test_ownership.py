@@ -18,6 +18,9 @@ import sys
 
 import harness
 
+# Each case's meson test (tests/e2e/cases.py; harness.meson_case).
+MESON_CASE = {"name": "ownership-{cls}-{case}", "timeout": 120}
+
 NOBODY = 65534
 FILES = 2
 ARGS = ("-s", "8M", "-j", FILES, "--rand-ops", 2000)

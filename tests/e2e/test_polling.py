@@ -9,6 +9,9 @@ import platform
 
 import harness
 
+# Each case's meson test (tests/e2e/cases.py; harness.meson_case).
+MESON_CASE = {"name": "polling-{case}"}
+
 SMALL = ("-s", "4M", "-j", 2, "--rand-ops", 4000)
 IORING_SETUP_SQPOLL = 1 << 1
 

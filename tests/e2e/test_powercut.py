@@ -16,6 +16,9 @@ import subprocess
 import harness
 from harness import UNIT_BYTES, MiB, read_block, write_block
 
+# Each case's meson test (tests/e2e/cases.py; harness.meson_case).
+MESON_CASE = {"name": "powercut-{case}-{backend}"}
+
 FILES = 2
 FILE_BYTES = 8 * MiB
 UNITS = FILE_BYTES // UNIT_BYTES
@@ -314,6 +317,7 @@ class PowercutSync(PowercutCases, harness.DriveStressTest):
     backend = "sync"
 
 
+@harness.meson_case(name="powercut-{case}")
 class PowercutInput(harness.DriveStressTest):
     """Bad STATE paths and conflicting options: exit 1, one line."""
 

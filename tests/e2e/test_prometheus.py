@@ -31,6 +31,9 @@ import urllib.request
 import harness
 from test_endurance import fake_nvme_env, fake_nvme_sysfs, health_page
 
+# Each case's meson test (tests/e2e/cases.py; harness.meson_case).
+MESON_CASE = {"name": "prom-{cls}-{case}"}
+
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 COMPARE = os.path.join(ROOT, "scripts", "compare")
 DASHBOARD = os.path.join(ROOT, "deploy", "grafana", "drivestress.json")

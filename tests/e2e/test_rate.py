@@ -28,6 +28,9 @@ import threading
 import harness
 from test_endurance import ThrottledDevice, raw
 
+# Each case's meson test (tests/e2e/cases.py; harness.meson_case).
+MESON_CASE = {"name": "rate-{cls}-{case}"}
+
 SCHEMA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "schema")
 CAP_IOPS = 1000
 

@@ -16,6 +16,9 @@ import shutil
 import harness
 from harness import UNIT_BYTES, MiB, read_block, write_block
 
+# Each case's meson test (tests/e2e/cases.py; harness.meson_case).
+MESON_CASE = {"name": "raw-device-{case}-{backend}"}
+
 DEVICE_BYTES = 64 * MiB
 FILES = 2
 REGION = 16 * MiB  # --size: two regions of 16 MiB, the last 32 MiB untouched
@@ -116,6 +119,7 @@ class RawDeviceSync(RawDeviceCases, harness.DriveStressTest):
     backend = "sync"
 
 
+@harness.meson_case(name="raw-device-{case}")
 class RawDevice(harness.DriveStressTest):
     """Geometry and refusals (no backend choice involved)."""
 

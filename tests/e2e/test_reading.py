@@ -10,6 +10,9 @@ import re
 import harness
 from harness import MiB
 
+# Each case's meson test (tests/e2e/cases.py; harness.meson_case).
+MESON_CASE = {"name": "reading-{case}"}
+
 
 SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "schema",
                       "result.schema.json")
@@ -237,6 +240,7 @@ SEQ_PHASES = ("seq-write", "seq-read", "reverify")
 TOO_SHORT_REASON = r"\d+\.\d+ s, \d+ operations?"
 
 
+@harness.meson_case(name="too-short-{case}")
 class TooShort(harness.DriveStressTest):
     """A phase under 1 s or 200 operations is marked, and no figure of it
     quoted; --seq-time and the presets make sequential phases long enough."""

@@ -22,6 +22,9 @@ import statistics
 import harness
 from test_endurance import ThrottledDevice, raw
 
+# Each case's meson test (tests/e2e/cases.py; harness.meson_case).
+MESON_CASE = {"name": "repeat-{cls}-{case}"}
+
 SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "schema",
                       "result.schema.json")
 CAP_IOPS = 600

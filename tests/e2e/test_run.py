@@ -8,6 +8,9 @@ import os
 import harness
 from harness import MISMATCH_CLASSES, MiB, PHASES, merged_phases_of, phases_of
 
+# Each case's meson test (tests/e2e/cases.py; harness.meson_case).
+MESON_CASE = {"name": "run-{case}"}
+
 
 class Nullable:
     """A key whose value is either null or an object with `spec`."""
@@ -198,6 +201,7 @@ class Runs(harness.DriveStressTest):
         self.assertEqual(s["written_bytes"], sum(p["write_bytes"] for _, p in phases))
         self.assertEqual(s["verified_bytes"], sum(p["verified_bytes"] for _, p in phases))
 
+    @harness.meson_case(name="run-qd256-mixed-{backend}")
     def test_qd256_mixed_reads_writes(self):
         """256 operations in flight per worker, half of them writes: no false
         positive from a read racing a write (sync: 256 threads per worker)."""
@@ -223,15 +227,18 @@ class Runs(harness.DriveStressTest):
 class RunIoUring(Runs):
     backend = "io_uring"
 
+    @harness.meson_case(name="run-clean-{backend}")
     def test_clean_run(self):
         self.check_clean_run()
 
 class RunSync(Runs):
     backend = "sync"
 
+    @harness.meson_case(name="run-clean-{backend}")
     def test_clean_run(self):
         self.check_clean_run()
 
+    @harness.meson_case(name="run-sync-qd-note")
     def test_qd_note(self):
         """--qd 8 on sync: 8 threads per worker, said in the header; --qd 1:
         the single-threaded baseline, said too."""
@@ -274,6 +281,7 @@ class RunSync(Runs):
         self.assertExit(r, 0)
         self.assertNoFilesLeft(r)
 
+    @harness.meson_case(name="run-path-prefix")
     def test_path_prefix_target(self):
         """--path PREFIX names a prefix: files <prefix><n>.dat.  (A
         positional TARGET must be a directory: see the bad-input tests.)"""

@@ -26,6 +26,9 @@ import subprocess
 
 import harness
 
+# Each case's meson test (tests/e2e/cases.py; harness.meson_case).
+MESON_CASE = {"name": "identity-{cls}-{case}", "timeout": 180}
+
 STATE = "drivestress.state"
 KEEP = ("--keep", "-s", "8M", "-j", 2, "--qd", 16)
 

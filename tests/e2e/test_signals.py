@@ -13,6 +13,9 @@ import subprocess
 import harness
 from harness import PHASES, phases_of
 
+# Each case's meson test (tests/e2e/cases.py; harness.meson_case).
+MESON_CASE = {"name": "signal-{case}-{backend}"}
+
 FILES = 2
 # 128 sequential blocks per worker, so 20 operations are well inside a phase.
 ARGS = ("-s", "8M", "-j", FILES, "--seq-block", "64K")
@@ -166,6 +169,7 @@ class SignalsSync(SignalCases, harness.DriveStressTest):
     backend = "sync"
 
 
+@harness.meson_case(name="signal-qd256-{case}-{backend}")
 class Qd256Cases(SignalCases):
     args = QD256_ARGS
     prompt_s = QD256_PROMPT_S
@@ -188,6 +192,7 @@ class SignalsQd256Sync(Qd256Cases, harness.DriveStressTest):
     backend = "sync"
 
 
+@harness.meson_case(name="sigpipe-json-{case}")
 class BrokenPipe(harness.DriveStressTest):
     """--json - into a pipe whose reader goes away: the SIGPIPE of our own
     write is not a stop request (kill -PIPE is: test_trust EverySignal), the
@@ -283,6 +288,7 @@ class SlowDeviceCases:
             time.sleep(0.005)
         run.send(signal.SIGINT)
 
+    @harness.meson_case(name="signal-slow-device-stopping-{backend}")
     def test_stopping_is_said_at_once(self):
         # --json -: the text report goes to stderr too, after the line.
         run = self.start("-s", "8M", "-j", 1, "--seq-block", "64K", "--qd", 8, "--rand-time", 0,

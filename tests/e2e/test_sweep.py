@@ -4,6 +4,9 @@
 import harness
 from harness import MiB
 
+# Each case's meson test (tests/e2e/cases.py; harness.meson_case).
+MESON_CASE = {"name": "sweep-{case}"}
+
 SMALL = ("-s", "8M", "--seq-block", "256K")
 
 

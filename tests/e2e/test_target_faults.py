@@ -9,6 +9,9 @@ import os
 import harness
 from harness import MiB
 
+# Each case's meson test (tests/e2e/cases.py; harness.meson_case).
+MESON_CASE = {"name": "target-{case}-{backend}"}
+
 FILES = 2
 FILE_BYTES = 8 * MiB
 BLOCK = 64 * 1024

@@ -18,6 +18,9 @@ import harness
 from harness import UNIT_BYTES, MiB, write_block
 from test_endurance import BlkioCgroup, raw
 
+# Each case's meson test (tests/e2e/cases.py; harness.meson_case).
+MESON_CASE = {"name": "targets-{case}"}
+
 DEVICE_BYTES = 48 * MiB
 FILES = 2
 REGION = 8 * MiB
@@ -28,6 +31,7 @@ SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "s
 TIMESERIES_SCHEMA = os.path.join(os.path.dirname(SCHEMA), "timeseries.schema.json")
 
 
+@harness.meson_case(name="targets-{case}-{backend}")
 class FourDrives:
     """Mixin: four loop devices, ext4 mounted on the first two; instantiated
     per backend below."""

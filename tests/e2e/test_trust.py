@@ -16,6 +16,9 @@ import time
 import harness
 from harness import MiB
 
+# Each case's meson test (tests/e2e/cases.py; harness.meson_case).
+MESON_CASE = {"name": "trust-{cls}-{case}", "timeout": 120}
+
 FILES = 2
 SIZE = 8 * MiB
 ARGS = ("-s", "8M", "-j", FILES, "--rand-ops", 2000)

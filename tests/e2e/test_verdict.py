@@ -16,6 +16,9 @@ import subprocess
 
 import harness
 
+# Each case's meson test (tests/e2e/cases.py; harness.meson_case).
+MESON_CASE = {"name": "verdict-{case}"}
+
 FILES = 2
 STATE_NAME = "drivestress.state"
 
@@ -70,6 +73,7 @@ class VerifyOnlyCases:
         return run
 
 
+@harness.meson_case(name="verdict-{case}-{backend}")
 class LockedCases(VerifyOnlyCases):
     """Per backend: the run being verified holds its lock."""
 

@@ -20,7 +20,7 @@ double per_second(std::uint64_t v, const PhaseResult& p) {
 }
 
 bool host_measured(const PhaseResult& p) {
-    return p.host.seconds > 0;
+    return p.host.measured;
 }
 
 std::string kernel_io_text(const PhaseResult& p) {

@@ -64,6 +64,7 @@ double HostLoad::foreign_pct() const {
 }
 
 HostLoad& HostLoad::operator+=(const HostLoad& o) {
+    measured = measured || o.measured;
     seconds += o.seconds;
     steal_seconds += o.steal_seconds;
     foreign_seconds += o.foreign_seconds;
@@ -85,8 +86,9 @@ HostLoad& HostLoad::operator+=(const HostLoad& o) {
 HostLoad host_load(const HostCpu& before, const HostCpu& after, double own_cpu_seconds,
                    const ProcessLoad& processes) {
     HostLoad l;
+    l.measured = true;
     l.seconds = after.total() - before.total();
-    if (l.seconds <= 0) return HostLoad{};
+    if (l.seconds <= 0) return HostLoad{.measured = true};
     l.steal_seconds = std::clamp(after.steal - before.steal, 0.0, l.seconds);
     const double not_ours =
         std::clamp(after.busy() - before.busy() - own_cpu_seconds, 0.0, l.seconds);

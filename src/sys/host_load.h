@@ -46,6 +46,7 @@ inline constexpr std::size_t kTopForeign = 3;
 // in CPU-seconds (so loads of several phases add up), with the shares as
 // percentages of wall time x CPUs.
 struct HostLoad {
+    bool measured = false;       // both readings were made (a phase shorter than a tick too)
     double seconds = 0;          // CPU-seconds the host had (the readings' total delta)
     double steal_seconds = 0;    // stolen by the hypervisor
     double foreign_seconds = 0;  // busy in user-space processes other than this one

@@ -50,15 +50,17 @@ std::optional<ProcessCpu> parse_pid_stat(std::string_view text, double ticks_per
     p.comm = std::string(text.substr(open + 2, close - open - 2));
     std::istringstream rest{std::string(text.substr(close + 1))};
     std::string state;
-    std::uint64_t fields[12] = {};  // ppid .. stime
     rest >> state;
-    long long signed_fields[5];  // ppid, pgrp, session, tty_nr, tpgid: may be negative
-    for (long long& v : signed_fields)
+    // ppid pgrp session tty_nr tpgid (may be negative), flags, minflt cminflt
+    // majflt cmajflt, utime stime, cutime cstime priority nice (signed),
+    // num_threads itrealvalue, starttime: fields 4 to 22 of proc(5).
+    long long f[19];
+    for (long long& v : f)
         if (!(rest >> v)) return std::nullopt;
-    for (std::size_t i = 5; i < 12; ++i)
-        if (!(rest >> fields[i])) return std::nullopt;
-    p.kernel_thread = (fields[5] & kPfKthread) != 0;
-    p.cpu_s = static_cast<double>(fields[10] + fields[11]) / ticks_per_second;
+    if (f[5] < 0 || f[10] < 0 || f[11] < 0 || f[18] < 0) return std::nullopt;
+    p.kernel_thread = (static_cast<std::uint64_t>(f[5]) & kPfKthread) != 0;
+    p.cpu_s = static_cast<double>(f[10] + f[11]) / ticks_per_second;
+    p.start_ticks = static_cast<std::uint64_t>(f[18]);
     return p;
 }
 
@@ -82,8 +84,7 @@ ProcessLoad process_load(const std::vector<ProcessCpu>& before,
     for (const auto& p : after) {
         const auto it = earlier.find(p.pid);
         // Same pid, other process (the pid was reused): all of its time.
-        const bool same = it != earlier.end() && it->second->comm == p.comm &&
-                          it->second->kernel_thread == p.kernel_thread;
+        const bool same = it != earlier.end() && it->second->start_ticks == p.start_ticks;
         const double used = std::max(0.0, same ? p.cpu_s - it->second->cpu_s : p.cpu_s);
         if (p.kernel_thread)
             load.kernel_thread_seconds += used;

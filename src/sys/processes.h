@@ -31,6 +31,9 @@ struct ProcessCpu {
     std::string comm;
     bool kernel_thread = false;  // PF_KTHREAD in the flags field
     double cpu_s = 0;            // utime + stime, seconds
+    // When it started, in ticks after boot: a pid reused meanwhile is another
+    // process (the name is no test: a kworker's changes with its work).
+    std::uint64_t start_ticks = 0;
 };
 inline constexpr std::uint64_t kPfKthread = 0x00200000;
 

@@ -43,6 +43,7 @@ run::PhaseResult make_phase() {
         c.read_latency.record(100'000);
     for (int i = 0; i < 3; ++i)
         c.write_latency.record(200'000);
+    p.host.measured = true;
     p.host.seconds = 5.0;
     p.host.kernel_seconds = 1.25;
     return p;

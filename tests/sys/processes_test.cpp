@@ -41,13 +41,16 @@ std::string stat_line(int pid, const std::string& comm, unsigned long flags, int
 }  // namespace
 
 TEST_CASE("a stat line: name with spaces and parentheses, kernel thread flag, CPU time") {
-    const auto p = parse_pid_stat("42 (a (b) c) R 1 42 42 0 -1 2097216 5 0 0 0 150 50 0 0\n", 100);
+    const auto p = parse_pid_stat(
+        "42 (a (b) c) R 1 42 42 0 -1 2097216 5 0 0 0 150 50 0 0 20 0 1 0 777 0 0\n", 100);
     REQUIRE(p.has_value());
     CHECK(p->pid == 42);
     CHECK(p->comm == "a (b) c");
     CHECK(p->kernel_thread);
     CHECK(p->cpu_s == doctest::Approx(2.0));
-    const auto user = parse_pid_stat("7 (bash) S 1 7 7 34816 7 4194304 1 0 0 0 3 1 0 0\n", 100);
+    CHECK(p->start_ticks == 777);
+    const auto user =
+        parse_pid_stat("7 (bash) S 1 7 7 34816 7 4194304 1 0 0 0 3 1 0 0 20 0 1 0 5 0 0\n", 100);
     REQUIRE(user.has_value());
     CHECK_FALSE(user->kernel_thread);
 }
@@ -57,7 +60,9 @@ TEST_CASE("a malformed stat line is no reading") {
     CHECK_FALSE(parse_pid_stat("42 (x R 1 2", 100).has_value());
     CHECK_FALSE(parse_pid_stat("x (y) R 1 2 3 4 5 6 7 8 9 10 11 12", 100).has_value());
     CHECK_FALSE(parse_pid_stat("42 (y) R 1 2 3", 100).has_value());
-    CHECK_FALSE(parse_pid_stat("42 (y) R 1 2 3 4 5 6 7 8 9 10 11 12", 0).has_value());
+    CHECK_FALSE(
+        parse_pid_stat("42 (y) R 1 2 3 4 5 6 7 8 9 10 11 12", 100).has_value());  // no start
+    CHECK_FALSE(parse_pid_stat("42 (y) R 1 2 3 4 5 6 7 8 9 10 11 12 1 2 3 4 5 6 7", 0).has_value());
 }
 
 TEST_CASE("kernel threads apart, foreign processes named, ours left out") {
@@ -71,11 +76,12 @@ TEST_CASE("kernel threads apart, foreign processes named, ours left out") {
     const ProcFs fs_(proc.root.string());
     const auto before = sample_processes(fs_, 100);
     REQUIRE(before.size() == 5);
-    proc.set(50, stat_line(50, "kworker/u4:1", kPfKthread | 0x40, 0, 250));  // +1.5 s
-    proc.set(self, stat_line(self, "drivestress", 0x400000, 900, 900));      // ours: left out
-    proc.set(200, stat_line(200, "stress", 0x400000, 1200, 0));              // +2 s
-    proc.set(400, stat_line(400, "loop0", kPfKthread, 0, 30));               // new: all 0.3 s
-    proc.set(500, stat_line(500, "cron", 0x400000, 40, 10));                 // new: all 0.5 s
+    // A kworker's name changes with its work: still the same thread.
+    proc.set(50, stat_line(50, "kworker/u4:1-loop0", kPfKthread | 0x40, 0, 250));  // +1.5 s
+    proc.set(self, stat_line(self, "drivestress", 0x400000, 900, 900));            // ours: left out
+    proc.set(200, stat_line(200, "stress", 0x400000, 1200, 0));                    // +2 s
+    proc.set(400, stat_line(400, "loop0", kPfKthread, 0, 30));                     // new: all 0.3 s
+    proc.set(500, stat_line(500, "cron", 0x400000, 40, 10));                       // new: all 0.5 s
     const auto after = sample_processes(fs_, 100);
     const ProcessLoad load = process_load(before, after, self);
     CHECK(load.kernel_thread_seconds == doctest::Approx(1.8));
@@ -87,8 +93,8 @@ TEST_CASE("kernel threads apart, foreign processes named, ours left out") {
 }
 
 TEST_CASE("a reused pid is another process: all of its time counts") {
-    const std::vector<ProcessCpu> before{{7, "old", false, 50}};
-    const std::vector<ProcessCpu> after{{7, "new", false, 0.5}};
+    const std::vector<ProcessCpu> before{{7, "same", false, 50, 1000}};
+    const std::vector<ProcessCpu> after{{7, "same", false, 0.5, 2000}};
     const ProcessLoad load = process_load(before, after, 1);
     REQUIRE(load.top_foreign.size() == 1);
     CHECK(load.top_foreign[0].cpu_s == doctest::Approx(0.5));
@@ -115,6 +121,7 @@ TEST_CASE("kernel threads' CPU is not foreign load") {
     processes.kernel_thread_seconds = 4;
     processes.top_foreign = {{9, "stress", 3}};
     const HostLoad l = host_load(before, after, 2.0, processes);
+    CHECK(l.measured);
     CHECK(l.kernel_seconds == doctest::Approx(5));   // 4 in kernel threads + 1 softirq
     CHECK(l.foreign_seconds == doctest::Approx(3));  // 10 - 2 ours - 5 kernel
     CHECK(l.foreign_pct() == doctest::Approx(15));

@@ -309,7 +309,7 @@ unsigned Engine::reap(PhaseWork& work, unsigned want, EngineTally& t, const Engi
             ++t.cancelled;
             continue;
         }
-        if (++t.completed == o.stop_after_ops) ::raise(SIGSTOP);
+        if (++t.completed == o.pause_after_ops && o.pause) o.pause();
     }
     return finished;
 }

@@ -55,9 +55,10 @@ class PhaseWork {
 };
 
 struct EngineOptions {
-    unsigned depth = 1;                // operations in flight at most
-    unsigned batch = 1;                // --batch: SQEs prepared per submission
-    std::uint64_t stop_after_ops = 0;  // test hook: SIGSTOP after this many completions
+    unsigned depth = 1;                 // operations in flight at most
+    unsigned batch = 1;                 // --batch: SQEs prepared per submission
+    std::uint64_t pause_after_ops = 0;  // test hook (run/test_hooks.h): pause after
+    void (*pause)() = nullptr;          // this many completions, with this
     // Where the loop publishes how many operations it has in flight (for
     // the coordinator's "stopping" line); null: nowhere.
     std::atomic<unsigned>* in_flight = nullptr;

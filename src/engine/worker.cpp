@@ -165,8 +165,9 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
     if (random && plan.rate > 0)
         schedule.emplace(plan.rate, plan.arrivals, plan.rate_start_ns, 0,
                          seed_ ^ (std::uint64_t{file_index_} << 40) ^ plan.iteration);
-    const EngineTally t = engine.run(*phase, {depth, geo_.batch, plan.stop_after_ops, &in_flight,
-                                              schedule ? &*schedule : nullptr, plan.rate_spin});
+    const EngineTally t =
+        engine.run(*phase, {depth, geo_.batch, plan.pause_after_ops, plan.pause, &in_flight,
+                            schedule ? &*schedule : nullptr, plan.rate_spin});
     writes.finish();
     intervals_.finish(out.counters);
     phase->reaped(monotonic_ns());  // the final progress

@@ -7,6 +7,7 @@
 #include "io/output_file.h"
 #include "report/json_report.h"
 #include "sys/signals.h"
+#include "units/diag.h"
 #include "units/utf8.h"
 
 namespace ds::modes {
@@ -16,7 +17,7 @@ std::string one_line(const std::string& text) {
 }
 
 void Delivery::failed(const std::string& what) {
-    std::fprintf(stderr, "drivestress: %s\n", one_line(what).c_str());
+    units::error(what);
     if (first_error_.empty()) first_error_ = one_line(what);
     if (code_ == run::ExitStatus::success) code_ = run::ExitStatus::error;
 }

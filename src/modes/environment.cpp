@@ -12,6 +12,7 @@
 #include "model/errors.h"
 #include "target/raw_device.h"
 #include "target/state_file.h"
+#include "units/diag.h"
 #include "units/utf8.h"
 
 namespace ds::cli {
@@ -25,10 +26,9 @@ void check_output(const char* option, const io::OutputPath& out) {
     const std::string& path = out.text();
     try {
         if (const std::size_t n = io::check_output_writable(path))
-            std::fprintf(stderr,
-                         "drivestress: %s %s: removed %zu temporary file%s that killed runs left "
-                         "beside it\n",
-                         option, units::printable(path).c_str(), n, n == 1 ? "" : "s");
+            units::info(units::printf_string(
+                "%s %s: removed %zu temporary file%s that killed runs left beside it", option,
+                path.c_str(), n, n == 1 ? "" : "s"));
     } catch (const std::system_error& e) {
         throw run::SetupError(std::string(option) + " " + e.what());
     }

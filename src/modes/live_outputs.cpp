@@ -5,6 +5,7 @@
 #include "modes/printable_stream.h"
 #include "report/host_info.h"
 #include "run/runner.h"
+#include "units/diag.h"
 
 namespace ds::modes {
 
@@ -52,10 +53,9 @@ void finish_prom(report::PromTextfile* prom, Delivery& d, bool nothing_verified)
     if (std::string e = prom->finish(run::code_of(d.code()), nothing_verified); !e.empty()) {
         d.failed(e);
     } else if (prom->live_failures() > 0) {
-        std::fprintf(stderr,
-                     "drivestress: note: %u live rewrite(s) of --prom failed, the last one "
-                     "landed (first failure: %s)\n",
-                     prom->live_failures(), one_line(prom->live_error()).c_str());
+        units::warning(units::printf_string(
+            "%u live rewrite(s) of --prom failed, the last one landed (first failure: %s)",
+            prom->live_failures(), prom->live_error().c_str()));
     }
 }
 

@@ -7,6 +7,7 @@
 #include "report/host_info.h"
 #include "report/json_report.h"
 #include "report/json_snapshot.h"
+#include "units/diag.h"
 
 namespace ds::modes {
 
@@ -27,8 +28,7 @@ run::ExitStatus run_single(const cli::ParsedCommandLine& cmd, const Output& out)
     observers.insert(observers.begin(), &snapshots);
     run::ObserverList all(observers);
     run::RunResult result = run_watched(cfg, &all, prom.get());
-    if (!result.fatal_error.empty())
-        std::fprintf(stderr, "drivestress: %s\n", one_line(result.fatal_error).c_str());
+    if (!result.fatal_error.empty()) units::error(result.fatal_error);
     Delivery d(run::exit_status(result));
     if (timeseries)
         if (std::string e = timeseries->finish(); !e.empty()) d.failed(e);

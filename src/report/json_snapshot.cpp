@@ -5,6 +5,7 @@
 
 #include "io/output_file.h"
 #include "report/json_report.h"
+#include "units/diag.h"
 
 namespace ds::report {
 
@@ -31,8 +32,8 @@ void JsonSnapshotWriter::run_so_far(const run::RunResult& so_far,
         // Tried again at the next snapshot and at the end, which reports
         // its own failure; said once, so a full disk does not flood stderr.
         if (!failed_once_ && err_)
-            std::fprintf(err_, "drivestress: --json %s (tried again at the next checkpoint)\n",
-                         e.what());
+            units::warning(
+                std::string("--json ") + e.what() + " (tried again at the next checkpoint)", err_);
         failed_once_ = true;
     }
 }

@@ -290,7 +290,7 @@ sys::HostLoad host_load(const HostReading& before, const HostReading& after) {
 PhaseResult run_phase(RunSession& s, std::uint64_t iteration, Phase phase,
                       const SweepOverrides& over) {
     const RunConfig& cfg = s.cfg;
-    if (s.hooks.stop_phase == phase && s.hooks.stop_after_ops == 0) ::raise(SIGSTOP);
+    s.hooks.pause_if(s.hooks.stop_phase == phase && s.hooks.stop_after_ops == 0);
     if (!s.target.direct_io())
         s.writeback_failed(s.target.drop_caches(), iteration, phase, nullptr);
     record_bound(s, phase);
@@ -327,7 +327,10 @@ PhaseResult run_phase(RunSession& s, std::uint64_t iteration, Phase phase,
             }
             if (mine.rate > 0 && mine.arrivals == Arrivals::fixed)
                 mine.rate_start_ns += static_cast<std::uint64_t>(1e9 / mine.rate * i / active);
-            if (i == 0 && s.hooks.stop_phase == phase) mine.stop_after_ops = s.hooks.stop_after_ops;
+            if (i == 0 && s.hooks.stop_phase == phase) {
+                mine.pause_after_ops = s.hooks.stop_after_ops;
+                mine.pause = s.hooks.pause;
+            }
             const std::uint64_t w0 = monotonic_ns();
             outcomes[i] = w.run(mine);
             outcomes[i].seconds = static_cast<double>(monotonic_ns() - w0) / 1e9;

@@ -351,7 +351,7 @@ void remove_kept_files(VerifyOnlyResult& r, const std::string& claim, const Test
         sync_directory(journal);
     }
     std::uint64_t removed = 0;
-    if (hooks.stop_in_cleanup == removed) ::raise(SIGSTOP);
+    hooks.pause_if(hooks.stop_in_cleanup == removed);
     for (std::size_t i = 0; i < n; ++i) {
         struct stat now {};
         const std::string& p = r.geo.paths[i];
@@ -359,7 +359,7 @@ void remove_kept_files(VerifyOnlyResult& r, const std::string& claim, const Test
         if (!present[i] || ::lstat(p.c_str(), &now) != 0 || now.st_dev != checked[i].st_dev ||
             now.st_ino != checked[i].st_ino || ::unlink(p.c_str()) != 0)
             continue;
-        if (hooks.stop_in_cleanup == ++removed) ::raise(SIGSTOP);
+        hooks.pause_if(hooks.stop_in_cleanup == ++removed);
     }
     sync_directory(journal);
     ::unlink(journal.c_str());
@@ -432,14 +432,14 @@ void read_kept_files(const LoadedState& state, VerifyOnlyResult& r) {
 
 VerifyOnlyResult verify_only(const std::string& state_path, bool cleanup) {
     install_signal_handlers();  // a stop request ends it like a run: 128+n
-    const TestHooks hooks = TestHooks::from_environment();
+    const TestHooks& hooks = test_hooks();
     VerifyOnlyResult r;
     r.started_at = utc_now_iso8601();
     r.document_id = io::unpredictable_suffix();
     r.state_path = state_path;
     const auto t0 = std::chrono::steady_clock::now();
     const TargetLock lock = lock_state_directory(state_path);
-    if (hooks.stop_before_verify) ::raise(SIGSTOP);
+    hooks.pause_if(hooks.stop_before_verify);
 
     const std::string journal = cleanup_journal(state_path);
     if (missing(state_path) && has_state_magic(journal)) {

@@ -31,6 +31,7 @@
 #include "target/raw_device.h"
 #include "target/state_file.h"
 #include "target/target_lock.h"
+#include "units/diag.h"
 #include "units/units.h"
 #include "units/utf8.h"
 
@@ -411,9 +412,9 @@ void Target::sweep_leftovers() {
     std::string list;
     for (const auto& n : removed)
         list += (list.empty() ? "" : ", ") + n;
-    std::fprintf(stderr, "drivestress: %s: removed %zu leftover file%s of earlier runs: %s\n",
-                 units::printable(info_.directory).c_str(), removed.size(),
-                 removed.size() == 1 ? "" : "s", units::printable(list).c_str());
+    units::info(units::printf_string("%s: removed %zu leftover file%s of earlier runs: %s",
+                                     info_.directory.c_str(), removed.size(),
+                                     removed.size() == 1 ? "" : "s", list.c_str()));
 }
 
 void Target::check_space(const RunConfig& cfg, std::uint64_t extra_bytes) {
@@ -575,9 +576,9 @@ void Target::remove_files() noexcept {
         // Say so when a file was taken away during the run, or cannot be
         // removed (the filesystem went read-only): someone should know.
         if (int err = files_[i].remove())
-            std::fprintf(stderr, "drivestress: %s: %s\n", units::printable(paths_[i]).c_str(),
-                         err == ENOENT ? "removed or replaced by someone else during the run"
-                                       : ("cannot remove: " + errno_text(err)).c_str());
+            units::warning(paths_[i] + ": " +
+                           (err == ENOENT ? "removed or replaced by someone else during the run"
+                                          : "cannot remove: " + errno_text(err)));
     }
     files_.clear();
 }

@@ -153,7 +153,7 @@ struct EngineFixture {
     // --qd 8 --batch 4: the engine submits itself every 4 prepared operations.
     ds::run::EngineTally run(ReadEveryBlock& work) {
         ds::run::Engine engine(*backend, slots, stop);
-        return engine.run(work, {8, 4, 0, nullptr});
+        return engine.run(work, {8, 4, 0, nullptr, nullptr});
     }
 };
 
@@ -307,7 +307,7 @@ TEST_CASE("with a schedule, operations are issued in its order and never before 
             const std::uint64_t start = ds::run::monotonic_ns() + 1'000'000;
             ds::run::RateSchedule schedule(20'000, ds::run::Arrivals::fixed, start, 0, 1);
             ScheduledReads work(200);
-            ds::run::EngineOptions o{8, 1, 0, nullptr, &schedule, spin};
+            ds::run::EngineOptions o{8, 1, 0, nullptr, nullptr, &schedule, spin};
             engine.run(work, o);
             REQUIRE(work.results.size() == 200);
             CHECK(count(work.results, kBlock) == 200);
@@ -349,7 +349,7 @@ TEST_CASE("an operation due while every slot is busy is issued when one frees, m
     // each is due before the one in flight completes.
     ds::run::RateSchedule schedule(10'000, ds::run::Arrivals::fixed, ds::run::monotonic_ns(), 0, 1);
     ScheduledReads work(10);
-    engine.run(work, {1, 1, 0, nullptr, &schedule});
+    engine.run(work, {1, 1, 0, nullptr, nullptr, &schedule});
     REQUIRE(work.results.size() == 10);
     CHECK(work.late == 9);
     for (std::size_t i = 1; i < work.due.size(); ++i)  // issued after the previous completed
@@ -363,7 +363,7 @@ TEST_CASE("a schedule slower than the device leaves every slot free: nothing is 
     ds::run::Engine engine(*f.backend, f.slots, f.stop);
     ds::run::RateSchedule schedule(200, ds::run::Arrivals::fixed, ds::run::monotonic_ns(), 0, 1);
     ScheduledReads work(20);
-    engine.run(work, {8, 1, 0, nullptr, &schedule});
+    engine.run(work, {8, 1, 0, nullptr, nullptr, &schedule});
     REQUIRE(work.results.size() == 20);
     CHECK(work.late == 0);
 }

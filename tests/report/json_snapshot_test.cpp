@@ -124,7 +124,7 @@ TEST_CASE("a rewrite that fails is said once, then tried again") {
     std::fclose(err);
     const std::string said(buf, n);
     CAPTURE(said);
-    CHECK(said.rfind("drivestress: --json ", 0) == 0);
+    CHECK(said.rfind("drivestress: warning: --json ", 0) == 0);
     CHECK(said.find(out.string()) != std::string::npos);
     CHECK(std::count(said.begin(), said.end(), '\n') == 1);
 

@@ -9,6 +9,8 @@ the tree as git knows it (`git ls-files`), so that neither can drift:
   tests' hooked build, tests/helpers/drivestress_hooked.cpp, reads them),
   and no SIGSTOP raised by src/ (a pause point calls TestHooks::pause);
 - no file in src/ over 600 lines;
+- nothing outside src/io/ branches on a backend's kind (BackendKind::): it
+  asks the backend's flags (io::backend_flags);
 - docs/architecture.md names every folder of src/ in its table, every
   top-level folder of the repository, and every file it links to exists.
 
@@ -28,6 +30,7 @@ PREFIX = re.compile(r'"drivestress: ')
 HOOK_VARIABLE = re.compile(r"DRIVESTRESS_TEST_")
 SIGSTOP = re.compile(r"\bSIGSTOP\b")
 MAX_LINES = 600
+BACKEND_KIND = re.compile(r"BackendKind::")
 
 
 def code_lines(text):
@@ -53,6 +56,9 @@ def voice_problems(root, files):
             if SIGSTOP.search(line):
                 found.append(f"{path}:{n}: raises SIGSTOP (a pause point is TestHooks::pause): "
                              f"{line.strip()}")
+            if not path.startswith("src/io/") and BACKEND_KIND.search(line):
+                found.append(f"{path}:{n}: names a backend kind outside src/io/ (ask "
+                             f"io::backend_flags): {line.strip()}")
             if path != PRINTER and STDERR_WRITE.search(line):
                 found.append(f"{path}:{n}: writes to stderr outside {PRINTER}: {line.strip()}")
             if path != PREFIX_HOME and PREFIX.search(line):

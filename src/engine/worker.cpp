@@ -64,7 +64,7 @@ void Worker::open_backend(io::BackendKind kind, int fd, io::UringOptions uring) 
     try {
         backend_ = io::make_backend(kind, fd_, depth, arena_.span(), uring, base_);
     } catch (const std::system_error& e) {
-        if (kind == io::BackendKind::sync)  // the thread pool could not start
+        if (io::backend_flags(kind) & io::kBlockingCalls)  // the thread pool could not start
             throw SetupError("--qd " + std::to_string(depth) +
                              " with --backend sync: cannot start " + std::to_string(depth) +
                              " I/O threads for " + path_ + ": " + e.what() + " (ulimit -u or -v?)");
@@ -155,7 +155,7 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
     // A sync thread pool asked for one operation at a time (a sweep's QD 1)
     // is the single-threaded baseline, as --qd 1 is: no hand-over to a pool.
     io::Backend* backend = backend_.get();
-    if (depth == 1 && backend->kind() == io::BackendKind::sync && backend->depth() > 1) {
+    if (depth == 1 && (backend->flags() & io::kBlockingCalls) && backend->depth() > 1) {
         if (!single_) single_ = std::make_unique<io::SyncBackend>(fd_, base_);
         backend = single_.get();
     }

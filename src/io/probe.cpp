@@ -20,6 +20,16 @@ std::string_view to_string(BackendKind k) {
     return k == BackendKind::io_uring ? "io_uring" : "sync";
 }
 
+unsigned backend_flags(BackendKind k) {
+    return k == BackendKind::io_uring ? kCancels | kRing : kBlockingCalls;
+}
+
+std::optional<BackendKind> backend_named(std::string_view name) {
+    if (name == "io_uring") return BackendKind::io_uring;
+    if (name == "sync") return BackendKind::sync;
+    return std::nullopt;
+}
+
 std::string_view to_string(OpKind k) {
     switch (k) {
         case OpKind::read:

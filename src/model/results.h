@@ -375,7 +375,7 @@ enum class StopReason { completed, duration, signal, error };
 
 struct BackendInfo {
     BackendChoice requested = BackendChoice::automatic;
-    io::BackendKind used = io::BackendKind::io_uring;
+    io::BackendKind used{};       // the first kind (io_uring) until the run picks one
     std::string fallback_reason;  // why auto fell back to sync
     io::UringFeatures uring;      // features of worker 0's ring
     unsigned effective_qd = 1;    // random-phase depth per worker

@@ -170,7 +170,7 @@ namespace {
 
 std::string in_flight_text(const ComparedRow& r) {
     std::string t = std::to_string(r.workers) + (r.workers == 1 ? " worker x " : " workers x ");
-    if (r.backend == io::BackendKind::sync)
+    if (io::backend_flags(r.backend) & io::kBlockingCalls)
         return t + (r.sync_threads ? std::to_string(r.sync_threads) + " threads"
                                    : std::string("1, single-threaded"));
     return t + "qd " + std::to_string(r.qd_per_worker);

@@ -35,7 +35,7 @@ struct ComparedPhase {
 
 struct ComparedRow {
     std::string label;
-    io::BackendKind backend = io::BackendKind::io_uring;
+    io::BackendKind backend{};  // the first kind (io_uring) until set
     unsigned workers = 0;
     unsigned qd_per_worker = 0;  // random phase
     unsigned sync_threads = 0;   // per worker; 0: none

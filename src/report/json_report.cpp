@@ -204,7 +204,7 @@ namespace {
 
 json backend_json(const run::BackendInfo& b) {
     json uring = nullptr;
-    if (b.used == io::BackendKind::io_uring) {
+    if (io::backend_flags(b.used) & io::kRing) {
         uring = {{"setup_flags", b.uring.setup_flags},
                  {"registered_files", b.uring.fixed_files},
                  {"registered_buffers", b.uring.fixed_buffers},

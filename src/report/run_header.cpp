@@ -73,7 +73,7 @@ std::string random_workload_text(const run::RunConfig& cfg) {
 
 std::string backend_text(const run::BackendInfo& b) {
     std::string backend(io::to_string(b.used));
-    if (b.used != io::BackendKind::io_uring)
+    if (!(io::backend_flags(b.used) & io::kRing))
         return backend + (b.sync_threads
                               ? " [" + std::to_string(b.sync_threads) +
                                     " threads per worker, blocking pread/pwrite]"

@@ -30,9 +30,7 @@ namespace {
 io::BackendKind pick_backend(const RunConfig& cfg, RunResult& res) {
     BackendInfo& info = res.backend;
     info.requested = cfg.backend;
-    std::optional<io::BackendKind> asked;
-    if (cfg.backend == BackendChoice::sync) asked = io::BackendKind::sync;
-    if (cfg.backend == BackendChoice::io_uring) asked = io::BackendKind::io_uring;
+    const std::optional<io::BackendKind> asked = io::backend_named(to_string(cfg.backend));
     const io::BackendSelection sel = io::select_backend(asked, cfg.sqpoll || cfg.iopoll || cfg.nop);
     if (!sel.refusal.empty())
         // --compare-backends asks for io_uring itself: name what the user gave.
@@ -249,7 +247,7 @@ void RunSession::announce_stop(int sig) const {
     units::info(units::printf_string("stopping (%s): %u operation%s in flight, %s", name.c_str(),
                                      in_flight, in_flight == 1 ? "" : "s",
                                      in_flight == 0 ? "finishing"
-                                     : kind == io::BackendKind::io_uring
+                                     : io::backend_flags(kind) & io::kCancels
                                          ? "cancelling"
                                          : "waiting for them (sync I/O cannot be cancelled)"));
 }

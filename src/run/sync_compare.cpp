@@ -253,7 +253,8 @@ class Table final : private MismatchSink {
 BackendFactory default_backend_factory(io::BackendKind kind) {
     return [kind](int fd, std::span<std::byte> buffers) {
         // One operation at a time: sync on the row's own thread, no pool.
-        return io::make_backend(kind, fd, kind == io::BackendKind::sync ? 1 : 2, buffers);
+        const bool blocking = io::backend_flags(kind) & io::kBlockingCalls;
+        return io::make_backend(kind, fd, blocking ? 1 : 2, buffers);
     };
 }
 

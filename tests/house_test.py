@@ -9,6 +9,8 @@ the tree as git knows it (`git ls-files`), so that neither can drift:
   tests' hooked build, tests/helpers/drivestress_hooked.cpp, reads them),
   and no SIGSTOP raised by src/ (a pause point calls TestHooks::pause);
 - no file in src/ over 600 lines;
+- a namespace per folder: a file of src/FOLDER/ opens ds::FOLDER (or a
+  namespace inside it) and no other;
 - nothing outside src/io/ branches on a backend's kind (BackendKind::): it
   asks the backend's flags (io::backend_flags);
 - docs/architecture.md names every folder of src/ in its table, every
@@ -31,6 +33,7 @@ HOOK_VARIABLE = re.compile(r"DRIVESTRESS_TEST_")
 SIGSTOP = re.compile(r"\bSIGSTOP\b")
 MAX_LINES = 600
 BACKEND_KIND = re.compile(r"BackendKind::")
+NAMESPACE = re.compile(r"^\s*namespace\s+(ds(?:::[A-Za-z_]+)*)\s*\{")
 
 
 def code_lines(text):
@@ -52,7 +55,13 @@ def voice_problems(root, files):
         for n, line in enumerate(text.splitlines(), 1):  # comments too
             if HOOK_VARIABLE.search(line):
                 found.append(f"{path}:{n}: names a test hook variable: {line.strip()}")
+        folder = path.split("/")[1] if path.count("/") >= 2 else None
         for n, line in code_lines(text):
+            m = NAMESPACE.match(line)
+            if m and folder and m.group(1) != f"ds::{folder}" and \
+                    not m.group(1).startswith(f"ds::{folder}::"):
+                found.append(f"{path}:{n}: opens {m.group(1)} in src/{folder}/ (its namespace "
+                             f"is ds::{folder})")
             if SIGSTOP.search(line):
                 found.append(f"{path}:{n}: raises SIGSTOP (a pause point is TestHooks::pause): "
                              f"{line.strip()}")

@@ -50,7 +50,7 @@ po::variables_map tokenize(const std::vector<std::string>& args) {
 // DEV, each with a --destroy-data naming it again, in the same order (that
 // they are the same device is checked against the system before the run).
 // Directories come first, then devices; the first is cfg.target.
-std::vector<run::RunConfig::TargetSpec> given_targets(const Options& o) {
+std::vector<model::RunConfig::TargetSpec> given_targets(const Options& o) {
     std::vector<std::string> dirs = o.texts("target");
     if (o.given("path")) {
         if (!dirs.empty())
@@ -67,7 +67,7 @@ std::vector<run::RunConfig::TargetSpec> given_targets(const Options& o) {
     if (confirms.size() > devs.size())
         throw UsageError("--destroy-data " + confirms[devs.size()] +
                          " confirms no --raw-device (give one --destroy-data per device)");
-    std::vector<run::RunConfig::TargetSpec> all;
+    std::vector<model::RunConfig::TargetSpec> all;
     for (const auto& d : dirs) {
         if (d.empty()) throw UsageError("target: empty path");
         all.push_back({d, "", ""});
@@ -81,7 +81,7 @@ std::vector<run::RunConfig::TargetSpec> given_targets(const Options& o) {
     return all;
 }
 
-void read_target(const Options& o, run::RunConfig& c) {
+void read_target(const Options& o, model::RunConfig& c) {
     auto all = given_targets(o);
     c.target_may_be_prefix = o.given("path");
     if (all.empty()) return;  // the current directory
@@ -95,7 +95,7 @@ void read_target(const Options& o, run::RunConfig& c) {
 
 // Sizes, blocks, workers and depth.  A raw device's default region size is
 // the device's (0 here, resolved before the run).
-void read_geometry(const Options& o, run::RunConfig& c) {
+void read_geometry(const Options& o, model::RunConfig& c) {
     if (o.given("size-mb")) {
         if (o.given("size")) throw UsageError("--size and --size-mb both given");
         c.file_bytes = o.count("size-mb", 1, 1ULL << 40) << 20;
@@ -134,16 +134,16 @@ void read_geometry(const Options& o, run::RunConfig& c) {
                          " is larger than --size " + units::format_size_option(c.file_bytes));
 }
 
-void read_backend(const Options& o, run::RunConfig& c) {
+void read_backend(const Options& o, model::RunConfig& c) {
     const std::string& b = o.text("backend");
     if (b == "auto")
-        c.backend = run::BackendChoice::automatic;
+        c.backend = model::BackendChoice::automatic;
     else if (b == "io_uring" || b == "io-uring" || b == "uring")
-        c.backend = run::BackendChoice::io_uring;
+        c.backend = model::BackendChoice::io_uring;
     else if (b == "sync")
-        c.backend = run::BackendChoice::sync;
+        c.backend = model::BackendChoice::sync;
     else if (b == "nop") {
-        c.backend = run::BackendChoice::io_uring;
+        c.backend = model::BackendChoice::io_uring;
         c.nop = true;
     } else
         throw UsageError("--backend: '" + b + "' is not one of auto, io_uring, sync, nop");
@@ -151,7 +151,7 @@ void read_backend(const Options& o, run::RunConfig& c) {
     c.iopoll = o.flag("iopoll");
     for (const char* name : {"sqpoll", "iopoll"}) {
         if (!o.flag(name)) continue;
-        if (c.backend == run::BackendChoice::sync)
+        if (c.backend == model::BackendChoice::sync)
             throw UsageError(Options::opt(name) +
                              " is an io_uring mode; it cannot be used with --backend sync");
         if (o.flag("compare-backends"))
@@ -166,9 +166,9 @@ void read_backend(const Options& o, run::RunConfig& c) {
 }
 
 // --rate and --arrivals: the random phase's open-loop schedule.
-void read_rate(const Options& o, run::RunConfig& c) {
+void read_rate(const Options& o, model::RunConfig& c) {
     const std::string& arrivals = o.text("arrivals");
-    const auto a = run::arrivals_from_string(arrivals);
+    const auto a = model::arrivals_from_string(arrivals);
     if (!a) throw UsageError("--arrivals: '" + arrivals + "' is not one of fixed, poisson");
     c.arrivals = *a;
     if (!o.given("rate")) return;
@@ -177,7 +177,7 @@ void read_rate(const Options& o, run::RunConfig& c) {
 }
 
 // The random phase's mix and length, iterations and the run's duration.
-void read_schedule(const Options& o, run::RunConfig& c) {
+void read_schedule(const Options& o, model::RunConfig& c) {
     c.read_pct = static_cast<unsigned>(o.count("read-pct", 0, 100));
     if (o.given("mixed-sec")) {
         if (o.given("rand-time")) throw UsageError("--rand-time and --mixed-sec both given");
@@ -210,26 +210,26 @@ void read_schedule(const Options& o, run::RunConfig& c) {
     c.iteration_detail = o.count("iteration-detail", 0, kMaxIterationDetail);
 }
 
-void read_phases(const Options& o, run::RunConfig& c) {
+void read_phases(const Options& o, model::RunConfig& c) {
     c.verify = !o.flag("no-verify");
     c.phases.clear();
-    std::set<run::Phase> seen;
+    std::set<model::Phase> seen;
     for (const auto& name : with_option("--phases", o.text("phases"), [](const std::string& t) {
              return units::split_list(t);
          })) {
-        auto p = run::phase_from_string(name);
+        auto p = model::phase_from_string(name);
         if (!p)
             throw UsageError("--phases: unknown phase '" + name +
                              "' (use seq-write, seq-read, random, reverify)");
         if (!seen.insert(*p).second) throw UsageError("--phases: '" + name + "' given twice");
     }
-    if (!seen.count(run::Phase::seq_write))
+    if (!seen.count(model::Phase::seq_write))
         throw UsageError("--phases: must include seq-write (the files start empty every run)");
-    if (!c.verify && o.given("phases") && seen.count(run::Phase::reverify))
+    if (!c.verify && o.given("phases") && seen.count(model::Phase::reverify))
         throw UsageError("--phases reverify conflicts with --no-verify (it only verifies)");
-    for (run::Phase p : run::kAllPhases)  // always in their natural order
-        if (seen.count(p) && !(p == run::Phase::reverify && !c.verify)) c.phases.push_back(p);
-    if (c.rate > 0 && (!c.has_phase(run::Phase::random) || !(c.rand_ops || c.rand_time_s > 0)))
+    for (model::Phase p : model::kAllPhases)  // always in their natural order
+        if (seen.count(p) && !(p == model::Phase::reverify && !c.verify)) c.phases.push_back(p);
+    if (c.rate > 0 && (!c.has_phase(model::Phase::random) || !(c.rand_ops || c.rand_time_s > 0)))
         throw UsageError("--rate needs the random phase (--phases with random, --rand-time > 0)");
     // A schedule with no second operation inside the phase measures nothing.
     if (c.rate > 0 && !c.rand_ops && c.rate * c.rand_time_s < 2)
@@ -298,7 +298,7 @@ void read_outputs(const Options& o, bool compare_backends, Outputs& out) {
 // Several targets run the phases of a plain run, each target's workers on
 // its own files; the modes that reshape the workers or the files are one
 // target's.
-void refuse_with_several_targets(const Options& o, const run::RunConfig& c) {
+void refuse_with_several_targets(const Options& o, const model::RunConfig& c) {
     if (c.target_count() == 1) return;
     for (const char* name : {"keep", "sweep", "find-rate", "compare-backends", "sync-compare",
                              "sustained-write", "preset", "recreate"})
@@ -311,7 +311,7 @@ void refuse_with_several_targets(const Options& o, const run::RunConfig& c) {
 // --backend nop: the engine without the device.  No byte is read or
 // written, so nothing can be verified (verification is off, and the report
 // says why); what only means something of a device or of data is refused.
-void read_nop(const Options& o, run::RunConfig& c) {
+void read_nop(const Options& o, model::RunConfig& c) {
     if (!c.nop) return;
     auto refuse = [](const std::string& what, const char* why) {
         throw UsageError("--backend nop and " + what + ": " + why);
@@ -320,18 +320,18 @@ void read_nop(const Options& o, run::RunConfig& c) {
         refuse("--raw-device", "a NOP touches no device; give a directory for the engine's files");
     if (c.buffered) refuse("--buffered", "a NOP moves no data, through the page cache or not");
     if (c.iopoll) refuse("--iopoll", "a NOP has no device to poll");
-    if (c.sync != run::SyncMethod::none) refuse("--sync", "a NOP writes nothing to make durable");
+    if (c.sync != model::SyncMethod::none) refuse("--sync", "a NOP writes nothing to make durable");
     if (c.keep) refuse("--keep", "a NOP leaves no data to verify later");
     if (c.sync_compare) refuse("--sync-compare", "a NOP writes nothing to make durable");
     if (c.sustained_passes) refuse("--sustained-write", "a NOP has no write cliff");
     if (o.given("phases") && o.text("phases").find("reverify") != std::string::npos)
         refuse("--phases reverify", "a NOP reads nothing to verify");
     c.verify = false;
-    std::erase(c.phases, run::Phase::reverify);
+    std::erase(c.phases, model::Phase::reverify);
 }
 
-run::RunConfig read_run(const Options& o) {
-    run::RunConfig c;
+model::RunConfig read_run(const Options& o) {
+    model::RunConfig c;
     read_target(o, c);
     read_geometry(o, c);
     read_backend(o, c);
@@ -417,9 +417,9 @@ std::vector<std::pair<std::string, std::string>> Outputs::files() const {
 
 // rate=10k,20k,50k (IOPS), rate=10%,50%,100% (of the closed-loop IOPS,
 // measured first), or a range LO..HI in steps of LO (rate=10%..100%).
-static run::Sweep parse_rate_sweep(const std::string& list) {
-    run::Sweep sw;
-    sw.param = run::SweepParam::rate;
+static model::Sweep parse_rate_sweep(const std::string& list) {
+    model::Sweep sw;
+    sw.param = model::SweepParam::rate;
     sw.percent = !list.empty() && list.find('%') != std::string::npos;
     auto value = [&](std::string t) -> std::uint64_t {
         if (sw.percent) {
@@ -453,7 +453,7 @@ static run::Sweep parse_rate_sweep(const std::string& list) {
 }
 
 // "p99<=2ms", "p99.9<=500us", "p50<=1.5ms": the percentile and the bound.
-run::FindRate parse_find_rate(const std::string& text) {
+model::FindRate parse_find_rate(const std::string& text) {
     auto bad = [&](const std::string& why) {
         return UsageError("--find-rate: '" + text + "' " + why);
     };
@@ -461,7 +461,7 @@ run::FindRate parse_find_rate(const std::string& text) {
     if (text.size() < 2 || text[0] != 'p' || op == std::string::npos)
         throw bad("is not pNN<=DURATION (e.g. p99<=2ms)");
     const std::string pct = text.substr(1, op - 1);
-    run::FindRate fr;
+    model::FindRate fr;
     std::size_t used = 0;
     try {
         fr.percentile = std::stod(pct, &used);
@@ -477,24 +477,24 @@ run::FindRate parse_find_rate(const std::string& text) {
     return fr;
 }
 
-run::Sweep parse_sweep(const std::string& text) {
+model::Sweep parse_sweep(const std::string& text) {
     auto eq = text.find('=');
     if (eq == std::string::npos)
         throw UsageError("--sweep: '" + text + "' is not NAME=VALUES (e.g. qd=1..128)");
     std::string name = text.substr(0, eq), list = text.substr(eq + 1);
-    run::Sweep sw;
+    model::Sweep sw;
     if (name == "qd")
-        sw.param = run::SweepParam::qd;
+        sw.param = model::SweepParam::qd;
     else if (name == "files")
-        sw.param = run::SweepParam::files;
+        sw.param = model::SweepParam::files;
     else if (name == "rand-block")
-        sw.param = run::SweepParam::rand_block;
+        sw.param = model::SweepParam::rand_block;
     else if (name == "rate")
         return parse_rate_sweep(list);
     else
         throw UsageError("--sweep: unknown parameter '" + name +
                          "' (use qd, files, rand-block or rate)");
-    const bool sizes = sw.param == run::SweepParam::rand_block;
+    const bool sizes = sw.param == model::SweepParam::rand_block;
     auto value = [&](const std::string& t) {
         return with_option("--sweep", t, [&](const std::string& v) {
             return sizes ? units::parse_size(v) : units::parse_count(v);
@@ -519,9 +519,9 @@ run::Sweep parse_sweep(const std::string& text) {
         if (v == 0) throw UsageError("--sweep: values must be greater than zero");
         if (!seen.insert(v).second)
             throw UsageError("--sweep: value " + std::to_string(v) + " given twice");
-        const std::uint64_t limit = sw.param == run::SweepParam::qd      ? kMaxQd
-                                    : sw.param == run::SweepParam::files ? kMaxFiles
-                                                                         : kMaxBlock;
+        const std::uint64_t limit = sw.param == model::SweepParam::qd      ? kMaxQd
+                                    : sw.param == model::SweepParam::files ? kMaxFiles
+                                                                           : kMaxBlock;
         if (v > limit)
             throw UsageError("--sweep: " + name + " value " + std::to_string(v) + " is above " +
                              std::to_string(limit));

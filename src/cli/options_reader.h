@@ -93,14 +93,14 @@ class Options {
 };
 
 // The readers of each feature's options (cli/run_options.cpp).
-void read_sweep(const Options& o, run::RunConfig& c);
-void read_find_rate(const Options& o, run::RunConfig& c);
-void check_arrivals(const Options& o, const run::RunConfig& c);
-void read_steady_state(const Options& o, run::RunConfig& c);
-void read_sustained_write(const Options& o, run::RunConfig& c);
-void read_latency_thresholds(const Options& o, run::RunConfig& c);
-void read_durability(const Options& o, run::RunConfig& c);
-void read_modes(const Options& o, run::RunConfig& c);
-void read_sync_compare(const Options& o, run::RunConfig& c);
+void read_sweep(const Options& o, model::RunConfig& c);
+void read_find_rate(const Options& o, model::RunConfig& c);
+void check_arrivals(const Options& o, const model::RunConfig& c);
+void read_steady_state(const Options& o, model::RunConfig& c);
+void read_sustained_write(const Options& o, model::RunConfig& c);
+void read_latency_thresholds(const Options& o, model::RunConfig& c);
+void read_durability(const Options& o, model::RunConfig& c);
+void read_modes(const Options& o, model::RunConfig& c);
+void read_sync_compare(const Options& o, model::RunConfig& c);
 
 }  // namespace ds::cli::detail

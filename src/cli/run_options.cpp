@@ -12,7 +12,7 @@
 
 namespace ds::cli::detail {
 
-void read_sweep(const Options& o, run::RunConfig& c) {
+void read_sweep(const Options& o, model::RunConfig& c) {
     c.interval_s = o.duration("interval");
     if (o.given("interval") && !o.given("timeseries"))
         throw UsageError("--interval needs --timeseries (it is the length of that file's lines)");
@@ -22,14 +22,14 @@ void read_sweep(const Options& o, run::RunConfig& c) {
     c.repeat = static_cast<unsigned>(o.count("repeat", 1, 1000));
     if (!o.given("sweep")) return;
     c.sweep = parse_sweep(o.text("sweep"));
-    if (!c.has_phase(run::Phase::random) || !(c.rand_ops || c.rand_time_s > 0))
+    if (!c.has_phase(model::Phase::random) || !(c.rand_ops || c.rand_time_s > 0))
         throw UsageError("--sweep needs the random phase (--phases with random, --rand-time > 0)");
     if (c.iterations != 1) throw UsageError("--sweep runs one iteration; drop --iterations");
     const auto& v = c.sweep->values;
     const std::uint64_t lo = *std::min_element(v.begin(), v.end());
     const std::uint64_t hi = *std::max_element(v.begin(), v.end());
     switch (c.sweep->param) {
-        case run::SweepParam::qd:
+        case model::SweepParam::qd:
             if (o.given("qd")) throw UsageError("--sweep qd=... and --qd both given");
             c.qd = static_cast<unsigned>(hi);
             // At most half of a file's units are in flight (picking a free
@@ -45,11 +45,11 @@ void read_sweep(const Options& o, run::RunConfig& c) {
                                  std::to_string(std::max<std::uint64_t>(1, units / 2)) +
                                  " are in flight per worker");
             break;
-        case run::SweepParam::files:
+        case model::SweepParam::files:
             if (o.given("files")) throw UsageError("--sweep files=... and --files both given");
             c.files = static_cast<unsigned>(hi);
             break;
-        case run::SweepParam::rand_block:
+        case model::SweepParam::rand_block:
             if (o.given("rand-block"))
                 throw UsageError("--sweep rand-block=... and --rand-block both given");
             // The smallest block is the verification unit; the others are
@@ -62,7 +62,7 @@ void read_sweep(const Options& o, run::RunConfig& c) {
                                  units::format_size_option(c.file_bytes) + " (largest)");
             c.rand_block = static_cast<std::uint32_t>(lo);
             break;
-        case run::SweepParam::rate:
+        case model::SweepParam::rate:
             if (c.rate > 0) throw UsageError("--sweep rate=... and --rate both given");
             break;
     }
@@ -70,29 +70,29 @@ void read_sweep(const Options& o, run::RunConfig& c) {
 
 // --find-rate pNN<=DURATION: a rate sweep whose points the search chooses
 // (run/runner.cpp), so what refuses a rate sweep refuses it too.
-void read_find_rate(const Options& o, run::RunConfig& c) {
+void read_find_rate(const Options& o, model::RunConfig& c) {
     if (!o.given("find-rate")) return;
     for (const char* name : {"sweep", "rate", "compare-backends", "steady-state"})
         if (o.given(name))
             throw UsageError(std::string("--find-rate and --") + name + " both given");
     c.find_rate = parse_find_rate(o.text("find-rate"));
-    if (!c.has_phase(run::Phase::random) || !(c.rand_ops || c.rand_time_s > 0))
+    if (!c.has_phase(model::Phase::random) || !(c.rand_ops || c.rand_time_s > 0))
         throw UsageError(
             "--find-rate needs the random phase (--phases with random, --rand-time > 0)");
     if (c.iterations != 1) throw UsageError("--find-rate runs one iteration; drop --iterations");
-    c.sweep = run::Sweep{run::SweepParam::rate, {}, false};
+    c.sweep = model::Sweep{model::SweepParam::rate, {}, false};
 }
 
 // --arrivals spaces an open-loop schedule; read once --rate, --sweep and
 // --find-rate are.
-void check_arrivals(const Options& o, const run::RunConfig& c) {
+void check_arrivals(const Options& o, const model::RunConfig& c) {
     if (o.given("arrivals") && !c.open_loop())
         throw UsageError(
             "--arrivals needs --rate, --sweep rate=... or --find-rate (it spaces their schedule)");
 }
 
 // --steady-state ROUND, --steady-window, --steady-max-rounds.
-void read_steady_state(const Options& o, run::RunConfig& c) {
+void read_steady_state(const Options& o, model::RunConfig& c) {
     if (!o.given("steady-state")) {
         for (const char* name : {"steady-window", "steady-max-rounds"})
             if (o.given(name)) throw UsageError(Options::opt(name) + " needs --steady-state ROUND");
@@ -100,7 +100,7 @@ void read_steady_state(const Options& o, run::RunConfig& c) {
     }
     c.steady_round_s = o.duration("steady-state");
     if (c.steady_round_s <= 0) throw UsageError("--steady-state: ROUND must be greater than zero");
-    if (!c.has_phase(run::Phase::random) || c.rand_time_s <= 0)
+    if (!c.has_phase(model::Phase::random) || c.rand_time_s <= 0)
         throw UsageError("--steady-state needs the random phase (--phases with random)");
     if (c.rand_ops) throw UsageError("--steady-state and --rand-ops both given (rounds are timed)");
     if (c.sweep) throw UsageError("--steady-state and --sweep cannot be combined");
@@ -116,7 +116,7 @@ void read_steady_state(const Options& o, run::RunConfig& c) {
 }
 
 // --sustained-write N, --cliff-interval, --cliff-recovery.
-void read_sustained_write(const Options& o, run::RunConfig& c) {
+void read_sustained_write(const Options& o, model::RunConfig& c) {
     if (!o.given("sustained-write")) {
         for (const char* name : {"cliff-interval", "cliff-recovery"})
             if (o.given(name)) throw UsageError(Options::opt(name) + " needs --sustained-write N");
@@ -138,7 +138,7 @@ void read_sustained_write(const Options& o, run::RunConfig& c) {
     }
 }
 
-void read_latency_thresholds(const Options& o, run::RunConfig& c) {
+void read_latency_thresholds(const Options& o, model::RunConfig& c) {
     c.latency_thresholds_s.clear();
     // The seed tool's thresholds, for comparing with its reports: every
     // request of an SSD is faster than both, so they are not the default.
@@ -158,18 +158,18 @@ void read_latency_thresholds(const Options& o, run::RunConfig& c) {
 }
 
 // --sync, --sync-every, --batch.
-void read_durability(const Options& o, run::RunConfig& c) {
+void read_durability(const Options& o, model::RunConfig& c) {
     const std::string& sync = o.text("sync");
-    auto method = run::sync_method_from_string(sync);
+    auto method = model::sync_method_from_string(sync);
     if (!method)
         throw UsageError("--sync: '" + sync +
                          "' is not one of none, osync, dsync, fsync, fdatasync");
     c.sync = *method;
-    if (c.iopoll && (c.sync == run::SyncMethod::fsync || c.sync == run::SyncMethod::fdatasync))
-        throw UsageError("--iopoll and --sync " + std::string(run::to_string(c.sync)) +
+    if (c.iopoll && (c.sync == model::SyncMethod::fsync || c.sync == model::SyncMethod::fdatasync))
+        throw UsageError("--iopoll and --sync " + std::string(model::to_string(c.sync)) +
                          ": a polled ring cannot run IORING_OP_FSYNC (use --sync dsync)");
     c.sync_every = o.count("sync-every", 1, UINT32_MAX);
-    if (o.given("sync-every") && c.sync == run::SyncMethod::none)
+    if (o.given("sync-every") && c.sync == model::SyncMethod::none)
         throw UsageError("--sync-every needs --sync (osync, dsync, fsync or fdatasync)");
     c.batch = static_cast<unsigned>(o.count("batch", 1, kMaxQd));
     if (c.batch > 1 && c.open_loop())
@@ -184,7 +184,7 @@ void read_durability(const Options& o, run::RunConfig& c) {
 }
 
 // --compare-backends and --keep, and what they exclude.
-void read_modes(const Options& o, run::RunConfig& c) {
+void read_modes(const Options& o, model::RunConfig& c) {
     c.compare_backends = o.flag("compare-backends");
     c.keep = o.flag("keep");
     if (c.keep && c.compare_backends)
@@ -197,7 +197,7 @@ void read_modes(const Options& o, run::RunConfig& c) {
     if (!c.compare_backends) return;
     if (o.given("backend"))
         throw UsageError("--compare-backends runs both backends; drop --backend");
-    if (c.sweep && c.sweep->param != run::SweepParam::qd)
+    if (c.sweep && c.sweep->param != model::SweepParam::qd)
         throw UsageError("--compare-backends sweeps qd only (both backends' curves over depth)");
     if (!o.given("compare-extra")) return;
     for (const auto& item :
@@ -215,7 +215,7 @@ void read_modes(const Options& o, run::RunConfig& c) {
 }
 
 // --sync-compare: its own fixed table on one small file.
-void read_sync_compare(const Options& o, run::RunConfig& c) {
+void read_sync_compare(const Options& o, model::RunConfig& c) {
     c.sync_compare = o.flag("sync-compare");
     if (!c.sync_compare) return;
     for (const char* name :

@@ -10,7 +10,10 @@
 
 #include "sys/signals.h"
 
-namespace ds::run {
+namespace ds::engine {
+
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::sys;
 
 std::uint64_t monotonic_ns() {
     timespec ts{};
@@ -314,4 +317,4 @@ unsigned Engine::reap(PhaseWork& work, unsigned want, EngineTally& t, const Engi
     return finished;
 }
 
-}  // namespace ds::run
+}  // namespace ds::engine

@@ -16,7 +16,7 @@
 #include "engine/rate_schedule.h"
 #include "io/backend.h"
 
-namespace ds::run {
+namespace ds::engine {
 
 // One operation in flight, its buffer beside it.  `req` is what the backend
 // sees (a short transfer moves its offset and buffer on); the first_* fields
@@ -174,4 +174,4 @@ class Engine {
 
 std::uint64_t monotonic_ns();
 
-}  // namespace ds::run
+}  // namespace ds::engine

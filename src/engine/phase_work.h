@@ -17,7 +17,10 @@
 #include "model/config.h"
 #include "model/results.h"
 
-namespace ds::run {
+namespace ds::engine {
+
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
 
 // What the coordinator asks of a worker for one phase.
 struct PhasePlan {
@@ -132,4 +135,4 @@ class IoPhase : public PhaseWork {
     std::uint64_t tolerance_ns_;
 };
 
-}  // namespace ds::run
+}  // namespace ds::engine

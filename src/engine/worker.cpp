@@ -13,7 +13,11 @@
 #include "model/errors.h"
 #include "sys/signals.h"
 
-namespace ds::run {
+namespace ds::engine {
+
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
+using namespace ds::sys;
 
 WorkerGeometry make_geometry(const RunConfig& cfg, unsigned backend_depth) {
     WorkerGeometry g{};
@@ -177,4 +181,4 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
     return out;
 }
 
-}  // namespace ds::run
+}  // namespace ds::engine

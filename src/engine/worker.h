@@ -26,7 +26,10 @@
 #include "model/results.h"
 #include "pattern/unit.h"
 
-namespace ds::run {
+namespace ds::engine {
+
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
 
 struct WorkerGeometry {
     std::uint64_t file_bytes;
@@ -138,4 +141,4 @@ class Worker final : private MismatchSink {
     IntervalRecorder intervals_;
 };
 
-}  // namespace ds::run
+}  // namespace ds::engine

@@ -13,7 +13,10 @@
 #include "report/json_report.h"
 #include "units/utf8.h"
 
-namespace ds::report {
+namespace ds::metrics {
+
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::report;
 
 namespace {
 
@@ -68,8 +71,8 @@ PromLabels with(PromLabels base, std::initializer_list<std::pair<std::string, st
     return base;
 }
 
-std::string phase_name(run::Phase p) {
-    return std::string(run::to_string(p));
+std::string phase_name(model::Phase p) {
+    return std::string(model::to_string(p));
 }
 
 constexpr std::string_view kVerdicts[] = {"running", "passed", "no-verdict",
@@ -115,7 +118,7 @@ std::vector<Family> state_families(const PromState& s) {
                  "1 for the phase running (or the last that ran), 0 for the others and once the "
                  "run has ended.",
                  {}};
-    for (run::Phase p : run::kAllPhases)
+    for (model::Phase p : model::kAllPhases)
         phase.add(with(s.labels, {{"phase", phase_name(p)}}),
                   s.running && s.phase == p ? "1" : "0");
     Family iteration{"drivestress_iteration",
@@ -327,16 +330,16 @@ struct RepeatFigure {
     std::string_view name;  // the median's family; the others add a suffix
     std::string_view what;  // "operations per second", for HELP
     double scale;           // from the RepeatFigures unit to the metric's base unit
-    double run::RepeatFigures::*member;
+    double model::RepeatFigures::*member;
 };
 
 constexpr RepeatFigure kRepeatFigures[] = {
     {"drivestress_repeat_ops_per_second", "operations per second (IOPS)", 1,
-     &run::RepeatFigures::iops},
+     &model::RepeatFigures::iops},
     {"drivestress_repeat_bytes_per_second", "bytes per second", 1,
-     &run::RepeatFigures::bytes_per_sec},
+     &model::RepeatFigures::bytes_per_sec},
     {"drivestress_repeat_p99_latency_seconds", "99th percentile latency, seconds", 1e-9,
-     &run::RepeatFigures::p99_ns},
+     &model::RepeatFigures::p99_ns},
 };
 
 struct RepeatBound {
@@ -534,4 +537,4 @@ std::string prometheus_text(const PromState& state, const std::vector<PromSeries
     return out;
 }
 
-}  // namespace ds::report
+}  // namespace ds::metrics

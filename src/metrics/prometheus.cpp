@@ -9,7 +9,10 @@
 #include "report/json_report.h"
 #include "units/utf8.h"
 
-namespace ds::report {
+namespace ds::metrics {
+
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::report;
 
 // ---------------------------------------------------------------- buckets
 //
@@ -134,11 +137,11 @@ std::string_view to_string(PromOp op) {
     return "?";
 }
 
-void PromTotals::expect(const run::RunConfig& cfg) {
+void PromTotals::expect(const model::RunConfig& cfg) {
     if (cfg.sync_compare) return;  // a table of its own, no phases
-    using run::Phase;
+    using model::Phase;
     const bool flushes =
-        cfg.sync == run::SyncMethod::fsync || cfg.sync == run::SyncMethod::fdatasync;
+        cfg.sync == model::SyncMethod::fsync || cfg.sync == model::SyncMethod::fdatasync;
     const bool random =
         cfg.has_phase(Phase::random) && (cfg.rand_ops ? *cfg.rand_ops > 0 : cfg.rand_time_s > 0);
     auto phase = [&](Phase p, bool reads, bool writes) {
@@ -162,15 +165,15 @@ void PromTotals::expect(const run::RunConfig& cfg) {
 
 namespace {
 
-void append_repeats(std::vector<run::RepeatFigures>& to,
-                    const std::vector<run::RepeatFigures>& from) {
+void append_repeats(std::vector<model::RepeatFigures>& to,
+                    const std::vector<model::RepeatFigures>& from) {
     for (const auto& r : from)
-        if (to.size() < run::PhaseResult::kMaxRepeats) to.push_back(r);
+        if (to.size() < model::PhaseResult::kMaxRepeats) to.push_back(r);
 }
 
 }  // namespace
 
-void PromTotals::add_phase(const run::PhaseResult& p, const std::string& point) {
+void PromTotals::add_phase(const model::PhaseResult& p, const std::string& point) {
     if (!p.repeats.empty()) append_repeats(repeats[{p.phase, point}], p.repeats);
     const auto& c = p.counters;
     auto add_op = [&](PromOp op, const stats::LatencyHistogram& h, std::uint64_t bytes) {
@@ -198,7 +201,7 @@ void PromTotals::add_phase(const run::PhaseResult& p, const std::string& point) 
     cpu_system_s += p.cpu.system_s;
 }
 
-void PromTotals::add_interval(run::Phase phase, const run::IntervalStats& s) {
+void PromTotals::add_interval(model::Phase phase, const model::IntervalStats& s) {
     auto add_op = [&](PromOp op, const stats::LatencyHistogram& h, std::uint64_t bytes) {
         if (h.count() == 0 && bytes == 0) return;
         OpSeries& series = ops[{phase, op}];
@@ -315,4 +318,4 @@ std::string prom_label_value_problem(std::string_view value) {
     return {};
 }
 
-}  // namespace ds::report
+}  // namespace ds::metrics

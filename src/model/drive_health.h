@@ -16,7 +16,7 @@
 #include "nvme/health_change.h"
 #include "nvme/health_log.h"
 
-namespace ds::run {
+namespace ds::model {
 
 // One phase's readings and verdicts.
 struct PhaseHealth {
@@ -59,4 +59,4 @@ PhaseHealth judge_phase_health(std::uint64_t iteration, Phase phase,
                                std::optional<nvme::HealthLog> after, double reference_bytes_per_s,
                                double observed_bytes_per_s);
 
-}  // namespace ds::run
+}  // namespace ds::model

@@ -48,7 +48,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace ds::run {
+namespace ds::model {
 
 // A setup or usage problem found before or while preparing a run: bad
 // target, no space, refused file.  `main` prints what() as one line and exits 1.
@@ -57,4 +57,4 @@ class SetupError : public std::runtime_error {
     explicit SetupError(const std::string& what) : std::runtime_error(what) {}
 };
 
-}  // namespace ds::run
+}  // namespace ds::model

@@ -26,7 +26,7 @@
 #include "stats/write_cliff.h"
 #include "sys/host_load.h"
 
-namespace ds::run {
+namespace ds::model {
 
 struct TargetInfo {
     std::string path;        // absolute: the directory, a --path prefix, or the raw device
@@ -501,9 +501,9 @@ struct RunResult {
     Totals totals() const;
 };
 
-}  // namespace ds::run
+}  // namespace ds::model
 
-namespace ds::run {
+namespace ds::model {
 // The process exit status a run maps to: mismatch on any mismatch or I/O
 // error (it wins), else error after a fatal setup problem, else 128+signal
 // when interrupted, else success.
@@ -516,4 +516,4 @@ RunEvidence run_evidence(const RunConfig& cfg, const RunResult& r, ExitStatus st
 // an error) is the run's `status`, a mismatch on another target is not.
 RunEvidence target_evidence(const RunConfig& cfg, const RunResult& r, std::size_t t,
                             ExitStatus status);
-}  // namespace ds::run
+}  // namespace ds::model

@@ -28,7 +28,7 @@
 
 namespace {
 
-using ds::run::ExitStatus;
+using ds::model::ExitStatus;
 
 ExitStatus fail(const std::string& message) {
     ds::units::error(message);
@@ -51,9 +51,9 @@ bool hold_standard_streams() {
 // (the report layer's); "" when they do.
 std::string prom_label_problem(const ds::cli::Outputs& o) {
     for (const auto& [key, value] : o.prom_labels) {
-        if (auto why = ds::report::prom_label_name_problem(key); !why.empty())
+        if (auto why = ds::metrics::prom_label_name_problem(key); !why.empty())
             return "--prom-label: " + why;
-        if (auto why = ds::report::prom_label_value_problem(value); !why.empty())
+        if (auto why = ds::metrics::prom_label_value_problem(value); !why.empty())
             return "--prom-label " + key + ": " + why;
     }
     return "";
@@ -61,9 +61,9 @@ std::string prom_label_problem(const ds::cli::Outputs& o) {
 
 ExitStatus dispatch(ds::cli::ParsedCommandLine& cmd) {
     // Before any thread is made: threads take their stack size from it.
-    if (std::string why = ds::run::ensure_stack(); !why.empty()) return fail(why);
+    if (std::string why = ds::sys::ensure_stack(); !why.empty()) return fail(why);
     try {
-        ds::cli::check_environment(cmd);
+        ds::modes::check_environment(cmd);
         const ds::modes::Output out = ds::modes::output_for(cmd.outputs);
         if (cmd.action == ds::cli::ParsedCommandLine::Action::verify_only)
             return ds::modes::run_verify_only(cmd, out);
@@ -82,7 +82,7 @@ ExitStatus dispatch(ds::cli::ParsedCommandLine& cmd) {
 namespace ds::modes {
 
 int run_program(int argc, char** argv) {
-    if (!hold_standard_streams()) return ds::run::code_of(ExitStatus::error);
+    if (!hold_standard_streams()) return ds::model::code_of(ExitStatus::error);
     // Blocks of 128 KiB and more are mapped and given back when freed, always.
     // glibc otherwise raises that threshold to the largest block freed (the
     // --json document, rebuilt after every iteration and growing with them)
@@ -91,16 +91,16 @@ int run_program(int argc, char** argv) {
     ::mallopt(M_MMAP_THRESHOLD, 128 * 1024);
     // A write to a FIFO or terminal whose reader stopped reading ends at a
     // stop request instead of holding the run.
-    ds::io::set_stop_request(&ds::run::stop_signal);
+    ds::io::set_stop_request(&ds::sys::stop_signal);
     std::vector<std::string> args(argv + 1, argv + argc);
     ds::cli::ParsedCommandLine cmd;
     try {
         cmd = ds::cli::parse_command_line(args);
     } catch (const ds::cli::UsageError& e) {
-        return ds::run::code_of(fail(std::string(e.what()) + " (see --help)"));
+        return ds::model::code_of(fail(std::string(e.what()) + " (see --help)"));
     }
     if (std::string why = prom_label_problem(cmd.outputs); !why.empty())
-        return ds::run::code_of(fail(why + " (see --help)"));
+        return ds::model::code_of(fail(why + " (see --help)"));
     ExitStatus code = ExitStatus::success;
     if (cmd.action == ds::cli::ParsedCommandLine::Action::help)
         std::fputs(cmd.help_text.c_str(), stdout);
@@ -115,7 +115,7 @@ int run_program(int argc, char** argv) {
                          std::strerror(errno ? errno : EIO));
         if (code == ExitStatus::success) code = ExitStatus::error;
     }
-    return ds::run::code_of(code);
+    return ds::model::code_of(code);
 }
 
 }  // namespace ds::modes

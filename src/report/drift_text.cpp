@@ -20,25 +20,25 @@ namespace ds::report {
 
 using units::printf_string;
 
-std::string drift_table(const std::vector<run::IterationResult>& iterations, units::ByteUnits u) {
-    return drift_table(run::phase_drift(iterations), iterations.size(), u);
+std::string drift_table(const std::vector<model::IterationResult>& iterations, units::ByteUnits u) {
+    return drift_table(model::phase_drift(iterations), iterations.size(), u);
 }
 
-std::string drift_table(const std::vector<run::PhaseDrift>& drift, std::uint64_t iterations,
+std::string drift_table(const std::vector<model::PhaseDrift>& drift, std::uint64_t iterations,
                         units::ByteUnits u) {
     const units::RateUnit ru = units::rate_unit(u);
     const bool any = std::any_of(drift.begin(), drift.end(),
-                                 [](const run::PhaseDrift& d) { return d.iterations > 0; });
+                                 [](const model::PhaseDrift& d) { return d.iterations > 0; });
     if (iterations < 2 || !any) return "";
     std::string t = printf_string("\ndrift    %" PRIu64
                                   " iterations: first, best, worst and last of each phase "
                                   "(#iteration; interrupted phases left out); drift: the "
                                   "first %zu runs against the last %zu, named only outside "
                                   "the noise\n",
-                                  iterations, run::kDriftWindow, run::kDriftWindow);
+                                  iterations, model::kDriftWindow, model::kDriftWindow);
     t += printf_string("  %-10s %-7s %10s%8s%10s%8s%10s%8s%10s%8s%s\n", "phase", "", "first", "",
                        "best", "", "worst", "", "last", "", "drift");
-    auto row = [&](const char* phase, const char* figure, const run::FigureDrift& d,
+    auto row = [&](const char* phase, const char* figure, const model::FigureDrift& d,
                    bool higher_better, auto&& text) {
         auto cell = [&](double v, std::uint64_t it) {
             return printf_string("%10s #%-6" PRIu64, text(v).c_str(), it);
@@ -47,13 +47,13 @@ std::string drift_table(const std::vector<run::PhaseDrift>& drift, std::uint64_t
             "  %-10s %-7s %s%s%s%s%s", phase, figure, cell(d.first, d.first_iteration).c_str(),
             cell(d.best, d.best_iteration).c_str(), cell(d.worst, d.worst_iteration).c_str(),
             cell(d.last, d.last_iteration).c_str(),
-            run::to_string(run::drift_verdict(d, higher_better)).c_str());
+            model::to_string(model::drift_verdict(d, higher_better)).c_str());
         t += line.substr(0, line.find_last_not_of(' ') + 1) + "\n";
     };
     for (const auto& d : drift) {
         if (d.iterations == 0) continue;
-        const std::string name(run::to_string(d.phase));
-        if (d.phase == run::Phase::random)
+        const std::string name(model::to_string(d.phase));
+        if (d.phase == model::Phase::random)
             row(name.c_str(), "IOPS", d.iops, true, [](double v) { return units::format_iops(v); });
         else
             row(name.c_str(), ru.name, d.bandwidth, true,

@@ -20,7 +20,7 @@ namespace ds::report {
 
 using units::printf_string;
 
-std::string steady_state_line(const run::SteadyStateResult& r) {
+std::string steady_state_line(const model::SteadyStateResult& r) {
     const std::size_t n = r.round_iops.size();
     char round_buf[32];
     std::snprintf(round_buf, sizeof round_buf, "%g s", r.round_s);
@@ -45,7 +45,7 @@ std::string steady_state_line(const run::SteadyStateResult& r) {
     return "steady state: " + head + buf;
 }
 
-void TextReport::steady_state_done(const run::SteadyStateResult& r) {
+void TextReport::steady_state_done(const model::SteadyStateResult& r) {
     clear_live();
     std::fprintf(out_, "%s\n", steady_state_line(r).c_str());
     std::fflush(out_);
@@ -61,7 +61,7 @@ std::string cliff_step_text(const stats::CliffStep& st, const units::RateUnit& r
     return buf;
 }
 
-std::string recovery_line(const run::SustainedWriteResult& r, const units::RateUnit& ru) {
+std::string recovery_line(const model::SustainedWriteResult& r, const units::RateUnit& ru) {
     const auto& rec = *r.recovery;
     char buf[200];
     std::snprintf(buf, sizeof buf, "  after %g s idle: %.0f %s, %.0f %% of the drop recovered",
@@ -76,7 +76,7 @@ std::string recovery_line(const run::SustainedWriteResult& r, const units::RateU
 
 }  // namespace
 
-std::string write_cliff_lines(const run::SustainedWriteResult& r, units::ByteUnits u) {
+std::string write_cliff_lines(const model::SustainedWriteResult& r, units::ByteUnits u) {
     const auto& c = r.cliff;
     const units::RateUnit ru = units::rate_unit(u);
     char interval[32];
@@ -97,13 +97,14 @@ std::string write_cliff_lines(const run::SustainedWriteResult& r, units::ByteUni
     return out;
 }
 
-void TextReport::sustained_write_done(const run::SustainedWriteResult& r) {
+void TextReport::sustained_write_done(const model::SustainedWriteResult& r) {
     clear_live();
     std::fprintf(out_, "%s", write_cliff_lines(r, units_).c_str());
     std::fflush(out_);
 }
 
-std::string phase_health_line(const run::PhaseHealth& h, units::ByteUnits u, bool several_targets) {
+std::string phase_health_line(const model::PhaseHealth& h, units::ByteUnits u,
+                              bool several_targets) {
     const std::string label =
         several_targets ? "  health target " + std::to_string(h.target + 1) + ":" : "  health:";
     if (!h.unreadable.empty()) return label + " not read: " + h.unreadable;
@@ -129,7 +130,7 @@ std::string phase_health_line(const run::PhaseHealth& h, units::ByteUnits u, boo
                                static_cast<double>(c.delta.data_units_written) * 512000 / 1e6);
 }
 
-void TextReport::phase_health_done(const run::PhaseHealth& h) {
+void TextReport::phase_health_done(const model::PhaseHealth& h) {
     clear_live();
     std::fprintf(out_, "%s\n", phase_health_line(h, units_, several_targets_).c_str());
     std::fflush(out_);

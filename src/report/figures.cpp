@@ -9,7 +9,7 @@ namespace ds::report {
 namespace {
 
 using Kind = PhaseFigure::Kind;
-using run::PhaseResult;
+using model::PhaseResult;
 
 double count(std::uint64_t v) {
     return static_cast<double>(v);

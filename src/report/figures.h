@@ -21,19 +21,19 @@ struct PhaseFigure {
     enum class Kind { count, real } kind;  // JSON integer or number
     std::string_view unit;                 // "bytes", "operations", "seconds", "bytes per second"
     std::string_view meaning;  // schema description and Prometheus HELP: one or two sentences
-    double (*value)(const run::PhaseResult&);
+    double (*value)(const model::PhaseResult&);
     // When the figure exists for a phase (null: always).  Where it does not,
     // JSON has null, the text and Prometheus nothing.
-    bool (*shown)(const run::PhaseResult&) = nullptr;
+    bool (*shown)(const model::PhaseResult&) = nullptr;
     // Prometheus: a counter per phase that adds up over iterations (its
     // name ends in _total); empty: not exported here.
     std::string_view metric = {};
     // Text: the figure as the phase line shows it ("kernel I/O threads 42 %
     // of a core"); null: not on the phase line, or spelled there by hand.
-    std::string (*text)(const run::PhaseResult&) = nullptr;
+    std::string (*text)(const model::PhaseResult&) = nullptr;
     double minimum = 0;  // the schema's lower bound
 
-    bool shown_for(const run::PhaseResult& p) const { return !shown || shown(p); }
+    bool shown_for(const model::PhaseResult& p) const { return !shown || shown(p); }
 };
 
 // Every described figure, in the order the views show them.

@@ -27,7 +27,7 @@ json number_or_null(double v) {
 
 // --steady-state: per iteration, the rule, every round's IOPS and the window
 // judged (line: iops = intercept_iops + slope_iops_per_round x round index).
-json steady_state_json(const run::SteadyStateResult& ss) {
+json steady_state_json(const model::SteadyStateResult& ss) {
     json window = nullptr;
     if (ss.window) {
         const auto& w = *ss.window;
@@ -80,7 +80,7 @@ json cliff_step_json(const stats::CliffStep& st) {
             {"drop_pct", st.drop_pct}};
 }
 
-json sustained_write_json(const run::SustainedWriteResult& sw) {
+json sustained_write_json(const model::SustainedWriteResult& sw) {
     json steps = json::array();
     for (const auto& st : sw.cliff.steps)
         steps.push_back(cliff_step_json(st));
@@ -131,7 +131,7 @@ json health_log_json(const std::optional<nvme::HealthLog>& log) {
             {"thermal_seconds", h.thermal_seconds}};
 }
 
-json phase_health_json(const run::PhaseHealth& p) {
+json phase_health_json(const model::PhaseHealth& p) {
     json findings = json::array();
     json delta = nullptr;
     if (p.change) {
@@ -157,7 +157,7 @@ json phase_health_json(const run::PhaseHealth& p) {
         : p.thermal == nvme::ThermalVerdict::throttled_without_loss ? "throttled-without-loss"
                                                                     : "none";
     return {{"iteration", p.iteration},
-            {"phase", std::string(run::to_string(p.phase))},
+            {"phase", std::string(model::to_string(p.phase))},
             {"unreadable", p.unreadable.empty() ? json(nullptr) : json(p.unreadable)},
             {"before", health_log_json(p.before)},
             {"after", health_log_json(p.after)},
@@ -172,7 +172,7 @@ json phase_health_json(const run::PhaseHealth& p) {
 
 }  // namespace
 
-json drive_health_json(const run::DriveHealth& h) {
+json drive_health_json(const model::DriveHealth& h) {
     json phases = json::array();
     for (const auto& p : h.phases)
         phases.push_back(phase_health_json(p));
@@ -190,10 +190,10 @@ json drive_health_json(const run::DriveHealth& h) {
 
 // The blocks of the drive-endurance work (--steady-state, --sustained-write),
 // when asked for.
-void add_endurance_blocks(json& doc, const run::RunResult& r) {
+void add_endurance_blocks(json& doc, const model::RunResult& r) {
     // Target 1's (each target's is in targets[]).
     doc["drive_health"] =
-        drive_health_json(r.targets.empty() ? run::DriveHealth{} : r.targets.front().health);
+        drive_health_json(r.targets.empty() ? model::DriveHealth{} : r.targets.front().health);
     if (!r.sustained_write.empty()) {
         json all = json::array();
         for (const auto& sw : r.sustained_write)

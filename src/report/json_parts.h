@@ -9,13 +9,13 @@
 namespace ds::report {
 
 // Mismatch observations by class name ("stale": 2, ...).
-nlohmann::json class_counts(const run::ClassCounts& counts);
+nlohmann::json class_counts(const model::ClassCounts& counts);
 
 // A target's drive health: before and after, per phase, the first damage.
-nlohmann::json drive_health_json(const run::DriveHealth& h);
+nlohmann::json drive_health_json(const model::DriveHealth& h);
 
 // The blocks of the drive-endurance work (--steady-state, --sustained-write,
 // drive health), when asked for.
-void add_endurance_blocks(nlohmann::json& doc, const run::RunResult& r);
+void add_endurance_blocks(nlohmann::json& doc, const model::RunResult& r);
 
 }  // namespace ds::report

@@ -20,7 +20,7 @@ namespace ds::report {
 
 using nlohmann::json;
 
-json class_counts(const run::ClassCounts& counts) {
+json class_counts(const model::ClassCounts& counts) {
     json j = json::object();
     for (std::size_t i = 0; i < counts.size(); ++i)
         j[std::string(pattern::to_string(static_cast<pattern::MismatchClass>(i)))] = counts[i];
@@ -38,12 +38,12 @@ double per_second(std::uint64_t v, double s) {
 
 // --rate's figures of a phase (null for a closed-loop one): latency above
 // is service time; response_latency counts from when each was due.
-json rate_json(const run::PhaseResult& p, const run::RunConfig& cfg) {
+json rate_json(const model::PhaseResult& p, const model::RunConfig& cfg) {
     if (p.requested_rate <= 0) return nullptr;
     const auto& c = p.counters;
     return {{"requested_iops", p.requested_rate},
             {"achieved_iops", p.iops()},
-            {"arrivals", std::string(run::to_string(cfg.arrivals))},
+            {"arrivals", std::string(model::to_string(cfg.arrivals))},
             {"met", p.rate_met()},
             {"late_ops", c.late_ops},
             {"max_lateness_ns", c.max_lateness_ns},
@@ -61,7 +61,7 @@ json top_foreign_json(const sys::HostLoad& h) {
 }
 
 // The figures report/figures.h describes, each under its key.
-void add_phase_figures(json& j, const run::PhaseResult& p) {
+void add_phase_figures(json& j, const model::PhaseResult& p) {
     for (const PhaseFigure& f : phase_figures()) {
         if (!f.shown_for(p))
             j[f.key] = nullptr;
@@ -74,15 +74,15 @@ void add_phase_figures(json& j, const run::PhaseResult& p) {
 
 }  // namespace
 
-json phase_json(const run::PhaseResult& p, const run::RunConfig& cfg) {
+json phase_json(const model::PhaseResult& p, const model::RunConfig& cfg) {
     const auto& c = p.counters;
     const double s = p.seconds;
     stats::LatencyHistogram all = c.read_latency;
     all.merge(c.write_latency);
     json j;
-    j["phase"] = std::string(run::to_string(p.phase));
+    j["phase"] = std::string(model::to_string(p.phase));
     j["interrupted"] = p.interrupted;
-    const std::string too_short = p.too_short();  // see run::kMinMeasuredSeconds
+    const std::string too_short = p.too_short();  // see model::kMinMeasuredSeconds
     j["too_short"] = !too_short.empty();
     j["too_short_reason"] = too_short.empty() ? json(nullptr) : json(too_short);
     add_phase_figures(j, p);
@@ -101,7 +101,7 @@ json phase_json(const run::PhaseResult& p, const run::RunConfig& cfg) {
                       {"busy", sys::busy(p.host)}};
     json thresholds = json::array();
     for (double t : cfg.latency_thresholds_s) {
-        auto ns = run::seconds_to_ns(t);
+        auto ns = model::seconds_to_ns(t);
         std::uint64_t slower = all.count_above(ns);
         thresholds.push_back({{"threshold_ns", ns},
                               {"slower_count", slower},
@@ -115,13 +115,13 @@ json phase_json(const run::PhaseResult& p, const run::RunConfig& cfg) {
     j["flush_latency"] = latency_json(c.flush_latency);
     j["rate"] = rate_json(p, cfg);
     if (p.repeats.size() >= 2) {  // --repeat N, N > 1
-        const run::RepeatEstimates e = p.estimates();
+        const model::RepeatEstimates e = p.estimates();
         j["repeats"] = {{"n", p.repeats.size()},
                         {"iops", estimate_json(e.iops)},
                         {"bandwidth_bytes_per_sec", estimate_json(e.bytes_per_sec)},
                         {"p99_ns", estimate_json(e.p99_ns)}};
     }
-    if (p.phase == run::Phase::random && c.write_ops + c.write_errors > 0) {
+    if (p.phase == model::Phase::random && c.write_ops + c.write_errors > 0) {
         // aio_test's figures.  drivestress waits for every write it issued,
         // so none is outstanding when a phase ends.
         j["write_summary"] = {{"writes", c.write_ops},

@@ -29,10 +29,10 @@ json drive_json(const DriveInfo& d) {
             {"physical_block_bytes", bytes(d.physical_block_bytes)}};
 }
 
-json mismatch_json(const run::MismatchRecord& m) {
+json mismatch_json(const model::MismatchRecord& m) {
     json j;
     j["iteration"] = m.iteration;
-    j["phase"] = std::string(run::to_string(m.phase));
+    j["phase"] = std::string(model::to_string(m.phase));
     j["file"] = m.path;
     j["file_index"] = m.file_index;
     j["offset_bytes"] = m.offset;
@@ -56,15 +56,15 @@ json mismatch_json(const run::MismatchRecord& m) {
 }
 
 const char* verdict_word(int code) {
-    return run::status_word(static_cast<run::ExitStatus>(code));
+    return model::status_word(static_cast<model::ExitStatus>(code));
 }
 
-void set_verdict(json& doc, run::ExitStatus exit_code) {
+void set_verdict(json& doc, model::ExitStatus exit_code) {
     json& summary = doc["summary"];
     const bool nothing_verified =
         summary.is_object() && summary.contains("status") && summary["status"] == "no-verdict";
-    summary["status"] = run::status_word(exit_code, nothing_verified);
-    summary["exit_code"] = run::code_of(exit_code);
+    summary["status"] = model::status_word(exit_code, nothing_verified);
+    summary["exit_code"] = model::code_of(exit_code);
 }
 
 json document_head(const std::string& document_id, const std::string& started_at,
@@ -89,7 +89,7 @@ json document_head(const std::string& document_id, const std::string& started_at
 }
 
 // Where the files were, how they were opened, and the disk under them.
-json target_json(const run::RunConfig& cfg, const run::RunResult& r) {
+json target_json(const model::RunConfig& cfg, const model::RunResult& r) {
     const std::string path = r.target.path.empty() ? cfg.target : r.target.path;
     json t = {{"path", path},
               {"prefix", r.target.prefix},
@@ -110,8 +110,8 @@ json target_json(const run::RunConfig& cfg, const run::RunResult& r) {
 
 namespace {
 
-const char* drift_kind_name(run::DriftVerdict::Kind k) {
-    using K = run::DriftVerdict::Kind;
+const char* drift_kind_name(model::DriftVerdict::Kind k) {
+    using K = model::DriftVerdict::Kind;
     switch (k) {
         case K::one_sample:
             return "one_sample";
@@ -129,17 +129,17 @@ const char* drift_kind_name(run::DriftVerdict::Kind k) {
 
 // The drift table's verdict on the figure (model/drift.h): named only when
 // the early and late runs' intervals do not overlap.
-json drift_verdict_json(const char* figure, const run::FigureDrift& d, bool higher_better) {
-    const run::DriftVerdict v = run::drift_verdict(d, higher_better);
+json drift_verdict_json(const char* figure, const model::FigureDrift& d, bool higher_better) {
+    const model::DriftVerdict v = model::drift_verdict(d, higher_better);
     return {{"figure", figure},
             {"kind", drift_kind_name(v.kind)},
             {"runs_per_side", v.per_side},
             {"change_pct", v.change_pct},
-            {"text", run::to_string(v)}};
+            {"text", model::to_string(v)}};
 }
 
 // `whole`: the figure is a whole number (nanoseconds).
-json figure_drift_json(const run::FigureDrift& d, bool whole = false) {
+json figure_drift_json(const model::FigureDrift& d, bool whole = false) {
     auto value = [&](double v) { return whole ? json(static_cast<std::uint64_t>(v)) : json(v); };
     return {{"first", value(d.first)},
             {"best", value(d.best)},
@@ -154,7 +154,7 @@ json figure_drift_json(const run::FigureDrift& d, bool whole = false) {
 // Each phase over every iteration: the phase object of its merged counters
 // and histograms, how many iterations ran it and its drift (running figures,
 // over every iteration, listed or summarised).
-json merged_phases_json(const run::RunConfig& cfg, const run::RunResult& r) {
+json merged_phases_json(const model::RunConfig& cfg, const model::RunResult& r) {
     json out = json::array();
     for (const auto& merged : r.merged_phases) {
         json j = phase_json(merged, cfg);
@@ -180,16 +180,16 @@ json merged_phases_json(const run::RunConfig& cfg, const run::RunResult& r) {
 
 }  // namespace
 
-void mark_in_progress(json& doc, const run::ProgressSnapshot* live) {
+void mark_in_progress(json& doc, const model::ProgressSnapshot* live) {
     doc["in_progress"] = true;
-    json progress = {{"updated_at", run::utc_now_iso8601()},
+    json progress = {{"updated_at", model::utc_now_iso8601()},
                      {"iteration", nullptr},
                      {"phase", nullptr},
                      {"phase_elapsed_s", nullptr},
                      {"phase_fraction_done", nullptr}};
     if (live) {
         progress["iteration"] = live->iteration;
-        progress["phase"] = std::string(run::to_string(live->phase));
+        progress["phase"] = std::string(model::to_string(live->phase));
         progress["phase_elapsed_s"] = live->elapsed_s;
         if (live->fraction_done >= 0)
             progress["phase_fraction_done"] = std::min(1.0, live->fraction_done);
@@ -202,7 +202,7 @@ void mark_in_progress(json& doc, const run::ProgressSnapshot* live) {
 
 namespace {
 
-json backend_json(const run::BackendInfo& b) {
+json backend_json(const model::BackendInfo& b) {
     json uring = nullptr;
     if (io::backend_flags(b.used) & io::kRing) {
         uring = {{"setup_flags", b.uring.setup_flags},
@@ -212,7 +212,7 @@ json backend_json(const run::BackendInfo& b) {
                  {"notes", b.uring.notes}};
     }
     return {
-        {"requested", std::string(run::to_string(b.requested))},
+        {"requested", std::string(model::to_string(b.requested))},
         {"used", std::string(io::to_string(b.used))},
         {"fallback_reason", b.fallback_reason.empty() ? json(nullptr) : json(b.fallback_reason)},
         {"io_uring", uring},
@@ -221,10 +221,10 @@ json backend_json(const run::BackendInfo& b) {
         {"sync_threads_per_worker", b.sync_threads}};
 }
 
-json config_json(const run::RunConfig& cfg, std::uint64_t seed) {
+json config_json(const model::RunConfig& cfg, std::uint64_t seed) {
     json phases = json::array();
     for (auto p : cfg.phases)
-        phases.push_back(std::string(run::to_string(p)));
+        phases.push_back(std::string(model::to_string(p)));
     return {{"file_size_bytes", cfg.file_bytes},
             {"files", cfg.files},
             {"qd", cfg.qd},
@@ -242,18 +242,18 @@ json config_json(const run::RunConfig& cfg, std::uint64_t seed) {
             {"recreate", cfg.recreate},
             {"buffered", cfg.buffered},
             {"verify", cfg.verify},
-            {"sync", std::string(run::to_string(cfg.sync))},
+            {"sync", std::string(model::to_string(cfg.sync))},
             {"sync_every", cfg.sync_every},
             {"batch", cfg.batch},
             {"rate_iops", cfg.rate > 0 ? json(cfg.rate) : json(nullptr)},
-            {"arrivals", std::string(run::to_string(cfg.arrivals))},
+            {"arrivals", std::string(model::to_string(cfg.arrivals))},
             {"cpus", cfg.cpus.empty() ? json(nullptr) : json(cfg.cpus)},
             {"sync_compare", cfg.sync_compare}};
 }
 
 // The last iterations kept in full (--iteration-detail N), every phase as a
 // one-iteration document has it.
-json iteration_detail_json(const run::RunConfig& cfg, const run::RunResult& r) {
+json iteration_detail_json(const model::RunConfig& cfg, const model::RunResult& r) {
     json detail = json::array();
     for (const auto& it : r.iteration_detail) {
         json ps = json::array();
@@ -264,7 +264,7 @@ json iteration_detail_json(const run::RunConfig& cfg, const run::RunResult& r) {
     return detail;
 }
 
-json sweep_json(const run::RunConfig& cfg, const run::SweepResult& sweep) {
+json sweep_json(const model::RunConfig& cfg, const model::SweepResult& sweep) {
     json points = json::array();
     for (const auto& pt : sweep.points) {
         json pj = phase_json(pt.random, cfg);
@@ -295,7 +295,7 @@ json sweep_json(const run::RunConfig& cfg, const run::SweepResult& sweep) {
                    {"rate_met", p.rate_met()},
                    {"response_p99_ns", p.counters.response_latency.value_at_percentile(99)}};
     }
-    return {{"parameter", std::string(run::to_string(sweep.param))},
+    return {{"parameter", std::string(model::to_string(sweep.param))},
             {"rate_percent", cfg.sweep && cfg.sweep->percent},
             {"closed_loop_iops",
              sweep.closed_loop_iops > 0 ? json(sweep.closed_loop_iops) : json(nullptr)},
@@ -308,7 +308,7 @@ json sweep_json(const run::RunConfig& cfg, const run::SweepResult& sweep) {
 }
 
 // --find-rate: the answer, its bracket and every probe (the sweep's points).
-json find_rate_json(const run::FindRateResult& fr) {
+json find_rate_json(const model::FindRateResult& fr) {
     json probes = json::array();
     for (const auto& p : fr.probes)
         probes.push_back({{"requested_iops", p.requested_iops},
@@ -319,10 +319,10 @@ json find_rate_json(const run::FindRateResult& fr) {
     auto at = [&](const std::optional<std::size_t>& i, auto field) {
         return i ? json(field(fr.probes[*i])) : json(nullptr);
     };
-    auto rate = [](const run::FindRateProbe& p) { return p.requested_iops; };
-    auto response = [](const run::FindRateProbe& p) { return p.verdict.percentile_ns.median; };
+    auto rate = [](const model::FindRateProbe& p) { return p.requested_iops; };
+    auto response = [](const model::FindRateProbe& p) { return p.verdict.percentile_ns.median; };
     return {{"percentile", fr.bound.percentile},
-            {"bound_ns", run::seconds_to_ns(fr.bound.bound_s)},
+            {"bound_ns", model::seconds_to_ns(fr.bound.bound_s)},
             {"closed_loop_iops", fr.closed_loop_iops},
             {"found_iops", at(fr.found, rate)},
             {"response_ns_at_found", at(fr.found, response)},
@@ -333,10 +333,10 @@ json find_rate_json(const run::FindRateResult& fr) {
             {"probes", probes}};
 }
 
-json sync_compare_json(const run::SyncCompareResult& sc) {
+json sync_compare_json(const model::SyncCompareResult& sc) {
     json rows = json::array();
     for (const auto& row : sc.rows) {
-        rows.push_back({{"method", std::string(run::to_string(row.method))},
+        rows.push_back({{"method", std::string(model::to_string(row.method))},
                         {"write_bytes", row.write_bytes},
                         {"writes_per_op", row.writes_per_op},
                         {"group", row.group},
@@ -357,7 +357,7 @@ json sync_compare_json(const run::SyncCompareResult& sc) {
 }
 
 // Damaged ranges merged into extents, per file, beside the raw records.
-json damage_json(const run::RunResult& r) {
+json damage_json(const model::RunResult& r) {
     json files = json::array();
     for (const auto& d : r.damage) {
         json extents = json::array();
@@ -380,11 +380,11 @@ json damage_json(const run::RunResult& r) {
 
 // A target's share of a phase: its own counts over its own time (CPU is
 // the process's: merged_phases has it).
-json target_phase_json(const run::PhaseResult& p) {
+json target_phase_json(const model::PhaseResult& p) {
     const auto& c = p.counters;
     const stats::LatencyHistogram all = p.latency();
     const bool any = all.count() > 0;
-    return {{"phase", std::string(run::to_string(p.phase))},
+    return {{"phase", std::string(model::to_string(p.phase))},
             {"interrupted", p.interrupted},
             {"too_short", !p.too_short().empty()},
             {"elapsed_s", p.seconds},
@@ -402,23 +402,23 @@ json target_phase_json(const run::PhaseResult& p) {
             {"mismatches", class_counts(c.mismatches)}};
 }
 
-json slow_json(const run::TargetResult& t) {
+json slow_json(const model::TargetResult& t) {
     if (!t.slow) return nullptr;
     const auto& s = *t.slow;
-    return {{"phase", std::string(run::to_string(s.phase))},
-            {"figure", s.phase == run::Phase::random ? "iops" : "bandwidth_bytes_per_sec"},
+    return {{"phase", std::string(model::to_string(s.phase))},
+            {"figure", s.phase == model::Phase::random ? "iops" : "bandwidth_bytes_per_sec"},
             {"value", s.value},
             {"median", s.median},
             {"below_median_pct", s.below_pct},
             {"like_targets", s.like_targets}};
 }
 
-json targets_json(const run::RunConfig& cfg, const run::RunResult& r) {
-    const run::ExitStatus code = run::exit_status(r);
+json targets_json(const model::RunConfig& cfg, const model::RunResult& r) {
+    const model::ExitStatus code = model::exit_status(r);
     json out = json::array();
     for (std::size_t t = 0; t < r.targets.size(); ++t) {
         const auto& tr = r.targets[t];
-        const run::RunEvidence e = run::target_evidence(cfg, r, t, code);
+        const model::RunEvidence e = model::target_evidence(cfg, r, t, code);
         json phases = json::array();
         for (const auto& p : tr.merged_phases)
             phases.push_back(target_phase_json(p));
@@ -441,39 +441,39 @@ json targets_json(const run::RunConfig& cfg, const run::RunResult& r) {
                        {"mismatch_total", e.mismatches},
                        {"slow", slow_json(tr)},
                        {"drive_health", drive_health_json(tr.health)},
-                       {"status", run::status_word(e.status, run::nothing_verified(e))},
-                       {"exit_code", run::code_of(e.status)}});
+                       {"status", model::status_word(e.status, model::nothing_verified(e))},
+                       {"exit_code", model::code_of(e.status)}});
     }
     return out;
 }
 
-json summary_json(const run::RunConfig& cfg, const run::RunResult& r) {
-    const run::ExitStatus code = run::exit_status(r);
-    const char* stop = r.stop == run::StopReason::completed  ? "completed"
-                       : r.stop == run::StopReason::duration ? "duration"
-                       : r.stop == run::StopReason::error    ? "error"
-                                                             : "signal";
+json summary_json(const model::RunConfig& cfg, const model::RunResult& r) {
+    const model::ExitStatus code = model::exit_status(r);
+    const char* stop = r.stop == model::StopReason::completed  ? "completed"
+                       : r.stop == model::StopReason::duration ? "duration"
+                       : r.stop == model::StopReason::error    ? "error"
+                                                               : "signal";
     const auto totals = r.totals();
-    return {
-        {"written_bytes", totals.written},
-        {"read_bytes", totals.read},
-        {"verified_bytes", totals.verified},
-        {"elapsed_s", r.wall_seconds},
-        {"iterations_run", r.iterations_run},
-        {"iterations_summarised", r.iterations_summarised()},
-        {"mismatch_total", r.mismatch_count()},
-        {"mismatches", class_counts(r.mismatch_totals)},
-        {"damaged_units", r.damaged_units()},
-        {"stop_reason", stop},
-        {"signal", r.stop_signal ? json(r.stop_signal) : json(nullptr)},
-        {"status", run::status_word(code, run::nothing_verified(run::run_evidence(cfg, r, code)))},
-        {"error", r.fatal_error.empty() ? json(nullptr) : json(r.fatal_error)},
-        {"exit_code", run::code_of(code)}};
+    return {{"written_bytes", totals.written},
+            {"read_bytes", totals.read},
+            {"verified_bytes", totals.verified},
+            {"elapsed_s", r.wall_seconds},
+            {"iterations_run", r.iterations_run},
+            {"iterations_summarised", r.iterations_summarised()},
+            {"mismatch_total", r.mismatch_count()},
+            {"mismatches", class_counts(r.mismatch_totals)},
+            {"damaged_units", r.damaged_units()},
+            {"stop_reason", stop},
+            {"signal", r.stop_signal ? json(r.stop_signal) : json(nullptr)},
+            {"status",
+             model::status_word(code, model::nothing_verified(model::run_evidence(cfg, r, code)))},
+            {"error", r.fatal_error.empty() ? json(nullptr) : json(r.fatal_error)},
+            {"exit_code", model::code_of(code)}};
 }
 
 }  // namespace
 
-json result_json(const run::RunConfig& cfg, const run::RunResult& r, const HostInfo& host) {
+json result_json(const model::RunConfig& cfg, const model::RunResult& r, const HostInfo& host) {
     json doc = document_head(r.document_id, r.started_at, host);
     doc["target"] = target_json(cfg, r);
     doc["backend"] = backend_json(r.backend);

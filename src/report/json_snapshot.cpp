@@ -12,12 +12,12 @@ namespace ds::report {
 JsonSnapshotWriter::JsonSnapshotWriter(io::OutputPath path, HostInfo host, std::FILE* err)
     : path_(std::move(path)), host_(std::move(host)), err_(err) {}
 
-void JsonSnapshotWriter::started(const run::RunConfig& cfg, const run::RunResult&) {
+void JsonSnapshotWriter::started(const model::RunConfig& cfg, const model::RunResult&) {
     cfg_ = cfg;
 }
 
-void JsonSnapshotWriter::run_so_far(const run::RunResult& so_far,
-                                    const run::ProgressSnapshot* live) {
+void JsonSnapshotWriter::run_so_far(const model::RunResult& so_far,
+                                    const model::ProgressSnapshot* live) {
     if (!path_.is_path()) return;
     try {
         // Checked every time: a reader may have put a FIFO there meanwhile,

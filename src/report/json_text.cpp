@@ -72,7 +72,7 @@ double microseconds(double s) {
     return std::round(s * 1e6) / 1e6;
 }
 
-void append_iteration(std::string& out, const run::IterationResult& it) {
+void append_iteration(std::string& out, const model::IterationResult& it) {
     CompactObject o(out);
     o.add("index", it.index);
     out += ",\"phases\":[";
@@ -81,7 +81,7 @@ void append_iteration(std::string& out, const run::IterationResult& it) {
         if (!first) out += ',';
         first = false;
         CompactObject ph(out);
-        ph.add("phase", run::to_string(p.phase));
+        ph.add("phase", model::to_string(p.phase));
         if (p.interrupted) ph.add("interrupted", true);  // rare: only then, to save bytes
         ph.add("elapsed_s", microseconds(p.seconds));
         if (!p.too_short().empty()) ph.add("too_short", true);  // only then, as interrupted
@@ -103,13 +103,13 @@ void append_iteration(std::string& out, const run::IterationResult& it) {
 
 }  // namespace
 
-std::string iteration_line(const run::IterationResult& it) {
+std::string iteration_line(const model::IterationResult& it) {
     std::string out;
     append_iteration(out, it);
     return out;
 }
 
-json iterations_json(const run::RunResult& r) {
+json iterations_json(const model::RunResult& r) {
     json out = json::array();
     for (const auto& it : r.iterations)
         out.push_back(json::parse(iteration_line(it)));
@@ -216,7 +216,7 @@ void append_pretty(std::string& out, const json& j, int depth) {
 
 }  // namespace
 
-std::string document_text(const json& doc, const run::RunResult* r) {
+std::string document_text(const json& doc, const model::RunResult* r) {
     std::string text;
     append_pretty(text, doc, 0);
     if (r) {

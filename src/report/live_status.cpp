@@ -30,7 +30,7 @@ void TextReport::clear_live() {
 
 // The rate over the last second of snapshots (the phase's average until a
 // second has passed), so a stall shows at once in a long phase.
-TextReport::Rates TextReport::recent_rates(const run::ProgressSnapshot& s) {
+TextReport::Rates TextReport::recent_rates(const model::ProgressSnapshot& s) {
     if (!recent_.empty() && (recent_.back().elapsed_s > s.elapsed_s || recent_phase_ != s.phase ||
                              recent_iteration_ != s.iteration))
         recent_.clear();
@@ -39,7 +39,7 @@ TextReport::Rates TextReport::recent_rates(const run::ProgressSnapshot& s) {
     recent_.push_back(s);
     while (recent_.size() > 2 && s.elapsed_s - recent_[1].elapsed_s >= 1.0)
         recent_.pop_front();
-    const run::ProgressSnapshot& from = recent_.front();
+    const model::ProgressSnapshot& from = recent_.front();
     Rates r;
     double dt = s.elapsed_s - from.elapsed_s;
     if (dt >= 0.5)
@@ -50,14 +50,14 @@ TextReport::Rates TextReport::recent_rates(const run::ProgressSnapshot& s) {
     return r;
 }
 
-void TextReport::progress(const run::ProgressSnapshot& s) {
+void TextReport::progress(const model::ProgressSnapshot& s) {
     if (!live_) return;
     const Rates now = recent_rates(s);
     const double avg_bytes = s.elapsed_s > 0 ? s.bytes / s.elapsed_s : 0;
     const double avg_ops = s.elapsed_s > 0 ? s.ops / s.elapsed_s : 0;
-    const bool random = s.phase == run::Phase::random;
+    const bool random = s.phase == model::Phase::random;
     std::string head = printf_string("[iteration %" PRIu64 "] %-9s", s.iteration,
-                                     std::string(run::to_string(s.phase)).c_str());
+                                     std::string(model::to_string(s.phase)).c_str());
     if (s.fraction_done >= 0)
         head += printf_string(" %3.0f%%", 100 * std::min(1.0, s.fraction_done));
     const std::string mib = units::format_bandwidth(now.bytes_per_sec, units_);
@@ -85,8 +85,8 @@ void TextReport::progress(const run::ProgressSnapshot& s) {
     live_shown_ = true;
 }
 
-void TextReport::interval_done(std::uint64_t, run::Phase, std::uint64_t,
-                               const run::IntervalStats& s, double interval_s,
+void TextReport::interval_done(std::uint64_t, model::Phase, std::uint64_t,
+                               const model::IntervalStats& s, double interval_s,
                                std::uint64_t mismatches_so_far) {
     // Only whole intervals (a second unless --interval) stand for "the last one".
     if (interval_s >= 0.999 * interval_s_ && s.read_ops + s.write_ops > 0)

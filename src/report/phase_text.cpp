@@ -35,24 +35,24 @@ std::string threshold_name(double s) {
     return units::format_seconds(s);
 }
 
-std::string phase_line(const run::PhaseResult& p, const std::vector<double>& thresholds_s,
+std::string phase_line(const model::PhaseResult& p, const std::vector<double>& thresholds_s,
                        units::ByteUnits u) {
     const auto& c = p.counters;
     const double s = p.seconds > 0 ? p.seconds : 1e-9;
     const units::RateUnit ru = units::rate_unit(u);
     const double cpu_s = p.cpu.user_s + p.cpu.system_s;
     std::string line =
-        printf_string("  %-10s %9.1f %-5s  %7.2f s", std::string(run::to_string(p.phase)).c_str(),
+        printf_string("  %-10s %9.1f %-5s  %7.2f s", std::string(model::to_string(p.phase)).c_str(),
                       ru.of(p.bytes_per_sec()), ru.name, p.seconds);
     const stats::LatencyHistogram all = p.latency();
-    if (p.phase == run::Phase::random && p.repeats.size() >= 2) {
+    if (p.phase == model::Phase::random && p.repeats.size() >= 2) {
         line += "  " + estimate_text(p.estimates().iops, units::format_iops, " IOPS");
-    } else if (p.phase == run::Phase::random) {
+    } else if (p.phase == model::Phase::random) {
         line += printf_string("  %s IOPS (r %s / w %s)", units::format_iops(p.iops()).c_str(),
                               units::format_iops(c.read_ops / s).c_str(),
                               units::format_iops(c.write_ops / s).c_str());
     }
-    if (p.phase == run::Phase::random) {
+    if (p.phase == model::Phase::random) {
         line += "  lat ms p50 " + ms(all.value_at_percentile(50)) + " p95 " +
                 ms(all.value_at_percentile(95)) + " p99 " + ms(all.value_at_percentile(99)) +
                 " p99.9 " + ms(all.value_at_percentile(99.9)) + " max " + ms(all.max());
@@ -68,7 +68,7 @@ std::string phase_line(const run::PhaseResult& p, const std::vector<double>& thr
     line += printf_string("  cpu usr %.0f%% sys %.0f%%", 100 * p.cpu.user_s / s,
                           100 * p.cpu.system_s / s);
     if (cpu_s > 0) {
-        line += p.phase == run::Phase::random
+        line += p.phase == model::Phase::random
                     ? "  " + units::format_iops(p.iops() * p.seconds / cpu_s) + " IOPS/cpu-s"
                     : printf_string("  %.0f %s/cpu-s", ru.of(p.bytes_per_sec()) * p.seconds / cpu_s,
                                     ru.amount);
@@ -79,13 +79,13 @@ std::string phase_line(const run::PhaseResult& p, const std::vector<double>& thr
     // zero says something (an SSD's phase never waited 100 ms), and a line
     // keeps one shape whatever the drive did.
     for (double t : thresholds_s) {
-        const std::uint64_t slower = all.count_above(run::seconds_to_ns(t));
+        const std::uint64_t slower = all.count_above(model::seconds_to_ns(t));
         line += printf_string(
             "  >%s %.4f%%", threshold_name(t).c_str(),
             all.count() ? 100.0 * static_cast<double>(slower) / static_cast<double>(all.count())
                         : 0.0);
     }
-    if (c.write_errors && p.phase != run::Phase::random)  // random phases: on the writes line
+    if (c.write_errors && p.phase != model::Phase::random)  // random phases: on the writes line
         line += printf_string("  WRITE ERRORS %" PRIu64, c.write_errors);
     if (c.mismatch_total()) line += printf_string("  MISMATCHES %" PRIu64, c.mismatch_total());
     if (p.interrupted)
@@ -94,17 +94,17 @@ std::string phase_line(const run::PhaseResult& p, const std::vector<double>& thr
                     : std::string("  (interrupted)");
     if (const std::string why = p.too_short(); !why.empty())
         line += "  (too short to measure: " + why + "; a figure needs " +
-                printf_string("%.0f s and %" PRIu64 " operations, e.g. ", run::kMinMeasuredSeconds,
-                              run::kMinMeasuredOps) +
-                (p.phase == run::Phase::random ? "--rand-time 5s" : "--seq-time 5s") + ")";
+                printf_string("%.0f s and %" PRIu64 " operations, e.g. ",
+                              model::kMinMeasuredSeconds, model::kMinMeasuredOps) +
+                (p.phase == model::Phase::random ? "--rand-time 5s" : "--seq-time 5s") + ")";
     if (p.requested_rate > 0) line.append("\n").append(rate_line(p));
     if (p.repeats.size() >= 2) line.append("\n").append(repeats_line(p));
-    if (p.phase == run::Phase::random && c.write_ops + c.write_errors > 0)
+    if (p.phase == model::Phase::random && c.write_ops + c.write_errors > 0)
         line.append("\n").append(writes_line(p, u));
     return line;
 }
 
-std::string rate_line(const run::PhaseResult& p) {
+std::string rate_line(const model::PhaseResult& p) {
     const auto& c = p.counters;
     const auto& r = c.response_latency;
     const auto& e = c.issue_error;
@@ -139,8 +139,8 @@ std::string estimate_text(const stats::Estimate& e, std::string (*text)(double),
                          e.n);
 }
 
-std::string repeats_line(const run::PhaseResult& p) {
-    const run::RepeatEstimates e = p.estimates();
+std::string repeats_line(const model::PhaseResult& p) {
+    const model::RepeatEstimates e = p.estimates();
     auto range = [](const char* what, double lo, double hi, std::string (*text)(double)) {
         return printf_string(" %s %s-%s", what, text(lo).c_str(), text(hi).c_str());
     };
@@ -156,7 +156,7 @@ std::string repeats_line(const run::PhaseResult& p) {
            range("interval", e.p99_ns.low, e.p99_ns.high, p99);
 }
 
-std::string writes_line(const run::PhaseResult& p, units::ByteUnits u) {
+std::string writes_line(const model::PhaseResult& p, units::ByteUnits u) {
     const auto& c = p.counters;
     const units::RateUnit ru = units::rate_unit(u);
     const double s = p.seconds > 0 ? p.seconds : 1e-9;
@@ -173,10 +173,10 @@ std::string writes_line(const run::PhaseResult& p, units::ByteUnits u) {
 
 // Foreign load only: kernel threads carrying out the run's I/O are its own
 // figure (report/figures.h), not noise.
-std::string host_busy_line(const run::PhaseResult& p) {
+std::string host_busy_line(const model::PhaseResult& p) {
     std::string line = printf_string(
         "  host busy: %.0f %% steal, %.0f %% other processes during %s", p.host.steal_pct(),
-        p.host.foreign_pct(), std::string(run::to_string(p.phase)).c_str());
+        p.host.foreign_pct(), std::string(model::to_string(p.phase)).c_str());
     const double s = p.seconds > 0 ? p.seconds : 1e-9;
     for (std::size_t i = 0; i < p.host.top_foreign.size(); ++i) {
         const auto& f = p.host.top_foreign[i];
@@ -187,7 +187,7 @@ std::string host_busy_line(const run::PhaseResult& p) {
     return line + "; figures may not repeat";
 }
 
-void TextReport::phase_done(std::uint64_t iteration, const run::PhaseResult& p) {
+void TextReport::phase_done(std::uint64_t iteration, const model::PhaseResult& p) {
     clear_live();
     last_second_p99_ns_ = 0;
     if (layout_ != Layout::full) return;

@@ -22,7 +22,7 @@ using units::printf_string;
 namespace {
 
 // "  cpus 0,2,4" when --cpus pinned the workers.
-std::string cpus_text(const run::RunConfig& cfg) {
+std::string cpus_text(const model::RunConfig& cfg) {
     std::string t;
     for (unsigned c : cfg.cpus) {
         t.append(t.empty() ? "  cpus " : ",");
@@ -31,8 +31,8 @@ std::string cpus_text(const run::RunConfig& cfg) {
     return t;
 }
 
-bool random_on(const run::RunConfig& cfg) {
-    return cfg.has_phase(run::Phase::random) &&
+bool random_on(const model::RunConfig& cfg) {
+    return cfg.has_phase(model::Phase::random) &&
            (cfg.rand_ops ? *cfg.rand_ops > 0 : cfg.rand_time_s > 0);
 }
 
@@ -40,10 +40,10 @@ bool random_on(const run::RunConfig& cfg) {
 // "health   not available: <why>"; with several targets, a line each
 // ("health   target 2: ...").  The per-second temperature of a --timeseries
 // line is target 1's drive's; each target's share of it has its own.
-std::string health_header_lines(const std::vector<run::TargetResult>& targets) {
+std::string health_header_lines(const std::vector<model::TargetResult>& targets) {
     std::string out;
     for (std::size_t t = 0; t < targets.size(); ++t) {
-        const run::DriveHealth& h = targets[t].health;
+        const model::DriveHealth& h = targets[t].health;
         if (!h.available && h.reason.empty()) continue;  // --sync-compare reads none
         out += "health   ";
         if (targets.size() > 1) out += "target " + std::to_string(t + 1) + ": ";
@@ -59,7 +59,7 @@ std::string health_header_lines(const std::vector<run::TargetResult>& targets) {
 
 // "random 70% reads for 10.00 s", "... in rounds of 60 s until steady (window
 // 5, at most 25 rounds)", or "random off".
-std::string random_workload_text(const run::RunConfig& cfg) {
+std::string random_workload_text(const model::RunConfig& cfg) {
     if (!random_on(cfg)) return "random off";
     std::string random = "random " + std::to_string(cfg.read_pct) + "% reads ";
     if (cfg.steady_state)
@@ -71,7 +71,7 @@ std::string random_workload_text(const run::RunConfig& cfg) {
                          : units::format_seconds(cfg.rand_time_s));
 }
 
-std::string backend_text(const run::BackendInfo& b) {
+std::string backend_text(const model::BackendInfo& b) {
     std::string backend(io::to_string(b.used));
     if (!(io::backend_flags(b.used) & io::kRing))
         return backend + (b.sync_threads
@@ -88,20 +88,20 @@ std::string backend_text(const run::BackendInfo& b) {
 }
 
 // "seq-write,seq-read,random,reverify  unit 4 KiB  random 70% reads for 10 s ..."
-std::string workload_text(const run::RunConfig& cfg) {
+std::string workload_text(const model::RunConfig& cfg) {
     std::string phases;
     for (auto p : cfg.phases) {
         if (!phases.empty()) phases += ',';
-        phases += run::to_string(p);
+        phases += model::to_string(p);
     }
     const std::string random = random_workload_text(cfg);
     std::string t = phases + "  unit " + units::format_bytes(cfg.rand_block) + "  " + random +
                     "  iterations " +
                     (cfg.iterations ? std::to_string(cfg.iterations) : "until stopped");
     if (cfg.duration_s) t += "  duration " + units::format_seconds(*cfg.duration_s);
-    if (cfg.sync != run::SyncMethod::none) {
-        t += "  sync " + std::string(run::to_string(cfg.sync));
-        if (cfg.sync == run::SyncMethod::fsync || cfg.sync == run::SyncMethod::fdatasync)
+    if (cfg.sync != model::SyncMethod::none) {
+        t += "  sync " + std::string(model::to_string(cfg.sync));
+        if (cfg.sync == model::SyncMethod::fsync || cfg.sync == model::SyncMethod::fdatasync)
             t += " every " + std::to_string(cfg.sync_every) +
                  (cfg.sync_every == 1 ? " write" : " writes");
     }
@@ -111,7 +111,7 @@ std::string workload_text(const run::RunConfig& cfg) {
 }
 
 // What --raw-device overwrites, said before the first write lands on it.
-void print_previous_contents(std::FILE* out, const std::string& dev, const run::TargetInfo& t) {
+void print_previous_contents(std::FILE* out, const std::string& dev, const model::TargetInfo& t) {
     if (t.previous_contents.empty()) {
         std::fprintf(out, "before   %s held no filesystem, swap or partition table signature\n",
                      dev.c_str());
@@ -126,7 +126,7 @@ void print_previous_contents(std::FILE* out, const std::string& dev, const run::
 
 // "ext4 on /dev/sda1"; a filesystem without a device (tmpfs, whose mount
 // source is "tmpfs" again) is named once: "tmpfs, in memory".
-std::string filesystem_words(const run::TargetInfo& t) {
+std::string filesystem_words(const model::TargetInfo& t) {
     const std::string fs = t.filesystem.empty() ? "?" : t.filesystem;
     if (t.device.empty() || t.device == t.filesystem) return t.in_memory ? fs + ", in memory" : fs;
     return fs + " on " + t.device;
@@ -134,7 +134,7 @@ std::string filesystem_words(const run::TargetInfo& t) {
 
 }  // namespace
 
-void TextReport::print_target(const run::RunConfig& cfg, const run::RunResult& r) {
+void TextReport::print_target(const model::RunConfig& cfg, const model::RunResult& r) {
     const auto& t = r.target;
     std::fprintf(out_, "drivestress %s  %s  kernel %s  %u cpus  generator %s\n",
                  DRIVESTRESS_VERSION, host_.hostname.c_str(), host_.kernel.c_str(), host_.cpus,
@@ -169,7 +169,7 @@ void TextReport::print_target(const run::RunConfig& cfg, const run::RunResult& r
                      units::format_bytes(host_.memory_bytes).c_str());
 }
 
-void TextReport::print_backend(const run::RunConfig& cfg, const run::RunResult& r) {
+void TextReport::print_backend(const model::RunConfig& cfg, const model::RunResult& r) {
     const auto& b = r.backend;
     if (cfg.sync_compare)  // one ring per row, one operation at a time
         std::fprintf(out_, "backend  %s  one operation at a time\n",
@@ -192,7 +192,7 @@ void TextReport::print_backend(const run::RunConfig& cfg, const run::RunResult& 
 }
 
 // The workload, the seed, what CPU % means and --keep's state file.
-void TextReport::print_workload(const run::RunConfig& cfg, const run::RunResult& r) {
+void TextReport::print_workload(const model::RunConfig& cfg, const model::RunResult& r) {
     if (cfg.sync_compare)
         std::fprintf(out_,
                      "workload sync-compare: every method at 4K, 8K, 16K writes, %s a row, "
@@ -215,7 +215,7 @@ void TextReport::print_workload(const run::RunConfig& cfg, const run::RunResult&
                      r.state_path.c_str(), r.state_path.c_str());
 }
 
-void TextReport::started(const run::RunConfig& cfg, const run::RunResult& r) {
+void TextReport::started(const model::RunConfig& cfg, const model::RunResult& r) {
     thresholds_s_ = cfg.latency_thresholds_s;
     verify_ = cfg.verify;
     nop_ = cfg.nop;

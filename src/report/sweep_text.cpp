@@ -22,12 +22,12 @@ using units::printf_string;
 
 // "turn-up: response p99 turns up at rate 80% (8.1k IOPS): 4.2 ms against
 // at most 1.1 ms below it" (or "rate not met").
-std::string turn_up_line(const run::SweepResult& sweep) {
+std::string turn_up_line(const model::SweepResult& sweep) {
     if (sweep.points.empty()) return "turn-up: no points";
     const auto p99 = sweep.response_p99_ns();
     if (!sweep.turn_up)
         return "turn-up: not reached (response p99 within " +
-               printf_string("%.0fx", run::SweepResult::kTurnUpFactor) +
+               printf_string("%.0fx", model::SweepResult::kTurnUpFactor) +
                " of the lowest rate's up to the highest rate swept, every rate met)";
     const std::size_t i = *sweep.turn_up;
     const auto& p = sweep.points[i].random;
@@ -53,7 +53,7 @@ std::string duration_text(double ns) {
 
 // "p99 4.10 ms at 812" (one run), "p99 4.10 ms (median of 5, 3.90 ms..4.30 ms,
 // within noise) at 812".
-std::string probe_text(const run::FindRateResult& fr, const run::FindRateProbe& p) {
+std::string probe_text(const model::FindRateResult& fr, const model::FindRateProbe& p) {
     const auto& e = p.verdict.percentile_ns;
     std::string t = units::format_percentile(fr.bound.percentile) + " " + duration_text(e.median);
     if (e.n >= 2)
@@ -65,7 +65,7 @@ std::string probe_text(const run::FindRateResult& fr, const run::FindRateProbe& 
 
 // "find-rate: 812 IOPS meets p99 <= 5 ms (bracket 812..859 IOPS, 7 points;
 // p99 4.1 ms at 812)", or that no rate probed meets it.
-std::string find_rate_line(const run::FindRateResult& fr) {
+std::string find_rate_line(const model::FindRateResult& fr) {
     const std::string bound = units::format_percentile(fr.bound.percentile) +
                               " <= " + duration_text(fr.bound.bound_s * 1e9);
     const std::string points =
@@ -91,12 +91,12 @@ std::string find_rate_line(const run::FindRateResult& fr) {
     return t + stopped + ")";
 }
 
-std::string knee_line(const run::SweepResult& sweep, units::ByteUnits u) {
-    if (sweep.param == run::SweepParam::rate) return turn_up_line(sweep);
-    const std::string name(run::to_string(sweep.param));
+std::string knee_line(const model::SweepResult& sweep, units::ByteUnits u) {
+    if (sweep.param == model::SweepParam::rate) return turn_up_line(sweep);
+    const std::string name(model::to_string(sweep.param));
     auto value_text = [&](std::uint64_t v) {
-        return sweep.param == run::SweepParam::rand_block ? units::format_size_option(v)
-                                                          : std::to_string(v);
+        return sweep.param == model::SweepParam::rand_block ? units::format_size_option(v)
+                                                            : std::to_string(v);
     };
     const bool by_bandwidth = sweep.axis() == stats::KneeAxis::bandwidth;
     const units::RateUnit ru = units::rate_unit(u);
@@ -133,7 +133,8 @@ std::string knee_line(const run::SweepResult& sweep, units::ByteUnits u) {
 }
 
 // --sweep rate: one row per rate, response time beside service time.
-std::string rate_sweep_row(const run::RunConfig& cfg, const run::SweepPoint& point, bool first) {
+std::string rate_sweep_row(const model::RunConfig& cfg, const model::SweepPoint& point,
+                           bool first) {
     std::string out;
     if (first) {
         out = printf_string("\nsweep rate: random phase open-loop, %u%% reads, ", cfg.read_pct);
@@ -167,16 +168,16 @@ std::string rate_sweep_row(const run::RunConfig& cfg, const run::SweepPoint& poi
     return out + "\n";
 }
 
-void TextReport::sweep_point_done(const run::RunConfig& cfg, const run::SweepPoint& point) {
+void TextReport::sweep_point_done(const model::RunConfig& cfg, const model::SweepPoint& point) {
     clear_live();
     last_second_p99_ns_ = 0;
     if (layout_ != Layout::full) return;
-    if (cfg.sweep->param == run::SweepParam::rate) {
+    if (cfg.sweep->param == model::SweepParam::rate) {
         std::fputs(rate_sweep_row(cfg, point, sweep_rows_++ == 0).c_str(), out_);
         std::fflush(out_);
         return;
     }
-    const std::string name(run::to_string(cfg.sweep->param));
+    const std::string name(model::to_string(cfg.sweep->param));
     if (sweep_rows_++ == 0) {
         std::string head =
             printf_string("\nsweep %s: random phase, %u%% reads, ", name.c_str(), cfg.read_pct);
@@ -196,7 +197,7 @@ void TextReport::sweep_point_done(const run::RunConfig& cfg, const run::SweepPoi
     const auto all = p.latency();
     const double s = p.seconds > 0 ? p.seconds : 1e-9;
     const double cpu_s = p.cpu.user_s + p.cpu.system_s;
-    std::string value = cfg.sweep->param == run::SweepParam::rand_block
+    std::string value = cfg.sweep->param == model::SweepParam::rand_block
                             ? units::format_size_option(point.value)
                             : std::to_string(point.value);
     std::string row = printf_string(
@@ -207,7 +208,7 @@ void TextReport::sweep_point_done(const run::RunConfig& cfg, const run::SweepPoi
         ms(all.max()).c_str(), 100 * p.cpu.user_s / s, 100 * p.cpu.system_s / s,
         cpu_s > 0 ? units::format_iops(p.iops() * p.seconds / cpu_s).c_str() : "-");
     for (double t : cfg.latency_thresholds_s) {
-        std::uint64_t slower = all.count_above(run::seconds_to_ns(t));
+        std::uint64_t slower = all.count_above(model::seconds_to_ns(t));
         row += printf_string(" %7.3f%%", all.count() ? 100.0 * slower / all.count() : 0.0);
     }
     if (p.counters.mismatch_total())

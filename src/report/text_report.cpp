@@ -20,9 +20,9 @@
 
 namespace ds::report {
 
-std::string verdict_line(const run::RunEvidence& e) {
-    return "result   " + run::verdict_words(e) + " (exit " +
-           std::to_string(run::code_of(e.status)) + ")\n";
+std::string verdict_line(const model::RunEvidence& e) {
+    return "result   " + model::verdict_words(e) + " (exit " +
+           std::to_string(model::code_of(e.status)) + ")\n";
 }
 
 namespace {
@@ -34,7 +34,7 @@ using units::printf_string;
 TextReport::TextReport(std::FILE* out, std::FILE* live, HostInfo host)
     : out_(out), live_(live), host_(std::move(host)) {}
 
-void TextReport::iteration_done(const run::IterationResult& it) {
+void TextReport::iteration_done(const model::IterationResult& it) {
     std::uint64_t n = 0;
     for (const auto& p : it.phases)
         n += p.mismatches;
@@ -50,7 +50,7 @@ void TextReport::iteration_done(const run::IterationResult& it) {
     std::fflush(out_);
 }
 
-std::string sync_compare_table(const run::SyncCompareResult& sc) {
+std::string sync_compare_table(const model::SyncCompareResult& sc) {
     std::string t = printf_string(
         "\nsync-compare  %s, one durable write at a time (the write, then its flush); "
         "osync/dsync: file opened O_SYNC/O_DSYNC\n",
@@ -65,7 +65,7 @@ std::string sync_compare_table(const run::SyncCompareResult& sc) {
         }
         std::string write = units::format_size_option(row.write_bytes);
         if (row.group) write = std::to_string(row.writes_per_op) + "x" + write;
-        const std::string method(run::to_string(row.method));
+        const std::string method(model::to_string(row.method));
         if (!row.available) {
             t += printf_string("  %-10s %-6s %10s  %s\n", method.c_str(), write.c_str(), "n/a",
                                row.reason.c_str());
@@ -86,7 +86,7 @@ std::string sync_compare_table(const run::SyncCompareResult& sc) {
 namespace {
 
 // The damage in extents: what a person judges the drive by.
-void print_damage(std::FILE* out, const run::RunResult& r) {
+void print_damage(std::FILE* out, const model::RunResult& r) {
     if (r.damage.empty()) return;
     std::size_t extents = 0;
     for (const auto& d : r.damage)
@@ -115,7 +115,7 @@ void print_damage(std::FILE* out, const run::RunResult& r) {
                          d.extents.size() - kShown);
         if (d.unmerged_observations)
             std::fprintf(out, "  %s: %" PRIu64 " more observations beyond %zu extents per class\n",
-                         d.path.c_str(), d.unmerged_observations, run::DamageMap::kMaxExtents);
+                         d.path.c_str(), d.unmerged_observations, model::DamageMap::kMaxExtents);
     }
 }
 
@@ -124,7 +124,7 @@ void print_damage(std::FILE* out, const run::RunResult& r) {
 namespace {
 
 // The first mismatch records: file, offset, class and what the header says.
-void print_mismatch_records(std::FILE* out, const run::RunResult& r) {
+void print_mismatch_records(std::FILE* out, const model::RunResult& r) {
     if (r.mismatch_records.empty()) return;
     std::fprintf(out, "\nmismatches (first %zu of %" PRIu64 ")\n", r.mismatch_records.size(),
                  r.mismatch_count());
@@ -148,12 +148,12 @@ void print_mismatch_records(std::FILE* out, const run::RunResult& r) {
                      "  %s offset %" PRIu64 " (unit at %" PRIu64 "): %s [%s, iteration %" PRIu64
                      "] %s\n",
                      m.path.c_str(), m.offset, m.unit_offset, what.c_str(),
-                     std::string(run::to_string(m.phase)).c_str(), m.iteration, detail.c_str());
+                     std::string(model::to_string(m.phase)).c_str(), m.iteration, detail.c_str());
     }
 }
 
 // "summary  1.7 GiB written, 3.7 GiB read, 3.7 GiB verified in 13.05 s; 0 mismatches".
-std::string summary_line(const run::RunConfig& cfg, const run::RunResult& r) {
+std::string summary_line(const model::RunConfig& cfg, const model::RunResult& r) {
     const auto totals = r.totals();
     std::string classes;
     for (std::size_t i = 0; i < r.mismatch_totals.size(); ++i)
@@ -180,15 +180,15 @@ std::string summary_line(const run::RunConfig& cfg, const run::RunResult& r) {
     return line;
 }
 
-std::string verdict_text(const run::RunConfig& cfg, const run::RunResult& r, run::ExitStatus code,
-                         const std::string& why) {
-    return run::verdict_words(run::run_evidence(cfg, r, code, why));
+std::string verdict_text(const model::RunConfig& cfg, const model::RunResult& r,
+                         model::ExitStatus code, const std::string& why) {
+    return model::verdict_words(model::run_evidence(cfg, r, code, why));
 }
 
 }  // namespace
 
-void TextReport::finish(const run::RunConfig& cfg, const run::RunResult& r, run::ExitStatus code,
-                        const std::string& why) {
+void TextReport::finish(const model::RunConfig& cfg, const model::RunResult& r,
+                        model::ExitStatus code, const std::string& why) {
     clear_live();
     // A sweep's random figures are its points: the saturation line stands
     // for them in --brief too.
@@ -223,7 +223,7 @@ void TextReport::finish(const run::RunConfig& cfg, const run::RunResult& r, run:
         return;
     }
     if (!r.merged_phases.empty()) std::fprintf(out_, "%s\n", result_line(cfg, r, units_).c_str());
-    std::fprintf(out_, "result   %s (exit %d)\n", verdict.c_str(), run::code_of(code));
+    std::fprintf(out_, "result   %s (exit %d)\n", verdict.c_str(), model::code_of(code));
     std::fflush(out_);
 }
 

@@ -14,7 +14,7 @@ using nlohmann::json;
 namespace {
 
 std::string bound_text(std::uint32_t bound) {
-    return bound == run::kAnyNewerBound
+    return bound == model::kAnyNewerBound
                ? "any newer generation (no flush bound: only phase ends acknowledged)"
                : "up to " + std::to_string(bound) + " writes past the acknowledged one";
 }
@@ -22,7 +22,7 @@ std::string bound_text(std::uint32_t bound) {
 // A file's own bound, from its last record.
 std::string file_bound_text(std::uint32_t bound) {
     if (bound == 0) return "recorded at a phase end: nothing newer allowed";
-    if (bound == run::kAnyNewerBound) return "any newer generation allowed";
+    if (bound == model::kAnyNewerBound) return "any newer generation allowed";
     return "up to " + std::to_string(bound) + " newer writes allowed";
 }
 
@@ -31,7 +31,7 @@ const char* units_word(std::uint64_t n) {
 }
 
 // After an interrupted --cleanup was finished: what was removed, the verdict.
-void print_finished_cleanup(std::FILE* out, const run::VerifyOnlyResult& r) {
+void print_finished_cleanup(std::FILE* out, const model::VerifyOnlyResult& r) {
     if (r.cleaned_up)
         std::fprintf(out, "removed  what was left of %zu file%s and %s (--cleanup finished)\n",
                      r.geo.paths.size(), r.geo.paths.size() == 1 ? "" : "s", r.state_path.c_str());
@@ -39,13 +39,13 @@ void print_finished_cleanup(std::FILE* out, const run::VerifyOnlyResult& r) {
         std::fprintf(out, "refused  %s (--cleanup removes only this run's own files)\n",
                      why.c_str());
     std::fprintf(out, "\nresult   %s (exit %d)\n",
-                 run::verdict_words(run::verify_evidence(r)).c_str(),
-                 run::code_of(run::exit_status(r)));
+                 model::verdict_words(model::verify_evidence(r)).c_str(),
+                 model::code_of(model::exit_status(r)));
     std::fflush(out);
 }
 
 // What the state file cannot vouch for, and why no verdict, in words.
-void print_findings(std::FILE* out, const run::VerifyOnlyResult& r) {
+void print_findings(std::FILE* out, const model::VerifyOnlyResult& r) {
     for (std::size_t i = 0; i < r.files.size(); ++i)
         if (r.files[i].unrecorded_data)
             std::fprintf(out,
@@ -56,7 +56,7 @@ void print_findings(std::FILE* out, const run::VerifyOnlyResult& r) {
     if (r.stop_signal)
         std::fprintf(out, "stopped  by signal %d before every unit was read%s\n", r.stop_signal,
                      r.cleaned_up ? "" : " (--cleanup not run)");
-    else if (run::nothing_verified(run::verify_evidence(r)))
+    else if (model::nothing_verified(model::verify_evidence(r)))
         std::fprintf(out,
                      "nothing  verified: the state file records no acknowledged unit (a run "
                      "killed before its first phase, or a state file whose records were lost)\n");
@@ -79,7 +79,7 @@ void print_findings(std::FILE* out, const run::VerifyOnlyResult& r) {
 
 }  // namespace
 
-void print_verify_text(std::FILE* out, const run::VerifyOnlyResult& r, const HostInfo& host) {
+void print_verify_text(std::FILE* out, const model::VerifyOnlyResult& r, const HostInfo& host) {
     const auto& g = r.geo;
     std::fprintf(out, "drivestress %s  %s  kernel %s  --verify-only %s\n", DRIVESTRESS_VERSION,
                  host.hostname.c_str(), host.kernel.c_str(), r.state_path.c_str());
@@ -142,7 +142,7 @@ void print_verify_text(std::FILE* out, const run::VerifyOnlyResult& r, const Hos
         }
     }
     print_findings(out, r);
-    const int code = run::code_of(run::exit_status(r));
+    const int code = model::code_of(model::exit_status(r));
     if (r.cleaned_up)
         std::fprintf(out, "removed  %zu file%s and %s (--cleanup)\n", g.paths.size(),
                      g.paths.size() == 1 ? "" : "s", r.state_path.c_str());
@@ -150,11 +150,11 @@ void print_verify_text(std::FILE* out, const run::VerifyOnlyResult& r, const Hos
         std::fprintf(out, "refused  %s (--cleanup removes only this run's own files)\n",
                      why.c_str());
     std::fprintf(out, "\nresult   %s (exit %d)\n",
-                 run::verdict_words(run::verify_evidence(r)).c_str(), code);
+                 model::verdict_words(model::verify_evidence(r)).c_str(), code);
     std::fflush(out);
 }
 
-json verify_json(const run::VerifyOnlyResult& r, const HostInfo& host) {
+json verify_json(const model::VerifyOnlyResult& r, const HostInfo& host) {
     const auto& g = r.geo;
     json doc = document_head(r.document_id, r.started_at, host);
     json files = json::array();
@@ -188,7 +188,7 @@ json verify_json(const run::VerifyOnlyResult& r, const HostInfo& host) {
                           {"finished_interrupted_cleanup", r.finished_cleanup},
                           {"checked_units", r.checked()},
                           {"state_lost_records", r.unrecorded_data() > 0},
-                          {"verdict", run::verdict_words(run::verify_evidence(r))}};
+                          {"verdict", model::verdict_words(model::verify_evidence(r))}};
     json mm = json::array();
     for (const auto& m : r.lost_records) {
         json j = mismatch_json(m);
@@ -202,8 +202,8 @@ json verify_json(const run::VerifyOnlyResult& r, const HostInfo& host) {
     for (std::size_t i = 0; i < r.lost_by_class.size(); ++i)
         classes[std::string(pattern::to_string(static_cast<pattern::MismatchClass>(i)))] =
             r.lost_by_class[i];
-    const run::ExitStatus code = run::exit_status(r);
-    const std::string words = run::verdict_words(run::verify_evidence(r));
+    const model::ExitStatus code = model::exit_status(r);
+    const std::string words = model::verdict_words(model::verify_evidence(r));
     doc["summary"] = {
         {"written_bytes", 0},
         {"read_bytes", r.read_bytes},
@@ -215,9 +215,9 @@ json verify_json(const run::VerifyOnlyResult& r, const HostInfo& host) {
         {"damaged_units", r.lost},  // each unit is read once
         {"stop_reason", r.stop_signal ? "signal" : "completed"},
         {"signal", r.stop_signal ? json(r.stop_signal) : json(nullptr)},
-        {"status", run::status_word(code, run::nothing_verified(run::verify_evidence(r)))},
-        {"error", code == run::ExitStatus::error ? json(words.substr(7)) : json(nullptr)},
-        {"exit_code", run::code_of(code)}};
+        {"status", model::status_word(code, model::nothing_verified(model::verify_evidence(r)))},
+        {"error", code == model::ExitStatus::error ? json(words.substr(7)) : json(nullptr)},
+        {"exit_code", model::code_of(code)}};
     return doc;
 }
 

@@ -12,6 +12,9 @@
 
 namespace ds::run {
 
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
+
 HealthMonitor::HealthMonitor(const std::string& target, const TestHooks& hooks, DriveHealth& health)
     : health_(health) {
     nvme::ControllerLookup found = nvme::find_nvme_controller(target, hooks.sysfs_root);

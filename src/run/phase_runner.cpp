@@ -14,6 +14,9 @@
 
 namespace ds::run {
 
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
+
 namespace {
 
 // The CPUs this process may run on (taskset, a cgroup's cpuset).

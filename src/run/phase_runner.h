@@ -12,6 +12,9 @@
 
 namespace ds::run {
 
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
+
 // A sweep point's or a steady-state round's changes to the random phase
 // (0 = the configured value).
 struct SweepOverrides {

@@ -23,6 +23,12 @@
 
 namespace ds::run {
 
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
+using namespace ds::engine;
+using namespace ds::target;
+using namespace ds::sys;
+
 namespace {
 
 // Which backend the run uses (recorded in `res`); throws SetupError when one

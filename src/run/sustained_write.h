@@ -13,6 +13,9 @@
 
 namespace ds::run {
 
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
+
 // Bytes written per interval, from running totals sampled a few times a
 // second: an interval closes at the first sample at least interval_s after
 // it opened, so each is interval_s long give or take a sample period (the

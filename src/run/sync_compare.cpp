@@ -20,6 +20,11 @@
 
 namespace ds::run {
 
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
+using namespace ds::engine;
+using namespace ds::sys;
+
 namespace {
 
 constexpr std::uint32_t kUnit = 4096;           // verification unit of the table's file

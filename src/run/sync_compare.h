@@ -19,6 +19,9 @@
 
 namespace ds::run {
 
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
+
 // Makes the backend of one row, for the row's own descriptor (tests wrap
 // it to inject faults).
 using BackendFactory =

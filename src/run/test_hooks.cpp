@@ -2,6 +2,9 @@
 
 namespace ds::run {
 
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
+
 namespace {
 
 TestHooks& installed() {

@@ -33,6 +33,9 @@
 
 namespace ds::run {
 
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
+
 struct TestHooks {
     void (*pause)() = nullptr;
     bool stop_on_signal = false;

@@ -29,6 +29,11 @@
 
 namespace ds::run {
 
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
+using namespace ds::target;
+using namespace ds::sys;
+
 bool within_bound(pattern::Generation acked, pattern::Generation g, std::uint32_t bound) {
     if (acked == pattern::kUnknownGeneration || g == pattern::kUnknownGeneration) return false;
     // No wrap: an earlier generation is never newer, however far back (a
@@ -466,32 +471,6 @@ VerifyOnlyResult verify_only(const std::string& state_path, bool cleanup) {
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!r.stop_signal) r.stop_signal = stop_signal();  // during the cleanup: it still counts
     return r;
-}
-
-std::uint64_t VerifyOnlyResult::unrecorded_data() const {
-    std::uint64_t n = 0;
-    for (const auto& f : files)
-        n += f.unrecorded_data;
-    return n;
-}
-
-ExitStatus exit_status(const VerifyOnlyResult& r) {
-    if (r.lost || r.unrecorded_data()) return ExitStatus::mismatch;
-    if (!r.cleanup_refused.empty() || r.cleanup_not_run) return ExitStatus::error;
-    if (r.stop_signal) return interrupted_by(r.stop_signal);
-    return ExitStatus::success;
-}
-
-VerifyEvidence verify_evidence(const VerifyOnlyResult& r) {
-    VerifyEvidence e;
-    e.status = exit_status(r);
-    e.lost = r.lost;
-    e.checked = r.checked();
-    e.state_lost_records = r.unrecorded_data() > 0;
-    e.cleanup_refused = !r.cleanup_refused.empty();
-    e.cleanup_not_run = r.cleanup_not_run;
-    e.finished_cleanup = r.finished_cleanup;
-    return e;
 }
 
 }  // namespace ds::run

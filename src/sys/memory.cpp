@@ -8,7 +8,7 @@
 #include <limits>
 #include <string>
 
-namespace ds::run {
+namespace ds::sys {
 
 std::uint64_t available_memory_bytes() {
     std::ifstream in("/proc/meminfo");
@@ -51,4 +51,4 @@ std::string ensure_stack() {
     return "";
 }
 
-}  // namespace ds::run
+}  // namespace ds::sys

@@ -10,7 +10,7 @@
 #include <atomic>
 #include <csignal>
 
-namespace ds::run {
+namespace ds::sys {
 
 namespace {
 
@@ -225,4 +225,4 @@ void clear_emergency_files(const EmergencyFile* files) {
         }
 }
 
-}  // namespace ds::run
+}  // namespace ds::sys

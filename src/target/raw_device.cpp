@@ -20,7 +20,10 @@
 #include "sys/mountinfo.h"
 #include "units/units.h"
 
-namespace ds::run {
+namespace ds::target {
+
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
 
 namespace {
 
@@ -224,4 +227,4 @@ void check_raw_device_unused(const std::string& path) {
     refuse_if_held(path, nodes);
 }
 
-}  // namespace ds::run
+}  // namespace ds::target

@@ -13,7 +13,11 @@
 #include "model/errors.h"
 #include "sys/memory.h"
 
-namespace ds::run {
+namespace ds::target {
+
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
+using namespace ds::sys;
 
 namespace {
 
@@ -436,4 +440,4 @@ LoadedState load_state_file(const std::string& path) {
     return s;
 }
 
-}  // namespace ds::run
+}  // namespace ds::target

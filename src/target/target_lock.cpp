@@ -16,7 +16,10 @@
 #include "model/errors.h"
 #include "sys/mountinfo.h"
 
-namespace ds::run {
+namespace ds::target {
+
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
 
 namespace {
 
@@ -248,4 +251,4 @@ TargetLock TargetLock::acquire(int dirfd, const std::string& dir, const std::str
     return lock;
 }
 
-}  // namespace ds::run
+}  // namespace ds::target

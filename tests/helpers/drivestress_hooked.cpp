@@ -77,7 +77,7 @@ void read_stop(ds::run::TestHooks& h) {
     if (s.substr(0, colon) == "cleanup")
         h.stop_in_cleanup =
             colon == std::string::npos ? 0 : std::strtoull(s.c_str() + colon + 1, nullptr, 10);
-    h.stop_phase = ds::run::phase_from_string(s.substr(0, colon));
+    h.stop_phase = ds::model::phase_from_string(s.substr(0, colon));
     if (colon != std::string::npos)
         h.stop_after_ops = std::strtoull(s.c_str() + colon + 1, nullptr, 10);
 }

@@ -23,9 +23,9 @@ using report::PhaseFigure;
 namespace {
 
 // A random phase whose every count differs from every other.
-run::PhaseResult make_phase() {
-    run::PhaseResult p;
-    p.phase = run::Phase::random;
+model::PhaseResult make_phase() {
+    model::PhaseResult p;
+    p.phase = model::Phase::random;
     p.workers = 2;
     p.seconds = 2.5;
     auto& c = p.counters;
@@ -55,12 +55,12 @@ json schema() {
     return json::parse(f);
 }
 
-std::string prom_of(const run::PhaseResult& p) {
-    report::PromState state;
+std::string prom_of(const model::PhaseResult& p) {
+    metrics::PromState state;
     state.labels = {{"target", "/mnt/t"}};
-    report::PromSeriesSet run;
+    metrics::PromSeriesSet run;
     run.totals.add_phase(p);
-    return report::prometheus_text(state, {run});
+    return metrics::prometheus_text(state, {run});
 }
 
 }  // namespace
@@ -93,8 +93,8 @@ TEST_CASE("the schema's phase properties are the descriptions' fragments") {
 }
 
 TEST_CASE("each figure appears in JSON, Prometheus and text as described") {
-    const run::PhaseResult p = make_phase();
-    const json j = report::phase_json(p, run::RunConfig{});
+    const model::PhaseResult p = make_phase();
+    const json j = report::phase_json(p, model::RunConfig{});
     const std::string prom = prom_of(p);
     const std::string line = report::phase_line(p, {});
     for (const PhaseFigure& f : report::phase_figures()) {
@@ -117,9 +117,9 @@ TEST_CASE("each figure appears in JSON, Prometheus and text as described") {
 }
 
 TEST_CASE("a figure not measured for a phase is null in JSON and absent elsewhere") {
-    run::PhaseResult p = make_phase();
+    model::PhaseResult p = make_phase();
     p.host = {};  // /proc/stat could not be read
-    const json j = report::phase_json(p, run::RunConfig{});
+    const json j = report::phase_json(p, model::RunConfig{});
     const std::string line = report::phase_line(p, {});
     const std::string prom = prom_of(p);
     for (const PhaseFigure& f : report::phase_figures()) {
@@ -132,8 +132,8 @@ TEST_CASE("a figure not measured for a phase is null in JSON and absent elsewher
 }
 
 TEST_CASE("kernel I/O threads: the figure the recipe added, in all three views") {
-    const run::PhaseResult p = make_phase();
-    CHECK(report::phase_json(p, run::RunConfig{})["kernel_io_threads_cpu_s"] == 1.25);
+    const model::PhaseResult p = make_phase();
+    CHECK(report::phase_json(p, model::RunConfig{})["kernel_io_threads_cpu_s"] == 1.25);
     CHECK(report::phase_line(p, {}).find("kernel I/O threads 50 % of a core") != std::string::npos);
     CHECK(prom_of(p).find("drivestress_kernel_io_threads_cpu_seconds_total{target=\"/mnt/t\","
                           "phase=\"random\"} 1.25\n") != std::string::npos);

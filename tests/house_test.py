@@ -8,7 +8,9 @@ the tree as git knows it (`git ls-files`), so that neither can drift:
 - no test hook in the product: no DRIVESTRESS_TEST_ anywhere in src/ (the
   tests' hooked build, tests/helpers/drivestress_hooked.cpp, reads them),
   and no SIGSTOP raised by src/ (a pause point calls TestHooks::pause);
-- no file in src/ over 600 lines;
+- no file in src/ over 600 lines, no function over 60 (universal-ctags
+  measures them, as ../shared/tools/funclen does; lambdas count in the
+  function around them; the SIMD kernels, generator_avx*, are left out);
 - a namespace per folder: a file of src/FOLDER/ opens ds::FOLDER (or a
   namespace inside it) and no other;
 - nothing outside src/io/ branches on a backend's kind (BackendKind::): it
@@ -76,6 +78,36 @@ def voice_problems(root, files):
     return found
 
 
+MAX_FUNCTION_LINES = 60
+
+
+def function_problems(root, files):
+    """Functions longer than MAX_FUNCTION_LINES, by universal-ctags' start
+    and end lines; None when ctags is missing (scripts/test installs it)."""
+    sources = [p for p in files if p.startswith("src/") and p.endswith((".cpp", ".h"))
+               and "generator_avx" not in p]
+    try:
+        out = subprocess.run(["ctags", "--fields=+ne", "--c++-kinds=f", "-o", "-", *sources],
+                             cwd=root, capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    found = []
+    for line in out.splitlines():
+        fields = line.split("\t")
+        if fields[0].startswith("__anon"):
+            continue
+        start = end = None
+        for f in fields[3:]:
+            if f.startswith("line:"):
+                start = int(f[5:])
+            elif f.startswith("end:"):
+                end = int(f[4:])
+        if start and end and end - start + 1 > MAX_FUNCTION_LINES:
+            found.append(f"{fields[1]}:{start}: {fields[0]} is {end - start + 1} lines, more "
+                         f"than {MAX_FUNCTION_LINES}")
+    return found
+
+
 def architecture_problems(root, files):
     with open(os.path.join(root, "docs", "architecture.md"), encoding="utf-8") as f:
         page = f.read()
@@ -110,6 +142,12 @@ def main():
         print("SKIP: git ls-files lists nothing")
         return 77
     problems = voice_problems(root, files) + architecture_problems(root, files)
+    functions = function_problems(root, files)
+    if functions is None:
+        print("note: universal-ctags is missing: function lengths not checked "
+              "(apt-get install universal-ctags)")
+    else:
+        problems += functions
     for p in problems:
         print(p)
     return 1 if problems else 0

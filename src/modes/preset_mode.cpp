@@ -47,6 +47,36 @@ void check_preset_space(const cli::ParsedCommandLine& cmd) {
 
 }  // namespace
 
+namespace {
+
+// After the tests: the result files, the preset's table and the verdict.
+model::ExitStatus deliver(const cli::ParsedCommandLine& cmd, const Output& out,
+                          model::ExitStatus code, metrics::TimeseriesWriter* timeseries,
+                          metrics::PromTextfile* prom, const report::PresetResults& results,
+                          const std::vector<model::RunConfig>& configs,
+                          model::RunEvidence& all_tests) {
+    const io::OutputPath& json = cmd.outputs.json;
+    Delivery d(code);
+    if (timeseries)
+        if (std::string e = timeseries->finish(); !e.empty()) d.failed(e);
+    finish_prom(prom, d);
+    if (!json.none()) {
+        const report::HostInfo host = report::HostInfo::current();
+        auto doc =
+            report::result_json(cmd.preset_tests.front().second, results.front().second, host);
+        doc["preset"] = report::preset_json(cmd.preset, results, &configs, &host);
+        d.json(json, std::move(doc), &results.front().second);
+    }
+    std::fputs(report::preset_table(cmd.preset, results, out.units).c_str(), out.text);
+    all_tests.status = d.code();
+    all_tests.error = "a test could not go on";
+    if (d.first_error().empty()) std::fputs(report::verdict_line(all_tests).c_str(), out.text);
+    d.say_error(out.text);
+    return d.code();
+}
+
+}  // namespace
+
 model::ExitStatus run_preset(const cli::ParsedCommandLine& cmd, const Output& out) {
     check_preset_space(cmd);
     const io::OutputPath& json = cmd.outputs.json;
@@ -98,23 +128,7 @@ model::ExitStatus run_preset(const cli::ParsedCommandLine& cmd, const Output& ou
         configs.push_back(test_cfg);
         if (results.back().second.stop != model::StopReason::completed) break;
     }
-    Delivery d(code);
-    if (timeseries)
-        if (std::string e = timeseries->finish(); !e.empty()) d.failed(e);
-    finish_prom(prom.get(), d);
-    if (!json.none()) {
-        const report::HostInfo host = report::HostInfo::current();
-        auto doc =
-            report::result_json(cmd.preset_tests.front().second, results.front().second, host);
-        doc["preset"] = report::preset_json(cmd.preset, results, &configs, &host);
-        d.json(json, std::move(doc), &results.front().second);
-    }
-    std::fputs(report::preset_table(cmd.preset, results, out.units).c_str(), out.text);
-    all_tests.status = d.code();
-    all_tests.error = "a test could not go on";
-    if (d.first_error().empty()) std::fputs(report::verdict_line(all_tests).c_str(), out.text);
-    d.say_error(out.text);
-    return d.code();
+    return deliver(cmd, out, code, timeseries.get(), prom.get(), results, configs, all_tests);
 }
 
 }  // namespace ds::modes

@@ -74,9 +74,62 @@ void add_phase_figures(json& j, const model::PhaseResult& p) {
 
 }  // namespace
 
-json phase_json(const model::PhaseResult& p, const model::RunConfig& cfg) {
+namespace {
+
+json cpu_json(const model::PhaseResult& p) {
     const auto& c = p.counters;
     const double s = p.seconds;
+    const double cpu_total = p.cpu.user_s + p.cpu.system_s;
+    return {{"user_s", p.cpu.user_s},
+            {"system_s", p.cpu.system_s},
+            {"user_pct", s > 0 ? 100.0 * p.cpu.user_s / s : 0.0},
+            {"system_pct", s > 0 ? 100.0 * p.cpu.system_s / s : 0.0},
+            {"ops_per_cpu_s", cpu_total > 0 ? (c.read_ops + c.write_ops) / cpu_total : 0.0},
+            {"bytes_per_cpu_s", cpu_total > 0 ? (c.read_bytes + c.write_bytes) / cpu_total : 0.0}};
+}
+
+json host_load_json(const sys::HostLoad& h) {
+    return {{"cpu_s", h.seconds},
+            {"steal_pct", h.steal_pct()},
+            {"foreign_pct", h.foreign_pct()},
+            {"top_foreign", top_foreign_json(h)},
+            {"busy", sys::busy(h)}};
+}
+
+json thresholds_json(const stats::LatencyHistogram& all, const std::vector<double>& thresholds_s) {
+    json thresholds = json::array();
+    for (double t : thresholds_s) {
+        auto ns = model::seconds_to_ns(t);
+        std::uint64_t slower = all.count_above(ns);
+        thresholds.push_back({{"threshold_ns", ns},
+                              {"slower_count", slower},
+                              {"slower_share", all.count() ? double(slower) / all.count() : 0.0}});
+    }
+    return thresholds;
+}
+
+// aio_test's figures.  drivestress waits for every write it issued, so none
+// is outstanding when a phase ends.
+json write_summary_json(const model::PhaseResult& p) {
+    const auto& c = p.counters;
+    const double s = p.seconds;
+    return {{"writes", c.write_ops},
+            {"errors", c.write_errors},
+            {"failed", c.write_errors},
+            {"outstanding", 0},
+            {"min_ns", c.write_latency.min()},
+            {"mean_ns", c.write_latency.mean()},
+            {"max_ns", c.write_latency.max()},
+            {"elapsed_s", s},
+            {"written_bytes", c.write_bytes},
+            {"writes_per_sec", per_second(c.write_ops, s)},
+            {"bytes_per_sec", per_second(c.write_bytes, s)}};
+}
+
+}  // namespace
+
+json phase_json(const model::PhaseResult& p, const model::RunConfig& cfg) {
+    const auto& c = p.counters;
     stats::LatencyHistogram all = c.read_latency;
     all.merge(c.write_latency);
     json j;
@@ -86,28 +139,9 @@ json phase_json(const model::PhaseResult& p, const model::RunConfig& cfg) {
     j["too_short"] = !too_short.empty();
     j["too_short_reason"] = too_short.empty() ? json(nullptr) : json(too_short);
     add_phase_figures(j, p);
-    double cpu_total = p.cpu.user_s + p.cpu.system_s;
-    j["cpu"] = {
-        {"user_s", p.cpu.user_s},
-        {"system_s", p.cpu.system_s},
-        {"user_pct", s > 0 ? 100.0 * p.cpu.user_s / s : 0.0},
-        {"system_pct", s > 0 ? 100.0 * p.cpu.system_s / s : 0.0},
-        {"ops_per_cpu_s", cpu_total > 0 ? (c.read_ops + c.write_ops) / cpu_total : 0.0},
-        {"bytes_per_cpu_s", cpu_total > 0 ? (c.read_bytes + c.write_bytes) / cpu_total : 0.0}};
-    j["host_load"] = {{"cpu_s", p.host.seconds},
-                      {"steal_pct", p.host.steal_pct()},
-                      {"foreign_pct", p.host.foreign_pct()},
-                      {"top_foreign", top_foreign_json(p.host)},
-                      {"busy", sys::busy(p.host)}};
-    json thresholds = json::array();
-    for (double t : cfg.latency_thresholds_s) {
-        auto ns = model::seconds_to_ns(t);
-        std::uint64_t slower = all.count_above(ns);
-        thresholds.push_back({{"threshold_ns", ns},
-                              {"slower_count", slower},
-                              {"slower_share", all.count() ? double(slower) / all.count() : 0.0}});
-    }
-    j["latency_thresholds"] = thresholds;
+    j["cpu"] = cpu_json(p);
+    j["host_load"] = host_load_json(p.host);
+    j["latency_thresholds"] = thresholds_json(all, cfg.latency_thresholds_s);
     j["latency"] = latency_json(all);
     j["read_latency"] = latency_json(c.read_latency);
     j["write_latency"] = latency_json(c.write_latency);
@@ -121,21 +155,8 @@ json phase_json(const model::PhaseResult& p, const model::RunConfig& cfg) {
                         {"bandwidth_bytes_per_sec", estimate_json(e.bytes_per_sec)},
                         {"p99_ns", estimate_json(e.p99_ns)}};
     }
-    if (p.phase == model::Phase::random && c.write_ops + c.write_errors > 0) {
-        // aio_test's figures.  drivestress waits for every write it issued,
-        // so none is outstanding when a phase ends.
-        j["write_summary"] = {{"writes", c.write_ops},
-                              {"errors", c.write_errors},
-                              {"failed", c.write_errors},
-                              {"outstanding", 0},
-                              {"min_ns", c.write_latency.min()},
-                              {"mean_ns", c.write_latency.mean()},
-                              {"max_ns", c.write_latency.max()},
-                              {"elapsed_s", s},
-                              {"written_bytes", c.write_bytes},
-                              {"writes_per_sec", per_second(c.write_ops, s)},
-                              {"bytes_per_sec", per_second(c.write_bytes, s)}};
-    }
+    if (p.phase == model::Phase::random && c.write_ops + c.write_errors > 0)
+        j["write_summary"] = write_summary_json(p);
     return j;
 }
 

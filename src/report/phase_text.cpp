@@ -35,68 +35,96 @@ std::string threshold_name(double s) {
     return units::format_seconds(s);
 }
 
+namespace {
+
+// The random phase's IOPS (an estimate over --repeat's repeats) and latency.
+std::string random_text(const model::PhaseResult& p, const stats::LatencyHistogram& all) {
+    const auto& c = p.counters;
+    const double s = p.seconds > 0 ? p.seconds : 1e-9;
+    std::string t =
+        p.repeats.size() >= 2
+            ? "  " + estimate_text(p.estimates().iops, units::format_iops, " IOPS")
+            : printf_string("  %s IOPS (r %s / w %s)", units::format_iops(p.iops()).c_str(),
+                            units::format_iops(c.read_ops / s).c_str(),
+                            units::format_iops(c.write_ops / s).c_str());
+    return t + "  lat ms p50 " + ms(all.value_at_percentile(50)) + " p95 " +
+           ms(all.value_at_percentile(95)) + " p99 " + ms(all.value_at_percentile(99)) + " p99.9 " +
+           ms(all.value_at_percentile(99.9)) + " max " + ms(all.max());
+}
+
+std::string flushes_text(const model::PhaseCounters& c, double s) {
+    const auto& f = c.flush_latency;
+    return printf_string("  flushes %" PRIu64 " (%s/s) ms p50 ", c.flush_ops,
+                         units::format_iops(c.flush_ops / s).c_str()) +
+           ms(f.value_at_percentile(50)) + " p99 " + ms(f.value_at_percentile(99)) + " max " +
+           ms(f.max());
+}
+
+// CPU as shares of one core, and the work done per CPU-second.
+std::string cpu_text(const model::PhaseResult& p, const units::RateUnit& ru) {
+    const double s = p.seconds > 0 ? p.seconds : 1e-9;
+    const double cpu_s = p.cpu.user_s + p.cpu.system_s;
+    std::string t = printf_string("  cpu usr %.0f%% sys %.0f%%", 100 * p.cpu.user_s / s,
+                                  100 * p.cpu.system_s / s);
+    if (cpu_s <= 0) return t;
+    return t + (p.phase == model::Phase::random
+                    ? "  " + units::format_iops(p.iops() * p.seconds / cpu_s) + " IOPS/cpu-s"
+                    : printf_string("  %.0f %s/cpu-s", ru.of(p.bytes_per_sec()) * p.seconds / cpu_s,
+                                    ru.amount));
+}
+
+// Every threshold, 0 % too: with the default 1 ms, 10 ms and 100 ms a zero
+// says something (an SSD's phase never waited 100 ms), and a line keeps one
+// shape whatever the drive did.
+std::string thresholds_text(const stats::LatencyHistogram& all,
+                            const std::vector<double>& thresholds_s) {
+    std::string t;
+    for (double th : thresholds_s) {
+        const std::uint64_t slower = all.count_above(model::seconds_to_ns(th));
+        t += printf_string(
+            "  >%s %.4f%%", threshold_name(th).c_str(),
+            all.count() ? 100.0 * static_cast<double>(slower) / static_cast<double>(all.count())
+                        : 0.0);
+    }
+    return t;
+}
+
+// What went wrong or short: errors, mismatches, an interruption, too short.
+std::string caveats_text(const model::PhaseResult& p) {
+    const auto& c = p.counters;
+    std::string t;
+    if (c.write_errors && p.phase != model::Phase::random)  // random phases: on the writes line
+        t += printf_string("  WRITE ERRORS %" PRIu64, c.write_errors);
+    if (c.mismatch_total()) t += printf_string("  MISMATCHES %" PRIu64, c.mismatch_total());
+    if (p.interrupted)
+        t += c.cancelled_ops
+                 ? printf_string("  (interrupted, %" PRIu64 " cancelled)", c.cancelled_ops)
+                 : std::string("  (interrupted)");
+    if (const std::string why = p.too_short(); !why.empty())
+        t += "  (too short to measure: " + why + "; a figure needs " +
+             printf_string("%.0f s and %" PRIu64 " operations, e.g. ", model::kMinMeasuredSeconds,
+                           model::kMinMeasuredOps) +
+             (p.phase == model::Phase::random ? "--rand-time 5s" : "--seq-time 5s") + ")";
+    return t;
+}
+
+}  // namespace
+
 std::string phase_line(const model::PhaseResult& p, const std::vector<double>& thresholds_s,
                        units::ByteUnits u) {
     const auto& c = p.counters;
-    const double s = p.seconds > 0 ? p.seconds : 1e-9;
     const units::RateUnit ru = units::rate_unit(u);
-    const double cpu_s = p.cpu.user_s + p.cpu.system_s;
     std::string line =
         printf_string("  %-10s %9.1f %-5s  %7.2f s", std::string(model::to_string(p.phase)).c_str(),
                       ru.of(p.bytes_per_sec()), ru.name, p.seconds);
     const stats::LatencyHistogram all = p.latency();
-    if (p.phase == model::Phase::random && p.repeats.size() >= 2) {
-        line += "  " + estimate_text(p.estimates().iops, units::format_iops, " IOPS");
-    } else if (p.phase == model::Phase::random) {
-        line += printf_string("  %s IOPS (r %s / w %s)", units::format_iops(p.iops()).c_str(),
-                              units::format_iops(c.read_ops / s).c_str(),
-                              units::format_iops(c.write_ops / s).c_str());
-    }
-    if (p.phase == model::Phase::random) {
-        line += "  lat ms p50 " + ms(all.value_at_percentile(50)) + " p95 " +
-                ms(all.value_at_percentile(95)) + " p99 " + ms(all.value_at_percentile(99)) +
-                " p99.9 " + ms(all.value_at_percentile(99.9)) + " max " + ms(all.max());
-    }
+    if (p.phase == model::Phase::random) line += random_text(p, all);
     if (c.verified_bytes) line += "  verified " + units::format_bytes(c.verified_bytes);
-    if (c.flush_ops) {
-        const auto& f = c.flush_latency;
-        line += printf_string("  flushes %" PRIu64 " (%s/s) ms p50 ", c.flush_ops,
-                              units::format_iops(c.flush_ops / s).c_str()) +
-                ms(f.value_at_percentile(50)) + " p99 " + ms(f.value_at_percentile(99)) + " max " +
-                ms(f.max());
-    }
-    line += printf_string("  cpu usr %.0f%% sys %.0f%%", 100 * p.cpu.user_s / s,
-                          100 * p.cpu.system_s / s);
-    if (cpu_s > 0) {
-        line += p.phase == model::Phase::random
-                    ? "  " + units::format_iops(p.iops() * p.seconds / cpu_s) + " IOPS/cpu-s"
-                    : printf_string("  %.0f %s/cpu-s", ru.of(p.bytes_per_sec()) * p.seconds / cpu_s,
-                                    ru.amount);
-    }
+    if (c.flush_ops) line += flushes_text(c, p.seconds > 0 ? p.seconds : 1e-9);
+    line += cpu_text(p, ru);
     for (const PhaseFigure& f : phase_figures())
         if (f.text && f.shown_for(p)) line += "  " + f.text(p);
-    // Every threshold, 0 % too: with the default 1 ms, 10 ms and 100 ms a
-    // zero says something (an SSD's phase never waited 100 ms), and a line
-    // keeps one shape whatever the drive did.
-    for (double t : thresholds_s) {
-        const std::uint64_t slower = all.count_above(model::seconds_to_ns(t));
-        line += printf_string(
-            "  >%s %.4f%%", threshold_name(t).c_str(),
-            all.count() ? 100.0 * static_cast<double>(slower) / static_cast<double>(all.count())
-                        : 0.0);
-    }
-    if (c.write_errors && p.phase != model::Phase::random)  // random phases: on the writes line
-        line += printf_string("  WRITE ERRORS %" PRIu64, c.write_errors);
-    if (c.mismatch_total()) line += printf_string("  MISMATCHES %" PRIu64, c.mismatch_total());
-    if (p.interrupted)
-        line += c.cancelled_ops
-                    ? printf_string("  (interrupted, %" PRIu64 " cancelled)", c.cancelled_ops)
-                    : std::string("  (interrupted)");
-    if (const std::string why = p.too_short(); !why.empty())
-        line += "  (too short to measure: " + why + "; a figure needs " +
-                printf_string("%.0f s and %" PRIu64 " operations, e.g. ",
-                              model::kMinMeasuredSeconds, model::kMinMeasuredOps) +
-                (p.phase == model::Phase::random ? "--rand-time 5s" : "--seq-time 5s") + ")";
+    line += thresholds_text(all, thresholds_s) + caveats_text(p);
     if (p.requested_rate > 0) line.append("\n").append(rate_line(p));
     if (p.repeats.size() >= 2) line.append("\n").append(repeats_line(p));
     if (p.phase == model::Phase::random && c.write_ops + c.write_errors > 0)

@@ -79,15 +79,10 @@ void print_findings(std::FILE* out, const model::VerifyOnlyResult& r) {
 
 }  // namespace
 
-void print_verify_text(std::FILE* out, const model::VerifyOnlyResult& r, const HostInfo& host) {
-    const auto& g = r.geo;
-    std::fprintf(out, "drivestress %s  %s  kernel %s  --verify-only %s\n", DRIVESTRESS_VERSION,
-                 host.hostname.c_str(), host.kernel.c_str(), r.state_path.c_str());
-    if (r.finished_cleanup) return print_finished_cleanup(out, r);
-    std::fprintf(out,
-                 "state    seed %" PRIu64 "  %zu x %s  unit %s  allowed while a phase writes: %s\n",
-                 g.seed, g.paths.size(), units::format_bytes(g.file_bytes).c_str(),
-                 units::format_bytes(g.unit_bytes).c_str(), bound_text(g.bound).c_str());
+namespace {
+
+// One line per file of the state: its records and what its units held.
+void print_state_files(std::FILE* out, const model::VerifyOnlyResult& r) {
     for (std::size_t i = 0; i < r.files.size(); ++i) {
         const auto& f = r.files[i];
         std::fprintf(
@@ -99,6 +94,54 @@ void print_verify_text(std::FILE* out, const model::VerifyOnlyResult& r, const H
             f.lost,
             f.used_older_copy ? "  (newest state record torn: the one before it used)" : "");
     }
+}
+
+// A lost unit's diagnosis: what differs, and what its header says.
+std::string lost_detail(const model::MismatchRecord& m, std::uint64_t run_id) {
+    std::string detail;
+    if (m.cls == pattern::MismatchClass::io_error)
+        detail = std::string("read failed: ") + std::strerror(m.error);
+    else if (m.cls == pattern::MismatchClass::short_read)
+        detail = "read returned end of file";
+    else
+        detail = std::to_string(m.bad_bytes) +
+                 (m.bad_bytes == 1 ? " byte differs" : " bytes differ") +
+                 (m.cls == pattern::MismatchClass::corrupt && m.found &&
+                          m.found->generation != m.expected_generation
+                      ? " from the newer generation its header names"
+                      : "");
+    if (m.found && m.cls != pattern::MismatchClass::io_error)
+        detail += "; header says file " + std::to_string(m.found->file_index) + " offset " +
+                  std::to_string(m.found->offset) + " generation " +
+                  std::to_string(m.found->generation) +
+                  (m.found->run_id == run_id ? "" : " of another run");
+    return detail;
+}
+
+void print_lost_records(std::FILE* out, const model::VerifyOnlyResult& r) {
+    if (r.lost_records.empty()) return;
+    std::fprintf(out, "\nlost after acknowledgement (first %zu of %" PRIu64 ")\n",
+                 r.lost_records.size(), r.lost);
+    for (const auto& m : r.lost_records)
+        std::fprintf(
+            out,
+            "  %s offset %" PRIu64 " (unit at %" PRIu64 "): %s, acknowledged generation %u: %s\n",
+            m.path.c_str(), m.offset, m.unit_offset, std::string(pattern::to_string(m.cls)).c_str(),
+            m.expected_generation, lost_detail(m, r.geo.run_id).c_str());
+}
+
+}  // namespace
+
+void print_verify_text(std::FILE* out, const model::VerifyOnlyResult& r, const HostInfo& host) {
+    const auto& g = r.geo;
+    std::fprintf(out, "drivestress %s  %s  kernel %s  --verify-only %s\n", DRIVESTRESS_VERSION,
+                 host.hostname.c_str(), host.kernel.c_str(), r.state_path.c_str());
+    if (r.finished_cleanup) return print_finished_cleanup(out, r);
+    std::fprintf(out,
+                 "state    seed %" PRIu64 "  %zu x %s  unit %s  allowed while a phase writes: %s\n",
+                 g.seed, g.paths.size(), units::format_bytes(g.file_bytes).c_str(),
+                 units::format_bytes(g.unit_bytes).c_str(), bound_text(g.bound).c_str());
+    print_state_files(out, r);
     std::fprintf(out, "read     %s in %.2f s (%s)\n", units::format_bytes(r.read_bytes).c_str(),
                  r.seconds, r.direct_io ? "O_DIRECT" : "buffered, page cache dropped first");
     std::fprintf(out,
@@ -112,35 +155,7 @@ void print_verify_text(std::FILE* out, const model::VerifyOnlyResult& r, const H
                  r.allowed(), units_word(r.allowed()), r.newer, r.never_acked, r.torn_newer);
     std::fprintf(out, "lost after acknowledgement                 %12" PRIu64 " %s%s\n", r.lost,
                  units_word(r.lost), r.lost ? "  (DURABILITY VIOLATION)" : "");
-    if (!r.lost_records.empty()) {
-        std::fprintf(out, "\nlost after acknowledgement (first %zu of %" PRIu64 ")\n",
-                     r.lost_records.size(), r.lost);
-        for (const auto& m : r.lost_records) {
-            std::string detail;
-            if (m.cls == pattern::MismatchClass::io_error)
-                detail = std::string("read failed: ") + std::strerror(m.error);
-            else if (m.cls == pattern::MismatchClass::short_read)
-                detail = "read returned end of file";
-            else
-                detail = std::to_string(m.bad_bytes) +
-                         (m.bad_bytes == 1 ? " byte differs" : " bytes differ") +
-                         (m.cls == pattern::MismatchClass::corrupt && m.found &&
-                                  m.found->generation != m.expected_generation
-                              ? " from the newer generation its header names"
-                              : "");
-            if (m.found && m.cls != pattern::MismatchClass::io_error)
-                detail += "; header says file " + std::to_string(m.found->file_index) + " offset " +
-                          std::to_string(m.found->offset) + " generation " +
-                          std::to_string(m.found->generation) +
-                          (m.found->run_id == g.run_id ? "" : " of another run");
-            std::fprintf(out,
-                         "  %s offset %" PRIu64 " (unit at %" PRIu64
-                         "): %s, acknowledged generation %u: %s\n",
-                         m.path.c_str(), m.offset, m.unit_offset,
-                         std::string(pattern::to_string(m.cls)).c_str(), m.expected_generation,
-                         detail.c_str());
-        }
-    }
+    print_lost_records(out, r);
     print_findings(out, r);
     const int code = model::code_of(model::exit_status(r));
     if (r.cleaned_up)
@@ -154,9 +169,9 @@ void print_verify_text(std::FILE* out, const model::VerifyOnlyResult& r, const H
     std::fflush(out);
 }
 
-json verify_json(const model::VerifyOnlyResult& r, const HostInfo& host) {
-    const auto& g = r.geo;
-    json doc = document_head(r.document_id, r.started_at, host);
+namespace {
+
+json verify_files_json(const model::VerifyOnlyResult& r) {
     json files = json::array();
     for (const auto& f : r.files)
         files.push_back({{"path", f.path},
@@ -169,6 +184,38 @@ json verify_json(const model::VerifyOnlyResult& r, const HostInfo& host) {
                          {"torn_units", f.torn_newer},
                          {"lost_units", f.lost},
                          {"unrecorded_data_units", f.unrecorded_data}});
+    return files;
+}
+
+json verify_summary_json(const model::VerifyOnlyResult& r) {
+    json classes = json::object();
+    for (std::size_t i = 0; i < r.lost_by_class.size(); ++i)
+        classes[std::string(pattern::to_string(static_cast<pattern::MismatchClass>(i)))] =
+            r.lost_by_class[i];
+    const model::ExitStatus code = model::exit_status(r);
+    const std::string words = model::verdict_words(model::verify_evidence(r));
+    return {
+        {"written_bytes", 0},
+        {"read_bytes", r.read_bytes},
+        {"verified_bytes", r.read_bytes},
+        {"elapsed_s", r.seconds},
+        {"iterations_run", 0},
+        {"mismatch_total", r.lost},
+        {"mismatches", classes},
+        {"damaged_units", r.lost},  // each unit is read once
+        {"stop_reason", r.stop_signal ? "signal" : "completed"},
+        {"signal", r.stop_signal ? json(r.stop_signal) : json(nullptr)},
+        {"status", model::status_word(code, model::nothing_verified(model::verify_evidence(r)))},
+        {"error", code == model::ExitStatus::error ? json(words.substr(7)) : json(nullptr)},
+        {"exit_code", model::code_of(code)}};
+}
+
+}  // namespace
+
+json verify_json(const model::VerifyOnlyResult& r, const HostInfo& host) {
+    const auto& g = r.geo;
+    json doc = document_head(r.document_id, r.started_at, host);
+    const json files = verify_files_json(r);
     doc["verify_only"] = {{"state_file", r.state_path},
                           {"seed", g.seed},
                           {"file_size_bytes", g.file_bytes},
@@ -198,26 +245,7 @@ json verify_json(const model::VerifyOnlyResult& r, const HostInfo& host) {
     }
     doc["mismatches"] = mm;
     doc["mismatches_truncated"] = r.lost > r.lost_records.size();
-    json classes = json::object();
-    for (std::size_t i = 0; i < r.lost_by_class.size(); ++i)
-        classes[std::string(pattern::to_string(static_cast<pattern::MismatchClass>(i)))] =
-            r.lost_by_class[i];
-    const model::ExitStatus code = model::exit_status(r);
-    const std::string words = model::verdict_words(model::verify_evidence(r));
-    doc["summary"] = {
-        {"written_bytes", 0},
-        {"read_bytes", r.read_bytes},
-        {"verified_bytes", r.read_bytes},
-        {"elapsed_s", r.seconds},
-        {"iterations_run", 0},
-        {"mismatch_total", r.lost},
-        {"mismatches", classes},
-        {"damaged_units", r.lost},  // each unit is read once
-        {"stop_reason", r.stop_signal ? "signal" : "completed"},
-        {"signal", r.stop_signal ? json(r.stop_signal) : json(nullptr)},
-        {"status", model::status_word(code, model::nothing_verified(model::verify_evidence(r)))},
-        {"error", code == model::ExitStatus::error ? json(words.substr(7)) : json(nullptr)},
-        {"exit_code", model::code_of(code)}};
+    doc["summary"] = verify_summary_json(r);
     return doc;
 }
 

@@ -288,6 +288,30 @@ sys::HostLoad host_load(const HostReading& before, const HostReading& after) {
                           sys::process_load(before.processes, after.processes, ::getpid()));
 }
 
+// Worker i's share of the phase: its part of --rand-ops, its offset in a
+// fixed-rate schedule (the workers' arrivals interleave), the test's pause.
+PhasePlan worker_plan(const RunSession& s, const PhasePlan& plan, Phase phase, unsigned i,
+                      unsigned active) {
+    PhasePlan mine = plan;
+    if (phase == Phase::random && s.cfg.rand_ops) {
+        const std::uint64_t n = *s.cfg.rand_ops;
+        mine.op_limit = n / active + (i < n % active ? 1 : 0);
+    }
+    if (mine.rate > 0 && mine.arrivals == Arrivals::fixed)
+        mine.rate_start_ns += static_cast<std::uint64_t>(1e9 / mine.rate * i / active);
+    if (i == 0 && s.hooks.stop_phase == phase) {
+        mine.pause_after_ops = s.hooks.stop_after_ops;
+        mine.pause = s.hooks.pause;
+    }
+    return mine;
+}
+
+// The swept value a sweep's random phase runs at (0 outside a sweep).
+std::uint64_t sweep_value(const RunConfig& cfg, Phase phase, const SweepOverrides& over) {
+    if (!cfg.sweep || phase != Phase::random) return 0;
+    return over.qd ? over.qd : over.files ? over.files : over.rand_block;
+}
+
 }  // namespace
 
 PhaseResult run_phase(RunSession& s, std::uint64_t iteration, Phase phase,
@@ -304,12 +328,7 @@ PhaseResult run_phase(RunSession& s, std::uint64_t iteration, Phase phase,
     const auto cpu0 = stats::CpuTime::process_now();
     const std::uint64_t t0 = monotonic_ns();
     const PhasePlan plan = make_plan(s, iteration, phase, over, active, t0);
-    const std::uint64_t sweep_value = cfg.sweep && phase == Phase::random
-                                          ? (over.qd      ? over.qd
-                                             : over.files ? over.files
-                                                          : over.rand_block)
-                                          : 0;
-    IntervalMerger intervals(s, iteration, phase, sweep_value, active);
+    IntervalMerger intervals(s, iteration, phase, sweep_value(cfg, phase, over), active);
     std::vector<PhaseOutcome> outcomes(active);
     auto tick = [&] {
         const ProgressSnapshot snap = progress_of(s, plan, active, t0);
@@ -322,18 +341,9 @@ PhaseResult run_phase(RunSession& s, std::uint64_t iteration, Phase phase,
     s.run_on_workers(
         [&](unsigned i, Worker& w) {
             if (i >= active) return;
-            PhasePlan mine = plan;
-            if (phase == Phase::random && cfg.rand_ops) {
-                const std::uint64_t n = *cfg.rand_ops;
-                mine.op_limit = n / active + (i < n % active ? 1 : 0);
-                if (mine.op_limit == 0) return;  // nothing to do for this worker
-            }
-            if (mine.rate > 0 && mine.arrivals == Arrivals::fixed)
-                mine.rate_start_ns += static_cast<std::uint64_t>(1e9 / mine.rate * i / active);
-            if (i == 0 && s.hooks.stop_phase == phase) {
-                mine.pause_after_ops = s.hooks.stop_after_ops;
-                mine.pause = s.hooks.pause;
-            }
+            const PhasePlan mine = worker_plan(s, plan, phase, i, active);
+            if (phase == Phase::random && cfg.rand_ops && mine.op_limit == 0)
+                return;  // nothing to do for this worker
             const std::uint64_t w0 = monotonic_ns();
             outcomes[i] = w.run(mine);
             outcomes[i].seconds = static_cast<double>(monotonic_ns() - w0) / 1e9;

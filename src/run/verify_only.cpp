@@ -47,6 +47,50 @@ bool within_bound(pattern::Generation acked, pattern::Generation g, std::uint32_
 // and the header names one of the two.
 constexpr std::uint64_t kTornSearch = 256;
 
+namespace {
+
+// Torn: every sector is the acknowledged or an allowed newer generation.
+// The header sector names one of them (`named`); the others are tried in
+// turn, nearest the header's first (only for units that already look like a
+// torn write of this unit): every allowed one when the bound is small, else
+// those within kTornSearch of the header's generation.
+bool torn_within_bound(std::span<const std::byte> actual, const pattern::UnitIdentity& expected,
+                       pattern::Generation named, std::uint32_t bound) {
+    const std::size_t sectors = actual.size() / pattern::kSectorBytes;
+    std::vector<bool> matched(sectors, false);
+    std::size_t left = sectors;
+    std::vector<std::byte> want(actual.size());
+    pattern::UnitIdentity id = expected;
+    auto try_generation = [&](pattern::Generation g) {
+        id.generation = g;
+        pattern::fill_unit(want, id);
+        for (std::size_t s = 0; s < sectors; ++s) {
+            if (matched[s]) continue;
+            const std::size_t at = s * pattern::kSectorBytes;
+            if (std::equal(actual.begin() + at, actual.begin() + at + pattern::kSectorBytes,
+                           want.begin() + at)) {
+                matched[s] = true;
+                --left;
+            }
+        }
+    };
+    try_generation(named);
+    if (!matched[0]) return false;
+    if (named != expected.generation) try_generation(expected.generation);
+    const std::uint64_t lo = std::uint64_t{expected.generation} + 1;
+    const std::uint64_t hi = std::min<std::uint64_t>(std::uint64_t{expected.generation} + bound,
+                                                     pattern::kLastGeneration);
+    const std::uint64_t h = named;
+    for (std::uint64_t d = 1; d <= kTornSearch && left; ++d) {
+        if (h >= lo + d) try_generation(static_cast<pattern::Generation>(h - d));
+        if (h + d <= hi && left) try_generation(static_cast<pattern::Generation>(h + d));
+        if (h < lo + d && h + d > hi) break;  // every allowed generation tried
+    }
+    return left == 0;
+}
+
+}  // namespace
+
 UnitVerdict classify_unit(std::span<const std::byte> actual, const pattern::UnitIdentity& expected,
                           std::uint32_t bound) {
     UnitVerdict v;
@@ -73,46 +117,10 @@ UnitVerdict classify_unit(std::span<const std::byte> actual, const pattern::Unit
             v.found_generation = header->generation;
             return v;
         }
-        // Torn: every sector is the acknowledged or an allowed newer
-        // generation.  The header sector names one of them; the others are
-        // tried in turn, nearest the header's first (only for units that
-        // already look like a torn write of this unit): every allowed one
-        // when the bound is small, else those within kTornSearch of the
-        // header's generation.
-        const std::size_t sectors = actual.size() / pattern::kSectorBytes;
-        std::vector<bool> matched(sectors, false);
-        std::size_t left = sectors;
-        std::vector<std::byte> want(actual.size());
-        auto try_generation = [&](pattern::Generation g) {
-            id.generation = g;
-            pattern::fill_unit(want, id);
-            for (std::size_t s = 0; s < sectors; ++s) {
-                if (matched[s]) continue;
-                const std::size_t at = s * pattern::kSectorBytes;
-                if (std::equal(actual.begin() + at, actual.begin() + at + pattern::kSectorBytes,
-                               want.begin() + at)) {
-                    matched[s] = true;
-                    --left;
-                }
-            }
-        };
-        try_generation(header->generation);
-        if (matched[0]) {
-            if (header->generation != expected.generation) try_generation(expected.generation);
-            const std::uint64_t lo = std::uint64_t{expected.generation} + 1;
-            const std::uint64_t hi = std::min<std::uint64_t>(
-                std::uint64_t{expected.generation} + bound, pattern::kLastGeneration);
-            const std::uint64_t h = header->generation;
-            for (std::uint64_t d = 1; d <= kTornSearch && left; ++d) {
-                if (h >= lo + d) try_generation(static_cast<pattern::Generation>(h - d));
-                if (h + d <= hi && left) try_generation(static_cast<pattern::Generation>(h + d));
-                if (h < lo + d && h + d > hi) break;  // every allowed generation tried
-            }
-            if (left == 0) {
-                v.cls = UnitClass::torn_newer;
-                v.found_generation = header->generation;
-                return v;
-            }
+        if (torn_within_bound(actual, expected, header->generation, bound)) {
+            v.cls = UnitClass::torn_newer;
+            v.found_generation = header->generation;
+            return v;
         }
     }
     v.cls = UnitClass::lost;

@@ -8,6 +8,9 @@ the tree as git knows it (`git ls-files`), so that neither can drift:
 - no test hook in the product: no DRIVESTRESS_TEST_ anywhere in src/ (the
   tests' hooked build, tests/helpers/drivestress_hooked.cpp, reads them),
   and no SIGSTOP raised by src/ (a pause point calls TestHooks::pause);
+- the system's files through one seam: no string in src/ starts with
+  "/proc/" or "/sys/" (sys/system_tree.h gives their paths) but
+  "/proc/self/fd/", which names the process's own descriptors;
 - no file in src/ over 600 lines, no function over 60 (universal-ctags
   measures them, as ../shared/tools/funclen does; lambdas count in the
   function around them; the SIMD kernels, generator_avx*, are left out);
@@ -34,6 +37,8 @@ PREFIX = re.compile(r'"drivestress: ')
 HOOK_VARIABLE = re.compile(r"DRIVESTRESS_TEST_")
 SIGSTOP = re.compile(r"\bSIGSTOP\b")
 MAX_LINES = 600
+SYSTEM_PATH = re.compile(r'"/(proc|sys)/(?!self/fd/)')
+SEAM = "src/sys/system_tree.cpp"
 BACKEND_KIND = re.compile(r"BackendKind::")
 NAMESPACE = re.compile(r"^\s*namespace\s+(ds(?:::[A-Za-z_]+)*)\s*\{")
 
@@ -67,6 +72,9 @@ def voice_problems(root, files):
             if SIGSTOP.search(line):
                 found.append(f"{path}:{n}: raises SIGSTOP (a pause point is TestHooks::pause): "
                              f"{line.strip()}")
+            if path != SEAM and SYSTEM_PATH.search(line):
+                found.append(f"{path}:{n}: reads the system by absolute path (ask "
+                             f"sys::system_tree()): {line.strip()}")
             if not path.startswith("src/io/") and BACKEND_KIND.search(line):
                 found.append(f"{path}:{n}: names a backend kind outside src/io/ (ask "
                              f"io::backend_flags): {line.strip()}")

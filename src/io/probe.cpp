@@ -13,6 +13,7 @@
 
 #include "io/backend.h"
 #include "io/unique_fd.h"
+#include "sys/system_tree.h"
 
 namespace ds::io {
 
@@ -48,7 +49,7 @@ namespace {
 
 // What the kernel sysctl says, if it restricts io_uring ("" when it does not).
 std::string sysctl_hint() {
-    std::ifstream f("/proc/sys/kernel/io_uring_disabled");
+    std::ifstream f(sys::system_tree().proc_path("sys/kernel/io_uring_disabled"));
     int v = 0;
     if (f >> v && v != 0) return " (kernel.io_uring_disabled=" + std::to_string(v) + ")";
     return "";

@@ -272,9 +272,8 @@ struct HostReading {
 
 HostReading read_host() {
     static const double ticks = static_cast<double>(::sysconf(_SC_CLK_TCK));
-    static const sys::ProcFs proc;
     HostReading r;
-    r.processes = sys::sample_processes(proc, ticks);
+    r.processes = sys::sample_processes(sys::system_tree(), ticks);
     const auto text = sys::proc_stat().read();
     r.cpu = text ? sys::parse_proc_stat(*text, ticks) : std::nullopt;
     r.own = stats::CpuTime::process_now();

@@ -18,9 +18,9 @@
 //                 second one later, not the same keypress).
 //   snapshot_period_s, checkpoint_period_s   how often the run so far is
 //                 written while an iteration runs, and as iterations end.
-//   sysfs_root, health log fixtures   the NVMe controller looked up in a
-//                 fake sysfs tree; health-log readings from 512-byte fixture
-//                 files (per controller, or for all), named as fixtures.
+//   health log fixtures   health-log readings from 512-byte fixture files
+//                 (per controller, or for all), named as fixtures.  (A fake
+//                 sysfs or procfs is sys/system_tree.h's, installed apart.)
 #pragma once
 
 #include <cstdint>
@@ -51,7 +51,6 @@ struct TestHooks {
     // so that a run of short iterations does not rewrite (and flush) its
     // --json thousands of times a second; a kill loses at most this much.
     double checkpoint_period_s = 5;
-    std::string sysfs_root = "/sys";
     std::vector<std::string> health_log_fixtures;  // empty: the real admin command
     std::map<std::string, std::vector<std::string>> controller_health_log_fixtures;
     // The fixture pages of `controller`: its own, else the common list.

@@ -1,5 +1,7 @@
 #include "sys/host_load.h"
 
+#include "sys/system_tree.h"
+
 #include <algorithm>
 #include <fstream>
 #include <sstream>
@@ -39,13 +41,7 @@ namespace {
 
 class RealProcStat final : public ProcStatSource {
   public:
-    std::optional<std::string> read() const override {
-        std::ifstream f("/proc/stat");
-        if (!f) return std::nullopt;
-        std::ostringstream text;
-        text << f.rdbuf();
-        return text.str();
-    }
+    std::optional<std::string> read() const override { return system_tree().read_proc("stat"); }
 };
 
 }  // namespace

@@ -1,4 +1,5 @@
 #include "sys/memory.h"
+#include "sys/system_tree.h"
 
 #include <pthread.h>
 #include <sys/resource.h>
@@ -11,7 +12,7 @@
 namespace ds::sys {
 
 std::uint64_t available_memory_bytes() {
-    std::ifstream in("/proc/meminfo");
+    std::ifstream in(system_tree().proc_path("meminfo"));
     std::string key, unit;
     std::uint64_t kib = 0, total = 0;
     while (in >> key >> kib) {

@@ -1,40 +1,11 @@
 #include "sys/processes.h"
 
-#include <dirent.h>
-
 #include <algorithm>
 #include <charconv>
-#include <fstream>
 #include <map>
-#include <memory>
 #include <sstream>
 
 namespace ds::sys {
-
-ProcFs::ProcFs(std::string root) : root_(std::move(root)) {}
-
-std::optional<std::string> ProcFs::read(const std::string& relative) const {
-    std::ifstream f(root_ + "/" + relative);
-    if (!f) return std::nullopt;
-    std::ostringstream text;
-    text << f.rdbuf();
-    if (f.bad()) return std::nullopt;
-    return text.str();
-}
-
-std::vector<int> ProcFs::pids() const {
-    std::vector<int> out;
-    const std::unique_ptr<DIR, int (*)(DIR*)> dir(::opendir(root_.c_str()), ::closedir);
-    if (!dir) return out;
-    while (const dirent* e = ::readdir(dir.get())) {
-        const std::string_view name = e->d_name;
-        int pid = 0;
-        const auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), pid);
-        if (ec == std::errc{} && end == name.data() + name.size() && pid > 0) out.push_back(pid);
-    }
-    std::sort(out.begin(), out.end());
-    return out;
-}
 
 std::optional<ProcessCpu> parse_pid_stat(std::string_view text, double ticks_per_second) {
     // "pid (comm) state ppid pgrp session tty_nr tpgid flags minflt cminflt
@@ -64,10 +35,10 @@ std::optional<ProcessCpu> parse_pid_stat(std::string_view text, double ticks_per
     return p;
 }
 
-std::vector<ProcessCpu> sample_processes(const ProcFs& proc, double ticks_per_second) {
+std::vector<ProcessCpu> sample_processes(const SystemTree& tree, double ticks_per_second) {
     std::vector<ProcessCpu> out;
-    for (int pid : proc.pids()) {
-        const auto text = proc.read(std::to_string(pid) + "/stat");
+    for (int pid : tree.pids()) {
+        const auto text = tree.read_proc(std::to_string(pid) + "/stat");
         if (!text) continue;  // it ended meanwhile
         if (auto p = parse_pid_stat(*text, ticks_per_second); p && p->pid == pid)
             out.push_back(std::move(*p));

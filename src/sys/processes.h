@@ -1,7 +1,8 @@
 // Who used the host's CPU while a phase ran, process by process: the kernel
 // threads that carry out the run's I/O (the loop driver's workers, kworkers,
 // ksoftirqd) apart from user-space processes that are foreign load.  Read
-// from /proc/PID/stat through a ProcFs, so a test hands it a tree of its own.
+// from PID/stat of the installed SystemTree's proc (sys/system_tree.h), so a
+// test hands it a tree of its own.
 #pragma once
 
 #include <cstdint>
@@ -10,20 +11,9 @@
 #include <string_view>
 #include <vector>
 
+#include "sys/system_tree.h"
+
 namespace ds::sys {
-
-// A procfs tree: the real /proc, or a directory laid out like it.
-class ProcFs {
-  public:
-    explicit ProcFs(std::string root = "/proc");
-    // The file at `relative` ("stat", "123/stat"); nullopt when unreadable.
-    std::optional<std::string> read(const std::string& relative) const;
-    // The numeric entries of the root: one per process (thread group).
-    std::vector<int> pids() const;
-
-  private:
-    std::string root_;
-};
 
 // One process's CPU time so far, from /proc/PID/stat.
 struct ProcessCpu {
@@ -42,7 +32,7 @@ inline constexpr std::uint64_t kPfKthread = 0x00200000;
 std::optional<ProcessCpu> parse_pid_stat(std::string_view text, double ticks_per_second);
 
 // Every process of the tree, by pid (one vanishing while read is left out).
-std::vector<ProcessCpu> sample_processes(const ProcFs& proc, double ticks_per_second);
+std::vector<ProcessCpu> sample_processes(const SystemTree& tree, double ticks_per_second);
 
 // A user-space process outside the run and the CPU it took meanwhile.
 struct ForeignProcess {

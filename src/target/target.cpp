@@ -27,6 +27,7 @@
 #include "sys/memory.h"
 #include "sys/mountinfo.h"
 #include "sys/signals.h"
+#include "sys/system_tree.h"
 #include "target/device_signature.h"
 #include "target/raw_device.h"
 #include "target/state_file.h"
@@ -67,8 +68,8 @@ void read_mount_info(const std::string& dir, TargetInfo& info) {
 // partitions have no queue/ of their own).  0 when unknown.
 std::uint32_t logical_block_size(dev_t dev) {
     if (major(dev) == 0) return 0;  // tmpfs, overlay, btrfs subvolume: no single device
-    const std::string base =
-        "/sys/dev/block/" + std::to_string(major(dev)) + ":" + std::to_string(minor(dev));
+    const std::string base = system_tree().sys_path("dev/block/" + std::to_string(major(dev)) +
+                                                    ":" + std::to_string(minor(dev)));
     for (const char* rel : {"/queue/logical_block_size", "/../queue/logical_block_size"}) {
         std::ifstream f(base + rel);
         std::uint32_t v = 0;

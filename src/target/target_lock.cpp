@@ -15,6 +15,7 @@
 
 #include "model/errors.h"
 #include "sys/mountinfo.h"
+#include "sys/system_tree.h"
 
 namespace ds::target {
 
@@ -89,7 +90,7 @@ io::UniqueFd open_lock_directory(const std::string& path, std::string& why) {
 pid_t lock_holder(int fd) {
     struct stat st {};
     if (::fstat(fd, &st) != 0) return 0;
-    std::ifstream locks("/proc/locks");
+    std::ifstream locks(sys::system_tree().proc_path("locks"));
     std::string line;
     pid_t inode_only = 0;
     while (std::getline(locks, line)) {

@@ -11,7 +11,8 @@
 //   DRIVESTRESS_TEST_STOP_ON_SIGNAL=1  when it notices the first stop signal.
 //   DRIVESTRESS_TEST_SNAPSHOT_S=SECONDS, DRIVESTRESS_TEST_CHECKPOINT_S=SECONDS
 //       the periods of the snapshots while an iteration runs / as it ends.
-//   DRIVESTRESS_TEST_SYSFS_ROOT=DIR  the NVMe controller in a fake sysfs tree.
+//   DRIVESTRESS_TEST_SYSFS_ROOT=DIR  sysfs is this directory (sys/system_tree.h):
+//       the NVMe controller in a fake tree.
 //   DRIVESTRESS_TEST_HEALTH_LOGS[_<controller>]=PAGE[,PAGE...]  health-log
 //       readings from these 512-byte fixture files (the last repeats).
 #include <unistd.h>  // environ
@@ -23,6 +24,7 @@
 
 #include "modes/program.h"
 #include "run/test_hooks.h"
+#include "sys/system_tree.h"
 
 namespace {
 
@@ -52,7 +54,6 @@ void stop_the_process() {
 }
 
 void read_fixtures(ds::run::TestHooks& h) {
-    if (const char* p = std::getenv("DRIVESTRESS_TEST_SYSFS_ROOT"); p && *p) h.sysfs_root = p;
     if (const char* p = std::getenv("DRIVESTRESS_TEST_HEALTH_LOGS"); p && *p)
         h.health_log_fixtures = comma_list(p);
     static const std::string per_controller = "DRIVESTRESS_TEST_HEALTH_LOGS_";
@@ -94,5 +95,10 @@ int main(int argc, char** argv) {
     read_fixtures(h);
     read_stop(h);
     ds::run::install_test_hooks(h);
+    if (const char* p = std::getenv("DRIVESTRESS_TEST_SYSFS_ROOT"); p && *p) {
+        ds::sys::SystemTree tree;
+        tree.sys = p;
+        ds::sys::install_system_tree(tree);
+    }
     return ds::modes::run_program(argc, argv);
 }

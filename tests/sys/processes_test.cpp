@@ -73,7 +73,7 @@ TEST_CASE("kernel threads apart, foreign processes named, ours left out") {
     proc.set(self, stat_line(self, "drivestress", 0x400000, 500, 500));
     proc.set(200, stat_line(200, "stress", 0x400000, 1000, 0));
     proc.set(300, stat_line(300, "idle-shell", 0x400000, 5, 5));
-    const ProcFs fs_(proc.root.string());
+    const SystemTree fs_{proc.root.string(), "/sys"};
     const auto before = sample_processes(fs_, 100);
     REQUIRE(before.size() == 5);
     // A kworker's name changes with its work: still the same thread.
@@ -101,7 +101,7 @@ TEST_CASE("a reused pid is another process: all of its time counts") {
 }
 
 TEST_CASE("the real /proc: this process is found, with its own name") {
-    const auto all = sample_processes(ProcFs{}, static_cast<double>(::sysconf(_SC_CLK_TCK)));
+    const auto all = sample_processes(SystemTree{}, static_cast<double>(::sysconf(_SC_CLK_TCK)));
     const auto self = std::find_if(all.begin(), all.end(),
                                    [](const ProcessCpu& p) { return p.pid == ::getpid(); });
     REQUIRE(self != all.end());

@@ -9,7 +9,7 @@
 #include <mutex>
 #include <vector>
 
-#include "model/results.h"
+#include "model/phase_result.h"
 
 namespace ds::engine {
 

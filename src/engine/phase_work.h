@@ -15,7 +15,7 @@
 #include "engine/unit_map.h"
 #include "engine/write_durability.h"
 #include "model/config.h"
-#include "model/results.h"
+#include "model/phase_result.h"
 
 namespace ds::engine {
 

@@ -11,6 +11,7 @@
 #include "io/probe.h"
 #include "io/sync_backend.h"
 #include "model/errors.h"
+#include "model/results.h"
 #include "sys/signals.h"
 
 namespace ds::engine {

@@ -23,7 +23,7 @@
 #include "model/config.h"
 #include "model/damage.h"
 #include "model/durability.h"
-#include "model/results.h"
+#include "model/phase_result.h"
 #include "pattern/unit.h"
 
 namespace ds::engine {

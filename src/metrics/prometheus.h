@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "model/config.h"
-#include "model/results.h"
+#include "model/phase_result.h"
 #include "nvme/health_log.h"
 #include "report/host_info.h"
 #include "stats/histogram.h"

@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "model/results.h"
+#include "model/phase_result.h"
 
 namespace ds::report {
 

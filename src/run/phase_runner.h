@@ -7,7 +7,7 @@
 #include <functional>
 
 #include "model/config.h"
-#include "model/results.h"
+#include "model/phase_result.h"
 #include "run/session.h"
 
 namespace ds::run {

@@ -7,7 +7,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "model/results.h"
+#include "model/endurance_result.h"
+#include "model/phase_result.h"
 #include "run/session.h"
 #include "stats/write_cliff.h"
 

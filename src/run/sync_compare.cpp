@@ -15,6 +15,7 @@
 #include "io/backend_factory.h"
 #include "io/sync_backend.h"
 #include "io/unique_fd.h"
+#include "model/results.h"
 #include "pattern/unit.h"
 #include "sys/signals.h"
 

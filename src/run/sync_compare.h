@@ -15,7 +15,8 @@
 
 #include "io/backend.h"
 #include "model/config.h"
-#include "model/results.h"
+#include "model/phase_result.h"
+#include "model/sync_compare_result.h"
 
 namespace ds::run {
 

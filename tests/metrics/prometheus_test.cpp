@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "model/results.h"
+#include "model/phase_result.h"
 #include "pattern/unit.h"
 #include "stats/histogram.h"
 

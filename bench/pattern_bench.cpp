@@ -105,7 +105,7 @@ double bench_mismatch(Buffer& buf, std::size_t chunk, SimdPath path, double min_
 }
 
 ds::pattern::UnitIdentity unit_at(std::size_t offset, std::size_t unit_bytes) {
-    return {.run_id = ds::pattern::run_id_from_seed(1),
+    return {.run_id = ds::pattern::data_id_from_seed(1),
             .file_index = 0,
             .offset = offset,
             .generation = 1,

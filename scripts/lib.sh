@@ -14,7 +14,9 @@ DEPS_BUILD=(g++ meson ninja-build pkg-config liburing-dev libboost-program-optio
 DEPS_TEST=(python3 python3-jsonschema python3-matplotlib
     prometheus prometheus-node-exporter ansible
     fdisk dmsetup e2fsprogs btrfs-progs mount  # loop-device e2e tests (root)
-    python3-fusepy)  # the single-server disk under --find-rate's tight bound
+    python3-fusepy  # the single-server disk under --find-rate's tight bound
+    fio  # scripts/bench's test runs it beside drivestress
+    universal-ctags)  # tests/house_test.py: no function in src/ over 60 lines
 
 missing_packages() {
     local p

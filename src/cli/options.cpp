@@ -6,6 +6,7 @@
 #include <set>
 
 #include "cli/option_table.h"
+#include "cli/options_reader.h"
 #include "cli/presets.h"
 #include "units/units.h"
 
@@ -13,81 +14,9 @@ namespace po = boost::program_options;
 
 namespace ds::cli {
 
+using namespace detail;
+
 namespace {
-
-constexpr std::uint64_t kMaxFiles = 4096;
-constexpr std::uint64_t kMaxQd = 4096;
-constexpr std::uint64_t kMaxBlock = 64ULL << 20;
-// --iteration-detail keeps 3 histograms of 37 KiB per phase of each iteration
-// kept: 10000 iterations of 4 phases hold 4.4 GiB.
-constexpr std::uint64_t kMaxIterationDetail = 10000;
-
-bool is_power_of_two(std::uint64_t v) {
-    return v && (v & (v - 1)) == 0;
-}
-
-// Runs a parser and turns its complaint into a UsageError naming the option.
-template <typename F>
-auto with_option(const std::string& option, const std::string& text, F&& parse) {
-    try {
-        return parse(text);
-    } catch (const std::invalid_argument& e) {
-        throw UsageError(option + ": " + e.what());
-    }
-}
-
-// The parsed options, read by name with their units.  A preset's test
-// (`preset`: long name -> value, "" for a switch) fills in what the user did
-// not give, as if given: the user's own options win.
-class Options {
-  public:
-    using Values = std::vector<std::pair<std::string, std::string>>;
-    explicit Options(const po::variables_map& vm, const Values* preset = nullptr)
-        : vm_(vm), preset_(preset) {}
-
-    bool given(const char* name) const { return by_user(name) || from_preset(name); }
-    bool flag(const char* name) const {
-        return by_user(name) ? vm_[name].as<bool>() : from_preset(name) || vm_[name].as<bool>();
-    }
-    const std::string& text(const char* name) const {
-        if (!by_user(name))
-            if (const std::string* v = from_preset(name)) return *v;
-        return vm_[name].as<std::string>();
-    }
-    std::vector<std::string> texts(const char* name) const {
-        return vm_.count(name) ? vm_[name].as<std::vector<std::string>>()
-                               : std::vector<std::string>{};
-    }
-    std::uint64_t size(const char* name) const {
-        return with_option(opt(name), text(name),
-                           [](const std::string& t) { return units::parse_size(t); });
-    }
-    std::uint64_t count(const char* name, std::uint64_t lo, std::uint64_t hi) const {
-        const std::uint64_t v = with_option(
-            opt(name), text(name), [](const std::string& t) { return units::parse_count(t); });
-        if (v < lo || v > hi)
-            throw UsageError(opt(name) + ": '" + text(name) + "' is out of range (" +
-                             std::to_string(lo) + " to " + std::to_string(hi) + ")");
-        return v;
-    }
-    double duration(const char* name) const {
-        return with_option(opt(name), text(name),
-                           [](const std::string& t) { return units::parse_duration(t); });
-    }
-    static std::string opt(const char* name) { return std::string("--") + name; }
-
-  private:
-    bool by_user(const char* name) const { return vm_.count(name) && !vm_[name].defaulted(); }
-    const std::string* from_preset(const char* name) const {
-        if (preset_)
-            for (const auto& [key, value] : *preset_)
-                if (key == name) return &value;
-        return nullptr;
-    }
-
-    const po::variables_map& vm_;
-    const Values* preset_;
-};
 
 // Boost.Program_options, no guessing of abbreviations; TARGET positional.
 po::variables_map tokenize(const std::vector<std::string>& args) {
@@ -121,7 +50,7 @@ po::variables_map tokenize(const std::vector<std::string>& args) {
 // DEV, each with a --destroy-data naming it again, in the same order (that
 // they are the same device is checked against the system before the run).
 // Directories come first, then devices; the first is cfg.target.
-std::vector<run::RunConfig::TargetSpec> given_targets(const Options& o) {
+std::vector<model::RunConfig::TargetSpec> given_targets(const Options& o) {
     std::vector<std::string> dirs = o.texts("target");
     if (o.given("path")) {
         if (!dirs.empty())
@@ -138,7 +67,7 @@ std::vector<run::RunConfig::TargetSpec> given_targets(const Options& o) {
     if (confirms.size() > devs.size())
         throw UsageError("--destroy-data " + confirms[devs.size()] +
                          " confirms no --raw-device (give one --destroy-data per device)");
-    std::vector<run::RunConfig::TargetSpec> all;
+    std::vector<model::RunConfig::TargetSpec> all;
     for (const auto& d : dirs) {
         if (d.empty()) throw UsageError("target: empty path");
         all.push_back({d, "", ""});
@@ -152,7 +81,7 @@ std::vector<run::RunConfig::TargetSpec> given_targets(const Options& o) {
     return all;
 }
 
-void read_target(const Options& o, run::RunConfig& c) {
+void read_target(const Options& o, model::RunConfig& c) {
     auto all = given_targets(o);
     c.target_may_be_prefix = o.given("path");
     if (all.empty()) return;  // the current directory
@@ -166,7 +95,7 @@ void read_target(const Options& o, run::RunConfig& c) {
 
 // Sizes, blocks, workers and depth.  A raw device's default region size is
 // the device's (0 here, resolved before the run).
-void read_geometry(const Options& o, run::RunConfig& c) {
+void read_geometry(const Options& o, model::RunConfig& c) {
     if (o.given("size-mb")) {
         if (o.given("size")) throw UsageError("--size and --size-mb both given");
         c.file_bytes = o.count("size-mb", 1, 1ULL << 40) << 20;
@@ -205,16 +134,16 @@ void read_geometry(const Options& o, run::RunConfig& c) {
                          " is larger than --size " + units::format_size_option(c.file_bytes));
 }
 
-void read_backend(const Options& o, run::RunConfig& c) {
+void read_backend(const Options& o, model::RunConfig& c) {
     const std::string& b = o.text("backend");
     if (b == "auto")
-        c.backend = run::BackendChoice::automatic;
+        c.backend = model::BackendChoice::automatic;
     else if (b == "io_uring" || b == "io-uring" || b == "uring")
-        c.backend = run::BackendChoice::io_uring;
+        c.backend = model::BackendChoice::io_uring;
     else if (b == "sync")
-        c.backend = run::BackendChoice::sync;
+        c.backend = model::BackendChoice::sync;
     else if (b == "nop") {
-        c.backend = run::BackendChoice::io_uring;
+        c.backend = model::BackendChoice::io_uring;
         c.nop = true;
     } else
         throw UsageError("--backend: '" + b + "' is not one of auto, io_uring, sync, nop");
@@ -222,7 +151,7 @@ void read_backend(const Options& o, run::RunConfig& c) {
     c.iopoll = o.flag("iopoll");
     for (const char* name : {"sqpoll", "iopoll"}) {
         if (!o.flag(name)) continue;
-        if (c.backend == run::BackendChoice::sync)
+        if (c.backend == model::BackendChoice::sync)
             throw UsageError(Options::opt(name) +
                              " is an io_uring mode; it cannot be used with --backend sync");
         if (o.flag("compare-backends"))
@@ -237,9 +166,9 @@ void read_backend(const Options& o, run::RunConfig& c) {
 }
 
 // --rate and --arrivals: the random phase's open-loop schedule.
-void read_rate(const Options& o, run::RunConfig& c) {
+void read_rate(const Options& o, model::RunConfig& c) {
     const std::string& arrivals = o.text("arrivals");
-    const auto a = run::arrivals_from_string(arrivals);
+    const auto a = model::arrivals_from_string(arrivals);
     if (!a) throw UsageError("--arrivals: '" + arrivals + "' is not one of fixed, poisson");
     c.arrivals = *a;
     if (!o.given("rate")) return;
@@ -248,7 +177,7 @@ void read_rate(const Options& o, run::RunConfig& c) {
 }
 
 // The random phase's mix and length, iterations and the run's duration.
-void read_schedule(const Options& o, run::RunConfig& c) {
+void read_schedule(const Options& o, model::RunConfig& c) {
     c.read_pct = static_cast<unsigned>(o.count("read-pct", 0, 100));
     if (o.given("mixed-sec")) {
         if (o.given("rand-time")) throw UsageError("--rand-time and --mixed-sec both given");
@@ -281,26 +210,26 @@ void read_schedule(const Options& o, run::RunConfig& c) {
     c.iteration_detail = o.count("iteration-detail", 0, kMaxIterationDetail);
 }
 
-void read_phases(const Options& o, run::RunConfig& c) {
+void read_phases(const Options& o, model::RunConfig& c) {
     c.verify = !o.flag("no-verify");
     c.phases.clear();
-    std::set<run::Phase> seen;
+    std::set<model::Phase> seen;
     for (const auto& name : with_option("--phases", o.text("phases"), [](const std::string& t) {
              return units::split_list(t);
          })) {
-        auto p = run::phase_from_string(name);
+        auto p = model::phase_from_string(name);
         if (!p)
             throw UsageError("--phases: unknown phase '" + name +
                              "' (use seq-write, seq-read, random, reverify)");
         if (!seen.insert(*p).second) throw UsageError("--phases: '" + name + "' given twice");
     }
-    if (!seen.count(run::Phase::seq_write))
+    if (!seen.count(model::Phase::seq_write))
         throw UsageError("--phases: must include seq-write (the files start empty every run)");
-    if (!c.verify && o.given("phases") && seen.count(run::Phase::reverify))
+    if (!c.verify && o.given("phases") && seen.count(model::Phase::reverify))
         throw UsageError("--phases reverify conflicts with --no-verify (it only verifies)");
-    for (run::Phase p : run::kAllPhases)  // always in their natural order
-        if (seen.count(p) && !(p == run::Phase::reverify && !c.verify)) c.phases.push_back(p);
-    if (c.rate > 0 && (!c.has_phase(run::Phase::random) || !(c.rand_ops || c.rand_time_s > 0)))
+    for (model::Phase p : model::kAllPhases)  // always in their natural order
+        if (seen.count(p) && !(p == model::Phase::reverify && !c.verify)) c.phases.push_back(p);
+    if (c.rate > 0 && (!c.has_phase(model::Phase::random) || !(c.rand_ops || c.rand_time_s > 0)))
         throw UsageError("--rate needs the random phase (--phases with random, --rand-time > 0)");
     // A schedule with no second operation inside the phase measures nothing.
     if (c.rate > 0 && !c.rand_ops && c.rate * c.rand_time_s < 2)
@@ -308,236 +237,6 @@ void read_phases(const Options& o, run::RunConfig& c) {
                          units::format_seconds(c.rand_time_s) + " of random phase (give at least " +
                          units::printf_string("%.4g", 2 / c.rand_time_s) +
                          ", or a longer --rand-time)");
-}
-
-void read_sweep(const Options& o, run::RunConfig& c) {
-    c.interval_s = o.duration("interval");
-    if (o.given("interval") && !o.given("timeseries"))
-        throw UsageError("--interval needs --timeseries (it is the length of that file's lines)");
-    if (c.interval_s < 0.1 || c.interval_s > 60)
-        throw UsageError("--interval: '" + o.text("interval") + "' is not between 100ms and 60s");
-    c.knee_gain_pct = static_cast<double>(o.count("knee-gain", 0, 1000));
-    c.repeat = static_cast<unsigned>(o.count("repeat", 1, 1000));
-    if (!o.given("sweep")) return;
-    c.sweep = parse_sweep(o.text("sweep"));
-    if (!c.has_phase(run::Phase::random) || !(c.rand_ops || c.rand_time_s > 0))
-        throw UsageError("--sweep needs the random phase (--phases with random, --rand-time > 0)");
-    if (c.iterations != 1) throw UsageError("--sweep runs one iteration; drop --iterations");
-    const auto& v = c.sweep->values;
-    const std::uint64_t lo = *std::min_element(v.begin(), v.end());
-    const std::uint64_t hi = *std::max_element(v.begin(), v.end());
-    switch (c.sweep->param) {
-        case run::SweepParam::qd:
-            if (o.given("qd")) throw UsageError("--sweep qd=... and --qd both given");
-            c.qd = static_cast<unsigned>(hi);
-            // At most half of a file's units are in flight (picking a free
-            // one stays cheap): a deeper point would run shallower than its
-            // row says.  (A raw device's region size is known later.)
-            if (const std::uint64_t units = c.rand_block ? c.file_bytes / c.rand_block : 0;
-                units && hi > std::max<std::uint64_t>(1, units / 2))
-                throw UsageError("--sweep qd: " + std::to_string(hi) +
-                                 " is more than half of a file's " + std::to_string(units) +
-                                 " units (--size " + units::format_size_option(c.file_bytes) +
-                                 ", --rand-block " + units::format_size_option(c.rand_block) +
-                                 "): at most " +
-                                 std::to_string(std::max<std::uint64_t>(1, units / 2)) +
-                                 " are in flight per worker");
-            break;
-        case run::SweepParam::files:
-            if (o.given("files")) throw UsageError("--sweep files=... and --files both given");
-            c.files = static_cast<unsigned>(hi);
-            break;
-        case run::SweepParam::rand_block:
-            if (o.given("rand-block"))
-                throw UsageError("--sweep rand-block=... and --rand-block both given");
-            // The smallest block is the verification unit; the others are
-            // whole multiples of it.
-            if (c.seq_block % lo != 0 ||
-                (c.file_bytes && (c.file_bytes % hi != 0 || hi > c.file_bytes)))
-                throw UsageError("--sweep rand-block: values must divide --seq-block " +
-                                 units::format_size_option(c.seq_block) +
-                                 " (smallest) and --size " +
-                                 units::format_size_option(c.file_bytes) + " (largest)");
-            c.rand_block = static_cast<std::uint32_t>(lo);
-            break;
-        case run::SweepParam::rate:
-            if (c.rate > 0) throw UsageError("--sweep rate=... and --rate both given");
-            break;
-    }
-}
-
-// --find-rate pNN<=DURATION: a rate sweep whose points the search chooses
-// (run/runner.cpp), so what refuses a rate sweep refuses it too.
-void read_find_rate(const Options& o, run::RunConfig& c) {
-    if (!o.given("find-rate")) return;
-    for (const char* name : {"sweep", "rate", "compare-backends", "steady-state"})
-        if (o.given(name))
-            throw UsageError(std::string("--find-rate and --") + name + " both given");
-    c.find_rate = parse_find_rate(o.text("find-rate"));
-    if (!c.has_phase(run::Phase::random) || !(c.rand_ops || c.rand_time_s > 0))
-        throw UsageError(
-            "--find-rate needs the random phase (--phases with random, --rand-time > 0)");
-    if (c.iterations != 1) throw UsageError("--find-rate runs one iteration; drop --iterations");
-    c.sweep = run::Sweep{run::SweepParam::rate, {}, false};
-}
-
-// --arrivals spaces an open-loop schedule; read once --rate, --sweep and
-// --find-rate are.
-void check_arrivals(const Options& o, const run::RunConfig& c) {
-    if (o.given("arrivals") && !c.open_loop())
-        throw UsageError(
-            "--arrivals needs --rate, --sweep rate=... or --find-rate (it spaces their schedule)");
-}
-
-// --steady-state ROUND, --steady-window, --steady-max-rounds.
-void read_steady_state(const Options& o, run::RunConfig& c) {
-    if (!o.given("steady-state")) {
-        for (const char* name : {"steady-window", "steady-max-rounds"})
-            if (o.given(name)) throw UsageError(Options::opt(name) + " needs --steady-state ROUND");
-        return;
-    }
-    c.steady_round_s = o.duration("steady-state");
-    if (c.steady_round_s <= 0) throw UsageError("--steady-state: ROUND must be greater than zero");
-    if (!c.has_phase(run::Phase::random) || c.rand_time_s <= 0)
-        throw UsageError("--steady-state needs the random phase (--phases with random)");
-    if (c.rand_ops) throw UsageError("--steady-state and --rand-ops both given (rounds are timed)");
-    if (c.sweep) throw UsageError("--steady-state and --sweep cannot be combined");
-    if (c.repeat > 1)
-        throw UsageError("--steady-state and --repeat cannot be combined (rounds are its repeats)");
-    stats::SteadyStateRule rule;
-    rule.window_rounds = o.count("steady-window", 2, 1000);
-    rule.max_rounds = o.count("steady-max-rounds", 1, 100000);
-    if (rule.max_rounds < rule.window_rounds)
-        throw UsageError("--steady-max-rounds " + std::to_string(rule.max_rounds) +
-                         " is below --steady-window " + std::to_string(rule.window_rounds));
-    c.steady_state = rule;
-}
-
-// --sustained-write N, --cliff-interval, --cliff-recovery.
-void read_sustained_write(const Options& o, run::RunConfig& c) {
-    if (!o.given("sustained-write")) {
-        for (const char* name : {"cliff-interval", "cliff-recovery"})
-            if (o.given(name)) throw UsageError(Options::opt(name) + " needs --sustained-write N");
-        return;
-    }
-    if (o.given("seq-time"))
-        throw UsageError(
-            "--seq-time and --sustained-write both given (its passes are the "
-            "sequential write's length)");
-    c.sustained_passes = o.count("sustained-write", 1, 1000);
-    c.cliff_interval_s = o.duration("cliff-interval");
-    if (c.cliff_interval_s < 0.2)
-        throw UsageError("--cliff-interval: '" + o.text("cliff-interval") +
-                         "' is below 200ms (the run samples its progress every 100ms)");
-    if (o.given("cliff-recovery")) {
-        c.cliff_idle_s = o.duration("cliff-recovery");
-        if (c.cliff_idle_s <= 0)
-            throw UsageError("--cliff-recovery: IDLE must be greater than zero");
-    }
-}
-
-void read_latency_thresholds(const Options& o, run::RunConfig& c) {
-    c.latency_thresholds_s.clear();
-    // The seed tool's thresholds, for comparing with its reports: every
-    // request of an SSD is faster than both, so they are not the default.
-    if (o.text("latency-thresholds") == "seed") {
-        c.latency_thresholds_s = {2, 10};
-        return;
-    }
-    for (const auto& item :
-         with_option("--latency-thresholds", o.text("latency-thresholds"),
-                     [](const std::string& t) { return units::split_list(t); })) {
-        const double s = with_option("--latency-thresholds", item,
-                                     [](const std::string& t) { return units::parse_duration(t); });
-        if (s <= 0)
-            throw UsageError("--latency-thresholds: '" + item + "' must be greater than zero");
-        c.latency_thresholds_s.push_back(s);
-    }
-}
-
-// --sync, --sync-every, --batch.
-void read_durability(const Options& o, run::RunConfig& c) {
-    const std::string& sync = o.text("sync");
-    auto method = run::sync_method_from_string(sync);
-    if (!method)
-        throw UsageError("--sync: '" + sync +
-                         "' is not one of none, osync, dsync, fsync, fdatasync");
-    c.sync = *method;
-    if (c.iopoll && (c.sync == run::SyncMethod::fsync || c.sync == run::SyncMethod::fdatasync))
-        throw UsageError("--iopoll and --sync " + std::string(run::to_string(c.sync)) +
-                         ": a polled ring cannot run IORING_OP_FSYNC (use --sync dsync)");
-    c.sync_every = o.count("sync-every", 1, UINT32_MAX);
-    if (o.given("sync-every") && c.sync == run::SyncMethod::none)
-        throw UsageError("--sync-every needs --sync (osync, dsync, fsync or fdatasync)");
-    c.batch = static_cast<unsigned>(o.count("batch", 1, kMaxQd));
-    if (c.batch > 1 && c.open_loop())
-        throw UsageError(std::string("--batch and ") +
-                         (c.find_rate  ? "--find-rate"
-                          : c.rate > 0 ? "--rate"
-                                       : "--sweep rate") +
-                         " both given: with a rate each operation is submitted when it is due");
-    if (c.batch > c.qd)
-        throw UsageError("--batch " + std::to_string(c.batch) + " is larger than --qd " +
-                         std::to_string(c.qd) + " (a batch must fit in flight)");
-}
-
-// --compare-backends and --keep, and what they exclude.
-void read_modes(const Options& o, run::RunConfig& c) {
-    c.compare_backends = o.flag("compare-backends");
-    c.keep = o.flag("keep");
-    if (c.keep && c.compare_backends)
-        throw UsageError("--keep works with a single run, not with --compare-backends");
-    if (c.keep && !c.raw_device.empty())
-        throw UsageError(
-            "--keep and --raw-device both given: the state file lives beside test files");
-    if (o.given("compare-extra") && !c.compare_backends)
-        throw UsageError("--compare-extra adds rows to --compare-backends; add it");
-    if (!c.compare_backends) return;
-    if (o.given("backend"))
-        throw UsageError("--compare-backends runs both backends; drop --backend");
-    if (c.sweep && c.sweep->param != run::SweepParam::qd)
-        throw UsageError("--compare-backends sweeps qd only (both backends' curves over depth)");
-    if (!o.given("compare-extra")) return;
-    for (const auto& item :
-         with_option("--compare-extra", o.text("compare-extra"),
-                     [](const std::string& t) { return units::split_list(t); })) {
-        if (item == "sync-qd1")
-            c.compare_sync_qd1 = true;
-        else if (item == "sqpoll")
-            c.compare_sqpoll = true;
-        else
-            throw UsageError("--compare-extra: '" + item + "' is not one of sync-qd1, sqpoll");
-    }
-    if (c.sweep && c.compare_sync_qd1)
-        throw UsageError("--compare-extra sync-qd1 has no depth to sweep; drop it with --sweep");
-}
-
-// --sync-compare: its own fixed table on one small file.
-void read_sync_compare(const Options& o, run::RunConfig& c) {
-    c.sync_compare = o.flag("sync-compare");
-    if (!c.sync_compare) return;
-    for (const char* name :
-         {"sync", "sync-every", "sweep", "find-rate", "files", "phases", "iterations", "seq-time"})
-        if (o.given(name))
-            throw UsageError(std::string("--sync-compare runs its own fixed table; drop --") +
-                             name);
-    if (c.compare_backends)
-        throw UsageError("--sync-compare and --compare-backends cannot be combined");
-    if (c.keep)
-        throw UsageError("--sync-compare removes its files; it cannot be combined with --keep");
-    if (!c.raw_device.empty())
-        throw UsageError("--sync-compare writes small files in a directory, not --raw-device");
-    // One small file; rows write 4K, 8K and 16K blocks of 4K units.
-    c.files = 1;
-    if (!o.given("size") && !o.given("size-mb")) c.file_bytes = 16ULL << 20;
-    if (c.file_bytes % (16 * 1024) != 0)
-        throw UsageError("--size " + units::format_size_option(c.file_bytes) +
-                         " with --sync-compare must be a multiple of 16K");
-    c.rand_block = 4096;
-    c.seq_block = 16 * 1024;
-    c.sync_compare_row_s = o.given("rand-time") ? c.rand_time_s : 2.0;
-    if (c.sync_compare_row_s <= 0) throw UsageError("--rand-time: must be greater than zero");
-    c.sync_compare_row_ops = c.rand_ops;
 }
 
 // --json, --timeseries, --prom and what goes with them, --progress.
@@ -599,7 +298,7 @@ void read_outputs(const Options& o, bool compare_backends, Outputs& out) {
 // Several targets run the phases of a plain run, each target's workers on
 // its own files; the modes that reshape the workers or the files are one
 // target's.
-void refuse_with_several_targets(const Options& o, const run::RunConfig& c) {
+void refuse_with_several_targets(const Options& o, const model::RunConfig& c) {
     if (c.target_count() == 1) return;
     for (const char* name : {"keep", "sweep", "find-rate", "compare-backends", "sync-compare",
                              "sustained-write", "preset", "recreate"})
@@ -612,7 +311,7 @@ void refuse_with_several_targets(const Options& o, const run::RunConfig& c) {
 // --backend nop: the engine without the device.  No byte is read or
 // written, so nothing can be verified (verification is off, and the report
 // says why); what only means something of a device or of data is refused.
-void read_nop(const Options& o, run::RunConfig& c) {
+void read_nop(const Options& o, model::RunConfig& c) {
     if (!c.nop) return;
     auto refuse = [](const std::string& what, const char* why) {
         throw UsageError("--backend nop and " + what + ": " + why);
@@ -621,18 +320,18 @@ void read_nop(const Options& o, run::RunConfig& c) {
         refuse("--raw-device", "a NOP touches no device; give a directory for the engine's files");
     if (c.buffered) refuse("--buffered", "a NOP moves no data, through the page cache or not");
     if (c.iopoll) refuse("--iopoll", "a NOP has no device to poll");
-    if (c.sync != run::SyncMethod::none) refuse("--sync", "a NOP writes nothing to make durable");
+    if (c.sync != model::SyncMethod::none) refuse("--sync", "a NOP writes nothing to make durable");
     if (c.keep) refuse("--keep", "a NOP leaves no data to verify later");
     if (c.sync_compare) refuse("--sync-compare", "a NOP writes nothing to make durable");
     if (c.sustained_passes) refuse("--sustained-write", "a NOP has no write cliff");
     if (o.given("phases") && o.text("phases").find("reverify") != std::string::npos)
         refuse("--phases reverify", "a NOP reads nothing to verify");
     c.verify = false;
-    std::erase(c.phases, run::Phase::reverify);
+    std::erase(c.phases, model::Phase::reverify);
 }
 
-run::RunConfig read_run(const Options& o) {
-    run::RunConfig c;
+model::RunConfig read_run(const Options& o) {
+    model::RunConfig c;
     read_target(o, c);
     read_geometry(o, c);
     read_backend(o, c);
@@ -718,9 +417,9 @@ std::vector<std::pair<std::string, std::string>> Outputs::files() const {
 
 // rate=10k,20k,50k (IOPS), rate=10%,50%,100% (of the closed-loop IOPS,
 // measured first), or a range LO..HI in steps of LO (rate=10%..100%).
-static run::Sweep parse_rate_sweep(const std::string& list) {
-    run::Sweep sw;
-    sw.param = run::SweepParam::rate;
+static model::Sweep parse_rate_sweep(const std::string& list) {
+    model::Sweep sw;
+    sw.param = model::SweepParam::rate;
     sw.percent = !list.empty() && list.find('%') != std::string::npos;
     auto value = [&](std::string t) -> std::uint64_t {
         if (sw.percent) {
@@ -754,7 +453,7 @@ static run::Sweep parse_rate_sweep(const std::string& list) {
 }
 
 // "p99<=2ms", "p99.9<=500us", "p50<=1.5ms": the percentile and the bound.
-run::FindRate parse_find_rate(const std::string& text) {
+model::FindRate parse_find_rate(const std::string& text) {
     auto bad = [&](const std::string& why) {
         return UsageError("--find-rate: '" + text + "' " + why);
     };
@@ -762,7 +461,7 @@ run::FindRate parse_find_rate(const std::string& text) {
     if (text.size() < 2 || text[0] != 'p' || op == std::string::npos)
         throw bad("is not pNN<=DURATION (e.g. p99<=2ms)");
     const std::string pct = text.substr(1, op - 1);
-    run::FindRate fr;
+    model::FindRate fr;
     std::size_t used = 0;
     try {
         fr.percentile = std::stod(pct, &used);
@@ -778,24 +477,24 @@ run::FindRate parse_find_rate(const std::string& text) {
     return fr;
 }
 
-run::Sweep parse_sweep(const std::string& text) {
+model::Sweep parse_sweep(const std::string& text) {
     auto eq = text.find('=');
     if (eq == std::string::npos)
         throw UsageError("--sweep: '" + text + "' is not NAME=VALUES (e.g. qd=1..128)");
     std::string name = text.substr(0, eq), list = text.substr(eq + 1);
-    run::Sweep sw;
+    model::Sweep sw;
     if (name == "qd")
-        sw.param = run::SweepParam::qd;
+        sw.param = model::SweepParam::qd;
     else if (name == "files")
-        sw.param = run::SweepParam::files;
+        sw.param = model::SweepParam::files;
     else if (name == "rand-block")
-        sw.param = run::SweepParam::rand_block;
+        sw.param = model::SweepParam::rand_block;
     else if (name == "rate")
         return parse_rate_sweep(list);
     else
         throw UsageError("--sweep: unknown parameter '" + name +
                          "' (use qd, files, rand-block or rate)");
-    const bool sizes = sw.param == run::SweepParam::rand_block;
+    const bool sizes = sw.param == model::SweepParam::rand_block;
     auto value = [&](const std::string& t) {
         return with_option("--sweep", t, [&](const std::string& v) {
             return sizes ? units::parse_size(v) : units::parse_count(v);
@@ -820,9 +519,9 @@ run::Sweep parse_sweep(const std::string& text) {
         if (v == 0) throw UsageError("--sweep: values must be greater than zero");
         if (!seen.insert(v).second)
             throw UsageError("--sweep: value " + std::to_string(v) + " given twice");
-        const std::uint64_t limit = sw.param == run::SweepParam::qd      ? kMaxQd
-                                    : sw.param == run::SweepParam::files ? kMaxFiles
-                                                                         : kMaxBlock;
+        const std::uint64_t limit = sw.param == model::SweepParam::qd      ? kMaxQd
+                                    : sw.param == model::SweepParam::files ? kMaxFiles
+                                                                           : kMaxBlock;
         if (v > limit)
             throw UsageError("--sweep: " + name + " value " + std::to_string(v) + " is above " +
                              std::to_string(limit));

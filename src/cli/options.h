@@ -43,12 +43,12 @@ struct Outputs {
 
 struct ParsedCommandLine {
     enum class Action { run, help, version, verify_only } action = Action::run;
-    run::RunConfig config;
+    model::RunConfig config;
     Outputs outputs;
     std::string help_text;
     // With --preset: one labelled configuration per test, run in order.
     std::string preset;
-    std::vector<std::pair<std::string, run::RunConfig>> preset_tests;
+    std::vector<std::pair<std::string, model::RunConfig>> preset_tests;
     // --verify-only STATE [--cleanup [--force]].
     std::string verify_only_state;
     bool verify_cleanup = false;
@@ -57,9 +57,9 @@ struct ParsedCommandLine {
 
 // "qd=1,2,4", "qd=1..256" (powers of two from 1 to 256), "files=1..8",
 // "rand-block=4K,16K,64K".  Throws UsageError naming --sweep.
-run::Sweep parse_sweep(const std::string& text);
+model::Sweep parse_sweep(const std::string& text);
 // --find-rate's "p99<=2ms"; throws UsageError naming a bad spelling.
-run::FindRate parse_find_rate(const std::string& text);
+model::FindRate parse_find_rate(const std::string& text);
 
 // "0-3,8,10-11" -> {0, 1, 2, 3, 8, 10, 11}.  Throws UsageError naming --cpus.
 std::vector<unsigned> parse_cpu_list(const std::string& text);

@@ -10,7 +10,10 @@
 
 #include "sys/signals.h"
 
-namespace ds::run {
+namespace ds::engine {
+
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::sys;
 
 std::uint64_t monotonic_ns() {
     timespec ts{};
@@ -57,6 +60,41 @@ Engine::Engine(io::Backend& backend, std::span<Slot> slots, const std::atomic<bo
         slots_[i].req.slot = static_cast<std::uint32_t>(i);
 }
 
+bool Engine::stopping() const {
+    return stop_.load(std::memory_order_relaxed) || stop_signal() != 0;
+}
+
+std::uint64_t Engine::stamp(Turn& turn) {
+    const std::uint64_t now = monotonic_ns();
+    for (; turn.stamped < turn.fresh; ++turn.stamped)
+        fresh_[turn.stamped]->submit_ns = now;
+    return now;
+}
+
+void Engine::fill(PhaseWork& work, const EngineOptions& o, unsigned depth, unsigned batch,
+                  Turn& turn, EngineTally& t) {
+    for (unsigned unsubmitted = 0; turn.in_flight < depth;) {
+        if (stopping()) break;
+        if (batch > 1 && unsubmitted == 0 && depth - turn.in_flight < batch) break;
+        Slot& s = slots_[free_.back()];
+        const PhaseWork::Next next = work.next(s);
+        if (next != PhaseWork::Next::issued) {
+            turn.exhausted = next == PhaseWork::Next::done;
+            break;
+        }
+        free_.pop_back();
+        backend_.prepare(s.req);
+        fresh_[turn.fresh++] = &s.req;
+        ++turn.in_flight;
+        if (batch > 1 && ++unsubmitted == batch) {
+            stamp(turn);
+            turn.fresh = turn.stamped = 0;  // a submit that reaps may free and reuse slots
+            turn.in_flight -= submit(work, unsubmitted, t, o);
+            unsubmitted = 0;
+        }
+    }
+}
+
 EngineTally Engine::run(PhaseWork& work, const EngineOptions& o) {
     const unsigned depth =
         std::min({o.depth, static_cast<unsigned>(slots_.size()), backend_.depth()});
@@ -66,60 +104,33 @@ EngineTally Engine::run(PhaseWork& work, const EngineOptions& o) {
         free_[i] = depth - 1 - i;
     cancel_asked_ = false;
     if (o.schedule) return run_scheduled(work, o, depth);
-    auto stopping = [&] { return stop_.load(std::memory_order_relaxed) || stop_signal() != 0; };
     EngineTally t;
-    unsigned in_flight = 0, fresh = 0, stamped = 0;
-    bool exhausted = false;
-    // One clock reading stamps everything about to be submitted.
-    auto stamp = [&] {
-        const std::uint64_t now = monotonic_ns();
-        for (; stamped < fresh; ++stamped)
-            fresh_[stamped]->submit_ns = now;
-        return now;
-    };
+    Turn turn;
     auto publish = [&] {
-        if (o.in_flight) o.in_flight->store(in_flight, std::memory_order_relaxed);
+        if (o.in_flight) o.in_flight->store(turn.in_flight, std::memory_order_relaxed);
     };
     while (true) {
         // --batch: with fewer than `batch` places free, wait for completions
         // rather than submit a smaller batch (unless no more can come).
         unsigned min_complete = 1;
-        if (batch > 1 && in_flight && depth - in_flight < batch && !stopping() && work.more())
-            min_complete = batch - (depth - in_flight);
-        fresh = stamped = 0;
-        for (unsigned unsubmitted = 0; min_complete == 1 && in_flight < depth;) {
-            if (stopping()) break;
-            if (batch > 1 && unsubmitted == 0 && depth - in_flight < batch) break;
-            Slot& s = slots_[free_.back()];
-            const PhaseWork::Next next = work.next(s);
-            if (next != PhaseWork::Next::issued) {
-                exhausted = next == PhaseWork::Next::done;
-                break;
-            }
-            free_.pop_back();
-            backend_.prepare(s.req);
-            fresh_[fresh++] = &s.req;
-            ++in_flight;
-            if (batch > 1 && ++unsubmitted == batch) {
-                stamp();
-                fresh = stamped = 0;  // a submit that reaps may free and reuse slots
-                in_flight -= submit(work, unsubmitted, t, o);
-                unsubmitted = 0;
-            }
-        }
+        if (batch > 1 && turn.in_flight && depth - turn.in_flight < batch && !stopping() &&
+            work.more())
+            min_complete = batch - (depth - turn.in_flight);
+        turn.fresh = turn.stamped = 0;
+        if (min_complete == 1) fill(work, o, depth, batch, turn, t);
         publish();
-        if (in_flight == 0) break;
+        if (turn.in_flight == 0) break;
         if (!cancel_asked_ && stopping()) {  // once, before the first wait that follows it
             cancel_in_flight(depth);
             cancel_asked_ = true;
         }
-        const std::uint64_t wait_from = stamp();
-        const unsigned want = sizer_.want(in_flight);
-        in_flight -= reap(work, std::max(min_complete, want), t, o);
+        const std::uint64_t wait_from = stamp(turn);
+        const unsigned want = sizer_.want(turn.in_flight);
+        turn.in_flight -= reap(work, std::max(min_complete, want), t, o);
         publish();
         sizer_.waited(work_now_ - wait_from, want);
     }
-    t.stopped = !exhausted && stopping();
+    t.stopped = !turn.exhausted && stopping();
     return t;
 }
 
@@ -138,81 +149,88 @@ EngineTally Engine::run(PhaseWork& work, const EngineOptions& o) {
 // worker at 100k IOPS spent 4 % more CPU an operation, at 10k 1.7x, at 1k
 // 2x, for an issue error p50 of 0.2-0.7 us instead of 23-72 us.
 EngineTally Engine::run_scheduled(PhaseWork& work, const EngineOptions& o, unsigned depth) {
-    RateSchedule& schedule = *o.schedule;
-    auto stopping = [&] { return stop_.load(std::memory_order_relaxed) || stop_signal() != 0; };
     const int slack = ::prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
     ::prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
     EngineTally t;
-    unsigned in_flight = 0;
-    bool exhausted = false, blocked = false;  // blocked: a flush group waits
-    std::uint64_t due = schedule.next();
-    std::uint64_t freed_at = 0;  // when the last wait with every slot busy ended
+    Turn turn;
+    turn.due = o.schedule->next();
     while (true) {
         const std::uint64_t now = monotonic_ns();
-        unsigned fresh = 0;
-        blocked = false;
-        while (!exhausted && in_flight < depth && !stopping() && (due <= now || !work.more())) {
-            Slot& s = slots_[free_.back()];
-            const PhaseWork::Next next = work.next(s);
-            if (next != PhaseWork::Next::issued) {
-                exhausted = next == PhaseWork::Next::done;
-                blocked = !exhausted;
-                break;
-            }
-            free_.pop_back();
-            s.due_ns = 0;
-            s.late = false;
-            if (!io::is_flush(s.req.kind)) {  // flushes follow their writes, unscheduled
-                s.due_ns = due;
-                s.late = due < freed_at;
-                due = schedule.next();
-            }
-            backend_.prepare(s.req);
-            fresh_[fresh++] = &s.req;
-            ++in_flight;
-        }
-        const std::uint64_t stamp = fresh ? monotonic_ns() : 0;
-        for (unsigned i = 0; i < fresh; ++i)
-            fresh_[i]->submit_ns = stamp;
-        if (o.in_flight) o.in_flight->store(in_flight, std::memory_order_relaxed);
-        if (!cancel_asked_ && stopping() && in_flight) {
+        issue_due(work, *o.schedule, depth, now, turn);
+        if (o.in_flight) o.in_flight->store(turn.in_flight, std::memory_order_relaxed);
+        if (!cancel_asked_ && stopping() && turn.in_flight) {
             cancel_in_flight(depth);
             cancel_asked_ = true;
         }
-        if (in_flight == 0) {
-            if (exhausted || stopping()) break;
-            sleep_until(work, due, o.spin);
+        if (turn.in_flight == 0) {
+            if (turn.exhausted || stopping()) break;
+            sleep_until(work, turn.due, o.spin);
             continue;
         }
-        const bool full = in_flight == depth;
-        const bool timed = !full && !exhausted && !blocked && !stopping();
-        const std::uint64_t margin = o.spin ? margin_.ns() : 0;
-        if (timed && margin && due <= monotonic_ns() + margin) {
-            // Due within the margin: take what has completed without a
-            // wait (this submits too), then spin to the due time.
-            in_flight -= reap(work, 0, t, o);
-            spin_until(due);
-            continue;
-        }
-        // Never longer than 50 ms: a stop request is seen within that.
-        const std::uint64_t until = std::min(due - margin, monotonic_ns() + 50'000'000);
-        // As many completions a wait as the closed loop asks for (BatchSizer:
-        // a quarter of what is in flight, fewer while waits are slow), so a
-        // fast device costs no more wake-ups than closed-loop; a due time
-        // still ends the wait.
-        const std::uint64_t wait_from = work_now_;
-        const unsigned want = sizer_.want(in_flight);
-        in_flight -= reap(work, want, t, o, timed ? until : 0);
-        if (!timed) sizer_.waited(work_now_ - std::max(wait_from, now), want);
-        if (timed && margin && work_now_ >= until) margin_.woke(work_now_ - until);
-        if (full) freed_at = work_now_;
-        if (o.in_flight) o.in_flight->store(in_flight, std::memory_order_relaxed);
+        wait_scheduled(work, o, depth, now, turn, t);
     }
     ::prctl(PR_SET_TIMERSLACK, static_cast<unsigned long>(slack > 0 ? slack : 0), 0, 0, 0);
     for (Slot& s : slots_)  // the next phase's loop may be closed: no due times
         s.due_ns = 0;
-    t.stopped = !exhausted && stopping();
+    t.stopped = !turn.exhausted && stopping();
     return t;
+}
+
+void Engine::issue_due(PhaseWork& work, RateSchedule& schedule, unsigned depth, std::uint64_t now,
+                       Turn& turn) {
+    turn.fresh = 0;
+    turn.blocked = false;
+    while (!turn.exhausted && turn.in_flight < depth && !stopping() &&
+           (turn.due <= now || !work.more())) {
+        Slot& s = slots_[free_.back()];
+        const PhaseWork::Next next = work.next(s);
+        if (next != PhaseWork::Next::issued) {
+            turn.exhausted = next == PhaseWork::Next::done;
+            turn.blocked = !turn.exhausted;  // a flush group waits
+            break;
+        }
+        free_.pop_back();
+        s.due_ns = 0;
+        s.late = false;
+        if (!io::is_flush(s.req.kind)) {  // flushes follow their writes, unscheduled
+            s.due_ns = turn.due;
+            s.late = turn.due < turn.freed_at;
+            turn.due = schedule.next();
+        }
+        backend_.prepare(s.req);
+        fresh_[turn.fresh++] = &s.req;
+        ++turn.in_flight;
+    }
+    const std::uint64_t stamp = turn.fresh ? monotonic_ns() : 0;
+    for (unsigned i = 0; i < turn.fresh; ++i)
+        fresh_[i]->submit_ns = stamp;
+}
+
+void Engine::wait_scheduled(PhaseWork& work, const EngineOptions& o, unsigned depth,
+                            std::uint64_t now, Turn& turn, EngineTally& t) {
+    const bool full = turn.in_flight == depth;
+    const bool timed = !full && !turn.exhausted && !turn.blocked && !stopping();
+    const std::uint64_t margin = o.spin ? margin_.ns() : 0;
+    if (timed && margin && turn.due <= monotonic_ns() + margin) {
+        // Due within the margin: take what has completed without a wait
+        // (this submits too), then spin to the due time.
+        turn.in_flight -= reap(work, 0, t, o);
+        spin_until(turn.due);
+        return;
+    }
+    // Never longer than 50 ms: a stop request is seen within that.
+    const std::uint64_t until = std::min(turn.due - margin, monotonic_ns() + 50'000'000);
+    // As many completions a wait as the closed loop asks for (BatchSizer: a
+    // quarter of what is in flight, fewer while waits are slow), so a fast
+    // device costs no more wake-ups than closed-loop; a due time still ends
+    // the wait.
+    const std::uint64_t wait_from = work_now_;
+    const unsigned want = sizer_.want(turn.in_flight);
+    turn.in_flight -= reap(work, want, t, o, timed ? until : 0);
+    if (!timed) sizer_.waited(work_now_ - std::max(wait_from, now), want);
+    if (timed && margin && work_now_ >= until) margin_.woke(work_now_ - until);
+    if (full) turn.freed_at = work_now_;
+    if (o.in_flight) o.in_flight->store(turn.in_flight, std::memory_order_relaxed);
 }
 
 void Engine::sleep_until(PhaseWork& work, std::uint64_t due_ns, bool spin) {
@@ -309,9 +327,9 @@ unsigned Engine::reap(PhaseWork& work, unsigned want, EngineTally& t, const Engi
             ++t.cancelled;
             continue;
         }
-        if (++t.completed == o.stop_after_ops) ::raise(SIGSTOP);
+        if (++t.completed == o.pause_after_ops && o.pause) o.pause();
     }
     return finished;
 }
 
-}  // namespace ds::run
+}  // namespace ds::engine

@@ -16,7 +16,7 @@
 #include "engine/rate_schedule.h"
 #include "io/backend.h"
 
-namespace ds::run {
+namespace ds::engine {
 
 // One operation in flight, its buffer beside it.  `req` is what the backend
 // sees (a short transfer moves its offset and buffer on); the first_* fields
@@ -55,9 +55,10 @@ class PhaseWork {
 };
 
 struct EngineOptions {
-    unsigned depth = 1;                // operations in flight at most
-    unsigned batch = 1;                // --batch: SQEs prepared per submission
-    std::uint64_t stop_after_ops = 0;  // test hook: SIGSTOP after this many completions
+    unsigned depth = 1;                 // operations in flight at most
+    unsigned batch = 1;                 // --batch: SQEs prepared per submission
+    std::uint64_t pause_after_ops = 0;  // test hook (run/test_hooks.h): pause after
+    void (*pause)() = nullptr;          // this many completions, with this
     // Where the loop publishes how many operations it has in flight (for
     // the coordinator's "stopping" line); null: nowhere.
     std::atomic<unsigned>* in_flight = nullptr;
@@ -142,8 +143,32 @@ class Engine {
     EngineTally run(PhaseWork& work, const EngineOptions& options);
 
   private:
+    // A loop's state across its turns: operations in flight, those prepared
+    // this turn (`fresh`, the first `stamped` of them given a submit time),
+    // whether the work is done, and (open loop) whether a flush group waits,
+    // the next due time and when the last wait with every slot busy ended.
+    struct Turn {
+        unsigned in_flight = 0, fresh = 0, stamped = 0;
+        bool exhausted = false, blocked = false;
+        std::uint64_t due = 0, freed_at = 0;
+    };
+    bool stopping() const;
+    // The closed loop's filling: the work's next operations into free slots,
+    // submitted every `batch` with --batch (see engine.cpp).
+    void fill(PhaseWork& work, const EngineOptions& o, unsigned depth, unsigned batch, Turn& turn,
+              EngineTally& t);
+    // One clock reading stamps every fresh operation not stamped yet.
+    std::uint64_t stamp(Turn& turn);
     // run() with o.schedule: see engine.cpp.
     EngineTally run_scheduled(PhaseWork& work, const EngineOptions& o, unsigned depth);
+    // The open loop's issuing: every operation already due while a slot is
+    // free, each with its due time (see engine.cpp).
+    void issue_due(PhaseWork& work, RateSchedule& schedule, unsigned depth, std::uint64_t now,
+                   Turn& turn);
+    // The open loop's wait: for completions, or until the next due time
+    // (spinning the last stretch with o.spin).
+    void wait_scheduled(PhaseWork& work, const EngineOptions& o, unsigned depth, std::uint64_t now,
+                        Turn& turn, EngineTally& t);
     // Waits until the clock reaches `due_ns` with nothing in flight.
     void sleep_until(PhaseWork& work, std::uint64_t due_ns, bool spin);
     // Spins until the clock reaches `due_ns`.
@@ -173,4 +198,4 @@ class Engine {
 
 std::uint64_t monotonic_ns();
 
-}  // namespace ds::run
+}  // namespace ds::engine

@@ -2,7 +2,10 @@
 
 #include <utility>
 
-namespace ds::run {
+namespace ds::engine {
+
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
 
 void IntervalRecorder::start(std::uint64_t phase_start_ns, std::uint64_t interval_ns) {
     start_ns_ = phase_start_ns;
@@ -51,4 +54,4 @@ std::vector<IntervalStats> IntervalRecorder::take() {
     return std::exchange(published_, {});
 }
 
-}  // namespace ds::run
+}  // namespace ds::engine

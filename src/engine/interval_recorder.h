@@ -9,9 +9,12 @@
 #include <mutex>
 #include <vector>
 
-#include "model/results.h"
+#include "model/phase_result.h"
 
-namespace ds::run {
+namespace ds::engine {
+
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
 
 class IntervalRecorder {
   public:
@@ -45,4 +48,4 @@ class IntervalRecorder {
     std::vector<IntervalStats> published_;
 };
 
-}  // namespace ds::run
+}  // namespace ds::engine

@@ -6,7 +6,10 @@
 #include "pattern/generator.h"
 #include "pattern/unit.h"
 
-namespace ds::run {
+namespace ds::engine {
+
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
 
 PhaseWork::Next IoPhase::next(Slot& s) {
     if (writes_ && writes_->flush_due()) return *writes_->flush_first(s);
@@ -201,4 +204,4 @@ void IoPhase::failed(Slot& s, std::int32_t result, bool is_read) {
     c_.sink.record(c_.plan, k, std::move(rec));
 }
 
-}  // namespace ds::run
+}  // namespace ds::engine

@@ -15,9 +15,12 @@
 #include "engine/unit_map.h"
 #include "engine/write_durability.h"
 #include "model/config.h"
-#include "model/results.h"
+#include "model/phase_result.h"
 
-namespace ds::run {
+namespace ds::engine {
+
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
 
 // What the coordinator asks of a worker for one phase.
 struct PhasePlan {
@@ -27,9 +30,11 @@ struct PhasePlan {
     // Monotonic deadline (0 = none): the random phase's end; with --seq-time,
     // when a sequential phase starts no further pass.
     std::uint64_t deadline_ns = 0;
-    std::uint64_t stop_after_ops = 0;  // test hook: SIGSTOP the process after this many completions
-    unsigned depth = 0;                // random phase: in-flight limit (0 = geometry's)
-    std::uint32_t rand_block = 0;      // random phase: block, a multiple of the unit (0 = unit)
+    // Test hook (run/test_hooks.h): `pause` after this many completions.
+    std::uint64_t pause_after_ops = 0;
+    void (*pause)() = nullptr;
+    unsigned depth = 0;                   // random phase: in-flight limit (0 = geometry's)
+    std::uint32_t rand_block = 0;         // random phase: block, a multiple of the unit (0 = unit)
     std::uint64_t intervals_from_ns = 0;  // --timeseries: phase start; 0 = no per-interval stats
     std::uint64_t interval_ns = 1'000'000'000;  // --interval
     std::uint64_t round = 0;  // --steady-state: the random phase's round (0-based), for its offsets
@@ -130,4 +135,4 @@ class IoPhase : public PhaseWork {
     std::uint64_t tolerance_ns_;
 };
 
-}  // namespace ds::run
+}  // namespace ds::engine

@@ -2,7 +2,7 @@
 
 #include <memory>
 
-namespace ds::run {
+namespace ds::engine {
 
 std::unique_ptr<IoPhase> make_phase(PhaseContext& c, WriteDurability* writes, unsigned read_pct,
                                     std::uint64_t seed) {
@@ -18,4 +18,4 @@ std::unique_ptr<IoPhase> make_phase(PhaseContext& c, WriteDurability* writes, un
     return std::make_unique<SequentialPhase>(c, nullptr, io::OpKind::read);
 }
 
-}  // namespace ds::run
+}  // namespace ds::engine

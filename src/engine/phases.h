@@ -8,7 +8,7 @@
 
 #include "engine/phase_work.h"
 
-namespace ds::run {
+namespace ds::engine {
 
 // seq-write, seq-read and reverify: every block once, in order, in one
 // direction; a write takes each unit's next generation, a read verifies it.
@@ -60,4 +60,4 @@ class RandomPhase final : public IoPhase {
 std::unique_ptr<IoPhase> make_phase(PhaseContext& c, WriteDurability* writes, unsigned read_pct,
                                     std::uint64_t seed);
 
-}  // namespace ds::run
+}  // namespace ds::engine

@@ -2,7 +2,7 @@
 
 #include <utility>
 
-namespace ds::run {
+namespace ds::engine {
 
 namespace {
 
@@ -81,4 +81,4 @@ void RandomPhase::released(const Slot& s) {
     c_.units.release(c_.units.unit_of(s.first_offset));
 }
 
-}  // namespace ds::run
+}  // namespace ds::engine

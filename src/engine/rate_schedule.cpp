@@ -2,7 +2,10 @@
 
 #include <cmath>
 
-namespace ds::run {
+namespace ds::engine {
+
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
 
 RateSchedule::RateSchedule(double ops_per_sec, Arrivals arrivals, std::uint64_t start_ns,
                            std::uint64_t phase_ns, std::uint64_t seed)
@@ -32,4 +35,4 @@ std::uint64_t RateSchedule::next() {
     return start_ns_ + static_cast<std::uint64_t>(due);
 }
 
-}  // namespace ds::run
+}  // namespace ds::engine

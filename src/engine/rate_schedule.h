@@ -9,7 +9,10 @@
 
 #include "model/config.h"
 
-namespace ds::run {
+namespace ds::engine {
+
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
 
 class RateSchedule {
   public:
@@ -35,4 +38,4 @@ class RateSchedule {
     std::uint64_t rng_;
 };
 
-}  // namespace ds::run
+}  // namespace ds::engine

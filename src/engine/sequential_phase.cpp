@@ -2,7 +2,7 @@
 
 #include "engine/phases.h"
 
-namespace ds::run {
+namespace ds::engine {
 
 bool SequentialPhase::more_ops() const {
     if (first_pass_ && next_offset_ < c_.file_bytes) return true;
@@ -34,4 +34,4 @@ void SequentialPhase::released(const Slot& s) {
     if (exclusive_) c_.units.release(c_.units.unit_of(s.first_offset));
 }
 
-}  // namespace ds::run
+}  // namespace ds::engine

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace ds::run {
+namespace ds::engine {
 
 BusyUnits::BusyUnits() : slots_(256, kEmpty), shift_(64 - 8) {}
 
@@ -75,4 +75,4 @@ void UnitMap::reset() {
     floor_ = high_;
 }
 
-}  // namespace ds::run
+}  // namespace ds::engine

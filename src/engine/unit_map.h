@@ -34,7 +34,7 @@
 
 #include "pattern/unit.h"
 
-namespace ds::run {
+namespace ds::engine {
 
 // The units in flight: an open-addressed table (linear probing, deletion by
 // backward shift so no tombstones build up) that grows to eight times the
@@ -109,4 +109,4 @@ class UnitMap {
     BusyUnits busy_;
 };
 
-}  // namespace ds::run
+}  // namespace ds::engine

@@ -11,9 +11,14 @@
 #include "io/probe.h"
 #include "io/sync_backend.h"
 #include "model/errors.h"
+#include "model/results.h"
 #include "sys/signals.h"
 
-namespace ds::run {
+namespace ds::engine {
+
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
+using namespace ds::sys;
 
 WorkerGeometry make_geometry(const RunConfig& cfg, unsigned backend_depth) {
     WorkerGeometry g{};
@@ -64,7 +69,7 @@ void Worker::open_backend(io::BackendKind kind, int fd, io::UringOptions uring) 
     try {
         backend_ = io::make_backend(kind, fd_, depth, arena_.span(), uring, base_);
     } catch (const std::system_error& e) {
-        if (kind == io::BackendKind::sync)  // the thread pool could not start
+        if (io::backend_flags(kind) & io::kBlockingCalls)  // the thread pool could not start
             throw SetupError("--qd " + std::to_string(depth) +
                              " with --backend sync: cannot start " + std::to_string(depth) +
                              " I/O threads for " + path_ + ": " + e.what() + " (ulimit -u or -v?)");
@@ -155,7 +160,7 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
     // A sync thread pool asked for one operation at a time (a sweep's QD 1)
     // is the single-threaded baseline, as --qd 1 is: no hand-over to a pool.
     io::Backend* backend = backend_.get();
-    if (depth == 1 && backend->kind() == io::BackendKind::sync && backend->depth() > 1) {
+    if (depth == 1 && (backend->flags() & io::kBlockingCalls) && backend->depth() > 1) {
         if (!single_) single_ = std::make_unique<io::SyncBackend>(fd_, base_);
         backend = single_.get();
     }
@@ -165,8 +170,9 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
     if (random && plan.rate > 0)
         schedule.emplace(plan.rate, plan.arrivals, plan.rate_start_ns, 0,
                          seed_ ^ (std::uint64_t{file_index_} << 40) ^ plan.iteration);
-    const EngineTally t = engine.run(*phase, {depth, geo_.batch, plan.stop_after_ops, &in_flight,
-                                              schedule ? &*schedule : nullptr, plan.rate_spin});
+    const EngineTally t =
+        engine.run(*phase, {depth, geo_.batch, plan.pause_after_ops, plan.pause, &in_flight,
+                            schedule ? &*schedule : nullptr, plan.rate_spin});
     writes.finish();
     intervals_.finish(out.counters);
     phase->reaped(monotonic_ns());  // the final progress
@@ -176,4 +182,4 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
     return out;
 }
 
-}  // namespace ds::run
+}  // namespace ds::engine

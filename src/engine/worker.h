@@ -23,10 +23,13 @@
 #include "model/config.h"
 #include "model/damage.h"
 #include "model/durability.h"
-#include "model/results.h"
+#include "model/phase_result.h"
 #include "pattern/unit.h"
 
-namespace ds::run {
+namespace ds::engine {
+
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
 
 struct WorkerGeometry {
     std::uint64_t file_bytes;
@@ -138,4 +141,4 @@ class Worker final : private MismatchSink {
     IntervalRecorder intervals_;
 };
 
-}  // namespace ds::run
+}  // namespace ds::engine

@@ -11,7 +11,10 @@
 #include "io/quit_and_join.h"
 #include "model/errors.h"
 
-namespace ds::run {
+namespace ds::engine {
+
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
 
 WorkerPool::WorkerPool(std::vector<std::unique_ptr<Worker>>& workers,
                        const std::vector<std::vector<unsigned>>& cpus)
@@ -100,4 +103,4 @@ void WorkerPool::loop(unsigned i) {
     }
 }
 
-}  // namespace ds::run
+}  // namespace ds::engine

@@ -17,7 +17,7 @@
 
 #include "engine/worker.h"
 
-namespace ds::run {
+namespace ds::engine {
 
 class WorkerPool {
   public:
@@ -54,4 +54,4 @@ class WorkerPool {
     std::vector<std::exception_ptr> errors_;
 };
 
-}  // namespace ds::run
+}  // namespace ds::engine

@@ -6,7 +6,10 @@
 #include <cerrno>
 #include <utility>
 
-namespace ds::run {
+namespace ds::engine {
+
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
 
 namespace {
 
@@ -95,4 +98,4 @@ void WriteDurability::finish() {
     synced_since_notice_ = 0;
 }
 
-}  // namespace ds::run
+}  // namespace ds::engine

@@ -26,7 +26,10 @@
 #include "model/config.h"
 #include "model/durability.h"
 
-namespace ds::run {
+namespace ds::engine {
+
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
 
 // What the worker keeps across phases for its listener.
 struct DurableMaps {
@@ -74,4 +77,4 @@ class WriteDurability {
     bool flush_due_ = false, flush_in_flight_ = false;
 };
 
-}  // namespace ds::run
+}  // namespace ds::engine

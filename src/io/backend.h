@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -13,8 +14,21 @@
 
 namespace ds::io {
 
+// io_uring first: a value-initialized BackendKind is io_uring.
 enum class BackendKind { io_uring, sync };
 std::string_view to_string(BackendKind k);
+
+// What a backend can do, as fio's ioengine flags: outside io/ the program
+// asks these, never which kind a backend is.
+enum BackendFlag : unsigned {
+    kCancels = 1u << 0,        // takes back operations that have not started (a stop cancels)
+    kBlockingCalls = 1u << 1,  // each operation is a blocking pread/pwrite on a thread
+    kRing = 1u << 2,           // an io_uring: its setup flags and registrations describe it
+};
+unsigned backend_flags(BackendKind k);
+// The kind a name asks for ("io_uring", "sync"); nullopt for any other
+// ("auto": let select_backend choose).
+std::optional<BackendKind> backend_named(std::string_view name);
 
 // fsync/fdatasync: flush the whole file (offset, length and buf unused).
 enum class OpKind : std::uint8_t { read, write, fsync, fdatasync };
@@ -79,6 +93,7 @@ class Backend {
   public:
     virtual ~Backend() = default;
     virtual BackendKind kind() const = 0;
+    unsigned flags() const { return backend_flags(kind()); }
     virtual BackendDescription describe() const = 0;
     // Most operations this backend keeps in flight at once.
     virtual unsigned depth() const = 0;

@@ -13,11 +13,22 @@
 
 #include "io/backend.h"
 #include "io/unique_fd.h"
+#include "sys/system_tree.h"
 
 namespace ds::io {
 
 std::string_view to_string(BackendKind k) {
     return k == BackendKind::io_uring ? "io_uring" : "sync";
+}
+
+unsigned backend_flags(BackendKind k) {
+    return k == BackendKind::io_uring ? kCancels | kRing : kBlockingCalls;
+}
+
+std::optional<BackendKind> backend_named(std::string_view name) {
+    if (name == "io_uring") return BackendKind::io_uring;
+    if (name == "sync") return BackendKind::sync;
+    return std::nullopt;
 }
 
 std::string_view to_string(OpKind k) {
@@ -38,7 +49,7 @@ namespace {
 
 // What the kernel sysctl says, if it restricts io_uring ("" when it does not).
 std::string sysctl_hint() {
-    std::ifstream f("/proc/sys/kernel/io_uring_disabled");
+    std::ifstream f(sys::system_tree().proc_path("sys/kernel/io_uring_disabled"));
     int v = 0;
     if (f >> v && v != 0) return " (kernel.io_uring_disabled=" + std::to_string(v) + ")";
     return "";

@@ -80,15 +80,9 @@ bool transient(int ret) {
 
 }  // namespace
 
-UringBackend::UringBackend(int fd, unsigned depth, std::span<std::byte> buffers,
-                           UringOptions options, std::uint64_t base)
-    : fd_(fd),
-      base_(base),
-      depth_(depth),
-      buffers_(buffers),
-      cqes_(depth),
-      sqpoll_(options.sqpoll),
-      nop_(options.nop) {
+// The ring, with the modes asked for and the optional flags this kernel
+// takes (tried from the most to the fewest); the kernel's feature bits.
+unsigned UringBackend::init_ring(const UringOptions& options) {
     // The modes asked for are never dropped: only the optional flags are.
     unsigned required = 0;
     if (options.sqpoll) required |= IORING_SETUP_SQPOLL;
@@ -101,7 +95,7 @@ UringBackend::UringBackend(int fd, unsigned depth, std::span<std::byte> buffers,
         io_uring_params p{};
         p.flags = required | choice.flags;
         if (options.sqpoll) p.sq_thread_idle = options.sq_thread_idle_ms;
-        ret = io_uring_queue_init_params(depth, &ring_, &p);
+        ret = io_uring_queue_init_params(depth_, &ring_, &p);
         if (ret == 0) {
             if (options.sqpoll) features_.setup_flags.emplace_back("SQPOLL");
             if (options.iopoll) features_.setup_flags.emplace_back("IOPOLL");
@@ -118,9 +112,12 @@ UringBackend::UringBackend(int fd, unsigned depth, std::span<std::byte> buffers,
                                 options.sqpoll   ? "io_uring_setup with SQPOLL"
                                 : options.iopoll ? "io_uring_setup with IOPOLL"
                                                  : "io_uring_queue_init");
+    return kernel_features;
+}
 
+void UringBackend::register_file(const UringOptions& options, unsigned kernel_features) {
     // Registered file: the kernel skips the fd table lookup and refcount per I/O.
-    ret = io_uring_register_files(&ring_, &fd_, 1);
+    const int ret = io_uring_register_files(&ring_, &fd_, 1);
     if (ret == 0) {
         features_.fixed_files = true;
     } else if (options.sqpoll && !(kernel_features & IORING_FEAT_SQPOLL_NONFIXED)) {
@@ -133,11 +130,14 @@ UringBackend::UringBackend(int fd, unsigned depth, std::span<std::byte> buffers,
         features_.notes.push_back("registered files off: io_uring_register_files: " +
                                   errno_text(-ret));
     }
+}
+
+void UringBackend::register_buffers() {
     // Registered buffers: pages are pinned once instead of per I/O.  Needs
     // RLIMIT_MEMLOCK headroom on kernels that account pinned memory to it.
     if (!buffers_.empty()) {
         iovec iov{buffers_.data(), buffers_.size()};
-        ret = io_uring_register_buffers(&ring_, &iov, 1);
+        const int ret = io_uring_register_buffers(&ring_, &iov, 1);
         if (ret == 0) {
             features_.fixed_buffers = true;
         } else {
@@ -146,6 +146,20 @@ UringBackend::UringBackend(int fd, unsigned depth, std::span<std::byte> buffers,
                 (ret == -ENOMEM || ret == -EPERM ? " (RLIMIT_MEMLOCK too low?)" : ""));
         }
     }
+}
+
+UringBackend::UringBackend(int fd, unsigned depth, std::span<std::byte> buffers,
+                           UringOptions options, std::uint64_t base)
+    : fd_(fd),
+      base_(base),
+      depth_(depth),
+      buffers_(buffers),
+      cqes_(depth),
+      sqpoll_(options.sqpoll),
+      nop_(options.nop) {
+    const unsigned kernel_features = init_ring(options);
+    register_file(options, kernel_features);
+    register_buffers();
     if (nop_)
         features_.notes.emplace_back(
             "nop: every operation is IORING_OP_NOP; no device I/O, nothing verified");

@@ -38,6 +38,12 @@ class UringBackend final : public Backend {
     std::uint64_t system_calls() const override { return enters_; }
 
   private:
+    // The constructor's steps: the ring (returns the kernel's feature bits),
+    // the registered file, the registered buffers (each optional where the
+    // kernel refuses it, with a note; see uring_backend.cpp).
+    unsigned init_ring(const UringOptions& options);
+    void register_file(const UringOptions& options, unsigned kernel_features);
+    void register_buffers();
     // Counts the io_uring_enter a liburing call about to be made will do.
     void count_enter(unsigned wait_nr);
     // Queues a cancel of `key` (a user_data, or 0 with CANCEL_ANY); false

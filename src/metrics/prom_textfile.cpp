@@ -13,7 +13,10 @@
 #include "report/json_report.h"
 #include "units/units.h"
 
-namespace ds::report {
+namespace ds::metrics {
+
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::report;
 
 namespace {
 
@@ -23,10 +26,10 @@ double unix_now() {
 }
 
 // Each target's counts over its finished phases.
-void take_targets(const run::RunResult& r, std::vector<PromState::Target>& out) {
+void take_targets(const model::RunResult& r, std::vector<PromState::Target>& out) {
     out.resize(r.targets.size());
     for (std::size_t i = 0; i < r.targets.size(); ++i) {
-        const run::TargetResult& t = r.targets[i];
+        const model::TargetResult& t = r.targets[i];
         PromState::Target& p = out[i];
         p = {t.info.path, t.raw ? t.info.path : t.info.device};
         for (const auto& ph : t.merged_phases) {
@@ -53,7 +56,7 @@ void PromTextfile::begin_test(const std::string& label) {
     pending_test_ = label;
 }
 
-void PromTextfile::started(const run::RunConfig& cfg, const run::RunResult& r) {
+void PromTextfile::started(const model::RunConfig& cfg, const model::RunResult& r) {
     const std::string target = r.target.path.empty() ? cfg.target : r.target.path;
     state_.labels = {{"target", target}};
     state_.labels.insert(state_.labels.end(), settings_.labels.begin(), settings_.labels.end());
@@ -81,16 +84,16 @@ void PromTextfile::started(const run::RunConfig& cfg, const run::RunResult& r) {
     try {
         write_now();
     } catch (const std::system_error& e) {
-        throw run::SetupError(std::string("--prom ") + e.what());
+        throw model::SetupError(std::string("--prom ") + e.what());
     }
 }
 
-void PromTextfile::phase_seen(std::uint64_t iteration, run::Phase phase) {
+void PromTextfile::phase_seen(std::uint64_t iteration, model::Phase phase) {
     state_.iteration = iteration;
     state_.phase = phase;
 }
 
-void PromTextfile::progress(const run::ProgressSnapshot& s) {
+void PromTextfile::progress(const model::ProgressSnapshot& s) {
     phase_seen(s.iteration, s.phase);
     // Set, not added: the time since the phase started.  It never passes
     // the phase's own seconds, measured later from the same start.
@@ -98,37 +101,37 @@ void PromTextfile::progress(const run::ProgressSnapshot& s) {
     maybe_write();
 }
 
-void PromTextfile::interval_done(std::uint64_t iteration, run::Phase phase, std::uint64_t,
-                                 const run::IntervalStats& s, double, std::uint64_t) {
+void PromTextfile::interval_done(std::uint64_t iteration, model::Phase phase, std::uint64_t,
+                                 const model::IntervalStats& s, double, std::uint64_t) {
     phase_seen(iteration, phase);
     in_progress_.add_interval(phase, s);
     maybe_write();
 }
 
-void PromTextfile::phase_done(std::uint64_t iteration, const run::PhaseResult& p) {
+void PromTextfile::phase_done(std::uint64_t iteration, const model::PhaseResult& p) {
     phase_seen(iteration, p.phase);
     if (!runs_.empty()) runs_.back().totals.add_phase(p);
     in_progress_ = {};
     maybe_write();
 }
 
-void PromTextfile::sweep_point_done(const run::RunConfig& cfg, const run::SweepPoint& point) {
-    const std::string value = cfg.sweep->param == run::SweepParam::rand_block
+void PromTextfile::sweep_point_done(const model::RunConfig& cfg, const model::SweepPoint& point) {
+    const std::string value = cfg.sweep->param == model::SweepParam::rand_block
                                   ? units::format_size_option(point.value)
                                   : std::to_string(point.value);
     if (!runs_.empty())
-        runs_.back().totals.add_phase(point.random,
-                                      std::string(run::to_string(cfg.sweep->param)) + "=" + value);
+        runs_.back().totals.add_phase(
+            point.random, std::string(model::to_string(cfg.sweep->param)) + "=" + value);
     in_progress_ = {};
     maybe_write();
 }
 
-void PromTextfile::iteration_done(const run::IterationResult&) {
+void PromTextfile::iteration_done(const model::IterationResult&) {
     if (!runs_.empty()) ++runs_.back().totals.iterations;
     maybe_write();
 }
 
-void PromTextfile::phase_health_done(const run::PhaseHealth& h) {
+void PromTextfile::phase_health_done(const model::PhaseHealth& h) {
     const bool damage = h.change && h.change->damaged();
     if ((!h.after && !damage) || h.target >= health_controllers_.size()) return;
     const std::string& controller = health_controllers_[h.target];
@@ -144,11 +147,11 @@ void PromTextfile::phase_health_done(const run::PhaseHealth& h) {
     maybe_write();
 }
 
-void PromTextfile::run_so_far(const run::RunResult& r, const run::ProgressSnapshot*) {
+void PromTextfile::run_so_far(const model::RunResult& r, const model::ProgressSnapshot*) {
     take_targets(r, state_.targets);
 }
 
-void PromTextfile::run_ended(const run::RunResult& r) {
+void PromTextfile::run_ended(const model::RunResult& r) {
     take_targets(r, state_.targets);
     if (runs_.empty()) return;
     // Mismatches found outside any phase (a failed write-back between
@@ -168,7 +171,8 @@ std::string PromTextfile::finish(int exit_code, bool nothing_verified) {
     if (!written()) return {};  // refused before it started: no file
     state_.running = false;
     state_.exit_status = exit_code;
-    state_.verdict = run::status_word(static_cast<run::ExitStatus>(exit_code), nothing_verified);
+    state_.verdict =
+        model::status_word(static_cast<model::ExitStatus>(exit_code), nothing_verified);
     try {
         write_now();
     } catch (const std::system_error& e) {
@@ -212,4 +216,4 @@ void PromTextfile::write_now() {
     last_write_ = std::chrono::steady_clock::now();
 }
 
-}  // namespace ds::report
+}  // namespace ds::metrics

@@ -20,9 +20,12 @@
 #include "model/observer.h"
 #include "report/host_info.h"
 
-namespace ds::report {
+namespace ds::metrics {
 
-class PromTextfile final : public run::RunObserver {
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::report;
+
+class PromTextfile final : public model::RunObserver {
   public:
     // Counts the phase in progress from its seconds.
     bool wants_intervals() const override { return true; }
@@ -39,26 +42,26 @@ class PromTextfile final : public run::RunObserver {
     // --preset: the next run is the test `label`.
     void begin_test(const std::string& label);
 
-    // The first write: throws run::SetupError naming --prom when the file
+    // The first write: throws model::SetupError naming --prom when the file
     // cannot be written, so the run is refused before any phase.
-    void started(const run::RunConfig& cfg, const run::RunResult& r) override;
-    void progress(const run::ProgressSnapshot& s) override;
-    void interval_done(std::uint64_t iteration, run::Phase phase, std::uint64_t sweep_value,
-                       const run::IntervalStats& s, double interval_s,
+    void started(const model::RunConfig& cfg, const model::RunResult& r) override;
+    void progress(const model::ProgressSnapshot& s) override;
+    void interval_done(std::uint64_t iteration, model::Phase phase, std::uint64_t sweep_value,
+                       const model::IntervalStats& s, double interval_s,
                        std::uint64_t mismatches_so_far) override;
-    void phase_done(std::uint64_t iteration, const run::PhaseResult& p) override;
-    void iteration_done(const run::IterationResult& it) override;
-    void sweep_point_done(const run::RunConfig& cfg, const run::SweepPoint& point) override;
+    void phase_done(std::uint64_t iteration, const model::PhaseResult& p) override;
+    void iteration_done(const model::IterationResult& it) override;
+    void sweep_point_done(const model::RunConfig& cfg, const model::SweepPoint& point) override;
     // Several targets: each one's counts as its phases end.
-    void run_so_far(const run::RunResult& r, const run::ProgressSnapshot* live) override;
+    void run_so_far(const model::RunResult& r, const model::ProgressSnapshot* live) override;
     // NVMe targets: the reading after the phase, for the drive's gauges.
-    void phase_health_done(const run::PhaseHealth& h) override;
+    void phase_health_done(const model::PhaseHealth& h) override;
 
     // Whether started() has written the file (a refused run has none).
     bool written() const { return writes_ > 0; }
     // A run (a preset's test) has ended: counts the phases do not hold (a
     // write-back that failed between phases) come from its result.
-    void run_ended(const run::RunResult& r);
+    void run_ended(const model::RunResult& r);
     // The last write, with the verdict of `exit_code` ("no-verdict" for a
     // clean exit that verified nothing).  Returns "" or the failure as one
     // line naming --prom and the path.
@@ -73,7 +76,7 @@ class PromTextfile final : public run::RunObserver {
   private:
     void maybe_write();
     void write_now();
-    void phase_seen(std::uint64_t iteration, run::Phase phase);
+    void phase_seen(std::uint64_t iteration, model::Phase phase);
 
     Settings settings_;
     HostInfo host_;
@@ -89,4 +92,4 @@ class PromTextfile final : public run::RunObserver {
     unsigned live_failures_ = 0;
 };
 
-}  // namespace ds::report
+}  // namespace ds::metrics

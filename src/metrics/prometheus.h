@@ -17,12 +17,15 @@
 #include <vector>
 
 #include "model/config.h"
-#include "model/results.h"
+#include "model/phase_result.h"
 #include "nvme/health_log.h"
 #include "report/host_info.h"
 #include "stats/histogram.h"
 
-namespace ds::report {
+namespace ds::metrics {
+
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::report;
 
 // ---------------------------------------------------------------- buckets
 // Latency buckets of every drivestress histogram: four per power of two from
@@ -66,22 +69,25 @@ struct PromTotals {
         PromHistogram latency;
         std::uint64_t bytes = 0;
     };
-    std::map<std::pair<run::Phase, PromOp>, OpSeries> ops;
-    std::map<run::Phase, double> phase_seconds;
-    std::map<run::Phase, std::uint64_t> verified_bytes;
-    run::ClassCounts mismatches{};
+    std::map<std::pair<model::Phase, PromOp>, OpSeries> ops;
+    std::map<model::Phase, double> phase_seconds;
+    std::map<model::Phase, std::uint64_t> verified_bytes;
+    model::ClassCounts mismatches{};
     std::uint64_t write_errors = 0;
     double cpu_user_s = 0, cpu_system_s = 0;
     std::uint64_t iterations = 0;
     // --rate: response time (completion minus due) per phase, reads and
     // writes together, and the operations that were late; empty without it.
-    std::map<run::Phase, PromHistogram> response;
-    std::map<run::Phase, std::uint64_t> late_ops;
+    std::map<model::Phase, PromHistogram> response;
+    std::map<model::Phase, std::uint64_t> late_ops;
+    // The figures report/figures.h describes with a Prometheus counter, by
+    // metric name and phase.
+    std::map<std::pair<std::string_view, model::Phase>, double> described;
     // --repeat: the figures of each repeat of the finished phases (a phase
     // and its later iterations' runs, as JSON's merged_phases), by phase and
     // sweep point ("qd=32"; "" outside a sweep), up to
-    // run::PhaseResult::kMaxRepeats each: the estimates' gauges.
-    std::map<std::pair<run::Phase, std::string>, std::vector<run::RepeatFigures>> repeats;
+    // model::PhaseResult::kMaxRepeats each: the estimates' gauges.
+    std::map<std::pair<model::Phase, std::string>, std::vector<model::RepeatFigures>> repeats;
     // --find-rate, once the search is done: its bound and the rate found
     // (0: no rate probed met it).
     struct FindRate {
@@ -93,11 +99,11 @@ struct PromTotals {
 
     // Puts in, at zero, every series a run of `cfg` can have, so that none
     // appears halfway through (rate() would miss its first increase).
-    void expect(const run::RunConfig& cfg);
+    void expect(const model::RunConfig& cfg);
     // A finished phase, or a sweep point's random phase (`point`: "qd=32").
-    void add_phase(const run::PhaseResult& p, const std::string& point = {});
+    void add_phase(const model::PhaseResult& p, const std::string& point = {});
     // One second of the phase in progress.
-    void add_interval(run::Phase phase, const run::IntervalStats& s);
+    void add_interval(model::Phase phase, const model::IntervalStats& s);
     void add(const PromTotals& o);
     std::uint64_t mismatch_total() const;
 };
@@ -120,12 +126,12 @@ struct PromState {
     std::string kernel;
     DriveInfo drive;
     bool running = true;
-    std::optional<run::Phase> phase;  // running, or the last that ran
-    std::uint64_t iteration = 0;      // 0 before the first
-    std::string verdict = "running";  // running, passed, failed, error, interrupted
-    std::optional<int> exit_status;   // once the run has ended
-    double start_time_s = 0;          // Unix time
-    double now_s = 0;                 // Unix time of this rendering
+    std::optional<model::Phase> phase;  // running, or the last that ran
+    std::uint64_t iteration = 0;        // 0 before the first
+    std::string verdict = "running";    // running, passed, failed, error, interrupted
+    std::optional<int> exit_status;     // once the run has ended
+    double start_time_s = 0;            // Unix time
+    double now_s = 0;                   // Unix time of this rendering
     // A run of several targets: each one's counts so far, as series of
     // their own (labels target and device); none for a single target.
     struct Target {
@@ -164,4 +170,4 @@ std::string prom_label_name_problem(std::string_view name);
 // takes that for no label at all) or not UTF-8.
 std::string prom_label_value_problem(std::string_view value);
 
-}  // namespace ds::report
+}  // namespace ds::metrics

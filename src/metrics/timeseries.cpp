@@ -10,9 +10,9 @@
 #include "io/output_file.h"
 #include "model/errors.h"
 
-namespace ds::report {
+namespace ds::metrics {
 
-void TimeseriesWriter::started(const run::RunConfig& cfg, const run::RunResult& r) {
+void TimeseriesWriter::started(const model::RunConfig& cfg, const model::RunResult& r) {
     interval_s_ = cfg.interval_s;
     target_names_.clear();
     for (const auto& t : r.targets)
@@ -21,7 +21,7 @@ void TimeseriesWriter::started(const run::RunConfig& cfg, const run::RunResult& 
     try {
         fd_ = io::create_output_file(path_);
     } catch (const std::system_error& e) {
-        throw run::SetupError(std::string("--timeseries ") + e.what());
+        throw model::SetupError(std::string("--timeseries ") + e.what());
     }
 }
 
@@ -31,15 +31,15 @@ std::string TimeseriesWriter::finish() {
     return error_;
 }
 
-std::string TimeseriesWriter::line(std::uint64_t iteration, run::Phase phase,
-                                   std::uint64_t sweep_value, const run::IntervalStats& s,
+std::string TimeseriesWriter::line(std::uint64_t iteration, model::Phase phase,
+                                   std::uint64_t sweep_value, const model::IntervalStats& s,
                                    double interval_s, std::uint64_t mismatches_so_far,
                                    double elapsed_s, double start_s) const {
     const double len = interval_s > 0 ? interval_s : 1.0;
     nlohmann::json j;
     j["elapsed_s"] = elapsed_s;
     j["iteration"] = iteration;
-    j["phase"] = std::string(run::to_string(phase));
+    j["phase"] = std::string(model::to_string(phase));
     j["second"] = static_cast<std::uint64_t>(start_s + 1e-9);
     j["index"] = s.index;
     j["interval_s"] = interval_s;
@@ -82,8 +82,8 @@ std::string TimeseriesWriter::line(std::uint64_t iteration, run::Phase phase,
     return j.dump();
 }
 
-void TimeseriesWriter::interval_done(std::uint64_t iteration, run::Phase phase,
-                                     std::uint64_t sweep_value, const run::IntervalStats& s,
+void TimeseriesWriter::interval_done(std::uint64_t iteration, model::Phase phase,
+                                     std::uint64_t sweep_value, const model::IntervalStats& s,
                                      double interval_s, std::uint64_t mismatches_so_far) {
     // A new phase (or sweep point, or --steady-state round: its intervals
     // count from 0 again) starts where the previous one's seconds ended.
@@ -109,4 +109,4 @@ void TimeseriesWriter::interval_done(std::uint64_t iteration, run::Phase phase,
         error_ = "--timeseries " + path_ + ": write: " + std::strerror(errno);
 }
 
-}  // namespace ds::report
+}  // namespace ds::metrics

@@ -1,6 +1,6 @@
 #include "model/comparison.h"
 
-namespace ds::run {
+namespace ds::model {
 
 ExitStatus exit_status(const BackendComparison& c) {
     ExitStatus code = ExitStatus::success;
@@ -9,4 +9,4 @@ ExitStatus exit_status(const BackendComparison& c) {
     return code;
 }
 
-}  // namespace ds::run
+}  // namespace ds::model

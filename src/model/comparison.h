@@ -8,7 +8,7 @@
 #include "model/config.h"
 #include "model/results.h"
 
-namespace ds::run {
+namespace ds::model {
 
 struct ComparedRun {
     std::string label;  // "io_uring", "sync", "sync qd 1", "io_uring sqpoll"
@@ -31,4 +31,4 @@ struct BackendComparison {
 // The worst of the runs made: 2 beats 1 beats a signal beats 0.
 ExitStatus exit_status(const BackendComparison& c);
 
-}  // namespace ds::run
+}  // namespace ds::model

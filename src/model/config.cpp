@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace ds::run {
+namespace ds::model {
 
 std::string_view to_string(Phase p) {
     switch (p) {
@@ -111,4 +111,4 @@ bool RunConfig::has_phase(Phase p) const {
     return std::find(phases.begin(), phases.end(), p) != phases.end();
 }
 
-}  // namespace ds::run
+}  // namespace ds::model

@@ -12,7 +12,7 @@
 #include "stats/steady_state.h"
 #include "stats/write_cliff.h"
 
-namespace ds::run {
+namespace ds::model {
 
 enum class Phase { seq_write, seq_read, random, reverify };
 inline constexpr Phase kAllPhases[] = {Phase::seq_write, Phase::seq_read, Phase::random,
@@ -180,4 +180,4 @@ struct RunConfig {
     RunConfig for_target(std::size_t t) const;
 };
 
-}  // namespace ds::run
+}  // namespace ds::model

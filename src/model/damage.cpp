@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace ds::run {
+namespace ds::model {
 
 void DamageMap::add(std::uint64_t offset, std::uint64_t length, pattern::MismatchClass cls,
                     std::uint32_t unit) {
@@ -56,4 +56,4 @@ bool DamageMap::empty() const {
     return overflow_ == 0;
 }
 
-}  // namespace ds::run
+}  // namespace ds::model

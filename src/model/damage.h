@@ -13,7 +13,7 @@
 
 #include "pattern/unit.h"
 
-namespace ds::run {
+namespace ds::model {
 
 struct DamageExtent {
     std::uint64_t offset = 0;  // bytes (absolute on a raw device)
@@ -50,4 +50,4 @@ class DamageMap {
     std::uint64_t overflow_ = 0;
 };
 
-}  // namespace ds::run
+}  // namespace ds::model

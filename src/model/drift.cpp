@@ -7,7 +7,7 @@
 #include "model/results.h"
 #include "stats/estimate.h"
 
-namespace ds::run {
+namespace ds::model {
 
 namespace {
 
@@ -116,4 +116,4 @@ std::vector<PhaseDrift> phase_drift(const std::vector<IterationResult>& iteratio
     return drift;
 }
 
-}  // namespace ds::run
+}  // namespace ds::model

@@ -14,7 +14,7 @@
 
 #include "model/config.h"
 
-namespace ds::run {
+namespace ds::model {
 
 struct PhaseFigures;
 struct IterationResult;
@@ -76,4 +76,4 @@ void add_to_drift(std::vector<PhaseDrift>& drift, const PhaseFigures& p, std::ui
 // Every phase with at least one complete run among `iterations`, in run order.
 std::vector<PhaseDrift> phase_drift(const std::vector<IterationResult>& iterations);
 
-}  // namespace ds::run
+}  // namespace ds::model

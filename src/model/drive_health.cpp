@@ -1,6 +1,6 @@
 #include "model/drive_health.h"
 
-namespace ds::run {
+namespace ds::model {
 
 void DriveHealth::add(PhaseHealth ph) {
     ++phases_read;
@@ -32,4 +32,4 @@ PhaseHealth judge_phase_health(std::uint64_t iteration, Phase phase,
     return ph;
 }
 
-}  // namespace ds::run
+}  // namespace ds::model

@@ -16,7 +16,7 @@
 #include "nvme/health_change.h"
 #include "nvme/health_log.h"
 
-namespace ds::run {
+namespace ds::model {
 
 // One phase's readings and verdicts.
 struct PhaseHealth {
@@ -38,7 +38,7 @@ struct DriveHealth {
     std::string reason;      // one line when not: what the target is on, or the read error
     std::string controller;  // "nvme0"
     std::string device;      // what the log is read through ("/dev/nvme0")
-    bool fixture = false;    // readings from DRIVESTRESS_TEST_HEALTH_LOGS (tests only)
+    bool fixture = false;    // readings from fixture files (run/test_hooks.h: tests only)
     static constexpr std::size_t kMaxPhases = 100;  // 25 iterations of four phases
     std::deque<PhaseHealth> phases;                 // the last kMaxPhases, in run order
     std::uint64_t phases_read = 0;                  // every phase added, those dropped included
@@ -59,4 +59,4 @@ PhaseHealth judge_phase_health(std::uint64_t iteration, Phase phase,
                                std::optional<nvme::HealthLog> after, double reference_bytes_per_s,
                                double observed_bytes_per_s);
 
-}  // namespace ds::run
+}  // namespace ds::model

@@ -10,7 +10,7 @@
 
 #include "pattern/unit.h"
 
-namespace ds::run {
+namespace ds::model {
 
 // The bound (see StateGeometry::bound) of a phase that may overwrite a unit
 // any number of times before the next acknowledgement (only phase ends are
@@ -41,4 +41,4 @@ class DurabilityListener {
     virtual void acknowledged(unsigned file_index, std::span<const pattern::Generation> acked) = 0;
 };
 
-}  // namespace ds::run
+}  // namespace ds::model

@@ -1,6 +1,8 @@
 // How each layer reports a problem: one convention per layer, converted
 // exactly once on the way up.  `main` (and the mode that runs) is the only
-// place that turns an exception into a message and an exit code.
+// place that turns an exception into a message and an exit code; every
+// line on stderr is printed by units/diag.h ("drivestress: error: ...",
+// "drivestress: warning: ..."), nowhere else (tests/house_test.py).
 //
 //   units/, stats/, pattern/  pure code: std::invalid_argument for input it
 //       cannot take (an unparsable size, an empty series); std::optional for
@@ -14,6 +16,8 @@
 //       std::system_error ("PATH: what"); io::errno_text words an errno.
 //   sys/     never throws: what the system cannot tell is std::optional
 //       (no /proc/stat, no mountinfo), the caller decides what that means.
+//       The second signal's last word goes out with write(2) (async-signal
+//       safe), prefixed by units::kProgramPrefix.
 //   nvme/    never throws: a reading is std::optional plus the one-line
 //       reason it is absent ("not an NVMe device"), since health is
 //       best-effort and never stops a run.
@@ -35,12 +39,16 @@
 //       returns the failure as one line ("" when written), the report still
 //       prints, the line "result ERROR: ..." names the file, and the exit
 //       is 1 unless the verdict is already worse.
+//   Anything a person should know that changes no verdict (a file someone
+//   else removed, a checkpoint that could not be written yet) is
+//   units::warning; news of the run itself (stopping, leftovers removed)
+//   units::info.
 #pragma once
 
 #include <stdexcept>
 #include <string>
 
-namespace ds::run {
+namespace ds::model {
 
 // A setup or usage problem found before or while preparing a run: bad
 // target, no space, refused file.  `main` prints what() as one line and exits 1.
@@ -49,4 +57,4 @@ class SetupError : public std::runtime_error {
     explicit SetupError(const std::string& what) : std::runtime_error(what) {}
 };
 
-}  // namespace ds::run
+}  // namespace ds::model

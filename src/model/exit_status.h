@@ -3,7 +3,7 @@
 // the signal that interrupted a run.
 #pragma once
 
-namespace ds::run {
+namespace ds::model {
 
 enum class ExitStatus : int {
     success = 0,   // clean: no mismatch, no I/O error (a run that verified nothing too)
@@ -35,4 +35,4 @@ constexpr ExitStatus worse_exit_status(ExitStatus a, ExitStatus b) {
     return rank(a) >= rank(b) ? a : b;
 }
 
-}  // namespace ds::run
+}  // namespace ds::model

@@ -10,7 +10,7 @@
 #include "model/config.h"
 #include "model/results.h"
 
-namespace ds::run {
+namespace ds::model {
 
 // Called a few times a second while a phase runs (for a live status line).
 struct ProgressSnapshot {
@@ -118,4 +118,4 @@ class ObserverList final : public RunObserver {
     std::vector<RunObserver*> list_;
 };
 
-}  // namespace ds::run
+}  // namespace ds::model

@@ -7,7 +7,7 @@
 #include <iterator>
 #include <numeric>
 
-namespace ds::run {
+namespace ds::model {
 
 namespace {
 
@@ -192,7 +192,7 @@ bool PhaseResult::rate_met() const {
 
 std::uint64_t PhaseResult::lateness_tolerance_ns() const {
     if (requested_rate <= 0) return 0;
-    return run::lateness_tolerance_ns(requested_rate / std::max(1u, workers));
+    return model::lateness_tolerance_ns(requested_rate / std::max(1u, workers));
 }
 
 stats::LatencyHistogram PhaseResult::latency() const {
@@ -310,9 +310,9 @@ std::uint64_t RunResult::mismatch_count() const {
     return std::accumulate(mismatch_totals.begin(), mismatch_totals.end(), std::uint64_t{0});
 }
 
-}  // namespace ds::run
+}  // namespace ds::model
 
-namespace ds::run {
+namespace ds::model {
 ExitStatus exit_status(const RunResult& r) {
     if (r.mismatch_count() > 0 || r.health_damaged()) return ExitStatus::mismatch;
     if (!r.fatal_error.empty()) return ExitStatus::error;
@@ -416,4 +416,4 @@ RunEvidence target_evidence(const RunConfig& cfg, const RunResult& r, std::size_
     return e;
 }
 
-}  // namespace ds::run
+}  // namespace ds::model

@@ -1,6 +1,6 @@
 #include "model/verdict.h"
 
-namespace ds::run {
+namespace ds::model {
 
 bool nothing_verified(const RunEvidence& e) {
     return e.status == ExitStatus::success && (e.nop || (e.verify && e.verified_bytes == 0));
@@ -63,4 +63,4 @@ std::string verdict_words(const VerifyEvidence& e) {
     return "PASS: everything acknowledged as durable is there";
 }
 
-}  // namespace ds::run
+}  // namespace ds::model

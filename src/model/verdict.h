@@ -10,7 +10,7 @@
 
 #include "model/exit_status.h"
 
-namespace ds::run {
+namespace ds::model {
 
 // What a run (or a preset's tests together) found and how it ended.
 struct RunEvidence {
@@ -53,4 +53,4 @@ bool nothing_verified(const VerifyEvidence& e);
 // --verify-only's result line words.
 std::string verdict_words(const VerifyEvidence& e);
 
-}  // namespace ds::run
+}  // namespace ds::model

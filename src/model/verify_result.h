@@ -14,7 +14,7 @@
 #include "model/verdict.h"
 #include "pattern/unit.h"
 
-namespace ds::run {
+namespace ds::model {
 
 enum class UnitClass {
     intact,       // the acknowledged generation
@@ -82,4 +82,4 @@ ExitStatus exit_status(const VerifyOnlyResult& r);
 // The evidence its verdict is worded from (model/verdict.h).
 VerifyEvidence verify_evidence(const VerifyOnlyResult& r);
 
-}  // namespace ds::run
+}  // namespace ds::model

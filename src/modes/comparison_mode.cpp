@@ -13,9 +13,9 @@ namespace ds::modes {
 namespace {
 
 // A section's title: the run and the operations each worker keeps in flight.
-std::string section_title(const run::ComparedRun& r) {
-    const run::RunConfig& c = r.config;
-    if (c.backend == run::BackendChoice::sync)
+std::string section_title(const model::ComparedRun& r) {
+    const model::RunConfig& c = r.config;
+    if (c.backend == model::BackendChoice::sync)
         return r.label + ": " +
                (c.qd > 1 ? std::to_string(c.qd) +
                                " threads per worker, each in a blocking "
@@ -27,9 +27,9 @@ std::string section_title(const run::ComparedRun& r) {
 
 }  // namespace
 
-run::ExitStatus run_comparison(const cli::ParsedCommandLine& cmd, const Output& out) {
+model::ExitStatus run_comparison(const cli::ParsedCommandLine& cmd, const Output& out) {
     const io::OutputPath& json = cmd.outputs.json;
-    run::BackendComparison cmp = run::comparison_plan(cmd.config);
+    model::BackendComparison cmp = run::comparison_plan(cmd.config);
     std::vector<report::TextReport> texts;
     texts.reserve(cmp.runs.size());
     for (std::size_t i = 0; i < cmp.runs.size(); ++i) {
@@ -41,21 +41,21 @@ run::ExitStatus run_comparison(const cli::ParsedCommandLine& cmd, const Output& 
     }
     // --json is the io_uring run's document: rewritten while that run goes on.
     report::JsonSnapshotWriter snapshots(json, report::HostInfo::current(), stderr);
-    run::ObserverList uring_observers({&snapshots, &texts[0]});
+    model::ObserverList uring_observers({&snapshots, &texts[0]});
     // Each section ends with its run's summary.  --repeat: the later
     // repeats, interleaved row by row, get a line each.
     for (std::size_t i = 0; i < cmp.runs.size(); ++i) {
-        run::RunObserver* observer = &texts[i];
+        model::RunObserver* observer = &texts[i];
         if (i == 0) observer = &uring_observers;
         if (!run::compare_run(cmp, i, observer)) break;
         texts[i].finish(cmp.runs[i].config, cmp.runs[i].result,
-                        run::exit_status(cmp.runs[i].result));
+                        model::exit_status(cmp.runs[i].result));
     }
     for (unsigned r = 1; r < cmp.repeat; ++r)
         for (std::size_t i = 0; i < cmp.runs.size() && run::compare_run(cmp, i, nullptr); ++i)
             std::fputs(report::repeat_line(cmp, i, out.units).c_str(), out.text);
-    Delivery d(run::exit_status(cmp));
-    const run::ComparedRun& first = cmp.runs[0];
+    Delivery d(model::exit_status(cmp));
+    const model::ComparedRun& first = cmp.runs[0];
     if (!json.none()) {
         auto doc = report::result_json(first.config, first.result, report::HostInfo::current());
         if (cmp.runs[1].ran) doc["compare_backends"] = report::comparison_json(cmp);
@@ -64,7 +64,7 @@ run::ExitStatus run_comparison(const cli::ParsedCommandLine& cmd, const Output& 
     if (cmp.runs[1].ran) std::fputs(report::comparison_text(cmp, out.units).c_str(), out.text);
     if (d.first_error().empty())
         std::fputs(
-            report::verdict_line(run::run_evidence(first.config, first.result, d.code())).c_str(),
+            report::verdict_line(model::run_evidence(first.config, first.result, d.code())).c_str(),
             out.text);
     d.say_error(out.text);
     return d.code();

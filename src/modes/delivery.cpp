@@ -7,6 +7,7 @@
 #include "io/output_file.h"
 #include "report/json_report.h"
 #include "sys/signals.h"
+#include "units/diag.h"
 #include "units/utf8.h"
 
 namespace ds::modes {
@@ -16,12 +17,12 @@ std::string one_line(const std::string& text) {
 }
 
 void Delivery::failed(const std::string& what) {
-    std::fprintf(stderr, "drivestress: %s\n", one_line(what).c_str());
+    units::error(what);
     if (first_error_.empty()) first_error_ = one_line(what);
-    if (code_ == run::ExitStatus::success) code_ = run::ExitStatus::error;
+    if (code_ == model::ExitStatus::success) code_ = model::ExitStatus::error;
 }
 
-void Delivery::json(const io::OutputPath& out, nlohmann::json doc, const run::RunResult* run) {
+void Delivery::json(const io::OutputPath& out, nlohmann::json doc, const model::RunResult* run) {
     if (out.none()) return;
     report::set_verdict(doc, code_);
     const std::string text = report::document_text(doc, run);
@@ -38,18 +39,18 @@ void Delivery::write_file(const char* option, const std::string& path, const std
     try {
         io::write_file_atomically(path, text);
     } catch (const std::system_error& e) {
-        const bool was_clean = code_ == run::ExitStatus::success;
+        const bool was_clean = code_ == model::ExitStatus::success;
         failed(std::string(option) + " " + e.what());
         // A write a stop request ended: the run was interrupted, 128+n.
         if (e.code().value() == EINTR && was_clean)
-            if (int sig = run::stop_signal()) code_ = run::interrupted_by(sig);
+            if (int sig = sys::stop_signal()) code_ = model::interrupted_by(sig);
     }
 }
 
 void Delivery::say_error(std::FILE* out) const {
     if (!first_error_.empty())
         std::fprintf(out, "result   ERROR: %s (exit %d)\n", first_error_.c_str(),
-                     run::code_of(code_));
+                     model::code_of(code_));
 }
 
 }  // namespace ds::modes

@@ -13,15 +13,15 @@
 
 namespace ds::modes {
 
-inline constexpr int kExitUsage = run::code_of(run::ExitStatus::error);
+inline constexpr int kExitUsage = model::code_of(model::ExitStatus::error);
 
 // Errors are one line: control characters from user input are escaped.
 std::string one_line(const std::string& text);
 
 class Delivery {
   public:
-    explicit Delivery(run::ExitStatus code) : code_(code) {}
-    run::ExitStatus code() const { return code_; }
+    explicit Delivery(model::ExitStatus code) : code_(code) {}
+    model::ExitStatus code() const { return code_; }
     const std::string& first_error() const { return first_error_; }
 
     // A result that could not be delivered: one line on stderr.
@@ -29,14 +29,14 @@ class Delivery {
     // --json: "-" is stdout; a file is replaced atomically, never followed.
     // `run`: the run whose iterations the document lists (none for
     // --verify-only).  The document's verdict is this delivery's status.
-    void json(const io::OutputPath& out, nlohmann::json doc, const run::RunResult* run = nullptr);
+    void json(const io::OutputPath& out, nlohmann::json doc, const model::RunResult* run = nullptr);
     void write_file(const char* option, const std::string& path, const std::string& text);
     // When a delivery failed: the verdict line of a report that has no
     // finish() of its own to say it ("result   ERROR: ... (exit 1)").
     void say_error(std::FILE* out) const;
 
   private:
-    run::ExitStatus code_;
+    model::ExitStatus code_;
     std::string first_error_;
 };
 

@@ -12,9 +12,13 @@
 #include "model/errors.h"
 #include "target/raw_device.h"
 #include "target/state_file.h"
+#include "units/diag.h"
 #include "units/utf8.h"
 
-namespace ds::cli {
+namespace ds::modes {
+
+using cli::Outputs;
+using cli::ParsedCommandLine;
 
 namespace {
 
@@ -25,12 +29,11 @@ void check_output(const char* option, const io::OutputPath& out) {
     const std::string& path = out.text();
     try {
         if (const std::size_t n = io::check_output_writable(path))
-            std::fprintf(stderr,
-                         "drivestress: %s %s: removed %zu temporary file%s that killed runs left "
-                         "beside it\n",
-                         option, units::printable(path).c_str(), n, n == 1 ? "" : "s");
+            units::info(units::printf_string(
+                "%s %s: removed %zu temporary file%s that killed runs left beside it", option,
+                path.c_str(), n, n == 1 ? "" : "s"));
     } catch (const std::system_error& e) {
-        throw run::SetupError(std::string(option) + " " + e.what());
+        throw model::SetupError(std::string(option) + " " + e.what());
     }
 }
 
@@ -42,9 +45,9 @@ void check_distinct_outputs(const Outputs& o) {
         for (std::size_t k = i + 1; k < std::size(all); ++k)
             if (!all[i].second->none() && !all[k].second->none() &&
                 io::same_output(*all[i].second, *all[k].second))
-                throw run::SetupError(std::string(all[i].first) + " " + all[i].second->text() +
-                                      " and " + all[k].first + " " + all[k].second->text() +
-                                      ": name the same file; give each its own path");
+                throw model::SetupError(std::string(all[i].first) + " " + all[i].second->text() +
+                                        " and " + all[k].first + " " + all[k].second->text() +
+                                        ": name the same file; give each its own path");
 }
 
 // --verify-only: the state file and the files it names are the run's own;
@@ -60,7 +63,7 @@ void protect_verified_files(const std::string& state) {
     const auto slash = state.rfind('/');
     const std::string dir = slash == std::string::npos ? "" : state.substr(0, slash + 1);
     try {
-        for (const auto& name : run::state_file_names(state))
+        for (const auto& name : target::state_file_names(state))
             protect(dir + name);
     } catch (const std::exception&) {
     }
@@ -70,17 +73,17 @@ void protect_verified_files(const std::string& state) {
 // is aligned to the sequential block and the largest random block, a given
 // --size is taken as it is (a multiple of the unit).  Several devices: the
 // default is the smallest device's region, so --size is one for all.
-void resolve_raw_device(run::RunConfig& c) {
+void resolve_raw_device(model::RunConfig& c) {
     std::uint64_t derived = 0;
     for (std::size_t t = 0; t < c.target_count(); ++t) {
-        const run::RunConfig one = c.for_target(t);
+        const model::RunConfig one = c.for_target(t);
         if (one.raw_device.empty()) continue;
-        if (!run::same_block_device(one.raw_device, one.raw_device_confirm))
-            throw run::SetupError("--destroy-data " + one.raw_device_confirm +
-                                  " is not the same device as --raw-device " + one.raw_device);
-        run::check_raw_device_unused(one.raw_device);  // again right before the run
-        const std::uint64_t bytes = run::block_device_bytes(one.raw_device);
-        const std::uint64_t region = run::raw_region_bytes(
+        if (!target::same_block_device(one.raw_device, one.raw_device_confirm))
+            throw model::SetupError("--destroy-data " + one.raw_device_confirm +
+                                    " is not the same device as --raw-device " + one.raw_device);
+        target::check_raw_device_unused(one.raw_device);  // again right before the run
+        const std::uint64_t bytes = target::block_device_bytes(one.raw_device);
+        const std::uint64_t region = target::raw_region_bytes(
             one.raw_device, bytes, c.files, c.file_bytes,
             std::lcm(std::uint64_t{c.seq_block}, std::uint64_t{c.max_rand_block()}));
         derived = derived ? std::min(derived, region) : region;
@@ -107,4 +110,4 @@ void check_environment(ParsedCommandLine& cmd) {
     }
 }
 
-}  // namespace ds::cli
+}  // namespace ds::modes

@@ -6,10 +6,10 @@
 
 #include "cli/options.h"
 
-namespace ds::cli {
+namespace ds::modes {
 
 // Fills in what the system decides (a raw device's region size) and
-// throws run::SetupError naming the option and path that cannot work.
-void check_environment(ParsedCommandLine& cmd);
+// throws model::SetupError naming the option and path that cannot work.
+void check_environment(cli::ParsedCommandLine& cmd);
 
-}  // namespace ds::cli
+}  // namespace ds::modes

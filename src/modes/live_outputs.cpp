@@ -5,6 +5,7 @@
 #include "modes/printable_stream.h"
 #include "report/host_info.h"
 #include "run/runner.h"
+#include "units/diag.h"
 
 namespace ds::modes {
 
@@ -29,16 +30,17 @@ report::TextReport text_report(const Output& out) {
     return text;
 }
 
-std::unique_ptr<report::PromTextfile> prom_textfile(const cli::ParsedCommandLine& cmd) {
+std::unique_ptr<metrics::PromTextfile> prom_textfile(const cli::ParsedCommandLine& cmd) {
     const cli::Outputs& o = cmd.outputs;
     if (o.prom.none()) return nullptr;
-    return std::make_unique<report::PromTextfile>(
-        report::PromTextfile::Settings{o.prom.text(), o.prom_labels, o.prom_interval_s, cmd.preset},
+    return std::make_unique<metrics::PromTextfile>(
+        metrics::PromTextfile::Settings{o.prom.text(), o.prom_labels, o.prom_interval_s,
+                                        cmd.preset},
         report::HostInfo::current());
 }
 
-run::RunResult run_watched(const run::RunConfig& cfg, run::RunObserver* observer,
-                           report::PromTextfile* prom) {
+model::RunResult run_watched(const model::RunConfig& cfg, model::RunObserver* observer,
+                             metrics::PromTextfile* prom) {
     try {
         return run::Runner(cfg, observer).run();
     } catch (...) {
@@ -47,15 +49,14 @@ run::RunResult run_watched(const run::RunConfig& cfg, run::RunObserver* observer
     }
 }
 
-void finish_prom(report::PromTextfile* prom, Delivery& d, bool nothing_verified) {
+void finish_prom(metrics::PromTextfile* prom, Delivery& d, bool nothing_verified) {
     if (!prom) return;
-    if (std::string e = prom->finish(run::code_of(d.code()), nothing_verified); !e.empty()) {
+    if (std::string e = prom->finish(model::code_of(d.code()), nothing_verified); !e.empty()) {
         d.failed(e);
     } else if (prom->live_failures() > 0) {
-        std::fprintf(stderr,
-                     "drivestress: note: %u live rewrite(s) of --prom failed, the last one "
-                     "landed (first failure: %s)\n",
-                     prom->live_failures(), one_line(prom->live_error()).c_str());
+        units::warning(units::printf_string(
+            "%u live rewrite(s) of --prom failed, the last one landed (first failure: %s)",
+            prom->live_failures(), prom->live_error().c_str()));
     }
 }
 

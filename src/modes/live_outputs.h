@@ -17,14 +17,14 @@ namespace ds::modes {
 report::TextReport text_report(const Output& out);
 
 // --prom: the live textfile, or none.
-std::unique_ptr<report::PromTextfile> prom_textfile(const cli::ParsedCommandLine& cmd);
+std::unique_ptr<metrics::PromTextfile> prom_textfile(const cli::ParsedCommandLine& cmd);
 
 // Runs one Runner; a run that ends in an exception leaves a textfile that
 // says so (verdict error) rather than one that says it is still running.
-run::RunResult run_watched(const run::RunConfig& cfg, run::RunObserver* observer,
-                           report::PromTextfile* prom);
+model::RunResult run_watched(const model::RunConfig& cfg, model::RunObserver* observer,
+                             metrics::PromTextfile* prom);
 
 // The last textfile write; a live rewrite that failed is said, not fatal.
-void finish_prom(report::PromTextfile* prom, Delivery& d, bool nothing_verified = false);
+void finish_prom(metrics::PromTextfile* prom, Delivery& d, bool nothing_verified = false);
 
 }  // namespace ds::modes

@@ -22,9 +22,9 @@ struct Output {
 // on stderr when asked for, or when it is a terminal.
 Output output_for(const cli::Outputs& outputs);
 
-run::ExitStatus run_single(const cli::ParsedCommandLine& cmd, const Output& out);
-run::ExitStatus run_preset(const cli::ParsedCommandLine& cmd, const Output& out);
-run::ExitStatus run_comparison(const cli::ParsedCommandLine& cmd, const Output& out);
-run::ExitStatus run_verify_only(const cli::ParsedCommandLine& cmd, const Output& out);
+model::ExitStatus run_single(const cli::ParsedCommandLine& cmd, const Output& out);
+model::ExitStatus run_preset(const cli::ParsedCommandLine& cmd, const Output& out);
+model::ExitStatus run_comparison(const cli::ParsedCommandLine& cmd, const Output& out);
+model::ExitStatus run_verify_only(const cli::ParsedCommandLine& cmd, const Output& out);
 
 }  // namespace ds::modes

@@ -26,7 +26,7 @@ void check_preset_space(const cli::ParsedCommandLine& cmd) {
     std::size_t biggest = tests.size();
     std::uint64_t most = 0;
     for (std::size_t i = 0; i < tests.size(); ++i) {
-        const run::RunConfig& c = tests[i].second;
+        const model::RunConfig& c = tests[i].second;
         if (!c.raw_device.empty()) continue;  // raw regions are checked against the device
         std::uint64_t need = 0;
         if (__builtin_mul_overflow(c.file_bytes, std::uint64_t{c.files}, &need))
@@ -38,31 +38,61 @@ void check_preset_space(const cli::ParsedCommandLine& cmd) {
     }
     if (biggest == tests.size()) return;
     try {
-        const run::Target check(tests[biggest].second);
-    } catch (const run::SetupError& e) {
-        throw run::SetupError("--preset " + cmd.preset + ", test " + tests[biggest].first + ": " +
-                              e.what() + " (checked before the first test)");
+        const target::Target check(tests[biggest].second);
+    } catch (const model::SetupError& e) {
+        throw model::SetupError("--preset " + cmd.preset + ", test " + tests[biggest].first + ": " +
+                                e.what() + " (checked before the first test)");
     }
 }
 
 }  // namespace
 
-run::ExitStatus run_preset(const cli::ParsedCommandLine& cmd, const Output& out) {
+namespace {
+
+// After the tests: the result files, the preset's table and the verdict.
+model::ExitStatus deliver(const cli::ParsedCommandLine& cmd, const Output& out,
+                          model::ExitStatus code, metrics::TimeseriesWriter* timeseries,
+                          metrics::PromTextfile* prom, const report::PresetResults& results,
+                          const std::vector<model::RunConfig>& configs,
+                          model::RunEvidence& all_tests) {
+    const io::OutputPath& json = cmd.outputs.json;
+    Delivery d(code);
+    if (timeseries)
+        if (std::string e = timeseries->finish(); !e.empty()) d.failed(e);
+    finish_prom(prom, d);
+    if (!json.none()) {
+        const report::HostInfo host = report::HostInfo::current();
+        auto doc =
+            report::result_json(cmd.preset_tests.front().second, results.front().second, host);
+        doc["preset"] = report::preset_json(cmd.preset, results, &configs, &host);
+        d.json(json, std::move(doc), &results.front().second);
+    }
+    std::fputs(report::preset_table(cmd.preset, results, out.units).c_str(), out.text);
+    all_tests.status = d.code();
+    all_tests.error = "a test could not go on";
+    if (d.first_error().empty()) std::fputs(report::verdict_line(all_tests).c_str(), out.text);
+    d.say_error(out.text);
+    return d.code();
+}
+
+}  // namespace
+
+model::ExitStatus run_preset(const cli::ParsedCommandLine& cmd, const Output& out) {
     check_preset_space(cmd);
     const io::OutputPath& json = cmd.outputs.json;
     report::PresetResults results;
-    run::ExitStatus code = run::ExitStatus::success;
-    run::RunEvidence all_tests;  // the verdict's evidence over every test
+    model::ExitStatus code = model::ExitStatus::success;
+    model::RunEvidence all_tests;  // the verdict's evidence over every test
     // One textfile for the whole preset: each test's series carry its label.
     auto prom = prom_textfile(cmd);
     // One --timeseries stream too: each line names its test.
-    std::unique_ptr<report::TimeseriesWriter> timeseries;
+    std::unique_ptr<metrics::TimeseriesWriter> timeseries;
     if (!cmd.outputs.timeseries.none())
-        timeseries = std::make_unique<report::TimeseriesWriter>(cmd.outputs.timeseries.text());
+        timeseries = std::make_unique<metrics::TimeseriesWriter>(cmd.outputs.timeseries.text());
     // --json is the first test's document (burn-in's only test): rewritten
     // while that test goes on.
     report::JsonSnapshotWriter snapshots(json, report::HostInfo::current(), stderr);
-    std::vector<run::RunConfig> configs;
+    std::vector<model::RunConfig> configs;
     for (const auto& [label, test_cfg] : cmd.preset_tests) {
         // A line per test as it ends (the header before the first); the
         // preset's table follows.  --brief: the table only.
@@ -77,7 +107,7 @@ run::ExitStatus run_preset(const cli::ParsedCommandLine& cmd, const Output& out)
         if (results.empty() && !out.brief)
             std::fprintf(out.text, "preset %s: %zu test%s\n", cmd.preset.c_str(),
                          cmd.preset_tests.size(), cmd.preset_tests.size() == 1 ? "" : "s");
-        std::vector<run::RunObserver*> observers{&text};
+        std::vector<model::RunObserver*> observers{&text};
         if (results.empty()) observers.insert(observers.begin(), &snapshots);
         if (timeseries) {
             timeseries->begin_test(label);
@@ -87,34 +117,18 @@ run::ExitStatus run_preset(const cli::ParsedCommandLine& cmd, const Output& out)
             prom->begin_test(label);
             observers.push_back(prom.get());
         }
-        run::ObserverList all(observers);
-        run::RunResult r = run_watched(test_cfg, &all, prom.get());
+        model::ObserverList all(observers);
+        model::RunResult r = run_watched(test_cfg, &all, prom.get());
         if (prom) prom->run_ended(r);
-        text.finish(test_cfg, r, run::exit_status(r));
-        code = run::worse_exit_status(code, run::exit_status(r));
+        text.finish(test_cfg, r, model::exit_status(r));
+        code = model::worse_exit_status(code, model::exit_status(r));
         all_tests.verify = all_tests.verify && test_cfg.verify;
         all_tests.verified_bytes += r.totals().verified;
         results.emplace_back(label, std::move(r));
         configs.push_back(test_cfg);
-        if (results.back().second.stop != run::StopReason::completed) break;
+        if (results.back().second.stop != model::StopReason::completed) break;
     }
-    Delivery d(code);
-    if (timeseries)
-        if (std::string e = timeseries->finish(); !e.empty()) d.failed(e);
-    finish_prom(prom.get(), d);
-    if (!json.none()) {
-        const report::HostInfo host = report::HostInfo::current();
-        auto doc =
-            report::result_json(cmd.preset_tests.front().second, results.front().second, host);
-        doc["preset"] = report::preset_json(cmd.preset, results, &configs, &host);
-        d.json(json, std::move(doc), &results.front().second);
-    }
-    std::fputs(report::preset_table(cmd.preset, results, out.units).c_str(), out.text);
-    all_tests.status = d.code();
-    all_tests.error = "a test could not go on";
-    if (d.first_error().empty()) std::fputs(report::verdict_line(all_tests).c_str(), out.text);
-    d.say_error(out.text);
-    return d.code();
+    return deliver(cmd, out, code, timeseries.get(), prom.get(), results, configs, all_tests);
 }
 
 }  // namespace ds::modes

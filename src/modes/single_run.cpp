@@ -7,17 +7,18 @@
 #include "report/host_info.h"
 #include "report/json_report.h"
 #include "report/json_snapshot.h"
+#include "units/diag.h"
 
 namespace ds::modes {
 
-run::ExitStatus run_single(const cli::ParsedCommandLine& cmd, const Output& out) {
-    const run::RunConfig& cfg = cmd.config;
+model::ExitStatus run_single(const cli::ParsedCommandLine& cmd, const Output& out) {
+    const model::RunConfig& cfg = cmd.config;
     const cli::Outputs& o = cmd.outputs;
     auto text = text_report(out);
-    std::vector<run::RunObserver*> observers{&text};
-    std::unique_ptr<report::TimeseriesWriter> timeseries;
+    std::vector<model::RunObserver*> observers{&text};
+    std::unique_ptr<metrics::TimeseriesWriter> timeseries;
     if (!o.timeseries.none()) {
-        timeseries = std::make_unique<report::TimeseriesWriter>(o.timeseries.text());
+        timeseries = std::make_unique<metrics::TimeseriesWriter>(o.timeseries.text());
         observers.push_back(timeseries.get());
     }
     auto prom = prom_textfile(cmd);
@@ -25,15 +26,14 @@ run::ExitStatus run_single(const cli::ParsedCommandLine& cmd, const Output& out)
     // --json rewritten as iterations end, before the text report shows them.
     report::JsonSnapshotWriter snapshots(o.json, report::HostInfo::current(), stderr);
     observers.insert(observers.begin(), &snapshots);
-    run::ObserverList all(observers);
-    run::RunResult result = run_watched(cfg, &all, prom.get());
-    if (!result.fatal_error.empty())
-        std::fprintf(stderr, "drivestress: %s\n", one_line(result.fatal_error).c_str());
-    Delivery d(run::exit_status(result));
+    model::ObserverList all(observers);
+    model::RunResult result = run_watched(cfg, &all, prom.get());
+    if (!result.fatal_error.empty()) units::error(result.fatal_error);
+    Delivery d(model::exit_status(result));
     if (timeseries)
         if (std::string e = timeseries->finish(); !e.empty()) d.failed(e);
     if (prom) prom->run_ended(result);
-    finish_prom(prom.get(), d, run::nothing_verified(run::run_evidence(cfg, result, d.code())));
+    finish_prom(prom.get(), d, model::nothing_verified(model::run_evidence(cfg, result, d.code())));
     nlohmann::json doc = report::result_json(cfg, result, report::HostInfo::current());
     if (!o.json.is_stdout()) doc["checkpoints_written"] = snapshots.writes();
     d.json(o.json, std::move(doc), &result);

@@ -24,19 +24,19 @@ void refuse_json_on_state(const io::OutputPath& out, const std::string& state) {
     }, s{};
     if (json == state || (::stat(json.c_str(), &j) == 0 && ::stat(state.c_str(), &s) == 0 &&
                           j.st_dev == s.st_dev && j.st_ino == s.st_ino))
-        throw run::SetupError("--json " + json + ": is the state file --verify-only reads (" +
-                              state + "); give another path");
+        throw model::SetupError("--json " + json + ": is the state file --verify-only reads (" +
+                                state + "); give another path");
 }
 
 }  // namespace
 
 // --verify-only STATE --cleanup --force: what was removed, unverified.
-run::ExitStatus run_force_release(const std::string& state, const Output& out) {
+model::ExitStatus run_force_release(const std::string& state, const Output& out) {
     run::ForceRelease r;
     try {
         r = run::force_release(state);
-    } catch (const run::SetupError& e) {
-        throw run::SetupError(std::string("--verify-only --force ") + e.what());
+    } catch (const model::SetupError& e) {
+        throw model::SetupError(std::string("--verify-only --force ") + e.what());
     }
     std::fprintf(out.text, "released %s (cannot be read: %s): nothing verified\n", r.state.c_str(),
                  r.why.c_str());
@@ -51,27 +51,27 @@ run::ExitStatus run_force_release(const std::string& state, const Output& out) {
         out.text, "result   %s: %zu file%s%s removed unverified (exit %d)\n",
         state_left ? "ERROR" : "RELEASED", r.removed.size(), r.removed.size() == 1 ? "" : "s",
         state_left ? ", the state file could not be" : " and the state file", state_left ? 1 : 0);
-    return state_left ? run::ExitStatus::error : run::ExitStatus::success;
+    return state_left ? model::ExitStatus::error : model::ExitStatus::success;
 }
 
 // --verify-only STATE: the report goes where a run's would.
-run::ExitStatus run_verify_only(const cli::ParsedCommandLine& cmd, const Output& out) {
+model::ExitStatus run_verify_only(const cli::ParsedCommandLine& cmd, const Output& out) {
     if (cmd.verify_force) return run_force_release(cmd.verify_only_state, out);
     refuse_json_on_state(cmd.outputs.json, cmd.verify_only_state);
     const auto host = report::HostInfo::current();
-    run::VerifyOnlyResult r;
+    model::VerifyOnlyResult r;
     try {
         r = run::verify_only(cmd.verify_only_state, cmd.verify_cleanup);
-    } catch (const run::SetupError& e) {
+    } catch (const model::SetupError& e) {
         std::string what = std::string("--verify-only ") + e.what();
         // A power cut can damage the header: say how the files beside it are released.
-        if (!run::damaged_state_reason(cmd.verify_only_state, true).empty())
+        if (!target::damaged_state_reason(cmd.verify_only_state, true).empty())
             what +=
                 "; if it is a --keep run's state file a power cut damaged, --cleanup --force "
                 "removes it and the files beside it that are drivestress's, unverified";
-        throw run::SetupError(what);
+        throw model::SetupError(what);
     }
-    Delivery d(run::exit_status(r));
+    Delivery d(model::exit_status(r));
     d.json(cmd.outputs.json, report::verify_json(r, host));
     report::print_verify_text(out.text, r, host);
     d.say_error(out.text);

@@ -12,7 +12,7 @@ using nlohmann::json;
 
 namespace {
 
-const ComparedPhase* find_phase(const ComparedRow& r, run::Phase p) {
+const ComparedPhase* find_phase(const ComparedRow& r, model::Phase p) {
     for (const auto& ph : r.phases)
         if (ph.phase == p) return &ph;
     return nullptr;
@@ -34,13 +34,13 @@ std::string times(double x) {
 }
 
 // The figure a phase is judged by: IOPS for random, MiB/s for the others.
-bool by_iops(run::Phase p) {
-    return p == run::Phase::random;
+bool by_iops(model::Phase p) {
+    return p == model::Phase::random;
 }
 
 }  // namespace
 
-ComparedPhase compared_phase(const run::PhaseResult& p, unsigned in_flight) {
+ComparedPhase compared_phase(const model::PhaseResult& p, unsigned in_flight) {
     ComparedPhase c;
     c.phase = p.phase;
     c.in_flight = in_flight;
@@ -63,7 +63,7 @@ namespace {
 
 // --repeat: phase `cp.phase`'s IOPS and bandwidth over the run's repeats;
 // with two or more, the medians stand for the figures.
-void add_repeats(ComparedPhase& cp, const run::ComparedRun& run) {
+void add_repeats(ComparedPhase& cp, const model::ComparedRun& run) {
     std::vector<double> iops, bw;
     for (const auto& r : run.repeats)
         for (const auto& p : r.merged_phases)
@@ -79,7 +79,7 @@ void add_repeats(ComparedPhase& cp, const run::ComparedRun& run) {
 }
 
 // The same for sweep point i (of value `value`) of the run's repeats.
-void add_point_repeats(ComparedPhase& cp, const run::ComparedRun& run, std::size_t i,
+void add_point_repeats(ComparedPhase& cp, const model::ComparedRun& run, std::size_t i,
                        std::uint64_t value) {
     std::vector<double> iops, bw;
     for (const auto& r : run.repeats)
@@ -96,7 +96,7 @@ void add_point_repeats(ComparedPhase& cp, const run::ComparedRun& run, std::size
 
 }  // namespace
 
-std::vector<ComparedRow> compared_rows(const run::BackendComparison& c) {
+std::vector<ComparedRow> compared_rows(const model::BackendComparison& c) {
     std::vector<ComparedRow> rows;
     for (const auto& run : c.runs) {
         if (!run.ran) continue;
@@ -104,7 +104,7 @@ std::vector<ComparedRow> compared_rows(const run::BackendComparison& c) {
         ComparedRow row{run.label,         b.used, run.config.files, b.effective_qd, b.sync_threads,
                         run.config.sqpoll, {}};
         for (const auto& p : run.result.merged_phases) {
-            const unsigned depth = p.phase == run::Phase::random ? b.effective_qd : b.seq_qd;
+            const unsigned depth = p.phase == model::Phase::random ? b.effective_qd : b.seq_qd;
             row.phases.push_back(compared_phase(p, depth * p.workers));
             add_repeats(row.phases.back(), run);
         }
@@ -113,7 +113,7 @@ std::vector<ComparedRow> compared_rows(const run::BackendComparison& c) {
     return rows;
 }
 
-ComparedSweep compared_sweep(const run::BackendComparison& c) {
+ComparedSweep compared_sweep(const model::BackendComparison& c) {
     ComparedSweep s;
     if (c.runs.size() < 2 || !c.runs[1].ran) return s;
     const auto& a = c.runs[0].result.sweep.points;
@@ -170,7 +170,7 @@ namespace {
 
 std::string in_flight_text(const ComparedRow& r) {
     std::string t = std::to_string(r.workers) + (r.workers == 1 ? " worker x " : " workers x ");
-    if (r.backend == io::BackendKind::sync)
+    if (io::backend_flags(r.backend) & io::kBlockingCalls)
         return t + (r.sync_threads ? std::to_string(r.sync_threads) + " threads"
                                    : std::string("1, single-threaded"));
     return t + "qd " + std::to_string(r.qd_per_worker);
@@ -216,10 +216,10 @@ std::string figures_table(const std::vector<ComparedRow>& rows, std::size_t iter
                   "phase", "run", "in flight", "IOPS", units::rate_unit(u).name, "p50 ms", "p99 ms",
                   "p99.9 ms", "usr us/op", "sys us/op", "csw/op", "calls/op");
     out += line;
-    for (run::Phase p : run::kAllPhases)
+    for (model::Phase p : model::kAllPhases)
         for (const auto& row : rows)
             if (const auto* f = find_phase(row, p))
-                out += figures_line(std::string(run::to_string(p)), row, *f, u);
+                out += figures_line(std::string(model::to_string(p)), row, *f, u);
     return out;
 }
 
@@ -231,12 +231,12 @@ std::string ratios_text(const std::vector<ComparedRow>& rows, units::ByteUnits u
     for (std::size_t i = 1; i < rows.size(); ++i) {
         out += "\n" + rows[0].label + " (" + in_flight_text(rows[0]) + ") against " +
                rows[i].label + " (" + in_flight_text(rows[i]) + "):\n";
-        for (run::Phase p : run::kAllPhases) {
+        for (model::Phase p : model::kAllPhases) {
             const auto* a = find_phase(rows[0], p);
             const auto* b = find_phase(rows[i], p);
             if (!a || !b) continue;
             char head[32];
-            std::snprintf(head, sizeof head, "  %-10s ", std::string(run::to_string(p)).c_str());
+            std::snprintf(head, sizeof head, "  %-10s ", std::string(model::to_string(p)).c_str());
             // Two lines a phase: what the requests get, then what they cost.
             // --repeat: the headline figure judged against the noise.
             std::string words = std::min(a->iops_repeats.n, b->iops_repeats.n) >= 2
@@ -335,9 +335,9 @@ std::string noisy_ratio_words(const ComparedPhase& a, const std::string& an, con
 
 }  // namespace
 
-std::string repeat_line(const run::BackendComparison& c, std::size_t i, units::ByteUnits u) {
-    const run::ComparedRun& run = c.runs[i];
-    const run::RunResult& r = run.repeats.back();
+std::string repeat_line(const model::BackendComparison& c, std::size_t i, units::ByteUnits u) {
+    const model::ComparedRun& run = c.runs[i];
+    const model::RunResult& r = run.repeats.back();
     char head[96];
     std::snprintf(head, sizeof head, "repeat %zu/%u  %-16s", run.repeats.size(), c.repeat,
                   run.label.c_str());
@@ -350,7 +350,7 @@ std::string repeat_line(const run::BackendComparison& c, std::size_t i, units::B
     }
     if (r.sweep.points.empty())
         for (const auto& p : r.merged_phases) {
-            const std::string name(run::to_string(p.phase));
+            const std::string name(model::to_string(p.phase));
             if (by_iops(p.phase))
                 std::snprintf(cell, sizeof cell, "  %s %.0f IOPS", name.c_str(), p.iops());
             else
@@ -361,24 +361,24 @@ std::string repeat_line(const run::BackendComparison& c, std::size_t i, units::B
     return out + "\n";
 }
 
-std::string verdict_line(const run::BackendComparison& c, units::ByteUnits u) {
+std::string verdict_line(const model::BackendComparison& c, units::ByteUnits u) {
     const auto rows = compared_rows(c);
     if (rows.size() < 2) return "verdict  sync did not run: nothing to compare";
     const ComparedSweep s = compared_sweep(c);
     if (!s.points.empty()) return "verdict  " + crossover_line(s);
-    for (run::Phase p :
-         {run::Phase::random, run::Phase::seq_read, run::Phase::seq_write, run::Phase::reverify}) {
+    for (model::Phase p : {model::Phase::random, model::Phase::seq_read, model::Phase::seq_write,
+                           model::Phase::reverify}) {
         const auto* a = find_phase(rows[0], p);
         const auto* b = find_phase(rows[1], p);
         if (!a || !b || !a->ops || !b->ops) continue;
-        return "verdict  " + std::string(run::to_string(p)) + " at " +
+        return "verdict  " + std::string(model::to_string(p)) + " at " +
                std::to_string(a->in_flight) + " operations in flight on both: " +
                noisy_ratio_words(*a, rows[0].label, *b, rows[1].label, u);
     }
     return "verdict  no phase did I/O on both backends";
 }
 
-std::string comparison_text(const run::BackendComparison& c, units::ByteUnits u) {
+std::string comparison_text(const model::BackendComparison& c, units::ByteUnits u) {
     const auto rows = compared_rows(c);
     std::string out;
     const ComparedSweep s = compared_sweep(c);
@@ -394,7 +394,7 @@ std::string comparison_text(const run::BackendComparison& c, units::ByteUnits u)
 namespace {
 
 json phase_json(const ComparedPhase& p) {
-    return {{"phase", std::string(run::to_string(p.phase))},
+    return {{"phase", std::string(model::to_string(p.phase))},
             {"in_flight", p.in_flight},
             {"ops", p.ops},
             {"iops", p.iops},
@@ -421,7 +421,7 @@ json repeated_phase_json(const ComparedPhase& p) {
 json ratio_row(const ComparedPhase& a, const ComparedPhase& b) {
     const double ca = a.user_ns_per_op + a.system_ns_per_op;
     const double cb = b.user_ns_per_op + b.system_ns_per_op;
-    return {{"phase", std::string(run::to_string(a.phase))},
+    return {{"phase", std::string(model::to_string(a.phase))},
             {"io_uring_bandwidth_bytes_per_sec", a.bytes_per_sec},
             {"sync_bandwidth_bytes_per_sec", b.bytes_per_sec},
             {"bandwidth_ratio", ratio(a.bytes_per_sec, b.bytes_per_sec)},
@@ -445,7 +445,7 @@ json ratio_row(const ComparedPhase& a, const ComparedPhase& b) {
                                by_iops(a.phase) ? b.iops_repeats : b.bandwidth_repeats)))}};
 }
 
-json runs_json(const std::vector<ComparedRow>& rows, const run::BackendComparison& c) {
+json runs_json(const std::vector<ComparedRow>& rows, const model::BackendComparison& c) {
     json runs = json::array();
     std::size_t k = 0;
     for (const auto& run : c.runs) {
@@ -460,7 +460,7 @@ json runs_json(const std::vector<ComparedRow>& rows, const run::BackendCompariso
                         {"qd_per_worker", r.qd_per_worker},
                         {"sync_threads_per_worker", r.sync_threads},
                         {"sqpoll", r.sqpoll},
-                        {"exit_code", run::code_of(run::exit_status(run.result))},
+                        {"exit_code", model::code_of(model::exit_status(run.result))},
                         {"phases", phases}});
     }
     return runs;
@@ -484,7 +484,7 @@ json sweep_json(const ComparedSweep& s) {
 
 }  // namespace
 
-json comparison_json(const run::BackendComparison& c) {
+json comparison_json(const model::BackendComparison& c) {
     const auto rows = compared_rows(c);
     json out = {{"baseline", "sync"}, {"rows", json::array()}};
     if (rows.size() >= 2)

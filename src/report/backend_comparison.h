@@ -19,7 +19,7 @@ namespace ds::report {
 // "Per op" is per completed read, write or flush, and counts the whole
 // process (workers, pool threads, the coordinator) over the phase.
 struct ComparedPhase {
-    run::Phase phase = run::Phase::random;
+    model::Phase phase = model::Phase::random;
     unsigned in_flight = 0;  // operations in flight at most, over every worker
     std::uint64_t ops = 0;
     double iops = 0;
@@ -35,7 +35,7 @@ struct ComparedPhase {
 
 struct ComparedRow {
     std::string label;
-    io::BackendKind backend = io::BackendKind::io_uring;
+    io::BackendKind backend{};  // the first kind (io_uring) until set
     unsigned workers = 0;
     unsigned qd_per_worker = 0;  // random phase
     unsigned sync_threads = 0;   // per worker; 0: none
@@ -43,9 +43,9 @@ struct ComparedRow {
     std::vector<ComparedPhase> phases;  // over every iteration
 };
 
-ComparedPhase compared_phase(const run::PhaseResult& p, unsigned in_flight);
+ComparedPhase compared_phase(const model::PhaseResult& p, unsigned in_flight);
 // One row per run that ran, in run order.
-std::vector<ComparedRow> compared_rows(const run::BackendComparison& c);
+std::vector<ComparedRow> compared_rows(const model::BackendComparison& c);
 
 // --compare-backends --sweep qd: both curves and where io_uring starts to pay.
 struct ComparedSweepPoint {
@@ -63,12 +63,12 @@ struct ComparedSweep {
     std::string verdict() const;
 };
 // Empty points when the runs did not sweep (or sync did not run).
-ComparedSweep compared_sweep(const run::BackendComparison& c);
+ComparedSweep compared_sweep(const model::BackendComparison& c);
 // "io_uring pays from QD 4 on: 1.32x the IOPS of sync there, ...", or
 // "crossover: within noise: ..." when the repeats' intervals overlap.
 std::string crossover_line(const ComparedSweep& s);
 // --repeat: one line for a later repeat of run i ("repeat 2/3  io_uring  random 61.1k IOPS").
-std::string repeat_line(const run::BackendComparison& c, std::size_t i,
+std::string repeat_line(const model::BackendComparison& c, std::size_t i,
                         units::ByteUnits u = units::ByteUnits::iec);
 
 // "io_uring 1.40x the IOPS" (more is better) or "p99 2.1x lower on io_uring"
@@ -80,12 +80,12 @@ std::string less_is_better(const std::string& what, double a, const std::string&
 
 // The comparison after the runs' sections: a figures table, the ratios of
 // io_uring against every other row in words, the sweep, one verdict line.
-std::string comparison_text(const run::BackendComparison& c,
+std::string comparison_text(const model::BackendComparison& c,
                             units::ByteUnits u = units::ByteUnits::iec);
 // "verdict  ..." (no newline).
-std::string verdict_line(const run::BackendComparison& c,
+std::string verdict_line(const model::BackendComparison& c,
                          units::ByteUnits u = units::ByteUnits::iec);
 // The "compare_backends" section of the JSON document.
-nlohmann::json comparison_json(const run::BackendComparison& c);
+nlohmann::json comparison_json(const model::BackendComparison& c);
 
 }  // namespace ds::report

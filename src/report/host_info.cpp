@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "pattern/generator.h"
+#include "sys/system_tree.h"
 
 namespace ds::report {
 
@@ -28,7 +29,7 @@ HostInfo HostInfo::current() {
     h.cpus = std::thread::hardware_concurrency();
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     if (pages > 0 && page > 0) h.memory_bytes = static_cast<std::uint64_t>(pages) * page;
-    std::ifstream cpuinfo("/proc/cpuinfo");
+    std::ifstream cpuinfo(sys::system_tree().proc_path("cpuinfo"));
     std::string line;
     while (std::getline(cpuinfo, line)) {
         if (line.rfind("model name", 0) == 0) {

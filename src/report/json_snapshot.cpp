@@ -5,18 +5,19 @@
 
 #include "io/output_file.h"
 #include "report/json_report.h"
+#include "units/diag.h"
 
 namespace ds::report {
 
 JsonSnapshotWriter::JsonSnapshotWriter(io::OutputPath path, HostInfo host, std::FILE* err)
     : path_(std::move(path)), host_(std::move(host)), err_(err) {}
 
-void JsonSnapshotWriter::started(const run::RunConfig& cfg, const run::RunResult&) {
+void JsonSnapshotWriter::started(const model::RunConfig& cfg, const model::RunResult&) {
     cfg_ = cfg;
 }
 
-void JsonSnapshotWriter::run_so_far(const run::RunResult& so_far,
-                                    const run::ProgressSnapshot* live) {
+void JsonSnapshotWriter::run_so_far(const model::RunResult& so_far,
+                                    const model::ProgressSnapshot* live) {
     if (!path_.is_path()) return;
     try {
         // Checked every time: a reader may have put a FIFO there meanwhile,
@@ -31,8 +32,8 @@ void JsonSnapshotWriter::run_so_far(const run::RunResult& so_far,
         // Tried again at the next snapshot and at the end, which reports
         // its own failure; said once, so a full disk does not flood stderr.
         if (!failed_once_ && err_)
-            std::fprintf(err_, "drivestress: --json %s (tried again at the next checkpoint)\n",
-                         e.what());
+            units::warning(
+                std::string("--json ") + e.what() + " (tried again at the next checkpoint)", err_);
         failed_once_ = true;
     }
 }

@@ -18,15 +18,15 @@
 
 namespace ds::report {
 
-class JsonSnapshotWriter final : public run::RunObserver {
+class JsonSnapshotWriter final : public model::RunObserver {
   public:
     // `path` is the --json destination; only a regular file is rewritten
     // during the run ("-", a FIFO or a terminal get the final document
     // only).  The first failed rewrite is one line on `err`.
     JsonSnapshotWriter(io::OutputPath path, HostInfo host, std::FILE* err);
 
-    void started(const run::RunConfig& cfg, const run::RunResult& r) override;
-    void run_so_far(const run::RunResult& so_far, const run::ProgressSnapshot* live) override;
+    void started(const model::RunConfig& cfg, const model::RunResult& r) override;
+    void run_so_far(const model::RunResult& so_far, const model::ProgressSnapshot* live) override;
 
     // Documents written so far (for tests).
     std::uint64_t writes() const { return writes_; }
@@ -35,7 +35,7 @@ class JsonSnapshotWriter final : public run::RunObserver {
     io::OutputPath path_;
     HostInfo host_;
     std::FILE* err_;
-    run::RunConfig cfg_;
+    model::RunConfig cfg_;
     bool failed_once_ = false;
     std::uint64_t writes_ = 0;
 };

@@ -52,7 +52,7 @@ std::string cells(bool measured, double bytes_per_sec, double iops, std::uint64_
 
 // "    drive health: 4 phases read, no damage" ("drive health of target 2:"
 // for `target` > 0), or why there is none.
-std::string drive_health_line(const run::DriveHealth& h, std::size_t target) {
+std::string drive_health_line(const model::DriveHealth& h, std::size_t target) {
     const std::string label = target ? "    drive health of target " + std::to_string(target) + ": "
                                      : "    drive health: ";
     if (!h.available) return label + "not available: " + h.reason + "\n";
@@ -82,7 +82,7 @@ std::string endurance_summary(const PresetResults& results, units::ByteUnits u) 
 
 }  // namespace
 
-PresetRow preset_row(const run::RunResult& r) {
+PresetRow preset_row(const model::RunResult& r) {
     PresetRow row;
     row.mismatches = r.mismatch_count();
     const QuotedFigures q = quoted_figures(r);
@@ -104,7 +104,7 @@ PresetRow preset_row(const run::RunResult& r) {
     }
     stats::LatencyHistogram lat;
     for (const auto& ph : r.merged_phases)
-        if (ph.phase == run::Phase::seq_read || ph.phase == run::Phase::seq_write)
+        if (ph.phase == model::Phase::seq_read || ph.phase == model::Phase::seq_write)
             lat.merge(ph.latency());
     row.p99_ns = lat.value_at_percentile(99);
     return row;
@@ -116,7 +116,7 @@ std::string preset_table(const std::string& name, const PresetResults& results,
         std::string name;
         PresetRow read, write;
         bool has_read = false, has_write = false;
-        run::RunEvidence evidence;  // of the line's tests together
+        model::RunEvidence evidence;  // of the line's tests together
     };
     std::vector<Line> lines;
     for (const auto& [label, r] : results) {
@@ -126,7 +126,7 @@ std::string preset_table(const std::string& name, const PresetResults& results,
         const PresetRow row = preset_row(r);
         if ((dir & 1) && row.reads) l.read = row, l.has_read = true;
         if ((dir & 2) && row.writes) l.write = row, l.has_write = true;
-        l.evidence.status = run::worse_exit_status(l.evidence.status, run::exit_status(r));
+        l.evidence.status = model::worse_exit_status(l.evidence.status, model::exit_status(r));
         l.evidence.mismatches += r.mismatch_count();
         l.evidence.verified_bytes += r.totals().verified;
     }
@@ -142,7 +142,7 @@ std::string preset_table(const std::string& name, const PresetResults& results,
                   "p99 ms", rate, "IOPS", "p99 ms", "result");
     out += buf;
     for (const auto& l : lines) {
-        const std::string verdict = run::verdict_cell(l.evidence);
+        const std::string verdict = model::verdict_cell(l.evidence);
         std::snprintf(buf, sizeof buf, "  %-16s", l.name.c_str());
         out += buf;
         out += cells(l.has_read, l.read.read_bytes_per_sec, l.read.read_iops, l.read.read_p99_ns,
@@ -155,7 +155,7 @@ std::string preset_table(const std::string& name, const PresetResults& results,
 }
 
 nlohmann::json preset_json(const std::string& name, const PresetResults& results,
-                           const std::vector<run::RunConfig>* configs, const HostInfo* host) {
+                           const std::vector<model::RunConfig>* configs, const HostInfo* host) {
     nlohmann::json tests = nlohmann::json::array();
     for (std::size_t i = 0; i < results.size(); ++i) {
         const auto& [label, r] = results[i];
@@ -171,12 +171,12 @@ nlohmann::json preset_json(const std::string& name, const PresetResults& results
                             {"mismatch_total", row.mismatches},
                             {"too_short", (row.reads && !row.read_too_short.empty()) ||
                                               (row.writes && !row.write_too_short.empty())},
-                            {"exit_code", run::code_of(run::exit_status(r))}};
+                            {"exit_code", model::code_of(model::exit_status(r))}};
         if (configs && host && i < configs->size()) {
             nlohmann::json doc = result_json((*configs)[i], r, *host);
             for (const char* key : {"config", "backend", "merged_phases", "summary"})
                 t[key] = std::move(doc[key]);
-            set_verdict(t, run::exit_status(r));
+            set_verdict(t, model::exit_status(r));
         }
         tests.push_back(std::move(t));
     }

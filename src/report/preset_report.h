@@ -15,7 +15,7 @@
 
 namespace ds::report {
 
-using PresetResults = std::vector<std::pair<std::string, run::RunResult>>;
+using PresetResults = std::vector<std::pair<std::string, model::RunResult>>;
 
 // Read and write figures of one test: the random phase when it ran,
 // otherwise seq-read and seq-write.
@@ -27,10 +27,10 @@ struct PresetRow {
     bool reads = false, writes = false;               // the phase did operations of that direction
     std::uint64_t mismatches = 0;
     // Why the phase behind the figures was too short to measure, or empty
-    // (run::kMinMeasuredSeconds): the table then shows no figure.
+    // (model::kMinMeasuredSeconds): the table then shows no figure.
     std::string read_too_short, write_too_short;
 };
-PresetRow preset_row(const run::RunResult& r);
+PresetRow preset_row(const model::RunResult& r);
 
 // "RND4K Q32T1 read" and "RND4K Q32T1 write" share the row "RND4K Q32T1":
 // reads from the first, writes from the second, as KDiskMark shows them.
@@ -39,7 +39,7 @@ std::string preset_table(const std::string& name, const PresetResults& results,
 // `configs`, when given (one per result, in order): each test also keeps
 // its config, backend, merged_phases and summary, as a run's document has them.
 nlohmann::json preset_json(const std::string& name, const PresetResults& results,
-                           const std::vector<run::RunConfig>* configs = nullptr,
+                           const std::vector<model::RunConfig>* configs = nullptr,
                            const HostInfo* host = nullptr);
 
 }  // namespace ds::report

@@ -11,13 +11,13 @@ namespace ds::report {
 
 namespace {
 
-const run::PhaseResult* merged(const run::RunResult& r, run::Phase p) {
+const model::PhaseResult* merged(const model::RunResult& r, model::Phase p) {
     for (const auto& ph : r.merged_phases)
         if (ph.phase == p) return &ph;
     return nullptr;
 }
 
-DirectionFigures direction(const run::PhaseResult& p, bool reads) {
+DirectionFigures direction(const model::PhaseResult& p, bool reads) {
     const auto& c = p.counters;
     DirectionFigures d;
     d.ops = reads ? c.read_ops : c.write_ops;
@@ -40,7 +40,7 @@ std::string block_words(std::uint64_t bytes) {
 
 // --find-rate's answer: " | p99 <= 2.00 ms up to 812 IOPS", or that no rate
 // probed met it.
-std::string find_rate_words(const run::FindRateResult& fr) {
+std::string find_rate_words(const model::FindRateResult& fr) {
     const std::string bound = " | " + units::format_percentile(fr.bound.percentile) +
                               " <= " + units::format_seconds(fr.bound.bound_s);
     if (!fr.found) return bound + " at no rate probed";
@@ -49,14 +49,14 @@ std::string find_rate_words(const run::FindRateResult& fr) {
 
 // A rate sweep's figure is where response p99 turns up: " | response p99
 // turns up at 900 IOPS: 2.712 ms", or " | response p99 flat up to 1.2k IOPS".
-std::string turn_up_words(const run::SweepResult& s) {
+std::string turn_up_words(const model::SweepResult& s) {
     if (!s.turn_up) {
         double top = 0;
         for (const auto& pt : s.points)
             top = std::max(top, pt.random.requested_rate);
         return " | response p99 flat up to " + units::format_iops(top) + " IOPS";
     }
-    const run::PhaseResult& p = s.points[*s.turn_up].random;
+    const model::PhaseResult& p = s.points[*s.turn_up].random;
     return " | response p99 turns up at " + units::format_iops(p.requested_rate) +
            printf_string(" IOPS: %.3f ms",
                          p.counters.response_latency.value_at_percentile(99) / 1e6);
@@ -64,14 +64,14 @@ std::string turn_up_words(const run::SweepResult& s) {
 
 // A sweep's saturation point, the figure people quote from a sweep: " |
 // saturation at qd 16: 120.3k IOPS, p99 0.845 ms" ("" without a sweep).
-std::string sweep_words(const run::SweepResult& s, units::ByteUnits u) {
+std::string sweep_words(const model::SweepResult& s, units::ByteUnits u) {
     if (s.points.empty()) return "";
-    if (s.param == run::SweepParam::rate) return turn_up_words(s);
-    const std::string name(run::to_string(s.param));
+    if (s.param == model::SweepParam::rate) return turn_up_words(s);
+    const std::string name(model::to_string(s.param));
     auto value = [&](std::size_t i) {
         return name + " " +
-               (s.param == run::SweepParam::rand_block ? block_words(s.points[i].value)
-                                                       : std::to_string(s.points[i].value));
+               (s.param == model::SweepParam::rand_block ? block_words(s.points[i].value)
+                                                         : std::to_string(s.points[i].value));
     };
     if (s.knee_in_noise)
         return " | saturation within noise (after " + value(*s.knee_in_noise) + ")";
@@ -86,11 +86,11 @@ std::string sweep_words(const run::SweepResult& s, units::ByteUnits u) {
 
 }  // namespace
 
-QuotedFigures quoted_figures(const run::RunResult& r) {
+QuotedFigures quoted_figures(const model::RunResult& r) {
     QuotedFigures q;
-    if (const auto* w = merged(r, run::Phase::seq_write)) q.seq_write = direction(*w, false);
-    if (const auto* rd = merged(r, run::Phase::seq_read)) q.seq_read = direction(*rd, true);
-    if (const auto* rnd = merged(r, run::Phase::random)) {
+    if (const auto* w = merged(r, model::Phase::seq_write)) q.seq_write = direction(*w, false);
+    if (const auto* rd = merged(r, model::Phase::seq_read)) q.seq_read = direction(*rd, true);
+    if (const auto* rnd = merged(r, model::Phase::random)) {
         q.random = rnd->seconds > 0;
         q.random_too_short = rnd->too_short();
         q.random_read = direction(*rnd, true);
@@ -106,7 +106,8 @@ QuotedFigures quoted_figures(const run::RunResult& r) {
     return q;
 }
 
-std::string result_line(const run::RunConfig& cfg, const run::RunResult& r, units::ByteUnits u) {
+std::string result_line(const model::RunConfig& cfg, const model::RunResult& r,
+                        units::ByteUnits u) {
     const QuotedFigures q = quoted_figures(r);
     std::string seq;
     auto add_seq = [&](const char* name, const DirectionFigures& d) {

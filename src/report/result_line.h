@@ -19,7 +19,7 @@ struct DirectionFigures {
     double iops = 0;
     std::uint64_t p99_ns = 0;
     std::uint64_t ops = 0;  // the sample count behind p99
-    // Why the phase was too short to measure (run::kMinMeasuredSeconds),
+    // Why the phase was too short to measure (model::kMinMeasuredSeconds),
     // or empty: a figure quoted only when it is.
     std::string too_short;
 };
@@ -38,14 +38,14 @@ struct QuotedFigures {
 };
 
 // From the run's merged phases (sweep points are not in them).
-QuotedFigures quoted_figures(const run::RunResult& r);
+QuotedFigures quoted_figures(const model::RunResult& r);
 
 // "figures  seq 1M: write 1593.0 MiB/s, read 1563.1 MiB/s | random 4K, 70%
 // reads, qd 32 x 2 workers: 129.2k IOPS, p99 4.637 ms | io_uring, O_DIRECT,
 // 2 x 32 MiB on ext4, verified" (no newline); parts that did not run are left out,
 // and a phase too short to measure reads "too short to measure (0.040 s, 16
 // operations)" instead of its figure.
-std::string result_line(const run::RunConfig& cfg, const run::RunResult& r,
+std::string result_line(const model::RunConfig& cfg, const model::RunResult& r,
                         units::ByteUnits u = units::ByteUnits::iec);
 
 }  // namespace ds::report

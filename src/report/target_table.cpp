@@ -10,29 +10,30 @@ namespace {
 
 using units::printf_string;
 
-const run::PhaseResult* phase_of(const std::vector<run::PhaseResult>& phases, run::Phase want) {
+const model::PhaseResult* phase_of(const std::vector<model::PhaseResult>& phases,
+                                   model::Phase want) {
     for (const auto& p : phases)
         if (p.phase == want) return &p;
     return nullptr;
 }
 
-std::string bandwidth_cell(const run::PhaseResult* p, units::ByteUnits u) {
+std::string bandwidth_cell(const model::PhaseResult* p, units::ByteUnits u) {
     return p ? units::format_bandwidth(p->bytes_per_sec(), u) : "-";
 }
 
-std::string iops_cell(const run::PhaseResult* p) {
+std::string iops_cell(const model::PhaseResult* p) {
     return p ? units::format_iops(p->iops()) : "-";
 }
 
-std::string p99_cell(const run::PhaseResult* p) {
+std::string p99_cell(const model::PhaseResult* p) {
     if (!p || p->counters.read_ops + p->counters.write_ops == 0) return "-";
     return printf_string("%.3f ms", p->latency().value_at_percentile(99) / 1e6);
 }
 
-std::string row(const std::string& name, const std::vector<run::PhaseResult>& phases,
+std::string row(const std::string& name, const std::vector<model::PhaseResult>& phases,
                 std::uint64_t verified, std::uint64_t mismatches, const std::string& verdict,
                 units::ByteUnits u) {
-    using run::Phase;
+    using model::Phase;
     return printf_string("  %-22s %14s %14s %10s %11s %11s %10" PRIu64 "  %s\n", name.c_str(),
                          bandwidth_cell(phase_of(phases, Phase::seq_write), u).c_str(),
                          bandwidth_cell(phase_of(phases, Phase::seq_read), u).c_str(),
@@ -43,7 +44,7 @@ std::string row(const std::string& name, const std::vector<run::PhaseResult>& ph
 
 }  // namespace
 
-std::string target_header_lines(const run::RunConfig& cfg, const run::RunResult& r) {
+std::string target_header_lines(const model::RunConfig& cfg, const model::RunResult& r) {
     std::string out;
     for (std::size_t t = 0; t < r.targets.size(); ++t) {
         const auto& tr = r.targets[t];
@@ -64,33 +65,33 @@ std::string target_header_lines(const run::RunConfig& cfg, const run::RunResult&
     return out;
 }
 
-std::string slow_text(const run::TargetResult& t, units::ByteUnits u) {
+std::string slow_text(const model::TargetResult& t, units::ByteUnits u) {
     if (!t.slow) return "";
     const auto& s = *t.slow;
-    const bool iops = s.phase == run::Phase::random;
+    const bool iops = s.phase == model::Phase::random;
     auto figure = [&](double v) {
         return iops ? units::format_iops(v) + " IOPS" : units::format_bandwidth(v, u);
     };
     return printf_string("%s: %s %.0f %% below the median of %zu (%s, median %s)", t.name.c_str(),
-                         std::string(run::to_string(s.phase)).c_str(), s.below_pct, s.like_targets,
-                         figure(s.value).c_str(), figure(s.median).c_str());
+                         std::string(model::to_string(s.phase)).c_str(), s.below_pct,
+                         s.like_targets, figure(s.value).c_str(), figure(s.median).c_str());
 }
 
-std::string target_table(const run::RunConfig& cfg, const run::RunResult& r, run::ExitStatus code,
-                         units::ByteUnits u) {
+std::string target_table(const model::RunConfig& cfg, const model::RunResult& r,
+                         model::ExitStatus code, units::ByteUnits u) {
     if (r.targets.size() < 2) return "";
     std::string out =
         printf_string("\n  %-22s %14s %14s %10s %11s %11s %10s  %s\n", "target", "seq-write",
                       "seq-read", "random", "random p99", "verified", "mismatches", "verdict");
     for (std::size_t t = 0; t < r.targets.size(); ++t) {
         const auto& tr = r.targets[t];
-        const run::RunEvidence e = run::target_evidence(cfg, r, t, code);
+        const model::RunEvidence e = model::target_evidence(cfg, r, t, code);
         out += row(tr.name, tr.merged_phases, tr.verified_bytes(), e.mismatches,
-                   run::verdict_cell(e), u);
+                   model::verdict_cell(e), u);
     }
-    const run::RunEvidence all = run::run_evidence(cfg, r, code);
+    const model::RunEvidence all = model::run_evidence(cfg, r, code);
     out += row("total", r.merged_phases, r.totals().verified, r.mismatch_count(),
-               run::verdict_cell(all), u);
+               model::verdict_cell(all), u);
     for (const auto& tr : r.targets)
         if (tr.slow) out += "slow     " + slow_text(tr, u) + "\n";
     return out;

@@ -15,7 +15,7 @@
 
 namespace ds::report {
 
-class TextReport final : public run::RunObserver {
+class TextReport final : public model::RunObserver {
   public:
     // full: everything.  brief (--brief): only the result block, the figures
     // line and the verdict (and what went wrong).  preset_test: one test of
@@ -39,21 +39,21 @@ class TextReport final : public run::RunObserver {
     // (a terminal), refreshed in place.
     TextReport(std::FILE* out, std::FILE* live, HostInfo host);
 
-    void started(const run::RunConfig& cfg, const run::RunResult& r) override;
-    void progress(const run::ProgressSnapshot& s) override;
-    void phase_done(std::uint64_t iteration, const run::PhaseResult& p) override;
-    void iteration_done(const run::IterationResult& it) override;
-    void sweep_point_done(const run::RunConfig& cfg, const run::SweepPoint& point) override;
-    void steady_state_done(const run::SteadyStateResult& r) override;
-    void sustained_write_done(const run::SustainedWriteResult& r) override;
-    void phase_health_done(const run::PhaseHealth& h) override;
+    void started(const model::RunConfig& cfg, const model::RunResult& r) override;
+    void progress(const model::ProgressSnapshot& s) override;
+    void phase_done(std::uint64_t iteration, const model::PhaseResult& p) override;
+    void iteration_done(const model::IterationResult& it) override;
+    void sweep_point_done(const model::RunConfig& cfg, const model::SweepPoint& point) override;
+    void steady_state_done(const model::SteadyStateResult& r) override;
+    void sustained_write_done(const model::SustainedWriteResult& r) override;
+    void phase_health_done(const model::PhaseHealth& h) override;
     // Remembers the last second's p99 and the mismatches so far for the status line.
-    void interval_done(std::uint64_t iteration, run::Phase phase, std::uint64_t sweep_value,
-                       const run::IntervalStats& s, double interval_s,
+    void interval_done(std::uint64_t iteration, model::Phase phase, std::uint64_t sweep_value,
+                       const model::IntervalStats& s, double interval_s,
                        std::uint64_t mismatches_so_far) override;
     // The summary and the verdict for exit status `code` (the run's own, or 1
     // when its results could not be delivered: `why` says what failed).
-    void finish(const run::RunConfig& cfg, const run::RunResult& r, run::ExitStatus code,
+    void finish(const model::RunConfig& cfg, const model::RunResult& r, model::ExitStatus code,
                 const std::string& why = {});
 
     // One run of a comparison: its report is a section titled `title`
@@ -71,17 +71,17 @@ class TextReport final : public run::RunObserver {
     struct Rates {
         double bytes_per_sec = 0, ops_per_sec = 0;
     };
-    Rates recent_rates(const run::ProgressSnapshot& s);
-    void print_target(const run::RunConfig& cfg, const run::RunResult& r);
-    void print_workload(const run::RunConfig& cfg, const run::RunResult& r);
-    void print_backend(const run::RunConfig& cfg, const run::RunResult& r);
+    Rates recent_rates(const model::ProgressSnapshot& s);
+    void print_target(const model::RunConfig& cfg, const model::RunResult& r);
+    void print_workload(const model::RunConfig& cfg, const model::RunResult& r);
+    void print_backend(const model::RunConfig& cfg, const model::RunResult& r);
 
     std::FILE* out_;
     std::FILE* live_;
     HostInfo host_;
     bool live_shown_ = false;
-    std::deque<run::ProgressSnapshot> recent_;  // the status line's last second
-    run::Phase recent_phase_ = run::Phase::seq_write;
+    std::deque<model::ProgressSnapshot> recent_;  // the status line's last second
+    model::Phase recent_phase_ = model::Phase::seq_write;
     std::uint64_t recent_iteration_ = 0;
     Layout layout_ = Layout::full;
     bool whole_preset_ = false;
@@ -104,61 +104,62 @@ class TextReport final : public run::RunObserver {
 };
 
 // One line per phase, e.g. "seq-write  1234.5 MiB/s  ..." (also used by tests).
-std::string phase_line(const run::PhaseResult& p, const std::vector<double>& thresholds_s = {},
+std::string phase_line(const model::PhaseResult& p, const std::vector<double>& thresholds_s = {},
                        units::ByteUnits u = units::ByteUnits::iec);
 // "  host busy: 12 % steal, 31 % other processes during random; figures may
 // not repeat": printed under a phase whose host load passed sys::busy().
-std::string host_busy_line(const run::PhaseResult& p);
+std::string host_busy_line(const model::PhaseResult& p);
 // aio_test's figures for a random phase that wrote: "writes:  N done, E errors
 // (F failed, 0 outstanding)  time ms min .. avg .. max ..  total .. s  .. MiB ..".
-std::string writes_line(const run::PhaseResult& p, units::ByteUnits u = units::ByteUnits::iec);
+std::string writes_line(const model::PhaseResult& p, units::ByteUnits u = units::ByteUnits::iec);
 // --rate: the schedule's figures under a random phase's line: requested and
 // achieved rate (and "RATE NOT MET"), late operations and the largest
 // lateness, the response-time percentiles and the schedule's issue error.
-std::string rate_line(const run::PhaseResult& p);
+std::string rate_line(const model::PhaseResult& p);
 // A figure over its repeats, compactly: "148.3k IOPS (±4.0 %, n=5)" (`text`
 // formats the number, `unit` follows it); one sample: number and unit alone.
 std::string estimate_text(const stats::Estimate& e, std::string (*text)(double),
                           const std::string& unit);
 // --repeat: "  repeats:   n=5, medians; ..." then the IOPS and p99 medians,
 // ranges (min-max) and intervals of a phase run several times.
-std::string repeats_line(const run::PhaseResult& p);
+std::string repeats_line(const model::PhaseResult& p);
 // The --sync-compare table, one row per method and write size.
-std::string sync_compare_table(const run::SyncCompareResult& sc);
+std::string sync_compare_table(const model::SyncCompareResult& sc);
 // "saturation: by IOPS, qd 32 — 241k IOPS, p99 0.410 ms (next step +3% IOPS,
 // +92% p99)", "saturation: by MiB/s, not reached (MiB/s still climbing at
 // rand-block 64K)": block-size sweeps are judged by bandwidth.  --repeat:
 // on the medians, "saturation: within noise ..." when the p99 rise after the
 // knee is inside the noise; one repeat says it had one.
-std::string knee_line(const run::SweepResult& sweep, units::ByteUnits u = units::ByteUnits::iec);
+std::string knee_line(const model::SweepResult& sweep, units::ByteUnits u = units::ByteUnits::iec);
 // "find-rate: 812 IOPS meets p99 <= 5.00 ms (bracket 812..859 IOPS, 7 points;
 // p99 4.10 ms at 812)", or "find-rate: no rate probed meets ...".
-std::string find_rate_line(const run::FindRateResult& fr);
+std::string find_rate_line(const model::FindRateResult& fr);
 // "steady state: attained at round 7 of 60 s (rounds 3-7): mean 41234 IOPS,
 // range 8.1 % (max 20), slope excursion 3.2 % (max 10)", or "not attained in
 // 25 rounds ..." with the last window's figures.
-std::string steady_state_line(const run::SteadyStateResult& r);
+std::string steady_state_line(const model::SteadyStateResult& r);
 // "write cliff after 23.4 GiB: 3100 -> 850 MiB/s (-73%)" (and a second step,
 // and the recovery after --cliff-recovery, on lines of their own), "no cliff
 // within 64 GiB", or why there is no verdict.
-std::string write_cliff_lines(const run::SustainedWriteResult& r,
+std::string write_cliff_lines(const model::SustainedWriteResult& r,
                               units::ByteUnits u = units::ByteUnits::iec);
 // "  health: media-errors 0 -> 3 (DAMAGE); thermal throttling: 3100 -> 850
 // MiB/s  (12.3 MB written per the drive)", "  health: no change (...)";
 // "  health target 2: ..." in a run of several targets.
-std::string phase_health_line(const run::PhaseHealth& h, units::ByteUnits u = units::ByteUnits::iec,
+std::string phase_health_line(const model::PhaseHealth& h,
+                              units::ByteUnits u = units::ByteUnits::iec,
                               bool several_targets = false);
 // For runs of two iterations or more: each phase's first, best, worst and
 // last bandwidth (IOPS for the random phase) and p99, with the iteration
 // each comes from; "" otherwise.
 // "result   PASS (exit 0)" and the other verdicts (worded by
 // model/verdict.h), with a newline.
-std::string verdict_line(const run::RunEvidence& e);
-std::string drift_table(const std::vector<run::IterationResult>& iterations,
+std::string verdict_line(const model::RunEvidence& e);
+std::string drift_table(const std::vector<model::IterationResult>& iterations,
                         units::ByteUnits u = units::ByteUnits::iec);
 // The same from a run's running drift (RunResult::drift) over `iterations`
 // iterations, the summarised ones included.
-std::string drift_table(const std::vector<run::PhaseDrift>& drift, std::uint64_t iterations,
+std::string drift_table(const std::vector<model::PhaseDrift>& drift, std::uint64_t iterations,
                         units::ByteUnits u = units::ByteUnits::iec);
 
 }  // namespace ds::report

@@ -14,7 +14,7 @@ using nlohmann::json;
 namespace {
 
 std::string bound_text(std::uint32_t bound) {
-    return bound == run::kAnyNewerBound
+    return bound == model::kAnyNewerBound
                ? "any newer generation (no flush bound: only phase ends acknowledged)"
                : "up to " + std::to_string(bound) + " writes past the acknowledged one";
 }
@@ -22,7 +22,7 @@ std::string bound_text(std::uint32_t bound) {
 // A file's own bound, from its last record.
 std::string file_bound_text(std::uint32_t bound) {
     if (bound == 0) return "recorded at a phase end: nothing newer allowed";
-    if (bound == run::kAnyNewerBound) return "any newer generation allowed";
+    if (bound == model::kAnyNewerBound) return "any newer generation allowed";
     return "up to " + std::to_string(bound) + " newer writes allowed";
 }
 
@@ -31,7 +31,7 @@ const char* units_word(std::uint64_t n) {
 }
 
 // After an interrupted --cleanup was finished: what was removed, the verdict.
-void print_finished_cleanup(std::FILE* out, const run::VerifyOnlyResult& r) {
+void print_finished_cleanup(std::FILE* out, const model::VerifyOnlyResult& r) {
     if (r.cleaned_up)
         std::fprintf(out, "removed  what was left of %zu file%s and %s (--cleanup finished)\n",
                      r.geo.paths.size(), r.geo.paths.size() == 1 ? "" : "s", r.state_path.c_str());
@@ -39,13 +39,13 @@ void print_finished_cleanup(std::FILE* out, const run::VerifyOnlyResult& r) {
         std::fprintf(out, "refused  %s (--cleanup removes only this run's own files)\n",
                      why.c_str());
     std::fprintf(out, "\nresult   %s (exit %d)\n",
-                 run::verdict_words(run::verify_evidence(r)).c_str(),
-                 run::code_of(run::exit_status(r)));
+                 model::verdict_words(model::verify_evidence(r)).c_str(),
+                 model::code_of(model::exit_status(r)));
     std::fflush(out);
 }
 
 // What the state file cannot vouch for, and why no verdict, in words.
-void print_findings(std::FILE* out, const run::VerifyOnlyResult& r) {
+void print_findings(std::FILE* out, const model::VerifyOnlyResult& r) {
     for (std::size_t i = 0; i < r.files.size(); ++i)
         if (r.files[i].unrecorded_data)
             std::fprintf(out,
@@ -56,7 +56,7 @@ void print_findings(std::FILE* out, const run::VerifyOnlyResult& r) {
     if (r.stop_signal)
         std::fprintf(out, "stopped  by signal %d before every unit was read%s\n", r.stop_signal,
                      r.cleaned_up ? "" : " (--cleanup not run)");
-    else if (run::nothing_verified(run::verify_evidence(r)))
+    else if (model::nothing_verified(model::verify_evidence(r)))
         std::fprintf(out,
                      "nothing  verified: the state file records no acknowledged unit (a run "
                      "killed before its first phase, or a state file whose records were lost)\n");
@@ -79,15 +79,10 @@ void print_findings(std::FILE* out, const run::VerifyOnlyResult& r) {
 
 }  // namespace
 
-void print_verify_text(std::FILE* out, const run::VerifyOnlyResult& r, const HostInfo& host) {
-    const auto& g = r.geo;
-    std::fprintf(out, "drivestress %s  %s  kernel %s  --verify-only %s\n", DRIVESTRESS_VERSION,
-                 host.hostname.c_str(), host.kernel.c_str(), r.state_path.c_str());
-    if (r.finished_cleanup) return print_finished_cleanup(out, r);
-    std::fprintf(out,
-                 "state    seed %" PRIu64 "  %zu x %s  unit %s  allowed while a phase writes: %s\n",
-                 g.seed, g.paths.size(), units::format_bytes(g.file_bytes).c_str(),
-                 units::format_bytes(g.unit_bytes).c_str(), bound_text(g.bound).c_str());
+namespace {
+
+// One line per file of the state: its records and what its units held.
+void print_state_files(std::FILE* out, const model::VerifyOnlyResult& r) {
     for (std::size_t i = 0; i < r.files.size(); ++i) {
         const auto& f = r.files[i];
         std::fprintf(
@@ -99,6 +94,54 @@ void print_verify_text(std::FILE* out, const run::VerifyOnlyResult& r, const Hos
             f.lost,
             f.used_older_copy ? "  (newest state record torn: the one before it used)" : "");
     }
+}
+
+// A lost unit's diagnosis: what differs, and what its header says.
+std::string lost_detail(const model::MismatchRecord& m, std::uint64_t run_id) {
+    std::string detail;
+    if (m.cls == pattern::MismatchClass::io_error)
+        detail = std::string("read failed: ") + std::strerror(m.error);
+    else if (m.cls == pattern::MismatchClass::short_read)
+        detail = "read returned end of file";
+    else
+        detail = std::to_string(m.bad_bytes) +
+                 (m.bad_bytes == 1 ? " byte differs" : " bytes differ") +
+                 (m.cls == pattern::MismatchClass::corrupt && m.found &&
+                          m.found->generation != m.expected_generation
+                      ? " from the newer generation its header names"
+                      : "");
+    if (m.found && m.cls != pattern::MismatchClass::io_error)
+        detail += "; header says file " + std::to_string(m.found->file_index) + " offset " +
+                  std::to_string(m.found->offset) + " generation " +
+                  std::to_string(m.found->generation) +
+                  (m.found->run_id == run_id ? "" : " of another run");
+    return detail;
+}
+
+void print_lost_records(std::FILE* out, const model::VerifyOnlyResult& r) {
+    if (r.lost_records.empty()) return;
+    std::fprintf(out, "\nlost after acknowledgement (first %zu of %" PRIu64 ")\n",
+                 r.lost_records.size(), r.lost);
+    for (const auto& m : r.lost_records)
+        std::fprintf(
+            out,
+            "  %s offset %" PRIu64 " (unit at %" PRIu64 "): %s, acknowledged generation %u: %s\n",
+            m.path.c_str(), m.offset, m.unit_offset, std::string(pattern::to_string(m.cls)).c_str(),
+            m.expected_generation, lost_detail(m, r.geo.run_id).c_str());
+}
+
+}  // namespace
+
+void print_verify_text(std::FILE* out, const model::VerifyOnlyResult& r, const HostInfo& host) {
+    const auto& g = r.geo;
+    std::fprintf(out, "drivestress %s  %s  kernel %s  --verify-only %s\n", DRIVESTRESS_VERSION,
+                 host.hostname.c_str(), host.kernel.c_str(), r.state_path.c_str());
+    if (r.finished_cleanup) return print_finished_cleanup(out, r);
+    std::fprintf(out,
+                 "state    seed %" PRIu64 "  %zu x %s  unit %s  allowed while a phase writes: %s\n",
+                 g.seed, g.paths.size(), units::format_bytes(g.file_bytes).c_str(),
+                 units::format_bytes(g.unit_bytes).c_str(), bound_text(g.bound).c_str());
+    print_state_files(out, r);
     std::fprintf(out, "read     %s in %.2f s (%s)\n", units::format_bytes(r.read_bytes).c_str(),
                  r.seconds, r.direct_io ? "O_DIRECT" : "buffered, page cache dropped first");
     std::fprintf(out,
@@ -112,37 +155,9 @@ void print_verify_text(std::FILE* out, const run::VerifyOnlyResult& r, const Hos
                  r.allowed(), units_word(r.allowed()), r.newer, r.never_acked, r.torn_newer);
     std::fprintf(out, "lost after acknowledgement                 %12" PRIu64 " %s%s\n", r.lost,
                  units_word(r.lost), r.lost ? "  (DURABILITY VIOLATION)" : "");
-    if (!r.lost_records.empty()) {
-        std::fprintf(out, "\nlost after acknowledgement (first %zu of %" PRIu64 ")\n",
-                     r.lost_records.size(), r.lost);
-        for (const auto& m : r.lost_records) {
-            std::string detail;
-            if (m.cls == pattern::MismatchClass::io_error)
-                detail = std::string("read failed: ") + std::strerror(m.error);
-            else if (m.cls == pattern::MismatchClass::short_read)
-                detail = "read returned end of file";
-            else
-                detail = std::to_string(m.bad_bytes) +
-                         (m.bad_bytes == 1 ? " byte differs" : " bytes differ") +
-                         (m.cls == pattern::MismatchClass::corrupt && m.found &&
-                                  m.found->generation != m.expected_generation
-                              ? " from the newer generation its header names"
-                              : "");
-            if (m.found && m.cls != pattern::MismatchClass::io_error)
-                detail += "; header says file " + std::to_string(m.found->file_index) + " offset " +
-                          std::to_string(m.found->offset) + " generation " +
-                          std::to_string(m.found->generation) +
-                          (m.found->run_id == g.run_id ? "" : " of another run");
-            std::fprintf(out,
-                         "  %s offset %" PRIu64 " (unit at %" PRIu64
-                         "): %s, acknowledged generation %u: %s\n",
-                         m.path.c_str(), m.offset, m.unit_offset,
-                         std::string(pattern::to_string(m.cls)).c_str(), m.expected_generation,
-                         detail.c_str());
-        }
-    }
+    print_lost_records(out, r);
     print_findings(out, r);
-    const int code = run::code_of(run::exit_status(r));
+    const int code = model::code_of(model::exit_status(r));
     if (r.cleaned_up)
         std::fprintf(out, "removed  %zu file%s and %s (--cleanup)\n", g.paths.size(),
                      g.paths.size() == 1 ? "" : "s", r.state_path.c_str());
@@ -150,13 +165,13 @@ void print_verify_text(std::FILE* out, const run::VerifyOnlyResult& r, const Hos
         std::fprintf(out, "refused  %s (--cleanup removes only this run's own files)\n",
                      why.c_str());
     std::fprintf(out, "\nresult   %s (exit %d)\n",
-                 run::verdict_words(run::verify_evidence(r)).c_str(), code);
+                 model::verdict_words(model::verify_evidence(r)).c_str(), code);
     std::fflush(out);
 }
 
-json verify_json(const run::VerifyOnlyResult& r, const HostInfo& host) {
-    const auto& g = r.geo;
-    json doc = document_head(r.document_id, r.started_at, host);
+namespace {
+
+json verify_files_json(const model::VerifyOnlyResult& r) {
     json files = json::array();
     for (const auto& f : r.files)
         files.push_back({{"path", f.path},
@@ -169,6 +184,38 @@ json verify_json(const run::VerifyOnlyResult& r, const HostInfo& host) {
                          {"torn_units", f.torn_newer},
                          {"lost_units", f.lost},
                          {"unrecorded_data_units", f.unrecorded_data}});
+    return files;
+}
+
+json verify_summary_json(const model::VerifyOnlyResult& r) {
+    json classes = json::object();
+    for (std::size_t i = 0; i < r.lost_by_class.size(); ++i)
+        classes[std::string(pattern::to_string(static_cast<pattern::MismatchClass>(i)))] =
+            r.lost_by_class[i];
+    const model::ExitStatus code = model::exit_status(r);
+    const std::string words = model::verdict_words(model::verify_evidence(r));
+    return {
+        {"written_bytes", 0},
+        {"read_bytes", r.read_bytes},
+        {"verified_bytes", r.read_bytes},
+        {"elapsed_s", r.seconds},
+        {"iterations_run", 0},
+        {"mismatch_total", r.lost},
+        {"mismatches", classes},
+        {"damaged_units", r.lost},  // each unit is read once
+        {"stop_reason", r.stop_signal ? "signal" : "completed"},
+        {"signal", r.stop_signal ? json(r.stop_signal) : json(nullptr)},
+        {"status", model::status_word(code, model::nothing_verified(model::verify_evidence(r)))},
+        {"error", code == model::ExitStatus::error ? json(words.substr(7)) : json(nullptr)},
+        {"exit_code", model::code_of(code)}};
+}
+
+}  // namespace
+
+json verify_json(const model::VerifyOnlyResult& r, const HostInfo& host) {
+    const auto& g = r.geo;
+    json doc = document_head(r.document_id, r.started_at, host);
+    const json files = verify_files_json(r);
     doc["verify_only"] = {{"state_file", r.state_path},
                           {"seed", g.seed},
                           {"file_size_bytes", g.file_bytes},
@@ -188,7 +235,7 @@ json verify_json(const run::VerifyOnlyResult& r, const HostInfo& host) {
                           {"finished_interrupted_cleanup", r.finished_cleanup},
                           {"checked_units", r.checked()},
                           {"state_lost_records", r.unrecorded_data() > 0},
-                          {"verdict", run::verdict_words(run::verify_evidence(r))}};
+                          {"verdict", model::verdict_words(model::verify_evidence(r))}};
     json mm = json::array();
     for (const auto& m : r.lost_records) {
         json j = mismatch_json(m);
@@ -198,26 +245,7 @@ json verify_json(const run::VerifyOnlyResult& r, const HostInfo& host) {
     }
     doc["mismatches"] = mm;
     doc["mismatches_truncated"] = r.lost > r.lost_records.size();
-    json classes = json::object();
-    for (std::size_t i = 0; i < r.lost_by_class.size(); ++i)
-        classes[std::string(pattern::to_string(static_cast<pattern::MismatchClass>(i)))] =
-            r.lost_by_class[i];
-    const run::ExitStatus code = run::exit_status(r);
-    const std::string words = run::verdict_words(run::verify_evidence(r));
-    doc["summary"] = {
-        {"written_bytes", 0},
-        {"read_bytes", r.read_bytes},
-        {"verified_bytes", r.read_bytes},
-        {"elapsed_s", r.seconds},
-        {"iterations_run", 0},
-        {"mismatch_total", r.lost},
-        {"mismatches", classes},
-        {"damaged_units", r.lost},  // each unit is read once
-        {"stop_reason", r.stop_signal ? "signal" : "completed"},
-        {"signal", r.stop_signal ? json(r.stop_signal) : json(nullptr)},
-        {"status", run::status_word(code, run::nothing_verified(run::verify_evidence(r)))},
-        {"error", code == run::ExitStatus::error ? json(words.substr(7)) : json(nullptr)},
-        {"exit_code", run::code_of(code)}};
+    doc["summary"] = verify_summary_json(r);
     return doc;
 }
 

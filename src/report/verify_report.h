@@ -12,7 +12,7 @@
 
 namespace ds::report {
 
-void print_verify_text(std::FILE* out, const run::VerifyOnlyResult& r, const HostInfo& host);
-nlohmann::json verify_json(const run::VerifyOnlyResult& r, const HostInfo& host);
+void print_verify_text(std::FILE* out, const model::VerifyOnlyResult& r, const HostInfo& host);
+nlohmann::json verify_json(const model::VerifyOnlyResult& r, const HostInfo& host);
 
 }  // namespace ds::report

@@ -6,6 +6,9 @@
 
 namespace ds::run {
 
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
+
 BackendComparison comparison_plan(RunConfig cfg) {
     if (!cfg.seed_given) {
         cfg.seed = random_seed();

@@ -11,6 +11,9 @@
 
 namespace ds::run {
 
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
+
 // The runs comparing `cfg` makes, in order, not run yet (the seed chosen;
 // --repeat moves from the runs to the comparison: each run is made once per
 // repeat, the rows interleaved).

@@ -17,6 +17,10 @@
 
 namespace ds::run {
 
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
+using namespace ds::target;
+
 namespace {
 
 std::string parent_of(const std::string& path) {

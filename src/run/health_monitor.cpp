@@ -9,12 +9,16 @@
 
 #include "io/unique_fd.h"
 #include "nvme/get_log_page.h"
+#include "sys/system_tree.h"
 
 namespace ds::run {
 
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
+
 HealthMonitor::HealthMonitor(const std::string& target, const TestHooks& hooks, DriveHealth& health)
     : health_(health) {
-    nvme::ControllerLookup found = nvme::find_nvme_controller(target, hooks.sysfs_root);
+    nvme::ControllerLookup found = nvme::find_nvme_controller(target, sys::system_tree().sys);
     if (!found.controller) {
         health_.fixture = !hooks.health_log_fixtures.empty();
         health_.reason = found.reason;

@@ -16,6 +16,9 @@
 
 namespace ds::run {
 
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
+
 // Finds the controller and reads the log through it (one per target).
 class HealthMonitor {
   public:

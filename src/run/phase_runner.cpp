@@ -14,6 +14,9 @@
 
 namespace ds::run {
 
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
+
 namespace {
 
 // The CPUs this process may run on (taskset, a cgroup's cpuset).
@@ -257,12 +260,55 @@ void account(RunSession& s, const std::vector<PhaseOutcome>& outcomes, PhaseResu
     account_targets(s, outcomes, pr);
 }
 
-// The host's CPU time so far; nullopt where /proc/stat cannot be read (the
-// phase then reports no host load rather than a made-up one).
-std::optional<sys::HostCpu> read_host_cpu() {
+// The host's CPU time so far, every process's, and this process's own at
+// the same instant (so reading /proc is not foreign load); cpu is nullopt
+// where /proc/stat cannot be read (the phase then reports no host load
+// rather than a made-up one).
+struct HostReading {
+    std::vector<sys::ProcessCpu> processes;
+    std::optional<sys::HostCpu> cpu;
+    stats::CpuTime own;
+};
+
+HostReading read_host() {
     static const double ticks = static_cast<double>(::sysconf(_SC_CLK_TCK));
+    HostReading r;
+    r.processes = sys::sample_processes(sys::system_tree(), ticks);
     const auto text = sys::proc_stat().read();
-    return text ? sys::parse_proc_stat(*text, ticks) : std::nullopt;
+    r.cpu = text ? sys::parse_proc_stat(*text, ticks) : std::nullopt;
+    r.own = stats::CpuTime::process_now();
+    return r;
+}
+
+sys::HostLoad host_load(const HostReading& before, const HostReading& after) {
+    if (!before.cpu || !after.cpu) return {};
+    const stats::CpuTime own = after.own - before.own;
+    return sys::host_load(*before.cpu, *after.cpu, own.user_s + own.system_s,
+                          sys::process_load(before.processes, after.processes, ::getpid()));
+}
+
+// Worker i's share of the phase: its part of --rand-ops, its offset in a
+// fixed-rate schedule (the workers' arrivals interleave), the test's pause.
+PhasePlan worker_plan(const RunSession& s, const PhasePlan& plan, Phase phase, unsigned i,
+                      unsigned active) {
+    PhasePlan mine = plan;
+    if (phase == Phase::random && s.cfg.rand_ops) {
+        const std::uint64_t n = *s.cfg.rand_ops;
+        mine.op_limit = n / active + (i < n % active ? 1 : 0);
+    }
+    if (mine.rate > 0 && mine.arrivals == Arrivals::fixed)
+        mine.rate_start_ns += static_cast<std::uint64_t>(1e9 / mine.rate * i / active);
+    if (i == 0 && s.hooks.stop_phase == phase) {
+        mine.pause_after_ops = s.hooks.stop_after_ops;
+        mine.pause = s.hooks.pause;
+    }
+    return mine;
+}
+
+// The swept value a sweep's random phase runs at (0 outside a sweep).
+std::uint64_t sweep_value(const RunConfig& cfg, Phase phase, const SweepOverrides& over) {
+    if (!cfg.sweep || phase != Phase::random) return 0;
+    return over.qd ? over.qd : over.files ? over.files : over.rand_block;
 }
 
 }  // namespace
@@ -270,23 +316,18 @@ std::optional<sys::HostCpu> read_host_cpu() {
 PhaseResult run_phase(RunSession& s, std::uint64_t iteration, Phase phase,
                       const SweepOverrides& over) {
     const RunConfig& cfg = s.cfg;
-    if (s.hooks.stop_phase == phase && s.hooks.stop_after_ops == 0) ::raise(SIGSTOP);
+    s.hooks.pause_if(s.hooks.stop_phase == phase && s.hooks.stop_after_ops == 0);
     if (!s.target.direct_io())
         s.writeback_failed(s.target.drop_caches(), iteration, phase, nullptr);
     record_bound(s, phase);
     const unsigned active = over.files ? over.files : cfg.workers();
     PhaseResult pr;
     pr.phase = phase;
+    const HostReading host0 = read_host();
     const auto cpu0 = stats::CpuTime::process_now();
-    const auto host0 = read_host_cpu();
     const std::uint64_t t0 = monotonic_ns();
     const PhasePlan plan = make_plan(s, iteration, phase, over, active, t0);
-    const std::uint64_t sweep_value = cfg.sweep && phase == Phase::random
-                                          ? (over.qd      ? over.qd
-                                             : over.files ? over.files
-                                                          : over.rand_block)
-                                          : 0;
-    IntervalMerger intervals(s, iteration, phase, sweep_value, active);
+    IntervalMerger intervals(s, iteration, phase, sweep_value(cfg, phase, over), active);
     std::vector<PhaseOutcome> outcomes(active);
     auto tick = [&] {
         const ProgressSnapshot snap = progress_of(s, plan, active, t0);
@@ -299,15 +340,9 @@ PhaseResult run_phase(RunSession& s, std::uint64_t iteration, Phase phase,
     s.run_on_workers(
         [&](unsigned i, Worker& w) {
             if (i >= active) return;
-            PhasePlan mine = plan;
-            if (phase == Phase::random && cfg.rand_ops) {
-                const std::uint64_t n = *cfg.rand_ops;
-                mine.op_limit = n / active + (i < n % active ? 1 : 0);
-                if (mine.op_limit == 0) return;  // nothing to do for this worker
-            }
-            if (mine.rate > 0 && mine.arrivals == Arrivals::fixed)
-                mine.rate_start_ns += static_cast<std::uint64_t>(1e9 / mine.rate * i / active);
-            if (i == 0 && s.hooks.stop_phase == phase) mine.stop_after_ops = s.hooks.stop_after_ops;
+            const PhasePlan mine = worker_plan(s, plan, phase, i, active);
+            if (phase == Phase::random && cfg.rand_ops && mine.op_limit == 0)
+                return;  // nothing to do for this worker
             const std::uint64_t w0 = monotonic_ns();
             outcomes[i] = w.run(mine);
             outcomes[i].seconds = static_cast<double>(monotonic_ns() - w0) / 1e9;
@@ -320,8 +355,7 @@ PhaseResult run_phase(RunSession& s, std::uint64_t iteration, Phase phase,
     pr.seconds = (monotonic_ns() - t0) / 1e9;
     if (plan.intervals_from_ns) intervals.emit(true, pr.seconds);
     pr.cpu = stats::CpuTime::process_now() - cpu0;
-    if (const auto host1 = read_host_cpu(); host0 && host1)
-        pr.host = sys::host_load(*host0, *host1, pr.cpu.user_s + pr.cpu.system_s);
+    pr.host = host_load(host0, read_host());
     pr.workers = active;
     if (phase == Phase::random) pr.requested_rate = over.rate > 0 ? over.rate : cfg.rate;
     account(s, outcomes, pr);

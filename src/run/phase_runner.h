@@ -7,10 +7,13 @@
 #include <functional>
 
 #include "model/config.h"
-#include "model/results.h"
+#include "model/phase_result.h"
 #include "run/session.h"
 
 namespace ds::run {
+
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
 
 // A sweep point's or a steady-state round's changes to the random phase
 // (0 = the configured value).

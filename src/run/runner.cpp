@@ -19,6 +19,10 @@
 
 namespace ds::run {
 
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
+using namespace ds::sys;
+
 std::uint64_t random_seed() {
     std::random_device rd;
     std::uint64_t s = (std::uint64_t{rd()} << 32) ^ rd();

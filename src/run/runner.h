@@ -12,6 +12,9 @@
 
 namespace ds::run {
 
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
+
 class Runner {
   public:
     explicit Runner(RunConfig cfg, RunObserver* observer = nullptr);

@@ -18,9 +18,16 @@
 #include "run/placement.h"
 #include "sys/memory.h"
 #include "sys/signals.h"
+#include "units/diag.h"
 #include "units/units.h"
 
 namespace ds::run {
+
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
+using namespace ds::engine;
+using namespace ds::target;
+using namespace ds::sys;
 
 namespace {
 
@@ -29,9 +36,7 @@ namespace {
 io::BackendKind pick_backend(const RunConfig& cfg, RunResult& res) {
     BackendInfo& info = res.backend;
     info.requested = cfg.backend;
-    std::optional<io::BackendKind> asked;
-    if (cfg.backend == BackendChoice::sync) asked = io::BackendKind::sync;
-    if (cfg.backend == BackendChoice::io_uring) asked = io::BackendKind::io_uring;
+    const std::optional<io::BackendKind> asked = io::backend_named(to_string(cfg.backend));
     const io::BackendSelection sel = io::select_backend(asked, cfg.sqpoll || cfg.iopoll || cfg.nop);
     if (!sel.refusal.empty())
         // --compare-backends asks for io_uring itself: name what the user gave.
@@ -115,12 +120,12 @@ RunSession::RunSession(RunConfig& c, RunResult& r, RunObserver& o)
     : cfg(c),
       res(r),
       observer(o),
-      hooks(TestHooks::from_environment()),
+      hooks(test_hooks()),
       target(c, state_bytes(c)),
       kind(pick_backend(c, r)),
       geo(checked_memory(c, make_geometry(c, c.qd))) {
     install_signal_handlers();
-    if (hooks.stop_before_create) ::raise(SIGSTOP);
+    hooks.pause_if(hooks.stop_before_create);
     create_files();
     res.target = target.info();
     res.direct_io = target.direct_io();
@@ -245,15 +250,12 @@ void RunSession::announce_stop(int sig) const {
         in_flight += w->in_flight.load(std::memory_order_relaxed);
     const char* abbrev = sigabbrev_np(sig);
     const std::string name = abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
-    // Over a live status line on a terminal (text_report.cpp redraws it).
-    if (::isatty(STDERR_FILENO)) std::fputs("\r\033[K", stderr);
-    std::fprintf(stderr, "drivestress: stopping (%s): %u operation%s in flight, %s\n", name.c_str(),
-                 in_flight, in_flight == 1 ? "" : "s",
-                 in_flight == 0 ? "finishing"
-                 : kind == io::BackendKind::io_uring
-                     ? "cancelling"
-                     : "waiting for them (sync I/O cannot be cancelled)");
-    std::fflush(stderr);
+    units::info(units::printf_string("stopping (%s): %u operation%s in flight, %s", name.c_str(),
+                                     in_flight, in_flight == 1 ? "" : "s",
+                                     in_flight == 0 ? "finishing"
+                                     : io::backend_flags(kind) & io::kCancels
+                                         ? "cancelling"
+                                         : "waiting for them (sync I/O cannot be cancelled)"));
 }
 
 bool RunSession::check_stop() {
@@ -263,7 +265,7 @@ bool RunSession::check_stop() {
         res.stop_signal = sig;
         stop.store(true);
         announce_stop(sig);
-        if (hooks.stop_on_signal) ::raise(SIGSTOP);  // a test sends a later, second signal
+        hooks.pause_if(hooks.stop_on_signal);  // a test sends a later, second signal
     } else if (duration_deadline_ns && monotonic_ns() >= duration_deadline_ns) {
         res.stop = StopReason::duration;
         stop.store(true);

@@ -30,6 +30,11 @@
 
 namespace ds::run {
 
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
+using namespace ds::engine;
+using namespace ds::target;
+
 class RunSession {
   public:
     // Checks the target and the machine, creates the files (and the state

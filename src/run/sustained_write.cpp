@@ -9,6 +9,10 @@
 
 namespace ds::run {
 
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
+using namespace ds::engine;
+
 ThroughputSampler::ThroughputSampler(double interval_s, std::uint64_t start_ns)
     : interval_ns_(seconds_to_ns(interval_s)), opened_ns_(start_ns) {}
 

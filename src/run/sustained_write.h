@@ -7,11 +7,15 @@
 #include <cstdint>
 #include <vector>
 
-#include "model/results.h"
+#include "model/endurance_result.h"
+#include "model/phase_result.h"
 #include "run/session.h"
 #include "stats/write_cliff.h"
 
 namespace ds::run {
+
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
 
 // Bytes written per interval, from running totals sampled a few times a
 // second: an interval closes at the first sample at least interval_s after

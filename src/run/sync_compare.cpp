@@ -15,10 +15,16 @@
 #include "io/backend_factory.h"
 #include "io/sync_backend.h"
 #include "io/unique_fd.h"
+#include "model/results.h"
 #include "pattern/unit.h"
 #include "sys/signals.h"
 
 namespace ds::run {
+
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
+using namespace ds::engine;
+using namespace ds::sys;
 
 namespace {
 
@@ -253,7 +259,8 @@ class Table final : private MismatchSink {
 BackendFactory default_backend_factory(io::BackendKind kind) {
     return [kind](int fd, std::span<std::byte> buffers) {
         // One operation at a time: sync on the row's own thread, no pool.
-        return io::make_backend(kind, fd, kind == io::BackendKind::sync ? 1 : 2, buffers);
+        const bool blocking = io::backend_flags(kind) & io::kBlockingCalls;
+        return io::make_backend(kind, fd, blocking ? 1 : 2, buffers);
     };
 }
 

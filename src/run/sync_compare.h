@@ -15,9 +15,13 @@
 
 #include "io/backend.h"
 #include "model/config.h"
-#include "model/results.h"
+#include "model/phase_result.h"
+#include "model/sync_compare_result.h"
 
 namespace ds::run {
+
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
 
 // Makes the backend of one row, for the row's own descriptor (tests wrap
 // it to inject faults).

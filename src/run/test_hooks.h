@@ -1,29 +1,26 @@
-// Test hooks, read from the environment so the product's command line stays
-// clean.
-//   DRIVESTRESS_TEST_STOP=PHASE[:N]  stops the whole process (SIGSTOP) before
-//       PHASE starts, or once worker 0 has completed N operations in it, so a
-//       test can damage a file or send a signal at a known point and SIGCONT.
-//   DRIVESTRESS_TEST_STOP=create  stops it after the target was checked and
-//       before the files are created (a test plants something at their names).
-//   DRIVESTRESS_TEST_STOP=verify  (--verify-only) stops it once it holds the
-//       directory's lock, before it reads anything.
-//   DRIVESTRESS_TEST_STOP=cleanup:N  (--verify-only --cleanup) stops it once
-//       the state's claim is withdrawn and N files are removed, so a test can
-//       kill it at every point of a cleanup.
-//   DRIVESTRESS_TEST_STOP_ON_SIGNAL=1  stops it when it notices the first stop
-//       signal, so a test can send a second one later (not the same keypress).
-//   DRIVESTRESS_TEST_SNAPSHOT_S=SECONDS  replaces the period of the snapshots
-//       taken while an iteration runs (RunObserver::run_so_far).
-//   DRIVESTRESS_TEST_CHECKPOINT_S=SECONDS  replaces the shortest time
-//       between two snapshots taken as iterations end (0: after every one).
-//   DRIVESTRESS_TEST_SYSFS_ROOT=DIR  looks the NVMe controller up in a fake
-//       sysfs tree instead of /sys (drive health on a machine without NVMe).
-//   DRIVESTRESS_TEST_HEALTH_LOGS=PAGE[,PAGE...]  health-log readings come from
-//       these 512-byte fixture files, one per reading (the last repeats),
-//       instead of the admin command; the report names them as fixtures.
-//   DRIVESTRESS_TEST_HEALTH_LOGS_<controller>=PAGE[,PAGE...]  the same for
-//       that controller only (DRIVESTRESS_TEST_HEALTH_LOGS_nvme1), before
-//       the list for every controller (several targets, one drive damaged).
+// Test hooks: pause points and fakes that only a test installs.  The product
+// binary installs none (src/main.cpp), reads no environment for them, and
+// each point costs one test of a default value.  The tests' hooked build
+// (tests/helpers/drivestress_hooked.cpp) fills them from its environment
+// and installs them before running the program; tests/README.md lists them.
+//
+//   pause         what a pause point does (the hooked build: SIGSTOP the
+//                 whole process, so a test can damage a file or send a
+//                 signal at a known point, then SIGCONT); null: nothing.
+//   stop_phase, stop_after_ops   pause before PHASE starts, or once worker 0
+//                 has completed N operations in it.
+//   stop_before_create   after the target was checked, before the files are
+//                 created (a test plants something at their names).
+//   stop_before_verify   --verify-only: once it holds the directory's lock.
+//   stop_in_cleanup      --verify-only --cleanup: once the state's claim is
+//                 withdrawn and N files are removed.
+//   stop_on_signal   when it notices the first stop signal (a test sends a
+//                 second one later, not the same keypress).
+//   snapshot_period_s, checkpoint_period_s   how often the run so far is
+//                 written while an iteration runs, and as iterations end.
+//   health log fixtures   health-log readings from 512-byte fixture files
+//                 (per controller, or for all), named as fixtures.  (A fake
+//                 sysfs or procfs is sys/system_tree.h's, installed apart.)
 #pragma once
 
 #include <cstdint>
@@ -36,7 +33,11 @@
 
 namespace ds::run {
 
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
+
 struct TestHooks {
+    void (*pause)() = nullptr;
     bool stop_on_signal = false;
     bool stop_before_create = false;
     bool stop_before_verify = false;
@@ -50,12 +51,20 @@ struct TestHooks {
     // so that a run of short iterations does not rewrite (and flush) its
     // --json thousands of times a second; a kill loses at most this much.
     double checkpoint_period_s = 5;
-    std::string sysfs_root = "/sys";
     std::vector<std::string> health_log_fixtures;  // empty: the real admin command
     std::map<std::string, std::vector<std::string>> controller_health_log_fixtures;
     // The fixture pages of `controller`: its own, else the common list.
     const std::vector<std::string>& health_log_fixtures_of(const std::string& controller) const;
-    static TestHooks from_environment();
+    // A pause point: `pause` when it is set (and `when`).
+    void pause_if(bool when) const {
+        if (when && pause) pause();
+    }
 };
+
+// Installs the hooks of this process (before anything runs; once).  The
+// product never calls it: the defaults above are the product's behaviour.
+void install_test_hooks(const TestHooks& hooks);
+// The hooks installed, or the defaults.
+const TestHooks& test_hooks();
 
 }  // namespace ds::run

@@ -29,6 +29,11 @@
 
 namespace ds::run {
 
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
+using namespace ds::target;
+using namespace ds::sys;
+
 bool within_bound(pattern::Generation acked, pattern::Generation g, std::uint32_t bound) {
     if (acked == pattern::kUnknownGeneration || g == pattern::kUnknownGeneration) return false;
     // No wrap: an earlier generation is never newer, however far back (a
@@ -41,6 +46,50 @@ bool within_bound(pattern::Generation acked, pattern::Generation g, std::uint32_
 // so a torn unit mixes the generation being written with the one before it,
 // and the header names one of the two.
 constexpr std::uint64_t kTornSearch = 256;
+
+namespace {
+
+// Torn: every sector is the acknowledged or an allowed newer generation.
+// The header sector names one of them (`named`); the others are tried in
+// turn, nearest the header's first (only for units that already look like a
+// torn write of this unit): every allowed one when the bound is small, else
+// those within kTornSearch of the header's generation.
+bool torn_within_bound(std::span<const std::byte> actual, const pattern::UnitIdentity& expected,
+                       pattern::Generation named, std::uint32_t bound) {
+    const std::size_t sectors = actual.size() / pattern::kSectorBytes;
+    std::vector<bool> matched(sectors, false);
+    std::size_t left = sectors;
+    std::vector<std::byte> want(actual.size());
+    pattern::UnitIdentity id = expected;
+    auto try_generation = [&](pattern::Generation g) {
+        id.generation = g;
+        pattern::fill_unit(want, id);
+        for (std::size_t s = 0; s < sectors; ++s) {
+            if (matched[s]) continue;
+            const std::size_t at = s * pattern::kSectorBytes;
+            if (std::equal(actual.begin() + at, actual.begin() + at + pattern::kSectorBytes,
+                           want.begin() + at)) {
+                matched[s] = true;
+                --left;
+            }
+        }
+    };
+    try_generation(named);
+    if (!matched[0]) return false;
+    if (named != expected.generation) try_generation(expected.generation);
+    const std::uint64_t lo = std::uint64_t{expected.generation} + 1;
+    const std::uint64_t hi = std::min<std::uint64_t>(std::uint64_t{expected.generation} + bound,
+                                                     pattern::kLastGeneration);
+    const std::uint64_t h = named;
+    for (std::uint64_t d = 1; d <= kTornSearch && left; ++d) {
+        if (h >= lo + d) try_generation(static_cast<pattern::Generation>(h - d));
+        if (h + d <= hi && left) try_generation(static_cast<pattern::Generation>(h + d));
+        if (h < lo + d && h + d > hi) break;  // every allowed generation tried
+    }
+    return left == 0;
+}
+
+}  // namespace
 
 UnitVerdict classify_unit(std::span<const std::byte> actual, const pattern::UnitIdentity& expected,
                           std::uint32_t bound) {
@@ -68,46 +117,10 @@ UnitVerdict classify_unit(std::span<const std::byte> actual, const pattern::Unit
             v.found_generation = header->generation;
             return v;
         }
-        // Torn: every sector is the acknowledged or an allowed newer
-        // generation.  The header sector names one of them; the others are
-        // tried in turn, nearest the header's first (only for units that
-        // already look like a torn write of this unit): every allowed one
-        // when the bound is small, else those within kTornSearch of the
-        // header's generation.
-        const std::size_t sectors = actual.size() / pattern::kSectorBytes;
-        std::vector<bool> matched(sectors, false);
-        std::size_t left = sectors;
-        std::vector<std::byte> want(actual.size());
-        auto try_generation = [&](pattern::Generation g) {
-            id.generation = g;
-            pattern::fill_unit(want, id);
-            for (std::size_t s = 0; s < sectors; ++s) {
-                if (matched[s]) continue;
-                const std::size_t at = s * pattern::kSectorBytes;
-                if (std::equal(actual.begin() + at, actual.begin() + at + pattern::kSectorBytes,
-                               want.begin() + at)) {
-                    matched[s] = true;
-                    --left;
-                }
-            }
-        };
-        try_generation(header->generation);
-        if (matched[0]) {
-            if (header->generation != expected.generation) try_generation(expected.generation);
-            const std::uint64_t lo = std::uint64_t{expected.generation} + 1;
-            const std::uint64_t hi = std::min<std::uint64_t>(
-                std::uint64_t{expected.generation} + bound, pattern::kLastGeneration);
-            const std::uint64_t h = header->generation;
-            for (std::uint64_t d = 1; d <= kTornSearch && left; ++d) {
-                if (h >= lo + d) try_generation(static_cast<pattern::Generation>(h - d));
-                if (h + d <= hi && left) try_generation(static_cast<pattern::Generation>(h + d));
-                if (h < lo + d && h + d > hi) break;  // every allowed generation tried
-            }
-            if (left == 0) {
-                v.cls = UnitClass::torn_newer;
-                v.found_generation = header->generation;
-                return v;
-            }
+        if (torn_within_bound(actual, expected, header->generation, bound)) {
+            v.cls = UnitClass::torn_newer;
+            v.found_generation = header->generation;
+            return v;
         }
     }
     v.cls = UnitClass::lost;
@@ -351,7 +364,7 @@ void remove_kept_files(VerifyOnlyResult& r, const std::string& claim, const Test
         sync_directory(journal);
     }
     std::uint64_t removed = 0;
-    if (hooks.stop_in_cleanup == removed) ::raise(SIGSTOP);
+    hooks.pause_if(hooks.stop_in_cleanup == removed);
     for (std::size_t i = 0; i < n; ++i) {
         struct stat now {};
         const std::string& p = r.geo.paths[i];
@@ -359,7 +372,7 @@ void remove_kept_files(VerifyOnlyResult& r, const std::string& claim, const Test
         if (!present[i] || ::lstat(p.c_str(), &now) != 0 || now.st_dev != checked[i].st_dev ||
             now.st_ino != checked[i].st_ino || ::unlink(p.c_str()) != 0)
             continue;
-        if (hooks.stop_in_cleanup == ++removed) ::raise(SIGSTOP);
+        hooks.pause_if(hooks.stop_in_cleanup == ++removed);
     }
     sync_directory(journal);
     ::unlink(journal.c_str());
@@ -432,14 +445,14 @@ void read_kept_files(const LoadedState& state, VerifyOnlyResult& r) {
 
 VerifyOnlyResult verify_only(const std::string& state_path, bool cleanup) {
     install_signal_handlers();  // a stop request ends it like a run: 128+n
-    const TestHooks hooks = TestHooks::from_environment();
+    const TestHooks& hooks = test_hooks();
     VerifyOnlyResult r;
     r.started_at = utc_now_iso8601();
     r.document_id = io::unpredictable_suffix();
     r.state_path = state_path;
     const auto t0 = std::chrono::steady_clock::now();
     const TargetLock lock = lock_state_directory(state_path);
-    if (hooks.stop_before_verify) ::raise(SIGSTOP);
+    hooks.pause_if(hooks.stop_before_verify);
 
     const std::string journal = cleanup_journal(state_path);
     if (missing(state_path) && has_state_magic(journal)) {
@@ -466,32 +479,6 @@ VerifyOnlyResult verify_only(const std::string& state_path, bool cleanup) {
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!r.stop_signal) r.stop_signal = stop_signal();  // during the cleanup: it still counts
     return r;
-}
-
-std::uint64_t VerifyOnlyResult::unrecorded_data() const {
-    std::uint64_t n = 0;
-    for (const auto& f : files)
-        n += f.unrecorded_data;
-    return n;
-}
-
-ExitStatus exit_status(const VerifyOnlyResult& r) {
-    if (r.lost || r.unrecorded_data()) return ExitStatus::mismatch;
-    if (!r.cleanup_refused.empty() || r.cleanup_not_run) return ExitStatus::error;
-    if (r.stop_signal) return interrupted_by(r.stop_signal);
-    return ExitStatus::success;
-}
-
-VerifyEvidence verify_evidence(const VerifyOnlyResult& r) {
-    VerifyEvidence e;
-    e.status = exit_status(r);
-    e.lost = r.lost;
-    e.checked = r.checked();
-    e.state_lost_records = r.unrecorded_data() > 0;
-    e.cleanup_refused = !r.cleanup_refused.empty();
-    e.cleanup_not_run = r.cleanup_not_run;
-    e.finished_cleanup = r.finished_cleanup;
-    return e;
 }
 
 }  // namespace ds::run

@@ -21,6 +21,10 @@
 
 namespace ds::run {
 
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
+using namespace ds::target;
+
 // True when `g` is one of the `bound` generations after `acked`, i.e.
 // acked < g <= acked + bound with no wrap: an earlier generation, however
 // far back, is never within the bound.

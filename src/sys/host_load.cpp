@@ -1,5 +1,7 @@
 #include "sys/host_load.h"
 
+#include "sys/system_tree.h"
+
 #include <algorithm>
 #include <fstream>
 #include <sstream>
@@ -39,13 +41,7 @@ namespace {
 
 class RealProcStat final : public ProcStatSource {
   public:
-    std::optional<std::string> read() const override {
-        std::ifstream f("/proc/stat");
-        if (!f) return std::nullopt;
-        std::ostringstream text;
-        text << f.rdbuf();
-        return text.str();
-    }
+    std::optional<std::string> read() const override { return system_tree().read_proc("stat"); }
 };
 
 }  // namespace
@@ -64,18 +60,39 @@ double HostLoad::foreign_pct() const {
 }
 
 HostLoad& HostLoad::operator+=(const HostLoad& o) {
+    measured = measured || o.measured;
     seconds += o.seconds;
     steal_seconds += o.steal_seconds;
     foreign_seconds += o.foreign_seconds;
+    kernel_seconds += o.kernel_seconds;
+    for (const auto& p : o.top_foreign) {
+        auto same = std::find_if(top_foreign.begin(), top_foreign.end(),
+                                 [&](const ForeignProcess& q) { return q.comm == p.comm; });
+        if (same == top_foreign.end())
+            top_foreign.push_back(p);
+        else
+            same->cpu_s = std::max(same->cpu_s, p.cpu_s);
+    }
+    std::stable_sort(top_foreign.begin(), top_foreign.end(),
+                     [](const auto& a, const auto& b) { return a.cpu_s > b.cpu_s; });
+    if (top_foreign.size() > kTopForeign) top_foreign.resize(kTopForeign);
     return *this;
 }
 
-HostLoad host_load(const HostCpu& before, const HostCpu& after, double own_cpu_seconds) {
+HostLoad host_load(const HostCpu& before, const HostCpu& after, double own_cpu_seconds,
+                   const ProcessLoad& processes) {
     HostLoad l;
+    l.measured = true;
     l.seconds = after.total() - before.total();
-    if (l.seconds <= 0) return HostLoad{};
+    if (l.seconds <= 0) return HostLoad{.measured = true};
     l.steal_seconds = std::clamp(after.steal - before.steal, 0.0, l.seconds);
-    l.foreign_seconds = std::clamp(after.busy() - before.busy() - own_cpu_seconds, 0.0, l.seconds);
+    const double not_ours =
+        std::clamp(after.busy() - before.busy() - own_cpu_seconds, 0.0, l.seconds);
+    const double interrupts =
+        std::max(0.0, after.irq + after.softirq - before.irq - before.softirq);
+    l.kernel_seconds = std::min(processes.kernel_thread_seconds + interrupts, not_ours);
+    l.foreign_seconds = not_ours - l.kernel_seconds;
+    l.top_foreign = processes.top_foreign;
     return l;
 }
 

@@ -1,13 +1,20 @@
 // What else the host did while a phase ran: time stolen by the hypervisor
-// and CPU taken by other processes, from /proc/stat's aggregate line and the
-// process's own CPU time.  A figure measured while the host was busy may not
-// repeat; the report says so instead of letting it pass as the drive's.
+// and CPU taken by other processes, from /proc/stat's aggregate line, the
+// process's own CPU time and the kernel threads' (sys/processes.h).  Kernel
+// threads and interrupts carry out the run's own I/O (the loop driver's
+// workers, kworkers, ksoftirqd): they are the I/O path's cost, a figure of
+// their own, not foreign load.  A figure measured while foreign processes
+// or the hypervisor took the CPU may not repeat; the report says so instead
+// of letting it pass as the drive's.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "sys/processes.h"
 
 namespace ds::sys {
 
@@ -32,21 +39,34 @@ class ProcStatSource {
 // The real /proc/stat.
 const ProcStatSource& proc_stat();
 
+// How many foreign processes a HostLoad names.
+inline constexpr std::size_t kTopForeign = 3;
+
 // The host's CPU time between two readings and what of it went elsewhere,
 // in CPU-seconds (so loads of several phases add up), with the shares as
 // percentages of wall time x CPUs.
 struct HostLoad {
+    bool measured = false;       // both readings were made (a phase shorter than a tick too)
     double seconds = 0;          // CPU-seconds the host had (the readings' total delta)
     double steal_seconds = 0;    // stolen by the hypervisor
-    double foreign_seconds = 0;  // busy in processes other than this one
+    double foreign_seconds = 0;  // busy in user-space processes other than this one
+    // Kernel threads plus interrupt time: the I/O path's own cost.
+    double kernel_seconds = 0;
+    // The user-space processes that took the most of foreign_seconds (a
+    // phase's own; a merged phase keeps the largest per name).
+    std::vector<ForeignProcess> top_foreign;
     double steal_pct() const;
     double foreign_pct() const;
     HostLoad& operator+=(const HostLoad& o);
 };
 
 // `own_cpu_seconds`: this process's user + system time between the two
-// readings (it is busy time too, and not foreign).
-HostLoad host_load(const HostCpu& before, const HostCpu& after, double own_cpu_seconds);
+// readings (it is busy time too, and not foreign); `processes`: what the
+// kernel threads took meanwhile, and the top foreign processes.  Kernel time
+// is the kernel threads' plus irq and softirq (tick accounting may charge a
+// softirq tick both ways: it is capped at the busy time not ours).
+HostLoad host_load(const HostCpu& before, const HostCpu& after, double own_cpu_seconds,
+                   const ProcessLoad& processes = {});
 
 // The thresholds past which a report warns that its figures may not repeat.
 inline constexpr double kBusyStealPct = 5;

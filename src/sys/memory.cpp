@@ -1,4 +1,5 @@
 #include "sys/memory.h"
+#include "sys/system_tree.h"
 
 #include <pthread.h>
 #include <sys/resource.h>
@@ -8,10 +9,10 @@
 #include <limits>
 #include <string>
 
-namespace ds::run {
+namespace ds::sys {
 
 std::uint64_t available_memory_bytes() {
-    std::ifstream in("/proc/meminfo");
+    std::ifstream in(system_tree().proc_path("meminfo"));
     std::string key, unit;
     std::uint64_t kib = 0, total = 0;
     while (in >> key >> kib) {
@@ -51,4 +52,4 @@ std::string ensure_stack() {
     return "";
 }
 
-}  // namespace ds::run
+}  // namespace ds::sys

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-namespace ds::run {
+namespace ds::sys {
 
 // MemAvailable + SwapFree from /proc/meminfo, in bytes (0 when unreadable:
 // callers treat that as "unknown" and skip the check).
@@ -23,4 +23,4 @@ inline constexpr std::uint64_t kStackNeededBytes = 1024 * 1024;
 // when the stack is large enough, else one line saying why it is not.
 std::string ensure_stack();
 
-}  // namespace ds::run
+}  // namespace ds::sys

@@ -1,4 +1,5 @@
 #include "sys/mountinfo.h"
+#include "sys/system_tree.h"
 
 #include <sys/sysmacros.h>
 
@@ -66,11 +67,9 @@ std::vector<MountEntry> parse_mountinfo(std::string_view text) {
 }
 
 std::optional<std::vector<MountEntry>> read_mountinfo() {
-    std::ifstream f("/proc/self/mountinfo");
-    if (!f) return std::nullopt;
-    std::ostringstream text;
-    text << f.rdbuf();
-    return parse_mountinfo(text.str());
+    const auto text = system_tree().read_proc("self/mountinfo");
+    if (!text) return std::nullopt;
+    return parse_mountinfo(*text);
 }
 
 const MountEntry* find_mount(const std::vector<MountEntry>& table,

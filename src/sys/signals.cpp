@@ -1,4 +1,5 @@
 #include "sys/signals.h"
+#include "units/diag.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -9,7 +10,7 @@
 #include <atomic>
 #include <csignal>
 
-namespace ds::run {
+namespace ds::sys {
 
 namespace {
 
@@ -101,9 +102,10 @@ void on_stop_signal(int sig) {
     // The same keypress delivered twice (terminal and wrapper) is one request.
     if (same_stop_request(now, none, g_pending_at_first.load(), sig)) return;
     const bool files = remove_registered_files();
-    static const char removed[] = "drivestress: second signal, files removed, exiting now\n";
-    static const char kept[] = "drivestress: second signal, exiting now (files kept)\n";
-    static const char bare[] = "drivestress: second signal, exiting now\n";
+    static const char removed[] = "second signal, files removed, exiting now\n";
+    static const char kept[] = "second signal, exiting now (files kept)\n";
+    static const char bare[] = "second signal, exiting now\n";
+    say(units::kProgramPrefix.data(), units::kProgramPrefix.size());
     if (files)
         say(removed, sizeof removed - 1);
     else if (g_files_kept.load())
@@ -223,4 +225,4 @@ void clear_emergency_files(const EmergencyFile* files) {
         }
 }
 
-}  // namespace ds::run
+}  // namespace ds::sys

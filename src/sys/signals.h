@@ -27,7 +27,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace ds::run {
+namespace ds::sys {
 
 // Signals closer together than this are one stop request (nanoseconds).
 inline constexpr std::uint64_t kSameRequestNs = 250'000'000;
@@ -69,4 +69,4 @@ void clear_emergency_files(const EmergencyFile* files);
 // says "files kept" only then.
 void set_files_kept(bool kept);
 
-}  // namespace ds::run
+}  // namespace ds::sys

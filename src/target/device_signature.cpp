@@ -10,7 +10,7 @@
 
 #include "io/unique_fd.h"
 
-namespace ds::run {
+namespace ds::target {
 
 namespace {
 
@@ -176,4 +176,4 @@ std::vector<std::string> device_signatures(const std::string& path) {
     return signatures_of(head);
 }
 
-}  // namespace ds::run
+}  // namespace ds::target

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace ds::run {
+namespace ds::target {
 
 // Bytes from the start of a device that signatures_of() looks at (btrfs's
 // superblock is at 64 KiB).
@@ -25,4 +25,4 @@ std::vector<std::string> signatures_of(std::span<const unsigned char> head);
 // be read says so in the one entry.
 std::vector<std::string> device_signatures(const std::string& path);
 
-}  // namespace ds::run
+}  // namespace ds::target

@@ -12,7 +12,10 @@
 #include "io/output_file.h"
 #include "model/errors.h"
 
-namespace ds::run {
+namespace ds::target {
+
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
 
 namespace {
 
@@ -154,4 +157,4 @@ int OwnedFile::remove() noexcept {
     return err;
 }
 
-}  // namespace ds::run
+}  // namespace ds::target

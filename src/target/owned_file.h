@@ -25,7 +25,7 @@
 
 #include "io/unique_fd.h"
 
-namespace ds::run {
+namespace ds::target {
 
 class OwnedFile {
   public:
@@ -70,4 +70,4 @@ class OwnedFile {
 // not ("owned by uid 1000", "has 2 links").
 std::string plain_own_file(int fd);
 
-}  // namespace ds::run
+}  // namespace ds::target

@@ -18,9 +18,13 @@
 #include "io/unique_fd.h"
 #include "model/errors.h"
 #include "sys/mountinfo.h"
+#include "sys/system_tree.h"
 #include "units/units.h"
 
-namespace ds::run {
+namespace ds::target {
+
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
 
 namespace {
 
@@ -57,7 +61,7 @@ struct Node {
 // The device and its partitions, from sysfs.
 std::vector<Node> device_and_partitions(const std::string& path, dev_t dev) {
     std::vector<Node> nodes;
-    std::string link = "/sys/dev/block/" + devno_text(dev);
+    std::string link = sys::system_tree().sys_path("dev/block/" + devno_text(dev));
     char real[PATH_MAX];
     if (!::realpath(link.c_str(), real))
         throw SetupError(prefix(path) + "not in /sys/dev/block (" + std::strerror(errno) +
@@ -164,7 +168,7 @@ void refuse_if_mounted(const std::string& path, const std::vector<Node>& nodes) 
 }
 
 void refuse_if_swap(const std::string& path, const std::vector<Node>& nodes) {
-    std::ifstream swaps("/proc/swaps");
+    std::ifstream swaps(sys::system_tree().proc_path("swaps"));
     std::string line;
     std::getline(swaps, line);  // header
     while (std::getline(swaps, line)) {
@@ -182,13 +186,13 @@ void refuse_if_swap(const std::string& path, const std::vector<Node>& nodes) {
 // A loop device over this device (or a partition) does not show as a
 // holder: its backing file does.
 void refuse_if_loop_backing(const std::string& path, const std::vector<Node>& nodes) {
-    DIR* d = ::opendir("/sys/block");
+    const std::string block = sys::system_tree().sys_path("block");
+    DIR* d = ::opendir(block.c_str());
     if (!d) return;
     std::string user;
     while (dirent* e = ::readdir(d)) {
         if (e->d_name[0] == '.' || !user.empty()) continue;
-        std::string backing =
-            read_first_line(std::string("/sys/block/") + e->d_name + "/loop/backing_file");
+        std::string backing = read_first_line(block + "/" + e->d_name + "/loop/backing_file");
         dev_t src{};
         if (!backing.empty() && rdev_of(backing, src))
             if (const Node* n = find(nodes, src))
@@ -224,4 +228,4 @@ void check_raw_device_unused(const std::string& path) {
     refuse_if_held(path, nodes);
 }
 
-}  // namespace ds::run
+}  // namespace ds::target

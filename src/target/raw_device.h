@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-namespace ds::run {
+namespace ds::target {
 
 // True when both paths name the same block device (by st_rdev, so
 // /dev/loop0 and /dev/disk/by-id/... agree).  Throws SetupError naming the
@@ -30,4 +30,4 @@ std::uint64_t raw_region_bytes(const std::string& path, std::uint64_t device_byt
 // /proc/swaps and /sys/dev/block.
 void check_raw_device_unused(const std::string& path);
 
-}  // namespace ds::run
+}  // namespace ds::target

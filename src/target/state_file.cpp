@@ -13,7 +13,11 @@
 #include "model/errors.h"
 #include "sys/memory.h"
 
-namespace ds::run {
+namespace ds::target {
+
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
+using namespace ds::sys;
 
 namespace {
 
@@ -356,6 +360,73 @@ std::vector<std::string> state_file_names(const std::string& path) {
     return names;
 }
 
+namespace {
+
+enum class CopyState { empty, valid, damaged };
+
+// One of the two copies of file i's acknowledgement record.
+struct RecordCopy {
+    CopyState state = CopyState::empty;
+    std::uint64_t seq = 0;
+    std::uint32_t bound = 0;
+    std::vector<pattern::Generation> gens;
+};
+
+// Copy c of file i's record as read into `copy`: all zeros (never written),
+// valid (magic, file, units, parity of its sequence and checksum agree), or
+// damaged.
+RecordCopy parse_copy(std::span<const std::byte> copy, std::uint32_t i, std::uint32_t c,
+                      std::uint64_t units, std::uint64_t run_id) {
+    RecordCopy r;
+    const std::byte* p = copy.data();
+    const auto used = copy.first(kCopyFixed + kGenBytes * units);
+    if (std::all_of(used.begin(), used.end(), [](std::byte b) { return b == std::byte{0}; })) {
+        r.state = CopyState::empty;
+    } else if (get<std::uint32_t>(p) == kCopyMagic && get<std::uint32_t>(p + 4) == i &&
+               get<std::uint64_t>(p + 16) == units &&
+               get<std::uint64_t>(p + 8) % 2 == static_cast<std::uint64_t>(c) &&
+               get<std::uint64_t>(p + 24) == copy_check(run_id, used)) {
+        r.state = CopyState::valid;
+        r.seq = get<std::uint64_t>(p + 8);
+        r.bound = get<std::uint32_t>(p + 32);
+        r.gens.resize(units);
+        std::memcpy(r.gens.data(), p + kCopyFixed, kGenBytes * units);
+    } else {
+        r.state = CopyState::damaged;
+    }
+    return r;
+}
+
+// A file's record from its two copies (not both damaged): the valid one of
+// the higher sequence, else nothing acknowledged yet.
+LoadedState::File file_record(RecordCopy (&copies)[2], std::uint32_t geo_bound,
+                              std::uint64_t units) {
+    LoadedState::File f;
+    f.bound = geo_bound;
+    int use = -1;
+    for (int c = 0; c < 2; ++c)
+        if (copies[c].state == CopyState::valid && (use < 0 || copies[c].seq > copies[use].seq))
+            use = c;
+    if (use >= 0) {
+        f.acknowledgements = copies[use].seq;
+        f.acked = std::move(copies[use].gens);
+        f.bound = copies[use].bound;
+    } else {
+        f.acked.assign(units, pattern::kUnknownGeneration);  // nothing acknowledged yet
+    }
+    // A damaged copy is a torn write of the newest record: the one used is
+    // older by one, so units may be one more bound ahead (a record with
+    // bound 0 was a phase end: the torn one after it was written before the
+    // next phase wrote anything).
+    if (copies[0].state == CopyState::damaged || copies[1].state == CopyState::damaged) {
+        f.used_older_copy = true;
+        f.bound = f.bound > kAnyNewerBound / 2 ? kAnyNewerBound : 2 * f.bound;
+    }
+    return f;
+}
+
+}  // namespace
+
 LoadedState load_state_file(const std::string& path) {
     auto bad = [&](const std::string& what) { return SetupError(path + ": " + what); };
     OpenState o = open_state(path);
@@ -376,64 +447,23 @@ LoadedState load_state_file(const std::string& path) {
         throw bad("verifying needs " + std::to_string(need >> 20) + " MiB of memory for " +
                   std::to_string(n) + " x " + std::to_string(s.geo.units()) +
                   " units, more than this machine has available");
-    io::UniqueFd& fd = o.fd;
     const std::uint64_t units = s.geo.units();
-    std::vector<std::byte> copy(copy_bytes);
+    std::vector<std::byte> buffer(copy_bytes);
     for (std::uint32_t i = 0; i < n; ++i) {
-        LoadedState::File f;
-        f.bound = s.geo.bound;
-        enum class CopyState { empty, valid, damaged };
-        CopyState states[2];
-        std::uint64_t seqs[2] = {0, 0};
-        std::uint32_t copy_bound[2] = {0, 0};
-        std::vector<pattern::Generation> gens[2];
-        for (int c = 0; c < 2; ++c) {
-            if (!read_all(fd.get(), copy.data(), copy.size(),
+        RecordCopy copies[2];
+        for (std::uint32_t c = 0; c < 2; ++c) {
+            if (!read_all(o.fd.get(), buffer.data(), buffer.size(),
                           header_bytes + (2ULL * i + c) * copy_bytes))
                 throw bad("cannot read the record of file " + std::to_string(i) + ": " +
                           errno_text());
-            const std::byte* p = copy.data();
-            const auto used = std::span(copy).first(kCopyFixed + kGenBytes * units);
-            if (std::all_of(used.begin(), used.end(),
-                            [](std::byte b) { return b == std::byte{0}; }))
-                states[c] = CopyState::empty;
-            else if (get<std::uint32_t>(p) == kCopyMagic && get<std::uint32_t>(p + 4) == i &&
-                     get<std::uint64_t>(p + 16) == units &&
-                     get<std::uint64_t>(p + 8) % 2 == static_cast<std::uint64_t>(c) &&
-                     get<std::uint64_t>(p + 24) == copy_check(s.geo.run_id, used)) {
-                states[c] = CopyState::valid;
-                seqs[c] = get<std::uint64_t>(p + 8);
-                copy_bound[c] = get<std::uint32_t>(p + 32);
-                gens[c].resize(units);
-                std::memcpy(gens[c].data(), p + kCopyFixed, kGenBytes * units);
-            } else {
-                states[c] = CopyState::damaged;
-            }
+            copies[c] = parse_copy(buffer, i, c, units, s.geo.run_id);
         }
-        if (states[0] == CopyState::damaged && states[1] == CopyState::damaged)
+        if (copies[0].state == CopyState::damaged && copies[1].state == CopyState::damaged)
             throw bad("both copies of file " + std::to_string(i) +
                       "'s acknowledgement record are damaged; cannot tell what was durable");
-        int use = -1;
-        for (int c = 0; c < 2; ++c)
-            if (states[c] == CopyState::valid && (use < 0 || seqs[c] > seqs[use])) use = c;
-        if (use >= 0) {
-            f.acknowledgements = seqs[use];
-            f.acked = std::move(gens[use]);
-            f.bound = copy_bound[use];
-        } else {
-            f.acked.assign(units, pattern::kUnknownGeneration);  // nothing acknowledged yet
-        }
-        // A damaged copy is a torn write of the newest record: the one used
-        // is older by one, so units may be one more bound ahead (a record
-        // with bound 0 was a phase end: the torn one after it was written
-        // before the next phase wrote anything).
-        if (states[0] == CopyState::damaged || states[1] == CopyState::damaged) {
-            f.used_older_copy = true;
-            f.bound = f.bound > kAnyNewerBound / 2 ? kAnyNewerBound : 2 * f.bound;
-        }
-        s.files.push_back(std::move(f));
+        s.files.push_back(file_record(copies, s.geo.bound, units));
     }
     return s;
 }
 
-}  // namespace ds::run
+}  // namespace ds::target

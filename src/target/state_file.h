@@ -32,7 +32,10 @@
 #include "pattern/unit.h"
 #include "target/owned_file.h"
 
-namespace ds::run {
+namespace ds::target {
+
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
 
 // 3: four-byte generations (2 had one byte each, which wrapped).
 // 4: the run id is random per run (3 derived it from the seed, so another
@@ -137,4 +140,4 @@ std::string damaged_state_reason(const std::string& path, bool own_name);
 // checked header.  Throws SetupError like load_state_file.
 std::vector<std::string> state_file_names(const std::string& path);
 
-}  // namespace ds::run
+}  // namespace ds::target

@@ -27,14 +27,20 @@
 #include "sys/memory.h"
 #include "sys/mountinfo.h"
 #include "sys/signals.h"
+#include "sys/system_tree.h"
 #include "target/device_signature.h"
 #include "target/raw_device.h"
 #include "target/state_file.h"
 #include "target/target_lock.h"
+#include "units/diag.h"
 #include "units/units.h"
 #include "units/utf8.h"
 
-namespace ds::run {
+namespace ds::target {
+
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
+using namespace ds::sys;
 
 namespace {
 
@@ -62,8 +68,8 @@ void read_mount_info(const std::string& dir, TargetInfo& info) {
 // partitions have no queue/ of their own).  0 when unknown.
 std::uint32_t logical_block_size(dev_t dev) {
     if (major(dev) == 0) return 0;  // tmpfs, overlay, btrfs subvolume: no single device
-    const std::string base =
-        "/sys/dev/block/" + std::to_string(major(dev)) + ":" + std::to_string(minor(dev));
+    const std::string base = system_tree().sys_path("dev/block/" + std::to_string(major(dev)) +
+                                                    ":" + std::to_string(minor(dev)));
     for (const char* rel : {"/queue/logical_block_size", "/../queue/logical_block_size"}) {
         std::ifstream f(base + rel);
         std::uint32_t v = 0;
@@ -95,104 +101,6 @@ bool under(const std::string& path, const char* root) {
 }
 
 }  // namespace
-
-namespace {
-
-// A path as one shell word: quoted unless it is plainly safe.
-std::string shell_word(const std::string& p) {
-    if (!p.empty() && p.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                          "0123456789/._-+:,=@") == std::string::npos)
-        return p;
-    std::string q = "'";
-    for (char c : p)
-        q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
-
-}  // namespace
-
-std::vector<std::string> directory_entries(int dirfd) {
-    std::vector<std::string> out;
-    io::UniqueFd scan(::openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    DIR* d = scan.valid() ? ::fdopendir(scan.get()) : nullptr;
-    if (!d) return out;
-    (void)scan.release();  // closedir closes it
-    while (dirent* e = ::readdir(d))
-        out.emplace_back(e->d_name);
-    ::closedir(d);
-    return out;
-}
-
-long data_file_index(const std::string& name, const std::string& stem) {
-    if (name.size() <= stem.size() + 4 || name.compare(0, stem.size(), stem) != 0 ||
-        name.compare(name.size() - 4, 4, ".dat") != 0)
-        return -1;
-    const std::string n = name.substr(stem.size(), name.size() - 4 - stem.size());
-    if (n.empty() || n.size() > 9 || n.find_first_not_of("0123456789") != std::string::npos ||
-        (n[0] == '0' && n.size() > 1))
-        return -1;
-    return std::stol(n);
-}
-
-std::string kept_advice(const std::string& state, const std::vector<KeptFile>& kept,
-                        const std::string& directory) {
-    // --cleanup removes the files only after a verified PASS: after a loss
-    // it keeps them, so the one way on is stated as a command.
-    std::string rm = "rm --";
-    for (const auto& k : kept)
-        if (k.state == state && k.exists)
-            rm += " " + shell_word(directory + (directory == "/" ? "" : "/") + k.name);
-    rm += " " + shell_word(state);
-    return "; check it with drivestress --verify-only " + state + ": after a PASS, --verify-only " +
-           state +
-           " --cleanup removes the files; after a loss they are its evidence (--cleanup keeps "
-           "them): inspect them, then remove them with: " +
-           rm;
-}
-
-std::string damaged_state_advice(const std::string& state, const std::string& why) {
-    return state + ": cannot be read (" + why +
-           ") and may be a --keep run's state file, damaged: it protects the files beside it; "
-           "see what it says with drivestress --verify-only " +
-           shell_word(state) + ", or remove them unverified with drivestress --verify-only " +
-           shell_word(state) + " --cleanup --force";
-}
-
-std::vector<KeptFile> kept_files(int dirfd, const std::string& directory,
-                                 const std::string& own_state) {
-    std::vector<KeptFile> kept;
-    for (const auto& n : directory_entries(dirfd)) {
-        if (!ends_with(n, ".state")) continue;
-        const std::string state = directory + (directory == "/" ? "" : "/") + n;
-        if (!has_state_magic(state)) {
-            // A power cut can take the magic with it: such a file still
-            // protects what it kept (we cannot read which files those are).
-            const bool own = n == own_state || n == "drivestress.state";
-            if (const std::string why = damaged_state_reason(state, own); !why.empty())
-                throw SetupError(damaged_state_advice(state, why));
-            continue;
-        }
-        std::vector<std::string> names;
-        try {
-            names = state_file_names(state);
-        } catch (const SetupError& e) {
-            std::string why = e.what();
-            if (why.rfind(state + ": ", 0) == 0) why = why.substr(state.size() + 2);
-            throw SetupError(damaged_state_advice(state, why));
-        }
-        for (auto& name : names) {
-            KeptFile k{std::move(name), state};
-            struct stat st {};
-            if (::fstatat(dirfd, k.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
-                k.exists = true;
-                k.dev = st.st_dev;
-                k.ino = st.st_ino;
-            }
-            kept.push_back(std::move(k));
-        }
-    }
-    return kept;
-}
 
 Target::Target(const RunConfig& cfg, std::uint64_t extra_bytes)
     : file_bytes_(cfg.file_bytes),
@@ -411,9 +319,9 @@ void Target::sweep_leftovers() {
     std::string list;
     for (const auto& n : removed)
         list += (list.empty() ? "" : ", ") + n;
-    std::fprintf(stderr, "drivestress: %s: removed %zu leftover file%s of earlier runs: %s\n",
-                 units::printable(info_.directory).c_str(), removed.size(),
-                 removed.size() == 1 ? "" : "s", units::printable(list).c_str());
+    units::info(units::printf_string("%s: removed %zu leftover file%s of earlier runs: %s",
+                                     info_.directory.c_str(), removed.size(),
+                                     removed.size() == 1 ? "" : "s", list.c_str()));
 }
 
 void Target::check_space(const RunConfig& cfg, std::uint64_t extra_bytes) {
@@ -575,9 +483,9 @@ void Target::remove_files() noexcept {
         // Say so when a file was taken away during the run, or cannot be
         // removed (the filesystem went read-only): someone should know.
         if (int err = files_[i].remove())
-            std::fprintf(stderr, "drivestress: %s: %s\n", units::printable(paths_[i]).c_str(),
-                         err == ENOENT ? "removed or replaced by someone else during the run"
-                                       : ("cannot remove: " + errno_text(err)).c_str());
+            units::warning(paths_[i] + ": " +
+                           (err == ENOENT ? "removed or replaced by someone else during the run"
+                                          : "cannot remove: " + errno_text(err)));
     }
     files_.clear();
 }
@@ -596,4 +504,4 @@ std::vector<std::pair<std::size_t, int>> Target::drop_caches() const {
     return failed;
 }
 
-}  // namespace ds::run
+}  // namespace ds::target

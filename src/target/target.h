@@ -34,7 +34,11 @@
 #include "target/owned_file.h"
 #include "target/target_lock.h"
 
-namespace ds::run {
+namespace ds::target {
+
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
+using namespace ds::sys;
 
 // A file a --keep state file in the target directory names: its name, and
 // its identity when it exists (a hard link under another name is the same
@@ -144,4 +148,4 @@ class Target {
     bool keep_ = false;                     // --keep: files stay on every exit
 };
 
-}  // namespace ds::run
+}  // namespace ds::target

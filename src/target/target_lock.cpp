@@ -15,8 +15,12 @@
 
 #include "model/errors.h"
 #include "sys/mountinfo.h"
+#include "sys/system_tree.h"
 
-namespace ds::run {
+namespace ds::target {
+
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
 
 namespace {
 
@@ -86,7 +90,7 @@ io::UniqueFd open_lock_directory(const std::string& path, std::string& why) {
 pid_t lock_holder(int fd) {
     struct stat st {};
     if (::fstat(fd, &st) != 0) return 0;
-    std::ifstream locks("/proc/locks");
+    std::ifstream locks(sys::system_tree().proc_path("locks"));
     std::string line;
     pid_t inode_only = 0;
     while (std::getline(locks, line)) {
@@ -248,4 +252,4 @@ TargetLock TargetLock::acquire(int dirfd, const std::string& dir, const std::str
     return lock;
 }
 
-}  // namespace ds::run
+}  // namespace ds::target

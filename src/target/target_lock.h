@@ -23,7 +23,7 @@
 
 #include "io/unique_fd.h"
 
-namespace ds::run {
+namespace ds::target {
 
 class TargetLock {
   public:
@@ -66,4 +66,4 @@ class TargetLock {
 // The directory the lock files go in, for messages and tests.
 std::string lock_directory();
 
-}  // namespace ds::run
+}  // namespace ds::target

@@ -8,7 +8,10 @@
 #include "model/errors.h"
 #include "units/units.h"
 
-namespace ds::run {
+namespace ds::target {
+
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
 
 namespace {
 
@@ -146,4 +149,4 @@ std::string device_kind(const std::string& path) {
     return name;
 }
 
-}  // namespace ds::run
+}  // namespace ds::target

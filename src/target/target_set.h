@@ -14,7 +14,10 @@
 #include "model/results.h"
 #include "target/target.h"
 
-namespace ds::run {
+namespace ds::target {
+
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
 
 class TargetSet {
   public:
@@ -71,4 +74,4 @@ std::string target_name(const TargetInfo& info, bool raw);
 // (/dev/nvme0n1), "sd" (/dev/sdb), "" when not a /dev name.
 std::string device_kind(const std::string& path);
 
-}  // namespace ds::run
+}  // namespace ds::target

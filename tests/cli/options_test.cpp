@@ -17,9 +17,9 @@ using ds::cli::parse_command_line;
 using ds::cli::ParsedCommandLine;
 using ds::cli::ProgressMode;
 using ds::cli::UsageError;
-using ds::run::BackendChoice;
-using ds::run::Phase;
-using ds::run::RunConfig;
+using ds::model::BackendChoice;
+using ds::model::Phase;
+using ds::model::RunConfig;
 
 namespace {
 
@@ -527,7 +527,7 @@ TEST_CASE("--sweep: one parameter, a list or a range of powers of two") {
     SUBCASE("qd list; --qd becomes the largest value") {
         RunConfig c = parse({"--sweep", "qd=1,4,16"});
         REQUIRE(c.sweep.has_value());
-        CHECK(c.sweep->param == ds::run::SweepParam::qd);
+        CHECK(c.sweep->param == ds::model::SweepParam::qd);
         CHECK(c.sweep->values == std::vector<std::uint64_t>{1, 4, 16});
         CHECK(c.qd == 16);
     }
@@ -550,14 +550,14 @@ TEST_CASE("--sweep: one parameter, a list or a range of powers of two") {
     SUBCASE("files; --files becomes the largest value") {
         RunConfig c = parse({"--sweep", "files=1..4"});
         REQUIRE(c.sweep.has_value());
-        CHECK(c.sweep->param == ds::run::SweepParam::files);
+        CHECK(c.sweep->param == ds::model::SweepParam::files);
         CHECK(c.sweep->values == std::vector<std::uint64_t>{1, 2, 4});
         CHECK(c.files == 4);
     }
     SUBCASE("rand-block sizes; the smallest is the verification unit") {
         RunConfig c = parse({"--sweep", "rand-block=4K,16K,64K"});
         REQUIRE(c.sweep.has_value());
-        CHECK(c.sweep->param == ds::run::SweepParam::rand_block);
+        CHECK(c.sweep->param == ds::model::SweepParam::rand_block);
         CHECK(c.sweep->values == std::vector<std::uint64_t>{4 * KiB, 16 * KiB, 64 * KiB});
         CHECK(c.rand_block == 4 * KiB);
     }

@@ -11,7 +11,7 @@
 using ds::cli::parse_command_line;
 using ds::cli::parse_sweep;
 using ds::cli::UsageError;
-using ds::run::SweepParam;
+using ds::model::SweepParam;
 using V = std::vector<std::uint64_t>;
 
 TEST_CASE("sweep lists and power-of-two ranges") {
@@ -88,7 +88,7 @@ TEST_CASE("presets expand to exactly their documented options") {
     CHECK(rnd_write.first == "RND4K Q32T1 write");
     CHECK(rnd_write.second.read_pct == 0);
     CHECK(rnd_write.second.qd == 32);
-    CHECK(rnd_write.second.has_phase(ds::run::Phase::reverify));
+    CHECK(rnd_write.second.has_phase(ds::model::Phase::reverify));
     CHECK(rnd_write.second.target == "/tmp");
 
     auto nvme = parse_command_line({"--preset", "nvme"});
@@ -124,10 +124,10 @@ TEST_CASE("--no-verify with a preset drops the preset's reverify phases") {
     for (const auto& [label, cfg] : cmd.preset_tests) {
         CAPTURE(label);
         CHECK_FALSE(cfg.verify);
-        CHECK_FALSE(cfg.has_phase(ds::run::Phase::reverify));
+        CHECK_FALSE(cfg.has_phase(ds::model::Phase::reverify));
         if (cfg.read_pct == 0) {
             had_random_write = true;
-            CHECK(cfg.has_phase(ds::run::Phase::random));
+            CHECK(cfg.has_phase(ds::model::Phase::random));
         }
     }
     CHECK(had_random_write);
@@ -222,9 +222,9 @@ TEST_CASE("--find-rate is a rate sweep the search fills; what conflicts is refus
 
 TEST_CASE("--arrivals spaces a rate sweep's and --find-rate's schedules; other sweeps refuse it") {
     CHECK(parse_command_line({"--find-rate", "p99<=5ms", "--arrivals", "poisson", "/tmp"})
-              .config.arrivals == ds::run::Arrivals::poisson);
+              .config.arrivals == ds::model::Arrivals::poisson);
     CHECK(parse_command_line({"--sweep", "rate=10%,50%", "--arrivals", "poisson", "/tmp"})
-              .config.arrivals == ds::run::Arrivals::poisson);
+              .config.arrivals == ds::model::Arrivals::poisson);
     CHECK_THROWS_AS(parse_command_line({"--sweep", "qd=1,2", "--arrivals", "poisson", "/tmp"}),
                     UsageError);
     CHECK_THROWS_AS(parse_command_line({"--arrivals", "poisson", "/tmp"}), UsageError);

@@ -30,6 +30,10 @@ EXIT_SKIP = 77
 
 # Paths of the programs under test; set by main() from the command line.
 DRIVESTRESS = os.environ.get("DRIVESTRESS", "")
+# The same program with the test hooks (tests/helpers/drivestress_hooked.cpp):
+# the product binary reads no DRIVESTRESS_TEST_* variable, so a run that sets
+# one runs this build instead (argv_for).
+HOOKED = os.environ.get("DRIVESTRESS_HOOKED", "")
 NO_IO_URING = os.environ.get("NO_IO_URING", "")
 PEAK_RSS = os.environ.get("PEAK_RSS", "")  # tests/helpers/peak_rss
 
@@ -310,11 +314,23 @@ def default_signals(hangup_ignored=False):
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
 
 
+def argv_for(argv, env):
+    """`argv` with the hooked build in place of the product binary when
+    `env` sets a test hook (a DRIVESTRESS_TEST_* variable)."""
+    if not any(k.startswith("DRIVESTRESS_TEST_") and v for k, v in (env or {}).items()):
+        return argv
+    if not HOOKED or not os.access(HOOKED, os.X_OK):
+        raise AssertionError(f"a test hook needs the hooked build, not found: {HOOKED!r} "
+                             "(use --drivestress-hooked)")
+    return [HOOKED if a == DRIVESTRESS else a for a in argv]
+
+
 class Run:
     """A drivestress process in progress.  Output goes to temporary files,
     never pipes, so a stopped or chatty process cannot deadlock the test."""
 
     def __init__(self, argv, env, json_path, hangup_ignored=False):
+        argv = argv_for(argv, env)
         self.argv = argv
         self.json_path = json_path
         self._out = tempfile.TemporaryFile(mode="w+")
@@ -509,12 +525,12 @@ class DriveStressTest(unittest.TestCase):
         self.assertEqual(result.returncode, code, result.describe())
 
     def assertSetupError(self, result, *names):
-        """Exit 1 and exactly one stderr line `drivestress: ...` naming each
-        of `names` (an option or a path)."""
+        """Exit 1 and exactly one stderr line `drivestress: error: ...`
+        naming each of `names` (an option or a path)."""
         self.assertExit(result, 1)
         lines = result.stderr.splitlines()
         self.assertEqual(len(lines), 1, "stderr must be one line:\n" + result.stderr)
-        self.assertTrue(lines[0].startswith("drivestress: "), lines[0])
+        self.assertTrue(lines[0].startswith("drivestress: error: "), lines[0])
         for name in names:
             self.assertIn(name, lines[0])
         self.assertNotIn("Traceback", result.stderr)
@@ -540,13 +556,19 @@ def merged_phases_of(doc):
 
 def main():
     """Runs the selected tests of the calling module; exits 0, 1 or 77."""
-    global DRIVESTRESS, NO_IO_URING, PEAK_RSS
+    global DRIVESTRESS, HOOKED, NO_IO_URING, PEAK_RSS
     parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument("--drivestress", default=DRIVESTRESS)
+    parser.add_argument("--drivestress-hooked", default=HOOKED)
     parser.add_argument("--no-io-uring", default=NO_IO_URING)
     parser.add_argument("--peak-rss", default=PEAK_RSS)
     opts, rest = parser.parse_known_args()
     DRIVESTRESS = os.path.abspath(opts.drivestress) if opts.drivestress else ""
+    if opts.drivestress_hooked:
+        HOOKED = os.path.abspath(opts.drivestress_hooked)
+    elif DRIVESTRESS:  # BUILD/src/drivestress -> BUILD/tests/helpers/drivestress-hooked
+        HOOKED = os.path.join(os.path.dirname(os.path.dirname(DRIVESTRESS)), "tests", "helpers",
+                              "drivestress-hooked")
     NO_IO_URING = os.path.abspath(opts.no_io_uring) if opts.no_io_uring else ""
     PEAK_RSS = os.path.abspath(opts.peak_rss) if opts.peak_rss else ""
 

@@ -46,7 +46,7 @@ class EnospcCases:
         self.assertExit(r, 1)
         lines = [l for l in r.stderr.splitlines() if l.strip()]
         self.assertEqual(len(lines), 1, r.describe())
-        self.assertRegex(lines[0], r"^drivestress: " + target +
+        self.assertRegex(lines[0], r"^drivestress: error: " + target +
                          r"/drivestress-[01]\.dat: no space left on device writing at offset "
                          r"\d+ \(the filesystem filled up during the run\)$")
         self.assertEqual(os.listdir(target), [], "test files left behind")
@@ -86,8 +86,8 @@ class EnospcCases:
         self.assertExit(r, 1)
         lines = [l for l in r.stderr.splitlines() if l.strip()]
         self.assertEqual(len(lines), 1, r.describe())
-        error = lines[0][len("drivestress: "):]
-        self.assertRegex(lines[0], r"^drivestress: " + target +
+        error = lines[0][len("drivestress: error: "):]
+        self.assertRegex(lines[0], r"^drivestress: error: " + target +
                          r"/drivestress-[01]\.dat: no space left for 16 MiB")
         self.assertIn("iteration 1", r.stdout)
         self.assertRegex(r.stdout, r"(?m)^summary  32 MiB written, 32 MiB read, 32 MiB verified ")

@@ -552,7 +552,7 @@ class HostileInput(harness.DriveStressTest):
         if lines and lines[-1] == "":
             lines.pop()
         self.assertEqual(len(lines), 1, "stderr must be exactly one line\n" + shown)
-        self.assertTrue(lines[0].startswith("drivestress: "), shown)
+        self.assertTrue(lines[0].startswith("drivestress: error: "), shown)
         for name in row.names:
             self.assertIn(fill(name, box), lines[0], "the message must name it\n" + shown)
         self.assertEqual(stdout, "", "a refused run prints no report\n" + shown)

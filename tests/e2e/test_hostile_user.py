@@ -218,7 +218,7 @@ class HostileUser(harness.DriveStressTest):
                     reader.kill()
                     reader.wait()
                 self.assertEqual(r.returncode, 1, r.describe())
-                self.assertIn(f"drivestress: {option} {fifo}: is a FIFO owned by uid 65534, "
+                self.assertIn(f"drivestress: error: {option} {fifo}: is a FIFO owned by uid 65534, "
                               "not by the caller; refusing to write into it", r.stderr)
                 self.assertEqual(os.path.getsize(got), 0, "nobody's reader got root's output")
                 self.assertEqual(sorted(e for e in os.listdir(self.box)

@@ -110,7 +110,7 @@ class OwnFiles(harness.DriveStressTest):
                 path = os.path.join(bind, name)
                 r = self.drivestress(*RUN, "--keep", option, path, json_out=False)
                 self.assertExit(r, 1)
-                self.assertIn(f"drivestress: {option} {path}: is another name for "
+                self.assertIn(f"drivestress: error: {option} {path}: is another name for "
                               f"{os.path.join(self.target, name)}, one of the run's own files",
                               r.stderr)
                 if option != "--json":  # refused as the run starts: nothing kept
@@ -218,7 +218,7 @@ class StalledReaderMixin:
         run.send(signal.SIGINT)
         r = run.finish()
         self.assertExit(r, 130)
-        self.assertIn(f"drivestress: --json {fifo}: write: Interrupted system call", r.stderr)
+        self.assertIn(f"drivestress: error: --json {fifo}: write: Interrupted system call", r.stderr)
         self.assertNoFilesLeft(r)
 
     def test_timeseries_into_a_stalled_reader(self):
@@ -230,7 +230,7 @@ class StalledReaderMixin:
         run.send(signal.SIGINT)
         r = run.finish()
         self.assertExit(r, 130)
-        self.assertIn(f"drivestress: --timeseries {fifo}: write: Interrupted system call",
+        self.assertIn(f"drivestress: error: --timeseries {fifo}: write: Interrupted system call",
                       r.stderr)
         self.assertNoFilesLeft(r)
 

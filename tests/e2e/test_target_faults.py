@@ -32,7 +32,7 @@ class TargetFaultCases:
         self.assertExit(r, 0)
         self.assertNoFilesLeft(r)
         for i in range(FILES):
-            self.assertIn(f"drivestress: {self.data_file(i)}: removed or replaced by someone else during "
+            self.assertIn(f"drivestress: warning: {self.data_file(i)}: removed or replaced by someone else during "
                           "the run", r.stderr)
         doc = self.assertJson(r)
         self.assertEqual([p["phase"] for _, p in harness.phases_of(doc)], list(harness.PHASES))
@@ -108,7 +108,7 @@ class TargetFaultCases:
                          doc["summary"]["mismatches"]["io-error"])
         for i in range(FILES):
             path = os.path.join(target, f"drivestress-{i}.dat")
-            self.assertIn(f"drivestress: {path}: cannot remove: Read-only file system",
+            self.assertIn(f"drivestress: warning: {path}: cannot remove: Read-only file system",
                           r.stderr)
 
 

@@ -83,7 +83,7 @@ class StandardStreams(harness.DriveStressTest):
         r = self.run_with(">/dev/full")
         self.assertExit(r, 1)
         self.assertEqual(r.stderr.splitlines()[-1],
-                         "drivestress: writing to standard output failed: "
+                         "drivestress: error: writing to standard output failed: "
                          "No space left on device")
         self.assertNoFilesLeft()
 
@@ -96,14 +96,14 @@ class StandardStreams(harness.DriveStressTest):
         self.assertNotIn("PASS", p.stdout)
         self.assertEqual(p.stdout.splitlines()[-1], "result   ERROR: --json /dev/full: write: "
                          "No space left on device (exit 1)")
-        self.assertEqual(p.stderr, "drivestress: --json /dev/full: write: "
+        self.assertEqual(p.stderr, "drivestress: error: --json /dev/full: write: "
                          "No space left on device\n")
 
     def test_timeseries_that_cannot_be_written(self):
         r = self.drivestress("-s", "8M", "-j", 2, "--timeseries", "/dev/full", "--rand-time",
                              "1.5s")
         self.assertExit(r, 1)
-        self.assertIn("drivestress: --timeseries /dev/full: write: No space left on device",
+        self.assertIn("drivestress: error: --timeseries /dev/full: write: No space left on device",
                       r.stderr)
         self.assertIn("result   ERROR: --timeseries /dev/full", r.stdout)
 

@@ -54,8 +54,9 @@ class VerifyOnlyCases:
         env = dict(os.environ)
         env.pop("DRIVESTRESS_TEST_STOP", None)
         env.update(env_extra or {})
-        p = subprocess.run([harness.DRIVESTRESS, "--verify-only", self.state_path(), "--json",
-                            self.json_path, *args], capture_output=True, text=True, env=env,
+        argv = harness.argv_for([harness.DRIVESTRESS, "--verify-only", self.state_path(), "--json",
+                                 self.json_path, *args], env)
+        p = subprocess.run(argv, capture_output=True, text=True, env=env,
                            timeout=harness.EXIT_TIMEOUT_S)
         doc = None
         if os.path.exists(self.json_path):

@@ -20,8 +20,8 @@
 #include "run/sync_compare.h"
 
 using namespace ds;
-using run::Phase;
-using run::SyncMethod;
+using model::Phase;
+using model::SyncMethod;
 
 namespace {
 
@@ -48,7 +48,7 @@ struct TempFile {
 };
 
 // Keeps a copy of every acknowledged map it is given.
-struct RecordingListener final : run::DurabilityListener {
+struct RecordingListener final : model::DurabilityListener {
     std::vector<std::vector<pattern::Generation>> calls;
     void acknowledged(unsigned, std::span<const pattern::Generation> acked) override {
         calls.emplace_back(acked.begin(), acked.end());
@@ -66,8 +66,8 @@ bool uring_usable() {
 struct Fixture {
     TempFile file;
     std::atomic<bool> stop{false};
-    run::WorkerGeometry geo;
-    std::unique_ptr<run::Worker> worker;
+    engine::WorkerGeometry geo;
+    std::unique_ptr<engine::Worker> worker;
     test::FaultyBackend* faulty = nullptr;
     RecordingListener listener;
 
@@ -84,8 +84,8 @@ struct Fixture {
                .sync = sync,
                .sync_every = every,
                .batch = batch};
-        worker = std::make_unique<run::Worker>(geo, 0, file.path, file.fd, 7,
-                                               pattern::data_id_from_seed(7), stop);
+        worker = std::make_unique<engine::Worker>(geo, 0, file.path, file.fd, 7,
+                                                  pattern::data_id_from_seed(7), stop);
         std::unique_ptr<io::Backend> inner;
         if (uring)
             inner = std::make_unique<io::UringBackend>(file.fd, 16, worker->buffer_arena());
@@ -96,8 +96,8 @@ struct Fixture {
         worker->set_backend(std::move(f));
         worker->set_durability_listener(&listener);
     }
-    run::Worker::Outcome phase(Phase p, std::uint64_t ops = 0) {
-        run::PhasePlan plan;
+    engine::Worker::Outcome phase(Phase p, std::uint64_t ops = 0) {
+        engine::PhasePlan plan;
         plan.phase = p;
         plan.op_limit = ops;
         return worker->run(plan);
@@ -292,8 +292,8 @@ TEST_CASE("--batch 8: operations are submitted eight at a time") {
 TEST_CASE("sync-compare: a refused flush is n/a with its reason, a failed write an io-error") {
     TempFile file(1ULL << 20);
     std::atomic<bool> stop{false};
-    std::vector<run::MismatchRecord> records;
-    run::ClassCounts totals{};
+    std::vector<model::MismatchRecord> records;
+    model::ClassCounts totals{};
     unsigned row = 0;
     run::SyncCompareSetup setup{
         file.path, file.fd, false, false, 1ULL << 20, 99, 0, 5, [&](int fd, std::span<std::byte>) {
@@ -306,7 +306,7 @@ TEST_CASE("sync-compare: a refused flush is n/a with its reason, a failed write 
     auto res = run::run_sync_compare(setup, stop, records, totals);
     REQUIRE(res.rows.size() == 18);
     for (const auto& r : res.rows) {
-        CAPTURE(std::string(run::to_string(r.method)));
+        CAPTURE(std::string(model::to_string(r.method)));
         CAPTURE(r.write_bytes);
         const bool flush = r.method == SyncMethod::fsync || r.method == SyncMethod::fdatasync;
         CHECK(r.available == !flush);
@@ -338,8 +338,8 @@ TEST_CASE("sync-compare: a unit damaged behind the table's back is found") {
     // that writes one wrong byte after its first write.
     TempFile file(1ULL << 20);
     std::atomic<bool> stop{false};
-    std::vector<run::MismatchRecord> records;
-    run::ClassCounts totals{};
+    std::vector<model::MismatchRecord> records;
+    model::ClassCounts totals{};
     unsigned row = 0;
     run::SyncCompareSetup setup{
         file.path, file.fd, false, false, 1ULL << 20, 99, 0, 3, [&](int fd, std::span<std::byte>) {

@@ -21,7 +21,7 @@
 #include "io/sync_backend.h"
 #include "io/uring_backend.h"
 
-using ds::run::BatchSizer;
+using ds::engine::BatchSizer;
 
 constexpr std::uint64_t kQuick = BatchSizer::kBoundNs / 10;
 constexpr std::uint64_t kSlow = BatchSizer::kBoundNs * 8 / 5;
@@ -103,11 +103,11 @@ struct ScratchFile {
 };
 
 // Reads every block of the file once, and keeps what each completion said.
-class ReadEveryBlock final : public ds::run::PhaseWork {
+class ReadEveryBlock final : public ds::engine::PhaseWork {
   public:
     // With `stop`: sets it (a stop request) once 6 operations were issued.
     explicit ReadEveryBlock(std::atomic<bool>* stop = nullptr) : stop_(stop) {}
-    Next next(ds::run::Slot& s) override {
+    Next next(ds::engine::Slot& s) override {
         if (issued_ == kOps) return Next::done;
         if (stop_ && issued_ == 5) stop_->store(true);
         s.req.kind = ds::io::OpKind::read;
@@ -119,7 +119,7 @@ class ReadEveryBlock final : public ds::run::PhaseWork {
         return Next::issued;
     }
     bool more() const override { return issued_ < kOps; }
-    void complete(ds::run::Slot&, std::int32_t result, std::uint64_t) override {
+    void complete(ds::engine::Slot&, std::int32_t result, std::uint64_t) override {
         results.push_back(result);
     }
     void reaped(std::uint64_t) override {}
@@ -133,7 +133,7 @@ class ReadEveryBlock final : public ds::run::PhaseWork {
 struct EngineFixture {
     ScratchFile file;
     ds::io::AlignedBuffer arena{std::size_t{8} * kBlock};
-    std::vector<ds::run::Slot> slots{8};
+    std::vector<ds::engine::Slot> slots{8};
     ds::test::FaultyBackend* faulty = nullptr;
     std::unique_ptr<ds::io::Backend> backend;
     std::atomic<bool> stop{false};
@@ -151,9 +151,9 @@ struct EngineFixture {
             slots[i].buf = arena.data() + i * kBlock;
     }
     // --qd 8 --batch 4: the engine submits itself every 4 prepared operations.
-    ds::run::EngineTally run(ReadEveryBlock& work) {
-        ds::run::Engine engine(*backend, slots, stop);
-        return engine.run(work, {8, 4, 0, nullptr});
+    ds::engine::EngineTally run(ReadEveryBlock& work) {
+        ds::engine::Engine engine(*backend, slots, stop);
+        return engine.run(work, {8, 4, 0, nullptr, nullptr});
     }
 };
 
@@ -207,7 +207,7 @@ TEST_CASE("a failed submit fails the queued operations with its errno; nothing i
         EngineFixture f(uring);
         f.faulty->fail_submit_at(3, EIO);
         ReadEveryBlock work;
-        ds::run::EngineTally t;
+        ds::engine::EngineTally t;
         CHECK_NOTHROW(t = f.run(work));
         // The batch of 4 that submit refused comes back as 4 I/O errors, the
         // rest as they were done.
@@ -243,10 +243,10 @@ TEST_CASE("a stop request cancels what is in flight once; cancelled operations a
 namespace {
 
 // Reads `ops` blocks, and keeps each operation's due and submission times.
-class ScheduledReads final : public ds::run::PhaseWork {
+class ScheduledReads final : public ds::engine::PhaseWork {
   public:
     explicit ScheduledReads(unsigned ops) : ops_(ops) {}
-    Next next(ds::run::Slot& s) override {
+    Next next(ds::engine::Slot& s) override {
         if (issued_ == ops_) return Next::done;
         s.req.kind = ds::io::OpKind::read;
         s.req.offset = std::uint64_t{issued_++ % kOps} * kBlock;
@@ -257,7 +257,7 @@ class ScheduledReads final : public ds::run::PhaseWork {
         return Next::issued;
     }
     bool more() const override { return issued_ < ops_; }
-    void complete(ds::run::Slot& s, std::int32_t result, std::uint64_t) override {
+    void complete(ds::engine::Slot& s, std::int32_t result, std::uint64_t) override {
         results.push_back(result);
         due.push_back(s.due_ns);
         submitted.push_back(s.req.submit_ns);
@@ -303,11 +303,11 @@ TEST_CASE("with a schedule, operations are issued in its order and never before 
             CAPTURE(uring);
             CAPTURE(spin);
             EngineFixture f(uring);
-            ds::run::Engine engine(*f.backend, f.slots, f.stop);
-            const std::uint64_t start = ds::run::monotonic_ns() + 1'000'000;
-            ds::run::RateSchedule schedule(20'000, ds::run::Arrivals::fixed, start, 0, 1);
+            ds::engine::Engine engine(*f.backend, f.slots, f.stop);
+            const std::uint64_t start = ds::engine::monotonic_ns() + 1'000'000;
+            ds::engine::RateSchedule schedule(20'000, ds::model::Arrivals::fixed, start, 0, 1);
             ScheduledReads work(200);
-            ds::run::EngineOptions o{8, 1, 0, nullptr, &schedule, spin};
+            ds::engine::EngineOptions o{8, 1, 0, nullptr, nullptr, &schedule, spin};
             engine.run(work, o);
             REQUIRE(work.results.size() == 200);
             CHECK(count(work.results, kBlock) == 200);
@@ -321,17 +321,17 @@ TEST_CASE("with a schedule, operations are issued in its order and never before 
 }
 
 TEST_CASE("the wake margin follows how late sleeps end, within its cap") {
-    ds::run::WakeMargin m;
-    CHECK(m.ns() == ds::run::WakeMargin::kStartNs);
+    ds::engine::WakeMargin m;
+    CHECK(m.ns() == ds::engine::WakeMargin::kStartNs);
     for (int i = 0; i < 200; ++i)
         m.woke(5'000);  // a host whose timers wake 5 us late
     CHECK(m.ns() >= 9'900);
     CHECK(m.ns() <= 10'000);  // twice the lateness
     m.woke(10'000'000);       // one sleep preempted for 10 ms
-    CHECK(m.ns() <= 10'000 + 2 * ds::run::WakeMargin::kMaxNs / 16);
+    CHECK(m.ns() <= 10'000 + 2 * ds::engine::WakeMargin::kMaxNs / 16);
     for (int i = 0; i < 200; ++i)
         m.woke(1'000'000);  // a host that wakes a millisecond late: no more spin than the cap
-    CHECK(m.ns() == ds::run::WakeMargin::kMaxNs);
+    CHECK(m.ns() == ds::engine::WakeMargin::kMaxNs);
     for (int i = 0; i < 400; ++i)
         m.woke(0);
     CHECK(m.ns() < 1'000);
@@ -340,16 +340,17 @@ TEST_CASE("the wake margin follows how late sleeps end, within its cap") {
 TEST_CASE("an operation due while every slot is busy is issued when one frees, marked late") {
     ScratchFile file;
     ds::io::AlignedBuffer arena{kBlock};
-    std::vector<ds::run::Slot> slots(1);
+    std::vector<ds::engine::Slot> slots(1);
     slots[0].buf = arena.data();
     SlowBackend backend(file.fd);
     std::atomic<bool> stop{false};
-    ds::run::Engine engine(backend, slots, stop);
+    ds::engine::Engine engine(backend, slots, stop);
     // 10k/s (100 us apart) at depth 1 on a 2 ms device: from the second on,
     // each is due before the one in flight completes.
-    ds::run::RateSchedule schedule(10'000, ds::run::Arrivals::fixed, ds::run::monotonic_ns(), 0, 1);
+    ds::engine::RateSchedule schedule(10'000, ds::model::Arrivals::fixed,
+                                      ds::engine::monotonic_ns(), 0, 1);
     ScheduledReads work(10);
-    engine.run(work, {1, 1, 0, nullptr, &schedule});
+    engine.run(work, {1, 1, 0, nullptr, nullptr, &schedule});
     REQUIRE(work.results.size() == 10);
     CHECK(work.late == 9);
     for (std::size_t i = 1; i < work.due.size(); ++i)  // issued after the previous completed
@@ -360,10 +361,11 @@ TEST_CASE("a schedule slower than the device leaves every slot free: nothing is 
     // 200/s (5 ms apart) at depth 8: all eight slots busy would need a
     // 4 KiB read to take 40 ms.
     EngineFixture f(false);
-    ds::run::Engine engine(*f.backend, f.slots, f.stop);
-    ds::run::RateSchedule schedule(200, ds::run::Arrivals::fixed, ds::run::monotonic_ns(), 0, 1);
+    ds::engine::Engine engine(*f.backend, f.slots, f.stop);
+    ds::engine::RateSchedule schedule(200, ds::model::Arrivals::fixed, ds::engine::monotonic_ns(),
+                                      0, 1);
     ScheduledReads work(20);
-    engine.run(work, {8, 1, 0, nullptr, &schedule});
+    engine.run(work, {8, 1, 0, nullptr, nullptr, &schedule});
     REQUIRE(work.results.size() == 20);
     CHECK(work.late == 0);
 }

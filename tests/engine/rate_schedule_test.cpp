@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <vector>
 
-using ds::run::Arrivals;
-using ds::run::RateSchedule;
+using ds::engine::RateSchedule;
+using ds::model::Arrivals;
 
 TEST_CASE("fixed arrivals are 1/rate apart, counted from the start plus the worker's phase") {
     RateSchedule s(4000, Arrivals::fixed, 1'000'000, 125'000, 7);

@@ -7,8 +7,8 @@
 #include <set>
 #include <vector>
 
-using ds::run::BusyUnits;
-using ds::run::UnitMap;
+using ds::engine::BusyUnits;
+using ds::engine::UnitMap;
 
 TEST_CASE("busy units: what was claimed is busy until released, whatever collides") {
     BusyUnits b;

@@ -16,7 +16,7 @@
 #include "io/uring_backend.h"
 
 using namespace ds;
-using run::Phase;
+using model::Phase;
 
 namespace {
 
@@ -39,7 +39,7 @@ struct TempFile {
     }
 };
 
-run::WorkerGeometry geometry(std::uint64_t file_bytes) {
+engine::WorkerGeometry geometry(std::uint64_t file_bytes) {
     return {.file_bytes = file_bytes,
             .seq_block = 64 * 1024,
             .rand_block = kUnit,
@@ -53,8 +53,8 @@ run::WorkerGeometry geometry(std::uint64_t file_bytes) {
 struct Fixture {
     TempFile file;
     std::atomic<bool> stop{false};
-    run::WorkerGeometry geo = geometry(kFileBytes);
-    run::Worker worker{geo, 0, file.path, file.fd, 42, pattern::data_id_from_seed(42), stop};
+    engine::WorkerGeometry geo = geometry(kFileBytes);
+    engine::Worker worker{geo, 0, file.path, file.fd, 42, pattern::data_id_from_seed(42), stop};
     test::FaultyBackend* faulty = nullptr;
 
     // `threads`: the sync thread pool at depth 16 instead of one operation at
@@ -73,9 +73,9 @@ struct Fixture {
         faulty = f.get();
         worker.set_backend(std::move(f));
     }
-    run::Worker::Outcome phase(Phase p, std::uint64_t ops = 0, std::uint32_t block = 0,
-                               unsigned depth = 0) {
-        run::PhasePlan plan;
+    engine::Worker::Outcome phase(Phase p, std::uint64_t ops = 0, std::uint32_t block = 0,
+                                  unsigned depth = 0) {
+        engine::PhasePlan plan;
         plan.phase = p;
         plan.op_limit = ops;
         plan.rand_block = block;
@@ -83,10 +83,10 @@ struct Fixture {
         return worker.run(plan);
     }
     // A sequential phase with --seq-time `seconds`.
-    run::Worker::Outcome timed(Phase p, double seconds) {
-        run::PhasePlan plan;
+    engine::Worker::Outcome timed(Phase p, double seconds) {
+        engine::PhasePlan plan;
         plan.phase = p;
-        plan.deadline_ns = run::monotonic_ns() + run::seconds_to_ns(seconds);
+        plan.deadline_ns = engine::monotonic_ns() + model::seconds_to_ns(seconds);
         return worker.run(plan);
     }
 };
@@ -271,16 +271,16 @@ TEST_CASE("a stop request drains and reports an incomplete phase") {
 }
 
 TEST_CASE("geometry: depths are bounded by qd, buffer budget and file size") {
-    run::RunConfig cfg;
+    model::RunConfig cfg;
     cfg.qd = 256;
     cfg.file_bytes = 64ULL << 20;
-    auto g = run::make_geometry(cfg, 256);
+    auto g = engine::make_geometry(cfg, 256);
     CHECK(g.rand_depth == 256);
-    CHECK(g.seq_depth == run::kSeqInflightBytes / cfg.seq_block);
-    CHECK(run::make_geometry(cfg, 1).rand_depth == 1);  // sync backend
+    CHECK(g.seq_depth == engine::kSeqInflightBytes / cfg.seq_block);
+    CHECK(engine::make_geometry(cfg, 1).rand_depth == 1);  // sync backend
     cfg.file_bytes = 16 * 4096;
     cfg.seq_block = 4096;
-    CHECK(run::make_geometry(cfg, 256).rand_depth == 8);  // half the units
+    CHECK(engine::make_geometry(cfg, 256).rand_depth == 8);  // half the units
 }
 
 TEST_CASE("sync thread pool: 16 in flight, no unit twice, every read verifies") {

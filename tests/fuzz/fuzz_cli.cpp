@@ -29,7 +29,7 @@ bool is_power_of_two(std::uint64_t v) {
 }
 
 // What options.cpp promises about a configuration it returns.
-void check_config(const ds::run::RunConfig& c) {
+void check_config(const ds::model::RunConfig& c) {
     if (c.target.empty()) finding("empty target accepted");
     if (c.files < 1 || c.files > 4096) finding("files out of 1..4096");
     if (c.qd < 1 || c.qd > 4096) finding("qd out of 1..4096");
@@ -44,11 +44,11 @@ void check_config(const ds::run::RunConfig& c) {
     if (!(c.rand_time_s >= 0)) finding("negative or NaN rand_time");
     if (c.rand_ops && *c.rand_ops == 0) finding("rand_ops of zero accepted");
     if (c.duration_s && !(*c.duration_s > 0)) finding("duration not positive");
-    if (c.phases.empty() || c.phases.front() != ds::run::Phase::seq_write)
+    if (c.phases.empty() || c.phases.front() != ds::model::Phase::seq_write)
         finding("phases do not start with seq-write");
     for (std::size_t i = 1; i < c.phases.size(); ++i)
         if (!(c.phases[i - 1] < c.phases[i])) finding("phases repeated or out of order");
-    if (!c.verify && c.has_phase(ds::run::Phase::reverify))
+    if (!c.verify && c.has_phase(ds::model::Phase::reverify))
         finding("reverify kept with --no-verify");
 }
 

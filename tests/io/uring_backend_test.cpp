@@ -48,3 +48,14 @@ TEST_CASE(
     ::close(fds[0]);
     ::close(fds[1]);
 }
+
+TEST_CASE("a backend's flags say what it can do; names ask for a kind") {
+    using namespace ds::io;
+    CHECK(backend_flags(BackendKind::io_uring) == (kCancels | kRing));
+    CHECK(backend_flags(BackendKind::sync) == kBlockingCalls);
+    CHECK(backend_named("io_uring") == BackendKind::io_uring);
+    CHECK(backend_named("sync") == BackendKind::sync);
+    CHECK_FALSE(backend_named("auto").has_value());
+    CHECK_FALSE(backend_named("nop").has_value());
+    CHECK(BackendKind{} == BackendKind::io_uring);  // the defaults of the results rely on it
+}

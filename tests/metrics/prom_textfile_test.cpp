@@ -73,21 +73,21 @@ void check_monotone(const std::map<std::string, double>& before,
 
 struct Setup {
     TempDir dir;
-    run::RunConfig cfg;
-    run::RunResult res;
+    model::RunConfig cfg;
+    model::RunResult res;
     std::string path;
 
     Setup() {
         cfg.target = dir.path.string();
-        cfg.phases = {run::Phase::seq_write, run::Phase::random};
+        cfg.phases = {model::Phase::seq_write, model::Phase::random};
         res.target.path = dir.path.string();
         res.target.directory = dir.path.string();
         res.backend.used = io::BackendKind::sync;
         path = (dir.path / "drivestress.prom").string();
     }
-    report::PromTextfile textfile(double interval_s, const std::string& preset = {}) {
-        return report::PromTextfile({path, {{"rack", "r12"}}, interval_s, preset},
-                                    report::HostInfo{});
+    metrics::PromTextfile textfile(double interval_s, const std::string& preset = {}) {
+        return metrics::PromTextfile({path, {{"rack", "r12"}}, interval_s, preset},
+                                     report::HostInfo{});
     }
     std::string key(const std::string& name, const std::string& more = {}) const {
         return name + "{target=\"" + dir.path.string() + "\",rack=\"r12\"" +
@@ -95,8 +95,8 @@ struct Setup {
     }
 };
 
-run::IntervalStats second_with_reads(std::uint64_t second, std::uint64_t n, std::uint64_t ns) {
-    run::IntervalStats s;
+model::IntervalStats second_with_reads(std::uint64_t second, std::uint64_t n, std::uint64_t ns) {
+    model::IntervalStats s;
     s.index = second;
     for (std::uint64_t i = 0; i < n; ++i)
         s.read_latency.record(ns);
@@ -119,9 +119,9 @@ TEST_CASE("written at start, live from the seconds of the phase running, last wi
     CHECK(first.at(s.key("drivestress_ops_total", "phase=\"random\",op=\"read\"")) == 0);
 
     // Two seconds of the random phase: counted before the phase ends.
-    prom.interval_done(1, run::Phase::random, 0, second_with_reads(0, 10, 50'000), 1.0, 0);
-    prom.interval_done(1, run::Phase::random, 0, second_with_reads(1, 5, 70'000), 1.0, 0);
-    run::ProgressSnapshot snap{1, run::Phase::random, 0.5, 2.25, 0, 0};
+    prom.interval_done(1, model::Phase::random, 0, second_with_reads(0, 10, 50'000), 1.0, 0);
+    prom.interval_done(1, model::Phase::random, 0, second_with_reads(1, 5, 70'000), 1.0, 0);
+    model::ProgressSnapshot snap{1, model::Phase::random, 0.5, 2.25, 0, 0};
     prom.progress(snap);
     const auto live = samples_of(prom.text());
     CHECK(live.at(s.key("drivestress_ops_total", "phase=\"random\",op=\"read\"")) == 15);
@@ -133,8 +133,8 @@ TEST_CASE("written at start, live from the seconds of the phase running, last wi
     check_monotone(first, live);
 
     // The phase ends: its own totals replace the seconds, and are no less.
-    run::PhaseResult p;
-    p.phase = run::Phase::random;
+    model::PhaseResult p;
+    p.phase = model::Phase::random;
     p.seconds = 2.5;
     for (int i = 0; i < 10; ++i)
         p.counters.read_latency.record(50'000);
@@ -144,7 +144,7 @@ TEST_CASE("written at start, live from the seconds of the phase running, last wi
     p.counters.read_bytes = 17 * 4096;
     p.counters.verified_bytes = 17 * 4096;
     prom.phase_done(1, p);
-    run::IterationResult it;
+    model::IterationResult it;
     it.index = 1;
     prom.iteration_done(it);
     const auto done = samples_of(prom.text());
@@ -166,10 +166,10 @@ TEST_CASE("a mismatch makes the verdict failed while the run goes on") {
     Setup s;
     auto prom = s.textfile(1e9);  // no rewrite between the first and the last
     prom.started(s.cfg, s.res);
-    run::IntervalStats second = second_with_reads(0, 3, 10'000);
+    model::IntervalStats second = second_with_reads(0, 3, 10'000);
     second.mismatches = 1;
     second.mismatches_by_class[static_cast<std::size_t>(pattern::MismatchClass::zeroed)] = 1;
-    prom.interval_done(1, run::Phase::random, 0, second, 1.0, 1);
+    prom.interval_done(1, model::Phase::random, 0, second, 1.0, 1);
     const auto live = samples_of(prom.text());
     CHECK(live.at(s.key("drivestress_verdict", "verdict=\"failed\"")) == 1);
     CHECK(live.at(s.key("drivestress_mismatches_total", "class=\"zeroed\"")) == 1);
@@ -206,9 +206,9 @@ TEST_CASE("a preset's tests share one file, each with its own series") {
 
 TEST_CASE("a textfile that cannot be written refuses the run; a refused run writes none") {
     Setup s;
-    report::PromTextfile prom({(s.dir.path / "missing" / "x.prom").string(), {}, 5, {}},
-                              report::HostInfo{});
-    CHECK_THROWS_AS(prom.started(s.cfg, s.res), run::SetupError);
+    metrics::PromTextfile prom({(s.dir.path / "missing" / "x.prom").string(), {}, 5, {}},
+                               report::HostInfo{});
+    CHECK_THROWS_AS(prom.started(s.cfg, s.res), model::SetupError);
     CHECK(!prom.written());
     CHECK(prom.finish(1) == "");
     CHECK(!fs::exists(s.dir.path / "missing"));

@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "model/results.h"
+#include "model/phase_result.h"
 #include "pattern/unit.h"
 #include "stats/histogram.h"
 
 using namespace ds;
-using report::prometheus_escape_label;
-using report::prometheus_text;
+using metrics::prometheus_escape_label;
+using metrics::prometheus_text;
 
 namespace {
 
@@ -70,9 +70,10 @@ double value_of(const std::map<std::string, std::string>& samples, const std::st
     return std::stod(it->second);
 }
 
-run::PhaseResult phase(run::Phase which, double seconds, const std::vector<std::uint64_t>& reads_ns,
-                       const std::vector<std::uint64_t>& writes_ns, std::uint64_t op_bytes) {
-    run::PhaseResult p;
+model::PhaseResult phase(model::Phase which, double seconds,
+                         const std::vector<std::uint64_t>& reads_ns,
+                         const std::vector<std::uint64_t>& writes_ns, std::uint64_t op_bytes) {
+    model::PhaseResult p;
     p.phase = which;
     p.seconds = seconds;
     for (auto ns : reads_ns)
@@ -94,15 +95,15 @@ std::vector<std::uint64_t> range_ns(std::uint64_t from, std::uint64_t step, std:
     return v;
 }
 
-report::PromState make_state() {
-    report::PromState s;
+metrics::PromState make_state() {
+    metrics::PromState s;
     s.labels = {{"target", kTarget}, {"rack", "r12"}};
     s.version = "0.1.0";
     s.backend = "io_uring";
     s.kernel = "6.1.0-18-amd64";
     s.drive.name = "nvme0n1";
     s.drive.model = "Test NVMe";
-    s.phase = run::Phase::random;
+    s.phase = model::Phase::random;
     s.iteration = 2;
     s.start_time_s = 1714564800;
     s.now_s = 1714564830.5;
@@ -111,15 +112,15 @@ report::PromState make_state() {
 
 // Two iterations of seq-write and random: 8 + 8 writes of 1 MiB, 700 reads
 // and 300 writes of 4 KiB (1 us .. 1 ms) in each random phase.
-report::PromSeriesSet make_run() {
-    report::PromSeriesSet run;
-    run::RunConfig cfg;
-    cfg.phases = {run::Phase::seq_write, run::Phase::random};
+metrics::PromSeriesSet make_run() {
+    metrics::PromSeriesSet run;
+    model::RunConfig cfg;
+    cfg.phases = {model::Phase::seq_write, model::Phase::random};
     run.totals.expect(cfg);
     for (int it = 0; it < 2; ++it) {
         run.totals.add_phase(
-            phase(run::Phase::seq_write, 0.5, {}, range_ns(2'000'000, 1000, 8), 1 << 20));
-        run.totals.add_phase(phase(run::Phase::random, 2.0, range_ns(1000, 1000, 700),
+            phase(model::Phase::seq_write, 0.5, {}, range_ns(2'000'000, 1000, 8), 1 << 20));
+        run.totals.add_phase(phase(model::Phase::random, 2.0, range_ns(1000, 1000, 700),
                                    range_ns(701'000, 1000, 300), 4096));
         ++run.totals.iterations;
     }
@@ -134,30 +135,30 @@ std::string labels(const std::string& more = {}) {
 }  // namespace
 
 TEST_CASE("one fixed bucket set: exact LatencyHistogram boundaries, four per power of two") {
-    const auto& bounds = report::prom_latency_bounds_ns();
+    const auto& bounds = metrics::prom_latency_bounds_ns();
     REQUIRE(bounds.size() == kGoldenLe.size());
     for (std::size_t i = 0; i < bounds.size(); ++i) {
         CAPTURE(i);
-        CHECK(report::prom_seconds_text(bounds[i]) == kGoldenLe[i]);
+        CHECK(metrics::prom_seconds_text(bounds[i]) == kGoldenLe[i]);
         // A boundary of the fine histogram: its counts split exactly there.
         CHECK(stats::LatencyHistogram::bucket_lower(
                   stats::LatencyHistogram::bucket_of(bounds[i])) == bounds[i]);
         if (i == 0) continue;
         const double ratio = double(bounds[i]) / double(bounds[i - 1]);
         CHECK(ratio > 1.18);
-        CHECK(ratio <= 1.0 + report::kPromQuantileRelativeError);
+        CHECK(ratio <= 1.0 + metrics::kPromQuantileRelativeError);
     }
     CHECK(bounds.front() == 1024);
     CHECK(bounds.back() == (std::uint64_t{1} << 36));
-    CHECK(report::kPromQuantileRelativeError == doctest::Approx(0.19079).epsilon(1e-4));
+    CHECK(metrics::kPromQuantileRelativeError == doctest::Approx(0.19079).epsilon(1e-4));
 }
 
 TEST_CASE("le text is exact decimal seconds") {
-    CHECK(report::prom_seconds_text(0) == "0");
-    CHECK(report::prom_seconds_text(1'000'000'000) == "1");
-    CHECK(report::prom_seconds_text(1'500'000'000) == "1.5");
-    CHECK(report::prom_seconds_text(1) == "0.000000001");
-    CHECK(report::prom_seconds_text(68'719'476'736) == "68.719476736");
+    CHECK(metrics::prom_seconds_text(0) == "0");
+    CHECK(metrics::prom_seconds_text(1'000'000'000) == "1");
+    CHECK(metrics::prom_seconds_text(1'500'000'000) == "1.5");
+    CHECK(metrics::prom_seconds_text(1) == "0.000000001");
+    CHECK(metrics::prom_seconds_text(68'719'476'736) == "68.719476736");
 }
 
 TEST_CASE("a histogram counts each operation below its bucket's bound, exactly") {
@@ -167,20 +168,20 @@ TEST_CASE("a histogram counts each operation below its bucket's bound, exactly")
     fine.record(1024);             // at a bound: the next bucket
     fine.record(1215);             // just below 1216
     fine.record(100'000'000'000);  // 100 s: above the top bound
-    report::PromHistogram h;
+    metrics::PromHistogram h;
     h.add(fine);
     CHECK(h.count == 5);
     CHECK(h.sum_ns == 500 + 1023 + 1024 + 1215 + 100'000'000'000ULL);
     CHECK(h.max_ns == 100'000'000'000ULL);
     CHECK(h.buckets[0] == 2);
     CHECK(h.buckets[1] == 2);
-    CHECK(h.buckets[report::kPromLatencyBounds] == 1);
+    CHECK(h.buckets[metrics::kPromLatencyBounds] == 1);
     std::uint64_t total = 0;
     for (auto n : h.buckets)
         total += n;
     CHECK(total == 5);
 
-    report::PromHistogram twice = h;
+    metrics::PromHistogram twice = h;
     twice.add(h);
     CHECK(twice.count == 10);
     CHECK(twice.buckets[1] == 4);
@@ -229,25 +230,26 @@ TEST_CASE("every line is a well-formed HELP, TYPE or sample line; names follow t
         const bool total = metric.size() > 6 && metric.substr(metric.size() - 6) == "_total";
         CHECK(total == (type == "counter"));  // counters, and only they, end in _total
     }
-    CHECK(types ==
-          std::map<std::string, std::string>{{"drivestress_info", "gauge"},
-                                             {"drivestress_drive_info", "gauge"},
-                                             {"drivestress_running", "gauge"},
-                                             {"drivestress_phase", "gauge"},
-                                             {"drivestress_iteration", "gauge"},
-                                             {"drivestress_verdict", "gauge"},
-                                             {"drivestress_start_time_seconds", "gauge"},
-                                             {"drivestress_last_update_timestamp_seconds", "gauge"},
-                                             {"drivestress_iterations_total", "counter"},
-                                             {"drivestress_phase_seconds_total", "counter"},
-                                             {"drivestress_ops_total", "counter"},
-                                             {"drivestress_bytes_total", "counter"},
-                                             {"drivestress_verified_bytes_total", "counter"},
-                                             {"drivestress_mismatches_total", "counter"},
-                                             {"drivestress_write_errors_total", "counter"},
-                                             {"drivestress_cpu_seconds_total", "counter"},
-                                             {"drivestress_op_latency_max_seconds", "gauge"},
-                                             {"drivestress_op_latency_seconds", "histogram"}});
+    CHECK(types == std::map<std::string, std::string>{
+                       {"drivestress_info", "gauge"},
+                       {"drivestress_drive_info", "gauge"},
+                       {"drivestress_running", "gauge"},
+                       {"drivestress_phase", "gauge"},
+                       {"drivestress_iteration", "gauge"},
+                       {"drivestress_verdict", "gauge"},
+                       {"drivestress_start_time_seconds", "gauge"},
+                       {"drivestress_last_update_timestamp_seconds", "gauge"},
+                       {"drivestress_iterations_total", "counter"},
+                       {"drivestress_phase_seconds_total", "counter"},
+                       {"drivestress_ops_total", "counter"},
+                       {"drivestress_bytes_total", "counter"},
+                       {"drivestress_verified_bytes_total", "counter"},
+                       {"drivestress_mismatches_total", "counter"},
+                       {"drivestress_write_errors_total", "counter"},
+                       {"drivestress_cpu_seconds_total", "counter"},
+                       {"drivestress_kernel_io_threads_cpu_seconds_total", "counter"},
+                       {"drivestress_op_latency_max_seconds", "gauge"},
+                       {"drivestress_op_latency_seconds", "histogram"}});
 }
 
 TEST_CASE("histograms: cumulative buckets on the fixed set, +Inf equals _count, _sum in seconds") {
@@ -320,36 +322,36 @@ TEST_CASE("counters, state and info") {
 }
 
 TEST_CASE("the series a configuration can have are there from the start, at zero") {
-    run::RunConfig cfg;
-    report::PromTotals t;
+    model::RunConfig cfg;
+    metrics::PromTotals t;
     t.expect(cfg);  // all four phases, 70% reads
     std::set<std::string> keys;
     for (const auto& [key, s] : t.ops) {
-        keys.insert(std::string(run::to_string(key.first)) + "/" +
-                    std::string(report::to_string(key.second)));
+        keys.insert(std::string(model::to_string(key.first)) + "/" +
+                    std::string(metrics::to_string(key.second)));
         CHECK(s.latency.count == 0);
     }
     CHECK(keys == std::set<std::string>{"seq-write/write", "seq-read/read", "random/read",
                                         "random/write", "reverify/read"});
 
-    cfg.sync = run::SyncMethod::fdatasync;
+    cfg.sync = model::SyncMethod::fdatasync;
     cfg.read_pct = 100;  // the random phase only reads: no write, no flush there
-    report::PromTotals sync;
+    metrics::PromTotals sync;
     sync.expect(cfg);
-    CHECK(sync.ops.count({run::Phase::seq_write, report::PromOp::flush}) == 1);
-    CHECK(sync.ops.count({run::Phase::random, report::PromOp::flush}) == 0);
-    CHECK(sync.ops.count({run::Phase::random, report::PromOp::write}) == 0);
+    CHECK(sync.ops.count({model::Phase::seq_write, metrics::PromOp::flush}) == 1);
+    CHECK(sync.ops.count({model::Phase::random, metrics::PromOp::flush}) == 0);
+    CHECK(sync.ops.count({model::Phase::random, metrics::PromOp::write}) == 0);
 
     cfg.sync_compare = true;
-    report::PromTotals none;
+    metrics::PromTotals none;
     none.expect(cfg);
     CHECK(none.ops.empty());
 }
 
 TEST_CASE("a phase's seconds add up to the phase itself") {
-    const auto p = phase(run::Phase::random, 2.0, range_ns(1000, 7919, 500),
+    const auto p = phase(model::Phase::random, 2.0, range_ns(1000, 7919, 500),
                          range_ns(3000, 104729, 200), 4096);
-    run::IntervalStats first, second;
+    model::IntervalStats first, second;
     for (std::size_t i = 0; i < 500; ++i)
         (i < 300 ? first : second).read_latency.record(1000 + i * 7919);
     for (std::size_t i = 0; i < 200; ++i)
@@ -358,18 +360,18 @@ TEST_CASE("a phase's seconds add up to the phase itself") {
     second.read_bytes = 200 * 4096;
     first.write_bytes = 50 * 4096;
     second.write_bytes = 150 * 4096;
-    report::PromTotals whole, seconds;
+    metrics::PromTotals whole, seconds;
     whole.add_phase(p);
-    seconds.add_interval(run::Phase::random, first);
-    seconds.add_interval(run::Phase::random, second);
-    seconds.phase_seconds[run::Phase::random] = 2.0;
-    seconds.verified_bytes[run::Phase::random] = p.counters.verified_bytes;
-    report::PromState state = make_state();
+    seconds.add_interval(model::Phase::random, first);
+    seconds.add_interval(model::Phase::random, second);
+    seconds.phase_seconds[model::Phase::random] = 2.0;
+    seconds.verified_bytes[model::Phase::random] = p.counters.verified_bytes;
+    metrics::PromState state = make_state();
     CHECK(prometheus_text(state, {{{}, whole}}) == prometheus_text(state, {{{}, seconds}}));
 }
 
 TEST_CASE("preset tests are told apart by their labels") {
-    report::PromSeriesSet a = make_run(), b = make_run();
+    metrics::PromSeriesSet a = make_run(), b = make_run();
     a.labels = {{"preset", "desktop"}, {"test", "SEQ1M Q8T1"}};
     b.labels = {{"preset", "desktop"}, {"test", "RND4K Q32T1 read"}};
     const auto s = samples_of(prometheus_text(make_state(), {a, b}));
@@ -405,8 +407,8 @@ TEST_CASE(
 }
 
 TEST_CASE("--prom-label names and values are checked") {
-    using report::prom_label_name_problem;
-    using report::prom_label_value_problem;
+    using metrics::prom_label_name_problem;
+    using metrics::prom_label_value_problem;
     CHECK(prom_label_name_problem("rack") == "");
     CHECK(prom_label_name_problem("_drive_2") == "");
     CHECK(prom_label_name_problem("").find("empty") != std::string::npos);
@@ -423,12 +425,12 @@ TEST_CASE("--prom-label names and values are checked") {
 }
 
 TEST_CASE("--repeat: median, interval and spread are gauges of their own, per phase and point") {
-    report::PromSeriesSet run = make_run();  // phases run once: no estimate
+    metrics::PromSeriesSet run = make_run();  // phases run once: no estimate
     CHECK(prometheus_text(make_state(), {run}).find("drivestress_repeat") == std::string::npos);
 
     // Five repeats of 100..500 IOPS: n = 5, the interval is [min, max]
     // (93.75 %), the median 300.
-    run::PhaseResult p = phase(run::Phase::random, 1.0, range_ns(1000, 1000, 10), {}, 4096);
+    model::PhaseResult p = phase(model::Phase::random, 1.0, range_ns(1000, 1000, 10), {}, 4096);
     for (double iops : {300.0, 100.0, 500.0, 200.0, 400.0})
         p.repeats.push_back({iops, iops * 4096, iops * 1000});
     run.totals.add_phase(p);
@@ -458,9 +460,9 @@ TEST_CASE("--repeat: median, interval and spread are gauges of their own, per ph
         }
     CHECK(families.size() == 17);
     // Merging another run's totals appends its repeats (the phase in progress).
-    report::PromTotals more = run.totals;
+    metrics::PromTotals more = run.totals;
     more.add(run.totals);
-    CHECK(more.repeats.at({run::Phase::random, ""}).size() == 10);
+    CHECK(more.repeats.at({model::Phase::random, ""}).size() == 10);
 }
 
 bool has(const std::string& text, const std::string& part) {
@@ -468,10 +470,10 @@ bool has(const std::string& text, const std::string& part) {
 }
 
 TEST_CASE("several targets: a series per target, labelled with it and its device") {
-    report::PromState s = make_state();
+    metrics::PromState s = make_state();
     s.targets = {{kTarget, "/dev/vda", 10, 5, 40960, 20480, 40960, 0, false},
                  {"/dev/loop3", "/dev/loop3", 7, 3, 28672, 12288, 28672, 2, true}};
-    const std::string text = report::prometheus_text(s, {make_run()});
+    const std::string text = metrics::prometheus_text(s, {make_run()});
     CHECK(has(text,
               "drivestress_target_mismatches_total{target=\"/dev/loop3\",rack=\"r12\","
               "device=\"/dev/loop3\"} 2\n"));
@@ -482,6 +484,6 @@ TEST_CASE("several targets: a series per target, labelled with it and its device
               "device=\"/dev/loop3\"} 1\n"));
     SUBCASE("one target: none (the run's own series are its)") {
         s.targets.resize(1);
-        CHECK_FALSE(has(report::prometheus_text(s, {make_run()}), "drivestress_target_"));
+        CHECK_FALSE(has(metrics::prometheus_text(s, {make_run()}), "drivestress_target_"));
     }
 }

@@ -4,8 +4,8 @@
 
 #include <doctest/doctest.h>
 
+using ds::model::DamageMap;
 using ds::pattern::MismatchClass;
-using ds::run::DamageMap;
 
 TEST_CASE("one unit read wrong by two phases is one extent, one unit, two reads") {
     DamageMap m;

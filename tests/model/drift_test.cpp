@@ -11,8 +11,8 @@ using namespace ds;
 
 namespace {
 
-run::PhaseFigures figures(run::Phase p, double seconds, std::uint64_t ops, std::uint64_t p99) {
-    run::PhaseFigures f;
+model::PhaseFigures figures(model::Phase p, double seconds, std::uint64_t ops, std::uint64_t p99) {
+    model::PhaseFigures f;
     f.phase = p;
     f.seconds = seconds;
     f.read_ops = ops;
@@ -24,17 +24,17 @@ run::PhaseFigures figures(run::Phase p, double seconds, std::uint64_t ops, std::
 }  // namespace
 
 TEST_CASE("drift: first, best, worst and last, with the iteration of each") {
-    std::vector<run::IterationResult> its;
+    std::vector<model::IterationResult> its;
     // Random phase IOPS 1000, 3000, 500, 2000; p99 4, 1, 9, 2 ms.
     const std::uint64_t ops[] = {1000, 3000, 500, 2000};
     const std::uint64_t p99[] = {4'000'000, 1'000'000, 9'000'000, 2'000'000};
     for (std::uint64_t i = 0; i < 4; ++i)
         its.push_back({i + 1,
-                       {figures(run::Phase::seq_write, 1.0, 10, 5),
-                        figures(run::Phase::random, 1.0, ops[i], p99[i])}});
-    const auto d = run::phase_drift(its);
+                       {figures(model::Phase::seq_write, 1.0, 10, 5),
+                        figures(model::Phase::random, 1.0, ops[i], p99[i])}});
+    const auto d = model::phase_drift(its);
     REQUIRE(d.size() == 2);
-    CHECK(d[0].phase == run::Phase::seq_write);
+    CHECK(d[0].phase == model::Phase::seq_write);
     CHECK(d[0].iterations == 4);
     // Equal values: the first one is best and worst.
     CHECK(d[0].bandwidth.best_iteration == 1);
@@ -42,7 +42,7 @@ TEST_CASE("drift: first, best, worst and last, with the iteration of each") {
     CHECK(d[0].bandwidth.last_iteration == 4);
 
     const auto& r = d[1];
-    CHECK(r.phase == run::Phase::random);
+    CHECK(r.phase == model::Phase::random);
     CHECK(r.iops.first == 1000.0);
     CHECK(r.iops.first_iteration == 1);
     CHECK(r.iops.best == 3000.0);
@@ -61,35 +61,35 @@ TEST_CASE("drift: first, best, worst and last, with the iteration of each") {
 }
 
 TEST_CASE("drift leaves interrupted phases out") {
-    std::vector<run::IterationResult> its;
-    its.push_back({1, {figures(run::Phase::random, 1.0, 1000, 10)}});
-    auto cut = figures(run::Phase::random, 0.01, 1, 10);  // a signal cut it short
+    std::vector<model::IterationResult> its;
+    its.push_back({1, {figures(model::Phase::random, 1.0, 1000, 10)}});
+    auto cut = figures(model::Phase::random, 0.01, 1, 10);  // a signal cut it short
     cut.interrupted = true;
-    its.push_back({2, {figures(run::Phase::seq_write, 1.0, 5, 10), cut}});
-    const auto d = run::phase_drift(its);
+    its.push_back({2, {figures(model::Phase::seq_write, 1.0, 5, 10), cut}});
+    const auto d = model::phase_drift(its);
     REQUIRE(d.size() == 2);
-    CHECK(d[0].phase == run::Phase::seq_write);
-    CHECK(d[1].phase == run::Phase::random);
+    CHECK(d[0].phase == model::Phase::seq_write);
+    CHECK(d[1].phase == model::Phase::random);
     CHECK(d[1].iterations == 1);
     CHECK(d[1].iops.worst == 1000.0);
     CHECK(d[1].iops.last_iteration == 1);
 
     its[0].phases[0].interrupted = true;
-    const auto none = run::phase_drift(its);
+    const auto none = model::phase_drift(its);
     REQUIRE(none.size() == 1);  // no complete random phase left
-    CHECK(none[0].phase == run::Phase::seq_write);
-    CHECK(run::phase_drift({}).empty());
+    CHECK(none[0].phase == model::Phase::seq_write);
+    CHECK(model::phase_drift({}).empty());
 }
 
 namespace {
 
-run::FigureDrift drift_of(const std::vector<double>& values) {
-    std::vector<run::IterationResult> its;
+model::FigureDrift drift_of(const std::vector<double>& values) {
+    std::vector<model::IterationResult> its;
     for (std::size_t i = 0; i < values.size(); ++i)
-        its.push_back(
-            {i + 1,
-             {figures(run::Phase::random, 1.0, static_cast<std::uint64_t>(values[i]), 1'000'000)}});
-    const auto d = run::phase_drift(its);
+        its.push_back({i + 1,
+                       {figures(model::Phase::random, 1.0, static_cast<std::uint64_t>(values[i]),
+                                1'000'000)}});
+    const auto d = model::phase_drift(its);
     REQUIRE(d.size() == 1);
     return d[0].iops;
 }
@@ -97,38 +97,38 @@ run::FigureDrift drift_of(const std::vector<double>& values) {
 }  // namespace
 
 TEST_CASE("drift verdict: one sample, too few, within noise, or a named drift") {
-    using K = run::DriftVerdict::Kind;
-    const auto one = run::drift_verdict(drift_of({1000}), true);
+    using K = model::DriftVerdict::Kind;
+    const auto one = model::drift_verdict(drift_of({1000}), true);
     CHECK(one.kind == K::one_sample);
-    CHECK(run::to_string(one) == "one sample");
-    const auto two = run::drift_verdict(drift_of({1000, 500}), true);
+    CHECK(model::to_string(one) == "one sample");
+    const auto two = model::drift_verdict(drift_of({1000, 500}), true);
     CHECK(two.kind == K::one_sample);
-    CHECK(run::to_string(two) == "one sample a side");
+    CHECK(model::to_string(two) == "one sample a side");
     // Two a side: even a halving is not named (too often by chance).
-    const auto four = run::drift_verdict(drift_of({1000, 1010, 500, 505}), true);
+    const auto four = model::drift_verdict(drift_of({1000, 1010, 500, 505}), true);
     CHECK(four.kind == K::too_few);
     CHECK(four.per_side == 2);
-    CHECK(run::to_string(four) == "too few runs (2 a side)");
+    CHECK(model::to_string(four) == "too few runs (2 a side)");
 
     // Overlapping intervals: within noise, whatever the medians say.
-    const auto noise =
-        run::drift_verdict(drift_of({1000, 900, 1100, 950, 1050, 980, 1080, 920, 1010, 990}), true);
+    const auto noise = model::drift_verdict(
+        drift_of({1000, 900, 1100, 950, 1050, 980, 1080, 920, 1010, 990}), true);
     CHECK(noise.kind == K::within_noise);
     CHECK(noise.per_side == 5);
-    CHECK(run::to_string(noise) == "within noise");
+    CHECK(model::to_string(noise) == "within noise");
 
     // Disjoint: named, with the change of the medians and its direction.
     const std::vector<double> halved{1000, 990, 1010, 1005, 995, 500, 495, 505, 510, 490};
-    const auto worse = run::drift_verdict(drift_of(halved), true);
+    const auto worse = model::drift_verdict(drift_of(halved), true);
     CHECK(worse.kind == K::worse);
     CHECK(worse.change_pct == doctest::Approx(-50.0));
-    CHECK(run::to_string(worse) == "-50.0 % (worse)");
+    CHECK(model::to_string(worse) == "-50.0 % (worse)");
     // The same figures where lower is better (latency): an improvement.
-    const auto better = run::drift_verdict(drift_of(halved), false);
+    const auto better = model::drift_verdict(drift_of(halved), false);
     CHECK(better.kind == K::better);
-    CHECK(run::to_string(better) == "-50.0 % (better)");
+    CHECK(model::to_string(better) == "-50.0 % (better)");
     // Three a side is enough: 6 runs.
-    CHECK(run::drift_verdict(drift_of({1000, 1001, 1002, 500, 501, 502}), true).kind == K::worse);
+    CHECK(model::drift_verdict(drift_of({1000, 1001, 1002, 500, 501, 502}), true).kind == K::worse);
 }
 
 TEST_CASE("drift verdict: the first five runs against the last five, however many between") {
@@ -140,13 +140,13 @@ TEST_CASE("drift verdict: the first five runs against the last five, however man
         v.push_back(2000 + i);
     const auto d = drift_of(v);
     CHECK(d.count == 50);
-    const auto verdict = run::drift_verdict(d, true);
+    const auto verdict = model::drift_verdict(d, true);
     CHECK(verdict.per_side == 5);
-    CHECK(verdict.kind == run::DriftVerdict::Kind::better);
+    CHECK(verdict.kind == model::DriftVerdict::Kind::better);
     CHECK(verdict.change_pct == doctest::Approx(100.2));
     // Seven runs: three a side, the middle one on neither.
-    const auto seven = run::drift_verdict(drift_of({10, 11, 12, 1000, 30, 31, 32}), true);
+    const auto seven = model::drift_verdict(drift_of({10, 11, 12, 1000, 30, 31, 32}), true);
     CHECK(seven.per_side == 3);
-    CHECK(seven.kind == run::DriftVerdict::Kind::better);
+    CHECK(seven.kind == model::DriftVerdict::Kind::better);
     CHECK(seven.change_pct == doctest::Approx(181.818).epsilon(0.001));
 }

@@ -10,8 +10,8 @@ using namespace ds;
 
 namespace {
 
-run::PhaseResult phase(run::Phase p, double seconds, std::uint64_t reads, std::uint64_t ns) {
-    run::PhaseResult r;
+model::PhaseResult phase(model::Phase p, double seconds, std::uint64_t reads, std::uint64_t ns) {
+    model::PhaseResult r;
     r.phase = p;
     r.workers = 2;
     r.seconds = seconds;
@@ -27,7 +27,7 @@ run::PhaseResult phase(run::Phase p, double seconds, std::uint64_t reads, std::u
 }  // namespace
 
 TEST_CASE("figures: what an iteration keeps of a phase") {
-    run::PhaseResult p = phase(run::Phase::random, 2.0, 1000, 50'000);
+    model::PhaseResult p = phase(model::Phase::random, 2.0, 1000, 50'000);
     p.counters.write_ops = 1000;
     p.counters.write_bytes = 1000 * 4096;
     for (int i = 0; i < 1000; ++i)
@@ -35,8 +35,8 @@ TEST_CASE("figures: what an iteration keeps of a phase") {
     p.counters.mismatches[0] = 2;
     p.counters.mismatches[3] = 1;
     p.interrupted = true;
-    const auto f = run::PhaseFigures::of(p);
-    CHECK(f.phase == run::Phase::random);
+    const auto f = model::PhaseFigures::of(p);
+    CHECK(f.phase == model::Phase::random);
     CHECK(f.interrupted);
     CHECK(f.seconds == 2.0);
     CHECK(f.read_ops == 1000);
@@ -52,17 +52,17 @@ TEST_CASE("figures: what an iteration keeps of a phase") {
     CHECK(f.max_ns == 150'000);
     CHECK(f.cpu.user_s == 0.25);
     // The point of it: no histograms.
-    CHECK(sizeof(run::PhaseFigures) <= 128);
+    CHECK(sizeof(model::PhaseFigures) <= 128);
 }
 
 TEST_CASE("iterations keep figures, phases merge over iterations in run order") {
-    run::RunResult r;
+    model::RunResult r;
     r.begin_iteration(1, 0);
-    r.add_phase(phase(run::Phase::seq_write, 1.0, 0, 0));
-    r.add_phase(phase(run::Phase::random, 2.0, 100, 10'000));
+    r.add_phase(phase(model::Phase::seq_write, 1.0, 0, 0));
+    r.add_phase(phase(model::Phase::random, 2.0, 100, 10'000));
     r.begin_iteration(2, 0);
-    r.add_phase(phase(run::Phase::seq_read, 0.5, 10, 1'000'000));  // a phase seen only now
-    r.add_phase(phase(run::Phase::random, 3.0, 200, 20'000));
+    r.add_phase(phase(model::Phase::seq_read, 0.5, 10, 1'000'000));  // a phase seen only now
+    r.add_phase(phase(model::Phase::random, 3.0, 200, 20'000));
     REQUIRE(r.iterations.size() == 2);
     CHECK(r.iterations[0].index == 1);
     CHECK(r.iterations[1].index == 2);
@@ -70,9 +70,9 @@ TEST_CASE("iterations keep figures, phases merge over iterations in run order") 
     CHECK(r.iterations[1].phases[1].read_ops == 200);
 
     REQUIRE(r.merged_phases.size() == 3);
-    CHECK(r.merged_phases[0].phase == run::Phase::seq_write);
-    CHECK(r.merged_phases[1].phase == run::Phase::seq_read);
-    CHECK(r.merged_phases[2].phase == run::Phase::random);
+    CHECK(r.merged_phases[0].phase == model::Phase::seq_write);
+    CHECK(r.merged_phases[1].phase == model::Phase::seq_read);
+    CHECK(r.merged_phases[2].phase == model::Phase::random);
     const auto& rnd = r.merged_phases[2];
     CHECK(rnd.seconds == 5.0);
     CHECK(rnd.counters.read_ops == 300);
@@ -89,11 +89,11 @@ TEST_CASE("iterations keep figures, phases merge over iterations in run order") 
 }
 
 TEST_CASE("an interrupted run of a phase marks the merged phase interrupted") {
-    run::RunResult r;
+    model::RunResult r;
     r.begin_iteration(1, 0);
-    r.add_phase(phase(run::Phase::random, 2.0, 100, 10'000));
+    r.add_phase(phase(model::Phase::random, 2.0, 100, 10'000));
     r.begin_iteration(2, 0);
-    auto cut = phase(run::Phase::random, 0.5, 10, 10'000);
+    auto cut = phase(model::Phase::random, 0.5, 10, 10'000);
     cut.interrupted = true;
     r.add_phase(cut);
     CHECK(r.merged_phases[0].interrupted);
@@ -102,10 +102,10 @@ TEST_CASE("an interrupted run of a phase marks the merged phase interrupted") {
 }
 
 TEST_CASE("iteration detail: the last N iterations in full, the others dropped") {
-    run::RunResult r;
+    model::RunResult r;
     for (std::uint64_t i = 1; i <= 5; ++i) {
         r.begin_iteration(i, 2);
-        r.add_phase(phase(run::Phase::seq_read, 1.0, i, i * 1000));
+        r.add_phase(phase(model::Phase::seq_read, 1.0, i, i * 1000));
     }
     REQUIRE(r.iteration_detail.size() == 2);
     CHECK(r.iteration_detail[0].index == 4);
@@ -117,28 +117,28 @@ TEST_CASE("iteration detail: the last N iterations in full, the others dropped")
 }
 
 TEST_CASE("too short to measure: under 1 s or under 200 operations, either one") {
-    CHECK(run::too_short_reason(1.0, 200).empty());
-    CHECK(run::too_short_reason(5.0, 100000).empty());
-    CHECK(run::too_short_reason(0.04, 32) == "0.040 s, 32 operations");
-    CHECK(run::too_short_reason(0.999, 5000) == "0.99 s, 5000 operations");  // never "1.00 s"
-    CHECK(run::too_short_reason(12.5, 199) == "12.50 s, 199 operations");
-    CHECK(run::too_short_reason(0, 1) == "0.000 s, 1 operation");
+    CHECK(model::too_short_reason(1.0, 200).empty());
+    CHECK(model::too_short_reason(5.0, 100000).empty());
+    CHECK(model::too_short_reason(0.04, 32) == "0.040 s, 32 operations");
+    CHECK(model::too_short_reason(0.999, 5000) == "0.99 s, 5000 operations");  // never "1.00 s"
+    CHECK(model::too_short_reason(12.5, 199) == "12.50 s, 199 operations");
+    CHECK(model::too_short_reason(0, 1) == "0.000 s, 1 operation");
     // A phase is judged on all its operations; a merged phase on its sum.
-    run::PhaseResult p = phase(run::Phase::seq_read, 0.6, 150, 1000);
+    model::PhaseResult p = phase(model::Phase::seq_read, 0.6, 150, 1000);
     CHECK(p.too_short() == "0.60 s, 150 operations");
-    CHECK(run::PhaseFigures::of(p).too_short() == p.too_short());
-    p.merge(phase(run::Phase::seq_read, 0.6, 150, 1000));
+    CHECK(model::PhaseFigures::of(p).too_short() == p.too_short());
+    p.merge(phase(model::Phase::seq_read, 0.6, 150, 1000));
     CHECK(p.too_short().empty());
 }
 
 namespace {
 
-run::TargetResult target_with(const std::string& name, double random_seconds, std::uint64_t ops) {
-    run::TargetResult t;
+model::TargetResult target_with(const std::string& name, double random_seconds, std::uint64_t ops) {
+    model::TargetResult t;
     t.name = name;
     t.device_kind = "loop";
     t.capacity_bytes = 64ULL << 20;
-    run::PhaseResult p = phase(run::Phase::random, random_seconds, ops, 1000);
+    model::PhaseResult p = phase(model::Phase::random, random_seconds, ops, 1000);
     t.add_phase(p);
     return t;
 }
@@ -146,81 +146,82 @@ run::TargetResult target_with(const std::string& name, double random_seconds, st
 }  // namespace
 
 TEST_CASE("the slow target: more than 25 % below the median of at least three like it") {
-    std::vector<run::TargetResult> ts{target_with("loop0", 1, 1000), target_with("loop1", 1, 1100),
-                                      target_with("loop2", 1, 590), target_with("loop3", 1, 900)};
-    run::flag_slow_targets(ts);
+    std::vector<model::TargetResult> ts{target_with("loop0", 1, 1000),
+                                        target_with("loop1", 1, 1100), target_with("loop2", 1, 590),
+                                        target_with("loop3", 1, 900)};
+    model::flag_slow_targets(ts);
     CHECK_FALSE(ts[0].slow);
     CHECK_FALSE(ts[1].slow);
     CHECK_FALSE(ts[3].slow);
     REQUIRE(ts[2].slow);
-    CHECK(ts[2].slow->phase == run::Phase::random);
+    CHECK(ts[2].slow->phase == model::Phase::random);
     CHECK(ts[2].slow->median == doctest::Approx(950));  // of 590, 900, 1000, 1100
     CHECK(ts[2].slow->below_pct == doctest::Approx(100.0 * 360 / 950));
     CHECK(ts[2].slow->like_targets == 4);
     SUBCASE("unlike targets are not compared") {
         ts[2].device_kind = "nvme";
-        run::flag_slow_targets(ts);
+        model::flag_slow_targets(ts);
         CHECK_FALSE(ts[2].slow);  // alone of its kind
     }
     SUBCASE("a different size is another kind of target") {
         ts[1].capacity_bytes = 1;
         ts[3].capacity_bytes = 1;
-        run::flag_slow_targets(ts);
+        model::flag_slow_targets(ts);
         CHECK_FALSE(ts[2].slow);  // two like it, fewer than three
     }
 }
 
 TEST_CASE("a target's verdict: its own mismatches, the run's other reasons") {
-    run::RunConfig cfg;
-    run::RunResult r;
+    model::RunConfig cfg;
+    model::RunResult r;
     r.targets = {target_with("a", 1, 100), target_with("b", 1, 100)};
     r.targets[0].files = r.targets[1].files = 2;
     r.targets[1].first_file = 2;
     for (auto& t : r.targets)
         t.merged_phases[0].counters.verified_bytes = 4096;
     r.targets[1].merged_phases[0].counters.mismatches[0] = 3;
-    const auto a = run::target_evidence(cfg, r, 0, run::ExitStatus::mismatch);
-    const auto b = run::target_evidence(cfg, r, 1, run::ExitStatus::mismatch);
-    CHECK(a.status == run::ExitStatus::success);
+    const auto a = model::target_evidence(cfg, r, 0, model::ExitStatus::mismatch);
+    const auto b = model::target_evidence(cfg, r, 1, model::ExitStatus::mismatch);
+    CHECK(a.status == model::ExitStatus::success);
     CHECK(a.mismatches == 0);
-    CHECK(b.status == run::ExitStatus::mismatch);
+    CHECK(b.status == model::ExitStatus::mismatch);
     CHECK(b.mismatches == 3);
-    CHECK(run::verdict_cell(a) == "PASS");
+    CHECK(model::verdict_cell(a) == "PASS");
     SUBCASE("damage found by a write-back is the file's target's") {
-        run::FileDamage d;
+        model::FileDamage d;
         d.file_index = 1;
         r.damage.push_back(d);
-        CHECK(run::target_evidence(cfg, r, 0, run::ExitStatus::mismatch).status ==
-              run::ExitStatus::mismatch);
+        CHECK(model::target_evidence(cfg, r, 0, model::ExitStatus::mismatch).status ==
+              model::ExitStatus::mismatch);
     }
     SUBCASE("damage in a target's health log fails that target alone") {
         r.targets[1].merged_phases[0].counters.mismatches[0] = 0;
-        run::PhaseHealth ph;
+        model::PhaseHealth ph;
         ph.change.emplace();
         ph.change->comparable = true;
         ph.change->findings.push_back({nvme::HealthFindingKind::media_errors, 0, 2});
         REQUIRE(ph.change->damaged());
         r.targets[1].health.add(ph);
         REQUIRE(r.health_damaged());
-        CHECK(run::exit_status(r) == run::ExitStatus::mismatch);
-        const auto healthy = run::target_evidence(cfg, r, 0, run::ExitStatus::mismatch);
-        const auto damaged = run::target_evidence(cfg, r, 1, run::ExitStatus::mismatch);
-        CHECK(healthy.status == run::ExitStatus::success);
-        CHECK(damaged.status == run::ExitStatus::mismatch);
+        CHECK(model::exit_status(r) == model::ExitStatus::mismatch);
+        const auto healthy = model::target_evidence(cfg, r, 0, model::ExitStatus::mismatch);
+        const auto damaged = model::target_evidence(cfg, r, 1, model::ExitStatus::mismatch);
+        CHECK(healthy.status == model::ExitStatus::success);
+        CHECK(damaged.status == model::ExitStatus::mismatch);
         CHECK(damaged.health_damage_only);
-        CHECK(run::verdict_cell(damaged) == "FAIL (health)");
+        CHECK(model::verdict_cell(damaged) == "FAIL (health)");
     }
     SUBCASE("a signal is every target's") {
-        CHECK(run::target_evidence(cfg, r, 0, run::interrupted_by(2)).status ==
-              run::interrupted_by(2));
+        CHECK(model::target_evidence(cfg, r, 0, model::interrupted_by(2)).status ==
+              model::interrupted_by(2));
     }
 }
 
 TEST_CASE("lateness tolerance: max(1 ms, 10 intervals of one worker's schedule)") {
-    CHECK(run::lateness_tolerance_ns(100'000) == 1'000'000);  // 10 intervals: 100 us
-    CHECK(run::lateness_tolerance_ns(10'000) == 1'000'000);   // exactly 1 ms
-    CHECK(run::lateness_tolerance_ns(250) == 40'000'000);     // 10 x 4 ms
-    run::PhaseResult p;
+    CHECK(model::lateness_tolerance_ns(100'000) == 1'000'000);  // 10 intervals: 100 us
+    CHECK(model::lateness_tolerance_ns(10'000) == 1'000'000);   // exactly 1 ms
+    CHECK(model::lateness_tolerance_ns(250) == 40'000'000);     // 10 x 4 ms
+    model::PhaseResult p;
     CHECK(p.lateness_tolerance_ns() == 0);  // closed loop
     p.requested_rate = 1000;
     p.workers = 4;  // 250 a second each
@@ -228,8 +229,8 @@ TEST_CASE("lateness tolerance: max(1 ms, 10 intervals of one worker's schedule)"
 }
 
 TEST_CASE("rate met: judged on the operations late beyond the tolerance, not every late one") {
-    run::PhaseResult p;
-    p.phase = run::Phase::random;
+    model::PhaseResult p;
+    p.phase = model::Phase::random;
     p.workers = 1;
     p.seconds = 10;
     p.requested_rate = 1000;
@@ -245,7 +246,7 @@ TEST_CASE("rate met: judged on the operations late beyond the tolerance, not eve
 }
 
 TEST_CASE("late beyond tolerance adds up when phases merge") {
-    run::PhaseCounters a, b;
+    model::PhaseCounters a, b;
     a.late_ops = 5;
     a.late_beyond_tolerance_ops = 2;
     b.late_ops = 7;
@@ -256,9 +257,9 @@ TEST_CASE("late beyond tolerance adds up when phases merge") {
 }
 
 TEST_CASE("drive health held by a burn-in stays bounded and keeps its first damage") {
-    run::DriveHealth h;
+    model::DriveHealth h;
     auto phase = [](std::uint64_t iteration, bool damage) {
-        run::PhaseHealth ph;
+        model::PhaseHealth ph;
         ph.iteration = iteration;
         ph.change.emplace();
         if (damage) ph.change->findings.push_back({nvme::HealthFindingKind::media_errors, 0, 1});
@@ -266,7 +267,7 @@ TEST_CASE("drive health held by a burn-in stays bounded and keeps its first dama
     };
     for (std::uint64_t i = 1; i <= 250; ++i)
         h.add(phase(i, i == 3 || i == 200));
-    CHECK(h.phases.size() == run::DriveHealth::kMaxPhases);
+    CHECK(h.phases.size() == model::DriveHealth::kMaxPhases);
     CHECK(h.phases.front().iteration == 151);  // the last 100, in run order
     CHECK(h.phases.back().iteration == 250);
     CHECK(h.phases_read == 250);
@@ -274,5 +275,5 @@ TEST_CASE("drive health held by a burn-in stays bounded and keeps its first dama
     REQUIRE(h.first_damage);
     CHECK(h.first_damage->iteration == 3);  // long gone from the window
     CHECK(h.damaged());
-    CHECK_FALSE(run::DriveHealth{}.damaged());
+    CHECK_FALSE(model::DriveHealth{}.damaged());
 }

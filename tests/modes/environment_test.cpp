@@ -10,8 +10,8 @@
 #include "cli/options.h"
 #include "model/errors.h"
 
-using ds::cli::check_environment;
 using ds::cli::parse_command_line;
+using ds::modes::check_environment;
 
 namespace {
 
@@ -19,7 +19,7 @@ std::string refusal(const std::vector<std::string>& args) {
     auto cmd = parse_command_line(args);
     try {
         check_environment(cmd);
-    } catch (const ds::run::SetupError& e) {
+    } catch (const ds::model::SetupError& e) {
         return e.what();
     }
     return "";

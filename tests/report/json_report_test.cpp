@@ -40,8 +40,8 @@ std::vector<std::uint64_t> write_samples() {
 }
 const std::vector<std::uint64_t> kReadSamples{100, 200, 300, 400, 5'000};
 
-run::RunConfig make_config() {
-    run::RunConfig c;
+model::RunConfig make_config() {
+    model::RunConfig c;
     c.target = "/mnt/test";
     c.file_bytes = 8 * MiB;
     c.files = 2;
@@ -68,10 +68,10 @@ report::HostInfo make_host() {
     return h;
 }
 
-run::MismatchRecord make_record() {
-    run::MismatchRecord m;
+model::MismatchRecord make_record() {
+    model::MismatchRecord m;
     m.iteration = 1;
-    m.phase = run::Phase::seq_read;
+    m.phase = model::Phase::seq_read;
     m.file_index = 1;
     m.path = "/mnt/test/drivestress-1.dat";
     m.unit_offset = 7 * 4096;
@@ -88,12 +88,12 @@ run::MismatchRecord make_record() {
 
 // One iteration: seq-write (16 MiB in 0.5 s) and seq-read (16 MiB in 0.25 s,
 // verified); with `mismatch`, one corrupt unit found by the read.
-run::RunResult make_result(bool mismatch) {
-    run::RunResult r;
+model::RunResult make_result(bool mismatch) {
+    model::RunResult r;
     r.document_id = "0123456789abcdef";
     r.seed = 42;
     r.run_id = 0x1234;
-    r.backend.requested = run::BackendChoice::automatic;
+    r.backend.requested = model::BackendChoice::automatic;
     r.backend.used = io::BackendKind::io_uring;
     r.backend.uring.setup_flags = {"SINGLE_ISSUER", "DEFER_TASKRUN"};
     r.backend.uring.fixed_files = true;
@@ -113,8 +113,8 @@ run::RunResult make_result(bool mismatch) {
 
     r.begin_iteration(1, 0);
 
-    run::PhaseResult w;
-    w.phase = run::Phase::seq_write;
+    model::PhaseResult w;
+    w.phase = model::Phase::seq_write;
     w.workers = 2;
     w.seconds = 0.5;
     w.cpu = {.user_s = 0.1, .system_s = 0.2};
@@ -124,8 +124,8 @@ run::RunResult make_result(bool mismatch) {
         w.counters.write_latency.record(ns);
     r.add_phase(w);
 
-    run::PhaseResult rd;
-    rd.phase = run::Phase::seq_read;
+    model::PhaseResult rd;
+    rd.phase = model::Phase::seq_read;
     rd.workers = 2;
     rd.seconds = 0.25;
     rd.cpu = {.user_s = 0.05, .system_s = 0.05};
@@ -145,7 +145,8 @@ run::RunResult make_result(bool mismatch) {
 
 // The document as a file holds it: result_json with the iterations that
 // document_text adds, parsed back.
-json document(const run::RunConfig& cfg, const run::RunResult& r, const report::HostInfo& host) {
+json document(const model::RunConfig& cfg, const model::RunResult& r,
+              const report::HostInfo& host) {
     return json::parse(report::document_text(report::result_json(cfg, r, host), &r));
 }
 
@@ -322,9 +323,15 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 
 // Every key that names a unit or a rate holds a number (nullable only where listed).
 void check_numbers_are_numbers(const json& j, const std::string& path) {
-    static const std::set<std::string> kNullable{
-        "rand_time_s",          "rand_ops",  "seq_time_s",      "duration_s", "logical_block_bytes",
-        "physical_block_bytes", "rate_iops", "closed_loop_iops"};
+    static const std::set<std::string> kNullable{"rand_time_s",
+                                                 "rand_ops",
+                                                 "seq_time_s",
+                                                 "duration_s",
+                                                 "logical_block_bytes",
+                                                 "physical_block_bytes",
+                                                 "rate_iops",
+                                                 "closed_loop_iops",
+                                                 "kernel_io_threads_cpu_s"};
     if (j.is_array()) {
         for (std::size_t i = 0; i < j.size(); ++i)
             check_numbers_are_numbers(j[i], path + "[" + std::to_string(i) + "]");
@@ -467,7 +474,7 @@ TEST_CASE("document header: schema version, tool, host, target") {
 }
 
 TEST_CASE("who's who: the run's own id in every rewrite, the drive where sysfs tells it") {
-    run::RunResult r = make_result(false);
+    model::RunResult r = make_result(false);
     json a = report::result_json(make_config(), r, make_host());
     json b = report::result_json(make_config(), r, make_host());  // a later rewrite
     CHECK(a["run_id"] == "0123456789abcdef");
@@ -496,7 +503,7 @@ TEST_CASE("who's who: the run's own id in every rewrite, the drive where sysfs t
 }
 
 TEST_CASE("O_DIRECT fallback reason is a string when there is one") {
-    run::RunResult r = make_result(false);
+    model::RunResult r = make_result(false);
     r.direct_io = false;
     r.direct_io_note = "O_DIRECT refused by tmpfs: Invalid argument";
     json d = document(make_config(), r, make_host());
@@ -520,7 +527,7 @@ TEST_CASE("backend: io_uring features, or null and a fallback reason on sync") {
     CHECK(b["io_uring"]["sq_entries"] == 16);
     CHECK(b["io_uring"]["notes"].size() == 1);
 
-    run::RunResult r = make_result(false);
+    model::RunResult r = make_result(false);
     r.backend.used = io::BackendKind::sync;
     r.backend.fallback_reason = "io_uring_setup: Operation not permitted";
     r.backend.effective_qd = 1;
@@ -531,7 +538,7 @@ TEST_CASE("backend: io_uring features, or null and a fallback reason on sync") {
     CHECK(d["backend"]["io_uring"].is_null());
     CHECK(d["backend"]["fallback_reason"] == "io_uring_setup: Operation not permitted");
 
-    r.backend.requested = run::BackendChoice::sync;
+    r.backend.requested = model::BackendChoice::sync;
     r.backend.fallback_reason.clear();
     d = document(make_config(), r, make_host());
     CHECK(d["backend"]["requested"] == "sync");
@@ -539,7 +546,7 @@ TEST_CASE("backend: io_uring features, or null and a fallback reason on sync") {
 }
 
 TEST_CASE("config: the effective settings, nullable where off") {
-    run::RunConfig cfg = make_config();
+    model::RunConfig cfg = make_config();
     json d = document(cfg, make_result(false), make_host());
     const json& c = d["config"];
     CHECK(c["file_size_bytes"] == 8 * MiB);
@@ -563,7 +570,7 @@ TEST_CASE("config: the effective settings, nullable where off") {
     cfg.rand_ops = 1000;
     cfg.duration_s = 30;
     cfg.verify = false;
-    cfg.phases = {run::Phase::seq_write, run::Phase::random};
+    cfg.phases = {model::Phase::seq_write, model::Phase::random};
     d = document(cfg, make_result(false), make_host());
     CHECK(d["config"]["rand_ops"] == 1000);
     CHECK(d["config"]["rand_time_s"].is_null());
@@ -619,7 +626,7 @@ TEST_CASE("phases: bytes, seconds, bandwidth = bytes / seconds, IOPS, CPU") {
 }
 
 TEST_CASE("iterations: every iteration's figures, one compact line each, last in the file") {
-    const run::RunResult res = make_result(true);
+    const model::RunResult res = make_result(true);
     const std::string text =
         report::document_text(report::result_json(make_config(), res, make_host()), &res);
     const json d = json::parse(text);
@@ -649,7 +656,7 @@ TEST_CASE("iterations: every iteration's figures, one compact line each, last in
 }
 
 TEST_CASE("a zero-length phase reports zero rates, not NaN or null") {
-    run::RunResult res = make_result(false);
+    model::RunResult res = make_result(false);
     res.merged_phases[0].seconds = 0;
     res.merged_phases[0].cpu = {};
     json d = document(make_config(), res, make_host());
@@ -685,7 +692,7 @@ TEST_CASE("latency: min/mean/max, percentiles and a histogram summing to count")
 }
 
 TEST_CASE("numbers are numbers") {
-    run::RunConfig cfg = make_config();
+    model::RunConfig cfg = make_config();
     json d = document(cfg, make_result(true), make_host());
     check_numbers_are_numbers(d, "$");
     CHECK(d["summary"]["exit_code"].is_number_integer());
@@ -724,7 +731,7 @@ TEST_CASE("mismatch record: file, offsets, class and header found") {
     CHECK(m["found"]["unit_bytes"] == 4096);
     CHECK(d["mismatches_truncated"] == false);
 
-    run::RunResult r = make_result(true);
+    model::RunResult r = make_result(true);
     r.mismatch_records[0].found.reset();
     r.mismatch_records[0].cls = pattern::MismatchClass::io_error;
     r.mismatch_records[0].op = io::OpKind::write;
@@ -741,7 +748,7 @@ TEST_CASE("mismatch record: file, offsets, class and header found") {
 }
 
 TEST_CASE("mismatches_truncated when more were counted than recorded") {
-    run::RunResult r = make_result(true);
+    model::RunResult r = make_result(true);
     r.mismatch_totals[class_index(pattern::MismatchClass::corrupt)] = 150;
     json d = document(make_config(), r, make_host());
     CHECK(d["mismatches"].size() == 1);
@@ -777,12 +784,12 @@ TEST_CASE("summary: totals and the verdict") {
         CHECK(d["summary"]["error"].is_null());
     }
     SUBCASE("SIGINT: interrupted, exit 130") {
-        run::RunResult r = make_result(false);
-        r.stop = run::StopReason::signal;
+        model::RunResult r = make_result(false);
+        r.stop = model::StopReason::signal;
         r.stop_signal = SIGINT;
         r.iterations[0].phases[1].interrupted = true;
         r.merged_phases[1].interrupted = true;
-        r.drift[1] = run::PhaseDrift{r.drift[1].phase, 1, 0, {}, {}, {}};  // as add_phase has it
+        r.drift[1] = model::PhaseDrift{r.drift[1].phase, 1, 0, {}, {}, {}};  // as add_phase has it
         json d = document(make_config(), r, make_host());
         CHECK(d["summary"]["status"] == "interrupted");
         CHECK(d["summary"]["exit_code"] == 130);
@@ -793,8 +800,8 @@ TEST_CASE("summary: totals and the verdict") {
         CHECK(d["merged_phases"][1]["drift"].is_null());  // no complete run of it
     }
     SUBCASE("SIGTERM: interrupted, exit 143") {
-        run::RunResult r = make_result(false);
-        r.stop = run::StopReason::signal;
+        model::RunResult r = make_result(false);
+        r.stop = model::StopReason::signal;
         r.stop_signal = SIGTERM;
         json d = document(make_config(), r, make_host());
         CHECK(d["summary"]["status"] == "interrupted");
@@ -802,8 +809,8 @@ TEST_CASE("summary: totals and the verdict") {
         CHECK(d["summary"]["signal"] == SIGTERM);
     }
     SUBCASE("a mismatch wins over a signal") {
-        run::RunResult r = make_result(true);
-        r.stop = run::StopReason::signal;
+        model::RunResult r = make_result(true);
+        r.stop = model::StopReason::signal;
         r.stop_signal = SIGINT;
         json d = document(make_config(), r, make_host());
         CHECK(d["summary"]["status"] == "failed");
@@ -811,8 +818,8 @@ TEST_CASE("summary: totals and the verdict") {
         CHECK(d["summary"]["stop_reason"] == "signal");
     }
     SUBCASE("a fatal problem (filesystem full): error, exit 1, one line") {
-        run::RunResult r = make_result(false);
-        r.stop = run::StopReason::error;
+        model::RunResult r = make_result(false);
+        r.stop = model::StopReason::error;
         r.fatal_error = "/mnt/test/drivestress-0.dat: write: No space left on device";
         json d = document(make_config(), r, make_host());
         CHECK(d["summary"]["status"] == "error");
@@ -823,16 +830,16 @@ TEST_CASE("summary: totals and the verdict") {
         CHECK(d["summary"]["signal"].is_null());
     }
     SUBCASE("a mismatch wins over a fatal problem") {
-        run::RunResult r = make_result(true);
-        r.stop = run::StopReason::error;
+        model::RunResult r = make_result(true);
+        r.stop = model::StopReason::error;
         r.fatal_error = "write: No space left on device";
         json d = document(make_config(), r, make_host());
         CHECK(d["summary"]["status"] == "failed");
         CHECK(d["summary"]["exit_code"] == 2);
     }
     SUBCASE("--duration reached is a clean pass") {
-        run::RunResult r = make_result(false);
-        r.stop = run::StopReason::duration;
+        model::RunResult r = make_result(false);
+        r.stop = model::StopReason::duration;
         json d = document(make_config(), r, make_host());
         CHECK(d["summary"]["status"] == "passed");
         CHECK(d["summary"]["exit_code"] == 0);
@@ -841,9 +848,9 @@ TEST_CASE("summary: totals and the verdict") {
     }
     SUBCASE("exit_code in the document equals exit_status()") {
         for (bool mm : {false, true}) {
-            run::RunResult r = make_result(mm);
+            model::RunResult r = make_result(mm);
             json d = document(make_config(), r, make_host());
-            CHECK(d["summary"]["exit_code"] == run::exit_status(r));
+            CHECK(d["summary"]["exit_code"] == model::exit_status(r));
         }
     }
 }
@@ -897,14 +904,14 @@ TEST_CASE("schema file: every key the document has is described, every required 
 
 TEST_CASE("schema file: a target's object and its phases are described, keys and all") {
     json s = load_schema();
-    run::RunResult r = make_result(true);
-    run::TargetResult t;
+    model::RunResult r = make_result(true);
+    model::TargetResult t;
     t.name = "loop3";
     t.raw = true;
     t.info.path = "/dev/loop3";
     t.files = 2;
     t.merged_phases = r.merged_phases;
-    t.slow = run::SlowTarget{run::Phase::random, 10, 100, 90, 4};
+    t.slow = model::SlowTarget{model::Phase::random, 10, 100, 90, 4};
     r.targets = {t};
     json d = document(make_config(), r, make_host());
     REQUIRE(d["targets"].size() == 1);
@@ -930,8 +937,8 @@ TEST_CASE("schema file: a target's object and its phases are described, keys and
 TEST_CASE("schema file: enums match the names the code writes") {
     json s = load_schema();
     json phases = json::array();
-    for (auto p : run::kAllPhases)
-        phases.push_back(std::string(run::to_string(p)));
+    for (auto p : model::kAllPhases)
+        phases.push_back(std::string(model::to_string(p)));
     CHECK(s["$defs"]["phase_name"]["enum"] == phases);
 
     json classes = json::array();
@@ -942,9 +949,9 @@ TEST_CASE("schema file: enums match the names the code writes") {
 
     const json& backend = s["$defs"]["backend"]["properties"];
     CHECK(backend["requested"]["enum"] ==
-          json::array({std::string(run::to_string(run::BackendChoice::automatic)),
-                       std::string(run::to_string(run::BackendChoice::io_uring)),
-                       std::string(run::to_string(run::BackendChoice::sync))}));
+          json::array({std::string(model::to_string(model::BackendChoice::automatic)),
+                       std::string(model::to_string(model::BackendChoice::io_uring)),
+                       std::string(model::to_string(model::BackendChoice::sync))}));
     CHECK(backend["used"]["enum"] ==
           json::array({std::string(io::to_string(io::BackendKind::io_uring)),
                        std::string(io::to_string(io::BackendKind::sync))}));
@@ -957,7 +964,7 @@ TEST_CASE("schema file: enums match the names the code writes") {
 
 TEST_CASE("synthetic documents validate against the schema") {
     SchemaValidator v(load_schema());
-    run::RunConfig cfg = make_config();
+    model::RunConfig cfg = make_config();
 
     SUBCASE("with a mismatch (header found)") {
         auto errors = v.errors(document(cfg, make_result(true), make_host()));
@@ -970,14 +977,14 @@ TEST_CASE("synthetic documents validate against the schema") {
         CHECK(errors.empty());
     }
     SUBCASE("sync fallback, no O_DIRECT, rand-ops, duration, interrupted") {
-        run::RunResult r = make_result(false);
+        model::RunResult r = make_result(false);
         r.backend.used = io::BackendKind::sync;
         r.backend.fallback_reason = "io_uring_setup: Operation not permitted";
         r.backend.effective_qd = 1;
         r.backend.seq_qd = 1;
         r.direct_io = false;
         r.direct_io_note = "O_DIRECT refused";
-        r.stop = run::StopReason::signal;
+        r.stop = model::StopReason::signal;
         r.stop_signal = SIGTERM;
         cfg.rand_ops = 500;
         cfg.duration_s = 60;
@@ -986,15 +993,15 @@ TEST_CASE("synthetic documents validate against the schema") {
         CHECK(errors.empty());
     }
     SUBCASE("ended by a fatal problem") {
-        run::RunResult r = make_result(false);
-        r.stop = run::StopReason::error;
+        model::RunResult r = make_result(false);
+        r.stop = model::StopReason::error;
         r.fatal_error = "write: No space left on device";
         auto errors = v.errors(document(cfg, r, make_host()));
         INFO(joined(errors));
         CHECK(errors.empty());
     }
     SUBCASE("io-error record without a header") {
-        run::RunResult r = make_result(true);
+        model::RunResult r = make_result(true);
         r.mismatch_records[0].found.reset();
         r.mismatch_records[0].cls = pattern::MismatchClass::io_error;
         r.mismatch_records[0].error = 5;
@@ -1071,7 +1078,7 @@ TEST_CASE("the schema rejects what the document must not contain") {
 }
 
 TEST_CASE("latency thresholds: the share of operations slower than each duration") {
-    run::RunConfig cfg = make_config();
+    model::RunConfig cfg = make_config();
     cfg.latency_thresholds_s = {50e-6, 2.0};  // 50 us, 2 s
     json d = document(cfg, make_result(false), make_host());
     const json& t = d["merged_phases"][0]["latency_thresholds"];
@@ -1102,7 +1109,7 @@ TEST_CASE("latency thresholds: the share of operations slower than each duration
 
     // A phase without operations reports share 0, not NaN.
     cfg.latency_thresholds_s = {1.0};
-    run::RunResult r = make_result(false);
+    model::RunResult r = make_result(false);
     r.merged_phases[0].counters = {};
     d = document(cfg, r, make_host());
     CHECK(d["merged_phases"][0]["latency_thresholds"][0]["slower_share"] == 0.0);
@@ -1111,16 +1118,16 @@ TEST_CASE("latency thresholds: the share of operations slower than each duration
 namespace {
 
 // A --sweep qd=1,4,16 result: IOPS 1000, 3000, 3100 (knee at qd 4).
-run::RunResult make_sweep_result() {
-    run::RunResult r = make_result(false);
-    r.sweep.param = run::SweepParam::qd;
+model::RunResult make_sweep_result() {
+    model::RunResult r = make_result(false);
+    r.sweep.param = model::SweepParam::qd;
     const std::uint64_t values[] = {1, 4, 16};
     const std::uint64_t ops[] = {1000, 3000, 3100};
     const std::uint64_t lat[] = {100'000, 300'000, 900'000};
     for (int i = 0; i < 3; ++i) {
-        run::SweepPoint pt;
+        model::SweepPoint pt;
         pt.value = values[i];
-        pt.random.phase = run::Phase::random;
+        pt.random.phase = model::Phase::random;
         pt.random.workers = 2;
         pt.random.seconds = 1.0;
         // ops[i] operations in 1 s: all but 10 reads, each taking lat[i].
@@ -1139,9 +1146,9 @@ run::RunResult make_sweep_result() {
     return r;
 }
 
-run::RunConfig make_sweep_config() {
-    run::RunConfig cfg = make_config();
-    cfg.sweep = run::Sweep{.param = run::SweepParam::qd, .values = {1, 4, 16}};
+model::RunConfig make_sweep_config() {
+    model::RunConfig cfg = make_config();
+    cfg.sweep = model::Sweep{.param = model::SweepParam::qd, .values = {1, 4, 16}};
     cfg.qd = 16;
     cfg.knee_gain_pct = 5;
     return cfg;
@@ -1173,7 +1180,7 @@ TEST_CASE("sweep: one random phase per value, and the knee") {
     CHECK(sw["knee"]["bandwidth_bytes_per_sec"].get<double>() ==
           doctest::Approx(sw["points"][1]["bandwidth_bytes_per_sec"].get<double>()));
 
-    run::RunResult r = make_sweep_result();
+    model::RunResult r = make_sweep_result();
     r.sweep.knee.reset();
     d = document(make_sweep_config(), r, make_host());
     CHECK(d["sweep"]["knee"].is_null());
@@ -1183,8 +1190,8 @@ TEST_CASE("sweep: one random phase per value, and the knee") {
 }
 
 TEST_CASE("sweep: a block-size sweep's knee is chosen and described by bandwidth") {
-    run::RunResult r = make_sweep_result();
-    r.sweep.param = run::SweepParam::rand_block;
+    model::RunResult r = make_sweep_result();
+    r.sweep.param = model::SweepParam::rand_block;
     json d = document(make_sweep_config(), r, make_host());
     const json& k = d["sweep"]["knee"];
     REQUIRE(k.is_object());
@@ -1208,18 +1215,18 @@ TEST_CASE("sweep and backend comparison documents validate against the schema") 
         CHECK(errors.empty());
     }
     SUBCASE("sweep without a knee") {
-        run::RunResult r = make_sweep_result();
+        model::RunResult r = make_sweep_result();
         r.sweep.knee.reset();
         auto errors = v.errors(document(make_sweep_config(), r, make_host()));
         INFO(joined(errors));
         CHECK(errors.empty());
     }
     SUBCASE("--compare-backends") {
-        run::RunConfig cfg = make_config();
+        model::RunConfig cfg = make_config();
         cfg.compare_backends = true;
-        run::RunResult uring = make_result(false);
-        run::RunResult sync = make_result(false);
-        sync.backend.requested = run::BackendChoice::sync;
+        model::RunResult uring = make_result(false);
+        model::RunResult sync = make_result(false);
+        sync.backend.requested = model::BackendChoice::sync;
         sync.backend.used = io::BackendKind::sync;
         sync.backend.effective_qd = sync.backend.seq_qd = 1;
         sync.merged_phases[0].seconds = 1.0;  // half the io_uring rate
@@ -1227,7 +1234,7 @@ TEST_CASE("sweep and backend comparison documents validate against the schema") 
         sync.merged_phases[0].cpu.context_switches = 300;
         sync.merged_phases[0].counters.system_calls = 100;
         json d = document(cfg, uring, make_host());
-        run::BackendComparison cmp;
+        model::BackendComparison cmp;
         cmp.runs.push_back({"io_uring", cfg, uring, true});
         cmp.runs.push_back({"sync", cfg, sync, true});
         cmp.runs.push_back({"sync qd 1", cfg, sync, false});  // never ran: no row
@@ -1251,15 +1258,15 @@ TEST_CASE("sweep and backend comparison documents validate against the schema") 
         CHECK(errors.empty());
     }
     SUBCASE("--compare-backends --sweep qd: both curves and the crossover") {
-        run::RunConfig cfg = make_sweep_config();
+        model::RunConfig cfg = make_sweep_config();
         cfg.compare_backends = true;
-        run::RunResult uring = make_sweep_result();
-        run::RunResult sync = make_sweep_result();
+        model::RunResult uring = make_sweep_result();
+        model::RunResult sync = make_sweep_result();
         sync.backend.used = io::BackendKind::sync;
         // sync keeps pace at the first point and falls behind from the second on.
         for (std::size_t i = 1; i < sync.sweep.points.size(); ++i)
             sync.sweep.points[i].random.seconds *= 2;
-        run::BackendComparison cmp;
+        model::BackendComparison cmp;
         cmp.runs.push_back({"io_uring", cfg, uring, true});
         cmp.runs.push_back({"sync", cfg, sync, true});
         json d = document(cfg, uring, make_host());
@@ -1350,18 +1357,18 @@ TEST_CASE("preset section: one row per test, validated by the schema") {
 
 TEST_CASE("a --verify-only document validates; a run's keys in it do not") {
     SchemaValidator v(load_schema());
-    run::VerifyOnlyResult r;
+    model::VerifyOnlyResult r;
     r.state_path = "/mnt/t/drivestress.state";
     r.started_at = "2025-01-31T12:00:00Z";
     r.geo.seed = 7;
     r.geo.file_bytes = 8 << 20;
     r.geo.unit_bytes = 4096;
-    r.geo.bound = run::kAnyNewerBound;  // only phase ends acknowledged
+    r.geo.bound = model::kAnyNewerBound;  // only phase ends acknowledged
     r.geo.paths = {"/mnt/t/drivestress-0.dat"};
-    run::VerifyFileResult f;
+    model::VerifyFileResult f;
     f.path = r.geo.paths[0];
     f.acknowledgements = 3;
-    f.bound = run::kAnyNewerBound;
+    f.bound = model::kAnyNewerBound;
     f.intact = 2000;
     f.newer = 47;
     f.lost = 1;
@@ -1370,7 +1377,7 @@ TEST_CASE("a --verify-only document validates; a run's keys in it do not") {
     r.newer = 47;
     r.lost = 1;
     r.lost_by_class[static_cast<std::size_t>(pattern::MismatchClass::zeroed)] = 1;
-    run::MismatchRecord m;
+    model::MismatchRecord m;
     m.path = f.path;
     m.offset = m.unit_offset = 12288;
     m.length = 4096;
@@ -1401,8 +1408,8 @@ namespace {
 
 // Three iterations of one seq-write phase: 16 MiB in 0.16 s, 0.08 s and
 // 0.32 s (100, 200 and 50 MiB/s), 16 writes each taking 1, 2 and 4 ms.
-run::RunResult make_three_iterations(std::uint64_t detail) {
-    run::RunResult r = make_result(false);
+model::RunResult make_three_iterations(std::uint64_t detail) {
+    model::RunResult r = make_result(false);
     r.iterations.clear();
     r.iterations_run = 0;
     r.merged_phases.clear();
@@ -1410,8 +1417,8 @@ run::RunResult make_three_iterations(std::uint64_t detail) {
     const double seconds[] = {0.16, 0.08, 0.32};
     for (std::uint64_t i = 1; i <= 3; ++i) {
         r.begin_iteration(i, detail);
-        run::PhaseResult w;
-        w.phase = run::Phase::seq_write;
+        model::PhaseResult w;
+        w.phase = model::Phase::seq_write;
         w.workers = 2;
         w.seconds = seconds[i - 1];
         w.counters.write_ops = 16;
@@ -1426,20 +1433,20 @@ run::RunResult make_three_iterations(std::uint64_t detail) {
 }  // namespace
 
 TEST_CASE("a long run lists its last iterations and summarises the earlier ones") {
-    run::RunResult r = make_three_iterations(0);
-    const std::uint64_t n = run::RunResult::kIterationWindow + 7;
+    model::RunResult r = make_three_iterations(0);
+    const std::uint64_t n = model::RunResult::kIterationWindow + 7;
     for (std::uint64_t i = 4; i <= n; ++i) {
         r.begin_iteration(i, 0);
-        run::PhaseResult w;
-        w.phase = run::Phase::seq_write;
+        model::PhaseResult w;
+        w.phase = model::Phase::seq_write;
         w.seconds = 0.16;
         w.counters.write_ops = 16;
         w.counters.write_bytes = 16 * MiB;
         r.add_phase(w);
     }
-    CHECK(r.iterations.size() == run::RunResult::kIterationWindow);
+    CHECK(r.iterations.size() == model::RunResult::kIterationWindow);
     json d = document(make_config(), r, make_host());
-    REQUIRE(d["iterations"].size() == run::RunResult::kIterationWindow);
+    REQUIRE(d["iterations"].size() == model::RunResult::kIterationWindow);
     CHECK(d["iterations"][0]["index"] == 8);
     CHECK(d["iterations"].back()["index"] == n);
     CHECK(d["summary"]["iterations_run"] == n);
@@ -1460,7 +1467,7 @@ TEST_CASE("a long run lists its last iterations and summarises the earlier ones"
 }
 
 TEST_CASE("merged phases: every iteration added up, histograms merged, and the drift") {
-    const run::RunResult r = make_three_iterations(0);
+    const model::RunResult r = make_three_iterations(0);
     json d = document(make_config(), r, make_host());
     REQUIRE(d["iterations"].size() == 3);
     REQUIRE(d["merged_phases"].size() == 1);
@@ -1499,7 +1506,7 @@ TEST_CASE("merged phases: every iteration added up, histograms merged, and the d
 }
 
 TEST_CASE("iteration_detail: the last N iterations in full, on request") {
-    const run::RunResult r = make_three_iterations(2);
+    const model::RunResult r = make_three_iterations(2);
     json d = document(make_config(), r, make_host());
     REQUIRE(d.contains("iteration_detail"));
     const json& detail = d["iteration_detail"];
@@ -1519,8 +1526,8 @@ TEST_CASE("iteration_detail: the last N iterations in full, on request") {
 
 TEST_CASE("a document in progress: marked, no verdict yet, and validated") {
     SchemaValidator v(load_schema());
-    const run::RunResult r = make_three_iterations(0);
-    auto in_progress = [&](const run::ProgressSnapshot* live) {
+    const model::RunResult r = make_three_iterations(0);
+    auto in_progress = [&](const model::ProgressSnapshot* live) {
         json head = report::result_json(make_config(), r, make_host());
         report::mark_in_progress(head, live);
         return json::parse(report::document_text(head, &r));
@@ -1540,7 +1547,7 @@ TEST_CASE("a document in progress: marked, no verdict yet, and validated") {
         CHECK(errors.empty());
     }
     SUBCASE("while a phase runs") {
-        run::ProgressSnapshot live{4, run::Phase::reverify, 0.25, 12.5, 1 << 20, 1};
+        model::ProgressSnapshot live{4, model::Phase::reverify, 0.25, 12.5, 1 << 20, 1};
         json d = in_progress(&live);
         CHECK(d["progress"]["iteration"] == 4);
         CHECK(d["progress"]["phase"] == "reverify");
@@ -1566,10 +1573,10 @@ TEST_CASE("a document in progress: marked, no verdict yet, and validated") {
 
 TEST_CASE("an iteration line is about a kilobyte for four phases") {
     auto line_of = [](double seconds, std::uint64_t ops, std::uint64_t bytes, std::uint64_t ns) {
-        run::IterationResult it;
+        model::IterationResult it;
         it.index = 12345;
-        for (run::Phase p : run::kAllPhases) {
-            run::PhaseFigures f;
+        for (model::Phase p : model::kAllPhases) {
+            model::PhaseFigures f;
             f.phase = p;
             f.seconds = seconds + 0.123456789;
             f.cpu = {.user_s = seconds / 3 + 0.123456789, .system_s = seconds / 7 + 0.987654321};
@@ -1593,13 +1600,13 @@ TEST_CASE("an iteration line is about a kilobyte for four phases") {
 }
 
 TEST_CASE("--rate: a phase's rate object holds the schedule's figures; closed loop: null") {
-    run::RunConfig cfg = make_config();
+    model::RunConfig cfg = make_config();
     cfg.rate = 400;
-    cfg.arrivals = run::Arrivals::poisson;
-    run::RunResult res = make_result(false);
+    cfg.arrivals = model::Arrivals::poisson;
+    model::RunResult res = make_result(false);
     res.begin_iteration(2, 0);
-    run::PhaseResult p;
-    p.phase = run::Phase::random;
+    model::PhaseResult p;
+    p.phase = model::Phase::random;
     p.workers = 2;
     p.seconds = 2;
     p.requested_rate = 400;
@@ -1640,19 +1647,19 @@ TEST_CASE("--rate: a phase's rate object holds the schedule's figures; closed lo
 
 TEST_CASE("--find-rate: the answer, its bracket and every probe; validates against the schema") {
     SchemaValidator v(load_schema());
-    run::RunConfig cfg = make_config();
-    cfg.find_rate = run::FindRate{99.9, 0.002};
-    cfg.sweep = run::Sweep{run::SweepParam::rate, {}, false};
-    run::RunResult res = make_result(false);
-    res.sweep.param = run::SweepParam::rate;
+    model::RunConfig cfg = make_config();
+    cfg.find_rate = model::FindRate{99.9, 0.002};
+    cfg.sweep = model::Sweep{model::SweepParam::rate, {}, false};
+    model::RunResult res = make_result(false);
+    res.sweep.param = model::SweepParam::rate;
     res.sweep.closed_loop_iops = 1000;
-    run::FindRateResult fr;
+    model::FindRateResult fr;
     fr.bound = *cfg.find_rate;
     fr.closed_loop_iops = 1000;
     for (const auto& [rate, ns] : {std::pair{1000.0, 9e6}, {500.0, 1e6}, {750.0, 3e6}}) {
-        run::SweepPoint pt;
+        model::SweepPoint pt;
         pt.value = static_cast<std::uint64_t>(rate);
-        pt.random.phase = run::Phase::random;
+        pt.random.phase = model::Phase::random;
         pt.random.workers = 1;
         pt.random.seconds = 1;
         pt.random.requested_rate = rate;

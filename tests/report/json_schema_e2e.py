@@ -50,8 +50,10 @@ def expect(cond, what):
 
 
 class Runner:
-    def __init__(self, exe, validator, no_io_uring, save_dir):
+    def __init__(self, exe, validator, no_io_uring, save_dir, hooked=""):
         self.exe = exe
+        self.hooked = hooked or os.path.join(os.path.dirname(os.path.dirname(exe)), "tests",
+                                             "helpers", "drivestress-hooked")
         self.validator = validator
         self.no_io_uring = no_io_uring
         self.save_dir = save_dir
@@ -70,7 +72,10 @@ class Runner:
             json_path = "-" if to_stdout else os.path.join(directory, "result.json")
             target = os.path.join(directory, "t")
             os.mkdir(target)
-            cmd = list(wrapper or []) + [self.exe] + args + ["--json", json_path, target]
+            # The product reads no DRIVESTRESS_TEST_* variable: a stop point
+            # needs the hooked build of the same program.
+            exe = self.hooked if stop_at else self.exe
+            cmd = list(wrapper or []) + [exe] + args + ["--json", json_path, target]
             env = dict(os.environ)
             env.pop("DRIVESTRESS_TEST_STOP", None)
             if stop_at:
@@ -582,6 +587,9 @@ CASES = {
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--drivestress", required=True, help="the binary under test")
+    parser.add_argument("--drivestress-hooked", default="",
+                        help="the same program with the test hooks (tests/helpers), for the "
+                             "cases that stop at a point")
     parser.add_argument("--schema", default=validate_schema.DEFAULT_SCHEMA)
     parser.add_argument("--no-io-uring", default="", help="helper that blocks io_uring")
     parser.add_argument("--save", default="", metavar="DIR",
@@ -594,7 +602,8 @@ def main():
         parser.error("unknown case %s (choose from %s)" % (", ".join(unknown), ", ".join(CASES)))
 
     validator = validate_schema.make_validator(args.schema)  # exits 77 without jsonschema
-    r = Runner(os.path.abspath(args.drivestress), validator, args.no_io_uring, args.save)
+    r = Runner(os.path.abspath(args.drivestress), validator, args.no_io_uring, args.save,
+               os.path.abspath(args.drivestress_hooked) if args.drivestress_hooked else "")
     failed = 0
     for name in args.cases or CASES:
         try:

@@ -36,14 +36,14 @@ std::string read_text(const fs::path& p) {
     return s.str();
 }
 
-run::RunResult two_iterations() {
-    run::RunResult r;
+model::RunResult two_iterations() {
+    model::RunResult r;
     r.started_at = "2025-01-31T12:00:00Z";
     r.backend.used = io::BackendKind::sync;
     for (std::uint64_t i = 1; i <= 2; ++i) {
         r.begin_iteration(i, 0);
-        run::PhaseResult p;
-        p.phase = run::Phase::seq_write;
+        model::PhaseResult p;
+        p.phase = model::Phase::seq_write;
         p.workers = 1;
         p.seconds = 0.5;
         p.counters.write_ops = 4;
@@ -59,8 +59,8 @@ TEST_CASE("a regular file gets the run so far, marked in progress") {
     TempDir dir;
     const fs::path out = dir.path / "result.json";
     report::JsonSnapshotWriter w(io::OutputPath(out.string()), report::HostInfo{}, stderr);
-    run::RunConfig cfg;
-    run::RunResult r = two_iterations();
+    model::RunConfig cfg;
+    model::RunResult r = two_iterations();
     w.started(cfg, r);
     CHECK(!fs::exists(out));  // nothing before the first snapshot
     w.run_so_far(r, nullptr);
@@ -71,7 +71,7 @@ TEST_CASE("a regular file gets the run so far, marked in progress") {
     CHECK(d["iterations"].size() == 2);
     CHECK(w.writes() == 1);
 
-    run::ProgressSnapshot live{3, run::Phase::seq_read, 0.5, 2.0, 0, 0};
+    model::ProgressSnapshot live{3, model::Phase::seq_read, 0.5, 2.0, 0, 0};
     r.begin_iteration(3, 0);
     w.run_so_far(r, &live);
     d = json::parse(read_text(out));
@@ -85,8 +85,8 @@ TEST_CASE("a regular file gets the run so far, marked in progress") {
 
 TEST_CASE("standard output, a FIFO or no --json get nothing during the run") {
     TempDir dir;
-    run::RunConfig cfg;
-    run::RunResult r = two_iterations();
+    model::RunConfig cfg;
+    model::RunResult r = two_iterations();
     for (std::string path : {std::string("-"), std::string()}) {
         report::JsonSnapshotWriter w(io::OutputPath(path), report::HostInfo{}, stderr);
         w.started(cfg, r);
@@ -111,8 +111,8 @@ TEST_CASE("a rewrite that fails is said once, then tried again") {
     std::FILE* err = std::tmpfile();
     REQUIRE(err != nullptr);
     report::JsonSnapshotWriter w(io::OutputPath(out.string()), report::HostInfo{}, err);
-    run::RunConfig cfg;
-    run::RunResult r = two_iterations();
+    model::RunConfig cfg;
+    model::RunResult r = two_iterations();
     w.started(cfg, r);
     w.run_so_far(r, nullptr);
     w.run_so_far(r, nullptr);
@@ -124,7 +124,7 @@ TEST_CASE("a rewrite that fails is said once, then tried again") {
     std::fclose(err);
     const std::string said(buf, n);
     CAPTURE(said);
-    CHECK(said.rfind("drivestress: --json ", 0) == 0);
+    CHECK(said.rfind("drivestress: warning: --json ", 0) == 0);
     CHECK(said.find(out.string()) != std::string::npos);
     CHECK(std::count(said.begin(), said.end(), '\n') == 1);
 

@@ -12,8 +12,8 @@ using namespace ds;
 
 namespace {
 
-run::PhaseFigures figures(run::Phase p, double seconds, std::uint64_t ops, std::uint64_t p99) {
-    run::PhaseFigures f;
+model::PhaseFigures figures(model::Phase p, double seconds, std::uint64_t ops, std::uint64_t p99) {
+    model::PhaseFigures f;
     f.phase = p;
     f.seconds = seconds;
     f.write_ops = ops;
@@ -33,14 +33,14 @@ std::vector<std::string> lines_of(const std::string& text) {
 }  // namespace
 
 TEST_CASE("drift table: first, best, worst and last of each phase, with the iteration") {
-    std::vector<run::IterationResult> its;
+    std::vector<model::IterationResult> its;
     // seq-write 100, 250, 50 MiB/s (1 MiB writes for 1 s); random 1000, 500, 2000 IOPS.
     const std::uint64_t seq[] = {100, 250, 50};
     const std::uint64_t rnd[] = {1000, 500, 2000};
     for (std::uint64_t i = 0; i < 3; ++i)
         its.push_back({i + 1,
-                       {figures(run::Phase::seq_write, 1.0, seq[i], 2'000'000 * (i + 1)),
-                        figures(run::Phase::random, 1.0, rnd[i], 1'000'000)}});
+                       {figures(model::Phase::seq_write, 1.0, seq[i], 2'000'000 * (i + 1)),
+                        figures(model::Phase::random, 1.0, rnd[i], 1'000'000)}});
     const auto lines = lines_of(report::drift_table(its));
     REQUIRE(lines.size() == 7);
     CHECK(lines[0].empty());
@@ -62,11 +62,11 @@ TEST_CASE("drift table: first, best, worst and last of each phase, with the iter
 }
 
 TEST_CASE("--units si: the drift table in MB/s, the same runs as in MiB/s") {
-    std::vector<run::IterationResult> its;
+    std::vector<model::IterationResult> its;
     // 100 MiB/s = 104.9 MB/s, 250 MiB/s = 262.1 MB/s, 50 MiB/s = 52.4 MB/s.
     const std::uint64_t seq[] = {100, 250, 50};
     for (std::uint64_t i = 0; i < 3; ++i)
-        its.push_back({i + 1, {figures(run::Phase::seq_write, 1.0, seq[i], 2'000'000)}});
+        its.push_back({i + 1, {figures(model::Phase::seq_write, 1.0, seq[i], 2'000'000)}});
     const auto lines = lines_of(report::drift_table(its, units::ByteUnits::si));
     REQUIRE(lines.size() == 5);
     CHECK(lines[3] ==
@@ -75,8 +75,8 @@ TEST_CASE("--units si: the drift table in MB/s, the same runs as in MiB/s") {
 }
 
 TEST_CASE("--units si: a phase line and the write summary in MB/s, sizes still binary") {
-    run::PhaseResult p;
-    p.phase = run::Phase::random;
+    model::PhaseResult p;
+    p.phase = model::Phase::random;
     p.seconds = 2;
     p.counters.write_ops = 1000;
     p.counters.write_bytes = 1000 * 1'000'000ULL;  // 500 MB/s
@@ -95,12 +95,12 @@ TEST_CASE("--units si: a phase line and the write summary in MB/s, sizes still b
 }
 
 TEST_CASE("drift table: a drift is named only outside the noise") {
-    std::vector<run::IterationResult> its;
+    std::vector<model::IterationResult> its;
     // seq-write 200 MiB/s for five iterations, then 100 (a real halving,
     // intervals far apart); p99 the same throughout, a little jitter.
     for (std::uint64_t i = 0; i < 10; ++i)
         its.push_back({i + 1,
-                       {figures(run::Phase::seq_write, 1.0, i < 5 ? 200 + i : 100 + i,
+                       {figures(model::Phase::seq_write, 1.0, i < 5 ? 200 + i : 100 + i,
                                 2'000'000 + 1000 * ((i * 7) % 5))}});
     const auto lines = lines_of(report::drift_table(its));
     REQUIRE(lines.size() == 5);
@@ -111,7 +111,7 @@ TEST_CASE("drift table: a drift is named only outside the noise") {
 }
 
 TEST_CASE("no drift table for a single iteration") {
-    std::vector<run::IterationResult> its{{1, {figures(run::Phase::seq_write, 1.0, 10, 1)}}};
+    std::vector<model::IterationResult> its{{1, {figures(model::Phase::seq_write, 1.0, 10, 1)}}};
     CHECK(report::drift_table(its).empty());
     CHECK(report::drift_table({}).empty());
 }
@@ -120,15 +120,15 @@ namespace {
 
 // A sweep whose point i did ops[i] operations of `block` bytes in one second,
 // every one taking p99_us[i] microseconds.
-run::SweepResult sweep_of(run::SweepParam param, std::vector<std::uint64_t> values,
-                          std::vector<std::uint64_t> ops, std::vector<std::uint64_t> block,
-                          std::vector<std::uint64_t> p99_us) {
-    run::SweepResult sw;
+model::SweepResult sweep_of(model::SweepParam param, std::vector<std::uint64_t> values,
+                            std::vector<std::uint64_t> ops, std::vector<std::uint64_t> block,
+                            std::vector<std::uint64_t> p99_us) {
+    model::SweepResult sw;
     sw.param = param;
     for (std::size_t i = 0; i < values.size(); ++i) {
-        run::SweepPoint pt;
+        model::SweepPoint pt;
         pt.value = values[i];
-        pt.random.phase = run::Phase::random;
+        pt.random.phase = model::Phase::random;
         pt.random.seconds = 1.0;
         pt.random.counters.read_ops = ops[i];
         pt.random.counters.read_bytes = ops[i] * block[i];
@@ -142,13 +142,13 @@ run::SweepResult sweep_of(run::SweepParam param, std::vector<std::uint64_t> valu
 }  // namespace
 
 TEST_CASE("saturation line: a qd sweep by IOPS, a block-size sweep by MiB/s") {
-    auto qd = sweep_of(run::SweepParam::qd, {1, 4, 16}, {1000, 3000, 3100}, {4096, 4096, 4096},
+    auto qd = sweep_of(model::SweepParam::qd, {1, 4, 16}, {1000, 3000, 3100}, {4096, 4096, 4096},
                        {100, 100, 300});
     qd.knee = 1;
     CHECK(report::knee_line(qd) ==
           "saturation: by IOPS, qd 4 \u2014 3.0k IOPS, p99 0.100 ms (next step +3% IOPS, "
           "+200% p99)");
-    auto blocks = sweep_of(run::SweepParam::rand_block, {4096, 16384, 65536}, {3000, 2000, 1000},
+    auto blocks = sweep_of(model::SweepParam::rand_block, {4096, 16384, 65536}, {3000, 2000, 1000},
                            {4096, 16384, 65536}, {100, 200, 400});
     CHECK(blocks.axis() == stats::KneeAxis::bandwidth);
     CHECK(report::knee_line(blocks) ==
@@ -161,11 +161,11 @@ TEST_CASE("saturation line: a qd sweep by IOPS, a block-size sweep by MiB/s") {
 }
 
 TEST_CASE("find-rate line: the rate found with its bracket, or that none met the bound") {
-    run::FindRateResult fr;
+    model::FindRateResult fr;
     fr.bound = {99, 0.005};
     fr.closed_loop_iops = 1000;
     auto probe = [](double rate, bool passed, std::vector<double> ns) {
-        run::FindRateProbe p;
+        model::FindRateProbe p;
         p.requested_iops = rate;
         p.rate_met = passed || rate < 900;
         p.verdict = stats::judge_probe(ns, 5e6, p.rate_met);
@@ -199,7 +199,7 @@ TEST_CASE("find-rate line: the rate found with its bracket, or that none met the
 // Hand-computed window 100, 110, 90, 105, 95: mean 100, range 20 % (at the
 // limit: steady), least-squares slope -1.5 per round, excursion 6 %.
 TEST_CASE("steady-state line: attained, with the window's figures") {
-    run::SteadyStateResult r;
+    model::SteadyStateResult r;
     r.round_s = 60;
     r.round_iops = {500, 100, 110, 90, 105, 95};
     stats::SteadyStateTracker t;
@@ -213,7 +213,7 @@ TEST_CASE("steady-state line: attained, with the window's figures") {
 }
 
 TEST_CASE("steady-state line: not attained, and no window yet") {
-    run::SteadyStateResult r;
+    model::SteadyStateResult r;
     r.round_s = 0.5;
     r.rule.max_rounds = 5;
     r.round_iops = {100, 100, 100, 100, 300};
@@ -233,8 +233,8 @@ TEST_CASE("steady-state line: not attained, and no window yet") {
 
 namespace {
 
-run::SustainedWriteResult sustained(std::vector<stats::ThroughputInterval> series) {
-    run::SustainedWriteResult r;
+model::SustainedWriteResult sustained(std::vector<stats::ThroughputInterval> series) {
+    model::SustainedWriteResult r;
     r.interval_s = 1;
     r.series = std::move(series);
     r.cliff = stats::find_write_cliff(r.series, r.rule);
@@ -272,7 +272,7 @@ TEST_CASE("write-cliff lines: a cliff, no cliff, no verdict, recovery") {
 }
 
 TEST_CASE("saturation line with repeats: one says it had one, overlap is within noise") {
-    auto qd = sweep_of(run::SweepParam::qd, {1, 4, 16}, {1000, 3000, 3100}, {4096, 4096, 4096},
+    auto qd = sweep_of(model::SweepParam::qd, {1, 4, 16}, {1000, 3000, 3100}, {4096, 4096, 4096},
                        {100, 100, 300});
     for (auto& pt : qd.points)
         pt.random.repeats = {pt.random.figures()};
@@ -282,7 +282,7 @@ TEST_CASE("saturation line with repeats: one says it had one, overlap is within 
           "+200% p99) (one repeat: no interval)");
     // Three repeats a point whose p99 ranges at qd 4 and qd 16 overlap.
     for (auto& pt : qd.points) {
-        const run::RepeatFigures f = pt.random.figures();
+        const model::RepeatFigures f = pt.random.figures();
         pt.random.repeats = {f, {f.iops, f.bytes_per_sec, 90e3}, {f.iops, f.bytes_per_sec, 400e3}};
     }
     qd.knee.reset();
@@ -293,8 +293,8 @@ TEST_CASE("saturation line with repeats: one says it had one, overlap is within 
 }
 
 TEST_CASE("a phase run several times quotes its median IOPS with the interval") {
-    run::PhaseResult p;
-    p.phase = run::Phase::random;
+    model::PhaseResult p;
+    p.phase = model::Phase::random;
     p.seconds = 3;
     p.counters.read_ops = 3000;
     p.repeats = {{900, 0, 1e5}, {1000, 0, 1e5}, {1100, 0, 1e5}};
@@ -306,13 +306,13 @@ TEST_CASE("a phase run several times quotes its median IOPS with the interval") 
 }
 
 TEST_CASE("the latency thresholds: named as the option spells them, shown at 0 % too") {
-    run::PhaseResult p;
-    p.phase = run::Phase::seq_write;
+    model::PhaseResult p;
+    p.phase = model::Phase::seq_write;
     p.seconds = 1;
     p.counters.write_ops = 4;
     for (std::uint64_t ns : {500'000ull, 2'000'000ull, 20'000'000ull, 30'000'000ull})
         p.counters.write_latency.record(ns);
-    const std::string line = report::phase_line(p, run::RunConfig{}.latency_thresholds_s);
+    const std::string line = report::phase_line(p, model::RunConfig{}.latency_thresholds_s);
     // The default separates an SSD's phase (2 s and 10 s never did).
     CHECK(line.find("  >1ms 75.0000%  >10ms 50.0000%  >100ms 0.0000%") != std::string::npos);
     CHECK(report::phase_line(p, {2, 10}).find("  >2s 0.0000%  >10s 0.0000%") != std::string::npos);
@@ -320,10 +320,10 @@ TEST_CASE("the latency thresholds: named as the option spells them, shown at 0 %
 }
 
 TEST_CASE("several targets: a header line per target says where its workers ran") {
-    run::RunConfig cfg;
+    model::RunConfig cfg;
     cfg.file_bytes = 8ULL << 20;
-    run::RunResult r;
-    run::TargetResult a, b;
+    model::RunResult r;
+    model::TargetResult a, b;
     a.info.path = "/mnt/a";
     a.info.filesystem = "ext4";
     a.info.device = "/dev/nvme0n1";

@@ -13,7 +13,7 @@
 #include <vector>
 
 using namespace ds;
-using run::UnitClass;
+using model::UnitClass;
 
 namespace {
 
@@ -45,14 +45,14 @@ TEST_CASE("within_bound: acked < g <= acked + bound, never an earlier generation
     CHECK_FALSE(run::within_bound(5, 7, 1));
     CHECK(run::within_bound(5, 7, 2));
     CHECK_FALSE(run::within_bound(0, 1, 254));
-    CHECK_FALSE(run::within_bound(5, 0, run::kAnyNewerBound));
+    CHECK_FALSE(run::within_bound(5, 0, model::kAnyNewerBound));
     // An earlier generation, however far back, is never "newer": the
     // one-byte cycle made 4 (and 5 - 255 = 5, 5 - 256 = 4) look newer.
     CHECK_FALSE(run::within_bound(5, 4, 254));
-    CHECK_FALSE(run::within_bound(5, 4, run::kAnyNewerBound));
-    CHECK_FALSE(run::within_bound(300, 45, run::kAnyNewerBound));  // 255 back
-    CHECK_FALSE(run::within_bound(300, 44, run::kAnyNewerBound));  // 256 back
-    CHECK(run::within_bound(300, 301, run::kAnyNewerBound));
+    CHECK_FALSE(run::within_bound(5, 4, model::kAnyNewerBound));
+    CHECK_FALSE(run::within_bound(300, 45, model::kAnyNewerBound));  // 255 back
+    CHECK_FALSE(run::within_bound(300, 44, model::kAnyNewerBound));  // 256 back
+    CHECK(run::within_bound(300, 301, model::kAnyNewerBound));
     CHECK(run::within_bound(300, 555, 255));
     CHECK(run::within_bound(300, 556, 256));
     CHECK_FALSE(run::within_bound(300, 557, 256));
@@ -63,10 +63,10 @@ TEST_CASE("within_bound: acked < g <= acked + bound, never an earlier generation
     // a unit written 2^32 - 1 times wraps to 1, which reads as older).
     const pattern::Generation top = pattern::kLastGeneration;
     CHECK(run::within_bound(top - 1, top, 1));
-    CHECK(run::within_bound(top - 1, top, run::kAnyNewerBound));
-    CHECK(run::within_bound(1, top, run::kAnyNewerBound));
-    CHECK_FALSE(run::within_bound(top, pattern::next_generation(top), run::kAnyNewerBound));
-    CHECK_FALSE(run::within_bound(top, 1, run::kAnyNewerBound));
+    CHECK(run::within_bound(top - 1, top, model::kAnyNewerBound));
+    CHECK(run::within_bound(1, top, model::kAnyNewerBound));
+    CHECK_FALSE(run::within_bound(top, pattern::next_generation(top), model::kAnyNewerBound));
+    CHECK_FALSE(run::within_bound(top, 1, model::kAnyNewerBound));
 }
 
 TEST_CASE("next_generation counts up to 2^32 - 1 and skips 0 on the wrap") {
@@ -82,7 +82,7 @@ TEST_CASE("next_generation counts up to 2^32 - 1 and skips 0 on the wrap") {
 TEST_CASE("classify: a rollback to any earlier generation is lost (stale)") {
     for (pattern::Generation back : {1U, 254U, 255U, 256U, 510U, 1000U}) {
         CAPTURE(back);
-        for (std::uint32_t bound : {0U, 1U, 254U, 1000U, run::kAnyNewerBound}) {
+        for (std::uint32_t bound : {0U, 1U, 254U, 1000U, model::kAnyNewerBound}) {
             CAPTURE(bound);
             auto v = run::classify_unit(content(unit(2000 - back)), unit(2000), bound);
             CHECK(v.cls == UnitClass::lost);
@@ -101,7 +101,7 @@ TEST_CASE("classify: intact, newer within the bound, never acknowledged") {
     CHECK(v.found_generation == 9);
     v = run::classify_unit(content(unit(256)), unit(255), 1);
     CHECK(v.cls == UnitClass::newer);
-    v = run::classify_unit(content(unit(5000)), unit(7), run::kAnyNewerBound);
+    v = run::classify_unit(content(unit(5000)), unit(7), model::kAnyNewerBound);
     CHECK(v.cls == UnitClass::newer);
     CHECK(v.found_generation == 5000);
     v = run::classify_unit(content(unit(1)), unit(255), 1);  // no wrap: older
@@ -131,12 +131,12 @@ TEST_CASE("classify: a torn unit of the acknowledged and an allowed newer genera
     auto far = content(unit(900));
     splice(far, content(unit(901)), 2, 5);
     splice(far, content(unit(899)), 6, 8);
-    v = run::classify_unit(far, unit(7), run::kAnyNewerBound);
+    v = run::classify_unit(far, unit(7), model::kAnyNewerBound);
     CHECK(v.cls == UnitClass::torn_newer);
     CHECK(v.found_generation == 900);
     // ... never an earlier one than the acknowledged.
     splice(far, content(unit(6)), 7, 8);
-    CHECK(run::classify_unit(far, unit(7), run::kAnyNewerBound).cls == UnitClass::lost);
+    CHECK(run::classify_unit(far, unit(7), model::kAnyNewerBound).cls == UnitClass::lost);
 }
 
 TEST_CASE("classify: lost after acknowledgement, with the diagnosis") {
@@ -205,7 +205,7 @@ TEST_CASE("verify_only over real files: counts per class and the lost unit's off
         ~RemoveAtEnd() { std::filesystem::remove_all(dir); }
     } remove_at_end{dir};
     constexpr std::uint64_t kUnits = 32;
-    run::StateGeometry geo;
+    model::StateGeometry geo;
     geo.seed = 99;
     geo.run_id = kRunId;
     geo.file_bytes = kUnits * kUnit;
@@ -214,7 +214,7 @@ TEST_CASE("verify_only over real files: counts per class and the lost unit's off
     geo.paths = {dir + "/drivestress-0.dat"};
     const std::string state_path = dir + "/drivestress.state";
     {
-        run::StateFile sf(state_path, geo);
+        target::StateFile sf(state_path, geo);
         sf.set_bound(1, false);  // recorded mid-phase: one newer write allowed
         std::vector<pattern::Generation> acked(kUnits, 2);
         acked[30] = acked[31] = pattern::kUnknownGeneration;
@@ -245,7 +245,7 @@ TEST_CASE("verify_only over real files: counts per class and the lost unit's off
     CHECK(r.lost_records[0].offset == 9 * kUnit);
     CHECK(r.lost_records[0].expected_generation == 2);
     CHECK(r.lost_records[1].unit_offset == 12 * kUnit);
-    CHECK(run::exit_status(r) == run::ExitStatus::mismatch);
+    CHECK(model::exit_status(r) == model::ExitStatus::mismatch);
     CHECK_FALSE(r.cleaned_up);  // never after a loss
     CHECK(std::filesystem::exists(state_path));
 

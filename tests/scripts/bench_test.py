@@ -146,6 +146,29 @@ class BenchRows(unittest.TestCase):
         self.assertEqual(a[a.index("--backend") + 1], "nop")
         self.assertIn("--no-verify", a)
 
+    def test_t_io_uring_gets_a_file_even_with_nops(self):
+        """Issue 34: current t/io_uring prints its usage and exits 1 when -N1
+        has no file; a stand-in that does the same runs with what bench passes."""
+        argv = bench.tio_argv("/opt/fio/t/io_uring", 32, 2, "/w/tio-nop.dat", True)
+        self.assertEqual(argv, ["/opt/fio/t/io_uring", "-N1", "-d32", "-s8", "-c8", "-n1", "-r2",
+                                "/w/tio-nop.dat"])
+        self.assertIn("-O0", bench.tio_argv("t", 32, 2, "f", False))
+        with tempfile.TemporaryDirectory() as d:
+            fake = os.path.join(d, "io_uring")
+            with open(fake, "w") as f:
+                f.write("#!/bin/sh\n"
+                        "for a in \"$@\"; do case $a in -*) ;; *) file=$a ;; esac; done\n"
+                        "[ -n \"$file\" ] || { echo 'usage: io_uring <options> -- <filenames>'; "
+                        "exit 1; }\n"
+                        "echo 'IOPS=1000, IOS/call=8/8'\n")
+            os.chmod(fake, 0o755)
+            bare = subprocess.run([fake, "-N1", "-d32"], capture_output=True, text=True)
+            self.assertEqual(bare.returncode, 1)
+            p = subprocess.run(bench.tio_argv(fake, 32, 1, os.path.join(d, "f"), True),
+                               capture_output=True, text=True)
+            self.assertEqual(p.returncode, 0, p.stdout)
+            self.assertEqual(bench.parse_tio_output(p.stdout), [1000.0])
+
     def test_t_io_uring_lines_in_its_own_units(self):
         text = ("Added file x (submitter 0)\n"
                 "IOPS=95000, IOS/call=8/8\n"

@@ -53,8 +53,8 @@ TEST_CASE("a quiet host is not busy; our own CPU time is never foreign") {
 }
 
 TEST_CASE("loads of several phases add up in CPU-seconds") {
-    HostLoad a{10, 1, 2};
-    const HostLoad b{30, 0, 6};
+    HostLoad a{true, 10, 1, 2};
+    const HostLoad b{true, 30, 0, 6};
     a += b;
     CHECK(a.seconds == 40);
     CHECK(a.steal_pct() == doctest::Approx(2.5));

@@ -5,9 +5,9 @@
 
 #include <csignal>
 
-using ds::run::kSameRequestNs;
-using ds::run::same_stop_request;
-using ds::run::signal_bit;
+using ds::sys::kSameRequestNs;
+using ds::sys::same_stop_request;
+using ds::sys::signal_bit;
 
 TEST_CASE("signal bits are the kernel's sigset numbering, and nothing outside 1..64") {
     CHECK(signal_bit(1) == 1);

@@ -5,8 +5,8 @@
 #include <cstring>
 #include <vector>
 
-using ds::run::kSignatureBytes;
-using ds::run::signatures_of;
+using ds::target::kSignatureBytes;
+using ds::target::signatures_of;
 
 namespace {
 

@@ -11,7 +11,8 @@
 
 #include "model/errors.h"
 
-using namespace ds::run;
+using namespace ds::model;
+using namespace ds::target;
 
 namespace {
 

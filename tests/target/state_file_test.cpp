@@ -33,8 +33,8 @@ struct TempDir {
     ~TempDir() { std::filesystem::remove_all(path); }
 };
 
-run::StateGeometry geometry(const std::string& dir, unsigned files = 2) {
-    run::StateGeometry g;
+model::StateGeometry geometry(const std::string& dir, unsigned files = 2) {
+    model::StateGeometry g;
     g.seed = 1234;
     g.run_id = pattern::data_id_from_seed(g.seed);
     g.file_bytes = kFileBytes;
@@ -77,7 +77,7 @@ TEST_CASE("state file round trip: geometry, names and the last acknowledgement p
     TempDir dir;
     const std::string path = dir.path + "/drivestress.state";
     {
-        run::StateFile sf(path, geometry(dir.path));
+        target::StateFile sf(path, geometry(dir.path));
         sf.set_bound(3, false);
         sf.acknowledged(0, gens(0));
         sf.acknowledged(0, gens(7));  // the newest wins
@@ -86,7 +86,7 @@ TEST_CASE("state file round trip: geometry, names and the last acknowledgement p
         CHECK(sf.acknowledgements(1) == 1);
         CHECK(sf.write_errors() == 0);
     }
-    run::LoadedState s = run::load_state_file(path);
+    target::LoadedState s = target::load_state_file(path);
     CHECK(s.geo.seed == 1234);
     CHECK(s.geo.run_id == pattern::data_id_from_seed(1234));
     CHECK(s.geo.file_bytes == kFileBytes);
@@ -106,13 +106,13 @@ TEST_CASE("state file round trip: geometry, names and the last acknowledgement p
 TEST_CASE("a fresh state file has nothing acknowledged; reset forgets everything") {
     TempDir dir;
     const std::string path = dir.path + "/drivestress.state";
-    run::StateFile sf(path, geometry(dir.path, 1));
-    auto s = run::load_state_file(path);
+    target::StateFile sf(path, geometry(dir.path, 1));
+    auto s = target::load_state_file(path);
     CHECK(s.files[0].acknowledgements == 0);
     CHECK(s.files[0].acked == std::vector<pattern::Generation>(kUnits, 0));
     sf.acknowledged(0, gens(1));
     sf.reset();
-    s = run::load_state_file(path);
+    s = target::load_state_file(path);
     CHECK(s.files[0].acknowledgements == 2);
     CHECK(s.files[0].acked == std::vector<pattern::Generation>(kUnits, 0));
 }
@@ -120,19 +120,19 @@ TEST_CASE("a fresh state file has nothing acknowledged; reset forgets everything
 TEST_CASE("the bound travels with each record: 0 after a phase end, rewritten before a phase") {
     TempDir dir;
     const std::string path = dir.path + "/drivestress.state";
-    run::StateFile sf(path, geometry(dir.path, 1));
+    target::StateFile sf(path, geometry(dir.path, 1));
     sf.set_bound(1, true);  // before seq-write: nothing acknowledged yet, bound 1
-    auto s = run::load_state_file(path);
+    auto s = target::load_state_file(path);
     CHECK(s.files[0].bound == 1);
     CHECK(s.files[0].acked == std::vector<pattern::Generation>(kUnits, 0));
     sf.set_bound(0, false);  // the phase ended
     sf.acknowledged(0, gens(5));
-    s = run::load_state_file(path);
+    s = target::load_state_file(path);
     CHECK(s.files[0].bound == 0);  // nothing may be newer than a phase end's record
     CHECK(s.files[0].acked == gens(5));
-    sf.set_bound(run::kAnyNewerBound, true);  // a random phase without flushes starts
-    s = run::load_state_file(path);
-    CHECK(s.files[0].bound == run::kAnyNewerBound);
+    sf.set_bound(model::kAnyNewerBound, true);  // a random phase without flushes starts
+    s = target::load_state_file(path);
+    CHECK(s.files[0].bound == model::kAnyNewerBound);
     CHECK(s.files[0].acked == gens(5));  // the same record, under the phase's bound
     CHECK(s.files[0].acknowledgements == 3);
 
@@ -140,16 +140,16 @@ TEST_CASE("the bound travels with each record: 0 after a phase end, rewritten be
         sf.acknowledged(0, gens(9));  // sequence 4 -> copy 0
         sf.acknowledged(0, gens(9));  // sequence 5 -> copy 1, torn
         scribble(path, copy_offset(0, 1) + 40, 8);
-        s = run::load_state_file(path);
+        s = target::load_state_file(path);
         CHECK(s.files[0].used_older_copy);
-        CHECK(s.files[0].bound == run::kAnyNewerBound);
+        CHECK(s.files[0].bound == model::kAnyNewerBound);
     }
     SUBCASE("a torn record after a phase end keeps bound 0") {
         sf.set_bound(0, false);
         sf.acknowledged(0, gens(9));  // sequence 4 -> copy 0
         sf.set_bound(200, true);      // sequence 5 -> copy 1, torn
         scribble(path, copy_offset(0, 1) + 40, 8);
-        s = run::load_state_file(path);
+        s = target::load_state_file(path);
         CHECK(s.files[0].used_older_copy);
         CHECK(s.files[0].acked == gens(9));
         CHECK(s.files[0].bound == 0);
@@ -159,13 +159,13 @@ TEST_CASE("the bound travels with each record: 0 after a phase end, rewritten be
 TEST_CASE("a poisoned file is never acknowledged again") {
     TempDir dir;
     const std::string path = dir.path + "/drivestress.state";
-    run::StateFile sf(path, geometry(dir.path));
+    target::StateFile sf(path, geometry(dir.path));
     sf.acknowledged(0, gens(5));
     sf.acknowledged(1, gens(5));
     sf.poison(0);
     sf.acknowledged(0, gens(6));
     sf.set_bound(10, true);
-    auto s = run::load_state_file(path);
+    auto s = target::load_state_file(path);
     CHECK(s.files[0].acked == std::vector<pattern::Generation>(kUnits, 0));
     CHECK(s.files[0].acknowledgements == 2);  // the record that says "nothing"
     CHECK(s.files[1].acked == gens(5));
@@ -176,14 +176,14 @@ TEST_CASE("a torn newest record: the one before it is used, with a doubled bound
     TempDir dir;
     const std::string path = dir.path + "/drivestress.state";
     {
-        run::StateFile sf(path, geometry(dir.path));
+        target::StateFile sf(path, geometry(dir.path));
         sf.set_bound(3, false);
         sf.acknowledged(0, gens(0));   // sequence 1 -> copy 1
         sf.acknowledged(0, gens(50));  // sequence 2 -> copy 0
     }
     // Half of the newest record's map never reached the disk.
     scribble(path, copy_offset(0, 0) + 40 + 40, 24);
-    auto s = run::load_state_file(path);
+    auto s = target::load_state_file(path);
     CHECK(s.files[0].acknowledgements == 1);
     CHECK(s.files[0].acked == gens(0));
     CHECK(s.files[0].used_older_copy);
@@ -195,9 +195,9 @@ TEST_CASE("a torn newest record: the one before it is used, with a doubled bound
     SUBCASE("a torn first record means nothing was acknowledged") {
         TempDir d2;
         const std::string p2 = d2.path + "/drivestress.state";
-        { run::StateFile sf(p2, geometry(d2.path)); }
+        { target::StateFile sf(p2, geometry(d2.path)); }
         scribble(p2, copy_offset(1, 1), 16);
-        auto s2 = run::load_state_file(p2);
+        auto s2 = target::load_state_file(p2);
         CHECK(s2.files[1].acknowledgements == 0);
         CHECK(s2.files[1].acked == std::vector<pattern::Generation>(kUnits, 0));
     }
@@ -207,34 +207,34 @@ TEST_CASE("both records of a file damaged, a damaged header, a foreign file: cle
     TempDir dir;
     const std::string path = dir.path + "/drivestress.state";
     {
-        run::StateFile sf(path, geometry(dir.path));
+        target::StateFile sf(path, geometry(dir.path));
         sf.acknowledged(1, gens(0));
         sf.acknowledged(1, gens(1));
     }
     SUBCASE("both copies") {
         scribble(path, copy_offset(1, 0) + 40, 8);
         scribble(path, copy_offset(1, 1) + 40, 8);
-        CHECK_THROWS_WITH_AS(run::load_state_file(path),
+        CHECK_THROWS_WITH_AS(target::load_state_file(path),
                              doctest::Contains("both copies of file 1's acknowledgement record "
                                                "are damaged"),
-                             run::SetupError);
+                             model::SetupError);
     }
     SUBCASE("header") {
         scribble(path, 16, 1);  // the seed
-        CHECK_THROWS_WITH_AS(run::load_state_file(path),
-                             doctest::Contains("damaged state file header"), run::SetupError);
+        CHECK_THROWS_WITH_AS(target::load_state_file(path),
+                             doctest::Contains("damaged state file header"), model::SetupError);
     }
     SUBCASE("older formats (one-byte generations; a run id from the seed) are refused") {
-        CHECK(run::kStateFormatVersion == 4);
+        CHECK(target::kStateFormatVersion == 4);
         for (const std::uint32_t old : {2U, 3U}) {
             int fd = ::open(path.c_str(), O_RDWR);
             REQUIRE(fd >= 0);
             REQUIRE(::pwrite(fd, &old, sizeof old, 8) == static_cast<ssize_t>(sizeof old));
             ::close(fd);
             try {
-                (void)run::load_state_file(path);
+                (void)target::load_state_file(path);
                 FAIL("an old state file was accepted");
-            } catch (const run::SetupError& e) {
+            } catch (const model::SetupError& e) {
                 const std::string what = e.what();
                 CHECK(what.find("state file format " + std::to_string(old) + " is not supported") !=
                       std::string::npos);
@@ -247,60 +247,60 @@ TEST_CASE("both records of a file damaged, a damaged header, a foreign file: cle
         std::FILE* f = std::fopen(other.c_str(), "w");
         std::fputs("my notes", f);
         std::fclose(f);
-        CHECK_THROWS_WITH_AS(run::load_state_file(other),
-                             doctest::Contains("not a drivestress state file"), run::SetupError);
-        CHECK_THROWS_AS(run::load_state_file(dir.path + "/none.state"), run::SetupError);
+        CHECK_THROWS_WITH_AS(target::load_state_file(other),
+                             doctest::Contains("not a drivestress state file"), model::SetupError);
+        CHECK_THROWS_AS(target::load_state_file(dir.path + "/none.state"), model::SetupError);
         // ... and never overwritten by a --keep run, nor is an earlier
         // state file (the evidence of an earlier run).
-        CHECK_THROWS_WITH_AS(run::StateFile(other, geometry(dir.path)),
-                             doctest::Contains("refusing to replace it"), run::SetupError);
-        CHECK_THROWS_WITH_AS(run::StateFile(path, geometry(dir.path)),
-                             doctest::Contains("refusing to replace it"), run::SetupError);
-        CHECK(run::load_state_file(path).geo.paths.size() == 2);  // untouched
+        CHECK_THROWS_WITH_AS(target::StateFile(other, geometry(dir.path)),
+                             doctest::Contains("refusing to replace it"), model::SetupError);
+        CHECK_THROWS_WITH_AS(target::StateFile(path, geometry(dir.path)),
+                             doctest::Contains("refusing to replace it"), model::SetupError);
+        CHECK(target::load_state_file(path).geo.paths.size() == 2);  // untouched
     }
 }
 
 TEST_CASE("the names a state file keeps, and states that cannot be acted on") {
     TempDir dir;
     const std::string path = dir.path + "/drivestress.state";
-    { run::StateFile sf(path, geometry(dir.path, 3)); }
-    CHECK(run::state_file_names(path) ==
+    { target::StateFile sf(path, geometry(dir.path, 3)); }
+    CHECK(target::state_file_names(path) ==
           std::vector<std::string>{"drivestress-0.dat", "drivestress-1.dat", "drivestress-2.dat"});
     // Preallocated: a full filesystem refuses the run, not the acknowledgements.
     struct stat st {};
     REQUIRE(::stat(path.c_str(), &st) == 0);
     CHECK(static_cast<std::uint64_t>(st.st_blocks) * 512 >= static_cast<std::uint64_t>(st.st_size));
-    CHECK(static_cast<std::uint64_t>(st.st_size) == run::state_file_bytes(3, kUnits, 60));
+    CHECK(static_cast<std::uint64_t>(st.st_size) == target::state_file_bytes(3, kUnits, 60));
 
     SUBCASE("a symbolic link is not followed") {
         const std::string link = dir.path + "/link.state";
         REQUIRE(::symlink(path.c_str(), link.c_str()) == 0);
-        CHECK_THROWS_WITH_AS(run::load_state_file(link), doctest::Contains("symbolic link"),
-                             run::SetupError);
+        CHECK_THROWS_WITH_AS(target::load_state_file(link), doctest::Contains("symbolic link"),
+                             model::SetupError);
     }
     SUBCASE("another user's state file is refused") {
         if (::geteuid() != 0) return;  // only root can give it away
         REQUIRE(::chown(path.c_str(), 65534, 65534) == 0);
-        CHECK_THROWS_WITH_AS(run::load_state_file(path), doctest::Contains("owned by uid 65534"),
-                             run::SetupError);
-        CHECK(run::state_file_names(path).size() == 3);  // its protection still holds
+        CHECK_THROWS_WITH_AS(target::load_state_file(path), doctest::Contains("owned by uid 65534"),
+                             model::SetupError);
+        CHECK(target::state_file_names(path).size() == 3);  // its protection still holds
     }
 }
 
 TEST_CASE("the bound: one write per unit without random writes, any without flushes") {
-    run::RunConfig cfg;
+    model::RunConfig cfg;
     cfg.qd = 8;
-    CHECK(run::unacked_write_bound(cfg, 0) == run::kAnyNewerBound);
-    CHECK(run::unacked_write_bound(cfg, 10) == 28);
+    CHECK(target::unacked_write_bound(cfg, 0) == model::kAnyNewerBound);
+    CHECK(target::unacked_write_bound(cfg, 10) == 28);
     // Exact past 254: generations no longer wrap at 255.
-    CHECK(run::unacked_write_bound(cfg, 1000) == 2008);
-    CHECK(run::unacked_write_bound(cfg, 0x7FFFFFFF) == run::kAnyNewerBound);
-    CHECK(run::unacked_write_bound(cfg, ~0ULL) == run::kAnyNewerBound);
+    CHECK(target::unacked_write_bound(cfg, 1000) == 2008);
+    CHECK(target::unacked_write_bound(cfg, 0x7FFFFFFF) == model::kAnyNewerBound);
+    CHECK(target::unacked_write_bound(cfg, ~0ULL) == model::kAnyNewerBound);
     cfg.read_pct = 100;
-    CHECK(run::unacked_write_bound(cfg, 0) == 1);
+    CHECK(target::unacked_write_bound(cfg, 0) == 1);
     cfg.read_pct = 50;
     cfg.rand_time_s = 0;
-    CHECK(run::unacked_write_bound(cfg, 0) == 1);
+    CHECK(target::unacked_write_bound(cfg, 0) == 1);
 }
 
 namespace {
@@ -313,7 +313,7 @@ Guard guard_of(const std::string& dir, const std::vector<std::string>& names) {
     REQUIRE(fd >= 0);
     Guard g = Guard::unprotected;
     try {
-        const auto kept = run::kept_files(fd, dir);
+        const auto kept = target::kept_files(fd, dir);
         std::size_t found = 0;
         for (const auto& n : names)
             for (const auto& k : kept)
@@ -322,7 +322,7 @@ Guard guard_of(const std::string& dir, const std::vector<std::string>& names) {
                     break;
                 }
         g = found == names.size() ? Guard::protects_all : Guard::unprotected;
-    } catch (const run::SetupError&) {
+    } catch (const model::SetupError&) {
         g = Guard::refused;
     }
     ::close(fd);
@@ -350,9 +350,9 @@ std::vector<unsigned char> read_bytes(const std::string& path) {
 TEST_CASE("state file fuzz: every byte changed, every length cut (issue 37)") {
     TempDir dir;
     const std::string path = dir.path + "/drivestress.state";
-    const run::StateGeometry geo = geometry(dir.path);
+    const model::StateGeometry geo = geometry(dir.path);
     {
-        run::StateFile sf(path, geo);
+        target::StateFile sf(path, geo);
         sf.acknowledged(0, gens(1));
         sf.acknowledged(0, gens(2));
         sf.acknowledged(1, gens(3));
@@ -368,7 +368,7 @@ TEST_CASE("state file fuzz: every byte changed, every length cut (issue 37)") {
         INFO(what);
         bool loads = false;
         try {
-            const run::LoadedState s = run::load_state_file(path);
+            const target::LoadedState s = target::load_state_file(path);
             loads = true;
             CHECK(s.geo.seed == geo.seed);
             CHECK(s.geo.run_id == geo.run_id);
@@ -381,7 +381,7 @@ TEST_CASE("state file fuzz: every byte changed, every length cut (issue 37)") {
                 const bool fell_back = s.files[f].used_older_copy && s.files[f].acked == older[f];
                 CHECK((as_written || fell_back));
             }
-        } catch (const run::SetupError&) {
+        } catch (const model::SetupError&) {
         }
         const Guard g = guard_of(dir.path, names);
         CHECK(g != Guard::unprotected);

@@ -1,0 +1,245 @@
+// The readers of each feature's options: sweeps, --find-rate, steady state,
+// sustained write, latency thresholds, durable writes, the modes and
+// --sync-compare.  Each fills its part of the RunConfig or throws
+// UsageError naming the option.
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "cli/option_table.h"
+#include "cli/options_reader.h"
+#include "cli/presets.h"
+
+namespace ds::cli::detail {
+
+void read_sweep(const Options& o, model::RunConfig& c) {
+    c.interval_s = o.duration("interval");
+    if (o.given("interval") && !o.given("timeseries"))
+        throw UsageError("--interval needs --timeseries (it is the length of that file's lines)");
+    if (c.interval_s < 0.1 || c.interval_s > 60)
+        throw UsageError("--interval: '" + o.text("interval") + "' is not between 100ms and 60s");
+    c.knee_gain_pct = static_cast<double>(o.count("knee-gain", 0, 1000));
+    c.repeat = static_cast<unsigned>(o.count("repeat", 1, 1000));
+    if (!o.given("sweep")) return;
+    c.sweep = parse_sweep(o.text("sweep"));
+    if (!c.has_phase(model::Phase::random) || !(c.rand_ops || c.rand_time_s > 0))
+        throw UsageError("--sweep needs the random phase (--phases with random, --rand-time > 0)");
+    if (c.iterations != 1) throw UsageError("--sweep runs one iteration; drop --iterations");
+    const auto& v = c.sweep->values;
+    const std::uint64_t lo = *std::min_element(v.begin(), v.end());
+    const std::uint64_t hi = *std::max_element(v.begin(), v.end());
+    switch (c.sweep->param) {
+        case model::SweepParam::qd:
+            if (o.given("qd")) throw UsageError("--sweep qd=... and --qd both given");
+            c.qd = static_cast<unsigned>(hi);
+            // At most half of a file's units are in flight (picking a free
+            // one stays cheap): a deeper point would run shallower than its
+            // row says.  (A raw device's region size is known later.)
+            if (const std::uint64_t units = c.rand_block ? c.file_bytes / c.rand_block : 0;
+                units && hi > std::max<std::uint64_t>(1, units / 2))
+                throw UsageError("--sweep qd: " + std::to_string(hi) +
+                                 " is more than half of a file's " + std::to_string(units) +
+                                 " units (--size " + units::format_size_option(c.file_bytes) +
+                                 ", --rand-block " + units::format_size_option(c.rand_block) +
+                                 "): at most " +
+                                 std::to_string(std::max<std::uint64_t>(1, units / 2)) +
+                                 " are in flight per worker");
+            break;
+        case model::SweepParam::files:
+            if (o.given("files")) throw UsageError("--sweep files=... and --files both given");
+            c.files = static_cast<unsigned>(hi);
+            break;
+        case model::SweepParam::rand_block:
+            if (o.given("rand-block"))
+                throw UsageError("--sweep rand-block=... and --rand-block both given");
+            // The smallest block is the verification unit; the others are
+            // whole multiples of it.
+            if (c.seq_block % lo != 0 ||
+                (c.file_bytes && (c.file_bytes % hi != 0 || hi > c.file_bytes)))
+                throw UsageError("--sweep rand-block: values must divide --seq-block " +
+                                 units::format_size_option(c.seq_block) +
+                                 " (smallest) and --size " +
+                                 units::format_size_option(c.file_bytes) + " (largest)");
+            c.rand_block = static_cast<std::uint32_t>(lo);
+            break;
+        case model::SweepParam::rate:
+            if (c.rate > 0) throw UsageError("--sweep rate=... and --rate both given");
+            break;
+    }
+}
+
+// --find-rate pNN<=DURATION: a rate sweep whose points the search chooses
+// (run/runner.cpp), so what refuses a rate sweep refuses it too.
+void read_find_rate(const Options& o, model::RunConfig& c) {
+    if (!o.given("find-rate")) return;
+    for (const char* name : {"sweep", "rate", "compare-backends", "steady-state"})
+        if (o.given(name))
+            throw UsageError(std::string("--find-rate and --") + name + " both given");
+    c.find_rate = parse_find_rate(o.text("find-rate"));
+    if (!c.has_phase(model::Phase::random) || !(c.rand_ops || c.rand_time_s > 0))
+        throw UsageError(
+            "--find-rate needs the random phase (--phases with random, --rand-time > 0)");
+    if (c.iterations != 1) throw UsageError("--find-rate runs one iteration; drop --iterations");
+    c.sweep = model::Sweep{model::SweepParam::rate, {}, false};
+}
+
+// --arrivals spaces an open-loop schedule; read once --rate, --sweep and
+// --find-rate are.
+void check_arrivals(const Options& o, const model::RunConfig& c) {
+    if (o.given("arrivals") && !c.open_loop())
+        throw UsageError(
+            "--arrivals needs --rate, --sweep rate=... or --find-rate (it spaces their schedule)");
+}
+
+// --steady-state ROUND, --steady-window, --steady-max-rounds.
+void read_steady_state(const Options& o, model::RunConfig& c) {
+    if (!o.given("steady-state")) {
+        for (const char* name : {"steady-window", "steady-max-rounds"})
+            if (o.given(name)) throw UsageError(Options::opt(name) + " needs --steady-state ROUND");
+        return;
+    }
+    c.steady_round_s = o.duration("steady-state");
+    if (c.steady_round_s <= 0) throw UsageError("--steady-state: ROUND must be greater than zero");
+    if (!c.has_phase(model::Phase::random) || c.rand_time_s <= 0)
+        throw UsageError("--steady-state needs the random phase (--phases with random)");
+    if (c.rand_ops) throw UsageError("--steady-state and --rand-ops both given (rounds are timed)");
+    if (c.sweep) throw UsageError("--steady-state and --sweep cannot be combined");
+    if (c.repeat > 1)
+        throw UsageError("--steady-state and --repeat cannot be combined (rounds are its repeats)");
+    stats::SteadyStateRule rule;
+    rule.window_rounds = o.count("steady-window", 2, 1000);
+    rule.max_rounds = o.count("steady-max-rounds", 1, 100000);
+    if (rule.max_rounds < rule.window_rounds)
+        throw UsageError("--steady-max-rounds " + std::to_string(rule.max_rounds) +
+                         " is below --steady-window " + std::to_string(rule.window_rounds));
+    c.steady_state = rule;
+}
+
+// --sustained-write N, --cliff-interval, --cliff-recovery.
+void read_sustained_write(const Options& o, model::RunConfig& c) {
+    if (!o.given("sustained-write")) {
+        for (const char* name : {"cliff-interval", "cliff-recovery"})
+            if (o.given(name)) throw UsageError(Options::opt(name) + " needs --sustained-write N");
+        return;
+    }
+    if (o.given("seq-time"))
+        throw UsageError(
+            "--seq-time and --sustained-write both given (its passes are the "
+            "sequential write's length)");
+    c.sustained_passes = o.count("sustained-write", 1, 1000);
+    c.cliff_interval_s = o.duration("cliff-interval");
+    if (c.cliff_interval_s < 0.2)
+        throw UsageError("--cliff-interval: '" + o.text("cliff-interval") +
+                         "' is below 200ms (the run samples its progress every 100ms)");
+    if (o.given("cliff-recovery")) {
+        c.cliff_idle_s = o.duration("cliff-recovery");
+        if (c.cliff_idle_s <= 0)
+            throw UsageError("--cliff-recovery: IDLE must be greater than zero");
+    }
+}
+
+void read_latency_thresholds(const Options& o, model::RunConfig& c) {
+    c.latency_thresholds_s.clear();
+    // The seed tool's thresholds, for comparing with its reports: every
+    // request of an SSD is faster than both, so they are not the default.
+    if (o.text("latency-thresholds") == "seed") {
+        c.latency_thresholds_s = {2, 10};
+        return;
+    }
+    for (const auto& item :
+         with_option("--latency-thresholds", o.text("latency-thresholds"),
+                     [](const std::string& t) { return units::split_list(t); })) {
+        const double s = with_option("--latency-thresholds", item,
+                                     [](const std::string& t) { return units::parse_duration(t); });
+        if (s <= 0)
+            throw UsageError("--latency-thresholds: '" + item + "' must be greater than zero");
+        c.latency_thresholds_s.push_back(s);
+    }
+}
+
+// --sync, --sync-every, --batch.
+void read_durability(const Options& o, model::RunConfig& c) {
+    const std::string& sync = o.text("sync");
+    auto method = model::sync_method_from_string(sync);
+    if (!method)
+        throw UsageError("--sync: '" + sync +
+                         "' is not one of none, osync, dsync, fsync, fdatasync");
+    c.sync = *method;
+    if (c.iopoll && (c.sync == model::SyncMethod::fsync || c.sync == model::SyncMethod::fdatasync))
+        throw UsageError("--iopoll and --sync " + std::string(model::to_string(c.sync)) +
+                         ": a polled ring cannot run IORING_OP_FSYNC (use --sync dsync)");
+    c.sync_every = o.count("sync-every", 1, UINT32_MAX);
+    if (o.given("sync-every") && c.sync == model::SyncMethod::none)
+        throw UsageError("--sync-every needs --sync (osync, dsync, fsync or fdatasync)");
+    c.batch = static_cast<unsigned>(o.count("batch", 1, kMaxQd));
+    if (c.batch > 1 && c.open_loop())
+        throw UsageError(std::string("--batch and ") +
+                         (c.find_rate  ? "--find-rate"
+                          : c.rate > 0 ? "--rate"
+                                       : "--sweep rate") +
+                         " both given: with a rate each operation is submitted when it is due");
+    if (c.batch > c.qd)
+        throw UsageError("--batch " + std::to_string(c.batch) + " is larger than --qd " +
+                         std::to_string(c.qd) + " (a batch must fit in flight)");
+}
+
+// --compare-backends and --keep, and what they exclude.
+void read_modes(const Options& o, model::RunConfig& c) {
+    c.compare_backends = o.flag("compare-backends");
+    c.keep = o.flag("keep");
+    if (c.keep && c.compare_backends)
+        throw UsageError("--keep works with a single run, not with --compare-backends");
+    if (c.keep && !c.raw_device.empty())
+        throw UsageError(
+            "--keep and --raw-device both given: the state file lives beside test files");
+    if (o.given("compare-extra") && !c.compare_backends)
+        throw UsageError("--compare-extra adds rows to --compare-backends; add it");
+    if (!c.compare_backends) return;
+    if (o.given("backend"))
+        throw UsageError("--compare-backends runs both backends; drop --backend");
+    if (c.sweep && c.sweep->param != model::SweepParam::qd)
+        throw UsageError("--compare-backends sweeps qd only (both backends' curves over depth)");
+    if (!o.given("compare-extra")) return;
+    for (const auto& item :
+         with_option("--compare-extra", o.text("compare-extra"),
+                     [](const std::string& t) { return units::split_list(t); })) {
+        if (item == "sync-qd1")
+            c.compare_sync_qd1 = true;
+        else if (item == "sqpoll")
+            c.compare_sqpoll = true;
+        else
+            throw UsageError("--compare-extra: '" + item + "' is not one of sync-qd1, sqpoll");
+    }
+    if (c.sweep && c.compare_sync_qd1)
+        throw UsageError("--compare-extra sync-qd1 has no depth to sweep; drop it with --sweep");
+}
+
+// --sync-compare: its own fixed table on one small file.
+void read_sync_compare(const Options& o, model::RunConfig& c) {
+    c.sync_compare = o.flag("sync-compare");
+    if (!c.sync_compare) return;
+    for (const char* name :
+         {"sync", "sync-every", "sweep", "find-rate", "files", "phases", "iterations", "seq-time"})
+        if (o.given(name))
+            throw UsageError(std::string("--sync-compare runs its own fixed table; drop --") +
+                             name);
+    if (c.compare_backends)
+        throw UsageError("--sync-compare and --compare-backends cannot be combined");
+    if (c.keep)
+        throw UsageError("--sync-compare removes its files; it cannot be combined with --keep");
+    if (!c.raw_device.empty())
+        throw UsageError("--sync-compare writes small files in a directory, not --raw-device");
+    // One small file; rows write 4K, 8K and 16K blocks of 4K units.
+    c.files = 1;
+    if (!o.given("size") && !o.given("size-mb")) c.file_bytes = 16ULL << 20;
+    if (c.file_bytes % (16 * 1024) != 0)
+        throw UsageError("--size " + units::format_size_option(c.file_bytes) +
+                         " with --sync-compare must be a multiple of 16K");
+    c.rand_block = 4096;
+    c.seq_block = 16 * 1024;
+    c.sync_compare_row_s = o.given("rand-time") ? c.rand_time_s : 2.0;
+    if (c.sync_compare_row_s <= 0) throw UsageError("--rand-time: must be greater than zero");
+    c.sync_compare_row_ops = c.rand_ops;
+}
+
+}  // namespace ds::cli::detail

@@ -1,0 +1,21 @@
+// What the files of the result document share (json_report.cpp, json_phase,
+// json_text, json_endurance).  Not for use outside report/.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "model/results.h"
+
+namespace ds::report {
+
+// Mismatch observations by class name ("stale": 2, ...).
+nlohmann::json class_counts(const model::ClassCounts& counts);
+
+// A target's drive health: before and after, per phase, the first damage.
+nlohmann::json drive_health_json(const model::DriveHealth& h);
+
+// The blocks of the drive-endurance work (--steady-state, --sustained-write,
+// drive health), when asked for.
+void add_endurance_blocks(nlohmann::json& doc, const model::RunResult& r);
+
+}  // namespace ds::report

@@ -1,0 +1,231 @@
+// A phase's lines in the text report: the figures line, --rate's line, the
+// repeats' estimates, aio_test's writes line, and the host-busy warning.
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+#include "drivestress_version.h"
+#include "model/drift.h"
+#include "report/figures.h"
+#include "report/progress_line.h"
+#include "report/result_line.h"
+#include "report/target_table.h"
+#include "report/text_parts.h"
+#include "report/text_report.h"
+#include "units/units.h"
+
+namespace ds::report {
+
+using units::printf_string;
+
+std::string ms(std::uint64_t ns) {
+    return printf_string("%.3f", ns / 1e6);
+}
+
+// As the option spells it: "2s", "10ms", "500us" (whole units), else
+// format_seconds ("1.50 ms").
+std::string threshold_name(double s) {
+    if (s >= 1 && s == std::floor(s)) return printf_string("%.0fs", s);
+    for (const auto& [scale, unit] : {std::pair{1e3, "ms"}, std::pair{1e6, "us"}}) {
+        const double v = std::round(s * scale);
+        if (v >= 1 && std::fabs(s * scale - v) < 1e-6) return printf_string("%.0f%s", v, unit);
+    }
+    return units::format_seconds(s);
+}
+
+namespace {
+
+// The random phase's IOPS (an estimate over --repeat's repeats) and latency.
+std::string random_text(const model::PhaseResult& p, const stats::LatencyHistogram& all) {
+    const auto& c = p.counters;
+    const double s = p.seconds > 0 ? p.seconds : 1e-9;
+    std::string t =
+        p.repeats.size() >= 2
+            ? "  " + estimate_text(p.estimates().iops, units::format_iops, " IOPS")
+            : printf_string("  %s IOPS (r %s / w %s)", units::format_iops(p.iops()).c_str(),
+                            units::format_iops(c.read_ops / s).c_str(),
+                            units::format_iops(c.write_ops / s).c_str());
+    return t + "  lat ms p50 " + ms(all.value_at_percentile(50)) + " p95 " +
+           ms(all.value_at_percentile(95)) + " p99 " + ms(all.value_at_percentile(99)) + " p99.9 " +
+           ms(all.value_at_percentile(99.9)) + " max " + ms(all.max());
+}
+
+std::string flushes_text(const model::PhaseCounters& c, double s) {
+    const auto& f = c.flush_latency;
+    return printf_string("  flushes %" PRIu64 " (%s/s) ms p50 ", c.flush_ops,
+                         units::format_iops(c.flush_ops / s).c_str()) +
+           ms(f.value_at_percentile(50)) + " p99 " + ms(f.value_at_percentile(99)) + " max " +
+           ms(f.max());
+}
+
+// CPU as shares of one core, and the work done per CPU-second.
+std::string cpu_text(const model::PhaseResult& p, const units::RateUnit& ru) {
+    const double s = p.seconds > 0 ? p.seconds : 1e-9;
+    const double cpu_s = p.cpu.user_s + p.cpu.system_s;
+    std::string t = printf_string("  cpu usr %.0f%% sys %.0f%%", 100 * p.cpu.user_s / s,
+                                  100 * p.cpu.system_s / s);
+    if (cpu_s <= 0) return t;
+    return t + (p.phase == model::Phase::random
+                    ? "  " + units::format_iops(p.iops() * p.seconds / cpu_s) + " IOPS/cpu-s"
+                    : printf_string("  %.0f %s/cpu-s", ru.of(p.bytes_per_sec()) * p.seconds / cpu_s,
+                                    ru.amount));
+}
+
+// Every threshold, 0 % too: with the default 1 ms, 10 ms and 100 ms a zero
+// says something (an SSD's phase never waited 100 ms), and a line keeps one
+// shape whatever the drive did.
+std::string thresholds_text(const stats::LatencyHistogram& all,
+                            const std::vector<double>& thresholds_s) {
+    std::string t;
+    for (double th : thresholds_s) {
+        const std::uint64_t slower = all.count_above(model::seconds_to_ns(th));
+        t += printf_string(
+            "  >%s %.4f%%", threshold_name(th).c_str(),
+            all.count() ? 100.0 * static_cast<double>(slower) / static_cast<double>(all.count())
+                        : 0.0);
+    }
+    return t;
+}
+
+// What went wrong or short: errors, mismatches, an interruption, too short.
+std::string caveats_text(const model::PhaseResult& p) {
+    const auto& c = p.counters;
+    std::string t;
+    if (c.write_errors && p.phase != model::Phase::random)  // random phases: on the writes line
+        t += printf_string("  WRITE ERRORS %" PRIu64, c.write_errors);
+    if (c.mismatch_total()) t += printf_string("  MISMATCHES %" PRIu64, c.mismatch_total());
+    if (p.interrupted)
+        t += c.cancelled_ops
+                 ? printf_string("  (interrupted, %" PRIu64 " cancelled)", c.cancelled_ops)
+                 : std::string("  (interrupted)");
+    if (const std::string why = p.too_short(); !why.empty())
+        t += "  (too short to measure: " + why + "; a figure needs " +
+             printf_string("%.0f s and %" PRIu64 " operations, e.g. ", model::kMinMeasuredSeconds,
+                           model::kMinMeasuredOps) +
+             (p.phase == model::Phase::random ? "--rand-time 5s" : "--seq-time 5s") + ")";
+    return t;
+}
+
+}  // namespace
+
+std::string phase_line(const model::PhaseResult& p, const std::vector<double>& thresholds_s,
+                       units::ByteUnits u) {
+    const auto& c = p.counters;
+    const units::RateUnit ru = units::rate_unit(u);
+    std::string line =
+        printf_string("  %-10s %9.1f %-5s  %7.2f s", std::string(model::to_string(p.phase)).c_str(),
+                      ru.of(p.bytes_per_sec()), ru.name, p.seconds);
+    const stats::LatencyHistogram all = p.latency();
+    if (p.phase == model::Phase::random) line += random_text(p, all);
+    if (c.verified_bytes) line += "  verified " + units::format_bytes(c.verified_bytes);
+    if (c.flush_ops) line += flushes_text(c, p.seconds > 0 ? p.seconds : 1e-9);
+    line += cpu_text(p, ru);
+    for (const PhaseFigure& f : phase_figures())
+        if (f.text && f.shown_for(p)) line += "  " + f.text(p);
+    line += thresholds_text(all, thresholds_s) + caveats_text(p);
+    if (p.requested_rate > 0) line.append("\n").append(rate_line(p));
+    if (p.repeats.size() >= 2) line.append("\n").append(repeats_line(p));
+    if (p.phase == model::Phase::random && c.write_ops + c.write_errors > 0)
+        line.append("\n").append(writes_line(p, u));
+    return line;
+}
+
+std::string rate_line(const model::PhaseResult& p) {
+    const auto& c = p.counters;
+    const auto& r = c.response_latency;
+    const auto& e = c.issue_error;
+    const std::uint64_t ops = c.read_ops + c.write_ops;
+    std::string line =
+        "  rate:      requested " + units::format_iops(p.requested_rate) + " IOPS, achieved " +
+        units::format_iops(p.iops()) +
+        printf_string(" (%.1f %%)", p.requested_rate > 0 ? 100 * p.iops() / p.requested_rate : 0.0);
+    line += p.rate_met() ? "  rate met" : "  RATE NOT MET";
+    line += printf_string(
+                "  late %" PRIu64 " (%.2f %%), largest lateness ", c.late_ops,
+                ops ? 100.0 * static_cast<double>(c.late_ops) / static_cast<double>(ops) : 0.0) +
+            ms(c.max_lateness_ns) + " ms" +
+            printf_string(", %" PRIu64 " beyond ", c.late_beyond_tolerance_ops) +
+            ms(p.lateness_tolerance_ns()) + " ms";
+    line += "\n             response ms p50 " + ms(r.value_at_percentile(50)) + " p95 " +
+            ms(r.value_at_percentile(95)) + " p99 " + ms(r.value_at_percentile(99)) + " p99.9 " +
+            ms(r.value_at_percentile(99.9)) + " max " + ms(r.max()) + "  (lat above: service time)";
+    auto us = [](std::uint64_t ns) { return printf_string("%.1f", ns / 1e3); };
+    line += "\n             issue error us p50 " + us(e.value_at_percentile(50)) + " p99 " +
+            us(e.value_at_percentile(99)) + " p99.9 " + us(e.value_at_percentile(99.9)) + " max " +
+            us(e.max()) + printf_string(" (%" PRIu64 " on-time operations)", e.count());
+    return line;
+}
+
+std::string estimate_text(const stats::Estimate& e, std::string (*text)(double),
+                          const std::string& unit) {
+    if (e.n < 2) return text(e.median) + unit;
+    const double pct = e.half_width_pct();
+    return text(e.median) + unit +
+           printf_string(pct < 10 ? " (\u00b1%.1f %%, n=%zu)" : " (\u00b1%.0f %%, n=%zu)", pct,
+                         e.n);
+}
+
+std::string repeats_line(const model::PhaseResult& p) {
+    const model::RepeatEstimates e = p.estimates();
+    auto range = [](const char* what, double lo, double hi, std::string (*text)(double)) {
+        return printf_string(" %s %s-%s", what, text(lo).c_str(), text(hi).c_str());
+    };
+    auto p99 = [](double ns) { return ms(static_cast<std::uint64_t>(ns)); };
+    return printf_string(
+               "  repeats:   n=%zu, medians; range min-max, interval of the median "
+               "(%.1f %% coverage):",
+               e.iops.n, 100 * e.iops.confidence) +
+           "\n             IOPS " + units::format_iops(e.iops.median) +
+           range("range", e.iops.min, e.iops.max, units::format_iops) +
+           range("interval", e.iops.low, e.iops.high, units::format_iops) + "  p99 ms " +
+           p99(e.p99_ns.median) + range("range", e.p99_ns.min, e.p99_ns.max, p99) +
+           range("interval", e.p99_ns.low, e.p99_ns.high, p99);
+}
+
+std::string writes_line(const model::PhaseResult& p, units::ByteUnits u) {
+    const auto& c = p.counters;
+    const units::RateUnit ru = units::rate_unit(u);
+    const double s = p.seconds > 0 ? p.seconds : 1e-9;
+    const auto& w = c.write_latency;
+    return printf_string("  writes:    %" PRIu64 " done, %" PRIu64 " errors (%" PRIu64
+                         " failed, 0 outstanding)  time ms min ",
+                         c.write_ops, c.write_errors, c.write_errors) +
+           ms(w.min()) + " avg " + ms(static_cast<std::uint64_t>(w.mean())) + " max " +
+           ms(w.max()) +
+           printf_string("  total %.3f s  %.1f %s  %.0f writes/s  %.1f %s", p.seconds,
+                         ru.of(static_cast<double>(c.write_bytes)), ru.amount, c.write_ops / s,
+                         ru.of(static_cast<double>(c.write_bytes)) / s, ru.name);
+}
+
+// Foreign load only: kernel threads carrying out the run's I/O are its own
+// figure (report/figures.h), not noise.
+std::string host_busy_line(const model::PhaseResult& p) {
+    std::string line = printf_string(
+        "  host busy: %.0f %% steal, %.0f %% other processes during %s", p.host.steal_pct(),
+        p.host.foreign_pct(), std::string(model::to_string(p.phase)).c_str());
+    const double s = p.seconds > 0 ? p.seconds : 1e-9;
+    for (std::size_t i = 0; i < p.host.top_foreign.size(); ++i) {
+        const auto& f = p.host.top_foreign[i];
+        line += printf_string("%s %s pid %d %.2f cores", i ? "," : " (top:", f.comm.c_str(), f.pid,
+                              f.cpu_s / s);
+    }
+    if (!p.host.top_foreign.empty()) line += ")";
+    return line + "; figures may not repeat";
+}
+
+void TextReport::phase_done(std::uint64_t iteration, const model::PhaseResult& p) {
+    clear_live();
+    last_second_p99_ns_ = 0;
+    if (layout_ != Layout::full) return;
+    if (header_iteration_ != iteration) {
+        std::fprintf(out_, "\niteration %" PRIu64 "\n", iteration);
+        header_iteration_ = iteration;
+    }
+    std::fprintf(out_, "%s\n", phase_line(p, thresholds_s_, units_).c_str());
+    if (sys::busy(p.host)) std::fprintf(out_, "%s\n", host_busy_line(p).c_str());
+    std::fflush(out_);
+}
+
+}  // namespace ds::report

@@ -1,0 +1,73 @@
+#include "sys/system_tree.h"
+
+#include <dirent.h>
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+namespace ds::sys {
+
+namespace {
+
+SystemTree& installed() {
+    static SystemTree tree;
+    return tree;
+}
+
+std::string joined(const std::string& root, std::string_view relative) {
+    return root + "/" + std::string(relative);
+}
+
+}  // namespace
+
+std::string SystemTree::proc_path(std::string_view relative) const {
+    return joined(proc, relative);
+}
+
+std::string SystemTree::sys_path(std::string_view relative) const {
+    return joined(sys, relative);
+}
+
+std::optional<std::string> SystemTree::read_proc(std::string_view relative) const {
+    return read_text_file(proc_path(relative));
+}
+
+std::optional<std::string> SystemTree::read_sys(std::string_view relative) const {
+    return read_text_file(sys_path(relative));
+}
+
+std::vector<int> SystemTree::pids() const {
+    std::vector<int> out;
+    const std::unique_ptr<DIR, int (*)(DIR*)> dir(::opendir(proc.c_str()), ::closedir);
+    if (!dir) return out;
+    while (const dirent* e = ::readdir(dir.get())) {
+        const std::string_view name = e->d_name;
+        int pid = 0;
+        const auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), pid);
+        if (ec == std::errc{} && end == name.data() + name.size() && pid > 0) out.push_back(pid);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+void install_system_tree(const SystemTree& tree) {
+    installed() = tree;
+}
+
+const SystemTree& system_tree() {
+    return installed();
+}
+
+std::optional<std::string> read_text_file(const std::string& path) {
+    std::ifstream f(path);
+    if (!f) return std::nullopt;
+    std::ostringstream text;
+    text << f.rdbuf();
+    if (f.bad()) return std::nullopt;
+    return text.str();
+}
+
+}  // namespace ds::sys

@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""The house rules docs/architecture.md and src/model/errors.h state, held on
+the tree as git knows it (`git ls-files`), so that neither can drift:
+
+- one voice on stderr: nothing in src/ writes to stderr (fprintf/fputs to
+  stderr, std::cerr, perror) but units/diag.cpp, and the prefix
+  "drivestress: " is spelled once, in units/diag.h;
+- no test hook in the product: no DRIVESTRESS_TEST_ anywhere in src/ (the
+  tests' hooked build, tests/helpers/drivestress_hooked.cpp, reads them),
+  and no SIGSTOP raised by src/ (a pause point calls TestHooks::pause);
+- the system's files through one seam: no string in src/ starts with
+  "/proc/" or "/sys/" (sys/system_tree.h gives their paths) but
+  "/proc/self/fd/", which names the process's own descriptors;
+- no file in src/ over 600 lines, no function over 60 (universal-ctags
+  measures them, as ../shared/tools/funclen does; lambdas count in the
+  function around them; the SIMD kernels, generator_avx*, are left out);
+- a namespace per folder: a file of src/FOLDER/ opens ds::FOLDER (or a
+  namespace inside it) and no other;
+- nothing outside src/io/ branches on a backend's kind (BackendKind::): it
+  asks the backend's flags (io::backend_flags);
+- docs/architecture.md names every folder of src/ in its table, every
+  top-level folder of the repository, and every file it links to exists.
+
+Exits 77 (SKIP) outside a git checkout.
+Run: python3 tests/house_test.py REPO_ROOT"""
+
+import os
+import re
+import subprocess
+import sys
+
+PRINTER = "src/units/diag.cpp"
+PREFIX_HOME = "src/units/diag.h"
+STDERR_WRITE = re.compile(r"fprintf\s*\(\s*stderr|fputs\s*\([^;]*,\s*stderr\s*\)|std::cerr|"
+                          r"\bperror\s*\(|fputc\s*\([^;]*,\s*stderr\s*\)")
+PREFIX = re.compile(r'"drivestress: ')
+HOOK_VARIABLE = re.compile(r"DRIVESTRESS_TEST_")
+SIGSTOP = re.compile(r"\bSIGSTOP\b")
+MAX_LINES = 600
+SYSTEM_PATH = re.compile(r'"/(proc|sys)/(?!self/fd/)')
+SEAM = "src/sys/system_tree.cpp"
+BACKEND_KIND = re.compile(r"BackendKind::")
+NAMESPACE = re.compile(r"^\s*namespace\s+(ds(?:::[A-Za-z_]+)*)\s*\{")
+
+
+def code_lines(text):
+    """(number, line) of each line with its // comment removed (string
+    literals holding // are rare enough in src/ to be flagged, not hidden)."""
+    for n, line in enumerate(text.splitlines(), 1):
+        yield n, re.sub(r"^\s*//.*$", "", line)
+
+
+def voice_problems(root, files):
+    found = []
+    for path in files:
+        if not path.startswith("src/") or not path.endswith((".cpp", ".h")):
+            continue
+        with open(os.path.join(root, path), encoding="utf-8") as f:
+            text = f.read()
+        if text.count("\n") > MAX_LINES:
+            found.append(f"{path}: {text.count(chr(10))} lines, more than {MAX_LINES}")
+        for n, line in enumerate(text.splitlines(), 1):  # comments too
+            if HOOK_VARIABLE.search(line):
+                found.append(f"{path}:{n}: names a test hook variable: {line.strip()}")
+        folder = path.split("/")[1] if path.count("/") >= 2 else None
+        for n, line in code_lines(text):
+            m = NAMESPACE.match(line)
+            if m and folder and m.group(1) != f"ds::{folder}" and \
+                    not m.group(1).startswith(f"ds::{folder}::"):
+                found.append(f"{path}:{n}: opens {m.group(1)} in src/{folder}/ (its namespace "
+                             f"is ds::{folder})")
+            if SIGSTOP.search(line):
+                found.append(f"{path}:{n}: raises SIGSTOP (a pause point is TestHooks::pause): "
+                             f"{line.strip()}")
+            if path != SEAM and SYSTEM_PATH.search(line):
+                found.append(f"{path}:{n}: reads the system by absolute path (ask "
+                             f"sys::system_tree()): {line.strip()}")
+            if not path.startswith("src/io/") and BACKEND_KIND.search(line):
+                found.append(f"{path}:{n}: names a backend kind outside src/io/ (ask "
+                             f"io::backend_flags): {line.strip()}")
+            if path != PRINTER and STDERR_WRITE.search(line):
+                found.append(f"{path}:{n}: writes to stderr outside {PRINTER}: {line.strip()}")
+            if path != PREFIX_HOME and PREFIX.search(line):
+                found.append(f"{path}:{n}: spells the prefix outside {PREFIX_HOME}: "
+                             f"{line.strip()}")
+    return found
+
+
+MAX_FUNCTION_LINES = 60
+
+
+def function_problems(root, files):
+    """Functions longer than MAX_FUNCTION_LINES, by universal-ctags' start
+    and end lines; None when ctags is missing (scripts/test installs it)."""
+    sources = [p for p in files if p.startswith("src/") and p.endswith((".cpp", ".h"))
+               and "generator_avx" not in p]
+    try:
+        out = subprocess.run(["ctags", "--fields=+ne", "--c++-kinds=f", "-o", "-", *sources],
+                             cwd=root, capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    found = []
+    for line in out.splitlines():
+        fields = line.split("\t")
+        if fields[0].startswith("__anon"):
+            continue
+        start = end = None
+        for f in fields[3:]:
+            if f.startswith("line:"):
+                start = int(f[5:])
+            elif f.startswith("end:"):
+                end = int(f[4:])
+        if start and end and end - start + 1 > MAX_FUNCTION_LINES:
+            found.append(f"{fields[1]}:{start}: {fields[0]} is {end - start + 1} lines, more "
+                         f"than {MAX_FUNCTION_LINES}")
+    return found
+
+
+def architecture_problems(root, files):
+    with open(os.path.join(root, "docs", "architecture.md"), encoding="utf-8") as f:
+        page = f.read()
+    found = []
+    src_folders = sorted({p.split("/")[1] for p in files if p.startswith("src/") and p.count("/") >= 2})
+    for folder in src_folders:
+        if f"[`src/{folder}/`](../src/{folder})" not in page:
+            found.append(f"docs/architecture.md: no row for src/{folder}/")
+    top = sorted({p.split("/")[0] for p in files if "/" in p and not p.startswith(".")})
+    for folder in top:
+        if f"](../{folder})" not in page and f"](../{folder}/" not in page and folder != "docs":
+            found.append(f"docs/architecture.md: the top-level folder {folder}/ is not named")
+    tracked = set(files)
+    tracked_dirs = {os.path.dirname(p) for p in files}
+    for target in re.findall(r"\]\(\.\./([^)#\s]+)\)", page):
+        target = target.rstrip("/")
+        if target not in tracked and not any(d == target or d.startswith(target + "/")
+                                             for d in tracked_dirs):
+            found.append(f"docs/architecture.md: links to {target}, which git does not know")
+    return found
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else os.getcwd()
+    try:
+        files = subprocess.run(["git", "-C", root, "ls-files"], capture_output=True, text=True,
+                               check=True).stdout.split()
+    except (OSError, subprocess.CalledProcessError):
+        print("SKIP: not a git checkout (git ls-files failed)")
+        return 77
+    if not files:
+        print("SKIP: git ls-files lists nothing")
+        return 77
+    problems = voice_problems(root, files) + architecture_problems(root, files)
+    functions = function_problems(root, files)
+    if functions is None:
+        print("note: universal-ctags is missing: function lengths not checked "
+              "(apt-get install universal-ctags)")
+    else:
+        problems += functions
+    for p in problems:
+        print(p)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -16,6 +16,9 @@ the tree as git knows it (`git ls-files`), so that neither can drift:
   function around them; the SIMD kernels, generator_avx*, are left out);
 - a namespace per folder: a file of src/FOLDER/ opens ds::FOLDER (or a
   namespace inside it) and no other;
+- each layer throws what src/model/errors.h says it does (units, stats and
+  pattern std::invalid_argument; io std::system_error; cli UsageError; the
+  run's layers SetupError; sys, nvme and report nothing);
 - nothing outside src/io/ branches on a backend's kind (BackendKind::): it
   asks the backend's flags (io::backend_flags);
 - docs/architecture.md names every folder of src/ in its table, every
@@ -37,6 +40,17 @@ PREFIX = re.compile(r'"drivestress: ')
 HOOK_VARIABLE = re.compile(r"DRIVESTRESS_TEST_")
 SIGSTOP = re.compile(r"\bSIGSTOP\b")
 MAX_LINES = 600
+THROW = re.compile(r"\bthrow\s+([A-Za-z_][A-Za-z0-9_:]*)")
+PURE = {"std::invalid_argument"}
+SETUP = {"SetupError", "model::SetupError", "bad"}  # bad: a lambda making one
+ALLOWED_THROWS = {
+    "units": PURE, "stats": PURE, "pattern": PURE,
+    "io": {"std::system_error", "std::bad_alloc"},
+    "sys": set(), "nvme": set(), "report": set(),
+    "cli": {"UsageError", "bad"} | SETUP,
+    "model": SETUP, "engine": SETUP, "target": SETUP, "run": SETUP, "metrics": SETUP,
+    "modes": SETUP,
+}
 SYSTEM_PATH = re.compile(r'"/(proc|sys)/(?!self/fd/)')
 SEAM = "src/sys/system_tree.cpp"
 BACKEND_KIND = re.compile(r"BackendKind::")
@@ -72,6 +86,10 @@ def voice_problems(root, files):
             if SIGSTOP.search(line):
                 found.append(f"{path}:{n}: raises SIGSTOP (a pause point is TestHooks::pause): "
                              f"{line.strip()}")
+            for thrown in THROW.findall(line):
+                if folder in ALLOWED_THROWS and thrown not in ALLOWED_THROWS[folder]:
+                    found.append(f"{path}:{n}: throws {thrown}, not what src/{folder}/ throws "
+                                 f"(src/model/errors.h): {line.strip()}")
             if path != SEAM and SYSTEM_PATH.search(line):
                 found.append(f"{path}:{n}: reads the system by absolute path (ask "
                              f"sys::system_tree()): {line.strip()}")

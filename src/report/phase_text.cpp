@@ -208,8 +208,12 @@ std::string host_busy_line(const model::PhaseResult& p) {
     const double s = p.seconds > 0 ? p.seconds : 1e-9;
     for (std::size_t i = 0; i < p.host.top_foreign.size(); ++i) {
         const auto& f = p.host.top_foreign[i];
-        line += printf_string("%s %s pid %d %.2f cores", i ? "," : " (top:", f.comm.c_str(), f.pid,
-                              f.cpu_s / s);
+        // A process's share of a phase shorter than kMinMeasuredSeconds is
+        // a few clock ticks (10 ms each): named, not quoted.
+        line += p.seconds < model::kMinMeasuredSeconds
+                    ? printf_string("%s %s pid %d", i ? "," : " (top:", f.comm.c_str(), f.pid)
+                    : printf_string("%s %s pid %d %.0f %% of a core",
+                                    i ? "," : " (top:", f.comm.c_str(), f.pid, 100 * f.cpu_s / s);
     }
     if (!p.host.top_foreign.empty()) line += ")";
     return line + "; figures may not repeat";

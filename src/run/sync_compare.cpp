@@ -6,15 +6,16 @@
 #include <cerrno>
 #include <cstring>
 #include <optional>
-#include <system_error>
 
 #include "engine/engine.h"
 #include "engine/phases.h"
 #include "engine/unit_map.h"
 #include "io/aligned_buffer.h"
 #include "io/backend_factory.h"
+#include "io/errno_text.h"
 #include "io/sync_backend.h"
 #include "io/unique_fd.h"
+#include "model/errors.h"
 #include "model/results.h"
 #include "pattern/unit.h"
 #include "sys/signals.h"
@@ -149,8 +150,8 @@ class Table final : private MismatchSink {
         PhaseOutcome out = pass(Phase::seq_write);
         if (out.counters.write_errors || out.invalid || out.no_space_at ||
             ::fdatasync(s_.check_fd) != 0)
-            throw std::system_error(errno ? errno : EIO, std::generic_category(),
-                                    "--sync-compare: writing " + s_.path);
+            throw SetupError("--sync-compare: writing " + s_.path + ": " +
+                             io::errno_text(errno ? errno : EIO));
     }
 
     void run_row(SyncCompareRow& row) {

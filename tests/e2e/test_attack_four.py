@@ -22,6 +22,8 @@ import json
 import os
 import shutil
 import subprocess
+import sys
+import time
 
 import harness
 
@@ -158,6 +160,40 @@ class FindRatePercentile(harness.DriveStressTest):
         self.assertIn("p99.99999999 <= ", r.stdout)
         self.assertNotIn("p100", r.stdout)
         self.assertEqual(self.assertJson(r)["find_rate"]["percentile"], 99.99999999)
+        self.assertNoFilesLeft(r)
+
+
+EVIL_HOG = r"""
+import ctypes
+ctypes.CDLL(None).prctl(15, ctypes.c_char_p(b"\xff\x1b[2J\xe2\x80\xaeev"), 0, 0, 0)
+while True:
+    pass
+"""
+
+
+class HostileProcessNames(harness.DriveStressTest):
+    """Issue 35 (the host-busy line names the top foreign processes): a local
+    user's process named with a terminal escape, a bidi override and a byte
+    that is not UTF-8 is named inertly in the text and exactly in the JSON."""
+
+    def test_a_hog_with_a_hostile_name(self):
+        hogs = [subprocess.Popen([sys.executable, "-c", EVIL_HOG])
+                for _ in range(os.cpu_count() or 1)]
+        try:
+            time.sleep(0.2)  # named before the run starts
+            r = self.drivestress("-s", "8M", "-j", 1, "--rand-time", "1.5")
+        finally:
+            for h in hogs:
+                h.kill()
+                h.wait()
+        self.assertExit(r, 0)
+        self.assertNotIn("\x1b", r.stdout)
+        self.assertNotIn("\u202e", r.stdout)
+        self.assertIn("\\x1b[2J\\u{202e}ev", r.stdout)
+        top = harness.merged_phases_of(r.doc)["random"]["host_load"]["top_foreign"]
+        named = [f for f in top if f["pid"] in {h.pid for h in hogs}]
+        self.assertTrue(named, top)
+        self.assertTrue(named[0]["comm"].endswith("\x1b[2J\u202eev"), named[0])
         self.assertNoFilesLeft(r)
 
 

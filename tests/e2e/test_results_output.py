@@ -217,7 +217,7 @@ class HostLoad(harness.DriveStressTest):
         m = re.search(r"(?m)^  host busy: \d+ % steal, \d+ % other processes during random "
                       r"\(top: (.*)\); figures may not repeat$", r.stdout)
         self.assertIsNotNone(m, r.stdout)
-        named = [int(x) for x in re.findall(r"pid (\d+) \d+\.\d\d cores", m.group(1))]
+        named = [int(x) for x in re.findall(r"pid (\d+) \d+ % of a core", m.group(1))]
         self.assertTrue(pids & set(named), m.group(0))
 
     def test_every_phase_carries_its_host_load(self):

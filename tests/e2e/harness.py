@@ -356,6 +356,13 @@ class Run:
     def send(self, sig):
         os.kill(self.proc.pid, sig)
 
+    def stdout_so_far(self):
+        """What the process has written to stdout until now (it may be
+        stopped or still running)."""
+        self._out.flush()
+        with open(f"/proc/self/fd/{self._out.fileno()}", errors="replace") as f:
+            return f.read()
+
     def resume(self):
         """SIGCONT.  The kernel wakes every stopped thread before kill()
         returns, so a following wait_stopped() sees only a new stop."""

@@ -21,6 +21,7 @@ run identity, items 1 and 2, are test_run_identity.py).
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -195,6 +196,24 @@ class HostileProcessNames(harness.DriveStressTest):
         self.assertTrue(named, top)
         self.assertTrue(named[0]["comm"].endswith("\x1b[2J\u202eev"), named[0])
         self.assertNoFilesLeft(r)
+
+
+class ReportLinesReachTheFile(harness.DriveStressTest):
+    """The text report goes through an escaping stream whose fflush did not
+    reach stdout: redirected to a file, a phase's line sat in stdout's
+    buffer, late for tail -f and lost to a SIGKILL (burn-in's test failed
+    under ASan on it).  Each line is in the file when the next phase starts."""
+
+    def test_phase_lines_are_in_the_file_while_stopped(self):
+        run = self.start("-s", "8M", "-j", 1, "--rand-time", "0.2", stop="reverify")
+        run.wait_stopped()
+        so_far = run.stdout_so_far()
+        for phase in ("seq-write", "seq-read", "random"):
+            self.assertRegex(so_far, rf"(?m)^  {phase} ", so_far)
+        run.send(signal.SIGKILL)
+        r = run.finish()
+        self.assertEqual(r.returncode, -signal.SIGKILL)
+        self.assertRegex(r.stdout, r"(?m)^  random ")
 
 
 class NoHooksInTheProduct(harness.DriveStressTest):

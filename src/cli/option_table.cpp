@@ -51,9 +51,11 @@ const OptionSpec kSpecs[] = {
     {kWorkload, "arrivals", 0, "fixed|poisson", "fixed", nullptr,
      "--rate's spacing (and a rate sweep's, --find-rate's): evenly, or exponential gaps (a "
      "Poisson process) of the same mean"},
-    {kWorkload, "seq-time", 0, "DURATION", nullptr, "one pass",
+    {kWorkload, "seq-time", 0, "DURATION", nullptr, "until measured",
      "sequential phases run at least this long: after one whole pass over the files they "
-     "start again, every byte written anew or verified, until DURATION has passed"},
+     "start again, every byte written anew or verified, until DURATION has passed; by default "
+     "until the figure can be quoted (1 s and 200 operations; one pass with --keep); 0: one "
+     "pass"},
     {kWorkload, "iterations", 0, "N", "1", nullptr,
      "iterations; 0 = until interrupted or --duration"},
     {kWorkload, "duration", 0, "DURATION", nullptr, "off",
@@ -108,6 +110,9 @@ const OptionSpec kSpecs[] = {
     {kResults, "brief", 0, nullptr, nullptr, nullptr,
      "print only the result block: the figures people quote (sequential MiB/s, random IOPS "
      "and p99) on one line, and the verdict", Kind::flag},
+    {kResults, "wide", 0, nullptr, nullptr, nullptr,
+     "one line per phase and per figure, however long (by default a line longer than 100 "
+     "columns continues on indented lines)", Kind::flag},
     {kResults, "units", 0, "iec|si", "iec", nullptr,
      "throughput in the text report: iec = MiB/s (2^20 bytes, as -s takes sizes), si = MB/s "
      "(10^6 bytes, as drive spec sheets state it); sizes stay binary, JSON is in bytes"},

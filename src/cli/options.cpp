@@ -277,6 +277,7 @@ void read_outputs(const Options& o, bool compare_backends, Outputs& out) {
         throw UsageError("--prom-interval: '" + o.text("prom-interval") +
                          "' is below 100ms (the run looks about ten times a second)");
     out.brief = o.flag("brief");
+    out.wide = o.flag("wide");
     const std::string& byte_units = o.text("units");
     if (byte_units == "iec")
         out.units = units::ByteUnits::iec;
@@ -330,6 +331,14 @@ void read_nop(const Options& o, model::RunConfig& c) {
     std::erase(c.phases, model::Phase::reverify);
 }
 
+// Without --seq-time a sequential phase repeats its pass until its figure
+// can be quoted.  Not with --keep (one pass: a cut then tells each unit's
+// generation exactly), nor where passes are set otherwise.
+void read_seq_passes(const Options& o, model::RunConfig& c) {
+    c.seq_until_measured =
+        !o.given("seq-time") && !c.keep && !c.sustained_passes && !c.sync_compare;
+}
+
 model::RunConfig read_run(const Options& o) {
     model::RunConfig c;
     read_target(o, c);
@@ -347,6 +356,7 @@ model::RunConfig read_run(const Options& o) {
     read_durability(o, c);
     read_sync_compare(o, c);
     read_nop(o, c);
+    read_seq_passes(o, c);
     refuse_with_several_targets(o, c);
     return c;
 }
@@ -356,7 +366,7 @@ model::RunConfig read_run(const Options& o) {
 void read_verify_only(const po::variables_map& vm, const Options& o, ParsedCommandLine& out) {
     for (const auto& [name, value] : vm) {
         if (value.defaulted() || name == "verify-only" || name == "json" || name == "cleanup" ||
-            name == "force" || name == "progress")
+            name == "force" || name == "progress" || name == "wide")
             continue;
         throw UsageError(
             "--verify-only takes the run's settings from STATE; " +

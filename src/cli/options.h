@@ -35,6 +35,7 @@ struct Outputs {
     double prom_interval_s = 5;
     ProgressMode progress = ProgressMode::automatic;
     bool brief = false;  // --brief: the text report is the result block only
+    bool wide = false;   // --wide: report lines never folded (report/text_width.h)
     units::ByteUnits units = units::ByteUnits::iec;  // --units: MiB/s or MB/s
     // The files named above (not "-"), as (option, path): the run must not
     // take any of them for one of its own.

@@ -30,6 +30,9 @@ struct PhasePlan {
     // Monotonic deadline (0 = none): the random phase's end; with --seq-time,
     // when a sequential phase starts no further pass.
     std::uint64_t deadline_ns = 0;
+    // A sequential phase: passes go on until this worker has issued this
+    // many operations too (RunConfig::seq_until_measured; 0 = none).
+    std::uint64_t min_ops = 0;
     // Test hook (run/test_hooks.h): `pause` after this many completions.
     std::uint64_t pause_after_ops = 0;
     void (*pause)() = nullptr;

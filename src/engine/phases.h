@@ -32,6 +32,7 @@ class SequentialPhase final : public IoPhase {
     bool exclusive_;  // several passes: blocks in flight are busy
     bool first_pass_ = true;
     std::uint64_t next_offset_ = 0;
+    std::uint64_t issued_ = 0;  // PhasePlan::min_ops
 };
 
 // random: --read-pct reads, the rest writes, of blocks picked at random

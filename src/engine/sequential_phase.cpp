@@ -6,12 +6,13 @@ namespace ds::engine {
 
 bool SequentialPhase::more_ops() const {
     if (first_pass_ && next_offset_ < c_.file_bytes) return true;
+    if (issued_ < c_.plan.min_ops) return true;
     return c_.plan.deadline_ns && c_.now_ns < c_.plan.deadline_ns;
 }
 
 bool SequentialPhase::next_op(Slot& s) {
     if (!more_ops()) return false;
-    if (next_offset_ >= c_.file_bytes) {  // --seq-time: the next pass
+    if (next_offset_ >= c_.file_bytes) {  // the next pass (PhasePlan::deadline_ns, min_ops)
         next_offset_ = 0;
         first_pass_ = false;
     }
@@ -27,6 +28,7 @@ bool SequentialPhase::next_op(Slot& s) {
     s.req.length =
         static_cast<std::uint32_t>(std::min<std::uint64_t>(c_.block, c_.file_bytes - next_offset_));
     next_offset_ += s.req.length;
+    ++issued_;
     return true;
 }
 

@@ -97,6 +97,10 @@ struct RunConfig {
     // --seq-time: each sequential phase covers the files once, then goes on
     // pass after pass until this many seconds have passed (0: one pass).
     double seq_time_s = 0;
+    // Without --seq-time (and --keep): each sequential phase goes on pass
+    // after pass until its figure can be quoted (kMinMeasuredSeconds and
+    // kMinMeasuredOps), so a default run's sequential figures are measured.
+    bool seq_until_measured = false;
     std::uint64_t iterations = 1;  // 0 = until interrupted or duration
     std::optional<double> duration_s;
     std::vector<Phase> phases{std::begin(kAllPhases), std::end(kAllPhases)};

@@ -102,6 +102,7 @@ void add_to_drift(std::vector<PhaseDrift>& drift, const PhaseFigures& p, std::ui
     ++d.runs;
     if (p.interrupted) return;
     const bool first = d.iterations++ == 0;
+    if (!p.too_short().empty()) ++d.too_short;
     take(d.bandwidth, first, p.bytes_per_sec(), iteration, true);
     take(d.iops, first, p.iops(), iteration, true);
     take(d.p99_ns, first, static_cast<double>(p.p99_ns), iteration, false);

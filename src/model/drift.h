@@ -64,6 +64,7 @@ struct PhaseDrift {
     Phase phase = Phase::seq_write;
     std::uint64_t runs = 0;        // iterations that ran the phase, interrupted ones included
     std::uint64_t iterations = 0;  // complete runs of the phase taken into account
+    std::uint64_t too_short = 0;   // of those, runs too short to measure (kMinMeasuredSeconds)
     FigureDrift bandwidth;         // bytes per second, higher is better
     FigureDrift iops;              // operations per second, higher is better
     FigureDrift p99_ns;            // nanoseconds, lower is better

@@ -4,6 +4,7 @@
 
 #include "modes/printable_stream.h"
 #include "report/host_info.h"
+#include "report/text_width.h"
 #include "run/runner.h"
 #include "units/diag.h"
 
@@ -20,6 +21,7 @@ Output output_for(const cli::Outputs& outputs) {
     o.live = live ? stderr : nullptr;
     o.brief = outputs.brief;
     o.units = outputs.units;
+    report::set_text_width(outputs.wide ? 0 : report::kTextWidth);
     return o;
 }
 

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "report/json_report.h"
+#include "report/text_width.h"
 #include "stats/crossover.h"
 
 namespace ds::report {
@@ -56,6 +57,7 @@ ComparedPhase compared_phase(const model::PhaseResult& p, unsigned in_flight) {
     c.system_ns_per_op = per_op(p.cpu.system_s * 1e9, c.ops);
     c.context_switches_per_op = per_op(static_cast<double>(p.cpu.context_switches), c.ops);
     c.system_calls_per_op = per_op(static_cast<double>(k.system_calls), c.ops);
+    c.too_short = p.too_short();
     return c;
 }
 
@@ -180,7 +182,7 @@ std::string figures_line(const std::string& phase, const ComparedRow& row, const
                          units::ByteUnits u) {
     char line[320];
     std::snprintf(line, sizeof line,
-                  "  %-10s %-16s %9u %10.0f %9.1f %8.3f %8.3f %9.3f %9.2f %9.2f %7.2f %9.2f\n",
+                  "  %-9s %-15s %6u %8.0f %8.1f %6.3f %6.3f %6.3f %6.2f %6.2f %5.2f %5.2f\n",
                   phase.c_str(), row.label.c_str(), p.in_flight, p.iops,
                   units::rate_unit(u).of(p.bytes_per_sec), p.p50_ns / 1e6, p.p99_ns / 1e6,
                   p.p999_ns / 1e6, p.user_ns_per_op / 1e3, p.system_ns_per_op / 1e3,
@@ -209,12 +211,14 @@ std::string figures_table(const std::vector<ComparedRow>& rows, std::size_t iter
     std::string out = "\nbackends compared (" +
                       (iterations > 1 ? std::to_string(iterations) + " iterations merged"
                                       : std::string("iteration 1")) +
-                      "; in flight: operations over all workers; per op: per completed "
-                      "operation, whole process)\n";
+                      "; flight: operations in flight over all workers; latency in ms; CPU in "
+                      "us per operation (usr, sys), context switches (csw) and system calls "
+                      "per operation, of the whole process)";
+    out = std::string("\n").append(fit(out.substr(1), 2)).append("\n");
     char line[320];
-    std::snprintf(line, sizeof line, "  %-10s %-16s %9s %10s %9s %8s %8s %9s %9s %9s %7s %9s\n",
-                  "phase", "run", "in flight", "IOPS", units::rate_unit(u).name, "p50 ms", "p99 ms",
-                  "p99.9 ms", "usr us/op", "sys us/op", "csw/op", "calls/op");
+    std::snprintf(line, sizeof line, "  %-9s %-15s %6s %8s %8s %6s %6s %6s %6s %6s %5s %5s\n",
+                  "phase", "run", "flight", "IOPS", units::rate_unit(u).name, "p50", "p99", "p99.9",
+                  "usr", "sys", "csw", "calls");
     out += line;
     for (model::Phase p : model::kAllPhases)
         for (const auto& row : rows)
@@ -239,13 +243,18 @@ std::string ratios_text(const std::vector<ComparedRow>& rows, units::ByteUnits u
             std::snprintf(head, sizeof head, "  %-10s ", std::string(model::to_string(p)).c_str());
             // Two lines a phase: what the requests get, then what they cost.
             // --repeat: the headline figure judged against the noise.
+            const std::string& short_one = a->too_short.empty() ? b->too_short : a->too_short;
+            if (!short_one.empty()) {
+                out += std::string(head) + "too short to measure (" + short_one + "): no ratio\n";
+                continue;
+            }
             std::string words = std::min(a->iops_repeats.n, b->iops_repeats.n) >= 2
                                     ? noisy_ratio_words(*a, rows[0].label, *b, rows[i].label, u)
                                     : ratio_words(*a, rows[0].label, *b, rows[i].label, u);
             const std::size_t cost = words.find(", CPU/op");
             if (cost != std::string::npos)
                 words = words.substr(0, cost) + "\n             cost: " + words.substr(cost + 2);
-            out += head + words + "\n";
+            out += fit(head + words) + "\n";
         }
     }
     return out;
@@ -256,7 +265,7 @@ std::string sweep_text(const ComparedSweep& s) {
         "\nsweep qd: random phase on both backends (in flight = qd x workers; ratio = "
         "io_uring / sync)\n";
     char line[320];
-    std::snprintf(line, sizeof line, "  %6s %11s %11s %7s %10s %10s %11s %11s %9s %9s\n", "qd",
+    std::snprintf(line, sizeof line, "  %5s %10s %10s %6s %10s %10s %11s %10s %9s %8s\n", "qd",
                   "uring IOPS", "sync IOPS", "ratio", "uring p99", "sync p99", "uring us/op",
                   "sync us/op", "uring csw", "sync csw");
     out += line;
@@ -264,7 +273,7 @@ std::string sweep_text(const ComparedSweep& s) {
         const double ua = (p.uring.user_ns_per_op + p.uring.system_ns_per_op) / 1e3;
         const double sa = (p.sync.user_ns_per_op + p.sync.system_ns_per_op) / 1e3;
         std::snprintf(line, sizeof line,
-                      "  %6llu %11.0f %11.0f %6.2fx %8.3fms %8.3fms %11.2f %11.2f %9.2f %9.2f\n",
+                      "  %5llu %10.0f %10.0f %5.2fx %8.3fms %8.3fms %11.2f %10.2f %9.2f %8.2f\n",
                       static_cast<unsigned long long>(p.qd), p.uring.iops, p.sync.iops,
                       ratio(p.uring.iops, p.sync.iops), p.uring.p99_ns / 1e6, p.sync.p99_ns / 1e6,
                       ua, sa, p.uring.context_switches_per_op, p.sync.context_switches_per_op);
@@ -371,11 +380,12 @@ std::string verdict_line(const model::BackendComparison& c, units::ByteUnits u) 
         const auto* a = find_phase(rows[0], p);
         const auto* b = find_phase(rows[1], p);
         if (!a || !b || !a->ops || !b->ops) continue;
+        if (!a->too_short.empty() || !b->too_short.empty()) continue;  // no figure to compare
         return "verdict  " + std::string(model::to_string(p)) + " at " +
                std::to_string(a->in_flight) + " operations in flight on both: " +
                noisy_ratio_words(*a, rows[0].label, *b, rows[1].label, u);
     }
-    return "verdict  no phase did I/O on both backends";
+    return "verdict  no phase did I/O long enough to measure on both backends";
 }
 
 std::string comparison_text(const model::BackendComparison& c, units::ByteUnits u) {
@@ -388,7 +398,7 @@ std::string comparison_text(const model::BackendComparison& c, units::ByteUnits 
         out += figures_table(rows, c.runs[0].result.iterations_run, u);
         out += ratios_text(rows, u);
     }
-    return out + "\n" + verdict_line(c, u) + "\n";
+    return out + "\n" + fit(verdict_line(c, u), 9) + "\n";
 }
 
 namespace {

@@ -31,6 +31,7 @@ struct ComparedPhase {
     // --repeat: IOPS and bandwidth over the repeats (then iops and
     // bytes_per_sec above are these medians); one repeat: n = 1.
     stats::Estimate iops_repeats, bandwidth_repeats;
+    std::string too_short;  // model::PhaseResult::too_short(): no ratio is quoted of it
 };
 
 struct ComparedRow {

@@ -14,6 +14,7 @@
 #include "report/target_table.h"
 #include "report/text_parts.h"
 #include "report/text_report.h"
+#include "report/text_width.h"
 #include "units/units.h"
 
 namespace ds::report {
@@ -99,7 +100,7 @@ std::string write_cliff_lines(const model::SustainedWriteResult& r, units::ByteU
 
 void TextReport::sustained_write_done(const model::SustainedWriteResult& r) {
     clear_live();
-    std::fprintf(out_, "%s", write_cliff_lines(r, units_).c_str());
+    std::fprintf(out_, "%s", fit(write_cliff_lines(r, units_), 9).c_str());
     std::fflush(out_);
 }
 

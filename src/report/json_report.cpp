@@ -235,6 +235,7 @@ json config_json(const model::RunConfig& cfg, std::uint64_t seed) {
             {"rand_time_s", cfg.rand_ops ? json(nullptr) : json(cfg.rand_time_s)},
             {"rand_ops", cfg.rand_ops ? json(*cfg.rand_ops) : json(nullptr)},
             {"seq_time_s", cfg.seq_time_s > 0 ? json(cfg.seq_time_s) : json(nullptr)},
+            {"seq_until_measured", cfg.seq_until_measured},
             {"iterations", cfg.iterations},
             {"duration_s", cfg.duration_s ? json(*cfg.duration_s) : json(nullptr)},
             {"phases", phases},

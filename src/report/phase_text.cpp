@@ -14,6 +14,7 @@
 #include "report/target_table.h"
 #include "report/text_parts.h"
 #include "report/text_report.h"
+#include "report/text_width.h"
 #include "units/units.h"
 
 namespace ds::report {
@@ -75,14 +76,15 @@ std::string cpu_text(const model::PhaseResult& p, const units::RateUnit& ru) {
 
 // Every threshold, 0 % too: with the default 1 ms, 10 ms and 100 ms a zero
 // says something (an SSD's phase never waited 100 ms), and a line keeps one
-// shape whatever the drive did.
+// shape whatever the drive did.  One field (single spaces): a folded line
+// keeps them together.
 std::string thresholds_text(const stats::LatencyHistogram& all,
                             const std::vector<double>& thresholds_s) {
     std::string t;
     for (double th : thresholds_s) {
         const std::uint64_t slower = all.count_above(model::seconds_to_ns(th));
         t += printf_string(
-            "  >%s %.4f%%", threshold_name(th).c_str(),
+            t.empty() ? "  >%s %.4f%%" : " >%s %.4f%%", threshold_name(th).c_str(),
             all.count() ? 100.0 * static_cast<double>(slower) / static_cast<double>(all.count())
                         : 0.0);
     }
@@ -101,8 +103,8 @@ std::string caveats_text(const model::PhaseResult& p) {
                  ? printf_string("  (interrupted, %" PRIu64 " cancelled)", c.cancelled_ops)
                  : std::string("  (interrupted)");
     if (const std::string why = p.too_short(); !why.empty())
-        t += "  (too short to measure: " + why + "; a figure needs " +
-             printf_string("%.0f s and %" PRIu64 " operations, e.g. ", model::kMinMeasuredSeconds,
+        t += "  (too short to measure: " + why + "; needs " +
+             printf_string("%.0f s and %" PRIu64 ": ", model::kMinMeasuredSeconds,
                            model::kMinMeasuredOps) +
              (p.phase == model::Phase::random ? "--rand-time 5s" : "--seq-time 5s") + ")";
     return t;
@@ -227,8 +229,11 @@ void TextReport::phase_done(std::uint64_t iteration, const model::PhaseResult& p
         std::fprintf(out_, "\niteration %" PRIu64 "\n", iteration);
         header_iteration_ = iteration;
     }
-    std::fprintf(out_, "%s\n", phase_line(p, thresholds_s_, units_).c_str());
-    if (sys::busy(p.host)) std::fprintf(out_, "%s\n", host_busy_line(p).c_str());
+    std::fprintf(out_, "%s\n", fit(phase_line(p, thresholds_s_, units_)).c_str());
+    // A phase too short to measure has no figure for other load to spoil,
+    // and its share of the host is a few clock ticks: no warning.
+    if (sys::busy(p.host) && p.too_short().empty())
+        std::fprintf(out_, "%s\n", fit(host_busy_line(p)).c_str());
     std::fflush(out_);
 }
 

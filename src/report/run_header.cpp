@@ -13,6 +13,7 @@
 #include "report/target_table.h"
 #include "report/text_parts.h"
 #include "report/text_report.h"
+#include "report/text_width.h"
 #include "units/units.h"
 
 namespace ds::report {
@@ -113,15 +114,15 @@ std::string workload_text(const model::RunConfig& cfg) {
 // What --raw-device overwrites, said before the first write lands on it.
 void print_previous_contents(std::FILE* out, const std::string& dev, const model::TargetInfo& t) {
     if (t.previous_contents.empty()) {
-        std::fprintf(out, "before   %s held no filesystem, swap or partition table signature\n",
-                     dev.c_str());
+        printf_fit(out, 9, "before   %s held no filesystem, swap or partition table signature\n",
+                   dev.c_str());
         return;
     }
     std::string held;
     for (const auto& s : t.previous_contents)
         held += (held.empty() ? "" : "; ") + s;
-    std::fprintf(out, "before   %s held: %s (overwritten by this run)\n", dev.c_str(),
-                 held.c_str());
+    printf_fit(out, 9, "before   %s held: %s (overwritten by this run)\n", dev.c_str(),
+               held.c_str());
 }
 
 // "ext4 on /dev/sda1"; a filesystem without a device (tmpfs, whose mount
@@ -136,83 +137,82 @@ std::string filesystem_words(const model::TargetInfo& t) {
 
 void TextReport::print_target(const model::RunConfig& cfg, const model::RunResult& r) {
     const auto& t = r.target;
-    std::fprintf(out_, "drivestress %s  %s  kernel %s  %u cpus  generator %s\n",
-                 DRIVESTRESS_VERSION, host_.hostname.c_str(), host_.kernel.c_str(), host_.cpus,
-                 host_.simd_path.c_str());
+    printf_fit(out_, 9, "drivestress %s  %s  kernel %s  %u cpus  generator %s\n",
+               DRIVESTRESS_VERSION, host_.hostname.c_str(), host_.kernel.c_str(), host_.cpus,
+               host_.simd_path.c_str());
     const char* io = r.direct_io ? "O_DIRECT" : "buffered (page cache evicted between phases)";
     if (r.targets.size() > 1) {
-        std::fputs(target_header_lines(cfg, r).c_str(), out_);
+        std::fputs(fit(target_header_lines(cfg, r), 9).c_str(), out_);
     } else if (!cfg.raw_device.empty()) {
-        std::fprintf(out_, "target   %s (raw device, %s)  %u regions x %s  %s\n",
-                     cfg.raw_device.c_str(), units::format_bytes(t.free_bytes).c_str(), cfg.files,
-                     units::format_bytes(cfg.file_bytes).c_str(), io);
+        printf_fit(out_, 9, "target   %s (raw device, %s)  %u regions x %s  %s\n",
+                   cfg.raw_device.c_str(), units::format_bytes(t.free_bytes).c_str(), cfg.files,
+                   units::format_bytes(cfg.file_bytes).c_str(), io);
         print_previous_contents(out_, cfg.raw_device, t);
     } else {
-        std::fprintf(out_, "target   %s%s (%s)  %u x %s  %s\n", t.path.c_str(),
-                     t.prefix ? " (file-name prefix)" : "", filesystem_words(t).c_str(), cfg.files,
-                     units::format_bytes(cfg.file_bytes).c_str(), io);
+        printf_fit(out_, 9, "target   %s%s (%s)  %u x %s  %s\n", t.path.c_str(),
+                   t.prefix ? " (file-name prefix)" : "", filesystem_words(t).c_str(), cfg.files,
+                   units::format_bytes(cfg.file_bytes).c_str(), io);
     }
-    if (!r.direct_io_note.empty()) std::fprintf(out_, "note     %s\n", r.direct_io_note.c_str());
+    if (!r.direct_io_note.empty()) printf_fit(out_, 9, "note     %s\n", r.direct_io_note.c_str());
     if (cfg.nop)
-        std::fprintf(out_,
-                     "note     --backend nop: every operation is an io_uring NOP; nothing reaches "
-                     "the device and nothing is verified: the figures are the engine's own cost, "
-                     "not the drive's\n");
+        printf_fit(out_, 9,
+                   "note     --backend nop: every operation is an io_uring NOP; nothing reaches "
+                   "the device and nothing is verified: the figures are the engine's own cost, "
+                   "not the drive's\n");
     const std::uint64_t bytes = cfg.file_bytes * cfg.workers();
     if (!r.direct_io && random_on(cfg) && cfg.read_pct > 0 &&
         (host_.memory_bytes == 0 || bytes < host_.memory_bytes))
-        std::fprintf(out_,
-                     "note     buffered: the files (%s) fit in memory (%s), so random reads of "
-                     "what the phase already touched come from the page cache: its IOPS and "
-                     "latency are not the drive's\n",
-                     units::format_bytes(bytes).c_str(),
-                     units::format_bytes(host_.memory_bytes).c_str());
+        printf_fit(out_, 9,
+                   "note     buffered: the files (%s) fit in memory (%s), so random reads of "
+                   "what the phase already touched come from the page cache: its IOPS and "
+                   "latency are not the drive's\n",
+                   units::format_bytes(bytes).c_str(),
+                   units::format_bytes(host_.memory_bytes).c_str());
 }
 
 void TextReport::print_backend(const model::RunConfig& cfg, const model::RunResult& r) {
     const auto& b = r.backend;
     if (cfg.sync_compare)  // one ring per row, one operation at a time
-        std::fprintf(out_, "backend  %s  one operation at a time\n",
-                     std::string(io::to_string(b.used)).c_str());
+        printf_fit(out_, 9, "backend  %s  one operation at a time\n",
+                   std::string(io::to_string(b.used)).c_str());
     else
-        std::fprintf(out_, "backend  %s%s  qd %u per worker (sequential %u x %s)%s\n",
-                     cfg.nop ? "NOP on " : "", backend_text(b).c_str(), b.effective_qd, b.seq_qd,
-                     units::format_size_option(cfg.seq_block).c_str(), cpus_text(cfg).c_str());
+        printf_fit(out_, 9, "backend  %s%s  qd %u per worker (sequential %u x %s)%s\n",
+                   cfg.nop ? "NOP on " : "", backend_text(b).c_str(), b.effective_qd, b.seq_qd,
+                   units::format_size_option(cfg.seq_block).c_str(), cpus_text(cfg).c_str());
     if (!b.fallback_reason.empty())
-        std::fprintf(out_, "note     io_uring unavailable, using sync: %s\n",
-                     b.fallback_reason.c_str());
+        printf_fit(out_, 9, "note     io_uring unavailable, using sync: %s\n",
+                   b.fallback_reason.c_str());
     for (const auto& n : b.uring.notes)
-        std::fprintf(out_, "note     %s\n", n.c_str());
+        printf_fit(out_, 9, "note     %s\n", n.c_str());
     if (!cfg.sync_compare && !cfg.sweep && b.effective_qd < cfg.qd)
-        std::fprintf(out_,
-                     "note     --qd %u limited to %u per worker: at most half of a file's %s "
-                     "units are in flight, so picking a free one stays cheap\n",
-                     cfg.qd, b.effective_qd,
-                     std::to_string(cfg.file_bytes / cfg.rand_block).c_str());
+        printf_fit(out_, 9,
+                   "note     --qd %u limited to %u per worker: at most half of a file's %s "
+                   "units are in flight, so picking a free one stays cheap\n",
+                   cfg.qd, b.effective_qd, std::to_string(cfg.file_bytes / cfg.rand_block).c_str());
 }
 
 // The workload, the seed, what CPU % means and --keep's state file.
 void TextReport::print_workload(const model::RunConfig& cfg, const model::RunResult& r) {
     if (cfg.sync_compare)
-        std::fprintf(out_,
-                     "workload sync-compare: every method at 4K, 8K, 16K writes, %s a row, "
-                     "every write read back\n",
-                     cfg.sync_compare_row_ops
-                         ? (std::to_string(*cfg.sync_compare_row_ops) + " writes").c_str()
-                         : units::format_seconds(cfg.sync_compare_row_s).c_str());
+        printf_fit(out_, 9,
+                   "workload sync-compare: every method at 4K, 8K, 16K writes, %s a row, "
+                   "every write read back\n",
+                   cfg.sync_compare_row_ops
+                       ? (std::to_string(*cfg.sync_compare_row_ops) + " writes").c_str()
+                       : units::format_seconds(cfg.sync_compare_row_s).c_str());
     else
-        std::fprintf(out_, "workload %s\n", workload_text(cfg).c_str());
-    std::fprintf(out_, "seed     %" PRIu64 "  (reproduce with --seed %" PRIu64 ")\n", r.seed,
-                 r.seed);
+        printf_fit(out_, 9, "workload %s\n", workload_text(cfg).c_str());
+    printf_fit(out_, 9, "seed     %" PRIu64 "  (reproduce with --seed %" PRIu64 ")\n", r.seed,
+               r.seed);
     if (!cfg.sync_compare)  // (its table has no CPU figures)
-        std::fprintf(out_, "cpu      usr/sys %% are of one core (%u cpus: up to %u%%)\n",
-                     host_.cpus, 100 * host_.cpus);
-    std::fputs(health_header_lines(r.targets).c_str(), out_);
+        printf_fit(out_, 9, "cpu      usr/sys %% are of one core (%u cpus: up to %u%%)\n",
+                   host_.cpus, 100 * host_.cpus);
+    std::fputs(fit(health_header_lines(r.targets), 9).c_str(), out_);
     if (!r.state_path.empty())
-        std::fprintf(out_,
-                     "state    %s  (--keep: files stay; after a power cut run "
-                     "drivestress --verify-only %s)\n",
-                     r.state_path.c_str(), r.state_path.c_str());
+        printf_fit(out_, 9,
+                   "state    %s  (--keep: files stay; after a power cut run "
+                   "drivestress --verify-only %s)\n",
+                   r.state_path.c_str(), r.state_path.c_str());
 }
 
 void TextReport::started(const model::RunConfig& cfg, const model::RunResult& r) {
@@ -226,9 +226,9 @@ void TextReport::started(const model::RunConfig& cfg, const model::RunResult& r)
         if (section_header_) {
             print_target(cfg, r);
             print_workload(cfg, r);
-            if (!section_intro_.empty()) std::fprintf(out_, "%s\n", section_intro_.c_str());
+            if (!section_intro_.empty()) printf_fit(out_, 9, "%s\n", section_intro_.c_str());
         }
-        std::fprintf(out_, "\n=== %s ===\n", section_.c_str());
+        printf_fit(out_, 9, "\n=== %s ===\n", section_.c_str());
         print_backend(cfg, r);
     } else {
         print_target(cfg, r);

@@ -14,6 +14,7 @@
 #include "report/target_table.h"
 #include "report/text_parts.h"
 #include "report/text_report.h"
+#include "report/text_width.h"
 #include "units/units.h"
 
 namespace ds::report {
@@ -137,13 +138,18 @@ std::string rate_sweep_row(const model::RunConfig& cfg, const model::SweepPoint&
                            bool first) {
     std::string out;
     if (first) {
-        out = printf_string("\nsweep rate: random phase open-loop, %u%% reads, ", cfg.read_pct);
-        out += cfg.rand_ops ? std::to_string(*cfg.rand_ops) + " ops"
-                            : units::format_seconds(cfg.rand_time_s);
-        out += " per point, verified; response = completion - due, service = completion - submit\n";
-        out += printf_string("  %10s %9s %9s %7s %11s %10s %10s %11s  %s\n", "rate", "requested",
-                             "IOPS", "late%", "service p99", "resp p50", "resp p99", "resp p99.9",
-                             "ms");
+        std::string intro =
+            printf_string("sweep rate: random phase open-loop, %u%% reads, ", cfg.read_pct);
+        intro += cfg.rand_ops ? std::to_string(*cfg.rand_ops) + " ops"
+                              : units::format_seconds(cfg.rand_time_s);
+        intro +=
+            " per point, verified; latency in ms: response (rsp) = completion - due, service "
+            "(svc) = completion - submit; "
+            "late>tol: operations late beyond the schedule's tolerance (a rate is met with at "
+            "most 1 % of them)";
+        out.append("\n").append(fit(intro, 2)).append("\n");
+        out += printf_string("  %8s %8s %8s %6s %8s %7s %7s %7s %9s\n", "rate", "req IOPS", "IOPS",
+                             "late %", "late>tol", "svc p99", "rsp p50", "rsp p99", "rsp p99.9");
     }
     const auto& p = point.random;
     const auto& r = p.counters.response_latency;
@@ -152,11 +158,13 @@ std::string rate_sweep_row(const model::RunConfig& cfg, const model::SweepPoint&
                               : cfg.sweep->percent
                                   ? std::to_string(point.value) + "%"
                                   : units::format_iops(static_cast<double>(point.value));
+    const bool open = p.requested_rate > 0;
     out += printf_string(
-        "  %10s %9s %9s %7.2f %11s %10s %10s %11s", value.c_str(),
-        p.requested_rate > 0 ? units::format_iops(p.requested_rate).c_str() : "-",
+        "  %8s %8s %8s %6.2f %8s %7s %7s %7s %9s", value.c_str(),
+        open ? units::format_iops(p.requested_rate).c_str() : "-",
         units::format_iops(p.iops()).c_str(),
         ops ? 100.0 * static_cast<double>(p.counters.late_ops) / static_cast<double>(ops) : 0.0,
+        open ? std::to_string(p.counters.late_beyond_tolerance_ops).c_str() : "-",
         ms(p.latency().value_at_percentile(99)).c_str(),
         p.requested_rate > 0 ? ms(r.value_at_percentile(50)).c_str() : "-",
         p.requested_rate > 0 ? ms(r.value_at_percentile(99)).c_str() : "-",
@@ -183,14 +191,16 @@ void TextReport::sweep_point_done(const model::RunConfig& cfg, const model::Swee
             printf_string("\nsweep %s: random phase, %u%% reads, ", name.c_str(), cfg.read_pct);
         head += cfg.rand_ops ? std::to_string(*cfg.rand_ops) + " ops"
                              : units::format_seconds(cfg.rand_time_s);
-        head += " per point, verified\n";
-        std::fputs(head.c_str(), out_);
-        std::string cols =
-            printf_string("  %10s %9s %9s %9s %9s %9s %9s %9s %5s %5s %12s", name.c_str(), "IOPS",
-                          units::rate_unit(units_).name, "mean ms", "p50 ms", "p99 ms", "p99.9 ms",
-                          "max ms", "usr%", "sys%", "IOPS/cpu-s");
+        head += " per point, verified; latency in ms";
+        std::fprintf(out_, "\n%s\n", fit(head.substr(1), 2).c_str());
+        // 100 columns with the default thresholds.
+        std::string cols = printf_string(
+            "  %5s %8s %8s %6s %6s %6s %7s %4s %4s %10s",
+            cfg.sweep->param == model::SweepParam::rand_block ? "block" : name.c_str(), "IOPS",
+            units::rate_unit(units_).name, "p50", "p99", "p99.9", "max", "usr%", "sys%",
+            "IOPS/cpu-s");
         for (double t : cfg.latency_thresholds_s)
-            cols += printf_string(" %8s", std::string(">").append(threshold_name(t)).c_str());
+            cols += printf_string(" %7s", std::string(">").append(threshold_name(t)).c_str());
         std::fprintf(out_, "%s\n", cols.c_str());
     }
     const auto& p = point.random;
@@ -201,15 +211,15 @@ void TextReport::sweep_point_done(const model::RunConfig& cfg, const model::Swee
                             ? units::format_size_option(point.value)
                             : std::to_string(point.value);
     std::string row = printf_string(
-        "  %10s %9s %9.1f %9s %9s %9s %9s %9s %5.0f %5.0f %12s", value.c_str(),
+        "  %5s %8s %8.1f %6s %6s %6s %7s %4.0f %4.0f %10s", value.c_str(),
         units::format_iops(p.iops()).c_str(), units::rate_unit(units_).of(p.bytes_per_sec()),
-        ms(static_cast<std::uint64_t>(all.mean())).c_str(), ms(all.value_at_percentile(50)).c_str(),
-        ms(all.value_at_percentile(99)).c_str(), ms(all.value_at_percentile(99.9)).c_str(),
-        ms(all.max()).c_str(), 100 * p.cpu.user_s / s, 100 * p.cpu.system_s / s,
+        ms(all.value_at_percentile(50)).c_str(), ms(all.value_at_percentile(99)).c_str(),
+        ms(all.value_at_percentile(99.9)).c_str(), ms(all.max()).c_str(), 100 * p.cpu.user_s / s,
+        100 * p.cpu.system_s / s,
         cpu_s > 0 ? units::format_iops(p.iops() * p.seconds / cpu_s).c_str() : "-");
     for (double t : cfg.latency_thresholds_s) {
         std::uint64_t slower = all.count_above(model::seconds_to_ns(t));
-        row += printf_string(" %7.3f%%", all.count() ? 100.0 * slower / all.count() : 0.0);
+        row += printf_string(" %6.2f%%", all.count() ? 100.0 * slower / all.count() : 0.0);
     }
     if (p.counters.mismatch_total())
         row += printf_string("  MISMATCHES %" PRIu64, p.counters.mismatch_total());

@@ -17,16 +17,20 @@ const model::PhaseResult* phase_of(const std::vector<model::PhaseResult>& phases
     return nullptr;
 }
 
+// A phase too short to measure has no figure to quote (kMinMeasuredSeconds).
 std::string bandwidth_cell(const model::PhaseResult* p, units::ByteUnits u) {
+    if (p && !p->too_short().empty()) return "too short";
     return p ? units::format_bandwidth(p->bytes_per_sec(), u) : "-";
 }
 
 std::string iops_cell(const model::PhaseResult* p) {
+    if (p && !p->too_short().empty()) return "too short";
     return p ? units::format_iops(p->iops()) : "-";
 }
 
 std::string p99_cell(const model::PhaseResult* p) {
     if (!p || p->counters.read_ops + p->counters.write_ops == 0) return "-";
+    if (!p->too_short().empty()) return "too short";
     return printf_string("%.3f ms", p->latency().value_at_percentile(99) / 1e6);
 }
 
@@ -34,7 +38,7 @@ std::string row(const std::string& name, const std::vector<model::PhaseResult>& 
                 std::uint64_t verified, std::uint64_t mismatches, const std::string& verdict,
                 units::ByteUnits u) {
     using model::Phase;
-    return printf_string("  %-22s %14s %14s %10s %11s %11s %10" PRIu64 "  %s\n", name.c_str(),
+    return printf_string("  %-18s %13s %13s %9s %10s %9s %10" PRIu64 "  %s\n", name.c_str(),
                          bandwidth_cell(phase_of(phases, Phase::seq_write), u).c_str(),
                          bandwidth_cell(phase_of(phases, Phase::seq_read), u).c_str(),
                          iops_cell(phase_of(phases, Phase::random)).c_str(),
@@ -81,7 +85,7 @@ std::string target_table(const model::RunConfig& cfg, const model::RunResult& r,
                          model::ExitStatus code, units::ByteUnits u) {
     if (r.targets.size() < 2) return "";
     std::string out =
-        printf_string("\n  %-22s %14s %14s %10s %11s %11s %10s  %s\n", "target", "seq-write",
+        printf_string("\n  %-18s %13s %13s %9s %10s %9s %10s  %s\n", "target", "seq-write",
                       "seq-read", "random", "random p99", "verified", "mismatches", "verdict");
     for (std::size_t t = 0; t < r.targets.size(); ++t) {
         const auto& tr = r.targets[t];

@@ -2,6 +2,7 @@
 // its last lines (damage, mismatch records, summary, verdict).  Each
 // feature's rendering lives in the file of its feature (text_parts.h).
 #include "report/text_report.h"
+#include "report/text_width.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -193,9 +194,9 @@ void TextReport::finish(const model::RunConfig& cfg, const model::RunResult& r,
     // A sweep's random figures are its points: the saturation line stands
     // for them in --brief too.
     if (r.find_rate)
-        std::fprintf(out_, "%s\n", find_rate_line(*r.find_rate).c_str());
+        std::fprintf(out_, "%s\n", fit(find_rate_line(*r.find_rate)).c_str());
     else if (layout_ != Layout::preset_test && !r.sweep.points.empty())
-        std::fprintf(out_, "%s\n", knee_line(r.sweep, units_).c_str());
+        std::fprintf(out_, "%s\n", fit(knee_line(r.sweep, units_)).c_str());
     if (layout_ == Layout::full) {
         if (r.sync_compare) std::fputs(sync_compare_table(*r.sync_compare).c_str(), out_);
         std::fputs(drift_table(r.drift, r.iterations_run, units_).c_str(), out_);
@@ -213,7 +214,7 @@ void TextReport::finish(const model::RunConfig& cfg, const model::RunResult& r,
         std::fflush(out_);
         return;
     }
-    if (layout_ == Layout::full) std::fprintf(out_, "\n%s\n", summary_line(cfg, r).c_str());
+    if (layout_ == Layout::full) std::fprintf(out_, "\n%s\n", fit(summary_line(cfg, r), 9).c_str());
     if (!r.state_path.empty())
         std::fprintf(out_, "kept     %zu file%s and %s (delete them when done)\n",
                      r.file_paths.size(), r.file_paths.size() == 1 ? "" : "s",
@@ -222,8 +223,12 @@ void TextReport::finish(const model::RunConfig& cfg, const model::RunResult& r,
         std::fflush(out_);
         return;
     }
-    if (!r.merged_phases.empty()) std::fprintf(out_, "%s\n", result_line(cfg, r, units_).c_str());
-    std::fprintf(out_, "result   %s (exit %d)\n", verdict.c_str(), model::code_of(code));
+    if (!r.merged_phases.empty())
+        std::fprintf(out_, "%s\n", fit(result_line(cfg, r, units_), 9).c_str());
+    std::fprintf(
+        out_, "%s\n",
+        fit("result   " + verdict + " (exit " + std::to_string(model::code_of(code)) + ")", 9)
+            .c_str());
     std::fflush(out_);
 }
 

@@ -118,7 +118,7 @@ void record_bound(RunSession& s, Phase phase) {
     // --seq-time.
     s.state->set_bound(
         phase == Phase::seq_write
-            ? (cfg.seq_time_s > 0 ? kAnyNewerBound : 1)
+            ? (cfg.seq_time_s > 0 || cfg.seq_until_measured ? kAnyNewerBound : 1)
             : unacked_write_bound(cfg, cfg.sync == SyncMethod::none ? 0 : cfg.sync_every),
         true);
 }
@@ -160,6 +160,12 @@ PhasePlan make_plan(RunSession& s, std::uint64_t iteration, Phase phase, const S
     // --seq-time: passes until then (the first one whole, however long).
     if (phase != Phase::random && cfg.seq_time_s > 0)
         plan.deadline_ns = t0 + seconds_to_ns(cfg.seq_time_s);
+    // Without it: passes until the figure can be quoted (the phase's time
+    // runs from t0, so its seconds pass the minimum).
+    if (phase != Phase::random && cfg.seq_until_measured) {
+        plan.deadline_ns = t0 + seconds_to_ns(kMinMeasuredSeconds);
+        plan.min_ops = (kMinMeasuredOps + workers - 1) / workers;
+    }
     const double rate = over.rate > 0 ? over.rate : cfg.rate;
     if (phase == Phase::random && rate > 0) {
         // Split evenly; with fixed arrivals each worker's schedule starts a

@@ -104,7 +104,7 @@ std::uint32_t unacked_write_bound(const RunConfig& cfg, std::uint64_t sync_every
     // Sequential writes touch each unit once per pass (one pass a phase
     // without --seq-time), and every phase that wrote ends with an
     // acknowledgement.
-    if (!random_writes) return cfg.seq_time_s > 0 ? kAnyNewerBound : 1;
+    if (!random_writes) return cfg.seq_time_s > 0 || cfg.seq_until_measured ? kAnyNewerBound : 1;
     if (sync_every == 0) return kAnyNewerBound;
     // Assumes at most one flush in flight per worker (the flush before last
     // completed before the last one was issued).

@@ -350,5 +350,68 @@ class TooShort(harness.DriveStressTest):
             jsonschema.validate(doc, json.load(f))
 
 
+
+@harness.meson_case(name="as-shipped-{case}", timeout=300)
+class AsShipped(harness.DriveStressTest):
+    """The defaults as a user gets them (nothing added by the harness), on a
+    loop-device ext4: every sequential figure measured, every line of the
+    report within 100 columns; --wide one line per phase."""
+
+    as_shipped = True
+    assertSchema = TooShort.assertSchema
+
+    def loop_filesystem(self, size):
+        harness.require_root(self)
+        dev = harness.loop_device(self, harness.backing_file(self, size))
+        return harness.mkfs_and_mount(self, dev)
+
+    def assertMeasuredWithin100(self, r):
+        self.assertExit(r, 0)
+        too_wide = [l for l in r.stdout.splitlines() if len(l) > 100]
+        self.assertEqual(too_wide, [], r.stdout)
+        self.assertNotIn("too short", r.stdout)
+        doc = self.assertJson(r)
+        self.assertTrue(doc["config"]["seq_until_measured"])
+        for name, p in harness.merged_phases_of(doc).items():
+            self.assertFalse(p["too_short"], name)
+            if name != "random":
+                self.assertGreaterEqual(p["elapsed_s"], 1, name)
+                self.assertGreaterEqual(p["read_ops"] + p["write_ops"], 200, name)
+                self.assertIsNotNone(p["kernel_io_threads_cpu_s"], name)
+        self.assertIn("kernel I/O threads", r.stdout)
+        figures = r.stdout[r.stdout.index("\nfigures  "):]
+        self.assertRegex(figures, r"^\nfigures  seq 1M: write [0-9.]+ MiB/s, read [0-9.]+ MiB/s")
+        self.assertSchema(doc)
+        return doc
+
+    def test_default_run(self):
+        point = self.loop_filesystem(1536 * MiB)
+        self.assertMeasuredWithin100(self.drivestress(target=point))
+        self.assertEqual(sorted(os.listdir(point)), ["lost+found"])
+
+    def test_quick_run_of_scripts_run(self):
+        # scripts/run without arguments: --size 64M --files 2 --rand-time 5s .
+        point = self.loop_filesystem(512 * MiB)
+        doc = self.assertMeasuredWithin100(
+            self.drivestress("--size", "64M", "--files", "2", "--rand-time", "5s", target=point))
+        # 64 operations a pass: the passes went on until a figure was measured.
+        self.assertGreater(harness.merged_phases_of(doc)["seq-write"]["write_ops"], 128)
+
+    def test_wide_keeps_a_phase_on_one_line(self):
+        r = self.drivestress("-s", "8M", "-j", "1", "--rand-ops", "300", "--seq-time", "0",
+                             "--wide")
+        self.assertExit(r, 0)
+        for name in ("seq-write", "seq-read", "random", "reverify"):
+            line = line_starting(r.stdout, f"  {name} ")
+            self.assertIn("kernel I/O threads", line)
+            self.assertIn(">1ms ", line)
+        self.assertIn("(too short to measure: ", line_starting(r.stdout, "  seq-write "))
+        r = self.drivestress("-s", "8M", "-j", "1", "--rand-ops", "300", "--seq-time", "0")
+        self.assertExit(r, 0)
+        self.assertEqual([l for l in r.stdout.splitlines() if len(l) > 100], [], r.stdout)
+        self.assertFalse(any("kernel I/O threads" in l for l in r.stdout.splitlines()
+                             if l.startswith("  seq-write ")), r.stdout)
+
+
 if __name__ == "__main__":
     harness.main()

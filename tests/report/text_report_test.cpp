@@ -34,27 +34,29 @@ std::vector<std::string> lines_of(const std::string& text) {
 
 TEST_CASE("drift table: first, best, worst and last of each phase, with the iteration") {
     std::vector<model::IterationResult> its;
-    // seq-write 100, 250, 50 MiB/s (1 MiB writes for 1 s); random 1000, 500, 2000 IOPS.
-    const std::uint64_t seq[] = {100, 250, 50};
+    // seq-write 100, 250, 50 MiB/s (1 MiB writes for 4 s: long enough to
+    // measure); random 1000, 500, 2000 IOPS.
+    const std::uint64_t seq[] = {400, 1000, 200};
     const std::uint64_t rnd[] = {1000, 500, 2000};
     for (std::uint64_t i = 0; i < 3; ++i)
         its.push_back({i + 1,
-                       {figures(model::Phase::seq_write, 1.0, seq[i], 2'000'000 * (i + 1)),
+                       {figures(model::Phase::seq_write, 4.0, seq[i], 2'000'000 * (i + 1)),
                         figures(model::Phase::random, 1.0, rnd[i], 1'000'000)}});
     const auto lines = lines_of(report::drift_table(its));
-    REQUIRE(lines.size() == 7);
+    REQUIRE(lines.size() == 8);  // the first line folded at 100 columns
     CHECK(lines[0].empty());
     CHECK(lines[1].rfind("drift    3 iterations: first, best, worst and last", 0) == 0);
-    CHECK(lines[3] ==
-          "  seq-write  MiB/s        100.0 #1          250.0 #2           50.0 #3           50.0 "
-          "#3     one sample a side");
+    CHECK(lines[2].rfind("         ", 0) == 0);
     CHECK(lines[4] ==
-          "             p99 ms       2.000 #1          2.000 #1          6.000 #3          6.000 "
-          "#3     one sample a side");
+          "  seq-write  MiB/s     100.0 #1      250.0 #2       50.0 #3       50.0 #3   "
+          "one sample a side");
     CHECK(lines[5] ==
-          "  random     IOPS          1.0k #1           2.0k #3            500 #2           2.0k "
-          "#3     one sample a side");
-    CHECK(lines[2].substr(lines[2].size() - 5) == "drift");
+          "             p99 ms    2.000 #1      2.000 #1      6.000 #3      6.000 #3   "
+          "one sample a side");
+    CHECK(lines[6] ==
+          "  random     IOPS       1.0k #1       2.0k #3        500 #2       2.0k #3   "
+          "one sample a side");
+    CHECK(lines[3].substr(lines[3].size() - 5) == "drift");
     for (const auto& l : lines) {
         CAPTURE(l);
         CHECK((l.empty() || l.back() != ' '));
@@ -64,14 +66,14 @@ TEST_CASE("drift table: first, best, worst and last of each phase, with the iter
 TEST_CASE("--units si: the drift table in MB/s, the same runs as in MiB/s") {
     std::vector<model::IterationResult> its;
     // 100 MiB/s = 104.9 MB/s, 250 MiB/s = 262.1 MB/s, 50 MiB/s = 52.4 MB/s.
-    const std::uint64_t seq[] = {100, 250, 50};
+    const std::uint64_t seq[] = {400, 1000, 200};
     for (std::uint64_t i = 0; i < 3; ++i)
-        its.push_back({i + 1, {figures(model::Phase::seq_write, 1.0, seq[i], 2'000'000)}});
+        its.push_back({i + 1, {figures(model::Phase::seq_write, 4.0, seq[i], 2'000'000)}});
     const auto lines = lines_of(report::drift_table(its, units::ByteUnits::si));
-    REQUIRE(lines.size() == 5);
-    CHECK(lines[3] ==
-          "  seq-write  MB/s         104.9 #1          262.1 #2           52.4 #3           52.4 "
-          "#3     one sample a side");
+    REQUIRE(lines.size() == 6);
+    CHECK(lines[4] ==
+          "  seq-write  MB/s      104.9 #1      262.1 #2       52.4 #3       52.4 #3   "
+          "one sample a side");
 }
 
 TEST_CASE("--units si: a phase line and the write summary in MB/s, sizes still binary") {
@@ -100,14 +102,26 @@ TEST_CASE("drift table: a drift is named only outside the noise") {
     // intervals far apart); p99 the same throughout, a little jitter.
     for (std::uint64_t i = 0; i < 10; ++i)
         its.push_back({i + 1,
-                       {figures(model::Phase::seq_write, 1.0, i < 5 ? 200 + i : 100 + i,
+                       {figures(model::Phase::seq_write, 2.0, i < 5 ? 400 + 2 * i : 200 + 2 * i,
                                 2'000'000 + 1000 * ((i * 7) % 5))}});
     const auto lines = lines_of(report::drift_table(its));
-    REQUIRE(lines.size() == 5);
-    CHECK(lines[1].find("the first 5 runs against the last 5") != std::string::npos);
-    CAPTURE(lines[3]);
-    CHECK(lines[3].substr(lines[3].size() - 15) == "-47.0 % (worse)");
-    CHECK(lines[4].substr(lines[4].size() - 12) == "within noise");
+    REQUIRE(lines.size() == 6);  // the first line folded at 100 columns
+    CHECK((lines[1] + lines[2]).find("the first 5 runs against the last 5") != std::string::npos);
+    CAPTURE(lines[4]);
+    CHECK(lines[4].substr(lines[4].size() - 15) == "-47.0 % (worse)");
+    CHECK(lines[5].substr(lines[5].size() - 12) == "within noise");
+}
+
+TEST_CASE("drift table: runs too short to measure are said to be") {
+    std::vector<model::IterationResult> its;
+    for (std::uint64_t i = 0; i < 2; ++i)
+        its.push_back({i + 1, {figures(model::Phase::seq_write, 0.1, 8, 2'000'000)}});
+    const std::string t = report::drift_table(its);
+    CAPTURE(t);
+    CHECK(t.find("too short to measure: seq-write 2 of 2 runs") != std::string::npos);
+    its[1].phases[0] = figures(model::Phase::seq_write, 2.0, 400, 2'000'000);
+    its[0].phases[0] = figures(model::Phase::seq_write, 2.0, 400, 2'000'000);
+    CHECK(report::drift_table(its).find("too short") == std::string::npos);
 }
 
 TEST_CASE("no drift table for a single iteration") {
@@ -314,8 +328,8 @@ TEST_CASE("the latency thresholds: named as the option spells them, shown at 0 %
         p.counters.write_latency.record(ns);
     const std::string line = report::phase_line(p, model::RunConfig{}.latency_thresholds_s);
     // The default separates an SSD's phase (2 s and 10 s never did).
-    CHECK(line.find("  >1ms 75.0000%  >10ms 50.0000%  >100ms 0.0000%") != std::string::npos);
-    CHECK(report::phase_line(p, {2, 10}).find("  >2s 0.0000%  >10s 0.0000%") != std::string::npos);
+    CHECK(line.find("  >1ms 75.0000% >10ms 50.0000% >100ms 0.0000%") != std::string::npos);
+    CHECK(report::phase_line(p, {2, 10}).find("  >2s 0.0000% >10s 0.0000%") != std::string::npos);
     CHECK(report::phase_line(p, {0.0001}).find("  >100us 100.0000%") != std::string::npos);
 }
 

@@ -1,0 +1,132 @@
+#include "report/text_width.h"
+
+#include <cstdarg>
+#include <string_view>
+#include <vector>
+
+namespace ds::report {
+
+namespace {
+
+std::size_t g_width = kTextWidth;
+
+// A line's fields: the text between field breaks ("  " or " | "), each with
+// the break before it as it was (the first one with the line's indent).
+struct Field {
+    std::string lead;
+    std::string text;
+};
+
+std::vector<Field> fields_of(const std::string& line) {
+    std::vector<Field> out;
+    std::size_t i = 0;
+    while (i < line.size()) {
+        const std::size_t start = i;
+        while (i < line.size() && line[i] == ' ')
+            ++i;
+        if (i < line.size() && line.compare(i, 2, "| ") == 0 && i > start && !out.empty()) {
+            i += 2;
+            while (i < line.size() && line[i] == ' ')
+                ++i;
+        }
+        std::string lead = line.substr(start, i - start);
+        std::size_t end = i;
+        // A field ends before two spaces, or before " | ".
+        while (end < line.size() && !(line.compare(end, 2, "  ") == 0) &&
+               !(line.compare(end, 3, " | ") == 0))
+            ++end;
+        out.push_back({std::move(lead), line.substr(i, end - i)});
+        i = end;
+    }
+    return out;
+}
+
+// A field word by word, after `sep` (what separates it from the line so
+// far; empty at the start of a line): a word that would pass the width
+// starts a continuation line.
+void fold_words(const std::string& field, std::string_view sep, std::size_t indent,
+                std::size_t width, std::string& out, std::size_t& used) {
+    std::size_t i = 0;
+    while (i < field.size()) {
+        std::size_t next = field.find(' ', i);
+        if (next == std::string::npos) next = field.size();
+        const std::size_t w = columns_of(field.substr(i, next - i));
+        if (used > indent && used + sep.size() + w > width) {
+            out.append("\n").append(indent, ' ');
+            used = indent;
+            sep = {};
+        }
+        out.append(sep).append(field, i, next - i);
+        used += sep.size() + w;  // separators are spaces
+        sep = " ";
+        i = next + 1;
+    }
+}
+
+std::string fit_line(const std::string& line, std::size_t indent, std::size_t width) {
+    if (width == 0 || columns_of(line) <= width) return line;
+    std::string out;
+    std::size_t used = 0;
+    for (const Field& f : fields_of(line)) {
+        const std::size_t lead = columns_of(f.lead);
+        const std::size_t w = columns_of(f.text);
+        if (used + lead + w <= width) {  // fits where it is
+            out.append(f.lead).append(f.text);
+            used += lead + w;
+        } else if (used > indent && indent + w <= width) {  // fits on a line of its own
+            out.append("\n").append(indent, ' ').append(f.text);
+            used = indent + w;
+        } else {  // longer than a line: word by word from here
+            fold_words(f.text, used > indent ? std::string_view(" ") : std::string_view(f.lead),
+                       indent, width, out, used);
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+void set_text_width(std::size_t columns) {
+    g_width = columns;
+}
+
+std::size_t text_width() {
+    return g_width;
+}
+
+std::size_t columns_of(const std::string& line) {
+    std::size_t n = 0;
+    for (unsigned char c : line)
+        if ((c & 0xC0) != 0x80) ++n;
+    return n;
+}
+
+std::string fit(const std::string& text, std::size_t indent) {
+    std::string out;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        std::size_t nl = text.find('\n', start);
+        if (nl == std::string::npos) nl = text.size();
+        out += fit_line(text.substr(start, nl - start), indent, g_width);
+        if (nl == text.size()) break;
+        out += '\n';
+        start = nl + 1;
+    }
+    return out;
+}
+
+void printf_fit(std::FILE* out, std::size_t indent, const char* format, ...) {
+    std::va_list args;
+    va_start(args, format);
+    std::va_list again;
+    va_copy(again, args);
+    const int n = std::vsnprintf(nullptr, 0, format, args);
+    va_end(args);
+    std::string text(n > 0 ? static_cast<std::size_t>(n) : 0, '\0');
+    if (n > 0) std::vsnprintf(text.data(), text.size() + 1, format, again);
+    va_end(again);
+    const std::string fitted = fit(text, indent);
+    std::fwrite(fitted.data(), 1, fitted.size(), out);
+}
+
+}  // namespace ds::report

@@ -124,32 +124,75 @@ void print_damage(std::FILE* out, const model::RunResult& r) {
 
 namespace {
 
-// The first mismatch records: file, offset, class and what the header says.
+// What one mismatch record says: "corrupt [seq-read, iteration 1] 1 byte
+// differs, expected generation 1; header says ...".
+std::string record_text(const model::RunResult& r, const model::MismatchRecord& m) {
+    std::string detail;
+    if (m.cls == pattern::MismatchClass::io_error)
+        detail = printf_string("%s failed: %s", std::string(io::to_string(m.op)).c_str(),
+                               std::strerror(m.error));
+    else if (m.cls == pattern::MismatchClass::short_read)
+        detail = "read returned end of file";
+    else
+        detail = printf_string("%" PRIu64 " %s, expected generation %u", m.bad_bytes,
+                               m.bad_bytes == 1 ? "byte differs" : "bytes differ",
+                               m.expected_generation);
+    if (m.found && m.cls != pattern::MismatchClass::io_error)
+        detail += printf_string("; header says file %u offset %" PRIu64 " generation %u%s",
+                                m.found->file_index, m.found->offset, m.found->generation,
+                                m.found->run_id == r.run_id ? "" : " of another run");
+    return std::string(pattern::to_string(m.cls)) + " [" + std::string(model::to_string(m.phase)) +
+           ", iteration " + std::to_string(m.iteration) + "] " + detail;
+}
+
+// The first mismatch records, after the damage: each damaged place once
+// (file, offset, class), as its first read found it, with the later reads
+// that found the same named after it.
 void print_mismatch_records(std::FILE* out, const model::RunResult& r) {
     if (r.mismatch_records.empty()) return;
-    std::fprintf(out, "\nmismatches (first %zu of %" PRIu64 ")\n", r.mismatch_records.size(),
-                 r.mismatch_count());
+    struct Read {  // the later reads of one phase of one iteration
+        model::Phase phase;
+        std::uint64_t iteration;
+        std::uint64_t times;
+    };
+    struct Place {
+        const model::MismatchRecord* first;
+        std::vector<Read> also;
+    };
+    std::vector<Place> places;
     for (const auto& m : r.mismatch_records) {
-        std::string what(pattern::to_string(m.cls));
-        std::string detail;
-        if (m.cls == pattern::MismatchClass::io_error)
-            detail = printf_string("%s failed: %s", std::string(io::to_string(m.op)).c_str(),
-                                   std::strerror(m.error));
-        else if (m.cls == pattern::MismatchClass::short_read)
-            detail = "read returned end of file";
-        else
-            detail = printf_string("%" PRIu64 " %s, expected generation %u", m.bad_bytes,
-                                   m.bad_bytes == 1 ? "byte differs" : "bytes differ",
-                                   m.expected_generation);
-        if (m.found && m.cls != pattern::MismatchClass::io_error)
-            detail += printf_string("; header says file %u offset %" PRIu64 " generation %u%s",
-                                    m.found->file_index, m.found->offset, m.found->generation,
-                                    m.found->run_id == r.run_id ? "" : " of another run");
-        std::fprintf(out,
-                     "  %s offset %" PRIu64 " (unit at %" PRIu64 "): %s [%s, iteration %" PRIu64
-                     "] %s\n",
-                     m.path.c_str(), m.offset, m.unit_offset, what.c_str(),
-                     std::string(model::to_string(m.phase)).c_str(), m.iteration, detail.c_str());
+        auto same = std::find_if(places.begin(), places.end(), [&](const Place& p) {
+            return p.first->path == m.path && p.first->offset == m.offset && p.first->cls == m.cls;
+        });
+        if (same == places.end()) {
+            places.push_back({&m, {}});
+        } else if (!same->also.empty() && same->also.back().phase == m.phase &&
+                   same->also.back().iteration == m.iteration) {
+            ++same->also.back().times;
+        } else {
+            same->also.push_back({m.phase, m.iteration, 1});
+        }
+    }
+    const std::size_t kept = r.mismatch_records.size();
+    std::fprintf(out,
+                 "\nmismatches (%s reads that found one, each place once; the JSON lists %s)\n",
+                 kept < r.mismatch_count()
+                     ? printf_string("the first %zu of %" PRIu64, kept, r.mismatch_count()).c_str()
+                     : std::to_string(kept).c_str(),
+                 kept < r.mismatch_count() ? "those" : "each");
+    for (const Place& p : places) {
+        const model::MismatchRecord& m = *p.first;
+        std::string line =
+            printf_string("  %s offset %" PRIu64 " (unit at %" PRIu64 "): ", m.path.c_str(),
+                          m.offset, m.unit_offset) +
+            record_text(r, m);
+        for (std::size_t i = 0; i < p.also.size(); ++i) {
+            const Read& a = p.also[i];
+            line += (i ? ", " : "  also seen by ") + std::string(model::to_string(a.phase)) +
+                    " (iteration " + std::to_string(a.iteration) + ")" +
+                    (a.times > 1 ? " x" + std::to_string(a.times) : std::string());
+        }
+        std::fprintf(out, "%s\n", fit(line, 4).c_str());
     }
 }
 
@@ -202,8 +245,8 @@ void TextReport::finish(const model::RunConfig& cfg, const model::RunResult& r,
         std::fputs(drift_table(r.drift, r.iterations_run, units_).c_str(), out_);
     }
     // What went wrong is shown whatever the layout.
-    print_mismatch_records(out_, r);
     print_damage(out_, r);
+    print_mismatch_records(out_, r);
     if (layout_ != Layout::preset_test)
         std::fputs(target_table(cfg, r, code, units_).c_str(), out_);
     const std::string verdict = verdict_text(cfg, r, code, why);

@@ -99,9 +99,17 @@ class CorruptionCases:
             self.assertEqual(p["mismatches"][cls], want, name)
             self.assertEqual(sum(p["mismatches"].values()), want, name)
 
-        for phase in VERIFYING_PHASES:
-            self.assertIn(f"{path} offset {offset} (unit at {unit}): {cls} "
-                          f"[{phase}, iteration {iteration}]", r.stdout)
+        # The damage first, then the place once: as the first read found it,
+        # the later reads named after it.
+        self.assertLess(r.stdout.index("\ndamage   "), r.stdout.index("\nmismatches ("))
+        place = f"{path} offset {offset} (unit at {unit}): "
+        lines = [l for l in r.stdout.splitlines() if place in l]
+        self.assertEqual(len(lines), 1, r.stdout)
+        first, *later = VERIFYING_PHASES
+        self.assertIn(f"{place}{cls} [{first}, iteration {iteration}]", lines[0])
+        if later:
+            self.assertTrue(lines[0].endswith("  also seen by " + ", ".join(
+                f"{p} (iteration {iteration})" for p in later)), lines[0])
         self.assertIn(f"{bad_bytes} byte differs" if bad_bytes == 1 else f"{bad_bytes} bytes differ",
                       r.stdout)
         self.assertIn("result   FAIL", r.stdout)

@@ -41,6 +41,7 @@ void IoPhase::reaped(std::uint64_t now_ns) {
     c_.now_ns = now_ns;
     c_.intervals.tick(now_ns, c_.out.counters);
     const PhaseCounters& k = c_.out.counters;
+    c_.out.series.tick(now_ns, k.read_ops + k.write_ops, k.read_bytes + k.write_bytes);
     c_.progress_bytes.store(k.read_bytes + k.write_bytes, std::memory_order_relaxed);
     c_.progress_ops.store(k.read_ops + k.write_ops, std::memory_order_relaxed);
 }

@@ -39,6 +39,7 @@ struct PhasePlan {
     unsigned depth = 0;                   // random phase: in-flight limit (0 = geometry's)
     std::uint32_t rand_block = 0;         // random phase: block, a multiple of the unit (0 = unit)
     std::uint64_t intervals_from_ns = 0;  // --timeseries: phase start; 0 = no per-interval stats
+    std::uint64_t series_from_ns = 0;     // phase start, for PhaseOutcome::series (0: none)
     std::uint64_t interval_ns = 1'000'000'000;  // --interval
     std::uint64_t round = 0;  // --steady-state: the random phase's round (0-based), for its offsets
     // --rate: this worker's share of the rate (ops/s; 0 = closed loop), its
@@ -52,8 +53,9 @@ struct PhasePlan {
 // How one worker's phase ended.
 struct PhaseOutcome {
     PhaseCounters counters;
-    bool completed = true;  // false when stopped early
-    double seconds = 0;     // this worker's own time in the phase (the coordinator's clock)
+    ThroughputSeries series;  // completions over time, from PhasePlan::series_from_ns
+    bool completed = true;    // false when stopped early
+    double seconds = 0;       // this worker's own time in the phase (the coordinator's clock)
     // Set when a write found the filesystem full: counted as a write error
     // and the phase goes on, but the run ends after it (a setup problem, not
     // the drive's fault: exit 1).

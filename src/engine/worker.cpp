@@ -138,6 +138,7 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
     progress_bytes.store(0, std::memory_order_relaxed);
     progress_ops.store(0, std::memory_order_relaxed);
     intervals_.start(plan.intervals_from_ns, plan.interval_ns);
+    out.series.start(plan.series_from_ns);
 
     PhaseContext ctx{plan,
                      units_,

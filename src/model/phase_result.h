@@ -9,6 +9,7 @@
 
 #include "io/backend.h"
 #include "model/config.h"
+#include "model/throughput_series.h"
 #include "pattern/unit.h"
 #include "stats/cpu_time.h"
 #include "stats/estimate.h"
@@ -155,6 +156,11 @@ struct PhaseResult {
     stats::CpuTime cpu;
     sys::HostLoad host;  // what else the host did meanwhile (steal, other processes)
     PhaseCounters counters;
+    // Completions over time (0.1 s slices at first): the interval of the
+    // figure and the regimes of one run come from it.  `series_joined`: it
+    // holds several runs of the phase (iterations) one after the other.
+    ThroughputSeries series;
+    bool series_joined = false;
     // --rate: the operations a second asked for over all workers (0: closed
     // loop); rate_met() says whether the phase achieved it.
     double requested_rate = 0;

@@ -209,6 +209,9 @@ void PhaseResult::merge(const PhaseResult& o) {
     cpu += o.cpu;
     host += o.host;
     counters.merge(o.counters);
+    series_joined =
+        series_joined || o.series_joined || (!series.ops.empty() && !o.series.ops.empty());
+    series.append(o.series);
     for (const auto& r : o.repeats)
         if (repeats.size() < kMaxRepeats) repeats.push_back(r);
 }

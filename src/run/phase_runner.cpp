@@ -156,6 +156,7 @@ PhasePlan make_plan(RunSession& s, std::uint64_t iteration, Phase phase, const S
     // per operation).
     const RunConfig& cfg = s.cfg;
     if (s.observer.wants_intervals()) plan.intervals_from_ns = t0;
+    plan.series_from_ns = t0;
     plan.interval_ns = seconds_to_ns(cfg.interval_s);
     // --seq-time: passes until then (the first one whole, however long).
     if (phase != Phase::random && cfg.seq_time_s > 0)
@@ -225,6 +226,7 @@ void account_targets(RunSession& s, const std::vector<PhaseOutcome>& outcomes,
         mine.phase = pr.phase;
         for (unsigned i = t.first_file; i < t.first_file + t.files && i < outcomes.size(); ++i) {
             mine.counters.merge(outcomes[i].counters);
+            mine.series.merge(outcomes[i].series);
             mine.interrupted = mine.interrupted || !outcomes[i].completed;
             mine.seconds = std::max(mine.seconds, outcomes[i].seconds);
             ++mine.workers;
@@ -242,6 +244,7 @@ void account(RunSession& s, const std::vector<PhaseOutcome>& outcomes, PhaseResu
     for (std::size_t i = 0; i < outcomes.size(); ++i) {
         const PhaseOutcome& o = outcomes[i];
         pr.counters.merge(o.counters);
+        pr.series.merge(o.series);
         if (!o.completed) pr.interrupted = true;
         if (const auto& bad = o.invalid; bad && res.fatal_error.empty()) {
             res.fatal_error =

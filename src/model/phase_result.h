@@ -11,9 +11,11 @@
 #include "model/config.h"
 #include "model/throughput_series.h"
 #include "pattern/unit.h"
+#include "stats/batch_means.h"
 #include "stats/cpu_time.h"
 #include "stats/estimate.h"
 #include "stats/histogram.h"
+#include "stats/regimes.h"
 #include "sys/host_load.h"
 
 namespace ds::model {
@@ -192,6 +194,25 @@ struct PhaseResult {
     RepeatFigures figures() const;
     // The estimates over `repeats` (n = 0 when there are none).
     RepeatEstimates estimates() const;
+    // This run's IOPS (or bandwidth) with its 95 % interval from `series`
+    // (stats/batch_means.h), centred on the phase's own figure: n is the
+    // batches, n <= 1 when under 5 slices (no interval).
+    stats::BatchInterval series_interval(bool iops_figure) const;
+    stats::Estimate series_estimate(bool iops_figure) const;
+    // The figure a verdict judges by (IOPS of the random phase, else
+    // bandwidth): over the repeats with two or more, else this run's own
+    // interval.
+    bool iops_figure() const { return phase == Phase::random; }
+    stats::Estimate figure_estimate() const;
+    // Its p99 (reads and writes): over the repeats with two or more, else
+    // with this run's order-statistic interval (stats/quantile_interval.h);
+    // n <= 1 when too few samples lie beyond it for one.
+    stats::Estimate p99_estimate() const;
+    // Where the figure changes level inside the phase (stats/regimes.h),
+    // over slices of at least kRegimeSliceNs (0.1 s doubled twice): one regime for a steady
+    // phase; none for several runs one after the other or too few slices.
+    static constexpr std::uint64_t kRegimeSliceNs = 400'000'000;
+    stats::Regimes regimes() const;
 };
 
 // A phase's figures without its histograms: what a run keeps of every

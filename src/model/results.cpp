@@ -1,4 +1,5 @@
 #include "model/results.h"
+#include "stats/quantile_interval.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,6 +7,7 @@
 #include <ctime>
 #include <iterator>
 #include <numeric>
+#include <span>
 
 namespace ds::model {
 
@@ -214,6 +216,70 @@ void PhaseResult::merge(const PhaseResult& o) {
     series.append(o.series);
     for (const auto& r : o.repeats)
         if (repeats.size() < kMaxRepeats) repeats.push_back(r);
+}
+
+stats::BatchInterval PhaseResult::series_interval(bool iops_figure) const {
+    const std::vector<double> v =
+        iops_figure ? series.ops_per_second() : series.bytes_per_second();
+    return stats::batch_means(v);
+}
+
+// Centred on the phase's figure (operations or bytes over its whole time),
+// which the slices' mean differs from by the slice in progress at the end.
+stats::Estimate PhaseResult::series_estimate(bool iops_figure) const {
+    const stats::BatchInterval b = series_interval(iops_figure);
+    stats::Estimate e = stats::to_estimate(b);
+    const double figure = iops_figure ? iops() : bytes_per_sec();
+    const double k = b.usable && b.mean > 0 ? figure / b.mean : 0;
+    e.median = figure;
+    e.low = k > 0 ? b.low * k : figure;
+    e.high = k > 0 ? b.high * k : figure;
+    e.min = k > 0 ? b.min * k : figure;
+    e.max = k > 0 ? b.max * k : figure;
+    return e;
+}
+
+stats::Estimate PhaseResult::figure_estimate() const {
+    if (repeats.size() >= 2) return iops_figure() ? estimates().iops : estimates().bytes_per_sec;
+    return series_estimate(iops_figure());
+}
+
+stats::Estimate PhaseResult::p99_estimate() const {
+    if (repeats.size() >= 2) return estimates().p99_ns;
+    const stats::QuantileInterval q = stats::quantile_interval(latency(), 99);
+    stats::Estimate e;
+    e.n = q.usable ? q.n : std::min<std::uint64_t>(q.n, 1);
+    e.median = static_cast<double>(q.value);
+    e.low = e.min = static_cast<double>(q.low);
+    e.high = e.max = static_cast<double>(q.high);
+    e.confidence = q.usable ? q.confidence : 0;
+    return e;
+}
+
+// A slice next to a change straddles it (the change came somewhere inside
+// it): a regime's figures and interval leave those out where it keeps three
+// slices or more without them.  Its level is its median: a device settling
+// after the change (a throttle stalls until its new rate catches up with
+// what the old one let through) moves the mean, not the level.
+stats::Regimes PhaseResult::regimes() const {
+    if (series_joined) return {};
+    const ThroughputSeries s = series.coarsened_to(kRegimeSliceNs);
+    const std::vector<double> v = iops_figure() ? s.ops_per_second() : s.bytes_per_second();
+    stats::Regimes regimes = stats::find_regimes(v, s.slice_seconds());
+    for (std::size_t i = 0; i < regimes.size(); ++i) {
+        stats::Regime& r = regimes[i];
+        const std::size_t from = r.first_interval + (i > 0 ? 1 : 0);
+        const std::size_t to = r.first_interval + r.intervals - (i + 1 < regimes.size() ? 1 : 0);
+        if (to < from + 3) continue;
+        const std::span<const double> inner(v.data() + from, to - from);
+        r.mean = std::accumulate(inner.begin(), inner.end(), 0.0) / static_cast<double>(inner.size());
+        std::vector<double> sorted(inner.begin(), inner.end());
+        std::sort(sorted.begin(), sorted.end());
+        const std::size_t n = sorted.size();
+        r.median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+        r.interval = stats::batch_means(inner);
+    }
+    return regimes;
 }
 
 RepeatFigures PhaseResult::figures() const {

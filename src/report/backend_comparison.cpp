@@ -63,6 +63,14 @@ ComparedPhase compared_phase(const model::PhaseResult& p, unsigned in_flight) {
 
 namespace {
 
+// One repeat: the phase's own intervals (its slices) stand for the noise.
+void add_within_run(ComparedPhase& cp, const model::PhaseResult& p) {
+    if (cp.iops_repeats.n >= 2) return;
+    cp.iops_repeats = p.series_estimate(true);
+    cp.bandwidth_repeats = p.series_estimate(false);
+    cp.within_run = true;
+}
+
 // --repeat: phase `cp.phase`'s IOPS and bandwidth over the run's repeats;
 // with two or more, the medians stand for the figures.
 void add_repeats(ComparedPhase& cp, const model::ComparedRun& run) {
@@ -109,6 +117,7 @@ std::vector<ComparedRow> compared_rows(const model::BackendComparison& c) {
             const unsigned depth = p.phase == model::Phase::random ? b.effective_qd : b.seq_qd;
             row.phases.push_back(compared_phase(p, depth * p.workers));
             add_repeats(row.phases.back(), run);
+            add_within_run(row.phases.back(), p);
         }
         rows.push_back(std::move(row));
     }
@@ -130,15 +139,20 @@ ComparedSweep compared_sweep(const model::BackendComparison& c) {
                             compared_phase(b[i].random, depth * b[i].random.workers)});
         add_point_repeats(s.points.back().uring, c.runs[0], i, a[i].value);
         add_point_repeats(s.points.back().sync, c.runs[1], i, a[i].value);
+        add_within_run(s.points.back().uring, a[i].random);
+        add_within_run(s.points.back().sync, b[i].random);
         ia.push_back(a[i].random.iops());
         ib.push_back(b[i].random.iops());
         ea.push_back(s.points.back().uring.iops_repeats);
         eb.push_back(s.points.back().sync.iops_repeats);
     }
-    if (!ea.empty()) s.repeats = ea.front().n;
-    for (std::size_t i = 0; i < ea.size(); ++i)
-        s.repeats = std::min({s.repeats, ea[i].n, eb[i].n});
-    if (s.repeats >= 2) {
+    s.repeats = c.repeat;
+    s.judged = !ea.empty();
+    for (std::size_t i = 0; i < ea.size(); ++i) {
+        s.judged = s.judged && std::min(ea[i].n, eb[i].n) >= 2;
+        s.within_run = s.within_run || s.points[i].uring.within_run || s.points[i].sync.within_run;
+    }
+    if (s.judged) {
         s.noisy = stats::find_crossover(ea, eb, s.margin_pct);
         s.crossover = s.noisy.index;
     } else {
@@ -149,7 +163,7 @@ ComparedSweep compared_sweep(const model::BackendComparison& c) {
 
 std::string ComparedSweep::verdict() const {
     if (crossover) return "named";
-    if (repeats >= 2 && !noisy.any_lead && !noisy.any_loss) return "within_noise";
+    if (judged && !noisy.any_lead && !noisy.any_loss) return "within_noise";
     return "never";
 }
 
@@ -248,9 +262,7 @@ std::string ratios_text(const std::vector<ComparedRow>& rows, units::ByteUnits u
                 out += std::string(head) + "too short to measure (" + short_one + "): no ratio\n";
                 continue;
             }
-            std::string words = std::min(a->iops_repeats.n, b->iops_repeats.n) >= 2
-                                    ? noisy_ratio_words(*a, rows[0].label, *b, rows[i].label, u)
-                                    : ratio_words(*a, rows[0].label, *b, rows[i].label, u);
+            std::string words = noisy_ratio_words(*a, rows[0].label, *b, rows[i].label, u);
             const std::size_t cost = words.find(", CPU/op");
             if (cost != std::string::npos)
                 words = words.substr(0, cost) + "\n             cost: " + words.substr(cost + 2);
@@ -289,7 +301,10 @@ std::string crossover_line(const ComparedSweep& s) {
     const std::string margin = std::to_string(static_cast<int>(s.margin_pct)) + "%";
     const std::string depths =
         "QD " + std::to_string(s.points.front().qd) + " and " + std::to_string(s.points.back().qd);
-    const std::string n = std::to_string(s.repeats);
+    // Where the intervals come from.
+    const std::string over = s.within_run
+                                 ? "with each point's interval from its own 0.1 s samples"
+                                 : "over n=" + std::to_string(s.repeats) + " repeats each";
     if (s.verdict() == "within_noise") {
         double lo = 0, hi = 0;
         for (std::size_t i = 0; i < s.points.size(); ++i) {
@@ -300,11 +315,9 @@ std::string crossover_line(const ComparedSweep& s) {
         char ratios[64];
         std::snprintf(ratios, sizeof ratios, "%.2fx-%.2fx", lo, hi);
         return "crossover: within noise: io_uring and sync overlap at every depth between " +
-               depths + " over n=" + n + " repeats each (median IOPS ratios " + ratios +
-               "): no depth is named";
+               depths + " " + over + " (IOPS ratios " + ratios + "): no depth is named";
     }
-    const std::string noise =
-        s.repeats < 2 ? " (one repeat: no interval)" : " (n=" + n + " repeats each)";
+    const std::string noise = !s.judged ? " (no interval: a point under 0.5 s)" : " (" + over + ")";
     if (!s.crossover)
         return "crossover: io_uring never pays: it does not stay ahead of sync by " + margin +
                " or more from any depth between " + depths + noise;
@@ -315,7 +328,7 @@ std::string crossover_line(const ComparedSweep& s) {
            less_is_better("CPU/op", p.uring.user_ns_per_op + p.uring.system_ns_per_op, "io_uring",
                           p.sync.user_ns_per_op + p.sync.system_ns_per_op, "sync") +
            " (ahead by " + margin + " or more there" +
-           (s.repeats >= 2 ? ", the intervals apart" : "") +
+           (s.judged ? ", the intervals apart" : "") +
            ", never clearly behind at a larger depth)" + noise;
 }
 
@@ -334,12 +347,14 @@ std::string noisy_ratio_words(const ComparedPhase& a, const std::string& an, con
     const std::size_t cut = std::min(words.find(", "), words.size());
     const std::string rest = words.substr(cut);
     if (d == stats::Difference::single_sample)
-        return words.substr(0, cut) + " (one repeat: no interval)" + rest;
-    const std::string n = " n=" + std::to_string(std::min(ea.n, eb.n)) + " repeats each";
+        return words.substr(0, cut) + " (no interval: under 0.5 s)" + rest;
+    const std::string n = a.within_run || b.within_run
+                              ? " intervals from each phase's own 0.1 s samples"
+                              : " n=" + std::to_string(std::min(ea.n, eb.n)) + " repeats each";
     if (d != stats::Difference::within_noise)
         return words.substr(0, cut) + " (intervals apart," + n + ")" + rest;
     return std::string(iops ? "IOPS" : units::rate_unit(u).name) + " within noise (" + an +
-           times(ratio(ea.median, eb.median)) + " on the medians," + n + ")" + rest;
+           times(ratio(ea.median, eb.median)) + "," + n + ")" + rest;
 }
 
 }  // namespace
@@ -421,7 +436,7 @@ json phase_json(const ComparedPhase& p) {
 // phase_json with --repeat's estimates (two repeats or more).
 json repeated_phase_json(const ComparedPhase& p) {
     json j = phase_json(p);
-    if (p.iops_repeats.n >= 2) {
+    if (p.iops_repeats.n >= 2 && !p.within_run) {
         j["iops_repeats"] = estimate_json(p.iops_repeats);
         j["bandwidth_repeats"] = estimate_json(p.bandwidth_repeats);
     }
@@ -449,7 +464,8 @@ json ratio_row(const ComparedPhase& a, const ComparedPhase& b) {
             {"system_calls_per_op_ratio", ratio(a.system_calls_per_op, b.system_calls_per_op)},
             {"in_flight", a.in_flight},
             {"sync_in_flight", b.in_flight},
-            {"repeats", std::min(a.iops_repeats.n, b.iops_repeats.n)},
+            {"repeats", a.within_run || b.within_run ? std::size_t{1}
+                                                     : std::min(a.iops_repeats.n, b.iops_repeats.n)},
             {"difference", std::string(stats::to_string(stats::compare(
                                by_iops(a.phase) ? a.iops_repeats : a.bandwidth_repeats,
                                by_iops(a.phase) ? b.iops_repeats : b.bandwidth_repeats)))}};

@@ -30,7 +30,10 @@ struct ComparedPhase {
     double system_calls_per_op = 0;      // pread/pwrite/fsync, or io_uring_enter
     // --repeat: IOPS and bandwidth over the repeats (then iops and
     // bytes_per_sec above are these medians); one repeat: n = 1.
+    // One repeat: the two estimates are this run's intervals, from the
+    // phase's own slices (model::PhaseResult::series_estimate).
     stats::Estimate iops_repeats, bandwidth_repeats;
+    bool within_run = false;
     std::string too_short;  // model::PhaseResult::too_short(): no ratio is quoted of it
 };
 
@@ -58,7 +61,11 @@ struct ComparedSweep {
     std::optional<std::size_t> crossover;  // index into points (stats::find_crossover)
     double margin_pct = 5;                 // lead that counts as paying
     std::size_t repeats = 1;               // --repeat: runs per backend and point
-    // repeats > 1: the crossover over the estimates (crossover above is its index).
+    // Every point has an interval (over the repeats, or with one repeat from
+    // its phase's own slices: within_run): the crossover is judged on the
+    // estimates (crossover above is its index).
+    bool judged = false;
+    bool within_run = false;
     stats::NoisyCrossover noisy;
     // "named", "within_noise" (no lead and no loss outside the noise) or "never".
     std::string verdict() const;

@@ -14,6 +14,7 @@
 #include "report/figures.h"
 #include "report/json_parts.h"
 #include "report/json_report.h"
+#include "stats/quantile_interval.h"
 #include "units/utf8.h"
 
 namespace ds::report {
@@ -128,6 +129,50 @@ json write_summary_json(const model::PhaseResult& p) {
 
 }  // namespace
 
+namespace {
+
+// This run's interval of its figure, its regimes and the interval of its
+// p99 (schema: interval, regimes, p99_interval).
+void add_intervals(json& j, const model::PhaseResult& p, const stats::LatencyHistogram& all) {
+    const bool iops = p.iops_figure();
+    const stats::BatchInterval b = p.series_interval(iops);
+    const stats::Estimate e = p.series_estimate(iops);
+    j["interval"] = nullptr;
+    if (b.usable && p.too_short().empty())
+        j["interval"] = {{"figure", iops ? "iops" : "bandwidth_bytes_per_sec"},
+                         {"value", e.median},
+                         {"low", e.low},
+                         {"high", e.high},
+                         {"half_width_pct", b.half_width_pct()},
+                         {"confidence", b.confidence},
+                         {"batches", b.batches},
+                         {"batch_s", b.batch_size * p.series.slice_seconds()},
+                         {"correlated", b.correlated}};
+
+    j["regimes"] = nullptr;
+    if (!p.series_joined && !p.series.ops.empty()) {
+        json regimes = json::array();
+        for (const stats::Regime& r : p.regimes())
+            regimes.push_back({{"start_s", r.start_s},
+                               {"length_s", r.length_s},
+                               {"value", r.median},
+                               {"mean", r.mean},
+                               {"low", r.interval.usable ? json(r.interval.low) : json(nullptr)},
+                               {"high", r.interval.usable ? json(r.interval.high) : json(nullptr)}});
+        j["regimes"] = regimes;
+    }
+    j["p99_interval"] = nullptr;
+    if (all.count()) {
+        const stats::QuantileInterval q = stats::quantile_interval(all, 99);
+        j["p99_interval"] = {{"low_ns", q.low},
+                             {"high_ns", q.high},
+                             {"confidence", q.confidence},
+                             {"usable", q.usable}};
+    }
+}
+
+}  // namespace
+
 json phase_json(const model::PhaseResult& p, const model::RunConfig& cfg) {
     const auto& c = p.counters;
     stats::LatencyHistogram all = c.read_latency;
@@ -157,6 +202,7 @@ json phase_json(const model::PhaseResult& p, const model::RunConfig& cfg) {
     }
     if (p.phase == model::Phase::random && c.write_ops + c.write_errors > 0)
         j["write_summary"] = write_summary_json(p);
+    add_intervals(j, p, all);
     return j;
 }
 

@@ -38,14 +38,33 @@ std::string threshold_name(double s) {
 
 namespace {
 
-// The random phase's IOPS (an estimate over --repeat's repeats) and latency.
+// "±1.2 %": the 95 % interval of this run's figure from its own slices
+// (model::PhaseResult::series_interval); "(rough)" when they drifted.
+// Empty under 5 slices, or for a phase too short to measure.
+// A phase whose figure changed level has no one figure to bound: its
+// regimes are named under it instead.
+std::string interval_text(const model::PhaseResult& p) {
+    if (!p.too_short().empty()) return "";
+    if (const std::size_t n = p.regimes().size(); n >= 2)
+        return "(" + std::to_string(n) + " regimes, below)";
+    const stats::BatchInterval b = p.series_interval(p.iops_figure());
+    if (!b.usable) return "";
+    const double pct = b.half_width_pct();
+    return printf_string(pct < 10 ? "\u00b1%.1f %%" : "\u00b1%.0f %%", pct) +
+           (b.correlated ? " (rough)" : "");
+}
+
+// The random phase's IOPS (an estimate over --repeat's repeats, else with
+// this run's interval) and latency.
 std::string random_text(const model::PhaseResult& p, const stats::LatencyHistogram& all) {
     const auto& c = p.counters;
     const double s = p.seconds > 0 ? p.seconds : 1e-9;
+    const std::string within = interval_text(p);
     std::string t =
         p.repeats.size() >= 2
             ? "  " + estimate_text(p.estimates().iops, units::format_iops, " IOPS")
-            : printf_string("  %s IOPS (r %s / w %s)", units::format_iops(p.iops()).c_str(),
+            : printf_string("  %s IOPS%s%s (r %s / w %s)", units::format_iops(p.iops()).c_str(),
+                            within.empty() ? "" : " ", within.c_str(),
                             units::format_iops(c.read_ops / s).c_str(),
                             units::format_iops(c.write_ops / s).c_str());
     return t + "  lat ms p50 " + ms(all.value_at_percentile(50)) + " p95 " +
@@ -121,6 +140,7 @@ std::string phase_line(const model::PhaseResult& p, const std::vector<double>& t
                       ru.of(p.bytes_per_sec()), ru.name, p.seconds);
     const stats::LatencyHistogram all = p.latency();
     if (p.phase == model::Phase::random) line += random_text(p, all);
+    else if (const std::string within = interval_text(p); !within.empty()) line += "  " + within;
     if (c.verified_bytes) line += "  verified " + units::format_bytes(c.verified_bytes);
     if (c.flush_ops) line += flushes_text(c, p.seconds > 0 ? p.seconds : 1e-9);
     line += cpu_text(p, ru);
@@ -129,8 +149,26 @@ std::string phase_line(const model::PhaseResult& p, const std::vector<double>& t
     line += thresholds_text(all, thresholds_s) + caveats_text(p);
     if (p.requested_rate > 0) line.append("\n").append(rate_line(p));
     if (p.repeats.size() >= 2) line.append("\n").append(repeats_line(p));
+    if (const std::string r = regimes_line(p, u); !r.empty()) line.append("\n").append(r);
     if (p.phase == model::Phase::random && c.write_ops + c.write_errors > 0)
         line.append("\n").append(writes_line(p, u));
+    return line;
+}
+
+// Two regimes or more: each one's time, figure and interval; the phase's
+// figure above is their whole-phase mean.
+std::string regimes_line(const model::PhaseResult& p, units::ByteUnits u) {
+    const stats::Regimes regimes = p.regimes();
+    if (regimes.size() < 2) return "";
+    const units::RateUnit ru = units::rate_unit(u);
+    std::string line = "  regimes:   the figure changed level inside the phase (the figure above "
+                       "is the whole phase's):";
+    for (const stats::Regime& r : regimes) {
+        line += printf_string("  %.1f-%.1f s ", r.start_s, r.start_s + r.length_s) +
+                (p.iops_figure() ? units::format_iops(r.median) + " IOPS"
+                                 : printf_string("%.1f %s", ru.of(r.median), ru.name));
+        if (r.interval.usable) line += printf_string(" \u00b1%.1f %%", r.interval.half_width_pct());
+    }
     return line;
 }
 

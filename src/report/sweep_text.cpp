@@ -105,14 +105,19 @@ std::string knee_line(const model::SweepResult& sweep, units::ByteUnits u) {
     if (sweep.points.empty()) return "saturation: no points";
     const std::size_t n = sweep.repeats();
     // n = 0: points made without repeats (not by a run): nothing to say.
+    // One repeat: the p99 rise is judged on each point's own interval (of
+    // its latencies' ranks), the figures have theirs from their slices.
     const std::string noise = n == 0  ? std::string()
-                              : n < 2 ? " (one repeat: no interval)"
+                              : n < 2 ? " (one repeat: p99 outside each point's own interval)"
                                       : printf_string(" (medians of n=%zu, outside the noise)", n);
     if (sweep.knee_in_noise)
         return printf_string(
-            "saturation: by %s, within noise: the medians level off after %s %s, but its p99 "
-            "and the next point's overlap over n=%zu repeats",
-            axis, name.c_str(), value_text(sweep.points[*sweep.knee_in_noise].value).c_str(), n);
+                   "saturation: by %s, within noise: the %s level off after %s %s, but its p99 "
+                   "and the next point's overlap ",
+                   axis, n < 2 ? "figures" : "medians", name.c_str(),
+                   value_text(sweep.points[*sweep.knee_in_noise].value).c_str()) +
+               (n < 2 ? std::string("(intervals of each point's own latencies)")
+                      : printf_string("over n=%zu repeats", n));
     const auto knee = sweep.described_knee();
     if (!knee)
         return printf_string("saturation: by %s, not reached (%s still climbing at %s %s)", axis,

@@ -60,13 +60,14 @@ void judge_knee(SweepResult& sweep, double knee_gain_pct) {
     sweep.knee_in_noise.reset();
     const auto knee = stats::find_knee(sweep.figures(), sweep.axis(), knee_gain_pct);
     if (!knee) return;
-    const auto at = sweep.points[knee->index].random.estimates().p99_ns;
-    const auto next = sweep.points[knee->index + 1].random.estimates().p99_ns;
+    // One repeat: each point's p99 with its own interval.
+    const auto at = sweep.points[knee->index].random.p99_estimate();
+    const auto next = sweep.points[knee->index + 1].random.p99_estimate();
     const stats::Difference d = stats::compare(next, at);
     if (d == stats::Difference::within_noise || d == stats::Difference::lower)
         sweep.knee_in_noise = knee->index;
     else
-        sweep.knee = knee->index;  // outside the noise, or one repeat (said so)
+        sweep.knee = knee->index;  // outside the noise, or no interval (said so)
 }
 
 // The closed loop at --qd (--repeat: its median IOPS), the maximum a rate

@@ -76,7 +76,8 @@ class Repeat(harness.DriveStressTest):
         validate(self, doc)
         self.assertEqual(doc["sweep"]["repeats"], 1)
         self.assertNotIn("repeats", doc["sweep"]["points"][0])
-        self.assertIn("(one repeat: no interval)", r.stdout)
+        self.assertIn("saturation: by IOPS, ", r.stdout)
+        self.assertNotIn("medians of n=", r.stdout)
 
     def test_repeat_zero_is_refused_naming_the_option(self):
         r = self.drivestress("--repeat", 0, "-s", "4M")
@@ -160,6 +161,45 @@ class Throttled(ThrottledDevice):
         block = text[at:text.index("\n\n", at) if "\n\n" in text[at:] else len(text)]
         self.assertRegex(block, r"random +io_uring [0-9.]+x the IOPS .*\(intervals apart, "
                                 r"n=3 repeats each\), p50", block)
+
+
+class OneRepeat(ThrottledDevice):
+    """Without --repeat each point's interval comes from its own 0.1 s
+    samples (batch means): equal caps are within noise, a real difference
+    is still named."""
+
+    def run_on_device(self, *args, wrapper=None):
+        return self.drivestress("-j", 1, "-s", "16M", "--read-pct", 100,
+                                "--phases", "seq-write,random", *args, *raw(self.dev),
+                                target=False, wrapper=wrapper or ())
+
+    def test_equal_caps_are_within_noise_without_repeat(self):
+        self.cgroup.set("read_iops", self.dev, 3000)
+        for run in range(3):
+            r = self.run_on_device("--rand-time", 1, "--compare-backends", "--sweep",
+                                   "qd=1,4,16,64", wrapper=self.cgroup.wrapper())
+            self.assertExit(r, 0)
+            doc = self.assertJson(r)
+            validate(self, doc)
+            sweep = doc["compare_backends"]["sweep"]
+            self.assertEqual(sweep["repeats"], 1)
+            self.assertEqual(sweep["crossover_verdict"], "within_noise", (run, r.stdout))
+            self.assertIsNone(sweep["crossover_qd"])
+            self.assertIn("verdict  crossover: within noise: io_uring and sync overlap at every "
+                          "depth between QD 1 and 64 with each point's interval from its own "
+                          "0.1 s samples", r.stdout)
+
+    def test_uncapped_qd_32_against_qd_1_is_named_without_repeat(self):
+        if harness.sanitizer():
+            self.skipTest("a sanitized build: its speed is not the drive's")
+        r = self.run_on_device("--rand-time", 1, "--qd", 32, "--compare-backends",
+                               "--compare-extra", "sync-qd1")
+        self.assertExit(r, 0)
+        text = r.stdout
+        at = text.index("against sync qd 1")
+        block = text[at:text.index("\n\n", at) if "\n\n" in text[at:] else len(text)]
+        self.assertRegex(block, r"random +io_uring [0-9.]+x the IOPS \(intervals apart, "
+                                r"intervals from each phase's own 0.1 s samples\), p50", block)
 
 
 if __name__ == "__main__":

@@ -293,7 +293,7 @@ TEST_CASE("saturation line with repeats: one says it had one, overlap is within 
     qd.knee = 1;
     CHECK(report::knee_line(qd) ==
           "saturation: by IOPS, qd 4 \u2014 3.0k IOPS, p99 0.100 ms (next step +3% IOPS, "
-          "+200% p99) (one repeat: no interval)");
+          "+200% p99) (one repeat: p99 outside each point's own interval)");
     // Three repeats a point whose p99 ranges at qd 4 and qd 16 overlap.
     for (auto& pt : qd.points) {
         const model::RepeatFigures f = pt.random.figures();

@@ -46,7 +46,7 @@ namespace {
 std::string interval_text(const model::PhaseResult& p) {
     if (!p.too_short().empty()) return "";
     if (const std::size_t n = p.regimes().size(); n >= 2)
-        return "(" + std::to_string(n) + " regimes, below)";
+        return printf_string("(%zu regimes, below)", n);
     const stats::BatchInterval b = p.series_interval(p.iops_figure());
     if (!b.usable) return "";
     const double pct = b.half_width_pct();

@@ -219,8 +219,7 @@ void PhaseResult::merge(const PhaseResult& o) {
 }
 
 stats::BatchInterval PhaseResult::series_interval(bool iops_figure) const {
-    const std::vector<double> v =
-        iops_figure ? series.ops_per_second() : series.bytes_per_second();
+    const std::vector<double> v = iops_figure ? series.ops_per_second() : series.bytes_per_second();
     return stats::batch_means(v);
 }
 
@@ -272,7 +271,8 @@ stats::Regimes PhaseResult::regimes() const {
         const std::size_t to = r.first_interval + r.intervals - (i + 1 < regimes.size() ? 1 : 0);
         if (to < from + 3) continue;
         const std::span<const double> inner(v.data() + from, to - from);
-        r.mean = std::accumulate(inner.begin(), inner.end(), 0.0) / static_cast<double>(inner.size());
+        r.mean =
+            std::accumulate(inner.begin(), inner.end(), 0.0) / static_cast<double>(inner.size());
         std::vector<double> sorted(inner.begin(), inner.end());
         std::sort(sorted.begin(), sorted.end());
         const std::size_t n = sorted.size();
@@ -453,18 +453,51 @@ std::vector<double> like_figures(const std::vector<TargetResult>& targets, const
 
 }  // namespace
 
+namespace {
+
+const PhaseResult* merged_phase(const TargetResult& t, Phase phase) {
+    for (const auto& p : t.merged_phases)
+        if (p.phase == phase) return &p;
+    return nullptr;
+}
+
+// Two like targets: the slower one, when it is `threshold_pct` below the
+// other and their intervals (each phase's own, or its repeats') are apart.
+void flag_slower_of_two(std::vector<TargetResult>& targets, TargetResult& t, Phase phase,
+                        double value, double threshold_pct) {
+    for (const auto& o : targets) {
+        if (&o == &t) continue;
+        const auto of = o.figure();
+        if (!of || of->first != phase || o.device_kind != t.device_kind ||
+            o.capacity_bytes != t.capacity_bytes || of->second <= 0)
+            continue;
+        const double below = (of->second - value) / of->second * 100;
+        const PhaseResult* mine = merged_phase(t, phase);
+        const PhaseResult* theirs = merged_phase(o, phase);
+        if (below <= threshold_pct || !mine || !theirs) return;
+        if (stats::compare(mine->figure_estimate(), theirs->figure_estimate()) !=
+            stats::Difference::lower)
+            return;  // within the noise, or no interval
+        t.slow = SlowTarget{phase, value, of->second, below, 2, o.name};
+        return;
+    }
+}
+
+}  // namespace
+
 void flag_slow_targets(std::vector<TargetResult>& targets, double threshold_pct) {
     for (auto& t : targets) {
         t.slow.reset();
         const auto f = t.figure();
         if (!f) continue;
         const auto like = like_figures(targets, t, f->first);
-        if (like.size() < 3) continue;  // two cannot say which one is off
+        if (like.size() == 2) flag_slower_of_two(targets, t, f->first, f->second, threshold_pct);
+        if (like.size() < 3) continue;  // the median of two is no yardstick
         const double median = median_of(like);
         if (median <= 0) continue;
         const double below = (median - f->second) / median * 100;
         if (below > threshold_pct)
-            t.slow = SlowTarget{f->first, f->second, median, below, like.size()};
+            t.slow = SlowTarget{f->first, f->second, median, below, like.size(), {}};
     }
 }
 

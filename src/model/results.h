@@ -96,6 +96,9 @@ struct SlowTarget {
     double median = 0;            // of the like targets, this one included
     double below_pct = 0;         // how far below the median, percent
     std::size_t like_targets = 0;
+    // Two like targets: the other one's name (median is its figure, and
+    // the two figures' intervals are apart); empty with three or more.
+    std::string compared_to;
 };
 
 // One target of a run with several (TARGET... and each --raw-device): what

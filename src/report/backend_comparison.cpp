@@ -302,9 +302,8 @@ std::string crossover_line(const ComparedSweep& s) {
     const std::string depths =
         "QD " + std::to_string(s.points.front().qd) + " and " + std::to_string(s.points.back().qd);
     // Where the intervals come from.
-    const std::string over = s.within_run
-                                 ? "with each point's interval from its own 0.1 s samples"
-                                 : "over n=" + std::to_string(s.repeats) + " repeats each";
+    const std::string over = s.within_run ? "with each point's interval from its own 0.1 s samples"
+                                          : "over n=" + std::to_string(s.repeats) + " repeats each";
     if (s.verdict() == "within_noise") {
         double lo = 0, hi = 0;
         for (std::size_t i = 0; i < s.points.size(); ++i) {
@@ -327,8 +326,7 @@ std::string crossover_line(const ComparedSweep& s) {
            more_is_better("IOPS", p.uring.iops, "io_uring", p.sync.iops, "sync") + " there, " +
            less_is_better("CPU/op", p.uring.user_ns_per_op + p.uring.system_ns_per_op, "io_uring",
                           p.sync.user_ns_per_op + p.sync.system_ns_per_op, "sync") +
-           " (ahead by " + margin + " or more there" +
-           (s.judged ? ", the intervals apart" : "") +
+           " (ahead by " + margin + " or more there" + (s.judged ? ", the intervals apart" : "") +
            ", never clearly behind at a larger depth)" + noise;
 }
 
@@ -446,29 +444,30 @@ json repeated_phase_json(const ComparedPhase& p) {
 json ratio_row(const ComparedPhase& a, const ComparedPhase& b) {
     const double ca = a.user_ns_per_op + a.system_ns_per_op;
     const double cb = b.user_ns_per_op + b.system_ns_per_op;
-    return {{"phase", std::string(model::to_string(a.phase))},
-            {"io_uring_bandwidth_bytes_per_sec", a.bytes_per_sec},
-            {"sync_bandwidth_bytes_per_sec", b.bytes_per_sec},
-            {"bandwidth_ratio", ratio(a.bytes_per_sec, b.bytes_per_sec)},
-            {"io_uring_iops", a.iops},
-            {"sync_iops", b.iops},
-            {"iops_ratio", ratio(a.iops, b.iops)},
-            {"io_uring_p99_ns", static_cast<double>(a.p99_ns)},
-            {"sync_p99_ns", static_cast<double>(b.p99_ns)},
-            {"p99_ratio", ratio(static_cast<double>(a.p99_ns), static_cast<double>(b.p99_ns))},
-            {"p50_ratio", ratio(static_cast<double>(a.p50_ns), static_cast<double>(b.p50_ns))},
-            {"p99_9_ratio", ratio(static_cast<double>(a.p999_ns), static_cast<double>(b.p999_ns))},
-            {"cpu_per_op_ratio", ratio(ca, cb)},
-            {"context_switches_per_op_ratio",
-             ratio(a.context_switches_per_op, b.context_switches_per_op)},
-            {"system_calls_per_op_ratio", ratio(a.system_calls_per_op, b.system_calls_per_op)},
-            {"in_flight", a.in_flight},
-            {"sync_in_flight", b.in_flight},
-            {"repeats", a.within_run || b.within_run ? std::size_t{1}
-                                                     : std::min(a.iops_repeats.n, b.iops_repeats.n)},
-            {"difference", std::string(stats::to_string(stats::compare(
-                               by_iops(a.phase) ? a.iops_repeats : a.bandwidth_repeats,
-                               by_iops(a.phase) ? b.iops_repeats : b.bandwidth_repeats)))}};
+    return {
+        {"phase", std::string(model::to_string(a.phase))},
+        {"io_uring_bandwidth_bytes_per_sec", a.bytes_per_sec},
+        {"sync_bandwidth_bytes_per_sec", b.bytes_per_sec},
+        {"bandwidth_ratio", ratio(a.bytes_per_sec, b.bytes_per_sec)},
+        {"io_uring_iops", a.iops},
+        {"sync_iops", b.iops},
+        {"iops_ratio", ratio(a.iops, b.iops)},
+        {"io_uring_p99_ns", static_cast<double>(a.p99_ns)},
+        {"sync_p99_ns", static_cast<double>(b.p99_ns)},
+        {"p99_ratio", ratio(static_cast<double>(a.p99_ns), static_cast<double>(b.p99_ns))},
+        {"p50_ratio", ratio(static_cast<double>(a.p50_ns), static_cast<double>(b.p50_ns))},
+        {"p99_9_ratio", ratio(static_cast<double>(a.p999_ns), static_cast<double>(b.p999_ns))},
+        {"cpu_per_op_ratio", ratio(ca, cb)},
+        {"context_switches_per_op_ratio",
+         ratio(a.context_switches_per_op, b.context_switches_per_op)},
+        {"system_calls_per_op_ratio", ratio(a.system_calls_per_op, b.system_calls_per_op)},
+        {"in_flight", a.in_flight},
+        {"sync_in_flight", b.in_flight},
+        {"repeats", a.within_run || b.within_run ? std::size_t{1}
+                                                 : std::min(a.iops_repeats.n, b.iops_repeats.n)},
+        {"difference", std::string(stats::to_string(stats::compare(
+                           by_iops(a.phase) ? a.iops_repeats : a.bandwidth_repeats,
+                           by_iops(a.phase) ? b.iops_repeats : b.bandwidth_repeats)))}};
 }
 
 json runs_json(const std::vector<ComparedRow>& rows, const model::BackendComparison& c) {

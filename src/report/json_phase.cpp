@@ -153,12 +153,13 @@ void add_intervals(json& j, const model::PhaseResult& p, const stats::LatencyHis
     if (!p.series_joined && !p.series.ops.empty()) {
         json regimes = json::array();
         for (const stats::Regime& r : p.regimes())
-            regimes.push_back({{"start_s", r.start_s},
-                               {"length_s", r.length_s},
-                               {"value", r.median},
-                               {"mean", r.mean},
-                               {"low", r.interval.usable ? json(r.interval.low) : json(nullptr)},
-                               {"high", r.interval.usable ? json(r.interval.high) : json(nullptr)}});
+            regimes.push_back(
+                {{"start_s", r.start_s},
+                 {"length_s", r.length_s},
+                 {"value", r.median},
+                 {"mean", r.mean},
+                 {"low", r.interval.usable ? json(r.interval.low) : json(nullptr)},
+                 {"high", r.interval.usable ? json(r.interval.high) : json(nullptr)}});
         j["regimes"] = regimes;
     }
     j["p99_interval"] = nullptr;

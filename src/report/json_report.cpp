@@ -411,7 +411,8 @@ json slow_json(const model::TargetResult& t) {
             {"value", s.value},
             {"median", s.median},
             {"below_median_pct", s.below_pct},
-            {"like_targets", s.like_targets}};
+            {"like_targets", s.like_targets},
+            {"compared_to", s.compared_to.empty() ? json(nullptr) : json(s.compared_to)}};
 }
 
 json targets_json(const model::RunConfig& cfg, const model::RunResult& r) {

@@ -139,8 +139,10 @@ std::string phase_line(const model::PhaseResult& p, const std::vector<double>& t
         printf_string("  %-10s %9.1f %-5s  %7.2f s", std::string(model::to_string(p.phase)).c_str(),
                       ru.of(p.bytes_per_sec()), ru.name, p.seconds);
     const stats::LatencyHistogram all = p.latency();
-    if (p.phase == model::Phase::random) line += random_text(p, all);
-    else if (const std::string within = interval_text(p); !within.empty()) line += "  " + within;
+    if (p.phase == model::Phase::random)
+        line += random_text(p, all);
+    else if (const std::string within = interval_text(p); !within.empty())
+        line += "  " + within;
     if (c.verified_bytes) line += "  verified " + units::format_bytes(c.verified_bytes);
     if (c.flush_ops) line += flushes_text(c, p.seconds > 0 ? p.seconds : 1e-9);
     line += cpu_text(p, ru);
@@ -161,8 +163,9 @@ std::string regimes_line(const model::PhaseResult& p, units::ByteUnits u) {
     const stats::Regimes regimes = p.regimes();
     if (regimes.size() < 2) return "";
     const units::RateUnit ru = units::rate_unit(u);
-    std::string line = "  regimes:   the figure changed level inside the phase (the figure above "
-                       "is the whole phase's):";
+    std::string line =
+        "  regimes:   the figure changed level inside the phase (the figure above "
+        "is the whole phase's):";
     for (const stats::Regime& r : regimes) {
         line += printf_string("  %.1f-%.1f s ", r.start_s, r.start_s + r.length_s) +
                 (p.iops_figure() ? units::format_iops(r.median) + " IOPS"

@@ -76,6 +76,11 @@ std::string slow_text(const model::TargetResult& t, units::ByteUnits u) {
     auto figure = [&](double v) {
         return iops ? units::format_iops(v) + " IOPS" : units::format_bandwidth(v, u);
     };
+    if (!s.compared_to.empty())  // two like targets, the intervals apart
+        return printf_string("%s: %s %.0f %% below %s (%s against %s, outside the noise)",
+                             t.name.c_str(), std::string(model::to_string(s.phase)).c_str(),
+                             s.below_pct, s.compared_to.c_str(), figure(s.value).c_str(),
+                             figure(s.median).c_str());
     return printf_string("%s: %s %.0f %% below the median of %zu (%s, median %s)", t.name.c_str(),
                          std::string(model::to_string(s.phase)).c_str(), s.below_pct,
                          s.like_targets, figure(s.value).c_str(), figure(s.median).c_str());

@@ -221,6 +221,48 @@ class SlowDrive(harness.DriveStressTest):
         self.assertIn("below the median of 4", r.stdout)
 
 
+class TwoDrives(harness.DriveStressTest):
+    """Two like raw loop devices: the slower is named only when it is far
+    below the other and their intervals (each phase's own 0.1 s samples)
+    are apart."""
+
+    def setUp(self):
+        super().setUp()
+        harness.require_root(self)
+        self.cgroup = BlkioCgroup(self)
+        self.devs = [harness.loop_device(self, harness.backing_file(self, DEVICE_BYTES))
+                     for _ in range(2)]
+
+    def run_both(self):
+        targets = [a for dev in self.devs for a in raw(dev)]
+        r = self.drivestress("-j", 1, "-s", "1M", "--seq-block", "64K", "--qd", 8,
+                             "--rand-time", 3, *targets, target=False,
+                             wrapper=self.cgroup.wrapper())
+        self.assertExit(r, 0)
+        return r, self.assertJson(r)
+
+    def test_the_capped_one_of_two_is_named(self):
+        slow = self.devs[1]
+        for knob in ("read_iops", "write_iops"):
+            self.cgroup.set(knob, slow, 200)
+        r, doc = self.run_both()
+        flagged = [t for t in doc["targets"] if t["slow"]]
+        self.assertEqual([t["path"] for t in flagged], [slow], r.describe())
+        s = flagged[0]["slow"]
+        self.assertEqual((s["like_targets"], s["compared_to"]),
+                         (2, os.path.basename(self.devs[0])))
+        self.assertGreater(s["below_median_pct"], 90)
+        self.assertIn(f"slow     {os.path.basename(slow)}: random ", r.stdout)
+        self.assertIn(f"below {os.path.basename(self.devs[0])} (", r.stdout)
+        self.assertIn("outside the noise", r.stdout)
+
+    def test_two_uncapped_are_neither_named(self):
+        for _ in range(3):
+            r, doc = self.run_both()
+            self.assertEqual([t["path"] for t in doc["targets"] if t["slow"]], [], r.describe())
+            self.assertNotIn("slow     ", r.stdout)
+
+
 class CpuSplit(harness.DriveStressTest):
     """--cpus splits its list over the run's workers, target by target: two
     directories of one worker each on --cpus 0-1 run on CPU 0 and CPU 1 (it

@@ -55,8 +55,8 @@ std::string interval_text(const model::PhaseResult& p) {
 }
 
 // The random phase's IOPS (an estimate over --repeat's repeats, else with
-// this run's interval) and latency.
-std::string random_text(const model::PhaseResult& p, const stats::LatencyHistogram& all) {
+// this run's interval).
+std::string iops_text(const model::PhaseResult& p) {
     const auto& c = p.counters;
     const double s = p.seconds > 0 ? p.seconds : 1e-9;
     const std::string within = interval_text(p);
@@ -67,9 +67,34 @@ std::string random_text(const model::PhaseResult& p, const stats::LatencyHistogr
                             within.empty() ? "" : " ", within.c_str(),
                             units::format_iops(c.read_ops / s).c_str(),
                             units::format_iops(c.write_ops / s).c_str());
-    return t + "  lat ms p50 " + ms(all.value_at_percentile(50)) + " p95 " +
+    return t;
+}
+
+std::string latency_text(const stats::LatencyHistogram& all) {
+    return "lat ms p50 " + ms(all.value_at_percentile(50)) + " p95 " +
            ms(all.value_at_percentile(95)) + " p99 " + ms(all.value_at_percentile(99)) + " p99.9 " +
            ms(all.value_at_percentile(99.9)) + " max " + ms(all.max());
+}
+
+// A line's groups of fields: one line with --wide; otherwise each group
+// after the first on a line of its own at 13 columns, so a line breaks at
+// the same places whatever its numbers (fit() folds what is still long).
+std::string joined(const std::vector<std::string>& groups) {
+    std::string out;
+    for (const std::string& g : groups) {
+        const std::size_t start = g.find_first_not_of(' ');
+        if (start == std::string::npos) continue;
+        if (out.empty()) {
+            out = g;
+            continue;
+        }
+        if (text_width() == 0)
+            out.append("  ");
+        else
+            out.append("\n").append(13, ' ');
+        out.append(g, start, std::string::npos);
+    }
+    return out;
 }
 
 std::string flushes_text(const model::PhaseCounters& c, double s) {
@@ -135,20 +160,29 @@ std::string phase_line(const model::PhaseResult& p, const std::vector<double>& t
                        units::ByteUnits u) {
     const auto& c = p.counters;
     const units::RateUnit ru = units::rate_unit(u);
-    std::string line =
+    // The figure; what was verified (the random phase: its latency first);
+    // flushes; the cost; the latency thresholds; what went wrong or short.
+    std::string head =
         printf_string("  %-10s %9.1f %-5s  %7.2f s", std::string(model::to_string(p.phase)).c_str(),
                       ru.of(p.bytes_per_sec()), ru.name, p.seconds);
     const stats::LatencyHistogram all = p.latency();
-    if (p.phase == model::Phase::random)
-        line += random_text(p, all);
+    const bool random = p.phase == model::Phase::random;
+    if (random)
+        head += iops_text(p);
     else if (const std::string within = interval_text(p); !within.empty())
-        line += "  " + within;
-    if (c.verified_bytes) line += "  verified " + units::format_bytes(c.verified_bytes);
-    if (c.flush_ops) line += flushes_text(c, p.seconds > 0 ? p.seconds : 1e-9);
-    line += cpu_text(p, ru);
+        head += "  " + within;
+    const std::string verified =
+        c.verified_bytes ? "  verified " + units::format_bytes(c.verified_bytes) : "";
+    std::vector<std::string> groups{random ? head : head + verified};
+    if (random) groups.push_back(latency_text(all) + verified);
+    if (c.flush_ops) groups.push_back(flushes_text(c, p.seconds > 0 ? p.seconds : 1e-9));
+    std::string cost = cpu_text(p, ru);
     for (const PhaseFigure& f : phase_figures())
-        if (f.text && f.shown_for(p)) line += "  " + f.text(p);
-    line += thresholds_text(all, thresholds_s) + caveats_text(p);
+        if (f.text && f.shown_for(p)) cost += "  " + f.text(p);
+    groups.push_back(cost);
+    groups.push_back(thresholds_text(all, thresholds_s));
+    groups.push_back(caveats_text(p));
+    std::string line = joined(groups);
     if (p.requested_rate > 0) line.append("\n").append(rate_line(p));
     if (p.repeats.size() >= 2) line.append("\n").append(repeats_line(p));
     if (const std::string r = regimes_line(p, u); !r.empty()) line.append("\n").append(r);
@@ -235,11 +269,12 @@ std::string writes_line(const model::PhaseResult& p, units::ByteUnits u) {
     return printf_string("  writes:    %" PRIu64 " done, %" PRIu64 " errors (%" PRIu64
                          " failed, 0 outstanding)  time ms min ",
                          c.write_ops, c.write_errors, c.write_errors) +
-           ms(w.min()) + " avg " + ms(static_cast<std::uint64_t>(w.mean())) + " max " +
-           ms(w.max()) +
-           printf_string("  total %.3f s  %.1f %s  %.0f writes/s  %.1f %s", p.seconds,
-                         ru.of(static_cast<double>(c.write_bytes)), ru.amount, c.write_ops / s,
-                         ru.of(static_cast<double>(c.write_bytes)) / s, ru.name);
+           joined(
+               {ms(w.min()) + " avg " + ms(static_cast<std::uint64_t>(w.mean())) + " max " +
+                    ms(w.max()),
+                printf_string("total %.3f s  %.1f %s  %.0f writes/s  %.1f %s", p.seconds,
+                              ru.of(static_cast<double>(c.write_bytes)), ru.amount, c.write_ops / s,
+                              ru.of(static_cast<double>(c.write_bytes)) / s, ru.name)});
 }
 
 // Foreign load only: kernel threads carrying out the run's I/O are its own

@@ -267,7 +267,7 @@ void TextReport::finish(const model::RunConfig& cfg, const model::RunResult& r,
         return;
     }
     if (!r.merged_phases.empty())
-        std::fprintf(out_, "%s\n", fit(result_line(cfg, r, units_), 9).c_str());
+        std::fprintf(out_, "%s\n", clauses(result_line(cfg, r, units_), 9).c_str());
     std::fprintf(
         out_, "%s\n",
         fit("result   " + verdict + " (exit " + std::to_string(model::code_of(code)) + ")", 9)

@@ -115,6 +115,16 @@ std::string fit(const std::string& text, std::size_t indent) {
     return out;
 }
 
+std::string clauses(const std::string& line, std::size_t indent) {
+    if (g_width == 0) return line;
+    std::string out;
+    std::size_t start = 0;
+    for (std::size_t bar; (bar = line.find(" | ", start)) != std::string::npos; start = bar + 3)
+        out.append(line, start, bar - start).append("\n").append(indent, ' ');
+    out.append(line, start, std::string::npos);
+    return fit(out, indent);
+}
+
 void printf_fit(std::FILE* out, std::size_t indent, const char* format, ...) {
     std::va_list args;
     va_start(args, format);

@@ -24,6 +24,10 @@ std::size_t columns_of(const std::string& line);
 // longer than a line is folded at its spaces.
 std::string fit(const std::string& text, std::size_t indent = 13);
 
+// A line of clauses ("a | b | c"): one clause a line at `indent` columns
+// (the same breaks whatever its numbers), each fitted; with --wide as it is.
+std::string clauses(const std::string& line, std::size_t indent);
+
 // fprintf(out, format, ...) with what it prints fitted (fit()).
 void printf_fit(std::FILE* out, std::size_t indent, const char* format, ...)
     __attribute__((format(printf, 3, 4)));

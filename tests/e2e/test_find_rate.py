@@ -77,7 +77,14 @@ class FindRateCases:
         self.assertEqual(fr["lowest_failing_iops"], min(failed) if failed else None)
         self.assertIn("find-rate: ", r.stdout)
         self.assertIn("sweep rate: random phase open-loop", r.stdout)
-        self.assertIn("      closed ", r.stdout)
+        self.assertIn("    closed ", r.stdout)
+        # Every column says its unit, and the count that decides "rate met".
+        self.assertRegex(r.stdout, r"\n +rate +req IOPS +IOPS +late % +late>tol +svc p99 +rsp p50 "
+                                   r"+rsp p99 +rsp p99\.9\n")
+        self.assertIn("latency in ms", r.stdout)
+        for p in points:  # the late>tol column is each probe's count beyond the tolerance
+            late = p["rate"]["late_beyond_tolerance_ops"]
+            self.assertRegex(r.stdout, r"\n +[0-9.]+k? +[0-9.]+k? +[0-9.]+k? +[0-9.]+ +%d " % late)
         self.assertEqual(doc["summary"]["mismatch_total"], 0)
         with open(prom) as f:
             text = f.read()

@@ -253,7 +253,7 @@ class Throttled(ThrottledDevice):
         self.assertLessEqual(sweep["turn_up"]["index"], 2)
         self.assertFalse(sweep["points"][2]["rate"]["met"])
         self.assertIn("turn-up: at ", r.stdout)
-        self.assertIn("      closed ", r.stdout)
+        self.assertIn("    closed ", r.stdout)
 
     def stalled(self, *args, qd):
         """A random phase of 4 s with reads throttled to 1 IOPS from 1.5 s to 2.5 s."""

@@ -223,7 +223,8 @@ class HostLoad(harness.DriveStressTest):
     def test_every_phase_carries_its_host_load(self):
         """Without a hog the shares are whatever the machine did (the suite
         runs tests side by side, so no figure is asserted): each phase has
-        them, within 0..100 %, and a warning line exactly when busy."""
+        them, within 0..100 %, and a warning line exactly when busy and long
+        enough to measure."""
         r = self.drivestress("-s", "8M", "-j", "1", "--rand-ops", "2000")
         self.assertExit(r, 0)
         for name, p in harness.merged_phases_of(r.doc).items():
@@ -231,7 +232,9 @@ class HostLoad(harness.DriveStressTest):
             for key in ("steal_pct", "foreign_pct"):
                 self.assertTrue(0 <= load[key] <= 100, (name, load))
             self.assertEqual(load["busy"], load["steal_pct"] >= 5 or load["foreign_pct"] >= 20)
-            self.assertEqual(load["busy"],
+            # Warned of only where there is a figure to spoil: a phase too
+            # short to measure has none (its share is a few clock ticks).
+            self.assertEqual(load["busy"] and not p["too_short"],
                              re.search(f"other processes during {name}[ ;]", r.stdout) is not None,
                              name)
             # The kernel threads' CPU is the I/O path's, a figure of its own.

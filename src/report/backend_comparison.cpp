@@ -228,7 +228,7 @@ std::string figures_table(const std::vector<ComparedRow>& rows, std::size_t iter
                       "; flight: operations in flight over all workers; latency in ms; CPU in "
                       "us per operation (usr, sys), context switches (csw) and system calls "
                       "per operation, of the whole process)";
-    out = std::string("\n").append(fit(out.substr(1), 2)).append("\n");
+    out = std::string("\n").append(fit(out.substr(1), 9)).append("\n");
     char line[320];
     std::snprintf(line, sizeof line, "  %-9s %-15s %6s %8s %8s %6s %6s %6s %6s %6s %5s %5s\n",
                   "phase", "run", "flight", "IOPS", units::rate_unit(u).name, "p50", "p99", "p99.9",
@@ -347,7 +347,7 @@ std::string noisy_ratio_words(const ComparedPhase& a, const std::string& an, con
     if (d == stats::Difference::single_sample)
         return words.substr(0, cut) + " (no interval: under 0.5 s)" + rest;
     const std::string n = a.within_run || b.within_run
-                              ? " intervals from each phase's own 0.1 s samples"
+                              ? " each phase's own interval"
                               : " n=" + std::to_string(std::min(ea.n, eb.n)) + " repeats each";
     if (d != stats::Difference::within_noise)
         return words.substr(0, cut) + " (intervals apart," + n + ")" + rest;

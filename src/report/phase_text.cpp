@@ -39,7 +39,8 @@ std::string threshold_name(double s) {
 namespace {
 
 // "±1.2 %": the 95 % interval of this run's figure from its own slices
-// (model::PhaseResult::series_interval); "(rough)" when they drifted.
+// (model::PhaseResult::series_interval); "(unsteady)" when the figure
+// moved within the phase (its slices stay correlated: a rough interval).
 // Empty under 5 slices, or for a phase too short to measure.
 // A phase whose figure changed level has no one figure to bound: its
 // regimes are named under it instead.
@@ -51,7 +52,7 @@ std::string interval_text(const model::PhaseResult& p) {
     if (!b.usable) return "";
     const double pct = b.half_width_pct();
     return printf_string(pct < 10 ? "\u00b1%.1f %%" : "\u00b1%.0f %%", pct) +
-           (b.correlated ? " (rough)" : "");
+           (b.correlated ? " (unsteady)" : "");
 }
 
 // The random phase's IOPS (an estimate over --repeat's repeats, else with

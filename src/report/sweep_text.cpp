@@ -152,7 +152,7 @@ std::string rate_sweep_row(const model::RunConfig& cfg, const model::SweepPoint&
             "(svc) = completion - submit; "
             "late>tol: operations late beyond the schedule's tolerance (a rate is met with at "
             "most 1 % of them)";
-        out.append("\n").append(fit(intro, 2)).append("\n");
+        out.append("\n").append(fit(intro, 9)).append("\n");
         out += printf_string("  %8s %8s %8s %6s %8s %7s %7s %7s %9s\n", "rate", "req IOPS", "IOPS",
                              "late %", "late>tol", "svc p99", "rsp p50", "rsp p99", "rsp p99.9");
     }
@@ -197,7 +197,7 @@ void TextReport::sweep_point_done(const model::RunConfig& cfg, const model::Swee
         head += cfg.rand_ops ? std::to_string(*cfg.rand_ops) + " ops"
                              : units::format_seconds(cfg.rand_time_s);
         head += " per point, verified; latency in ms";
-        std::fprintf(out_, "\n%s\n", fit(head.substr(1), 2).c_str());
+        std::fprintf(out_, "\n%s\n", fit(head.substr(1), 9).c_str());
         // 100 columns with the default thresholds.
         std::string cols = printf_string(
             "  %5s %8s %8s %6s %6s %6s %7s %4s %4s %10s",

@@ -192,7 +192,7 @@ void print_mismatch_records(std::FILE* out, const model::RunResult& r) {
                     " (iteration " + std::to_string(a.iteration) + ")" +
                     (a.times > 1 ? " x" + std::to_string(a.times) : std::string());
         }
-        std::fprintf(out, "%s\n", fit(line, 4).c_str());
+        std::fprintf(out, "%s\n", fit(line, 9).c_str());
     }
 }
 

@@ -12,7 +12,8 @@ shell command line run in a fresh temporary directory, with {drivestress}
 (the built binary), {scripts} (the scripts/ directory) and {dir} (that
 directory) filled in; it may be a smaller run than the one the page shows
 (fewer MiB, shorter phases), since only the shape is compared.  Its output
-(stdout and stderr) must have the block's shape, where a line's shape is its
+(stdout and stderr) must have the block's shape (a line continued at 9 or 13
+columns taken as one with the line before it), where a line's shape is its
 labels: every token that is a number becomes '#' (with the size or time unit
 that follows it), every absolute path '/', what depends on the machine (host
 name, kernel, generator, filesystem and device) a placeholder, runs of spaces
@@ -93,7 +94,7 @@ MACHINE = (
 )
 # A value: starts with a digit, maybe after a sign or bracket ("+3.2%",
 # "(0", "64.6k", "2026-11-30T03:20:46Z"); "p99", "SEQ1M", "avx2" are labels.
-NUMBER = re.compile(r"^[(\[+\-]?\.?\d")
+NUMBER = re.compile(r"^[(\[+\-\u00b1]?\.?\d")
 UNITS = {"B", "KiB", "MiB", "GiB", "TiB", "ns", "us", "µs", "ms", "s", "min", "h"}
 
 
@@ -122,13 +123,43 @@ def line_shape(line):
 HOST_BUSY = re.compile(r"^\s*host busy: ")
 
 
+# What a run's own noise decides: whether a figure moved within its phase.
+UNSTEADY = " (unsteady)"
+# A line the report continues at 9 or 13 columns (report/text_width.h):
+# where a long line folds depends on its numbers' widths, so a continuation
+# is taken back into the line before it, on the page and in the output alike.
+CONTINUATION = re.compile(r"^(?: {9}| {13})\S")
+
+
+# --compare-backends' ratio lines and verdict: which run wins, by how much
+# and whether outside the noise is the data, not the layout ("sync 1.07x the
+# MiB/s, p50 ... lower on io_uring" against "MiB/s within noise (...)").
+RATIO = re.compile(r"^(\s+(?:seq-write|seq-read|random|reverify)\s).*\blower on\b")
+VERDICT = re.compile(r"^(verdict  [^:]*:).*")
+
+
+def data_words(line):
+    m = RATIO.match(line) or VERDICT.match(line)
+    return m.group(1) + " (ratios)" if m else line
+
+
+def unfolded(text):
+    out = []
+    for line in text.splitlines():
+        if CONTINUATION.match(line) and out and out[-1].strip():
+            out[-1] += "  " + line.strip()
+        else:
+            out.append(line)
+    return out
+
+
 def shape(text):
     """The shapes of the lines of `text`, runs of one shape kept once."""
     out = []
-    for line in text.splitlines():
+    for line in unfolded(text):
         if HOST_BUSY.match(line):
             continue
-        s = line_shape(line)
+        s = line_shape(data_words(line.replace(UNSTEADY, "")))
         if not out or out[-1] != s:
             out.append(s)
     return out

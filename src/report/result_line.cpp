@@ -84,12 +84,25 @@ std::string sweep_words(const model::SweepResult& s, units::ByteUnits u) {
            printf_string(", p99 %.3f ms", knee->at.p99_ns / 1e6);
 }
 
+// Half the width of one run's interval of its figure, in %; 0 without one.
+double within_pct(const model::PhaseResult& p) {
+    if (p.repeats.size() >= 2 || p.series_joined || p.regimes().size() >= 2) return 0;
+    const stats::BatchInterval b = p.series_interval(p.iops_figure());
+    return b.usable ? b.half_width_pct() : 0;
+}
+
 }  // namespace
 
 QuotedFigures quoted_figures(const model::RunResult& r) {
     QuotedFigures q;
-    if (const auto* w = merged(r, model::Phase::seq_write)) q.seq_write = direction(*w, false);
-    if (const auto* rd = merged(r, model::Phase::seq_read)) q.seq_read = direction(*rd, true);
+    if (const auto* w = merged(r, model::Phase::seq_write)) {
+        q.seq_write = direction(*w, false);
+        q.seq_write.within_pct = within_pct(*w);
+    }
+    if (const auto* rd = merged(r, model::Phase::seq_read)) {
+        q.seq_read = direction(*rd, true);
+        q.seq_read.within_pct = within_pct(*rd);
+    }
     if (const auto* rnd = merged(r, model::Phase::random)) {
         q.random = rnd->seconds > 0;
         q.random_too_short = rnd->too_short();
@@ -102,9 +115,20 @@ QuotedFigures quoted_figures(const model::RunResult& r) {
                               : rnd->latency().value_at_percentile(99);
         q.random_iops_repeats = rnd->estimates().iops;
         if (q.random_iops_repeats.n >= 2) q.random_iops = q.random_iops_repeats.median;
+        q.random_within_pct = within_pct(*rnd);
     }
     return q;
 }
+
+namespace {
+
+// " ±4.2 %" (one run's interval), or nothing.
+std::string pm(double pct) {
+    if (pct <= 0) return "";
+    return printf_string(pct < 10 ? " \u00b1%.1f %%" : " \u00b1%.0f %%", pct);
+}
+
+}  // namespace
 
 std::string result_line(const model::RunConfig& cfg, const model::RunResult& r,
                         units::ByteUnits u) {
@@ -115,7 +139,8 @@ std::string result_line(const model::RunConfig& cfg, const model::RunResult& r,
         seq += seq.empty() ? "seq " + block_words(cfg.seq_block) + ": " : ", ";
         seq +=
             name + (d.too_short.empty()
-                        ? printf_string(" %s", units::format_bandwidth(d.bytes_per_sec, u).c_str())
+                        ? printf_string(" %s", units::format_bandwidth(d.bytes_per_sec, u).c_str()) +
+                              pm(d.within_pct)
                         : " too short to measure (" + d.too_short + ")");
     };
     add_seq("write", q.seq_write);
@@ -132,7 +157,7 @@ std::string result_line(const model::RunConfig& cfg, const model::RunResult& r,
                                 ? printf_string(" (\u00b1%.1f %%, n=%zu)",
                                                 q.random_iops_repeats.half_width_pct(),
                                                 q.random_iops_repeats.n)
-                                : std::string()) +
+                                : pm(q.random_within_pct)) +
                            (q.random_p99_is_response ? ", response p99 " : ", p99 ") +
                            printf_string("%.3f ms", static_cast<double>(q.random_p99_ns) / 1e6)
                      : "too short to measure (" + q.random_too_short + ")");

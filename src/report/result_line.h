@@ -22,6 +22,9 @@ struct DirectionFigures {
     // Why the phase was too short to measure (model::kMinMeasuredSeconds),
     // or empty: a figure quoted only when it is.
     std::string too_short;
+    // One run's interval of its figure, half its width in % (0: none; a
+    // phase of several runs or regimes has none).
+    double within_pct = 0;
 };
 
 struct QuotedFigures {
@@ -35,6 +38,7 @@ struct QuotedFigures {
     std::uint64_t random_p99_ns = 0;
     bool random_p99_is_response = false;
     stats::Estimate random_iops_repeats;  // --repeat: over the repeats (n = 1: none)
+    double random_within_pct = 0;         // one repeat: DirectionFigures::within_pct
 };
 
 // From the run's merged phases (sweep points are not in them).

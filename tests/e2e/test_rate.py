@@ -96,7 +96,7 @@ class RateCases:
         self.assertIn("rate:      requested 1.0k IOPS, achieved ", r.stdout)
         # The figures line quotes what an open loop is about: response time.
         figures = next(l for l in r.stdout.splitlines() if l.startswith("figures  "))
-        self.assertRegex(figures, r" IOPS, response p99 \d+\.\d{3} ms")
+        self.assertRegex(figures, r" IOPS(?: \u00b1[\d.]+ %)?, response p99 \d+\.\d{3} ms")
         self.assertIn("response ms p50 ", r.stdout)
         self.assertIn("issue error us p50 ", r.stdout)
         with open(series) as f:

@@ -18,6 +18,10 @@ SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "s
                       "result.schema.json")
 
 
+# One run's interval after a figure of the figures line, when it has one.
+PLUS_MINUS = r"(?: \u00b1[\d.]+ %)?"
+
+
 def line_starting(text, label):
     lines = [l for l in text.splitlines() if l.startswith(label)]
     if len(lines) != 1:
@@ -39,9 +43,11 @@ class Reading(harness.DriveStressTest):
         for name, p in merged.items():
             self.assertFalse(p["too_short"], (name, p["too_short_reason"]))
         line = line_starting(r.stdout, "figures  ")
-        m = re.fullmatch(r"figures  seq 64K: write ([\d.]+) MiB/s, read ([\d.]+) MiB/s \| "
-                         r"random 4K, 70% reads, qd (\d+) x 2 workers: ([\d.]+)(k?) IOPS, "
-                         r"p99 ([\d.]+) ms \| io_uring, O_DIRECT, 2 x 8 MiB on \S+, verified", line)
+        # (Each figure with one run's interval, when it has one: " ±4.2 %".)
+        pm = PLUS_MINUS
+        m = re.fullmatch(r"figures  seq 64K: write ([\d.]+) MiB/s" + pm + r", read ([\d.]+) MiB/s" + pm +
+                         r" \| random 4K, 70% reads, qd (\d+) x 2 workers: ([\d.]+)(k?) IOPS" + pm +
+                         r", p99 ([\d.]+) ms \| io_uring, O_DIRECT, 2 x 8 MiB on \S+, verified", line)
         self.assertIsNotNone(m, line)
         self.assertEqual(float(m[1]),
                          round(merged["seq-write"]["write_bandwidth_bytes_per_sec"] / MiB, 1))
@@ -203,7 +209,8 @@ class Reading(harness.DriveStressTest):
             self.assertAlmostEqual(float(m.group(1)),
                                    phases[name]["bandwidth_bytes_per_sec"] / 1e6, delta=0.051)
         figures = line_starting(r.stdout, "figures  ")
-        self.assertRegex(figures, r"seq 1M: write [\d.]+ MB/s, read [\d.]+ MB/s \|")
+        self.assertRegex(figures, r"seq 1M: write [\d.]+ MB/s" + PLUS_MINUS + r", read [\d.]+ MB/s" +
+                         PLUS_MINUS + r" \|")
         self.assertIn("1 x 8 MiB", figures)
         bad = self.drivestress("-s", "8M", "--units", "MB", json_out=False)
         self.assertExit(bad, 1)
@@ -305,8 +312,9 @@ class TooShort(harness.DriveStressTest):
         for name in ("seq-read", "reverify"):  # every byte read was verified
             self.assertEqual(merged[name]["verified_bytes"], merged[name]["read_bytes"], name)
         line = line_starting(r.stdout, "figures  ")
-        self.assertRegex(line, r"^figures  seq 64K: write [\d.]+ MiB/s, read [\d.]+ MiB/s \| ")
-        # Without it, one pass: the config says so.
+        self.assertRegex(line, r"^figures  seq 64K: write [\d.]+ MiB/s" + PLUS_MINUS +
+                         r", read [\d.]+ MiB/s" + PLUS_MINUS + r" \| ")
+        # With --seq-time 0 (the harness adds it), one pass: the config says so.
         r = self.drivestress("-s", "8M", "-j", "1", "--phases", "seq-write,seq-read")
         self.assertExit(r, 0)
         doc = self.assertJson(r)
@@ -380,7 +388,8 @@ class AsShipped(harness.DriveStressTest):
                 self.assertIsNotNone(p["kernel_io_threads_cpu_s"], name)
         self.assertIn("kernel I/O threads", r.stdout)
         figures = r.stdout[r.stdout.index("\nfigures  "):]
-        self.assertRegex(figures, r"^\nfigures  seq 1M: write [0-9.]+ MiB/s, read [0-9.]+ MiB/s")
+        self.assertRegex(figures, r"^\nfigures  seq 1M: write [0-9.]+ MiB/s" + PLUS_MINUS +
+                         r", read [0-9.]+ MiB/s" + PLUS_MINUS + "\n")
         self.assertSchema(doc)
         return doc
 

@@ -393,10 +393,23 @@ class AsShipped(harness.DriveStressTest):
         self.assertSchema(doc)
         return doc
 
+    # Alone (meson runs no other test beside it): then no other process
+    # takes the CPU, and the run's own kernel threads must not be called
+    # other load.  Steal is the hypervisor's and may be real: a warning
+    # of it is true.
+    @harness.meson_case(is_parallel=False)
     def test_default_run(self):
         point = self.loop_filesystem(1536 * MiB)
-        self.assertMeasuredWithin100(self.drivestress(target=point))
+        r = self.drivestress(target=point)
+        doc = self.assertMeasuredWithin100(r)
         self.assertEqual(sorted(os.listdir(point)), ["lost+found"])
+        for name, p in harness.merged_phases_of(doc).items():
+            load = p["host_load"]
+            self.assertLess(load["foreign_pct"], 20, (name, load))
+            self.assertGreater(p["kernel_io_threads_cpu_s"], 0, name)  # a loop device's workers
+            if load["busy"]:
+                self.assertGreaterEqual(load["steal_pct"], 5, (name, load))
+        self.assertNotRegex(r.stdout, r"host busy: \d+ % steal, ([2-9]\d|100) % other processes")
 
     def test_quick_run_of_scripts_run(self):
         # scripts/run without arguments: --size 64M --files 2 --rand-time 5s .

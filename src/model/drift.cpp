@@ -17,12 +17,17 @@ void keep_sample(FigureDrift& d, double value) {
     ++d.count;
 }
 
-void take(FigureDrift& d, bool first, double value, std::uint64_t iteration, bool higher_better) {
+void take(FigureDrift& d, bool first, double value, std::uint64_t iteration, bool higher_better,
+          double low, double high) {
     if (first) {
         d = FigureDrift{value, value, value, value, iteration, iteration, iteration, iteration};
         keep_sample(d, value);
+        d.first_low = d.last_low = low;
+        d.first_high = d.last_high = high;
         return;
     }
+    d.last_low = low;
+    d.last_high = high;
     keep_sample(d, value);
     const bool better = higher_better ? value > d.best : value < d.best;
     const bool worse = higher_better ? value < d.worst : value > d.worst;
@@ -38,16 +43,49 @@ void take(FigureDrift& d, bool first, double value, std::uint64_t iteration, boo
     d.last_iteration = iteration;
 }
 
+DriftVerdict::Kind kind_of(stats::Difference late_against_early, bool higher_better) {
+    switch (late_against_early) {
+        case stats::Difference::higher:
+            return higher_better ? DriftVerdict::Kind::better : DriftVerdict::Kind::worse;
+        case stats::Difference::lower:
+            return higher_better ? DriftVerdict::Kind::worse : DriftVerdict::Kind::better;
+        default:
+            return DriftVerdict::Kind::within_noise;
+    }
+}
+
+// Too few runs a side: the first run against the last, each with its own
+// interval (false when either has none).
+bool judge_on_own_intervals(const FigureDrift& d, bool higher_better, DriftVerdict& v) {
+    if (d.count < 2 || d.first_high <= 0 || d.last_high <= 0) return false;
+    const auto own = [](double median, double low, double high) {
+        stats::Estimate e;
+        e.n = 2;  // an interval, whatever it was made of
+        e.median = median;
+        e.low = e.min = low;
+        e.high = e.max = high;
+        return e;
+    };
+    const stats::Estimate a = own(d.first, d.first_low, d.first_high);
+    const stats::Estimate b = own(d.last, d.last_low, d.last_high);
+    if (a.median != 0) v.change_pct = (b.median - a.median) / std::abs(a.median) * 100;
+    v.kind = kind_of(stats::compare(b, a), higher_better);
+    v.own_intervals = true;
+    return true;
+}
+
 }  // namespace
 
 // The early side is values [0, m), the late side [n - m, n), m = min(window,
 // n / 2): with n <= 2 x window every value is still held (the first window
 // in `early`, the rest in the ring), beyond that the sides are the two
-// windows themselves.
+// windows themselves.  Fewer than kDriftMinSide a side: the first and last
+// runs' own intervals, where they have them.
 DriftVerdict drift_verdict(const FigureDrift& d, bool higher_better) {
     DriftVerdict v;
     const auto n = static_cast<std::size_t>(d.count);
     v.per_side = std::min(kDriftWindow, n / 2);
+    if (v.per_side < kDriftMinSide && judge_on_own_intervals(d, higher_better, v)) return v;
     if (v.per_side < 2) return v;  // one_sample
     std::vector<double> early(d.early.begin(), d.early.begin() + static_cast<long>(v.per_side));
     std::vector<double> late;
@@ -59,16 +97,7 @@ DriftVerdict drift_verdict(const FigureDrift& d, bool higher_better) {
         v.kind = DriftVerdict::Kind::too_few;
         return v;
     }
-    switch (stats::compare(b, a)) {
-        case stats::Difference::higher:
-            v.kind = higher_better ? DriftVerdict::Kind::better : DriftVerdict::Kind::worse;
-            break;
-        case stats::Difference::lower:
-            v.kind = higher_better ? DriftVerdict::Kind::worse : DriftVerdict::Kind::better;
-            break;
-        default:
-            v.kind = DriftVerdict::Kind::within_noise;
-    }
+    v.kind = kind_of(stats::compare(b, a), higher_better);
     return v;
 }
 
@@ -81,11 +110,11 @@ std::string to_string(const DriftVerdict& v) {
         case DriftVerdict::Kind::too_few:
             return "too few runs (" + std::to_string(v.per_side) + " a side)";
         case DriftVerdict::Kind::within_noise:
-            return "within noise";
+            return v.own_intervals ? "within noise (#1-last)" : "within noise";
         case DriftVerdict::Kind::better:
-            return std::string(change) + " (better)";
+            return std::string(change) + (v.own_intervals ? " (better, #1-last)" : " (better)");
         case DriftVerdict::Kind::worse:
-            return std::string(change) + " (worse)";
+            return std::string(change) + (v.own_intervals ? " (worse, #1-last)" : " (worse)");
     }
     return "?";
 }
@@ -103,9 +132,12 @@ void add_to_drift(std::vector<PhaseDrift>& drift, const PhaseFigures& p, std::ui
     if (p.interrupted) return;
     const bool first = d.iterations++ == 0;
     if (!p.too_short().empty()) ++d.too_short;
-    take(d.bandwidth, first, p.bytes_per_sec(), iteration, true);
-    take(d.iops, first, p.iops(), iteration, true);
-    take(d.p99_ns, first, static_cast<double>(p.p99_ns), iteration, false);
+    take(d.bandwidth, first, p.bytes_per_sec(), iteration, true, p.bandwidth_low, p.bandwidth_high);
+    take(d.iops, first, p.iops(), iteration, true, p.iops_low, p.iops_high);
+    // Not the p99's own interval: its ranks assume independent latencies,
+    // and a run's latencies are not, so it is narrower than run-to-run
+    // noise; the p99 needs runs a side.
+    take(d.p99_ns, first, static_cast<double>(p.p99_ns), iteration, false, 0, 0);
 }
 
 std::vector<PhaseDrift> phase_drift(const std::vector<IterationResult>& iterations) {

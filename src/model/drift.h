@@ -39,6 +39,9 @@ struct FigureDrift {
     // values in all.  Bounded memory however long the run.
     std::array<double, kDriftWindow> early{}, late{};
     std::uint64_t count = 0;
+    // The first and the last run's own intervals (0, 0: none): with too
+    // few runs a side for a verdict over the runs, these are compared.
+    double first_low = 0, first_high = 0, last_low = 0, last_high = 0;
 };
 
 // Did the figure drift: the early runs' estimate (stats/estimate.h)
@@ -53,6 +56,9 @@ struct DriftVerdict {
         worse,         // ... on the worse side
     };
     Kind kind = Kind::one_sample;
+    // Judged on the first and last runs' own intervals (too few runs a
+    // side to judge over the runs).
+    bool own_intervals = false;
     std::size_t per_side = 0;  // runs on each side
     double change_pct = 0;     // late median against early median, signed (+: higher)
 };

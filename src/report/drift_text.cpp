@@ -38,14 +38,14 @@ std::string drift_table(const std::vector<model::PhaseDrift>& drift, std::uint64
                                       "the noise\n",
                                       iterations, model::kDriftWindow, model::kDriftWindow),
                         9);
-    // Cells of 14 columns (value, #iteration): a row of 100 with the
+    // Cells of 13 columns (value, #iteration): a row of 100 with the
     // longest verdict.
-    t += printf_string("  %-10s %-6s %8s%6s%8s%6s%8s%6s%8s%6s%s\n", "phase", "", "first", "",
+    t += printf_string("  %-10s %-6s %8s%5s%8s%5s%8s%5s%8s%5s%s\n", "phase", "", "first", "",
                        "best", "", "worst", "", "last", "", "drift");
     auto row = [&](const char* phase, const char* figure, const model::FigureDrift& d,
                    bool higher_better, auto&& text) {
         auto cell = [&](double v, std::uint64_t it) {
-            return printf_string("%8s #%-4" PRIu64, text(v).c_str(), it);
+            return printf_string("%8s #%-3" PRIu64, text(v).c_str(), it);
         };
         std::string line = printf_string(
             "  %-10s %-6s %s%s%s%s%s", phase, figure, cell(d.first, d.first_iteration).c_str(),

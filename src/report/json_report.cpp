@@ -134,6 +134,7 @@ json drift_verdict_json(const char* figure, const model::FigureDrift& d, bool hi
     return {{"figure", figure},
             {"kind", drift_kind_name(v.kind)},
             {"runs_per_side", v.per_side},
+            {"basis", v.own_intervals ? "first_and_last_runs" : "runs"},
             {"change_pct", v.change_pct},
             {"text", model::to_string(v)}};
 }

@@ -137,11 +137,11 @@ std::string result_line(const model::RunConfig& cfg, const model::RunResult& r,
     auto add_seq = [&](const char* name, const DirectionFigures& d) {
         if (!d.measured) return;
         seq += seq.empty() ? "seq " + block_words(cfg.seq_block) + ": " : ", ";
-        seq +=
-            name + (d.too_short.empty()
-                        ? printf_string(" %s", units::format_bandwidth(d.bytes_per_sec, u).c_str()) +
-                              pm(d.within_pct)
-                        : " too short to measure (" + d.too_short + ")");
+        seq += name +
+               (d.too_short.empty()
+                    ? printf_string(" %s", units::format_bandwidth(d.bytes_per_sec, u).c_str()) +
+                          pm(d.within_pct)
+                    : " too short to measure (" + d.too_short + ")");
     };
     add_seq("write", q.seq_write);
     add_seq("read", q.seq_read);

@@ -110,5 +110,39 @@ class ThrottledDrift(ThrottledDevice):
         self.assertAlmostEqual(v["change_pct"], float(m.group(1)), delta=0.051)
 
 
+class TwoIterations(ThrottledDevice):
+    """Two iterations: too few runs a side to judge over the runs, so the
+    first and the last are compared on their own intervals (their phases'
+    slices); the throttle sets the rates."""
+
+    def run_two(self, second_cap):
+        self.cgroup.set("read_iops", self.dev, 2000)
+        run = self.start("-j", 1, "-s", "4M", "--read-pct", 100, "--rand-time", 2,
+                         "--phases", "seq-write,random", "--iterations", 2, *raw(self.dev),
+                         stop="random", target=False, wrapper=self.cgroup.wrapper())
+        for iteration in (1, 2):
+            run.wait_stopped()  # before this iteration's random phase
+            if iteration == 2:
+                self.cgroup.set("read_iops", self.dev, second_cap)
+            run.resume()
+        r = run.finish()
+        self.assertExit(r, 0)
+        rows = drift_rows(r.stdout)
+        v = {x["figure"]: x for x in harness.merged_phases_of(r.doc)["random"]["drift"]["verdicts"]}
+        return rows, v["iops"]
+
+    def test_a_quartered_cap_is_named_on_two_runs(self):
+        rows, v = self.run_two(500)
+        self.assertRegex(rows[("random", "IOPS")], r"^-[0-9.]+ % \(worse, #1-last\)$", rows)
+        self.assertEqual((v["kind"], v["basis"], v["runs_per_side"]),
+                         ("worse", "first_and_last_runs", 1))
+        self.assertLess(v["change_pct"], -60)
+
+    def test_the_same_cap_is_within_noise_on_two_runs(self):
+        rows, v = self.run_two(2000)
+        self.assertEqual(rows[("random", "IOPS")], "within noise (#1-last)", rows)
+        self.assertEqual((v["kind"], v["basis"]), ("within_noise", "first_and_last_runs"))
+
+
 if __name__ == "__main__":
     harness.main()

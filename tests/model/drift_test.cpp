@@ -150,3 +150,44 @@ TEST_CASE("drift verdict: the first five runs against the last five, however man
     CHECK(seven.kind == model::DriftVerdict::Kind::better);
     CHECK(seven.change_pct == doctest::Approx(181.818).epsilon(0.001));
 }
+
+TEST_CASE("drift with too few runs a side: the first and last runs' own intervals") {
+    using model::FigureDrift;
+    FigureDrift d;
+    d.count = 2;
+    d.first = 1000;
+    d.last = 500;
+    d.first_low = 950;
+    d.first_high = 1050;
+    d.last_low = 480;
+    d.last_high = 520;
+    model::DriftVerdict v = model::drift_verdict(d, true);
+    CHECK(v.own_intervals);
+    CHECK(v.kind == model::DriftVerdict::Kind::worse);
+    CHECK(v.change_pct == doctest::Approx(-50));
+    CHECK(model::to_string(v) == "-50.0 % (worse, #1-last)");
+    // Overlapping: within the noise, named so.
+    d.last_high = 960;
+    d.last = 900;
+    v = model::drift_verdict(d, true);
+    CHECK(v.kind == model::DriftVerdict::Kind::within_noise);
+    CHECK(model::to_string(v) == "within noise (#1-last)");
+    // Either run without an interval: as before, one sample a side.
+    d.last_low = d.last_high = 0;
+    v = model::drift_verdict(d, true);
+    CHECK_FALSE(v.own_intervals);
+    CHECK(model::to_string(v) == "one sample a side");
+    // Three runs a side or more: the runs decide, not the intervals.
+    FigureDrift many;
+    for (std::size_t i = 0; i < 6; ++i) {
+        many.early[i % model::kDriftWindow] = 100;
+        many.late[i % model::kDriftWindow] = 100;
+    }
+    many.count = 6;
+    many.first = many.last = 100;
+    many.first_low = 90;
+    many.first_high = 110;
+    many.last_low = 10;
+    many.last_high = 20;
+    CHECK_FALSE(model::drift_verdict(many, true).own_intervals);
+}

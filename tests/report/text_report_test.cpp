@@ -48,13 +48,13 @@ TEST_CASE("drift table: first, best, worst and last of each phase, with the iter
     CHECK(lines[1].rfind("drift    3 iterations: first, best, worst and last", 0) == 0);
     CHECK(lines[2].rfind("         ", 0) == 0);
     CHECK(lines[4] ==
-          "  seq-write  MiB/s     100.0 #1      250.0 #2       50.0 #3       50.0 #3   "
+          "  seq-write  MiB/s     100.0 #1     250.0 #2      50.0 #3      50.0 #3  "
           "one sample a side");
     CHECK(lines[5] ==
-          "             p99 ms    2.000 #1      2.000 #1      6.000 #3      6.000 #3   "
+          "             p99 ms    2.000 #1     2.000 #1     6.000 #3     6.000 #3  "
           "one sample a side");
     CHECK(lines[6] ==
-          "  random     IOPS       1.0k #1       2.0k #3        500 #2       2.0k #3   "
+          "  random     IOPS       1.0k #1      2.0k #3       500 #2      2.0k #3  "
           "one sample a side");
     CHECK(lines[3].substr(lines[3].size() - 5) == "drift");
     for (const auto& l : lines) {
@@ -72,7 +72,7 @@ TEST_CASE("--units si: the drift table in MB/s, the same runs as in MiB/s") {
     const auto lines = lines_of(report::drift_table(its, units::ByteUnits::si));
     REQUIRE(lines.size() == 6);
     CHECK(lines[4] ==
-          "  seq-write  MB/s      104.9 #1      262.1 #2       52.4 #3       52.4 #3   "
+          "  seq-write  MB/s      104.9 #1     262.1 #2      52.4 #3      52.4 #3  "
           "one sample a side");
 }
 

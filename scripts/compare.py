@@ -20,7 +20,10 @@ With --repeat (schema_version 3: a phase's `repeats` estimates), a line under
 each document's figures says, for MiB/s, IOPS and p99, whether the difference
 from the baseline is real ("higher"/"lower": the medians' intervals lie
 apart) or "within noise" (they overlap), by the rule of src/stats/estimate.cpp
-(scripts/stats.py); "one repeat" when a side has no estimates.
+(scripts/stats.py); "one repeat" when a side has no estimates.  A phase run
+once (schema: `interval`) brings its own interval of MiB/s and IOPS, from its
+slices: those two are judged on it ("a run's own intervals"); its p99 has
+none ("no estimate").
 
 --fail-if RULES: a regression gate for CI and fleets.  RULES is a comma list
 (the option may be repeated) of [PHASE:]METRIC<CHANGE% or [PHASE:]METRIC>CHANGE%,
@@ -34,11 +37,11 @@ percentile that either sample count does not support is not judged (listed
 as such), and a rule that could judge nothing fails as bad input.  Each check
 is listed with both values, the change and its verdict; the last line names
 the rules crossed.  When both documents carry --repeat estimates for the
-figure (iops, bw, p99), a crossed threshold fails only when the intervals lie
-apart in the rule's direction ("ok (crossed, but within noise ...)"
-otherwise); without them (one repeat, or a metric --repeat does not
-estimate) the check judges the single figures as before, and the gate says
-how many checks had one repeat.
+figure (iops, bw, p99), or each phase's own interval of one run (iops, bw), a
+crossed threshold fails only when the intervals lie apart in the rule's
+direction ("ok (crossed, but within noise ...)" otherwise); without them (no
+interval on a side, or a metric with none) the check judges the single
+figures as before, and the gate says how many checks had one repeat.
 
 --merge: for documents of runs that ran at the same time (one per host, one
 per drive), every phase's histograms of every document and iteration are
@@ -78,6 +81,8 @@ REPEAT_FIGURES = (("bandwidth", "bandwidth_bytes_per_sec", "MiB/s", "bw"),
                   ("iops", "iops", "IOPS", "iops"),
                   ("p99", "p99_ns", "p99", "p99"))
 ONE_REPEAT = "one repeat"
+# A figure one side has no interval of (a single run's p99).
+NO_ESTIMATE = "no estimate"
 # Exit status when a --fail-if threshold was crossed.
 EXIT_GATE_FAILED = 2
 
@@ -138,7 +143,38 @@ def entry(phase, doc_label):
         e[f"{name}_ns"] = results.percentile_ns(phase, name, p) if count else 0
         e[f"{name}_supported"] = results.percentile_supported(count, p)
     e["repeats"] = repeat_estimates(phase.get("repeats"))
+    e["own_interval"] = False
+    if e["repeats"] is None:  # one repeat: the phase's own interval, where it has one
+        e["repeats"] = own_estimates(phase)
+        e["own_interval"] = e["repeats"] is not None
     return e
+
+
+def own_estimates(phase):
+    """One run's estimates of its bandwidth and IOPS from the phase's own
+    interval (schema: interval, from its slices; bandwidth and IOPS of a
+    phase move together, so one relative width serves both); no p99 (an
+    order-statistic interval of one run is narrower than run-to-run noise).
+    None without an interval (documents before it, short phases)."""
+    iv = phase.get("interval")
+    if not isinstance(iv, dict):
+        return None
+    try:
+        value, low, high = float(iv["value"]), float(iv["low"]), float(iv["high"])
+        conf, n = float(iv["confidence"]), float(iv["batches"])
+    except (KeyError, TypeError, ValueError, OverflowError):
+        return None
+    if not all(math.isfinite(v) for v in (value, low, high, conf, n)) or value <= 0:
+        return None
+    out = {}
+    for key, doc_key in (("bandwidth", "bandwidth_bytes_per_sec"), ("iops", "iops")):
+        figure = phase.get(doc_key)
+        if not isinstance(figure, (int, float)) or not math.isfinite(figure):
+            return None
+        k = figure / value
+        out[key] = {"median": figure, "min": low * k, "max": high * k, "low": low * k,
+                    "high": high * k, "confidence": conf, "n": n}
+    return out
 
 
 def repeat_estimates(rep):
@@ -165,6 +201,8 @@ def noise(e, base, figure):
     "lower", "within noise", or ONE_REPEAT when either side has no repeats."""
     if not e["repeats"] or not base["repeats"]:
         return ONE_REPEAT
+    if figure not in e["repeats"] or figure not in base["repeats"]:
+        return NO_ESTIMATE
     verdict = stats.compare(e["repeats"][figure], base["repeats"][figure])
     return ONE_REPEAT if verdict == stats.ONE_SAMPLE else verdict
 
@@ -413,6 +451,8 @@ def render_noise(e, base):
                "no verdict on the noise"
     verdicts = ", ".join(f"{text} {e['noise'][figure]}"
                          for figure, _, text, _ in REPEAT_FIGURES)
+    if e["own_interval"] or base["own_interval"]:
+        return f"{pad}vs {base['document']}: {verdicts} (a run's own intervals)"
     n_a, n_b = int(base["repeats"]["iops"]["n"]), int(e["repeats"]["iops"]["n"])
     conf = min(base["repeats"]["iops"]["confidence"], e["repeats"]["iops"]["confidence"])
     return (f"{pad}vs {base['document']}: {verdicts} "
@@ -497,7 +537,7 @@ def judge_noise(c, rule, base, e, crossed):
         c["noise"] = ONE_REPEAT
         return
     if figure is None:
-        c["noise"] = "no estimate"
+        c["noise"] = NO_ESTIMATE
         return
     c["noise"] = noise(e, base, figure)
     apart = stats.LOWER if rule["op"] == "<" else stats.HIGHER

@@ -824,6 +824,43 @@ class RepeatsTest(unittest.TestCase):
         self.assertIn("gate: 1 of 1 checks had one repeat", r.stdout)
         self.assertTrue(r.stdout.splitlines()[-1].startswith("gate: FAILED"))
 
+    def own_doc(self, name, iops_scale, band):
+        """sample-a with the random phase's IOPS and bandwidth times
+        `iops_scale` and one run's own interval (schema: interval) of
+        `band`, fractions of its IOPS; no --repeat estimates."""
+        path = self.doc(name, iops_scale)
+        with open(path) as f:
+            doc = json.load(f)
+        for it in doc["iterations"]:
+            for p in it["phases"]:
+                if p["phase"] == "random":
+                    lo, hi = band
+                    p["interval"] = {"figure": "iops", "value": p["iops"], "low": p["iops"] * lo,
+                                     "high": p["iops"] * hi, "half_width_pct": 50 * (hi - lo),
+                                     "confidence": 0.95, "batches": 20, "batch_s": 0.1,
+                                     "correlated": False}
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        return path
+
+    def test_one_run_is_judged_on_its_own_interval(self):
+        a = self.own_doc("own-a.json", 1.0, (0.97, 1.03))
+        apart = self.own_doc("own-apart.json", 0.7, (0.97, 1.03))
+        overlap = self.own_doc("own-overlap.json", 0.85, (0.8, 1.25))
+        _, _, row = self.random_row(a, apart)
+        self.assertEqual(row["documents"][1]["noise"],
+                         {"bandwidth": "lower", "iops": "lower", "p99": "no estimate"})
+        self.assertIn("vs A: MiB/s lower, IOPS lower, p99 no estimate (a run's own intervals)",
+                      run(a, apart).stdout)
+        r, out, _ = self.random_row(a, apart, "--fail-if", "random:iops<-10%")
+        self.assertEqual((r.returncode, out["gate"]["checks"][0]["noise"]), (2, "lower"))
+        r, out, _ = self.random_row(a, overlap, "--fail-if", "random:iops<-10%")
+        c = out["gate"]["checks"][0]
+        self.assertEqual((r.returncode, c["verdict"], c["noise"]), (0, "ok", "within noise"))
+        # The p99 has no interval of one run: judged on the single figures.
+        r, out, _ = self.random_row(a, overlap, "--fail-if", "random:p99>+1000%")
+        self.assertEqual(out["gate"]["checks"][0]["noise"], "no estimate")
+
     def test_damaged_repeats_give_no_verdict_and_no_traceback(self):
         a = self.doc("dmg-a.json", 1.0, (0.95, 1.05))
         for i, bad in enumerate(("x", None, [], {"iops": "fast"}, {"n": 5, "iops": {"n": "x"}})):

@@ -138,8 +138,11 @@ class Bench:
             out_json = os.path.join(self.workdir, f"ds-{j}.json")
             if os.path.exists(out_json):
                 os.unlink(out_json)
+            # One pass a sequential phase, as fio's one write of the file
+            # (the default would repeat passes until a second has passed).
+            once = [] if "--seq-time" in extra else ["--seq-time", "0"]
             argv = [self.ds, "--size", str(size), "--files", str(files), "--progress", "never",
-                    "--seed", "1", "--json", out_json] + extra + dirs
+                    "--seed", "1", "--json", out_json] + once + extra + dirs
             if self.args.pin and pin:
                 argv[1:1] = ["--cpus", self.args.pin]
             argvs.append((argv, os.path.join(self.workdir, f"ds-{j}.out"),

@@ -399,6 +399,8 @@ class AsShipped(harness.DriveStressTest):
     # of it is true.
     @harness.meson_case(is_parallel=False)
     def test_default_run(self):
+        if harness.sanitizer():
+            self.skipTest("slow end-to-end case: run once, in the plain suite")
         point = self.loop_filesystem(1536 * MiB)
         r = self.drivestress(target=point)
         doc = self.assertMeasuredWithin100(r)
@@ -412,6 +414,8 @@ class AsShipped(harness.DriveStressTest):
         self.assertNotRegex(r.stdout, r"host busy: \d+ % steal, ([2-9]\d|100) % other processes")
 
     def test_quick_run_of_scripts_run(self):
+        if harness.sanitizer():
+            self.skipTest("slow end-to-end case: run once, in the plain suite")
         # scripts/run without arguments: --size 64M --files 2 --rand-time 5s .
         point = self.loop_filesystem(512 * MiB)
         doc = self.assertMeasuredWithin100(

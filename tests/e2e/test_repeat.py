@@ -174,6 +174,8 @@ class OneRepeat(ThrottledDevice):
                                 target=False, wrapper=wrapper or ())
 
     def test_equal_caps_are_within_noise_without_repeat(self):
+        if harness.sanitizer():
+            self.skipTest("slow end-to-end case: run once, in the plain suite")
         self.cgroup.set("read_iops", self.dev, 3000)
         for run in range(3):
             r = self.run_on_device("--rand-time", 1, "--compare-backends", "--sweep",

@@ -257,6 +257,8 @@ class TwoDrives(harness.DriveStressTest):
         self.assertIn("outside the noise", r.stdout)
 
     def test_two_uncapped_are_neither_named(self):
+        if harness.sanitizer():
+            self.skipTest("slow end-to-end case: run once, in the plain suite")
         for _ in range(3):
             r, doc = self.run_both()
             self.assertEqual([t["path"] for t in doc["targets"] if t["slow"]], [], r.describe())

@@ -229,11 +229,12 @@ struct PhaseFigures {
     std::uint64_t verified_bytes = 0;
     std::uint64_t mismatches = 0;  // every class
     std::uint64_t p50_ns = 0, p99_ns = 0, max_ns = 0;
-    // This run's intervals of its bandwidth, IOPS and p99 (low == high ==
-    // 0: none; PhaseResult::series_estimate, p99_estimate).
-    double bandwidth_low = 0, bandwidth_high = 0;
-    double iops_low = 0, iops_high = 0;
-    double p99_low = 0, p99_high = 0;
+    // This run's intervals of its bandwidth and IOPS (low == high == 0:
+    // none; PhaseResult::series_estimate), for the drift of too few runs.
+    // Floats: an interval needs no more, and a run keeps one of these per
+    // phase and iteration.
+    float bandwidth_low = 0, bandwidth_high = 0;
+    float iops_low = 0, iops_high = 0;
 
     static PhaseFigures of(const PhaseResult& p);
     std::string too_short() const;  // see PhaseResult::too_short

@@ -8,7 +8,6 @@
 #include <iterator>
 #include <numeric>
 #include <span>
-#include <tuple>
 
 namespace ds::model {
 
@@ -316,10 +315,14 @@ PhaseFigures PhaseFigures::of(const PhaseResult& p) {
     f.max_ns = all.max();
     if (p.too_short().empty() && p.repeats.size() < 2) {
         const stats::Estimate bw = p.series_estimate(false), iops = p.series_estimate(true);
-        const stats::Estimate p99 = p.p99_estimate();
-        if (bw.n >= 2) std::tie(f.bandwidth_low, f.bandwidth_high) = std::pair{bw.low, bw.high};
-        if (iops.n >= 2) std::tie(f.iops_low, f.iops_high) = std::pair{iops.low, iops.high};
-        if (p99.n >= 2) std::tie(f.p99_low, f.p99_high) = std::pair{p99.low, p99.high};
+        if (bw.n >= 2) {
+            f.bandwidth_low = static_cast<float>(bw.low);
+            f.bandwidth_high = static_cast<float>(bw.high);
+        }
+        if (iops.n >= 2) {
+            f.iops_low = static_cast<float>(iops.low);
+            f.iops_high = static_cast<float>(iops.high);
+        }
     }
     return f;
 }

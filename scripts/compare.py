@@ -540,6 +540,8 @@ def judge_noise(c, rule, base, e, crossed):
         c["noise"] = NO_ESTIMATE
         return
     c["noise"] = noise(e, base, figure)
+    if c["noise"] in (ONE_REPEAT, NO_ESTIMATE):  # judged on the single figures
+        return
     apart = stats.LOWER if rule["op"] == "<" else stats.HIGHER
     if crossed and c["noise"] != apart:
         c["verdict"] = "ok"

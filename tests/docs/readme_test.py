@@ -136,10 +136,12 @@ CONTINUATION = re.compile(r"^(?: {9}| {13})\S")
 # MiB/s, p50 ... lower on io_uring" against "MiB/s within noise (...)").
 RATIO = re.compile(r"^(\s+(?:seq-write|seq-read|random|reverify)\s).*\blower on\b")
 VERDICT = re.compile(r"^(verdict  [^:]*:).*")
+# drivestress-compare's line on the noise ("vs A: MiB/s lower, IOPS within noise, ...").
+NOISE_LINE = re.compile(r"^(\s+vs [A-Z]\w*:).*")
 
 
 def data_words(line):
-    m = RATIO.match(line) or VERDICT.match(line)
+    m = RATIO.match(line) or VERDICT.match(line) or NOISE_LINE.match(line)
     return m.group(1) + " (ratios)" if m else line
 
 

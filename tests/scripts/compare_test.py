@@ -857,9 +857,13 @@ class RepeatsTest(unittest.TestCase):
         r, out, _ = self.random_row(a, overlap, "--fail-if", "random:iops<-10%")
         c = out["gate"]["checks"][0]
         self.assertEqual((r.returncode, c["verdict"], c["noise"]), (0, "ok", "within noise"))
-        # The p99 has no interval of one run: judged on the single figures.
+        # The p99 has no interval of one run: judged on the single figures,
+        # a crossed threshold fails.
         r, out, _ = self.random_row(a, overlap, "--fail-if", "random:p99>+1000%")
         self.assertEqual(out["gate"]["checks"][0]["noise"], "no estimate")
+        r, out, _ = self.random_row(a, overlap, "--fail-if", "random:p99<+1000%")
+        c = out["gate"]["checks"][0]
+        self.assertEqual((r.returncode, c["verdict"], c["noise"]), (2, "FAILED", "no estimate"))
 
     def test_damaged_repeats_give_no_verdict_and_no_traceback(self):
         a = self.doc("dmg-a.json", 1.0, (0.95, 1.05))

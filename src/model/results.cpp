@@ -1,4 +1,5 @@
 #include "model/results.h"
+#include "stats/levels.h"
 #include "stats/quantile_interval.h"
 
 #include <algorithm>
@@ -273,10 +274,7 @@ stats::Regimes PhaseResult::regimes() const {
         const std::span<const double> inner(v.data() + from, to - from);
         r.mean =
             std::accumulate(inner.begin(), inner.end(), 0.0) / static_cast<double>(inner.size());
-        std::vector<double> sorted(inner.begin(), inner.end());
-        std::sort(sorted.begin(), sorted.end());
-        const std::size_t n = sorted.size();
-        r.median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+        r.median = stats::median(v, from, to);
         r.interval = stats::batch_means(inner);
     }
     return regimes;

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "stats/levels.h"
+
 namespace ds::stats {
 
 void check_regime_rule(const RegimeRule& rule) {
@@ -26,27 +28,6 @@ void check_series(std::span<const double> v, double interval_s) {
     for (std::size_t i = 0; i < v.size(); ++i)
         if (!std::isfinite(v[i]))
             throw std::invalid_argument("interval " + std::to_string(i) + " has no finite value");
-}
-
-// Median of v[lo, hi) (non-empty); the mean of the two middle values for an
-// even count.
-double median(const std::vector<double>& v, std::size_t lo, std::size_t hi) {
-    std::vector<double> w(v.begin() + static_cast<std::ptrdiff_t>(lo),
-                          v.begin() + static_cast<std::ptrdiff_t>(hi));
-    const std::size_t mid = w.size() / 2;
-    std::nth_element(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(mid), w.end());
-    const double upper = w[mid];
-    if (w.size() % 2) return upper;
-    const double lower = *std::max_element(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(mid));
-    return (lower + upper) / 2;
-}
-
-// Running median over 2 x half + 1 intervals (narrower at the ends).
-std::vector<double> median_filtered(const std::vector<double>& r, std::size_t half) {
-    std::vector<double> s(r.size());
-    for (std::size_t i = 0; i < r.size(); ++i)
-        s[i] = median(r, i >= half ? i - half : 0, std::min(r.size(), i + half + 1));
-    return s;
 }
 
 // How far apart two levels are, as a fraction of the higher (0 when both

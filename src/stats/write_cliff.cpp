@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "stats/levels.h"
+
 namespace ds::stats {
 
 void check_write_cliff_rule(const WriteCliffRule& rule) {
@@ -30,28 +32,6 @@ std::vector<double> interval_rates(std::span<const ThroughputInterval> series) {
         r.push_back(static_cast<double>(series[i].bytes) / s);
     }
     return r;
-}
-
-// Median of v[lo, hi) (non-empty); the mean of the two middle values for an
-// even count.
-double median(const std::vector<double>& v, std::size_t lo, std::size_t hi) {
-    std::vector<double> w(v.begin() + static_cast<std::ptrdiff_t>(lo),
-                          v.begin() + static_cast<std::ptrdiff_t>(hi));
-    const std::size_t mid = w.size() / 2;
-    std::nth_element(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(mid), w.end());
-    const double upper = w[mid];
-    if (w.size() % 2) return upper;
-    const double lower = *std::max_element(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(mid));
-    return (lower + upper) / 2;
-}
-
-// Running median over 2 x half + 1 intervals (narrower at the ends): removes
-// runs of up to `half` outlying intervals while keeping a step's edge in place.
-std::vector<double> median_filtered(const std::vector<double>& r, std::size_t half) {
-    std::vector<double> s(r.size());
-    for (std::size_t i = 0; i < r.size(); ++i)
-        s[i] = median(r, i >= half ? i - half : 0, std::min(r.size(), i + half + 1));
-    return s;
 }
 
 bool drops_enough(double before, double after, double min_drop_pct) {

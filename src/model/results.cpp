@@ -246,14 +246,7 @@ stats::Estimate PhaseResult::figure_estimate() const {
 
 stats::Estimate PhaseResult::p99_estimate() const {
     if (repeats.size() >= 2) return estimates().p99_ns;
-    const stats::QuantileInterval q = stats::quantile_interval(latency(), 99);
-    stats::Estimate e;
-    e.n = q.usable ? q.n : std::min<std::uint64_t>(q.n, 1);
-    e.median = static_cast<double>(q.value);
-    e.low = e.min = static_cast<double>(q.low);
-    e.high = e.max = static_cast<double>(q.high);
-    e.confidence = q.usable ? q.confidence : 0;
-    return e;
+    return stats::percentile_estimate(latency(), 99);
 }
 
 // A slice next to a change straddles it (the change came somewhere inside

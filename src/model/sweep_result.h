@@ -49,6 +49,7 @@ struct SweepResult {
 // the run's sweep points, in the order probed.
 struct FindRateProbe {
     double requested_iops = 0;
+    std::size_t repeats = 1;  // --repeat: the runs the verdict is over
     bool rate_met = false;
     stats::ProbeVerdict verdict;  // the response percentile against the bound
 };

@@ -314,6 +314,7 @@ json find_rate_json(const model::FindRateResult& fr) {
     json probes = json::array();
     for (const auto& p : fr.probes)
         probes.push_back({{"requested_iops", p.requested_iops},
+                          {"repeats", p.repeats},
                           {"rate_met", p.rate_met},
                           {"passed", p.verdict.passed},
                           {"within_noise", p.verdict.within_noise},

@@ -52,14 +52,18 @@ std::string duration_text(double ns) {
     return units::format_seconds(ns / 1e9);
 }
 
-// "p99 4.10 ms at 812" (one run), "p99 4.10 ms (median of 5, 3.90 ms..4.30 ms,
-// within noise) at 812".
+// "p99 4.10 ms (3.90 ms..4.30 ms) at 812" (one run: the interval of its
+// latencies' ranks), "p99 4.10 ms (median of 5, 3.90 ms..4.30 ms, within
+// noise) at 812".
 std::string probe_text(const model::FindRateResult& fr, const model::FindRateProbe& p) {
     const auto& e = p.verdict.percentile_ns;
     std::string t = units::format_percentile(fr.bound.percentile) + " " + duration_text(e.median);
-    if (e.n >= 2)
+    const std::string noise = p.verdict.within_noise ? ", within noise)" : ")";
+    if (p.repeats >= 2)
         t += printf_string(" (median of %zu, ", e.n) + duration_text(e.low) + ".." +
-             duration_text(e.high) + (p.verdict.within_noise ? ", within noise)" : ")");
+             duration_text(e.high) + noise;
+    else if (e.n >= 2 && e.confidence > 0)
+        t += " (" + duration_text(e.low) + ".." + duration_text(e.high) + noise;
     if (!p.rate_met) t += ", rate not met";
     return t + " at " + rate_text(p.requested_iops);
 }

@@ -15,6 +15,7 @@
 #include "run/sync_compare.h"
 #include "stats/estimate.h"
 #include "stats/knee.h"
+#include "stats/quantile_interval.h"
 #include "sys/signals.h"
 
 namespace ds::run {
@@ -107,8 +108,13 @@ void run_find_rate(RunSession& s, std::uint64_t iteration) {
             percentile_ns.push_back(static_cast<double>(
                 r.counters.response_latency.value_at_percentile(bound.percentile)));
         });
-        FindRateProbe probe{*rate, pr.rate_met(),
-                            stats::judge_probe(percentile_ns, bound_ns, pr.rate_met())};
+        // One repeat: the percentile's interval from this run's own latencies.
+        const stats::Estimate percentile =
+            percentile_ns.size() == 1
+                ? stats::percentile_estimate(pr.counters.response_latency, bound.percentile)
+                : stats::estimate(percentile_ns);
+        FindRateProbe probe{*rate, percentile_ns.size(), pr.rate_met(),
+                            stats::judge_probe(percentile, bound_ns, pr.rate_met())};
         SweepPoint point{static_cast<std::uint64_t>(std::llround(*rate)), std::move(pr)};
         s.observer.sweep_point_done(s.cfg, point);
         const bool interrupted = point.random.interrupted;

@@ -67,4 +67,15 @@ QuantileInterval quantile_interval(const LatencyHistogram& h, double pct, double
     return q;
 }
 
+Estimate percentile_estimate(const LatencyHistogram& h, double pct) {
+    const QuantileInterval q = quantile_interval(h, pct);
+    Estimate e;
+    e.n = q.usable ? q.n : std::min<std::uint64_t>(q.n, 1);
+    e.median = static_cast<double>(q.value);
+    e.low = e.min = static_cast<double>(q.low);
+    e.high = e.max = static_cast<double>(q.high);
+    e.confidence = q.usable ? q.confidence : 0;
+    return e;
+}
+
 }  // namespace ds::stats

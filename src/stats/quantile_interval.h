@@ -26,6 +26,7 @@
 
 #include <cstdint>
 
+#include "stats/estimate.h"
 #include "stats/histogram.h"
 
 namespace ds::stats {
@@ -48,5 +49,10 @@ struct QuantileInterval {
 // unusable.  Throws std::invalid_argument unless 0 <= pct <= 100 and
 // 0 < confidence < 1.
 QuantileInterval quantile_interval(const LatencyHistogram& h, double pct, double confidence = 0.95);
+
+// The same as an Estimate, as verdicts compare them: median = the
+// percentile, low/high = the interval, n = the samples (usable) or at most
+// 1 (unusable: no interval, confidence 0).
+Estimate percentile_estimate(const LatencyHistogram& h, double pct);
 
 }  // namespace ds::stats

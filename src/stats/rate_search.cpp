@@ -4,13 +4,17 @@
 
 namespace ds::stats {
 
-ProbeVerdict judge_probe(std::span<const double> percentile_ns, double bound_ns, bool rate_met) {
+ProbeVerdict judge_probe(const Estimate& percentile_ns, double bound_ns, bool rate_met) {
     ProbeVerdict v;
-    v.percentile_ns = estimate(percentile_ns);
+    v.percentile_ns = percentile_ns;
     const Estimate& e = v.percentile_ns;
     v.passed = rate_met && e.n > 0 && e.median <= bound_ns;
-    v.within_noise = e.n >= 2 && e.low <= bound_ns && bound_ns < e.high;
+    v.within_noise = e.n >= 2 && e.confidence > 0 && e.low <= bound_ns && bound_ns < e.high;
     return v;
+}
+
+ProbeVerdict judge_probe(std::span<const double> percentile_ns, double bound_ns, bool rate_met) {
+    return judge_probe(estimate(percentile_ns), bound_ns, rate_met);
 }
 
 RateSearch::RateSearch(double max_rate, double min_rate, unsigned max_probes, double bracket_share)

@@ -13,13 +13,17 @@ namespace ds::stats {
 // What one probed rate measured, judged against the bound.
 struct ProbeVerdict {
     bool passed = false;        // rate met and the percentile's median within the bound
-    bool within_noise = false;  // --repeat: the median's interval straddles the bound
-    Estimate percentile_ns;     // the response percentile over the repeats
+    bool within_noise = false;  // the percentile's interval straddles the bound
+    Estimate percentile_ns;     // the response percentile (and its interval)
 };
 
-// `percentile_ns`: the response percentile of each repeat (one: no
-// interval); `rate_met`: the phase achieved its rate (a rate not met fails
+// `percentile_ns`: the response percentile with its interval, over the
+// repeats (--repeat) or from one run's latencies (quantile_interval.h's
+// percentile_estimate); with no interval (confidence 0) nothing is within
+// noise.  `rate_met`: the phase achieved its rate (a rate not met fails
 // whatever its latency).
+ProbeVerdict judge_probe(const Estimate& percentile_ns, double bound_ns, bool rate_met);
+// The same over the percentile of each repeat (one repeat: no interval).
 ProbeVerdict judge_probe(std::span<const double> percentile_ns, double bound_ns, bool rate_met);
 
 // The bisection.  The first probe is the maximum itself; after it every

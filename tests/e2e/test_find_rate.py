@@ -67,6 +67,14 @@ class FindRateCases:
             self.assertEqual(point["rate"]["met"], probe["rate_met"])
             self.assertEqual(probe["passed"],
                              probe["rate_met"] and probe["response_ns"]["median"] <= fr["bound_ns"])
+            # One repeat: the percentile's own order-statistic interval,
+            # over the probe's operations, says whether the bound is in the noise.
+            self.assertEqual(probe["repeats"], 1)
+            e = probe["response_ns"]
+            self.assertLessEqual(e["low"], e["median"])
+            self.assertLessEqual(e["median"], e["high"])
+            straddles = e["n"] >= 2 and e["confidence"] > 0 and e["low"] <= fr["bound_ns"] < e["high"]
+            self.assertEqual(probe["within_noise"], straddles, probe)
             # Every read verified at every probe.
             self.assertGreater(point["verified_bytes"], 0)
             self.assertEqual(point["read_ops"] + point["write_ops"],

@@ -1667,7 +1667,7 @@ TEST_CASE("--find-rate: the answer, its bracket and every probe; validates again
         pt.random.counters.response_latency.record(static_cast<std::uint64_t>(ns));
         res.sweep.points.push_back(pt);
         const std::vector<double> one{ns};
-        fr.probes.push_back({rate, true, stats::judge_probe(one, 2e6, true)});
+        fr.probes.push_back({rate, 1, true, stats::judge_probe(one, 2e6, true)});
     }
     fr.found = 1;
     fr.failing = 2;

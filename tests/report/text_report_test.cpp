@@ -181,6 +181,7 @@ TEST_CASE("find-rate line: the rate found with its bracket, or that none met the
     auto probe = [](double rate, bool passed, std::vector<double> ns) {
         model::FindRateProbe p;
         p.requested_iops = rate;
+        p.repeats = ns.size();
         p.rate_met = passed || rate < 900;
         p.verdict = stats::judge_probe(ns, 5e6, p.rate_met);
         return p;

@@ -101,6 +101,26 @@ TEST_CASE("a probe passes on the median of its repeats, and says when the bound 
     CHECK(!judge_probe(five, 3e6, true).within_noise);
 }
 
+TEST_CASE("one run: the percentile's own interval decides whether the bound is in the noise") {
+    // An order-statistic interval (quantile_interval.h) of one run's latencies.
+    ds::stats::Estimate e{.n = 20000,
+                          .median = 4.6e6,
+                          .min = 4.2e6,
+                          .max = 5.3e6,
+                          .low = 4.2e6,
+                          .high = 5.3e6,
+                          .confidence = 0.95};
+    CHECK(judge_probe(e, 5e6, true).passed);
+    CHECK(judge_probe(e, 5e6, true).within_noise);
+    CHECK(!judge_probe(e, 4e6, true).within_noise);  // wholly above: a clear fail
+    CHECK(!judge_probe(e, 4e6, true).passed);
+    CHECK(!judge_probe(e, 6e6, true).within_noise);  // wholly below: a clear pass
+    // Too few samples beyond the percentile: no interval, nothing within noise.
+    e.n = 1;
+    e.confidence = 0;
+    CHECK(!judge_probe(e, 5e6, true).within_noise);
+}
+
 TEST_CASE("a rate not met fails whatever its latency") {
     const std::vector<double> one{1e3};
     CHECK(!judge_probe(one, 5e6, false).passed);

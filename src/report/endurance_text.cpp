@@ -21,6 +21,25 @@ namespace ds::report {
 
 using units::printf_string;
 
+namespace {
+
+// The slope per round as a share of the window's mean, with its interval:
+// "trend within noise (-0.1 %/round, 95 % -0.3..0.2)" or, when the rounds
+// move beyond their scatter, "still rising 2.0 %/round (95 % 1.2..2.8)".
+std::string trend_text(const stats::SteadyStateWindow& w) {
+    if (!w.trend_judged || !(w.mean > 0)) return "trend not judged (no interval from 2 rounds)";
+    auto pct = [&](double v) { return 100.0 * v / w.mean; };
+    const std::string interval =
+        printf_string("95 %% %.1f..%.1f", pct(w.slope_low), pct(w.slope_high));
+    if (w.trend_within_noise)
+        return printf_string("trend within noise (%.1f %%/round, ", pct(w.slope)) + interval + ")";
+    return printf_string("still %s %.1f %%/round (", w.slope > 0 ? "rising" : "falling",
+                         std::fabs(pct(w.slope))) +
+           interval + ")";
+}
+
+}  // namespace
+
 std::string steady_state_line(const model::SteadyStateResult& r) {
     const std::size_t n = r.round_iops.size();
     char round_buf[32];
@@ -37,18 +56,18 @@ std::string steady_state_line(const model::SteadyStateResult& r) {
         return "steady state: " + head + " (fewer rounds than the window of " +
                std::to_string(r.rule.window_rounds) + ")";
     const auto& w = *r.window;
-    char buf[256];
-    std::snprintf(buf, sizeof buf,
-                  " (rounds %zu-%zu): mean %.0f IOPS, range %.1f %% (max %g), slope excursion "
-                  "%.1f %% (max %g)",
-                  w.first + 1, w.last + 1, w.mean, w.range_pct, r.rule.max_range_pct,
-                  w.excursion_pct, r.rule.max_excursion_pct);
-    return "steady state: " + head + buf;
+    std::string line = "steady state: " + head +
+                       printf_string(
+                           " (rounds %zu-%zu)  mean %.0f IOPS, range %.1f %% (max %g), "
+                           "slope excursion %.1f %% (max %g)",
+                           w.first + 1, w.last + 1, w.mean, w.range_pct, r.rule.max_range_pct,
+                           w.excursion_pct, r.rule.max_excursion_pct);
+    return line + "  " + trend_text(w);
 }
 
 void TextReport::steady_state_done(const model::SteadyStateResult& r) {
     clear_live();
-    std::fprintf(out_, "%s\n", steady_state_line(r).c_str());
+    std::fprintf(out_, "%s\n", fit(steady_state_line(r)).c_str());
     std::fflush(out_);
 }
 

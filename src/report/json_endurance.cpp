@@ -42,7 +42,10 @@ json steady_state_json(const model::SteadyStateResult& ss) {
                   {"excursion_pct", number_or_null(w.excursion_pct)},
                   {"range_ok", w.range_ok},
                   {"excursion_ok", w.excursion_ok},
-                  {"attained", w.attained}};
+                  {"attained", w.attained},
+                  {"slope_interval",
+                   w.trend_judged ? json::array({w.slope_low, w.slope_high}) : json(nullptr)},
+                  {"trend", stats::trend_name(w)}};
     }
     const char* status = ss.status == stats::SteadyStateStatus::attained ? "attained"
                          : ss.status == stats::SteadyStateStatus::max_rounds_reached

@@ -5,6 +5,7 @@
 #include "report/json_report.h"
 #include "report/result_line.h"
 #include "report/text_report.h"
+#include "report/text_width.h"
 
 namespace ds::report {
 
@@ -71,7 +72,7 @@ std::string endurance_summary(const PresetResults& results, units::ByteUnits u) 
         for (const auto& sw : r.sustained_write)
             lines += "    " + write_cliff_lines(sw, u);
         for (const auto& ss : r.steady_state)
-            lines += "    " + steady_state_line(ss) + "\n";
+            lines += fit("    " + steady_state_line(ss), 17) + "\n";
         if (lines.empty()) continue;
         for (std::size_t t = 0; t < r.targets.size(); ++t)
             lines += drive_health_line(r.targets[t].health, r.targets.size() > 1 ? t + 1 : 0);

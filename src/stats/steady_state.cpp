@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "stats/t_quantile.h"
+
 namespace ds::stats {
 
 void check_steady_state_rule(const SteadyStateRule& rule) {
@@ -20,6 +22,32 @@ void check_steady_state_rule(const SteadyStateRule& rule) {
     if (bad(rule.max_range_pct) || bad(rule.max_excursion_pct))
         throw std::invalid_argument("steady-state limits must be finite, non-negative percentages");
 }
+
+namespace {
+
+// The slope's interval from the residuals about the line: its standard
+// error is s / sqrt(sum((i - mean i)^2)) = s / sqrt(Suu / 4), s^2 the
+// residual variance over W - 2 degrees of freedom.
+void slope_interval(std::span<const double> y, double suu, SteadyStateWindow& r) {
+    const std::size_t w = y.size();
+    r.slope_low = r.slope_high = r.slope;
+    if (w < 3) return;
+    const double mean = r.mean;
+    double ss = 0;
+    for (std::size_t i = 0; i < w; ++i) {
+        const double u = 2.0 * static_cast<double>(i) - static_cast<double>(w - 1);
+        const double e = y[i] - (mean + r.slope * u / 2);
+        ss += e * e;
+    }
+    const double se = std::sqrt(ss / static_cast<double>(w - 2) / (suu / 4));
+    const double half = t_quantile(0.95, w - 2) * se;
+    r.slope_low = r.slope - half;
+    r.slope_high = r.slope + half;
+    r.trend_judged = true;
+    r.trend_within_noise = r.slope_low <= 0 && 0 <= r.slope_high;
+}
+
+}  // namespace
 
 // The least-squares slope uses centred abscissae u = 2i - (W - 1), which are
 // integers for every W: slope = 2 Su / Suu with Su = sum(u y), Suu = sum(u^2).
@@ -53,6 +81,7 @@ std::optional<SteadyStateWindow> evaluate_steady_state(std::span<const double> r
     r.slope = 2.0 * su / suu;
     // The line passes through (centre index, mean).
     r.intercept = r.mean - r.slope * (static_cast<double>(r.first) + (wd - 1) / 2);
+    slope_interval(y, suu, r);
     const double excursion = std::fabs(r.slope) * (wd - 1);
     if (!(r.mean > 0)) {
         r.range_pct = r.excursion_pct = std::numeric_limits<double>::quiet_NaN();
@@ -65,6 +94,12 @@ std::optional<SteadyStateWindow> evaluate_steady_state(std::span<const double> r
         100.0 * 2.0 * std::fabs(su) * (wd - 1) * wd <= rule.max_excursion_pct * suu * sum;
     r.attained = r.range_ok && r.excursion_ok;
     return r;
+}
+
+std::string_view trend_name(const SteadyStateWindow& w) {
+    if (!w.trend_judged) return "unjudged";
+    if (w.trend_within_noise) return "within_noise";
+    return w.slope > 0 ? "rising" : "falling";
 }
 
 SteadyStateTracker::SteadyStateTracker(const SteadyStateRule& rule) : rule_(rule) {

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <optional>
 #include <span>
+#include <string_view>
 #include <vector>
 
 namespace ds::stats {
@@ -44,7 +45,18 @@ struct SteadyStateWindow {
     bool range_ok = false;      // range_pct <= max_range_pct
     bool excursion_ok = false;  // excursion_pct <= max_excursion_pct
     bool attained = false;      // both: the window is in steady state
+    // The slope's 95 % interval (Student's t over the line's residuals,
+    // W - 2 degrees of freedom): whether the rounds still move by more than
+    // their own scatter.  A window of 2 rounds has no residual: no interval
+    // (trend_judged false, low = high = slope).
+    double slope_low = 0, slope_high = 0;
+    bool trend_judged = false;
+    bool trend_within_noise = false;  // judged, and the interval holds 0
 };
+
+// Whether the window's rounds still move beyond their own scatter:
+// "within_noise", "rising", "falling" or "unjudged" (no slope interval).
+std::string_view trend_name(const SteadyStateWindow& w);
 
 // Evaluates `rule` over the last W values of `rounds`; nullopt when there are
 // fewer than W.  A window whose mean is not positive is never steady (there is

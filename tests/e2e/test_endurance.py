@@ -133,6 +133,13 @@ class Endurance(ThrottledDevice):
         self.assertAlmostEqual(w["mean_iops"], mean, delta=mean * 1e-9)
         self.assertLessEqual(w["range_pct"], 20)
         self.assertLessEqual(w["excursion_pct"], 10)
+        # The trend beyond the rounds' scatter: the slope's interval says it.
+        lo, hi = w["slope_interval"]
+        self.assertLessEqual(lo, w["slope_iops_per_round"])
+        self.assertLessEqual(w["slope_iops_per_round"], hi)
+        self.assertEqual(w["trend"], "within_noise" if lo <= 0 <= hi else
+                         "rising" if lo > 0 else "falling")
+        self.assertRegex(r.stdout, r"(trend within noise|still (rising|falling)) \(")
         # The throttle, not the program, set the rate: within 25% of 2000.
         self.assertLess(abs(mean - 2000), 500, ss["rounds_iops"])
         self.assertEqual(ss["rule"], {"window_rounds": 5, "max_range_pct": 20,

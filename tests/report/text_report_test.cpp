@@ -197,6 +197,19 @@ TEST_CASE("find-rate line: the rate found with its bracket, or that none met the
     CHECK(report::find_rate_line(fr) ==
           "find-rate: 750 IOPS meets p99 <= 5.00 ms (bracket 750..875 IOPS, 4 points; "
           "p99 4.90 ms (median of 3, 4.10 ms..5.20 ms, within noise) at 750)");
+    // One run: the interval of its latencies' ranks, judged against the bound.
+    stats::Estimate one_run{.n = 20000,
+                            .median = 4.6e6,
+                            .min = 4.2e6,
+                            .max = 5.3e6,
+                            .low = 4.2e6,
+                            .high = 5.3e6,
+                            .confidence = 0.95};
+    fr.probes[2].repeats = 1;
+    fr.probes[2].verdict = stats::judge_probe(one_run, 5e6, true);
+    CHECK(report::find_rate_line(fr) ==
+          "find-rate: 750 IOPS meets p99 <= 5.00 ms (bracket 750..875 IOPS, 4 points; "
+          "p99 4.60 ms (4.20 ms..5.30 ms, within noise) at 750)");
     fr.found.reset();
     fr.failing = 1;
     fr.probes = {probe(1000, false, {9e7}), probe(500, false, {7e6})};
@@ -223,8 +236,9 @@ TEST_CASE("steady-state line: attained, with the window's figures") {
     r.window = t.window();
     r.status = t.status();
     CHECK(report::steady_state_line(r) ==
-          "steady state: attained at round 6 of 60 s (rounds 2-6): mean 100 IOPS, range 20.0 % "
-          "(max 20), slope excursion 6.0 % (max 10)");
+          "steady state: attained at round 6 of 60 s (rounds 2-6)  mean 100 IOPS, range 20.0 % "
+          "(max 20), slope excursion 6.0 % (max 10)  trend within noise (-1.5 %/round, "
+          "95 % -10.3..7.3)");
 }
 
 TEST_CASE("steady-state line: not attained, and no window yet") {
@@ -235,8 +249,16 @@ TEST_CASE("steady-state line: not attained, and no window yet") {
     r.window = stats::evaluate_steady_state(r.round_iops, r.rule);
     r.status = stats::SteadyStateStatus::max_rounds_reached;
     CHECK(report::steady_state_line(r) ==
-          "steady state: not attained in 5 rounds of 0.5 s (rounds 1-5): mean 140 IOPS, range "
-          "142.9 % (max 20), slope excursion 114.3 % (max 10)");
+          "steady state: not attained in 5 rounds of 0.5 s (rounds 1-5)  mean 140 IOPS, range "
+          "142.9 % (max 20), slope excursion 114.3 % (max 10)  trend within noise "
+          "(28.6 %/round, 95 % -23.9..81.1)");
+    // A steady climb with no scatter: within PTS's limits, still moving.
+    r.round_iops = {96, 98, 100, 102, 104};
+    r.window = stats::evaluate_steady_state(r.round_iops, r.rule);
+    r.status = stats::SteadyStateStatus::attained;
+    CHECK(report::steady_state_line(r) ==
+          "steady state: attained at round 5 of 0.5 s (rounds 1-5)  mean 100 IOPS, range 8.0 % "
+          "(max 20), slope excursion 8.0 % (max 10)  still rising 2.0 %/round (95 % 2.0..2.0)");
     r.round_iops = {100, 100};
     r.window.reset();
     r.status = stats::SteadyStateStatus::measuring;

@@ -36,6 +36,36 @@ TEST_CASE("a steady window: the rule's figures against a hand computation") {
     CHECK(w->attained);
 }
 
+TEST_CASE("the slope's interval: from the residuals about the line, against a hand computation") {
+    // The window above: the line 102 101 100 99 98 leaves residuals
+    // -2 3 -2 3 -2, sum of squares 30, s^2 = 30 / 3 = 10, standard error of
+    // the slope sqrt(10 / Sxx) = 1, t(95 %, 3 df) = 3.1824: -1 +- 3.18.
+    std::vector<double> y{100, 104, 98, 102, 96};
+    auto w = evaluate_steady_state(y);
+    REQUIRE(w.has_value());
+    CHECK(w->trend_judged);
+    CHECK(w->slope_low == doctest::Approx(-1 - 3.182446).epsilon(1e-5));
+    CHECK(w->slope_high == doctest::Approx(-1 + 3.182446).epsilon(1e-5));
+    CHECK(w->trend_within_noise);  // the rounds scatter more than they move
+
+    // The same mean and a steady climb of 2 a round, no scatter: a trend.
+    std::vector<double> climb{96, 98, 100, 102, 104};
+    auto c = evaluate_steady_state(climb);
+    REQUIRE(c.has_value());
+    CHECK(c->attained);  // within PTS's limits: 8 % range, 8 % excursion
+    CHECK(c->trend_judged);
+    CHECK(c->slope_low == doctest::Approx(2));
+    CHECK(!c->trend_within_noise);
+
+    // Two rounds leave no residual: no interval.
+    SteadyStateRule two;
+    two.window_rounds = 2;
+    auto t = evaluate_steady_state(std::vector<double>{100, 101}, two);
+    REQUIRE(t.has_value());
+    CHECK(!t->trend_judged);
+    CHECK(!t->trend_within_noise);
+}
+
 TEST_CASE("only the last W rounds count, and indices are positions in the whole series") {
     // Same window as above after two warm-up rounds: it spans indices 2..6,
     // its centre is index 4, so the intercept is 100 - (-1)(4) = 104.

@@ -41,6 +41,13 @@ const OptionSpec kSpecs[] = {
      "random block, also the verification unit: a power of two, 512 to 64M"},
     {kWorkload, "read-pct", 0, "PCT", "70", nullptr,
      "share of random operations that are reads, 0 to 100"},
+    {kWorkload, "distribution", 0, "DIST",
+     "uniform", nullptr,
+     "where random blocks land, in fio's vocabulary: uniform, zipf:THETA (zipf:1.2), "
+     "pareto:H (pareto:0.3), normal:SIGMA% (normal:5%: of the "
+     "file, from its middle), zoned:60/10,30/20,10/70 (60 % of operations on 10 % of the "
+     "blocks, ...); hot blocks are scattered over the file by a fixed permutation, and the "
+     "report states the skew achieved"},
     {kWorkload, "rand-time", 0, "DURATION", "10s", nullptr,
      "random phase length per iteration (0 disables it)"},
     {kWorkload, "rand-ops", 0, "N", nullptr, "off",

@@ -16,6 +16,7 @@
 #include "engine/write_durability.h"
 #include "model/config.h"
 #include "model/phase_result.h"
+#include "stats/distribution.h"
 
 namespace ds::engine {
 
@@ -54,8 +55,10 @@ struct PhasePlan {
 struct PhaseOutcome {
     PhaseCounters counters;
     ThroughputSeries series;  // completions over time, from PhasePlan::series_from_ns
-    bool completed = true;    // false when stopped early
-    double seconds = 0;       // this worker's own time in the phase (the coordinator's clock)
+    // The random phase under a skewed --distribution: where its operations landed.
+    std::optional<SkewResult> skew;
+    bool completed = true;  // false when stopped early
+    double seconds = 0;     // this worker's own time in the phase (the coordinator's clock)
     // Set when a write found the filesystem full: counted as a write error
     // and the phase goes on, but the run ends after it (a setup problem, not
     // the drive's fault: exit 1).

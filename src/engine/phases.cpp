@@ -4,13 +4,13 @@
 
 namespace ds::engine {
 
-std::unique_ptr<IoPhase> make_phase(PhaseContext& c, WriteDurability* writes, unsigned read_pct,
+std::unique_ptr<IoPhase> make_phase(PhaseContext& c, WriteDurability* writes, const RandomMix& mix,
                                     std::uint64_t seed) {
     switch (c.plan.phase) {
         case Phase::seq_write:
             return std::make_unique<SequentialPhase>(c, writes, io::OpKind::write);
         case Phase::random:
-            return std::make_unique<RandomPhase>(c, writes, read_pct, seed);
+            return std::make_unique<RandomPhase>(c, writes, mix, seed);
         case Phase::seq_read:
         case Phase::reverify:
             break;

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "engine/phase_work.h"
+#include "stats/distribution.h"
 
 namespace ds::engine {
 
@@ -35,11 +36,18 @@ class SequentialPhase final : public IoPhase {
     std::uint64_t issued_ = 0;  // PhasePlan::min_ops
 };
 
+// What the random phase draws: its share of reads and where its blocks land.
+struct RandomMix {
+    unsigned read_pct = 70;
+    const stats::DistributionSpec* distribution = nullptr;  // null: uniform
+};
+
 // random: --read-pct reads, the rest writes, of blocks picked at random
-// among those not in flight, until the op limit or the deadline.
+// (--distribution) among those not in flight, until the op limit or the
+// deadline.  A skewed distribution's draws are tallied (PhaseOutcome::skew).
 class RandomPhase final : public IoPhase {
   public:
-    RandomPhase(PhaseContext& c, WriteDurability* writes, unsigned read_pct, std::uint64_t seed);
+    RandomPhase(PhaseContext& c, WriteDurability* writes, const RandomMix& mix, std::uint64_t seed);
 
   private:
     bool next_op(Slot& s) override;
@@ -53,12 +61,15 @@ class RandomPhase final : public IoPhase {
     unsigned block_shift_;  // log2 of units per block
     std::uint64_t issued_ = 0;
     std::uint64_t rng_[2];
-    std::uint64_t ahead_;  // the block the next pick starts from
+    stats::Distribution dist_;  // over blocks_
+    bool skewed_;               // not uniform: draws are ranked and tallied
+    std::uint64_t ahead_;       // the block the next pick starts from
+    std::uint64_t ahead_rank_ = 0;
 };
 
 // The phase named in `c.plan`, ready to run (`writes` is ignored by the
 // phases that only read).
-std::unique_ptr<IoPhase> make_phase(PhaseContext& c, WriteDurability* writes, unsigned read_pct,
+std::unique_ptr<IoPhase> make_phase(PhaseContext& c, WriteDurability* writes, const RandomMix& mix,
                                     std::uint64_t seed);
 
 }  // namespace ds::engine

@@ -17,18 +17,40 @@ std::uint64_t splitmix64(std::uint64_t& x) {
 // a shift (Lemire's range reduction) instead of a 64-bit division, which
 // was a tenth of the engine's own CPU per NOP operation.
 std::uint64_t below(std::uint64_t random, std::uint64_t n) {
-    __extension__ using u128 = unsigned __int128;
-    return static_cast<std::uint64_t>((u128{random} * n) >> 64);
+    return stats::uniform_below(random, n);
 }
+
+// A phase's blocks under --distribution.  The hot blocks' places come from
+// the run's seed alone, so every iteration, round and sweep point of a run
+// heats the same blocks (a drive's cache sees one working set).
+stats::Distribution distribution_of(const RandomMix& mix, std::uint64_t blocks,
+                                    std::uint64_t seed) {
+    static const stats::DistributionSpec uniform;
+    return stats::Distribution(mix.distribution ? *mix.distribution : uniform,
+                               std::max<std::uint64_t>(blocks, 1), seed);
+}
+
+// Draws of many blocks pick one not in flight within a few tries; a skewed
+// distribution over a small file can keep drawing busy hot blocks, so after
+// this many the phase waits for a completion instead.
+constexpr unsigned kBusyDraws = 64;
 
 }  // namespace
 
-RandomPhase::RandomPhase(PhaseContext& c, WriteDurability* writes, unsigned read_pct,
+RandomPhase::RandomPhase(PhaseContext& c, WriteDurability* writes, const RandomMix& mix,
                          std::uint64_t seed)
     : IoPhase(c, writes),
-      read_pct_(read_pct),
+      read_pct_(mix.read_pct),
       blocks_(c.file_bytes / c.block),
-      block_shift_(static_cast<unsigned>(__builtin_ctz(c.block)) - c.units.unit_shift()) {
+      block_shift_(static_cast<unsigned>(__builtin_ctz(c.block)) - c.units.unit_shift()),
+      dist_(distribution_of(mix, blocks_, seed)),
+      skewed_(dist_.spec().kind != stats::DistributionKind::uniform) {
+    if (skewed_ && !c.out.skew) {
+        SkewResult& s = c.out.skew.emplace(blocks_);
+        s.distribution = dist_.spec().text();
+        for (std::size_t i = 0; i < s.predicted.size(); ++i)
+            s.predicted[i] = dist_.predicted_hot_share(stats::SkewTally::kHotFractions[i]);
+    }
     // Each worker, iteration and steady-state round draws its own sequence
     // from the run's seed (round 0 draws what a run without rounds does).
     std::uint64_t rs = seed ^ (std::uint64_t{c.file_index} << 32) ^ (c.plan.iteration * 0x9E37ULL) ^
@@ -39,7 +61,15 @@ RandomPhase::RandomPhase(PhaseContext& c, WriteDurability* writes, unsigned read
 }
 
 std::uint64_t RandomPhase::draw_block() {
-    const std::uint64_t first = below(next_random(), blocks_) << block_shift_;
+    auto random = [this] { return next_random(); };
+    std::uint64_t block;
+    if (skewed_) {
+        ahead_rank_ = dist_.draw_rank(random);
+        block = dist_.unit_of(ahead_rank_);
+    } else {
+        block = below(next_random(), blocks_);
+    }
+    const std::uint64_t first = block << block_shift_;
     c_.units.prefetch(first);
     return first;
 }
@@ -62,14 +92,23 @@ bool RandomPhase::more_ops() const {
 bool RandomPhase::next_op(Slot& s) {
     if (!more_ops()) return false;
     // A block whose first unit is busy is in flight (unit_map.h); at most
-    // half the blocks are in flight, so this loop ends quickly.  Blocks are
+    // half the blocks are in flight, so a uniform draw finds a free one
+    // within a few tries (a skewed one may not: kBusyDraws).  Blocks are
     // drawn one ahead so that the generation this one needs (when its write
     // is filled, or its read verified) was being loaded meanwhile.
-    std::uint64_t first;
+    std::uint64_t first, rank;
+    unsigned tries = 0;
     do {
+        if (++tries > kBusyDraws) return false;  // wait for a completion
+        rank = ahead_rank_;
         first = std::exchange(ahead_, draw_block());
     } while (c_.units.busy(first));
     c_.units.claim(first);
+    if (skewed_) {
+        c_.out.skew->busy_redraws += tries - 1;
+        c_.out.skew->tally.add(rank,
+                               (first >> block_shift_) ^ (std::uint64_t{c_.file_index} << 44));
+    }
     s.req.offset = first << c_.units.unit_shift();
     s.req.length = c_.block;
     s.req.kind = below(next_random(), 100) < read_pct_ ? io::OpKind::read : io::OpKind::write;

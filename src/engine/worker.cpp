@@ -35,6 +35,7 @@ WorkerGeometry make_geometry(const RunConfig& cfg, unsigned backend_depth) {
     g.rand_depth = static_cast<unsigned>(
         std::min<std::uint64_t>({cfg.qd, backend_depth, std::max<std::uint64_t>(1, units / 2)}));
     g.read_pct = cfg.read_pct;
+    g.distribution = cfg.distribution;
     g.verify = cfg.verify;
     g.sync = cfg.sync;
     g.sync_every = cfg.sync_every;
@@ -122,17 +123,23 @@ void Worker::note_truncation() {
         truncated_to_ = static_cast<std::uint64_t>(st.st_size);
 }
 
+namespace {
+
+// At most half of the random blocks in flight keeps picking one cheap.
+unsigned random_depth(const WorkerGeometry& geo, const PhasePlan& plan, std::uint32_t block) {
+    const std::uint64_t rand_blocks = geo.file_bytes / block;
+    return static_cast<unsigned>(std::min<std::uint64_t>(
+        plan.depth ? plan.depth : geo.rand_depth, std::max<std::uint64_t>(1, rand_blocks / 2)));
+}
+
+}  // namespace
+
 Worker::Outcome Worker::run(const PhasePlan& plan) {
     Outcome out;
     const bool random = plan.phase == Phase::random;
     const std::uint32_t block =
         random ? (plan.rand_block ? plan.rand_block : geo_.rand_block) : geo_.seq_block;
-    // At most half of the random blocks in flight keeps picking one cheap.
-    const std::uint64_t rand_blocks = geo_.file_bytes / block;
-    const unsigned depth = random ? static_cast<unsigned>(std::min<std::uint64_t>(
-                                        plan.depth ? plan.depth : geo_.rand_depth,
-                                        std::max<std::uint64_t>(1, rand_blocks / 2)))
-                                  : geo_.seq_depth;
+    const unsigned depth = random ? random_depth(geo_, plan, block) : geo_.seq_depth;
     for (std::size_t i = 0; i < slots_.size(); ++i)
         slots_[i].buf = i < depth ? arena_.data() + i * std::size_t{block} : nullptr;
     progress_bytes.store(0, std::memory_order_relaxed);
@@ -157,7 +164,8 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
                      monotonic_ns(),
                      pattern::data_id_from_seed(seed_)};
     WriteDurability writes(geo_.sync, geo_.sync_every, units_, durable_);
-    std::unique_ptr<IoPhase> phase = make_phase(ctx, &writes, geo_.read_pct, seed_);
+    std::unique_ptr<IoPhase> phase =
+        make_phase(ctx, &writes, {geo_.read_pct, &geo_.distribution}, seed_);
     // A sync thread pool asked for one operation at a time (a sweep's QD 1)
     // is the single-threaded baseline, as --qd 1 is: no hand-over to a pool.
     io::Backend* backend = backend_.get();

@@ -39,6 +39,7 @@ struct WorkerGeometry {
     unsigned seq_depth;
     unsigned rand_depth;
     unsigned read_pct;
+    stats::DistributionSpec distribution;  // where random blocks land
     bool verify;
     SyncMethod sync = SyncMethod::none;
     std::uint64_t sync_every = 1;  // writes per flush / per listener call

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "stats/distribution.h"
 #include "stats/steady_state.h"
 #include "stats/write_cliff.h"
 
@@ -92,6 +93,8 @@ struct RunConfig {
     std::uint32_t seq_block = 1U << 20;
     std::uint32_t rand_block = 4096;  // also the verification unit
     unsigned read_pct = 70;
+    // --distribution: where the random phase's blocks land (uniform: as ever).
+    stats::DistributionSpec distribution;
     double rand_time_s = 10;                // 0 disables the random phase
     std::optional<std::uint64_t> rand_ops;  // total across workers; replaces rand_time
     // --seq-time: each sequential phase covers the files once, then goes on

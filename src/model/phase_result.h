@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "pattern/unit.h"
 #include "stats/batch_means.h"
 #include "stats/cpu_time.h"
+#include "stats/distribution.h"
 #include "stats/estimate.h"
 #include "stats/histogram.h"
 #include "stats/regimes.h"
@@ -150,6 +152,27 @@ inline constexpr std::uint64_t kMinMeasuredOps = 200;
 // ("0.04 s, 32 operations"), or empty when it is long enough.
 std::string too_short_reason(double seconds, std::uint64_t ops);
 
+// The random phase under a skewed --distribution: where its operations
+// landed (the tally of every worker), beside what the distribution
+// predicts for the same number of blocks.
+struct SkewResult {
+    explicit SkewResult(std::uint64_t per_file)
+        : tally(per_file), blocks_per_file(per_file), blocks(per_file) {}
+    std::string distribution;  // its canonical text ("zipf:1.2")
+    stats::SkewTally tally;
+    // The distribution's own share on the hottest SkewTally::kHotFractions.
+    std::array<double, 3> predicted{};
+    std::uint64_t blocks_per_file = 0;
+    std::uint64_t blocks = 0;  // every worker's file: what the draws could reach
+    // Draws that found their block in flight and were drawn again (a unit
+    // is never in flight twice): why the hottest blocks can fall short of
+    // the prediction at a high queue depth.
+    std::uint64_t busy_redraws = 0;
+
+    // Another worker's (its own file's blocks added).
+    void merge(const SkewResult& o);
+};
+
 struct PhaseResult {
     Phase phase = Phase::seq_write;
     unsigned workers = 0;      // workers that took part
@@ -163,6 +186,7 @@ struct PhaseResult {
     // holds several runs of the phase (iterations) one after the other.
     ThroughputSeries series;
     bool series_joined = false;
+    std::optional<SkewResult> skew;  // --distribution other than uniform
     // --rate: the operations a second asked for over all workers (0: closed
     // loop); rate_met() says whether the phase achieved it.
     double requested_rate = 0;

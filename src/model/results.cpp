@@ -204,6 +204,12 @@ stats::LatencyHistogram PhaseResult::latency() const {
     return all;
 }
 
+void SkewResult::merge(const SkewResult& o) {
+    tally.merge(o.tally);
+    blocks += o.blocks;
+    busy_redraws += o.busy_redraws;
+}
+
 void PhaseResult::merge(const PhaseResult& o) {
     workers = std::max(workers, o.workers);
     requested_rate = std::max(requested_rate, o.requested_rate);
@@ -217,6 +223,14 @@ void PhaseResult::merge(const PhaseResult& o) {
     series.append(o.series);
     for (const auto& r : o.repeats)
         if (repeats.size() < kMaxRepeats) repeats.push_back(r);
+    // Another run over the same blocks: more draws, no more blocks.
+    if (o.skew) {
+        if (skew) {
+            skew->tally.merge(o.skew->tally);
+            skew->busy_redraws += o.skew->busy_redraws;
+        } else
+            skew = o.skew;
+    }
 }
 
 stats::BatchInterval PhaseResult::series_interval(bool iops_figure) const {

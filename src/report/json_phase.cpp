@@ -131,8 +131,22 @@ json write_summary_json(const model::PhaseResult& p) {
 
 namespace {
 
+json skew_json(const model::SkewResult& s) {
+    json hot = json::array();
+    for (std::size_t i = 0; i < stats::SkewTally::kHotFractions.size(); ++i)
+        hot.push_back({{"fraction", stats::SkewTally::kHotFractions[i]},
+                       {"share", s.tally.hot_share(i)},
+                       {"predicted", s.predicted[i]}});
+    return {{"distribution", s.distribution},
+            {"blocks", s.blocks},
+            {"blocks_touched", std::min(s.tally.distinct_units(), static_cast<double>(s.blocks))},
+            {"ops", s.tally.ops()},
+            {"busy_redraws", s.busy_redraws},
+            {"hot", hot}};
+}
+
 // This run's interval of its figure, its regimes and the interval of its
-// p99 (schema: interval, regimes, p99_interval).
+// p99 (schema: interval, regimes, p99_interval, and skew).
 void add_intervals(json& j, const model::PhaseResult& p, const stats::LatencyHistogram& all) {
     const bool iops = p.iops_figure();
     const stats::BatchInterval b = p.series_interval(iops);
@@ -162,6 +176,7 @@ void add_intervals(json& j, const model::PhaseResult& p, const stats::LatencyHis
                  {"high", r.interval.usable ? json(r.interval.high) : json(nullptr)}});
         j["regimes"] = regimes;
     }
+    j["skew"] = p.skew ? skew_json(*p.skew) : json(nullptr);
     j["p99_interval"] = nullptr;
     if (all.count()) {
         const stats::QuantileInterval q = stats::quantile_interval(all, 99);

@@ -233,6 +233,7 @@ json config_json(const model::RunConfig& cfg, std::uint64_t seed) {
             {"rand_block_bytes", cfg.rand_block},
             {"unit_bytes", cfg.rand_block},
             {"read_pct", cfg.read_pct},
+            {"distribution", cfg.distribution.text()},
             {"rand_time_s", cfg.rand_ops ? json(nullptr) : json(cfg.rand_time_s)},
             {"rand_ops", cfg.rand_ops ? json(*cfg.rand_ops) : json(nullptr)},
             {"seq_time_s", cfg.seq_time_s > 0 ? json(cfg.seq_time_s) : json(nullptr)},

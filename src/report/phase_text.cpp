@@ -187,8 +187,34 @@ std::string phase_line(const model::PhaseResult& p, const std::vector<double>& t
     if (p.requested_rate > 0) line.append("\n").append(rate_line(p));
     if (p.repeats.size() >= 2) line.append("\n").append(repeats_line(p));
     if (const std::string r = regimes_line(p, u); !r.empty()) line.append("\n").append(r);
+    if (p.skew) line.append("\n").append(skew_line(*p.skew));
     if (p.phase == model::Phase::random && c.write_ops + c.write_errors > 0)
         line.append("\n").append(writes_line(p, u));
+    return line;
+}
+
+// "skew:      zipf:1.2  ops on the hottest 1 % of blocks 41.2 % (predicted
+// 41.0)  10 %: 63.3 (63.1)  20 %: 71.0 (70.9)  blocks touched about 12.3k of
+// 65.5k (19 %)": what the draws achieved beside what the distribution says.
+std::string skew_line(const model::SkewResult& s) {
+    const auto& t = s.tally;
+    std::string line = "  skew:      " + s.distribution;
+    for (std::size_t i = 0; i < stats::SkewTally::kHotFractions.size(); ++i)
+        line += printf_string(i == 0 ? "  ops on the hottest %.0f %% of blocks %.1f %% (predicted "
+                                       "%.1f)"
+                                     : "  %.0f %%: %.1f (%.1f)",
+                              100 * stats::SkewTally::kHotFractions[i], 100 * t.hot_share(i),
+                              100 * s.predicted[i]);
+    const double touched = std::min(t.distinct_units(), static_cast<double>(s.blocks));
+    line +=
+        "  blocks touched about " + units::format_iops(touched) + " of " +
+        units::format_iops(static_cast<double>(s.blocks)) +
+        printf_string(" (%.0f %%)", s.blocks ? 100 * touched / static_cast<double>(s.blocks) : 0);
+    const std::uint64_t draws = t.ops() + s.busy_redraws;
+    if (s.busy_redraws)
+        line +=
+            printf_string("  %.1f %% of draws found their block in flight and drew again",
+                          100.0 * static_cast<double>(s.busy_redraws) / static_cast<double>(draws));
     return line;
 }
 

@@ -149,7 +149,11 @@ std::string result_line(const model::RunConfig& cfg, const model::RunResult& r,
     if (q.random) {
         line += seq.empty() ? "" : " | ";
         line += "random " + block_words(cfg.rand_block) + ", " + std::to_string(cfg.read_pct) +
-                "% reads, qd " + std::to_string(r.backend.effective_qd) + " x " +
+                "% reads, " +
+                (cfg.distribution.kind == stats::DistributionKind::uniform
+                     ? std::string()
+                     : cfg.distribution.text() + ", ") +
+                "qd " + std::to_string(r.backend.effective_qd) + " x " +
                 std::to_string(cfg.workers()) + (cfg.workers() == 1 ? " worker: " : " workers: ") +
                 (q.random_too_short.empty()
                      ? units::format_iops(q.random_iops) + " IOPS" +

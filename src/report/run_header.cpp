@@ -63,6 +63,8 @@ std::string health_header_lines(const std::vector<model::TargetResult>& targets)
 std::string random_workload_text(const model::RunConfig& cfg) {
     if (!random_on(cfg)) return "random off";
     std::string random = "random " + std::to_string(cfg.read_pct) + "% reads ";
+    if (cfg.distribution.kind != stats::DistributionKind::uniform)
+        random.append("(").append(cfg.distribution.text()).append(") ");
     if (cfg.steady_state)
         return random + "in rounds of " + units::format_seconds(cfg.steady_round_s) +
                " until steady (window " + std::to_string(cfg.steady_state->window_rounds) +

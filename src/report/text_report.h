@@ -120,6 +120,8 @@ std::string rate_line(const model::PhaseResult& p);
 // "  regimes:   ...  0.0-3.0 s 5.0k IOPS ±1.2 %  3.0-8.0 s 500 IOPS ±2.0 %";
 // empty for a steady phase.
 std::string regimes_line(const model::PhaseResult& p, units::ByteUnits u = units::ByteUnits::iec);
+// --distribution: the skew the random phase achieved, beside the prediction.
+std::string skew_line(const model::SkewResult& s);
 // A figure over its repeats, compactly: "148.3k IOPS (±4.0 %, n=5)" (`text`
 // formats the number, `unit` follows it); one sample: number and unit alone.
 std::string estimate_text(const stats::Estimate& e, std::string (*text)(double),

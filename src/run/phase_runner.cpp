@@ -245,6 +245,12 @@ void account(RunSession& s, const std::vector<PhaseOutcome>& outcomes, PhaseResu
         const PhaseOutcome& o = outcomes[i];
         pr.counters.merge(o.counters);
         pr.series.merge(o.series);
+        if (o.skew) {
+            if (pr.skew)
+                pr.skew->merge(*o.skew);
+            else
+                pr.skew = o.skew;
+        }
         if (!o.completed) pr.interrupted = true;
         if (const auto& bad = o.invalid; bad && res.fatal_error.empty()) {
             res.fatal_error =

@@ -204,7 +204,7 @@ class Table final : private MismatchSink {
         io::SyncBackend backend(s_.check_fd);
         Slot slot;
         slot.buf = chunk_.data();
-        auto work = make_phase(ctx, &writes, 0, 0);
+        auto work = make_phase(ctx, &writes, {}, 0);
         Engine(backend, {&slot, 1}, stop).run(*work, {1, 1, 0});
         return out;
     }

@@ -92,6 +92,7 @@ TEST_CASE("the option table's defaults are the structs' own: no second copy can 
     CHECK(c.batch == built.batch);
     CHECK(c.sync == built.sync);
     CHECK(c.sync_every == built.sync_every);
+    CHECK(c.distribution == built.distribution);
     const auto steady = parse({"--steady-state", "1s"}).steady_state;
     REQUIRE(steady.has_value());
     CHECK(steady->window_rounds == ds::stats::SteadyStateRule{}.window_rounds);
@@ -110,6 +111,7 @@ TEST_CASE("the option table's defaults are the structs' own: no second copy can 
                                         "seq-block",
                                         "rand-block",
                                         "read-pct",
+                                        "distribution",
                                         "rand-time",
                                         "arrivals",
                                         "iterations",
@@ -364,6 +366,14 @@ TEST_CASE("rejections name the option") {
     }
     SUBCASE("--seq-block 0") {
         check_rejected({"--seq-block", "0"}, "--seq-block");
+    }
+    SUBCASE("--distribution: fio's forms, or one line naming the option and the forms") {
+        CHECK(parse({"--distribution", "zipf:1.2"}).distribution.text() == "zipf:1.2");
+        CHECK(parse({"--distribution", "zoned:60/10:30/20:10/70"}).distribution.text() ==
+              "zoned:60/10,30/20,10/70");
+        CHECK(parse({}).distribution.kind == ds::stats::DistributionKind::uniform);
+        check_rejected({"--distribution", "zipf:1"}, "--distribution");
+        check_rejected({"--distribution", "hot"}, "--distribution");
     }
     SUBCASE("--read-pct out of 0..100") {
         check_rejected({"--read-pct", "101"}, "--read-pct");

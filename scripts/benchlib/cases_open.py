@@ -212,6 +212,7 @@ def all_groups():
         "randread": [group_randread(1), group_randread(32), group_randread(128)],
         "sync": [group_sync(1), group_sync(2)],
         "mix": [group_mix()],
+        "skew": [group_skew()],
         "nop": [group_nop()],
         "seq": [group_seq()],
         "rate": [group_rate()],

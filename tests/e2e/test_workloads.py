@@ -28,7 +28,9 @@ def skew_of(doc):
 
 class SkewCases:
     def test_each_distribution_lands_on_its_predicted_share_at_qd1(self):
-        for dist in ("zipf:1.2", "pareto:0.3", "normal:5%", "zoned:60/10,30/20,10/70"):
+        # A sanitized build checks one: the draws are the same code, slower.
+        dists = ("zipf:1.2", "pareto:0.3", "normal:5%", "zoned:60/10,30/20,10/70")
+        for dist in dists[:1] if harness.sanitizer() else dists:
             with self.subTest(dist=dist):
                 r = self.drivestress(*QD1, "--rand-ops", 20000, "--distribution", dist,
                                      "--seed", 3)

@@ -139,6 +139,57 @@ class BenchRows(unittest.TestCase):
         FakeBench.args.floor_exe = None
         self.assertEqual([t for t, _ in runs(FakeBench)], ["drivestress"])
 
+    def test_skew_row_runs_both_tools_on_the_same_distribution(self):
+        """Issue 32: zipf:1.2 random reads, drivestress verifying, against
+        fio's random_distribution=zipf:1.2."""
+        gid, rows, runs = self.group("skew")
+        self.assertEqual(gid, "skew-qd32")
+        self.assertEqual(rows[0][3:5], ("ds-skew", "fio-skew"))
+        calls = []
+
+        class FakeBench:
+            args = bench.parse_args(["--cases", "skew", "--time", "2"])
+
+            def drivestress(self, label, args):
+                calls.append(("ds", args))
+                return {}, None
+
+            def fio(self, label, opts, files):
+                calls.append(("fio", opts))
+                return {}, None
+
+            def fio_layout(self, n):
+                pass
+
+            def fio_common(self):
+                return []
+
+            def fio_uring(self, qd):
+                return [f"iodepth={qd}"]
+
+            def fio_random(self, rw):
+                return [f"rw={rw}"]
+
+            def fio_random_files(self, n):
+                return ["f"]
+
+            def ds_phase(self, doc, phase):
+                return {}
+
+            def ds_measure(self, phase, key):
+                return 1
+
+            def fio_measure(self, doc, dirs):
+                return 1
+        for _, run in runs(FakeBench()):
+            run()
+        ds = dict(calls)["ds"]
+        self.assertEqual(ds[ds.index("--distribution") + 1], "zipf:1.2")
+        self.assertEqual(ds[ds.index("--read-pct") + 1], "100")
+        self.assertNotIn("--no-verify", ds)
+        self.assertIn("random_distribution=zipf:1.2", dict(calls)["fio"])
+        self.assertIn("rw=randread", dict(calls)["fio"])
+
     def test_drivestress_nop_arguments(self):
         args = bench.parse_args(["--time", "2"])
         self.assertIn("nop", args.cases)

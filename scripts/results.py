@@ -484,6 +484,7 @@ CONFIG_ITEMS = (
     ("seq-block", lambda d: d.get("config", {}).get("seq_block_bytes")),
     ("rand-block", lambda d: d.get("config", {}).get("rand_block_bytes")),
     ("read-pct", lambda d: d.get("config", {}).get("read_pct")),
+    ("distribution", lambda d: d.get("config", {}).get("distribution")),
     ("phases", lambda d: ",".join(d["config"]["phases"])
      if isinstance(d.get("config", {}).get("phases"), list) else None),
     ("sync", lambda d: d.get("config", {}).get("sync")),

@@ -283,11 +283,11 @@ class CompareTest(unittest.TestCase):
         b = copy.deepcopy(self.b)
         b["config"].update(qd=1, files=4, file_size_bytes=32 * MIB, rand_block_bytes=8192,
                            seq_block_bytes=128 * 1024, phases=["seq-write", "random"],
-                           sync="fsync")
+                           sync="fsync", distribution="zipf:1.2")
         b["backend"].update(used="sync", random_qd_per_worker=1)
         b["preset"] = {"name": "desktop", "tests": []}
         a = copy.deepcopy(self.a)
-        a["config"]["sync"] = "none"
+        a["config"].update(sync="none", distribution="uniform")
         pa, pb = self.write("cfg-a.json", a), self.write("cfg-b.json", b)
         r = run(pa, pb)
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -297,7 +297,8 @@ class CompareTest(unittest.TestCase):
                     "size": ("8M", "32M"), "seq-block": ("1M", "128K"),
                     "rand-block": ("4K", "8K"), "phases": ("seq-write,seq-read,random,reverify",
                                                            "seq-write,random"),
-                    "sync": ("none", "fsync"), "preset": ("none", "desktop")}
+                    "sync": ("none", "fsync"), "distribution": ("uniform", "zipf:1.2"),
+                    "preset": ("none", "desktop")}
         listed = {}
         for line in r.stdout.splitlines():
             m = re.match(r"^  (\S+(?: \S+)*?)\s+A (\S+)\s+B (\S+)$", line)

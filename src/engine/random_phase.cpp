@@ -91,19 +91,26 @@ bool RandomPhase::more_ops() const {
 
 bool RandomPhase::next_op(Slot& s) {
     if (!more_ops()) return false;
-    // A block whose first unit is busy is in flight (unit_map.h); at most
-    // half the blocks are in flight, so a uniform draw finds a free one
-    // within a few tries (a skewed one may not: kBusyDraws).  Blocks are
-    // drawn one ahead so that the generation this one needs (when its write
-    // is filled, or its read verified) was being loaded meanwhile.
+    // A block whose first unit is busy is in flight (unit_map.h): a write
+    // takes a block nothing covers, a read one no write covers (reads of a
+    // block share it).  At most half the blocks are in flight, so a uniform
+    // draw finds a free one within a few tries (a skewed one may not:
+    // kBusyDraws).  Blocks are drawn one ahead so that the generation this
+    // one needs (when its write is filled, or its read verified) was being
+    // loaded meanwhile; the kind is drawn after the block, as it always was.
     std::uint64_t first, rank;
+    bool read;
     unsigned tries = 0;
     do {
         if (++tries > kBusyDraws) return false;  // wait for a completion
         rank = ahead_rank_;
         first = std::exchange(ahead_, draw_block());
-    } while (c_.units.busy(first));
-    c_.units.claim(first);
+        read = below(next_random(), 100) < read_pct_;
+    } while (read ? c_.units.busy_for_read(first) : c_.units.busy(first));
+    if (read)
+        c_.units.claim_shared(first);
+    else
+        c_.units.claim(first);
     if (skewed_) {
         c_.out.skew->busy_redraws += tries - 1;
         c_.out.skew->tally.add(rank,
@@ -111,13 +118,17 @@ bool RandomPhase::next_op(Slot& s) {
     }
     s.req.offset = first << c_.units.unit_shift();
     s.req.length = c_.block;
-    s.req.kind = below(next_random(), 100) < read_pct_ ? io::OpKind::read : io::OpKind::write;
+    s.req.kind = read ? io::OpKind::read : io::OpKind::write;
     ++issued_;
     return true;
 }
 
 void RandomPhase::released(const Slot& s) {
-    c_.units.release(c_.units.unit_of(s.first_offset));
+    const std::uint64_t unit = c_.units.unit_of(s.first_offset);
+    if (s.req.kind == io::OpKind::read)
+        c_.units.release_shared(unit);
+    else
+        c_.units.release(unit);
 }
 
 }  // namespace ds::engine

@@ -8,28 +8,37 @@ BusyUnits::BusyUnits() : slots_(256, kEmpty), shift_(64 - 8) {}
 
 bool BusyUnits::contains(std::uint64_t unit) const {
     for (std::size_t i = home(unit);; i = (i + 1) & mask()) {
-        if (slots_[i] == unit) return true;
+        if (slots_[i] == kEmpty) return false;
+        if (slots_[i] >> 1 == unit) return true;
+    }
+}
+
+bool BusyUnits::claimed_alone(std::uint64_t unit) const {
+    const std::uint64_t alone = key(unit, false);
+    for (std::size_t i = home(unit);; i = (i + 1) & mask()) {
+        if (slots_[i] == alone) return true;
         if (slots_[i] == kEmpty) return false;
     }
 }
 
-void BusyUnits::insert(std::uint64_t unit) {
+void BusyUnits::insert(std::uint64_t unit, bool shared) {
     if (kSlotsPerUnit * (size_ + 1) > slots_.size()) grow();
     std::size_t i = home(unit);
     while (slots_[i] != kEmpty)
         i = (i + 1) & mask();
-    slots_[i] = unit;
+    slots_[i] = key(unit, shared);
     ++size_;
 }
 
-void BusyUnits::erase(std::uint64_t unit) {
+void BusyUnits::erase(std::uint64_t unit, bool shared) {
+    const std::uint64_t k = key(unit, shared);
     std::size_t hole = home(unit);
-    while (slots_[hole] != unit)
+    while (slots_[hole] != k)
         hole = (hole + 1) & mask();
     // Backward shift: an entry after the hole moves into it when the hole
     // lies on its probe path (between its home and where it sits).
     for (std::size_t j = (hole + 1) & mask(); slots_[j] != kEmpty; j = (j + 1) & mask()) {
-        if (((j - home(slots_[j])) & mask()) >= ((j - hole) & mask())) {
+        if (((j - home(slots_[j] >> 1)) & mask()) >= ((j - hole) & mask())) {
             slots_[hole] = slots_[j];
             hole = j;
         }
@@ -43,8 +52,8 @@ void BusyUnits::grow() {
     old.swap(slots_);
     --shift_;
     size_ = 0;
-    for (std::uint64_t u : old)
-        if (u != kEmpty) insert(u);
+    for (std::uint64_t k : old)
+        if (k != kEmpty) insert(k >> 1, (k & 1) != 0);
 }
 
 UnitMap::UnitMap(std::uint64_t file_bytes, std::uint32_t unit_bytes)

@@ -12,17 +12,22 @@
 //               handed out when it became unknown, so no content the run
 //               ever wrote to it can come back looking current or newer (a
 //               rollback reads as stale).
-//   busy        a random operation covers the unit.  Invariant: a busy unit
-//               is never picked again until its operation completes, so a
-//               read never races a write of the same unit and a read always
-//               finds the generation the map holds (no false mismatch at any
-//               queue depth, on any backend).  Random blocks are aligned to
-//               their size, so the unit at a block's start stands for the
-//               whole block.  Sequential phases never overlap themselves and
-//               do not mark units.  Busy units are a small set (BusyUnits),
-//               not a byte per unit: at most a queue's worth are busy, and
-//               a byte per unit of a 2 GiB file was a cache miss on every
-//               random issue.
+//   busy        a random operation covers the unit.  A write claims its
+//               units alone; reads share theirs (claim_shared): several
+//               reads of a unit may be in flight at once, as a hot block's
+//               are under a skewed --distribution, but never beside a write.
+//               Invariant: a unit being written is never picked again until
+//               that write completes, and a unit being read is never
+//               written, so a read never races a write of the same unit and
+//               a read always finds the generation the map holds (no false
+//               mismatch at any queue depth, on any backend).  Random
+//               blocks are aligned to their size, so the unit at a block's
+//               start stands for the whole block.  Sequential phases never
+//               overlap themselves and do not mark units, except passes
+//               after the first (--seq-time), which claim theirs alone.
+//               Busy units are a small set (BusyUnits), not a byte per
+//               unit: at most a queue's worth are busy, and a byte per unit
+//               of a 2 GiB file was a cache miss on every random issue.
 //
 // Offsets are bytes within the file (a worker's region on a raw device).
 #pragma once
@@ -42,17 +47,31 @@ namespace ds::engine {
 // full, a unit nearly always sits alone at its home slot, so a lookup and an
 // erase look at one or two slots: at half full, the erase's walk to the end
 // of its cluster was a sixth of the engine's own CPU per NOP operation.
+//
+// It is a multiset of claims: each slot holds a unit and whether the claim
+// is shared (a read) or alone (a write), every claim of a unit on the probe
+// path of the unit's home, so a unit read by several operations at once has
+// as many slots, one after the other.
 class BusyUnits {
   public:
+    // A slot keeps the unit and the kind of claim in one word.
+    static constexpr std::uint64_t kMaxUnit = (std::uint64_t{1} << 62) - 1;
+
     BusyUnits();
+    // Any claim on the unit.
     bool contains(std::uint64_t unit) const;
-    void insert(std::uint64_t unit);  // precondition: !contains(unit)
-    void erase(std::uint64_t unit);   // precondition: contains(unit)
+    // A claim of the unit alone (a write's).
+    bool claimed_alone(std::uint64_t unit) const;
+    // Precondition: !contains(unit) when !shared, !claimed_alone(unit) when shared.
+    void insert(std::uint64_t unit, bool shared = false);
+    // One claim, as inserted.  Precondition: that claim is held.
+    void erase(std::uint64_t unit, bool shared = false);
     std::size_t size() const { return size_; }
 
   private:
     static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
     static constexpr std::size_t kSlotsPerUnit = 8;
+    static std::uint64_t key(std::uint64_t unit, bool shared) { return unit << 1 | shared; }
     std::size_t home(std::uint64_t unit) const {
         return static_cast<std::size_t>((unit * 0x9E3779B97F4A7C15ULL) >> shift_);
     }
@@ -90,9 +109,15 @@ class UnitMap {
     }
     std::span<const pattern::Generation> generations() const { return gens_; }
 
+    // Any operation in flight covers the unit: a write may not take it.
     bool busy(std::uint64_t unit) const { return busy_.contains(unit); }
+    // A write in flight covers it: a read may not take it either.
+    bool busy_for_read(std::uint64_t unit) const { return busy_.claimed_alone(unit); }
     void claim(std::uint64_t unit) { busy_.insert(unit); }
     void release(std::uint64_t unit) { busy_.erase(unit); }
+    // A read's claim, beside other reads of the unit.
+    void claim_shared(std::uint64_t unit) { busy_.insert(unit, true); }
+    void release_shared(std::uint64_t unit) { busy_.erase(unit, true); }
     // Starts loading the generation of a unit an operation picked ahead will
     // use (random units miss every cache; by the time the operation is
     // issued, or verified, the byte is there).

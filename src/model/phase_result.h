@@ -164,9 +164,9 @@ struct SkewResult {
     std::array<double, 3> predicted{};
     std::uint64_t blocks_per_file = 0;
     std::uint64_t blocks = 0;  // every worker's file: what the draws could reach
-    // Draws that found their block in flight and were drawn again (a unit
-    // is never in flight twice): why the hottest blocks can fall short of
-    // the prediction at a high queue depth.
+    // Draws that found their block busy and were drawn again (a write has
+    // its block alone; reads share one): why the hottest blocks can fall
+    // short of the prediction at a high queue depth with writes in the mix.
     std::uint64_t busy_redraws = 0;
 
     // Another worker's (its own file's blocks added).

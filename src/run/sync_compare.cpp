@@ -204,7 +204,7 @@ class Table final : private MismatchSink {
         io::SyncBackend backend(s_.check_fd);
         Slot slot;
         slot.buf = chunk_.data();
-        auto work = make_phase(ctx, &writes, {}, 0);
+        auto work = make_phase(ctx, &writes, {0, nullptr}, 0);  // sequential: no mix
         Engine(backend, {&slot, 1}, stop).run(*work, {1, 1, 0});
         return out;
     }

@@ -64,16 +64,34 @@ class SkewCases:
         self.assertNotIn("skew:", r.stdout)
 
     def test_busy_hot_blocks_are_counted_at_high_queue_depth(self):
-        # 16 blocks' worth of hot zone at QD 64: the hot blocks are in
-        # flight most of the time; the draws that found them so are counted
-        # and the text says why the share falls short.
+        # Writes only, a hot zone of 20 blocks at QD 64: a block being
+        # written is never written again before it completes, so the hot
+        # blocks are busy most of the time; the draws that found them so
+        # are counted and the text says why the share falls short.
         r = self.drivestress("-j", 1, "-s", "4M", "--qd", 64, "--rand-ops", 20000,
-                             "--distribution", "zoned:90/2,10/98", "--phases", "seq-write,random")
+                             "--read-pct", 0, "--distribution", "zoned:90/2,10/98",
+                             "--phases", "seq-write,random")
         self.assertExit(r, 0)
         skew = skew_of(self.assertJson(r))
         self.assertGreater(skew["busy_redraws"], 0, skew)
         self.assertLess(skew["hot"][1]["share"], skew["hot"][1]["predicted"], skew)
         self.assertIn("of draws found their block in flight and drew again", r.stdout)
+
+    def test_reads_of_a_hot_block_share_it(self):
+        # Reads only, the same hot zone at QD 64: reads of a block may be in
+        # flight together (none changes it), so no draw is ever redrawn and
+        # the hot zone gets its share, every read verified.
+        r = self.drivestress("-j", 1, "-s", "4M", "--qd", 64, "--rand-ops", 20000,
+                             "--read-pct", 100, "--distribution", "zoned:90/2,10/98",
+                             "--phases", "seq-write,random")
+        self.assertExit(r, 0)
+        doc = self.assertJson(r)
+        skew = skew_of(doc)
+        self.assertEqual(skew["busy_redraws"], 0, skew)
+        self.assertAlmostEqual(skew["hot"][1]["share"], skew["hot"][1]["predicted"], delta=0.02)
+        random = harness.merged_phases_of(doc)["random"]
+        self.assertEqual(random["verified_bytes"], 20000 * UNIT_BYTES)
+        self.assertNotIn("drew again", r.stdout)
 
     def test_a_bit_flip_under_zipf_at_qd128_is_found_at_its_offset(self):
         run = self.start("-s", "2M", "-j", 1, "--qd", 128, "--read-pct", 100, "--rand-time", 2,

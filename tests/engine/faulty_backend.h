@@ -53,7 +53,11 @@ class FaultyBackend final : public io::Backend {
         stop_flag_ = flag;
     }
 
+    // Operations prepared over one in flight where either is a write: the
+    // engine promises none (a write has its units alone).
     std::uint64_t overlaps() const { return overlaps_; }
+    // Reads prepared over a read in flight: allowed (reads share a unit).
+    std::uint64_t shared_reads() const { return shared_reads_; }
     // Flushes prepared, and how many of them while a write was in flight.
     std::uint64_t flushes() const { return flushes_; }
     std::uint64_t flushes_with_writes_in_flight() const { return flushes_racing_writes_; }
@@ -87,9 +91,16 @@ class FaultyBackend final : public io::Backend {
                 if (f == r.rw_flags) found = (++count, true);
             if (!found) write_flags_.push_back({r.rw_flags, 1});
         }
-        for (const auto& [off, len] : in_flight_)
-            if (r.offset < off + len && off < r.offset + r.length) ++overlaps_;
-        in_flight_.insert({r.offset, r.length});
+        const bool read = r.kind == io::OpKind::read;
+        for (const auto& [span, kind] : in_flight_) {
+            const auto& [off, len] = span;
+            if (!(r.offset < off + len && off < r.offset + r.length)) continue;
+            if (read && kind == io::OpKind::read)
+                ++shared_reads_;
+            else
+                ++overlaps_;
+        }
+        in_flight_.insert({{r.offset, r.length}, r.kind});
         queued_.push_back(&r);
     }
     int submit() override {
@@ -135,7 +146,8 @@ class FaultyBackend final : public io::Backend {
                 cancelled_.erase(c);  // once: the slot's next operation is a new one
                 out[i].result = -ECANCELED;
             }
-            if (!io::is_flush(r.kind)) in_flight_.erase({r.offset, r.length});
+            if (!io::is_flush(r.kind))
+                in_flight_.erase(in_flight_.find({{r.offset, r.length}, r.kind}));
             if (r.kind == io::OpKind::write) --writes_in_flight_;
             ++completions_;
             for (auto& f : faults_) {
@@ -181,9 +193,9 @@ class FaultyBackend final : public io::Backend {
     };
     std::unique_ptr<io::Backend> inner_;
     std::vector<Fault> faults_;
-    std::set<std::pair<std::uint64_t, std::uint32_t>> in_flight_;
+    std::multiset<std::pair<std::pair<std::uint64_t, std::uint32_t>, io::OpKind>> in_flight_;
     unsigned short_every_ = 0, eagain_every_ = 0;
-    std::uint64_t completions_ = 0, overlaps_ = 0, injected_ = 0;
+    std::uint64_t completions_ = 0, overlaps_ = 0, injected_ = 0, shared_reads_ = 0;
     std::uint64_t flushes_ = 0, flushes_racing_writes_ = 0, writes_in_flight_ = 0;
     std::vector<std::pair<int, std::uint64_t>> write_flags_;
     std::vector<unsigned> submissions_;

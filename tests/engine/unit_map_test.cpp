@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <random>
 #include <set>
+#include <utility>
 #include <vector>
 
 using ds::engine::BusyUnits;
@@ -15,10 +16,10 @@ TEST_CASE("busy units: what was claimed is busy until released, whatever collide
     CHECK_FALSE(b.contains(0));
     b.insert(0);
     b.insert(64);  // the table starts with 64 slots: neighbours and wrap-arounds
-    b.insert(~std::uint64_t{0} - 1);
+    b.insert(BusyUnits::kMaxUnit);
     CHECK(b.contains(0));
     CHECK(b.contains(64));
-    CHECK(b.contains(~std::uint64_t{0} - 1));
+    CHECK(b.contains(BusyUnits::kMaxUnit));
     CHECK_FALSE(b.contains(1));
     b.erase(0);
     CHECK_FALSE(b.contains(0));
@@ -59,6 +60,56 @@ TEST_CASE("busy units: random claims and releases agree with a std::set, through
         }
         for (std::uint64_t u : in)
             CHECK(b.contains(u));
+    }
+}
+
+TEST_CASE("busy units: reads share a unit, a write has it alone") {
+    BusyUnits b;
+    b.insert(5, true);
+    b.insert(5, true);  // a second read of the same unit
+    CHECK(b.contains(5));
+    CHECK_FALSE(b.claimed_alone(5));  // another read may join them; a write may not
+    b.erase(5, true);
+    CHECK(b.contains(5));
+    b.erase(5, true);
+    CHECK_FALSE(b.contains(5));
+    b.insert(5);
+    CHECK(b.claimed_alone(5));
+    b.erase(5);
+    CHECK(b.size() == 0);
+}
+
+TEST_CASE("busy units: shared and sole claims agree with a multiset, through growth") {
+    // Many reads of a few hot units make long runs of equal units on one
+    // probe path; erasing one claim must leave the others and every other
+    // unit findable.
+    for (std::uint64_t range : {std::uint64_t{20}, std::uint64_t{1} << 40}) {
+        std::mt19937_64 rng(range + 1);
+        BusyUnits b;
+        std::multiset<std::pair<std::uint64_t, bool>> ref;
+        std::vector<std::pair<std::uint64_t, bool>> in;
+        auto sole = [&](std::uint64_t u) { return ref.count({u, false}) == 1; };
+        auto any = [&](std::uint64_t u) { return sole(u) || ref.count({u, true}) > 0; };
+        for (int step = 0; step < 200000; ++step) {
+            const bool add = in.size() < 40 || (in.size() < 300 && rng() % 2) || rng() % 3 == 0;
+            const std::uint64_t u = rng() % range;
+            const bool shared = rng() % 4 != 0;
+            if (add && (shared ? !sole(u) : !any(u))) {
+                b.insert(u, shared);
+                ref.insert({u, shared});
+                in.emplace_back(u, shared);
+            } else if (!in.empty()) {
+                const std::size_t i = rng() % in.size();
+                b.erase(in[i].first, in[i].second);
+                ref.erase(ref.find(in[i]));
+                in[i] = in.back();
+                in.pop_back();
+            }
+            const std::uint64_t probe = rng() % range;
+            REQUIRE(b.contains(probe) == any(probe));
+            REQUIRE(b.claimed_alone(probe) == sole(probe));
+            REQUIRE(b.size() == ref.size());
+        }
     }
 }
 

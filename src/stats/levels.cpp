@@ -23,4 +23,21 @@ std::vector<double> median_filtered(const std::vector<double>& r, std::size_t ha
     return s;
 }
 
+std::optional<std::size_t> best_split(const std::vector<double>& prefix, std::size_t lo,
+                                      std::size_t hi, std::size_t m, bool descending_only) {
+    std::optional<std::size_t> best;
+    double best_gain = 0;
+    for (std::size_t k = lo + m; k + m <= hi; ++k) {
+        const double nl = static_cast<double>(k - lo), nr = static_cast<double>(hi - k);
+        const double ml = (prefix[k] - prefix[lo]) / nl, mr = (prefix[hi] - prefix[k]) / nr;
+        if (descending_only && ml <= mr) continue;
+        const double gain = nl * nr / (nl + nr) * (ml - mr) * (ml - mr);
+        if (gain > best_gain) {
+            best_gain = gain;
+            best = k;
+        }
+    }
+    return best;
+}
+
 }  // namespace ds::stats

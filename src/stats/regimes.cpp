@@ -37,25 +37,6 @@ double change(double a, double b) {
     return hi > 0 ? (hi - lo) / hi : 0;
 }
 
-// The split k of [lo, hi), both sides at least m long, whose two constant
-// levels fit `prefix`'s series best in the least-squares sense: the one
-// maximising nl nr / n x (mean_l - mean_r)^2.
-std::optional<std::size_t> best_split(const std::vector<double>& prefix, std::size_t lo,
-                                      std::size_t hi, std::size_t m) {
-    std::optional<std::size_t> best;
-    double best_gain = 0;
-    for (std::size_t k = lo + m; k + m <= hi; ++k) {
-        const double nl = static_cast<double>(k - lo), nr = static_cast<double>(hi - k);
-        const double ml = (prefix[k] - prefix[lo]) / nl, mr = (prefix[hi] - prefix[k]) / nr;
-        const double gain = nl * nr / (nl + nr) * (ml - mr) * (ml - mr);
-        if (gain > best_gain) {
-            best_gain = gain;
-            best = k;
-        }
-    }
-    return best;
-}
-
 struct Segmenter {
     const std::vector<double>& values;
     std::vector<double> prefix;  // prefix sums of the median-filtered values

@@ -38,27 +38,6 @@ bool drops_enough(double before, double after, double min_drop_pct) {
     return before > 0 && after <= before * (1 - min_drop_pct / 100);
 }
 
-// The split k of [lo, hi), both sides at least m long, whose two constant
-// levels (higher before, lower after) fit `prefix`'s series best in the
-// least-squares sense: the one maximising nl nr / n x (mean_l - mean_r)^2,
-// the reduction of the squared error from one level to two.
-std::optional<std::size_t> best_descending_split(const std::vector<double>& prefix, std::size_t lo,
-                                                 std::size_t hi, std::size_t m) {
-    std::optional<std::size_t> best;
-    double best_gain = 0;
-    for (std::size_t k = lo + m; k + m <= hi; ++k) {
-        const double nl = static_cast<double>(k - lo), nr = static_cast<double>(hi - k);
-        const double ml = (prefix[k] - prefix[lo]) / nl, mr = (prefix[hi] - prefix[k]) / nr;
-        if (ml <= mr) continue;
-        const double gain = nl * nr / (nl + nr) * (ml - mr) * (ml - mr);
-        if (gain > best_gain) {
-            best_gain = gain;
-            best = k;
-        }
-    }
-    return best;
-}
-
 struct Segmenter {
     const std::vector<double>& rates;
     std::vector<double> prefix;  // prefix sums of the median-filtered rates
@@ -74,10 +53,10 @@ struct Segmenter {
     void segment(std::size_t lo, std::size_t hi) {
         const std::size_t m = rule.min_level_intervals;
         if (hi - lo < 2 * m) return;
-        const auto rough = best_descending_split(prefix, lo, hi, m);
+        const auto rough = best_split(prefix, lo, hi, m, true);
         if (!rough) return;
         const auto k =
-            best_descending_split(prefix, std::max(lo, *rough - m), std::min(hi, *rough + m), 1);
+            best_split(prefix, std::max(lo, *rough - m), std::min(hi, *rough + m), 1, true);
         if (!k || *k - lo < m || hi - *k < m) return;  // a level too short to tell from a dip
         const double pct = rule.min_drop_pct;
         if (!drops_enough(median(rates, lo, *k), median(rates, *k, hi), pct)) return;

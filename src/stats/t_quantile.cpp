@@ -1,5 +1,6 @@
 #include "stats/t_quantile.h"
 
+#include <array>
 #include <cmath>
 #include <numbers>
 #include <stdexcept>
@@ -9,29 +10,62 @@ namespace ds::stats {
 
 namespace {
 
-// Acklam's approximation of the normal quantile, relative error 1.15e-9.
-double acklam(double p) {
-    static constexpr double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,
-                                   -2.759285104469687e+02, 1.383577518672690e+02,
-                                   -3.066479806614716e+01, 2.506628277459239e+00};
-    static constexpr double b[] = {-5.447609879822406e+01, 1.615858368580409e+02,
-                                   -1.556989798598866e+02, 6.680131188771972e+01,
-                                   -1.328068155288572e+01};
-    static constexpr double c[] = {-7.784894002430293e-03, -3.223964580411365e-01,
-                                   -2.400758277161838e+00, -2.549732539343734e+00,
-                                   4.374664141464968e+00,  2.938163982698783e+00};
-    static constexpr double d[] = {7.784695709041462e-03, 3.224671290700398e-01,
-                                   2.445134137142996e+00, 3.754408661907416e+00};
-    constexpr double p_low = 0.02425;
-    auto tail = [&](double q) {
-        return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
-               ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
-    };
-    if (p < p_low) return tail(std::sqrt(-2 * std::log(p)));
-    if (p > 1 - p_low) return -tail(std::sqrt(-2 * std::log1p(-p)));
-    const double q = p - 0.5, r = q * q;
-    return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
-           (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+double polynomial(const std::array<double, 8>& c, double x) {  // c[0] + c[1] x + ...
+    double v = c[7];
+    for (std::size_t i = 7; i-- > 0;)
+        v = v * x + c[i];
+    return v;
+}
+
+// Wichura's AS241 (PPND16) coefficients, lowest power first: numerator and
+// denominator for the centre (|p - 0.5| <= 0.425), near tails (r <= 5) and
+// far tails, r = sqrt(-log(min(p, 1 - p))).
+// clang-format off
+constexpr std::array<double, 8> kCentralNum{
+    3.3871328727963666080e0, 1.3314166789178437745e2, 1.9715909503065514427e3,
+    1.3731693765509461125e4, 4.5921953931549871457e4, 6.7265770927008700853e4,
+    3.3430575583588128105e4, 2.5090809287301226727e3};
+constexpr std::array<double, 8> kCentralDen{
+    1.0, 4.2313330701600911252e1, 6.8718700749205790830e2, 5.3941960214247511077e3,
+    2.1213794301586595867e4, 3.9307895800092710610e4, 2.8729085735721942674e4,
+    5.2264952788528545610e3};
+constexpr std::array<double, 8> kNearNum{
+    1.42343711074968357734e0, 4.63033784615654529590e0, 5.76949722146069140550e0,
+    3.64784832476320460504e0, 1.27045825245236838258e0, 2.41780725177450611770e-1,
+    2.27238449892691845833e-2, 7.74545014278341407640e-4};
+constexpr std::array<double, 8> kNearDen{
+    1.0, 2.05319162663775882187e0, 1.67638483018380384940e0, 6.89767334985100004550e-1,
+    1.48103976427480074590e-1, 1.51986665636164571966e-2, 5.47593808499534494600e-4,
+    1.05075007164441684324e-9};
+constexpr std::array<double, 8> kFarNum{
+    6.65790464350110377720e0, 5.46378491116411436990e0, 1.78482653991729133580e0,
+    2.96560571828504891230e-1, 2.65321895265761230930e-2, 1.24266094738807843860e-3,
+    2.71155556874348757815e-5, 2.01033439929228813265e-7};
+constexpr std::array<double, 8> kFarDen{
+    1.0, 5.99832206555887937690e-1, 1.36929880922735805310e-1, 1.48753612908506148525e-2,
+    7.86869131145613259100e-4, 1.84631831751005468180e-5, 1.42151175831644588870e-7,
+    2.04426310338993978564e-15};
+// clang-format on
+
+// Wichura's AS241 (PPND16), relative error about 1e-16.  85 % of normal
+// draws (distribution.h) take the central branch, a ratio of two
+// polynomials; the tails add a log and a square root.
+double as241(double p) {
+    const double q = p - 0.5;
+    if (std::abs(q) <= 0.425) {
+        const double r = 0.180625 - q * q;
+        return q * polynomial(kCentralNum, r) / polynomial(kCentralDen, r);
+    }
+    double r = std::sqrt(-std::log(q < 0 ? p : 1 - p));
+    double x;
+    if (r <= 5) {
+        r -= 1.6;
+        x = polynomial(kNearNum, r) / polynomial(kNearDen, r);
+    } else {
+        r -= 5;
+        x = polynomial(kFarNum, r) / polynomial(kFarDen, r);
+    }
+    return q < 0 ? -x : x;
 }
 
 }  // namespace
@@ -39,12 +73,7 @@ double acklam(double p) {
 double normal_quantile(double p) {
     if (!(p > 0 && p < 1))
         throw std::invalid_argument("normal quantile needs 0 < p < 1, not " + std::to_string(p));
-    double x = acklam(p);
-    // One Halley step against the exact distribution function.
-    const double e = 0.5 * std::erfc(-x / std::numbers::sqrt2) - p;
-    const double u = e * std::sqrt(2 * std::numbers::pi) * std::exp(x * x / 2);
-    x -= u / (1 + x * u / 2);
-    return x;
+    return as241(p);
 }
 
 double t_quantile(double confidence, std::size_t df) {

@@ -6,20 +6,6 @@ namespace ds::engine {
 
 namespace {
 
-std::uint64_t splitmix64(std::uint64_t& x) {
-    std::uint64_t z = (x += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
-// A uniform draw below `n` from a 64-bit random value, by a multiply and
-// a shift (Lemire's range reduction) instead of a 64-bit division, which
-// was a tenth of the engine's own CPU per NOP operation.
-std::uint64_t below(std::uint64_t random, std::uint64_t n) {
-    return stats::uniform_below(random, n);
-}
-
 // A phase's blocks under --distribution.  The hot blocks' places come from
 // the run's seed alone, so every iteration, round and sweep point of a run
 // heats the same blocks (a drive's cache sees one working set).
@@ -55,8 +41,8 @@ RandomPhase::RandomPhase(PhaseContext& c, WriteDurability* writes, const RandomM
     // from the run's seed (round 0 draws what a run without rounds does).
     std::uint64_t rs = seed ^ (std::uint64_t{c.file_index} << 32) ^ (c.plan.iteration * 0x9E37ULL) ^
                        (c.plan.round * 0xD1B54A32D192ED03ULL);
-    rng_[0] = splitmix64(rs) | 1;
-    rng_[1] = splitmix64(rs);
+    rng_[0] = stats::splitmix64(rs) | 1;
+    rng_[1] = stats::splitmix64(rs);
     ahead_ = draw_block();
 }
 
@@ -67,7 +53,7 @@ std::uint64_t RandomPhase::draw_block() {
         ahead_rank_ = dist_.draw_rank(random);
         block = dist_.unit_of(ahead_rank_);
     } else {
-        block = below(next_random(), blocks_);
+        block = stats::uniform_below(next_random(), blocks_);
     }
     const std::uint64_t first = block << block_shift_;
     c_.units.prefetch(first);
@@ -105,7 +91,7 @@ bool RandomPhase::next_op(Slot& s) {
         if (++tries > kBusyDraws) return false;  // wait for a completion
         rank = ahead_rank_;
         first = std::exchange(ahead_, draw_block());
-        read = below(next_random(), 100) < read_pct_;
+        read = stats::uniform_below(next_random(), 100) < read_pct_;
     } while (read ? c_.units.busy_for_read(first) : c_.units.busy(first));
     if (read)
         c_.units.claim_shared(first);

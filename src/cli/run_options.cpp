@@ -83,13 +83,13 @@ void read_find_rate(const Options& o, model::RunConfig& c) {
     c.sweep = model::Sweep{model::SweepParam::rate, {}, false};
 }
 
-// --arrivals spaces an open-loop schedule; read once --rate, --sweep and
-// --find-rate are.
 void read_distribution(const Options& o, model::RunConfig& c) {
     c.distribution = with_option("--distribution", o.text("distribution"),
                                  [](const std::string& t) { return stats::parse_distribution(t); });
 }
 
+// --arrivals spaces an open-loop schedule; read once --rate, --sweep and
+// --find-rate are.
 void check_arrivals(const Options& o, const model::RunConfig& c) {
     if (o.given("arrivals") && !c.open_loop())
         throw UsageError(

@@ -156,21 +156,21 @@ std::string too_short_reason(double seconds, std::uint64_t ops);
 // landed (the tally of every worker), beside what the distribution
 // predicts for the same number of blocks.
 struct SkewResult {
-    explicit SkewResult(std::uint64_t per_file)
-        : tally(per_file), blocks_per_file(per_file), blocks(per_file) {}
+    explicit SkewResult(std::uint64_t per_file) : tally(per_file), blocks(per_file) {}
     std::string distribution;  // its canonical text ("zipf:1.2")
     stats::SkewTally tally;
     // The distribution's own share on the hottest SkewTally::kHotFractions.
     std::array<double, 3> predicted{};
-    std::uint64_t blocks_per_file = 0;
     std::uint64_t blocks = 0;  // every worker's file: what the draws could reach
     // Draws that found their block busy and were drawn again (a write has
     // its block alone; reads share one): why the hottest blocks can fall
     // short of the prediction at a high queue depth with writes in the mix.
     std::uint64_t busy_redraws = 0;
 
-    // Another worker's (its own file's blocks added).
-    void merge(const SkewResult& o);
+    // Another run over the same blocks (a later iteration, a repeat): its draws.
+    void add_run(const SkewResult& o);
+    // Another worker's: its draws, and its own file's blocks.
+    void add_worker(const SkewResult& o);
 };
 
 struct PhaseResult {

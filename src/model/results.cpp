@@ -204,10 +204,14 @@ stats::LatencyHistogram PhaseResult::latency() const {
     return all;
 }
 
-void SkewResult::merge(const SkewResult& o) {
+void SkewResult::add_run(const SkewResult& o) {
     tally.merge(o.tally);
-    blocks += o.blocks;
     busy_redraws += o.busy_redraws;
+}
+
+void SkewResult::add_worker(const SkewResult& o) {
+    add_run(o);
+    blocks += o.blocks;
 }
 
 void PhaseResult::merge(const PhaseResult& o) {
@@ -223,12 +227,10 @@ void PhaseResult::merge(const PhaseResult& o) {
     series.append(o.series);
     for (const auto& r : o.repeats)
         if (repeats.size() < kMaxRepeats) repeats.push_back(r);
-    // Another run over the same blocks: more draws, no more blocks.
     if (o.skew) {
-        if (skew) {
-            skew->tally.merge(o.skew->tally);
-            skew->busy_redraws += o.skew->busy_redraws;
-        } else
+        if (skew)
+            skew->add_run(*o.skew);
+        else
             skew = o.skew;
     }
 }

@@ -247,7 +247,7 @@ void account(RunSession& s, const std::vector<PhaseOutcome>& outcomes, PhaseResu
         pr.series.merge(o.series);
         if (o.skew) {
             if (pr.skew)
-                pr.skew->merge(*o.skew);
+                pr.skew->add_worker(*o.skew);
             else
                 pr.skew = o.skew;
         }

@@ -37,8 +37,12 @@ const OptionSpec kSpecs[] = {
      "io_uring exits 1 with that reason instead; nop issues io_uring NOPs: the engine's own "
      "cost, no device I/O, nothing verified"},
     {kWorkload, "seq-block", 0, "SIZE", "1M", nullptr, "sequential block"},
-    {kWorkload, "rand-block", 0, "SIZE", "4K", nullptr,
-     "random block, also the verification unit: a power of two, 512 to 64M"},
+    {kWorkload, "rand-block", 0, "SIZE|MIX", "4K", nullptr,
+     "random block, also the verification unit: a power of two, 512 to 64M; or a mix of "
+     "sizes with weights summing to 100, as fio's bssplit (4K:60,16K:20,128K:20), whose "
+     "smallest size is the unit"},
+    {kWorkload, "unit", 0, "SIZE", nullptr, "the smallest random block",
+     "verification unit: a power of two dividing every random block size"},
     {kWorkload, "read-pct", 0, "PCT", "70", nullptr,
      "share of random operations that are reads, 0 to 100"},
     {kWorkload, "distribution", 0, "DIST",

@@ -112,23 +112,23 @@ void read_geometry(const Options& o, model::RunConfig& c) {
     if (derived) c.file_bytes = 0;
     c.files = static_cast<unsigned>(o.count("files", 1, kMaxFiles));
     c.qd = static_cast<unsigned>(o.count("qd", 1, kMaxQd));
-    const std::uint64_t seq = o.size("seq-block"), rand = o.size("rand-block");
-    if (!is_power_of_two(rand) || rand < 512 || rand > kMaxBlock)
-        throw UsageError("--rand-block: " + units::format_size_option(rand) +
-                         " must be a power of two from 512 to 64M");
+    const std::uint64_t seq = o.size("seq-block");
+    const std::uint64_t rand = read_random_blocks(o, c);
     if (seq == 0 || seq > kMaxBlock)
         throw UsageError("--seq-block: " + units::format_size_option(seq) +
                          " must be from 512 to 64M");
-    if (seq % rand != 0)
+    if (seq % c.rand_block != 0)
         throw UsageError("--seq-block " + units::format_size_option(seq) +
-                         " is not a multiple of --rand-block " + units::format_size_option(rand));
+                         " is not a multiple of the unit " +
+                         units::format_size_option(c.rand_block) + " (" + unit_source(o) + ")");
     c.seq_block = static_cast<std::uint32_t>(seq);
-    c.rand_block = static_cast<std::uint32_t>(rand);
     if (derived) return;
     if (c.file_bytes == 0) throw UsageError("--size: must be greater than zero");
     if (c.file_bytes % rand != 0)
         throw UsageError("--size " + units::format_size_option(c.file_bytes) +
-                         " is not a multiple of --rand-block " + units::format_size_option(rand));
+                         " is not a multiple of --rand-block " +
+                         (c.rand_mix.size() > 1 ? "'s largest size " : "") +
+                         units::format_size_option(rand));
     if (seq > c.file_bytes)
         throw UsageError("--seq-block " + units::format_size_option(seq) +
                          " is larger than --size " + units::format_size_option(c.file_bytes));

@@ -95,6 +95,11 @@ class Options {
 // The readers of each feature's options (cli/run_options.cpp).
 void read_sweep(const Options& o, model::RunConfig& c);
 void read_find_rate(const Options& o, model::RunConfig& c);
+// --rand-block (one size or a mix) and --unit: sets the mix and the
+// verification unit (c.rand_block); returns the largest size.
+std::uint64_t read_random_blocks(const Options& o, model::RunConfig& c);
+// Where the verification unit came from, for a message.
+std::string unit_source(const Options& o);
 // --distribution: where the random phase's blocks land.
 void read_distribution(const Options& o, model::RunConfig& c);
 void check_arrivals(const Options& o, const model::RunConfig& c);

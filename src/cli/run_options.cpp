@@ -35,12 +35,12 @@ void read_sweep(const Options& o, model::RunConfig& c) {
             // At most half of a file's units are in flight (picking a free
             // one stays cheap): a deeper point would run shallower than its
             // row says.  (A raw device's region size is known later.)
-            if (const std::uint64_t units = c.rand_block ? c.file_bytes / c.rand_block : 0;
+            if (const std::uint64_t units = c.file_bytes / c.max_rand_block();
                 units && hi > std::max<std::uint64_t>(1, units / 2))
                 throw UsageError("--sweep qd: " + std::to_string(hi) +
                                  " is more than half of a file's " + std::to_string(units) +
-                                 " units (--size " + units::format_size_option(c.file_bytes) +
-                                 ", --rand-block " + units::format_size_option(c.rand_block) +
+                                 " blocks (--size " + units::format_size_option(c.file_bytes) +
+                                 ", --rand-block " + units::format_size_option(c.max_rand_block()) +
                                  "): at most " +
                                  std::to_string(std::max<std::uint64_t>(1, units / 2)) +
                                  " are in flight per worker");
@@ -52,6 +52,10 @@ void read_sweep(const Options& o, model::RunConfig& c) {
         case model::SweepParam::rand_block:
             if (o.given("rand-block"))
                 throw UsageError("--sweep rand-block=... and --rand-block both given");
+            if (o.given("unit"))
+                throw UsageError(
+                    "--sweep rand-block=... and --unit both given (the smallest value is the "
+                    "unit)");
             // The smallest block is the verification unit; the others are
             // whole multiples of it.
             if (c.seq_block % lo != 0 ||
@@ -81,6 +85,45 @@ void read_find_rate(const Options& o, model::RunConfig& c) {
             "--find-rate needs the random phase (--phases with random, --rand-time > 0)");
     if (c.iterations != 1) throw UsageError("--find-rate runs one iteration; drop --iterations");
     c.sweep = model::Sweep{model::SweepParam::rate, {}, false};
+}
+
+// Where the verification unit came from, for a message.
+std::string unit_source(const Options& o) {
+    return o.given("unit") ? "--unit" : "the smallest --rand-block";
+}
+
+// --rand-block, one size or a mix (model/block_mix.h), and --unit: sets the
+// mix and the verification unit (c.rand_block); returns the largest size.
+std::uint64_t read_random_blocks(const Options& o, model::RunConfig& c) {
+    const std::string& text = o.text("rand-block");
+    c.rand_mix.clear();
+    if (text.find_first_of(":,") != std::string::npos) {
+        c.rand_mix = with_option("--rand-block", text,
+                                 [](const std::string& t) { return model::parse_block_mix(t); });
+    } else {
+        const std::uint64_t rand = o.size("rand-block");
+        if (!is_power_of_two(rand) || rand < 512 || rand > kMaxBlock)
+            throw UsageError("--rand-block: " + units::format_size_option(rand) +
+                             " must be a power of two from 512 to 64M, or a mix as "
+                             "4K:60,16K:20,128K:20");
+        c.rand_mix.push_back({static_cast<std::uint32_t>(rand), 100});
+    }
+    std::uint64_t unit = c.rand_mix.front().bytes;
+    if (o.given("unit")) {
+        unit = o.size("unit");
+        if (!is_power_of_two(unit) || unit < 512 || unit > kMaxBlock)
+            throw UsageError("--unit: " + units::format_size_option(unit) +
+                             " must be a power of two from 512 to 64M");
+        if (c.rand_mix.front().bytes % unit != 0)
+            throw UsageError("--unit " + units::format_size_option(unit) +
+                             " does not divide --rand-block " +
+                             units::format_size_option(c.rand_mix.front().bytes));
+    }
+    c.rand_block = static_cast<std::uint32_t>(unit);
+    const std::uint64_t largest = c.rand_mix.back().bytes;
+    // One size that is the unit: no mix (every operation is one unit).
+    if (c.rand_mix.size() == 1 && largest == unit) c.rand_mix.clear();
+    return largest;
 }
 
 void read_distribution(const Options& o, model::RunConfig& c) {

@@ -120,12 +120,14 @@ void IoPhase::complete(Slot& s, std::int32_t result, std::uint64_t latency_ns) {
         k.read_latency.record(latency_ns);
         ++k.read_ops;
         k.read_bytes += s.first_length;
+        if (!k.sizes.empty()) k.record_size(s.first_length, true, latency_ns);
         if (c_.verify) verify(s);
     } else {
         c_.intervals.record_write(latency_ns);
         k.write_latency.record(latency_ns);
         ++k.write_ops;
         k.write_bytes += s.first_length;
+        if (!k.sizes.empty()) k.record_size(s.first_length, false, latency_ns);
     }
     if (ok && s.due_ns) scheduled_done(s, latency_ns);
     if (!is_read) writes_->write_done(s, ok);

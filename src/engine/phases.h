@@ -3,8 +3,10 @@
 // the random phase picks aligned blocks that are not in flight.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
+#include <span>
 
 #include "engine/phase_work.h"
 #include "stats/distribution.h"
@@ -36,15 +38,27 @@ class SequentialPhase final : public IoPhase {
     std::uint64_t issued_ = 0;  // PhasePlan::min_ops
 };
 
-// What the random phase draws: its share of reads and where its blocks land.
+// What the random phase draws: its share of reads, where its blocks land
+// and how large they are.
 struct RandomMix {
     unsigned read_pct = 70;
     const stats::DistributionSpec* distribution = nullptr;  // null: uniform
+    // --rand-block's sizes by weight (RunConfig::rand_mix); empty: every
+    // operation is the phase's block (PhaseContext::block).
+    std::span<const BlockShare> sizes;
 };
 
 // random: --read-pct reads, the rest writes, of blocks picked at random
 // (--distribution) among those not in flight, until the op limit or the
 // deadline.  A skewed distribution's draws are tallied (PhaseOutcome::skew).
+//
+// A size mix: the distribution draws a block of the smallest size, the
+// operation's size is drawn by weight, and the block is aligned down to it
+// (so every size lands where the distribution says, aligned to itself).  An
+// operation claims the block of the largest size that holds it (unit_map.h):
+// two operations that overlap always share that block, so none ever races
+// another, at the cost of a few more redraws on a small file.  Each size's
+// operations and latencies are counted apart (PhaseCounters::sizes).
 class RandomPhase final : public IoPhase {
   public:
     RandomPhase(PhaseContext& c, WriteDurability* writes, const RandomMix& mix, std::uint64_t seed);
@@ -54,17 +68,30 @@ class RandomPhase final : public IoPhase {
     bool more_ops() const override;
     void released(const Slot& s) override;
     std::uint64_t next_random();
-    std::uint64_t draw_block();  // a random block's first unit, its generation prefetched
+    // A random block's first unit, its generation prefetched; its size in ahead_size_.
+    std::uint64_t draw_block();
+
+    // One operation size: its bytes, log2 of its units, and the draw (of
+    // 100) below which it is picked (the weights so far, summed).
+    struct OpSize {
+        std::uint32_t bytes;
+        unsigned unit_shift;
+        unsigned below;
+    };
 
     unsigned read_pct_;
-    std::uint64_t blocks_;  // random blocks in the file
-    unsigned block_shift_;  // log2 of units per block
+    std::array<OpSize, kMaxMixSizes> sizes_{};  // ascending
+    unsigned size_count_ = 1;
+    std::uint64_t blocks_;  // blocks of the smallest size in the file
+    unsigned block_shift_;  // log2 of units per block of the smallest size
+    unsigned claim_shift_;  // log2 of units per block of the largest size
     std::uint64_t issued_ = 0;
     std::uint64_t rng_[2];
     stats::Distribution dist_;  // over blocks_
     bool skewed_;               // not uniform: draws are ranked and tallied
     std::uint64_t ahead_;       // the block the next pick starts from
     std::uint64_t ahead_rank_ = 0;
+    unsigned ahead_size_ = 0;  // index in sizes_
 };
 
 // The phase named in `c.plan`, ready to run (`writes` is ignored by the

@@ -27,10 +27,27 @@ RandomPhase::RandomPhase(PhaseContext& c, WriteDurability* writes, const RandomM
                          std::uint64_t seed)
     : IoPhase(c, writes),
       read_pct_(mix.read_pct),
-      blocks_(c.file_bytes / c.block),
-      block_shift_(static_cast<unsigned>(__builtin_ctz(c.block)) - c.units.unit_shift()),
+      blocks_(c.file_bytes / (mix.sizes.empty() ? c.block : mix.sizes.front().bytes)),
       dist_(distribution_of(mix, blocks_, seed)),
       skewed_(dist_.spec().kind != stats::DistributionKind::uniform) {
+    const auto shift_of = [&c](std::uint32_t bytes) {
+        return static_cast<unsigned>(__builtin_ctz(bytes)) - c.units.unit_shift();
+    };
+    if (mix.sizes.empty()) {
+        sizes_[0] = {c.block, shift_of(c.block), 100};
+    } else {
+        size_count_ = 0;
+        unsigned below = 0;
+        for (const BlockShare& b : mix.sizes) {
+            below += b.weight;
+            sizes_[size_count_++] = {b.bytes, shift_of(b.bytes), below};
+        }
+        if (size_count_ > 1 && c.out.counters.sizes.empty())
+            for (const BlockShare& b : mix.sizes)
+                c.out.counters.sizes.push_back(SizeCounters{b.bytes});
+    }
+    block_shift_ = sizes_[0].unit_shift;
+    claim_shift_ = sizes_[size_count_ - 1].unit_shift;
     if (skewed_ && !c.out.skew) {
         SkewResult& s = c.out.skew.emplace(blocks_);
         s.distribution = dist_.spec().text();
@@ -55,7 +72,15 @@ std::uint64_t RandomPhase::draw_block() {
     } else {
         block = stats::uniform_below(next_random(), blocks_);
     }
-    const std::uint64_t first = block << block_shift_;
+    std::uint64_t first = block << block_shift_;
+    if (size_count_ > 1) {
+        const auto r = static_cast<unsigned>(stats::uniform_below(next_random(), 100));
+        unsigned k = 0;
+        while (r >= sizes_[k].below)
+            ++k;
+        ahead_size_ = k;
+        first &= ~((std::uint64_t{1} << sizes_[k].unit_shift) - 1);
+    }
     c_.units.prefetch(first);
     return first;
 }
@@ -77,44 +102,47 @@ bool RandomPhase::more_ops() const {
 
 bool RandomPhase::next_op(Slot& s) {
     if (!more_ops()) return false;
-    // A block whose first unit is busy is in flight (unit_map.h): a write
-    // takes a block nothing covers, a read one no write covers (reads of a
-    // block share it).  At most half the blocks are in flight, so a uniform
-    // draw finds a free one within a few tries (a skewed one may not:
+    // A block whose claim is taken is in flight (unit_map.h): a write takes
+    // a block nothing covers, a read one no write covers (reads of a block
+    // share it).  At most half the blocks are in flight, so a uniform draw
+    // finds a free one within a few tries (a skewed one may not:
     // kBusyDraws).  Blocks are drawn one ahead so that the generation this
     // one needs (when its write is filled, or its read verified) was being
     // loaded meanwhile; the kind is drawn after the block, as it always was.
-    std::uint64_t first, rank;
+    std::uint64_t first, rank, claim;
+    unsigned size;
     bool read;
     unsigned tries = 0;
     do {
         if (++tries > kBusyDraws) return false;  // wait for a completion
         rank = ahead_rank_;
+        size = ahead_size_;
         first = std::exchange(ahead_, draw_block());
         read = stats::uniform_below(next_random(), 100) < read_pct_;
-    } while (read ? c_.units.busy_for_read(first) : c_.units.busy(first));
+        claim = first >> claim_shift_;
+    } while (read ? c_.units.busy_for_read(claim) : c_.units.busy(claim));
     if (read)
-        c_.units.claim_shared(first);
+        c_.units.claim_shared(claim);
     else
-        c_.units.claim(first);
+        c_.units.claim(claim);
     if (skewed_) {
         c_.out.skew->busy_redraws += tries - 1;
         c_.out.skew->tally.add(rank,
                                (first >> block_shift_) ^ (std::uint64_t{c_.file_index} << 44));
     }
     s.req.offset = first << c_.units.unit_shift();
-    s.req.length = c_.block;
+    s.req.length = sizes_[size].bytes;
     s.req.kind = read ? io::OpKind::read : io::OpKind::write;
     ++issued_;
     return true;
 }
 
 void RandomPhase::released(const Slot& s) {
-    const std::uint64_t unit = c_.units.unit_of(s.first_offset);
+    const std::uint64_t claim = c_.units.unit_of(s.first_offset) >> claim_shift_;
     if (s.req.kind == io::OpKind::read)
-        c_.units.release_shared(unit);
+        c_.units.release_shared(claim);
     else
-        c_.units.release(unit);
+        c_.units.release(claim);
 }
 
 }  // namespace ds::engine

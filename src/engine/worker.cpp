@@ -26,6 +26,7 @@ WorkerGeometry make_geometry(const RunConfig& cfg, unsigned backend_depth) {
     g.seq_block = cfg.seq_block;
     g.rand_block = cfg.rand_block;
     g.max_rand_block = cfg.max_rand_block();
+    g.rand_mix = cfg.rand_mix;
     std::uint64_t units = cfg.file_bytes / cfg.rand_block;
     std::uint64_t seq_cap = std::max<std::uint64_t>(1, kSeqInflightBytes / cfg.seq_block);
     std::uint64_t blocks = (cfg.file_bytes + cfg.seq_block - 1) / cfg.seq_block;
@@ -137,8 +138,10 @@ unsigned random_depth(const WorkerGeometry& geo, const PhasePlan& plan, std::uin
 Worker::Outcome Worker::run(const PhasePlan& plan) {
     Outcome out;
     const bool random = plan.phase == Phase::random;
-    const std::uint32_t block =
-        random ? (plan.rand_block ? plan.rand_block : geo_.rand_block) : geo_.seq_block;
+    // A random phase's slots hold its largest operation.
+    const std::uint32_t block = !random           ? geo_.seq_block
+                                : plan.rand_block ? plan.rand_block
+                                                  : geo_.max_rand_block;
     const unsigned depth = random ? random_depth(geo_, plan, block) : geo_.seq_depth;
     for (std::size_t i = 0; i < slots_.size(); ++i)
         slots_[i].buf = i < depth ? arena_.data() + i * std::size_t{block} : nullptr;
@@ -165,7 +168,7 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
                      pattern::data_id_from_seed(seed_)};
     WriteDurability writes(geo_.sync, geo_.sync_every, units_, durable_);
     std::unique_ptr<IoPhase> phase =
-        make_phase(ctx, &writes, {geo_.read_pct, &geo_.distribution}, seed_);
+        make_phase(ctx, &writes, {geo_.read_pct, &geo_.distribution, geo_.rand_mix}, seed_);
     // A sync thread pool asked for one operation at a time (a sweep's QD 1)
     // is the single-threaded baseline, as --qd 1 is: no hand-over to a pool.
     io::Backend* backend = backend_.get();

@@ -34,8 +34,10 @@ using namespace ds::model;
 struct WorkerGeometry {
     std::uint64_t file_bytes;
     std::uint32_t seq_block;
-    std::uint32_t rand_block;      // = unit size
-    std::uint32_t max_rand_block;  // largest random block (a sweep's), multiple of the unit
+    std::uint32_t rand_block;  // = unit size
+    std::uint32_t
+        max_rand_block;  // largest random block (a sweep's, a mix's), multiple of the unit
+    std::vector<BlockShare> rand_mix;  // RunConfig::rand_mix
     unsigned seq_depth;
     unsigned rand_depth;
     unsigned read_pct;

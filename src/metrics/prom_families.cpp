@@ -321,6 +321,30 @@ Family latency_family(const PromState& s, const std::vector<PromSeriesSet>& runs
     return f;
 }
 
+// A --rand-block mix's sizes; none without one.
+std::vector<Family> size_families(const PromState& s, const std::vector<PromSeriesSet>& runs) {
+    Family f{"drivestress_size_latency_seconds",
+             "histogram",
+             "--rand-block mix: latency of the operations completed, per phase, operation and "
+             "size (bs, bytes), from submission to completion, at each phase's end; the buckets "
+             "are drivestress_op_latency_seconds's.",
+             {}};
+    for (const auto& run : runs) {
+        PromLabels base = s.labels;
+        base.insert(base.end(), run.labels.begin(), run.labels.end());
+        for (const auto& [key, h] : run.totals.sized) {
+            const auto& [phase, op, bytes] = key;
+            add_histogram(f,
+                          with(base, {{"phase", phase_name(phase)},
+                                      {"op", std::string(to_string(op))},
+                                      {"bs", std::to_string(bytes)}}),
+                          h);
+        }
+    }
+    if (f.samples.empty()) return {};
+    return {f};
+}
+
 // --repeat: one figure's estimate over the repeats as five gauges, each a
 // family of its own (median, the interval's low and high ends, the spread's
 // min and max): an interval is separate series, never a label whose values
@@ -524,6 +548,8 @@ std::string prometheus_text(const PromState& state, const std::vector<PromSeries
     for (const auto& f : described_families(state, runs))
         f.render(out);
     latency_family(state, runs).render(out);
+    for (const auto& f : size_families(state, runs))
+        f.render(out);
     for (const auto& f : rate_families(state, runs))
         f.render(out);
     for (const auto& f : find_rate_families(state, runs))

@@ -156,6 +156,11 @@ void PromTotals::expect(const model::RunConfig& cfg) {
     if (cfg.has_phase(Phase::seq_write)) phase(Phase::seq_write, false, true);
     if (cfg.has_phase(Phase::seq_read)) phase(Phase::seq_read, true, false);
     if (random) phase(Phase::random, cfg.read_pct > 0, cfg.read_pct < 100);
+    for (const model::BlockShare& b :
+         random&& cfg.rand_mix.size() > 1 ? cfg.rand_mix : std::vector<model::BlockShare>{}) {
+        if (cfg.read_pct > 0) sized[{Phase::random, PromOp::read, b.bytes}];
+        if (cfg.read_pct < 100) sized[{Phase::random, PromOp::write, b.bytes}];
+    }
     if (random && cfg.rate > 0) {
         response[Phase::random];
         late_ops[Phase::random] += 0;
@@ -188,6 +193,12 @@ void PromTotals::add_phase(const model::PhaseResult& p, const std::string& point
     if (c.response_latency.count() || response.count(p.phase)) {
         response[p.phase].add(c.response_latency);
         late_ops[p.phase] += c.late_ops;
+    }
+    for (const model::SizeCounters& s : c.sizes) {
+        for (const auto& [op, h] :
+             {std::pair{PromOp::read, &s.read_latency}, std::pair{PromOp::write, &s.write_latency}})
+            if (h->count() || sized.count({p.phase, op, s.bytes}))
+                sized[{p.phase, op, s.bytes}].add(*h);
     }
     phase_seconds[p.phase] += p.seconds;
     for (const PhaseFigure& f : phase_figures())
@@ -226,6 +237,8 @@ void PromTotals::add(const PromTotals& o) {
     }
     for (const auto& [p, h] : o.response)
         response[p].add(h);
+    for (const auto& [key, h] : o.sized)
+        sized[key].add(h);
     for (const auto& [p, n] : o.late_ops)
         late_ops[p] += n;
     for (const auto& [p, s] : o.phase_seconds)

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -80,6 +81,9 @@ struct PromTotals {
     // writes together, and the operations that were late; empty without it.
     std::map<model::Phase, PromHistogram> response;
     std::map<model::Phase, std::uint64_t> late_ops;
+    // A --rand-block mix: latency per phase, operation and size (bytes), at
+    // each phase's end (the live figures above are not split by size).
+    std::map<std::tuple<model::Phase, PromOp, std::uint32_t>, PromHistogram> sized;
     // The figures report/figures.h describes with a Prometheus counter, by
     // metric name and phase.
     std::map<std::pair<std::string_view, model::Phase>, double> described;

@@ -1,5 +1,7 @@
 #include "model/config.h"
 
+#include "units/units.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -88,11 +90,16 @@ std::string_view to_string(SweepParam p) {
 }
 
 std::uint32_t RunConfig::max_rand_block() const {
-    std::uint32_t b = rand_block;
+    std::uint32_t b = rand_mix.empty() ? rand_block : rand_mix.back().bytes;
     if (sweep && sweep->param == SweepParam::rand_block)
         for (auto v : sweep->values)
             b = std::max<std::uint32_t>(b, static_cast<std::uint32_t>(v));
     return b;
+}
+
+std::string RunConfig::rand_block_text() const {
+    if (rand_mix.size() > 1) return block_mix_text(rand_mix);
+    return units::format_size_option(rand_mix.empty() ? rand_block : rand_mix.front().bytes);
 }
 
 RunConfig RunConfig::for_target(std::size_t t) const {

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/block_mix.h"
 #include "stats/distribution.h"
 #include "stats/steady_state.h"
 #include "stats/write_cliff.h"
@@ -92,6 +93,10 @@ struct RunConfig {
     BackendChoice backend = BackendChoice::automatic;
     std::uint32_t seq_block = 1U << 20;
     std::uint32_t rand_block = 4096;  // also the verification unit
+    // --rand-block with several sizes (model/block_mix.h): each random
+    // operation's size, drawn by weight; rand_block is then the smallest
+    // (the unit).  Empty: every random operation is rand_block.
+    std::vector<BlockShare> rand_mix;
     unsigned read_pct = 70;
     // --distribution: where the random phase's blocks land (uniform: as ever).
     stats::DistributionSpec distribution;
@@ -172,8 +177,11 @@ struct RunConfig {
     double sync_compare_row_s = 2;
     std::optional<std::uint64_t> sync_compare_row_ops;
 
-    // Largest random block of the run (the sweep's, or rand_block).
+    // Largest random block of the run (the sweep's, the mix's, or rand_block).
     std::uint32_t max_rand_block() const;
+    // The random operations' size as --rand-block takes it: "4K", or the
+    // mix "4K:60,16K:20,128K:20".
+    std::string rand_block_text() const;
 
     bool has_phase(Phase p) const;
     // The random phase runs on a schedule: --rate, a rate sweep, or

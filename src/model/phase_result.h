@@ -41,6 +41,15 @@ struct MismatchRecord {
 
 using ClassCounts = std::array<std::uint64_t, pattern::kMismatchClassCount>;
 
+// One operation size of a --rand-block mix: its part of the random phase.
+struct SizeCounters {
+    std::uint32_t bytes = 0;
+    std::uint64_t read_ops = 0, write_ops = 0;
+    stats::LatencyHistogram read_latency, write_latency;
+
+    void merge(const SizeCounters& o);
+};
+
 // Counters one worker keeps for one phase; merged across workers.
 struct PhaseCounters {
     std::uint64_t read_ops = 0, write_ops = 0;
@@ -74,8 +83,21 @@ struct PhaseCounters {
     // Of the late operations, those issued more than lateness_tolerance_ns
     // after they were due: what rate_met() judges by.
     std::uint64_t late_beyond_tolerance_ops = 0;
+    // The random phase under a --rand-block mix: each size's operations and
+    // latencies (ascending sizes; empty with one size).  Adds up to the
+    // read and write figures above.
+    std::vector<SizeCounters> sizes;
 
     void merge(const PhaseCounters& o);
+    // A completed read or write of `bytes` (a size of `sizes`), when there are sizes.
+    void record_size(std::uint32_t bytes, bool read, std::uint64_t latency_ns) {
+        for (SizeCounters& s : sizes) {
+            if (s.bytes != bytes) continue;
+            ++(read ? s.read_ops : s.write_ops);
+            (read ? s.read_latency : s.write_latency).record(latency_ns);
+            return;
+        }
+    }
     std::uint64_t mismatch_total() const;
 };
 

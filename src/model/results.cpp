@@ -59,6 +59,23 @@ void PhaseCounters::merge(const PhaseCounters& o) {
     late_ops += o.late_ops;
     max_lateness_ns = std::max(max_lateness_ns, o.max_lateness_ns);
     late_beyond_tolerance_ops += o.late_beyond_tolerance_ops;
+    // Sizes in ascending order, each once.
+    for (const SizeCounters& theirs : o.sizes) {
+        const auto at = std::find_if(sizes.begin(), sizes.end(), [&](const SizeCounters& s) {
+            return s.bytes >= theirs.bytes;
+        });
+        if (at != sizes.end() && at->bytes == theirs.bytes)
+            at->merge(theirs);
+        else
+            sizes.insert(at, theirs);
+    }
+}
+
+void SizeCounters::merge(const SizeCounters& o) {
+    read_ops += o.read_ops;
+    write_ops += o.write_ops;
+    read_latency.merge(o.read_latency);
+    write_latency.merge(o.write_latency);
 }
 
 std::uint64_t lateness_tolerance_ns(double worker_ops_per_sec) {

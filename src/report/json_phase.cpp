@@ -145,6 +145,34 @@ json skew_json(const model::SkewResult& s) {
             {"hot", hot}};
 }
 
+// A --rand-block mix: each size's operations, rates and latencies, beside
+// the share of operations the mix asked for.
+json sizes_json(const model::PhaseResult& p, const model::RunConfig& cfg) {
+    const auto& c = p.counters;
+    if (c.sizes.empty()) return nullptr;
+    const double ops = static_cast<double>(c.read_ops + c.write_ops);
+    json sizes = json::array();
+    for (const model::SizeCounters& s : c.sizes) {
+        const std::uint64_t n = s.read_ops + s.write_ops;
+        unsigned weight = 0;
+        for (const model::BlockShare& b : cfg.rand_mix)
+            if (b.bytes == s.bytes) weight = b.weight;
+        stats::LatencyHistogram all = s.read_latency;
+        all.merge(s.write_latency);
+        sizes.push_back({{"bytes", s.bytes},
+                         {"weight_pct", weight},
+                         {"share_pct", ops > 0 ? 100 * static_cast<double>(n) / ops : 0.0},
+                         {"read_ops", s.read_ops},
+                         {"write_ops", s.write_ops},
+                         {"iops", per_second(n, p.seconds)},
+                         {"bandwidth_bytes_per_sec", per_second(n * s.bytes, p.seconds)},
+                         {"latency", latency_json(all)},
+                         {"read_latency", latency_json(s.read_latency)},
+                         {"write_latency", latency_json(s.write_latency)}});
+    }
+    return sizes;
+}
+
 // This run's interval of its figure, its regimes and the interval of its
 // p99 (schema: interval, regimes, p99_interval, and skew).
 void add_intervals(json& j, const model::PhaseResult& p, const stats::LatencyHistogram& all) {
@@ -219,6 +247,7 @@ json phase_json(const model::PhaseResult& p, const model::RunConfig& cfg) {
     if (p.phase == model::Phase::random && c.write_ops + c.write_errors > 0)
         j["write_summary"] = write_summary_json(p);
     add_intervals(j, p, all);
+    j["sizes"] = sizes_json(p, cfg);
     return j;
 }
 

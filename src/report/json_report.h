@@ -24,7 +24,9 @@ namespace ds::report {
 // 4: "targets", one object per target with its own figures and verdict
 // (several targets in one run); and "rate" in every phase (--rate;
 // null in a closed loop); every version-3 key is still there.
-inline constexpr int kSchemaVersion = 4;
+// 5: "sizes" in every phase (a --rand-block mix's per-size figures; null
+// otherwise) and "rand_mix" in config; every version-4 key is still there.
+inline constexpr int kSchemaVersion = 5;
 
 // The keys every document starts with: schema_version, tool, run_id,
 // started_at, host, in_progress (false).

@@ -188,6 +188,7 @@ std::string phase_line(const model::PhaseResult& p, const std::vector<double>& t
     if (p.repeats.size() >= 2) line.append("\n").append(repeats_line(p));
     if (const std::string r = regimes_line(p, u); !r.empty()) line.append("\n").append(r);
     if (p.skew) line.append("\n").append(skew_line(*p.skew));
+    if (!c.sizes.empty()) line.append("\n").append(sizes_line(p, u));
     if (p.phase == model::Phase::random && c.write_ops + c.write_errors > 0)
         line.append("\n").append(writes_line(p, u));
     return line;
@@ -216,6 +217,30 @@ std::string skew_line(const model::SkewResult& s) {
             printf_string("  %.1f %% of draws found their block in flight and drew again",
                           100.0 * static_cast<double>(s.busy_redraws) / static_cast<double>(draws));
     return line;
+}
+
+// "  bs 16K:    19.9 % of ops  8.1k IOPS  126.6 MiB/s  lat ms p50 0.901
+// p99 2.311 p99.9 3.100" for each size of a --rand-block mix, reads and
+// writes together (the JSON keeps them apart).
+std::string sizes_line(const model::PhaseResult& p, units::ByteUnits u) {
+    const model::PhaseCounters& c = p.counters;
+    const double ops = static_cast<double>(c.read_ops + c.write_ops);
+    std::string out;
+    for (const model::SizeCounters& s : c.sizes) {
+        stats::LatencyHistogram all = s.read_latency;
+        all.merge(s.write_latency);
+        const double n = static_cast<double>(s.read_ops + s.write_ops);
+        const double iops = p.seconds > 0 ? n / p.seconds : 0;
+        if (!out.empty()) out += '\n';
+        out += printf_string("  %-10s %4.1f %% of ops  %s IOPS  %s",
+                             ("bs " + units::format_size_option(s.bytes) + ":").c_str(),
+                             ops > 0 ? 100 * n / ops : 0, units::format_iops(iops).c_str(),
+                             units::format_bandwidth(iops * s.bytes, u).c_str());
+        if (all.count())
+            out += "  lat ms p50 " + ms(all.value_at_percentile(50)) + " p99 " +
+                   ms(all.value_at_percentile(99)) + " p99.9 " + ms(all.value_at_percentile(99.9));
+    }
+    return out;
 }
 
 // Two regimes or more: each one's time, figure and interval; the phase's

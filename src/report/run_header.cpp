@@ -99,6 +99,7 @@ std::string workload_text(const model::RunConfig& cfg) {
     }
     const std::string random = random_workload_text(cfg);
     std::string t = phases + "  unit " + units::format_bytes(cfg.rand_block) + "  " + random +
+                    (cfg.rand_mix.empty() ? "" : "  blocks " + cfg.rand_block_text()) +
                     "  iterations " +
                     (cfg.iterations ? std::to_string(cfg.iterations) : "until stopped");
     if (cfg.duration_s) t += "  duration " + units::format_seconds(*cfg.duration_s);
@@ -189,8 +190,10 @@ void TextReport::print_backend(const model::RunConfig& cfg, const model::RunResu
     if (!cfg.sync_compare && !cfg.sweep && b.effective_qd < cfg.qd)
         printf_fit(out_, 9,
                    "note     --qd %u limited to %u per worker: at most half of a file's %s "
-                   "units are in flight, so picking a free one stays cheap\n",
-                   cfg.qd, b.effective_qd, std::to_string(cfg.file_bytes / cfg.rand_block).c_str());
+                   "%s are in flight, so picking a free one stays cheap\n",
+                   cfg.qd, b.effective_qd,
+                   std::to_string(cfg.file_bytes / cfg.max_rand_block()).c_str(),
+                   cfg.rand_mix.empty() ? "units" : "largest blocks");
 }
 
 // The workload, the seed, what CPU % means and --keep's state file.

@@ -122,6 +122,8 @@ std::string rate_line(const model::PhaseResult& p);
 std::string regimes_line(const model::PhaseResult& p, units::ByteUnits u = units::ByteUnits::iec);
 // --distribution: the skew the random phase achieved, beside the prediction.
 std::string skew_line(const model::SkewResult& s);
+// A --rand-block mix: each size's share, IOPS, bandwidth and latency, a line each.
+std::string sizes_line(const model::PhaseResult& p, units::ByteUnits u = units::ByteUnits::iec);
 // A figure over its repeats, compactly: "148.3k IOPS (±4.0 %, n=5)" (`text`
 // formats the number, `unit` follows it); one sample: number and unit alone.
 std::string estimate_text(const stats::Estimate& e, std::string (*text)(double),

@@ -195,6 +195,26 @@ TEST_CASE("every option sets its field") {
         RunConfig c = parse({"--rand-block", "64M", "--seq-block", "64M", "--size", "128M"});
         CHECK(c.rand_block == 64 * MiB);
         CHECK(c.seq_block == 64 * MiB);
+        CHECK(c.rand_mix.empty());  // one size, the unit: no mix
+    }
+    SUBCASE("--rand-block with a mix of sizes: the smallest is the unit") {
+        RunConfig c = parse({"--rand-block", "128K:20, 4K:60,16K:20"});
+        CHECK(c.rand_block == 4 * KiB);
+        REQUIRE(c.rand_mix.size() == 3);
+        CHECK(c.rand_mix[0] == ds::model::BlockShare{4 * KiB, 60});
+        CHECK(c.rand_mix[2] == ds::model::BlockShare{128 * KiB, 20});
+        CHECK(c.max_rand_block() == 128 * KiB);
+        CHECK(c.rand_block_text() == "4K:60,16K:20,128K:20");
+    }
+    SUBCASE("--unit below one --rand-block: operations of that size, units of this one") {
+        RunConfig c = parse({"--rand-block", "16K", "--unit", "4K"});
+        CHECK(c.rand_block == 4 * KiB);
+        REQUIRE(c.rand_mix.size() == 1);
+        CHECK(c.max_rand_block() == 16 * KiB);
+        CHECK(c.rand_block_text() == "16K");
+        c = parse({"--rand-block", "8K:50,64K:50", "--unit", "2K"});
+        CHECK(c.rand_block == 2 * KiB);
+        CHECK(c.rand_mix.size() == 2);
     }
     SUBCASE("--read-pct") {
         CHECK(parse({"--read-pct", "0"}).read_pct == 0);
@@ -355,6 +375,27 @@ TEST_CASE("rejections name the option") {
         check_rejected({"--rand-block", "256"}, "--rand-block");
         check_rejected({"--rand-block", "128M"}, "--rand-block");
         check_rejected({"--rand-block", "0"}, "--rand-block");
+    }
+    SUBCASE("--rand-block mixes that are not SIZE:WEIGHT,... summing to 100") {
+        for (const char* bad : {"4K:60,16K:20", "4K:60,16K:50", "3K:50,4K:50", "4K:60,4K:40",
+                                "4K:abc,8K:50", "4K:0,8K:100", "4K60,8K:40", "4K:60,,8K:40",
+                                "512:10,1K:10,2K:10,4K:10,8K:10,16K:10,32K:10,64K:10,128K:20"}) {
+            CAPTURE(bad);
+            check_rejected({"--rand-block", bad}, "--rand-block");
+        }
+        // The largest size must divide the file; the unit, --seq-block.
+        check_rejected({"--rand-block", "4K:50,128K:50", "--size", "192K", "--seq-block", "64K"},
+                       "--size");
+        check_rejected({"--rand-block", "4K:50,16K:50", "--seq-block", "2K", "--size", "1M"},
+                       "--seq-block");
+        // A sweep over rand-block takes single sizes.
+        check_rejected({"--rand-block", "4K:50,16K:50", "--sweep", "rand-block=4K,8K"},
+                       "--rand-block");
+    }
+    SUBCASE("--unit must divide every random size") {
+        check_rejected({"--rand-block", "4K:50,16K:50", "--unit", "8K"}, "--unit");
+        check_rejected({"--unit", "3000"}, "--unit");
+        check_rejected({"--unit", "4K", "--sweep", "rand-block=4K,8K"}, "--unit");
     }
     SUBCASE("--seq-block not a multiple of --rand-block") {
         check_rejected({"--seq-block", "6K"}, "--seq-block");

@@ -26,7 +26,7 @@ class ArrayOf:
         self.spec = spec
 
 
-# The documented shape of the --json document (schema_version 4).  A leaf is
+# The documented shape of the --json document (schema_version 5).  A leaf is
 # None; an object is a dict of its keys.
 LATENCY = {
     "count": None, "min_ns": None, "mean_ns": None, "max_ns": None,
@@ -143,7 +143,7 @@ class Runs(harness.DriveStressTest):
         self.assertIn("result   PASS (exit 0)", r.stdout)
         doc = self.assertJson(r)
         self.assertShape(doc, DOCUMENT)
-        self.assertEqual(doc["schema_version"], 4)
+        self.assertEqual(doc["schema_version"], 5)
         self.assertIs(doc["in_progress"], False)
         self.assertEqual(doc["tool"]["name"], "drivestress")
 

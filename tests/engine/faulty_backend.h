@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <set>
 #include <utility>
 #include <vector>
@@ -27,6 +28,10 @@ class FaultyBackend final : public io::Backend {
     void fail_at(io::OpKind kind, std::uint64_t offset, int err) {
         faults_.push_back({kind, offset, err});
     }
+    // The first write of at least `bytes` stores only its first half and
+    // completes as if whole: a torn write (torn() says where the lost half was).
+    void tear_first_write_of(std::uint32_t bytes) { tear_from_ = bytes; }
+    std::optional<std::pair<std::uint64_t, std::uint32_t>> torn() const { return torn_; }
     // Every Nth completion transfers only half of what was asked.
     void short_every(unsigned n) { short_every_ = n; }
     // Every Nth completion answers -EAGAIN (nothing transferred).
@@ -101,6 +106,10 @@ class FaultyBackend final : public io::Backend {
                 ++overlaps_;
         }
         in_flight_.insert({{r.offset, r.length}, r.kind});
+        if (tear_from_ && !torn_ && r.kind == io::OpKind::write && r.length >= tear_from_) {
+            torn_ = {r.offset + r.length / 2, r.length / 2};
+            tearing_ = &r;
+        }
         queued_.push_back(&r);
     }
     int submit() override {
@@ -146,6 +155,12 @@ class FaultyBackend final : public io::Backend {
                 cancelled_.erase(c);  // once: the slot's next operation is a new one
                 out[i].result = -ECANCELED;
             }
+            if (&r == tearing_) {  // the whole length, as the engine asked
+                r.length *= 2;
+                out[i].result =
+                    out[i].result > 0 ? static_cast<std::int32_t>(r.length) : out[i].result;
+                tearing_ = nullptr;
+            }
             if (!io::is_flush(r.kind))
                 in_flight_.erase(in_flight_.find({{r.offset, r.length}, r.kind}));
             if (r.kind == io::OpKind::write) --writes_in_flight_;
@@ -175,8 +190,10 @@ class FaultyBackend final : public io::Backend {
     // The first `n` queued operations go to the real backend, as one submission.
     void hand_over(std::size_t n) {
         if (n) submissions_.push_back(static_cast<unsigned>(n));
-        for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t i = 0; i < n; ++i) {
+            if (queued_[i] == tearing_) tearing_->length /= 2;  // the device stores half
             inner_->prepare(*queued_[i]);
+        }
         queued_.erase(queued_.begin(), queued_.begin() + static_cast<std::ptrdiff_t>(n));
     }
     struct SubmitFault {
@@ -198,6 +215,9 @@ class FaultyBackend final : public io::Backend {
     std::uint64_t completions_ = 0, overlaps_ = 0, injected_ = 0, shared_reads_ = 0;
     std::uint64_t flushes_ = 0, flushes_racing_writes_ = 0, writes_in_flight_ = 0;
     std::vector<std::pair<int, std::uint64_t>> write_flags_;
+    std::uint32_t tear_from_ = 0;
+    std::optional<std::pair<std::uint64_t, std::uint32_t>> torn_;
+    io::Request* tearing_ = nullptr;
     std::vector<unsigned> submissions_;
     std::vector<io::Request*> queued_;  // prepared, not yet handed to inner_
     std::vector<io::Completion> failed_;

@@ -46,7 +46,9 @@ engine::WorkerGeometry geometry(std::uint64_t file_bytes, const engine::RandomMi
         .file_bytes = file_bytes,
         .seq_block = 64 * 1024,
         .rand_block = kUnit,
-        .max_rand_block = 4 * kUnit,
+        .max_rand_block = mix && !mix->sizes.empty() ? mix->sizes.back().bytes : 4 * kUnit,
+        .rand_mix = mix ? std::vector<model::BlockShare>(mix->sizes.begin(), mix->sizes.end())
+                        : std::vector<model::BlockShare>{},
         .seq_depth = 8,
         .rand_depth = 16,
         .read_pct = mix ? mix->read_pct : 50,
@@ -274,6 +276,70 @@ TEST_CASE("a hot block's reads share it; its writes have it alone; every read ve
         CHECK(v.counters.mismatch_total() == 0);
         CHECK(v.counters.verified_bytes == kFileBytes);
     }
+}
+
+TEST_CASE("a size mix: each size by its weight, none overlapping, every unit verified") {
+    const std::vector<model::BlockShare> sizes{{kUnit, 60}, {4 * kUnit, 20}, {16 * kUnit, 20}};
+    const stats::DistributionSpec zipf = stats::parse_distribution("zipf:1.1");
+    for (const stats::DistributionSpec* dist : {(const stats::DistributionSpec*)nullptr, &zipf}) {
+        for (bool uring : {false, true}) {
+            if (uring && !uring_usable()) continue;
+            CAPTURE(uring);
+            CAPTURE(dist != nullptr);
+            const engine::RandomMix mix{70, dist, sizes};
+            Fixture f(uring, !uring, kFileBytes, &mix);
+            f.phase(Phase::seq_write);
+            auto r = f.phase(Phase::random, 20000);
+            const auto& k = r.counters;
+            CHECK(k.read_ops + k.write_ops == 20000);
+            CHECK(f.faulty->overlaps() == 0);
+            CHECK(k.mismatch_total() == 0);
+            CHECK(k.verified_bytes == k.read_bytes);
+            REQUIRE(k.sizes.size() == 3);
+            std::uint64_t read_bytes = 0, write_bytes = 0, ops = 0;
+            for (std::size_t i = 0; i < 3; ++i) {
+                const model::SizeCounters& s = k.sizes[i];
+                CHECK(s.bytes == sizes[i].bytes);
+                const double share = 100.0 * static_cast<double>(s.read_ops + s.write_ops) / 20000;
+                CHECK(share == doctest::Approx(sizes[i].weight).epsilon(0.05));
+                CHECK(s.read_latency.count() == s.read_ops);
+                CHECK(s.write_latency.count() == s.write_ops);
+                read_bytes += s.read_ops * s.bytes;
+                write_bytes += s.write_ops * s.bytes;
+                ops += s.read_ops + s.write_ops;
+            }
+            CHECK(ops == 20000);
+            CHECK(read_bytes == k.read_bytes);
+            CHECK(write_bytes == k.write_bytes);
+            auto v = f.phase(Phase::reverify);
+            CHECK(v.counters.mismatch_total() == 0);
+            CHECK(v.counters.verified_bytes == kFileBytes);
+            CHECK(v.counters.sizes.empty());  // sequential phases have one size
+        }
+    }
+}
+
+TEST_CASE("a torn 64K write: each unit it did not store is named stale on its own") {
+    const std::vector<model::BlockShare> sizes{{kUnit, 50}, {16 * kUnit, 50}};
+    const engine::RandomMix mix{0, nullptr, sizes};
+    Fixture f(false, false, kFileBytes, &mix);
+    f.phase(Phase::seq_write);
+    f.faulty->tear_first_write_of(16 * kUnit);
+    auto r = f.phase(Phase::random, 12);
+    REQUIRE(f.faulty->torn().has_value());
+    const auto [torn_at, torn_bytes] = *f.faulty->torn();
+    CHECK(torn_bytes == 8 * kUnit);
+    auto v = f.phase(Phase::reverify);
+    // The 8 units of the lost half read back as their older generation, one
+    // record each at its own unit (no later write of these 12 covered them).
+    const auto& recs = f.worker.records();
+    REQUIRE(recs.size() == 8);
+    for (std::size_t i = 0; i < recs.size(); ++i) {
+        CHECK(recs[i].cls == pattern::MismatchClass::stale);
+        CHECK(recs[i].unit_offset == torn_at + i * kUnit);
+        CHECK(recs[i].length == kUnit);
+    }
+    CHECK(v.counters.mismatches[static_cast<std::size_t>(pattern::MismatchClass::stale)] == 8);
 }
 
 TEST_CASE("sweep points: larger aligned random blocks and a lower depth still verify") {

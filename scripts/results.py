@@ -485,6 +485,8 @@ CONFIG_ITEMS = (
     ("size", lambda d: d.get("config", {}).get("file_size_bytes")),
     ("seq-block", lambda d: d.get("config", {}).get("seq_block_bytes")),
     ("rand-block", lambda d: d.get("config", {}).get("rand_block_bytes")),
+    ("rand-mix", lambda d: d.get("config", {}).get("rand_mix")),
+    ("unit", lambda d: d.get("config", {}).get("unit_bytes")),
     ("read-pct", lambda d: d.get("config", {}).get("read_pct")),
     ("distribution", lambda d: d.get("config", {}).get("distribution")),
     ("phases", lambda d: ",".join(d["config"]["phases"])

@@ -65,6 +65,25 @@ std::vector<Preset> make_presets() {
                    "all phases, 50% writes, iterations until --duration or Ctrl+C",
                    {{"burn-in", Options{{"iterations", "0"}, {"read-pct", "50"}}}}});
 
+    // An OLTP database's data files, as docs/presets.md states: pages of
+    // 8K (PostgreSQL's) most of the time, 16K (InnoDB's, or two pages), 64K
+    // and 128K for read-ahead scans and checkpoint writes; two reads to
+    // every write, hot rows and index pages (zipf 1.1), 4 workers of 16 in
+    // flight, a commit group's fdatasync every 32 writes; then the files
+    // re-verified.
+    all.push_back({"database",
+                   "OLTP-like: 8K pages with 16K-128K scans, 70% reads, zipf:1.1 hot data, "
+                   "fdatasync every 32 writes, Q16T4, 30 s",
+                   {{"database", Options{{"rand-block", "8K:70,16K:15,64K:10,128K:5"},
+                                         {"read-pct", "70"},
+                                         {"distribution", "zipf:1.1"},
+                                         {"qd", "16"},
+                                         {"files", "4"},
+                                         {"sync", "fdatasync"},
+                                         {"sync-every", "32"},
+                                         {"rand-time", "30s"},
+                                         {"phases", "seq-write,random,reverify"}}}}});
+
     // One run, so one document holds it all: the sustained write (its
     // first passes precondition the drive, as PTS's twice-over sequential
     // fill) down to the cliff, the verifying read, the random 4K mix to

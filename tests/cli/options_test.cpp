@@ -768,6 +768,23 @@ TEST_CASE("--prom and --timeseries work with a preset (one file for its tests)")
                    "--timeseries works with a single run or --preset");
 }
 
+TEST_CASE("--preset database: the size mix, skew and commit groups docs/presets.md states") {
+    ParsedCommandLine p = parse_command_line({"--preset", "database", "/tmp"});
+    REQUIRE(p.preset_tests.size() == 1);
+    const RunConfig& c = p.preset_tests[0].second;
+    CHECK(c.rand_block_text() == "8K:70,16K:15,64K:10,128K:5");
+    CHECK(c.rand_block == 8 * KiB);
+    CHECK(c.read_pct == 70);
+    CHECK(c.distribution.text() == "zipf:1.1");
+    CHECK((c.qd == 16 && c.files == 4));
+    CHECK((c.sync == ds::model::SyncMethod::fdatasync && c.sync_every == 32));
+    CHECK(c.rand_time_s == 30);
+    CHECK(c.phases == std::vector<Phase>{Phase::seq_write, Phase::random, Phase::reverify});
+    // The user's own options win, as with every preset.
+    p = parse_command_line({"--preset", "database", "--rand-block", "16K", "/tmp"});
+    CHECK(p.preset_tests[0].second.rand_mix.empty());
+}
+
 TEST_CASE("every word a LIST option's table entry names is accepted by that option") {
     // The completion offers these words (issue 27): none may be refused.
     int lists = 0;

@@ -222,6 +222,19 @@ class PromTool(PromTest):
             sum(samples(text, "drivestress_op_latency_seconds_count", phase="random")),
             sum(p["read_ops"] + p["write_ops"] for p in points))
 
+    def test_size_mix_has_a_histogram_per_size(self):
+        # --rand-block mix: one bs-labelled histogram per size and operation,
+        # whose counts are the JSON's per-size operations.
+        r, text = self.prom_run("--rand-ops", "2000", "--rand-block", "4K:50,16K:30,64K:20")
+        self.assertPromtoolAccepts(text, "--rand-block mix")
+        sizes = harness.merged_phases_of(self.assertJson(r))["random"]["sizes"]
+        self.assertEqual(len(sizes), 3)
+        for s in sizes:
+            for op in ("read", "write"):
+                self.assertEqual(one(text, "drivestress_size_latency_seconds_count",
+                                     phase="random", op=op, bs=str(s["bytes"])),
+                                 s[f"{op}_ops"], (s["bytes"], op))
+
     def test_repeat_estimates_are_gauges_of_their_own(self):
         # --repeat 5: each figure's median, interval and spread are separate
         # families (never a label per value), equal to the JSON's estimates.

@@ -127,7 +127,7 @@ from benchlib.environment import *  # noqa: E402,F401,F403
 from benchlib.report import *  # noqa: E402,F401,F403
 
 
-GROUP_CASES = ("randread", "sync", "mix", "skew", "nop", "seq", "rate", "targets")
+GROUP_CASES = ("randread", "sync", "mix", "skew", "bsmix", "nop", "seq", "rate", "targets")
 CASES = GROUP_CASES + ("rss", "pattern")
 
 

@@ -213,6 +213,7 @@ def all_groups():
         "sync": [group_sync(1), group_sync(2)],
         "mix": [group_mix()],
         "skew": [group_skew()],
+        "bsmix": [group_bsmix()],
         "nop": [group_nop()],
         "seq": [group_seq()],
         "rate": [group_rate()],

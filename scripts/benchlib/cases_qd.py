@@ -166,6 +166,37 @@ def group_skew(dist="zipf:1.2", qd=32):
     return f"skew-qd{qd}", rows, runs
 
 
+def group_bsmix(mix=((4, 60), (16, 20), (128, 20)), qd=32):
+    """Issue 32's size mix: 70/30 random I/O of 4K, 16K and 128K by weight,
+    drivestress verifying every read, against fio's bssplit with fresh
+    buffers for every write (refill_buffers), as drivestress writes fresh
+    data.  fio aligns every size to the smallest (its blockalign default);
+    drivestress aligns each operation to its own size."""
+    ds_mix = ",".join(f"{k}K:{w}" for k, w in mix)
+    fio_mix = ":".join(f"{k}k/{w}" for k, w in mix)
+
+    def runs(b):
+        a = b.args
+
+        def ds():
+            doc, _ = b.drivestress(f"mix {ds_mix} qd{qd}",
+                                   random_ds_args(a, qd, read_pct=70) + ["--rand-block", ds_mix])
+            return {"ds-bsmix": b.ds_measure(b.ds_phase(doc, "random"), "iops")}
+
+        def fio():
+            b.fio_layout(1)
+            doc, _ = b.fio(f"mix bssplit={fio_mix} qd{qd}",
+                           b.fio_common() + b.fio_uring(qd) + b.fio_random("randrw") +
+                           ["rwmixread=70", f"bssplit={fio_mix}", "refill_buffers=1"],
+                           b.fio_random_files(1))
+            return {"fio-bsmix": b.fio_measure(doc, ["read", "write"])}
+        return [("drivestress", ds), ("fio", fio)]
+
+    rows = [(f"bsmix-qd{qd}", f"randrw 70/30 {ds_mix} QD{qd} vs fio bssplit+refill (IOPS)",
+             "IOPS", "ds-bsmix", "fio-bsmix", True)]
+    return f"bsmix-qd{qd}", rows, runs
+
+
 def group_nop():
     qd = 32
 

@@ -190,6 +190,58 @@ class BenchRows(unittest.TestCase):
         self.assertIn("random_distribution=zipf:1.2", dict(calls)["fio"])
         self.assertIn("rw=randread", dict(calls)["fio"])
 
+    def test_bsmix_row_runs_the_same_mix_in_both_tools(self):
+        """Issue 32: the 3-size mix 70/30, drivestress's --rand-block against
+        fio's bssplit with fresh buffers."""
+        gid, rows, runs = self.group("bsmix")
+        self.assertEqual(gid, "bsmix-qd32")
+        self.assertEqual(rows[0][3:5], ("ds-bsmix", "fio-bsmix"))
+        calls = []
+
+        class FakeBench:
+            args = bench.parse_args(["--cases", "bsmix", "--time", "2"])
+
+            def drivestress(self, label, args):
+                calls.append(("ds", args))
+                return {}, None
+
+            def fio(self, label, opts, files):
+                calls.append(("fio", opts))
+                return {}, None
+
+            def fio_layout(self, n):
+                pass
+
+            def fio_common(self):
+                return []
+
+            def fio_uring(self, qd):
+                return [f"iodepth={qd}"]
+
+            def fio_random(self, rw):
+                return [f"rw={rw}"]
+
+            def fio_random_files(self, n):
+                return ["f"]
+
+            def ds_phase(self, doc, phase):
+                return {}
+
+            def ds_measure(self, phase, key):
+                return 1
+
+            def fio_measure(self, doc, dirs):
+                return 1
+        for _, run in runs(FakeBench()):
+            run()
+        ds, fio = dict(calls)["ds"], dict(calls)["fio"]
+        self.assertEqual(ds[ds.index("--rand-block") + 1], "4K:60,16K:20,128K:20")
+        self.assertEqual(ds[ds.index("--read-pct") + 1], "70")
+        self.assertNotIn("--no-verify", ds)
+        for opt in ("bssplit=4k/60:16k/20:128k/20", "rwmixread=70", "refill_buffers=1",
+                    "rw=randrw", "iodepth=32"):
+            self.assertIn(opt, fio)
+
     def test_drivestress_nop_arguments(self):
         args = bench.parse_args(["--time", "2"])
         self.assertIn("nop", args.cases)

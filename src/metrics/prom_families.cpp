@@ -345,6 +345,48 @@ std::vector<Family> size_families(const PromState& s, const std::vector<PromSeri
     return {f};
 }
 
+// A skewed --distribution: the share of operations on the hottest blocks,
+// beside the prediction, and the blocks touched; none without one.
+std::vector<Family> skew_families(const PromState& s, const std::vector<PromSeriesSet>& runs) {
+    Family share{"drivestress_skew_hot_share",
+                 "gauge",
+                 "--distribution: share of the operations that landed on the hottest `fraction` "
+                 "of blocks (by the distribution's rank), 0 to 1, over the finished phases.",
+                 {}};
+    Family predicted{"drivestress_skew_predicted_share",
+                     "gauge",
+                     "--distribution: the distribution's own share on the hottest `fraction` of "
+                     "blocks, 0 to 1.",
+                     {}};
+    Family touched{"drivestress_skew_blocks_touched",
+                   "gauge",
+                   "--distribution: distinct blocks the operations landed on (HyperLogLog "
+                   "estimate, standard error 0.8 %), beside drivestress_skew_blocks.",
+                   {}};
+    Family blocks{"drivestress_skew_blocks",
+                  "gauge",
+                  "--distribution: blocks the draws could land on, over every worker's file.",
+                  {}};
+    for (const auto& run : runs) {
+        PromLabels base = s.labels;
+        base.insert(base.end(), run.labels.begin(), run.labels.end());
+        for (const auto& [phase, skew] : run.totals.skew) {
+            const PromLabels labels = with(base, {{"phase", phase_name(phase)}});
+            for (std::size_t i = 0; i < stats::SkewTally::kHotFractions.size(); ++i) {
+                const PromLabels f =
+                    with(labels, {{"fraction", format_double(stats::SkewTally::kHotFractions[i])}});
+                share.add(f, format_double(skew.tally.hot_share(i)));
+                predicted.add(f, format_double(skew.predicted[i]));
+            }
+            touched.add(labels, format_double(std::min(skew.tally.distinct_units(),
+                                                       static_cast<double>(skew.blocks))));
+            blocks.add(labels, format_count(skew.blocks));
+        }
+    }
+    if (share.samples.empty()) return {};
+    return {share, predicted, touched, blocks};
+}
+
 // --repeat: one figure's estimate over the repeats as five gauges, each a
 // family of its own (median, the interval's low and high ends, the spread's
 // min and max): an interval is separate series, never a label whose values
@@ -549,6 +591,8 @@ std::string prometheus_text(const PromState& state, const std::vector<PromSeries
         f.render(out);
     latency_family(state, runs).render(out);
     for (const auto& f : size_families(state, runs))
+        f.render(out);
+    for (const auto& f : skew_families(state, runs))
         f.render(out);
     for (const auto& f : rate_families(state, runs))
         f.render(out);

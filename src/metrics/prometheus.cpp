@@ -200,6 +200,12 @@ void PromTotals::add_phase(const model::PhaseResult& p, const std::string& point
             if (h->count() || sized.count({p.phase, op, s.bytes}))
                 sized[{p.phase, op, s.bytes}].add(*h);
     }
+    if (p.skew) {
+        if (auto at = skew.find(p.phase); at != skew.end())
+            at->second.add_run(*p.skew);
+        else
+            skew.emplace(p.phase, *p.skew);
+    }
     phase_seconds[p.phase] += p.seconds;
     for (const PhaseFigure& f : phase_figures())
         if (!f.metric.empty() && f.shown_for(p)) described[{f.metric, p.phase}] += f.value(p);
@@ -239,6 +245,12 @@ void PromTotals::add(const PromTotals& o) {
         response[p].add(h);
     for (const auto& [key, h] : o.sized)
         sized[key].add(h);
+    for (const auto& [p, s] : o.skew) {
+        if (auto at = skew.find(p); at != skew.end())
+            at->second.add_run(s);
+        else
+            skew.emplace(p, s);
+    }
     for (const auto& [p, n] : o.late_ops)
         late_ops[p] += n;
     for (const auto& [p, s] : o.phase_seconds)

@@ -84,6 +84,9 @@ struct PromTotals {
     // A --rand-block mix: latency per phase, operation and size (bytes), at
     // each phase's end (the live figures above are not split by size).
     std::map<std::tuple<model::Phase, PromOp, std::uint32_t>, PromHistogram> sized;
+    // A skewed --distribution: where the finished phases' operations
+    // landed (their tallies merged, as JSON's merged_phases).
+    std::map<model::Phase, model::SkewResult> skew;
     // The figures report/figures.h describes with a Prometheus counter, by
     // metric name and phase.
     std::map<std::pair<std::string_view, model::Phase>, double> described;

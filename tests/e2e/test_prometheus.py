@@ -235,6 +235,23 @@ class PromTool(PromTest):
                                      phase="random", op=op, bs=str(s["bytes"])),
                                  s[f"{op}_ops"], (s["bytes"], op))
 
+    def test_skew_gauges_are_the_jsons_skew(self):
+        r, text = self.prom_run("--rand-ops", "3000", "--distribution", "zipf:1.2")
+        self.assertPromtoolAccepts(text, "--distribution")
+        skew = harness.merged_phases_of(self.assertJson(r))["random"]["skew"]
+        for hot in skew["hot"]:
+            f = f"{hot['fraction']:g}"
+            self.assertAlmostEqual(one(text, "drivestress_skew_hot_share", phase="random",
+                                       fraction=f), hot["share"], places=9)
+            self.assertAlmostEqual(one(text, "drivestress_skew_predicted_share", phase="random",
+                                       fraction=f), hot["predicted"], places=9)
+        self.assertEqual(one(text, "drivestress_skew_blocks", phase="random"), skew["blocks"])
+        self.assertAlmostEqual(one(text, "drivestress_skew_blocks_touched", phase="random"),
+                               skew["blocks_touched"], places=6)
+        # Uniform: no skew gauges at all.
+        _, text = self.prom_run("--rand-ops", "500")
+        self.assertNotIn("drivestress_skew_", text)
+
     def test_repeat_estimates_are_gauges_of_their_own(self):
         # --repeat 5: each figure's median, interval and spread are separate
         # families (never a label per value), equal to the JSON's estimates.

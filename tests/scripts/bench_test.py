@@ -64,6 +64,47 @@ def direct_io_dir():
     return None
 
 
+class RecordingBench:
+    """A stand-in for bench's measuring object: records the drivestress
+    arguments and fio options each run would use, measures nothing."""
+
+    def __init__(self, cases, calls):
+        self.args = bench.parse_args(["--cases", cases, "--time", "2"])
+        self.calls = calls
+
+    def drivestress(self, label, args):
+        self.calls.append(("ds", args))
+        return {}, None
+
+    def fio(self, label, opts, files):
+        self.calls.append(("fio", opts))
+        return {}, None
+
+    def fio_layout(self, n):
+        pass
+
+    def fio_common(self):
+        return []
+
+    def fio_uring(self, qd):
+        return [f"iodepth={qd}"]
+
+    def fio_random(self, rw):
+        return [f"rw={rw}"]
+
+    def fio_random_files(self, n):
+        return ["f"]
+
+    def ds_phase(self, doc, phase):
+        return {}
+
+    def ds_measure(self, phase, key):
+        return 1
+
+    def fio_measure(self, doc, dirs):
+        return 1
+
+
 class FloorModes(unittest.TestCase):
     def setUp(self):
         if not OPTS.floor or not os.access(OPTS.floor, os.X_OK):
@@ -146,42 +187,7 @@ class BenchRows(unittest.TestCase):
         self.assertEqual(gid, "skew-qd32")
         self.assertEqual(rows[0][3:5], ("ds-skew", "fio-skew"))
         calls = []
-
-        class FakeBench:
-            args = bench.parse_args(["--cases", "skew", "--time", "2"])
-
-            def drivestress(self, label, args):
-                calls.append(("ds", args))
-                return {}, None
-
-            def fio(self, label, opts, files):
-                calls.append(("fio", opts))
-                return {}, None
-
-            def fio_layout(self, n):
-                pass
-
-            def fio_common(self):
-                return []
-
-            def fio_uring(self, qd):
-                return [f"iodepth={qd}"]
-
-            def fio_random(self, rw):
-                return [f"rw={rw}"]
-
-            def fio_random_files(self, n):
-                return ["f"]
-
-            def ds_phase(self, doc, phase):
-                return {}
-
-            def ds_measure(self, phase, key):
-                return 1
-
-            def fio_measure(self, doc, dirs):
-                return 1
-        for _, run in runs(FakeBench()):
+        for _, run in runs(RecordingBench("skew", calls)):
             run()
         ds = dict(calls)["ds"]
         self.assertEqual(ds[ds.index("--distribution") + 1], "zipf:1.2")
@@ -197,42 +203,7 @@ class BenchRows(unittest.TestCase):
         self.assertEqual(gid, "bsmix-qd32")
         self.assertEqual(rows[0][3:5], ("ds-bsmix", "fio-bsmix"))
         calls = []
-
-        class FakeBench:
-            args = bench.parse_args(["--cases", "bsmix", "--time", "2"])
-
-            def drivestress(self, label, args):
-                calls.append(("ds", args))
-                return {}, None
-
-            def fio(self, label, opts, files):
-                calls.append(("fio", opts))
-                return {}, None
-
-            def fio_layout(self, n):
-                pass
-
-            def fio_common(self):
-                return []
-
-            def fio_uring(self, qd):
-                return [f"iodepth={qd}"]
-
-            def fio_random(self, rw):
-                return [f"rw={rw}"]
-
-            def fio_random_files(self, n):
-                return ["f"]
-
-            def ds_phase(self, doc, phase):
-                return {}
-
-            def ds_measure(self, phase, key):
-                return 1
-
-            def fio_measure(self, doc, dirs):
-                return 1
-        for _, run in runs(FakeBench()):
+        for _, run in runs(RecordingBench("bsmix", calls)):
             run()
         ds, fio = dict(calls)["ds"], dict(calls)["fio"]
         self.assertEqual(ds[ds.index("--rand-block") + 1], "4K:60,16K:20,128K:20")

@@ -95,8 +95,9 @@ class Options {
 // The readers of each feature's options (cli/run_options.cpp).
 void read_sweep(const Options& o, model::RunConfig& c);
 void read_find_rate(const Options& o, model::RunConfig& c);
-// --distribution: where the random phase's blocks land.
-void read_distribution(const Options& o, model::RunConfig& c);
+// --distribution (where the random phase's blocks land) and --compress (how
+// compressible the written data is).
+void read_workload_data(const Options& o, model::RunConfig& c);
 void check_arrivals(const Options& o, const model::RunConfig& c);
 void read_steady_state(const Options& o, model::RunConfig& c);
 void read_sustained_write(const Options& o, model::RunConfig& c);

@@ -160,7 +160,7 @@ void RunSession::describe_targets() {
 
 void RunSession::create_files() {
     try {
-        target.create_files(res.run_id, pattern::data_id_from_seed(cfg.seed));
+        target.create_files(res.run_id, pattern::data_id_from_seed(cfg.seed), cfg.sector_random());
         if (!cfg.keep) return;
         sync_new_files(target);
         StateGeometry sg;
@@ -168,6 +168,7 @@ void RunSession::create_files() {
         sg.run_id = res.run_id;
         sg.file_bytes = cfg.file_bytes;
         sg.unit_bytes = cfg.rand_block;
+        sg.sector_random = cfg.sector_random();
         // Without --sync, acknowledgements come only at phase ends.
         sg.bound = unacked_write_bound(cfg, cfg.sync == SyncMethod::none ? 0 : cfg.sync_every);
         for (std::size_t i = 0; i < target.file_count(); ++i)
@@ -327,7 +328,7 @@ void RunSession::recreate_files() {
     // files' blocks allocated, and the new files may not fit.
     run_on_workers([](unsigned, Worker& w) { w.close_backend(); });
     target.remove_files();
-    target.create_files(res.run_id, pattern::data_id_from_seed(cfg.seed));
+    target.create_files(res.run_id, pattern::data_id_from_seed(cfg.seed), cfg.sector_random());
     if (state) sync_new_files(target);
     run_on_workers([&](unsigned i, Worker& w) {
         w.reset_generations();

@@ -485,6 +485,7 @@ CONFIG_ITEMS = (
     ("rand-block", lambda d: d.get("config", {}).get("rand_block_bytes")),
     ("read-pct", lambda d: d.get("config", {}).get("read_pct")),
     ("distribution", lambda d: d.get("config", {}).get("distribution")),
+    ("compress", lambda d: d.get("config", {}).get("compress")),
     ("phases", lambda d: ",".join(d["config"]["phases"])
      if isinstance(d.get("config", {}).get("phases"), list) else None),
     ("sync", lambda d: d.get("config", {}).get("sync")),

@@ -14,6 +14,7 @@
 
 #include "io/backend_factory.h"
 #include "model/errors.h"
+#include "pattern/compressibility.h"
 #include "pattern/unit.h"
 #include "run/placement.h"
 #include "sys/memory.h"
@@ -136,8 +137,22 @@ RunSession::RunSession(RunConfig& c, RunResult& r, RunObserver& o)
     for (std::size_t i = 0; i < target.file_count(); ++i)
         res.file_paths.push_back(target.path(i));
     describe_targets();
+    measure_data();
     res.backend.effective_qd = geo.rand_depth;
     res.backend.seq_qd = geo.seq_depth;
+}
+
+// The units are a pure function of their identity, so the sample is
+// generated here rather than copied off the write path (verification holds
+// the drive to these very bytes); 256 units cost a few milliseconds.
+void RunSession::measure_data() {
+    constexpr unsigned kSampledUnits = 256;
+    const pattern::UnitIdentity base{
+        res.run_id,         0, 0, 1, cfg.rand_block, pattern::data_id_from_seed(cfg.seed),
+        cfg.sector_random()};
+    const pattern::CompressEstimate e =
+        pattern::estimate_units(base, cfg.file_bytes, cfg.files, kSampledUnits);
+    res.data = DataCompressibility{cfg.compress, e.ratio, e.units};
 }
 
 // One TargetResult per target, in the order given: its name, device and

@@ -530,7 +530,7 @@ TEST_CASE("compress: diagnosis of zeroed, stale, misdirected, foreign and torn u
     other.offset += id.unit_bytes;
     const Diagnosis mis = diagnosed(content(other), id);
     CHECK(mis.cls == MismatchClass::misdirected);
-    CHECK(mis.first_bad_byte == 16);  // the header's offset field
+    CHECK(mis.first_bad_byte == 17);  // the offset field's second byte: 7 x 4096 vs 8 x 4096
     CHECK(mis.found->offset == other.offset);
 
     UnitIdentity foreign = id;
@@ -538,12 +538,14 @@ TEST_CASE("compress: diagnosis of zeroed, stale, misdirected, foreign and torn u
     CHECK(diagnosed(content(foreign), id).cls == MismatchClass::foreign);
 
     // Every sector still carries generation-keyed bytes: a write torn at any
-    // sector boundary is told from both generations.
+    // sector boundary over the generation before it is told from both.
+    old_id.generation = ds::pattern::previous_generation(id.generation);
+    const Bytes previous = content(old_id);
     for (std::size_t cut = 1; cut < 8; ++cut) {
         CAPTURE(cut);
         Bytes unit = fresh;
         const auto at = static_cast<std::ptrdiff_t>(cut * ds::pattern::kSectorBytes);
-        std::copy(old.begin() + at, old.end(), unit.begin() + at);
+        std::copy(previous.begin() + at, previous.end(), unit.begin() + at);
         const Diagnosis d = diagnosed(unit, id);
         CHECK(d.cls == MismatchClass::torn);
         CHECK(d.first_bad_byte == static_cast<std::size_t>(at));

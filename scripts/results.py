@@ -489,6 +489,7 @@ CONFIG_ITEMS = (
     ("unit", lambda d: d.get("config", {}).get("unit_bytes")),
     ("read-pct", lambda d: d.get("config", {}).get("read_pct")),
     ("distribution", lambda d: d.get("config", {}).get("distribution")),
+    ("compress", lambda d: d.get("config", {}).get("compress")),
     ("phases", lambda d: ",".join(d["config"]["phases"])
      if isinstance(d.get("config", {}).get("phases"), list) else None),
     ("sync", lambda d: d.get("config", {}).get("sync")),

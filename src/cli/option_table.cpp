@@ -52,6 +52,10 @@ const OptionSpec kSpecs[] = {
      "file, from its middle), zoned:60/10,30/20,10/70 (60 % of operations on 10 % of the "
      "blocks, ...); hot blocks are scattered over the file by a fixed permutation, and the "
      "report states the skew achieved"},
+    {kWorkload, "compress", 0, "RATIO", "1", nullptr,
+     "make the written data compress about RATIO:1 (lz4, zstd, zram), 1 to 8: every 512-byte "
+     "sector keeps 512/RATIO bytes of the unit's data and the rest is zeros, still verified "
+     "byte for byte; the report states the ratio measured"},
     {kWorkload, "rand-time", 0, "DURATION", "10s", nullptr,
      "random phase length per iteration (0 disables it)"},
     {kWorkload, "rand-ops", 0, "N", nullptr, "off",

@@ -348,7 +348,7 @@ model::RunConfig read_run(const Options& o) {
     read_phases(o, c);
     read_sweep(o, c);
     read_find_rate(o, c);
-    read_distribution(o, c);
+    read_workload_data(o, c);
     check_arrivals(o, c);
     read_steady_state(o, c);
     read_sustained_write(o, c);

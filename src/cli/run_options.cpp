@@ -126,9 +126,28 @@ std::uint64_t read_random_blocks(const Options& o, model::RunConfig& c) {
     return largest;
 }
 
-void read_distribution(const Options& o, model::RunConfig& c) {
+// A plain decimal from 1 to 8 (pattern/unit.h, kMaxCompressRatio, says why 8).
+static void read_compress(const Options& o, model::RunConfig& c) {
+    const std::string t = o.text("compress");
+    std::size_t used = 0;
+    double v = 0;
+    try {
+        v = std::stod(t, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    const bool digits = !t.empty() && t.find_first_not_of("0123456789.") == std::string::npos;
+    if (!digits || used != t.size() || !(v >= 1 && v <= model::kMaxCompress))
+        throw UsageError("--compress: '" + t +
+                         "' is not a ratio from 1 to 8 (a number such as 1.5, 2 or 4; 1 = "
+                         "incompressible)");
+    c.compress = v;
+}
+
+void read_workload_data(const Options& o, model::RunConfig& c) {
     c.distribution = with_option("--distribution", o.text("distribution"),
                                  [](const std::string& t) { return stats::parse_distribution(t); });
+    read_compress(o, c);
 }
 
 // --arrivals spaces an open-loop schedule; read once --rate, --sweep and

@@ -46,11 +46,10 @@ void IoPhase::reaped(std::uint64_t now_ns) {
     c_.progress_ops.store(k.read_ops + k.write_ops, std::memory_order_relaxed);
 }
 
-void fill_units(const UnitMap& units, std::uint64_t run_id, std::uint64_t data_id,
-                unsigned file_index, std::byte* buf, std::uint64_t offset, std::uint32_t length,
-                bool streaming) {
+void fill_units(const UnitMap& units, pattern::UnitIdentity id, std::byte* buf,
+                std::uint64_t offset, std::uint32_t length, bool streaming) {
     const std::uint32_t u = units.unit_bytes();
-    pattern::UnitIdentity id{run_id, file_index, 0, 1, u, data_id};
+    id.unit_bytes = u;
     for (std::uint32_t done = 0; done < length; done += u) {
         id.offset = offset + done;
         id.generation = units.generation(units.unit_of(id.offset));
@@ -67,14 +66,14 @@ void fill_units(const UnitMap& units, std::uint64_t run_id, std::uint64_t data_i
 // that generation of each unit holds.
 void IoPhase::fill(Slot& s) {
     c_.units.advance(s.first_offset, s.first_length);
-    fill_units(c_.units, c_.run_id, c_.data_id, c_.file_index, s.buf, s.first_offset,
-               s.first_length, c_.stream_fill);
+    fill_units(c_.units, c_.unit(c_.units.unit_bytes()), s.buf, s.first_offset, s.first_length,
+               c_.stream_fill);
 }
 
 void IoPhase::verify(const Slot& s) {
     PhaseCounters& k = c_.out.counters;
     const std::uint32_t u = c_.units.unit_bytes();
-    pattern::UnitIdentity id{c_.run_id, c_.file_index, 0, 1, u, c_.data_id};
+    pattern::UnitIdentity id = c_.unit(u);
     for (std::uint32_t done = 0; done < s.first_length; done += u) {
         id.offset = s.first_offset + done;
         id.generation = c_.units.generation(c_.units.unit_of(id.offset));

@@ -98,14 +98,19 @@ struct PhaseContext {
     std::atomic<std::uint64_t>& progress_ops;
     std::uint64_t now_ns = 0;   // the clock at the last wait
     std::uint64_t data_id = 0;  // the payload's key (pattern::UnitIdentity::data_id)
+    std::uint32_t sector_random = pattern::kSectorBytes;  // the units' shape (--compress)
+    // A unit of this file, offset and generation to be set.
+    pattern::UnitIdentity unit(std::uint32_t unit_bytes) const {
+        return {run_id, file_index, 0, 1, unit_bytes, data_id, sector_random};
+    }
 };
 
 // Fills `buf` with the units of [offset, offset + length) as their current
-// generations in `units` say (after units.advance() for a write); with
-// `streaming`, through streaming stores, fenced (see pattern::stream).
-void fill_units(const UnitMap& units, std::uint64_t run_id, std::uint64_t data_id,
-                unsigned file_index, std::byte* buf, std::uint64_t offset, std::uint32_t length,
-                bool streaming);
+// generations in `units` say (after units.advance() for a write); `base`
+// names the run, file, data and shape.  With `streaming`, through streaming
+// stores, fenced (see pattern::stream).
+void fill_units(const UnitMap& units, pattern::UnitIdentity base, std::byte* buf,
+                std::uint64_t offset, std::uint32_t length, bool streaming);
 
 // The engine's view of a phase, with everything phases share.
 class IoPhase : public PhaseWork {

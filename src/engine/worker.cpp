@@ -37,6 +37,7 @@ WorkerGeometry make_geometry(const RunConfig& cfg, unsigned backend_depth) {
         std::min<std::uint64_t>({cfg.qd, backend_depth, std::max<std::uint64_t>(1, units / 2)}));
     g.read_pct = cfg.read_pct;
     g.distribution = cfg.distribution;
+    g.sector_random = cfg.sector_random();
     g.verify = cfg.verify;
     g.sync = cfg.sync;
     g.sync_every = cfg.sync_every;
@@ -165,7 +166,8 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
                      progress_bytes,
                      progress_ops,
                      monotonic_ns(),
-                     pattern::data_id_from_seed(seed_)};
+                     pattern::data_id_from_seed(seed_),
+                     geo_.sector_random};
     WriteDurability writes(geo_.sync, geo_.sync_every, units_, durable_);
     std::unique_ptr<IoPhase> phase =
         make_phase(ctx, &writes, {geo_.read_pct, &geo_.distribution, geo_.rand_mix}, seed_);

@@ -42,6 +42,7 @@ struct WorkerGeometry {
     unsigned rand_depth;
     unsigned read_pct;
     stats::DistributionSpec distribution;  // where random blocks land
+    std::uint32_t sector_random = 512;     // pattern::UnitIdentity::sector_random (--compress)
     bool verify;
     SyncMethod sync = SyncMethod::none;
     std::uint64_t sync_every = 1;  // writes per flush / per listener call

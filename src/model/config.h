@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/block_mix.h"
+#include "pattern/unit.h"
 #include "stats/distribution.h"
 #include "stats/steady_state.h"
 #include "stats/write_cliff.h"
@@ -17,6 +18,9 @@
 namespace ds::model {
 
 enum class Phase { seq_write, seq_read, random, reverify };
+// --compress's largest ratio (pattern/unit.h says why).
+inline constexpr double kMaxCompress = pattern::kMaxCompressRatio;
+
 inline constexpr Phase kAllPhases[] = {Phase::seq_write, Phase::seq_read, Phase::random,
                                        Phase::reverify};
 // "seq-write", "seq-read", "random", "reverify"
@@ -100,6 +104,10 @@ struct RunConfig {
     unsigned read_pct = 70;
     // --distribution: where the random phase's blocks land (uniform: as ever).
     stats::DistributionSpec distribution;
+    // --compress: the ratio a compressor reaches on the written data, 1 to 8
+    // (1: incompressible, as ever); pattern::sector_random_bytes shapes it.
+    double compress = 1;
+    std::uint32_t sector_random() const { return pattern::sector_random_bytes(compress); }
     double rand_time_s = 10;                // 0 disables the random phase
     std::optional<std::uint64_t> rand_ops;  // total across workers; replaces rand_time
     // --seq-time: each sequential phase covers the files once, then goes on

@@ -139,6 +139,14 @@ void flag_slow_targets(std::vector<TargetResult>& targets, double threshold_pct 
 // The current time as ISO 8601 UTC ("2026-11-30T04:33:23Z"), for started_at.
 std::string utc_now_iso8601();
 
+// The written data's compressibility: asked (--compress) and measured by
+// pattern::estimate_units over a sample of the run's units.
+struct DataCompressibility {
+    double asked = 1;
+    double measured = 1;  // original / compressed bytes (lz4-costed LZ77, 4 KiB blocks)
+    std::uint32_t sampled_units = 0;
+};
+
 struct RunResult {
     std::uint64_t seed = 0;
     std::uint64_t run_id = 0;  // in every unit header: random per run, never from the seed
@@ -164,6 +172,7 @@ struct RunResult {
     std::vector<SteadyStateResult> steady_state;        // per iteration, with --steady-state
     std::vector<SustainedWriteResult> sustained_write;  // per iteration, --sustained-write
     std::optional<SyncCompareResult> sync_compare;      // --sync-compare
+    std::optional<DataCompressibility> data;            // measured before the first write
     std::vector<MismatchRecord> mismatch_records;       // the first kMaxRecords
     // Per damaged file: merged extents, distinct units, truncation.  What a
     // person judges a drive by; the counts above are observations (a unit

@@ -22,6 +22,13 @@
 // (the whole unit is the stream of unit_key with bytes 0..47 replaced by the
 // header: payload bytes depend on the data id, file, offset, generation and
 // size; the header's check on the run id too.)
+//
+// Compressible units (--compress RATIO > 1): the same unit with the tail of
+// every 512-byte sector zeroed, keeping its first sector_random bytes
+// (512 / RATIO less 8, rounded to 8: sector_random_bytes).  The kept bytes are incompressible and
+// the zeros nearly free, so lz4, zstd and zram's lzo-rle all reach about RATIO on any block or page
+// of 512 bytes or more; every sector still carries bytes keyed by the generation (torn writes) and
+// the header is whole (stale, misdirected, foreign).  RATIO 1 keeps every byte: the unit as ever.
 #pragma once
 
 #include <cstddef>
@@ -38,6 +45,17 @@ inline constexpr std::size_t kHeaderBytes = 48;
 inline constexpr std::size_t kMinUnitBytes = 512;
 // Sector granularity used to recognise torn writes.
 inline constexpr std::size_t kSectorBytes = 512;
+
+// --compress accepts 1 to 8: at 8 a sector keeps 56 bytes (the header's
+// 48 and a word in sector 0); beyond it, a compressor's overhead per sector
+// (5 bytes in lz4, about 14 in lzo-rle) is as large as what is kept, and
+// compressors part ways (at 16: 24 kept, lz4 about 17:1, lzo-rle 13:1).
+inline constexpr double kMaxCompressRatio = 8;
+
+// The stream bytes every sector keeps for a compression ratio in [1, 8]:
+// 512 / ratio less a compressor's per-sector overhead, rounded to a multiple
+// of 8 (the compare's word), 56 to 512; exactly 512 for ratio 1.
+std::uint32_t sector_random_bytes(double ratio);
 
 // How many times a unit has been written, as the header and the generation
 // map carry it: 32 bits, so that a unit rolled back to any earlier content
@@ -71,6 +89,10 @@ struct UnitIdentity {
     // The payload's key, data_id_from_seed(seed); 0: run_id keys it too (a
     // unit whose run and data identity are one, as unit tests build them).
     std::uint64_t data_id = 0;
+    // Bytes at the start of every 512-byte sector that carry the stream; the
+    // rest of the sector is zero (sector_random_bytes(--compress)).
+    // kSectorBytes: none zeroed, the incompressible unit.
+    std::uint32_t sector_random = kSectorBytes;
 };
 
 // Key of the unit's pseudorandom stream.

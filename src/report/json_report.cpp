@@ -236,6 +236,7 @@ json config_json(const model::RunConfig& cfg, std::uint64_t seed) {
         {"unit_bytes", cfg.rand_block},
         {"read_pct", cfg.read_pct},
         {"distribution", cfg.distribution.text()},
+        {"compress", cfg.compress},
         {"rand_time_s", cfg.rand_ops ? json(nullptr) : json(cfg.rand_time_s)},
         {"rand_ops", cfg.rand_ops ? json(*cfg.rand_ops) : json(nullptr)},
         {"seq_time_s", cfg.seq_time_s > 0 ? json(cfg.seq_time_s) : json(nullptr)},
@@ -490,6 +491,10 @@ json result_json(const model::RunConfig& cfg, const model::RunResult& r, const H
     if (!r.sweep.points.empty()) doc["sweep"] = sweep_json(cfg, r.sweep);
     if (r.find_rate) doc["find_rate"] = find_rate_json(*r.find_rate);
     if (r.sync_compare) doc["sync_compare"] = sync_compare_json(*r.sync_compare);
+    if (r.data)
+        doc["data"] = {{"compress", r.data->asked},
+                       {"measured_ratio", r.data->measured},
+                       {"sampled_units", r.data->sampled_units}};
     add_endurance_blocks(doc, r);
     json mm = json::array();
     for (const auto& m : r.mismatch_records)

@@ -25,7 +25,8 @@ namespace ds::report {
 // (several targets in one run); and "rate" in every phase (--rate;
 // null in a closed loop); every version-3 key is still there.
 // 5: "sizes" in every phase (a --rand-block mix's per-size figures; null
-// otherwise) and "rand_mix" in config; every version-4 key is still there.
+// otherwise), "rand_mix" and "compress" in config, and "data" (the written
+// data's compressibility); every version-4 key is still there.
 inline constexpr int kSchemaVersion = 5;
 
 // The keys every document starts with: schema_version, tool, run_id,

@@ -169,6 +169,9 @@ std::string result_line(const model::RunConfig& cfg, const model::RunResult& r,
                      : "too short to measure (" + q.random_too_short + ")");
     }
     line += r.find_rate ? find_rate_words(*r.find_rate) : sweep_words(r.sweep, u);
+    if (r.data && cfg.compress > 1)
+        line += printf_string(" | data: compress %g (measured %.2f:1 over %u sampled units)",
+                              cfg.compress, r.data->measured, r.data->sampled_units);
     line += " | " + std::string(io::to_string(r.backend.used)) + ", " +
             (r.direct_io ? "O_DIRECT" : "buffered") + ", " + std::to_string(cfg.files) + " x " +
             units::format_bytes(cfg.file_bytes);

@@ -110,6 +110,7 @@ std::string workload_text(const model::RunConfig& cfg) {
                  (cfg.sync_every == 1 ? " write" : " writes");
     }
     if (cfg.batch > 1) t += "  batch " + std::to_string(cfg.batch);
+    if (cfg.compress > 1) t += "  compress " + printf_string("%g", cfg.compress);
     if (!cfg.verify) t += "  NO VERIFICATION";
     return t;
 }

@@ -14,6 +14,7 @@
 
 #include "io/backend_factory.h"
 #include "model/errors.h"
+#include "pattern/compressibility.h"
 #include "pattern/unit.h"
 #include "run/placement.h"
 #include "sys/memory.h"
@@ -136,8 +137,22 @@ RunSession::RunSession(RunConfig& c, RunResult& r, RunObserver& o)
     for (std::size_t i = 0; i < target.file_count(); ++i)
         res.file_paths.push_back(target.path(i));
     describe_targets();
+    measure_data();
     res.backend.effective_qd = geo.rand_depth;
     res.backend.seq_qd = geo.seq_depth;
+}
+
+// The units are a pure function of their identity, so the sample is
+// generated here rather than copied off the write path (verification holds
+// the drive to these very bytes); 256 units cost a few milliseconds.
+void RunSession::measure_data() {
+    constexpr unsigned kSampledUnits = 256;
+    const pattern::UnitIdentity base{
+        res.run_id,         0, 0, 1, cfg.rand_block, pattern::data_id_from_seed(cfg.seed),
+        cfg.sector_random()};
+    const pattern::CompressEstimate e =
+        pattern::estimate_units(base, cfg.file_bytes, cfg.files, kSampledUnits);
+    res.data = DataCompressibility{cfg.compress, e.ratio, e.units};
 }
 
 // One TargetResult per target, in the order given: its name, device and
@@ -160,7 +175,7 @@ void RunSession::describe_targets() {
 
 void RunSession::create_files() {
     try {
-        target.create_files(res.run_id, pattern::data_id_from_seed(cfg.seed));
+        target.create_files(res.run_id, pattern::data_id_from_seed(cfg.seed), cfg.sector_random());
         if (!cfg.keep) return;
         sync_new_files(target);
         StateGeometry sg;
@@ -168,6 +183,7 @@ void RunSession::create_files() {
         sg.run_id = res.run_id;
         sg.file_bytes = cfg.file_bytes;
         sg.unit_bytes = cfg.rand_block;
+        sg.sector_random = cfg.sector_random();
         // Without --sync, acknowledgements come only at phase ends.
         sg.bound = unacked_write_bound(cfg, cfg.sync == SyncMethod::none ? 0 : cfg.sync_every);
         for (std::size_t i = 0; i < target.file_count(); ++i)
@@ -327,7 +343,7 @@ void RunSession::recreate_files() {
     // files' blocks allocated, and the new files may not fit.
     run_on_workers([](unsigned, Worker& w) { w.close_backend(); });
     target.remove_files();
-    target.create_files(res.run_id, pattern::data_id_from_seed(cfg.seed));
+    target.create_files(res.run_id, pattern::data_id_from_seed(cfg.seed), cfg.sector_random());
     if (state) sync_new_files(target);
     run_on_workers([&](unsigned i, Worker& w) {
         w.reset_generations();

@@ -91,6 +91,8 @@ class RunSession {
   private:
     void create_files();
     void describe_targets();
+    // res.data: how well the run's units compress, from a sample of them.
+    void measure_data();
     std::vector<std::vector<unsigned>> place_workers();
     // The workers' damage maps, per file (cumulative: replaced whole).
     void collect_damage();

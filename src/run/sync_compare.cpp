@@ -52,13 +52,12 @@ std::string open_flags_text(bool direct, SyncMethod m) {
 // The first failure ends the row.
 class DurableRow final : public PhaseWork {
   public:
-    DurableRow(SyncCompareRow& row, UnitMap& units, std::uint64_t run_id, std::uint64_t data_id,
+    DurableRow(SyncCompareRow& row, UnitMap& units, const pattern::UnitIdentity& unit,
                std::uint64_t file_bytes, std::uint64_t row_ops, std::uint64_t deadline_ns,
                bool stream_fill)
         : row_(row),
           units_(units),
-          run_id_(run_id),
-          data_id_(data_id),
+          unit_(unit),
           slots_(file_bytes / (row.write_bytes * row.writes_per_op)),
           row_ops_(row_ops),
           deadline_ns_(deadline_ns),
@@ -93,8 +92,7 @@ class DurableRow final : public PhaseWork {
             s.req.offset = base + std::uint64_t{piece_} * row_.write_bytes;
             s.req.length = row_.write_bytes;
             units_.advance(s.req.offset, s.req.length);
-            fill_units(units_, run_id_, data_id_, 0, s.buf, s.req.offset, s.req.length,
-                       stream_fill_);
+            fill_units(units_, unit_, s.buf, s.req.offset, s.req.length, stream_fill_);
         }
         s.first_offset = s.req.offset;
         s.first_length = s.req.length;
@@ -118,8 +116,8 @@ class DurableRow final : public PhaseWork {
   private:
     SyncCompareRow& row_;
     UnitMap& units_;
-    std::uint64_t run_id_, data_id_;
-    std::uint64_t slots_;  // durable operations that fit in the file
+    pattern::UnitIdentity unit_;  // file 0 of the run: its run, data and shape
+    std::uint64_t slots_;         // durable operations that fit in the file
     std::uint64_t row_ops_, deadline_ns_;
     std::uint64_t now_ns_;
     bool flush_;
@@ -169,8 +167,8 @@ class Table final : private MismatchSink {
         Slot slot;
         slot.buf = op_buf_.data();
         const std::uint64_t t0 = monotonic_ns();
-        DurableRow work(row, units_, s_.run_id, s_.data_id, s_.file_bytes, s_.row_ops,
-                        t0 + seconds_to_ns(s_.row_s), s_.direct);
+        DurableRow work(row, units_, {s_.run_id, 0, 0, 1, 0, s_.data_id, s_.sector_random},
+                        s_.file_bytes, s_.row_ops, t0 + seconds_to_ns(s_.row_s), s_.direct);
         Engine(*backend, {&slot, 1}, stop_).run(work, {1, 1, 0});
         row.seconds = (monotonic_ns() - t0) / 1e9;
         if (const auto& f = work.failure()) fail(row, *f);
@@ -196,9 +194,23 @@ class Table final : private MismatchSink {
         IntervalRecorder intervals;
         std::atomic<std::uint64_t> bytes{0}, ops{0};
         std::atomic<bool> stop{false};
-        PhaseContext ctx{
-            plan, units_, s_.run_id, 0,    s_.file_bytes, kFillChunk, true, s_.check_direct,
-            out,  *this,  intervals, stop, bytes,         ops,        0,    s_.data_id};
+        PhaseContext ctx{plan,
+                         units_,
+                         s_.run_id,
+                         0,
+                         s_.file_bytes,
+                         kFillChunk,
+                         true,
+                         s_.check_direct,
+                         out,
+                         *this,
+                         intervals,
+                         stop,
+                         bytes,
+                         ops,
+                         0,
+                         s_.data_id,
+                         s_.sector_random};
         DurableMaps maps;
         WriteDurability writes(SyncMethod::none, 1, units_, maps);
         io::SyncBackend backend(s_.check_fd);

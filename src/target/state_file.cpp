@@ -131,7 +131,8 @@ StateFile::StateFile(std::string path, StateGeometry geo)
     std::vector<std::byte> header(header_bytes_);
     std::byte* h = header.data();
     put(h + 0, kStateMagic);
-    put(h + 8, kStateFormatVersion);
+    const bool shaped = geo_.sector_random != pattern::kSectorBytes;
+    put(h + 8, shaped ? kStateFormatCompressible : kStateFormatVersion);
     put(h + 12, n);
     put(h + 16, geo_.seed);
     put(h + 24, geo_.run_id);
@@ -141,6 +142,7 @@ StateFile::StateFile(std::string path, StateGeometry geo)
     put(h + 48, header_bytes_);
     put(h + 56, copy_bytes_);
     put(h + 64, static_cast<std::uint32_t>(names.size()));
+    if (shaped) put(h + 68, geo_.sector_random);
     std::memcpy(h + kHeaderFixed, names.data(), names.size());
     std::uint64_t check = check_of(0, std::span(header).first(72));
     check = check_of(check, std::span(header).subspan(kHeaderFixed, names.size()));
@@ -235,6 +237,19 @@ struct OpenState {
     std::uint64_t header_bytes = 0, copy_bytes = 0;
 };
 
+// The units' shape (pattern::UnitIdentity::sector_random) a header of
+// either format records, refusing any other format.
+std::uint32_t units_shape(const std::byte* h, const std::string& path) {
+    const std::uint32_t format = get<std::uint32_t>(h + 8);
+    if (format == kStateFormatVersion) return pattern::kSectorBytes;
+    if (format == kStateFormatCompressible) return get<std::uint32_t>(h + 68);
+    throw SetupError(path + ": state file format " + std::to_string(format) +
+                     " is not supported (this drivestress reads formats " +
+                     std::to_string(kStateFormatVersion) + " and " +
+                     std::to_string(kStateFormatCompressible) +
+                     "; verify it with the drivestress version that wrote it)");
+}
+
 // Opens `path` without following links and reads its header, checking
 // every size against the file before anything is allocated from it.
 OpenState open_state(const std::string& path) {
@@ -249,29 +264,28 @@ OpenState open_state(const std::string& path) {
     std::byte h[kHeaderFixed]{};
     if (!read_all(o.fd.get(), h, sizeof h, 0) || get<std::uint64_t>(h) != kStateMagic)
         throw bad("not a drivestress state file");
-    if (get<std::uint32_t>(h + 8) != kStateFormatVersion)
-        throw bad("state file format " + std::to_string(get<std::uint32_t>(h + 8)) +
-                  " is not supported (this drivestress reads format " +
-                  std::to_string(kStateFormatVersion) +
-                  "; verify it with the drivestress version that wrote it)");
     const std::uint32_t n = get<std::uint32_t>(h + 12);
     o.geo.seed = get<std::uint64_t>(h + 16);
     o.geo.run_id = get<std::uint64_t>(h + 24);
     o.geo.file_bytes = get<std::uint64_t>(h + 32);
     o.geo.unit_bytes = get<std::uint32_t>(h + 40);
     o.geo.bound = get<std::uint32_t>(h + 44);
+    o.geo.sector_random = units_shape(h, path);
     o.header_bytes = get<std::uint64_t>(h + 48);
     o.copy_bytes = get<std::uint64_t>(h + 56);
     const std::uint32_t names_bytes = get<std::uint32_t>(h + 64);
     const std::uint32_t u = o.geo.unit_bytes;
     std::uint64_t total = 0;
-    const bool sane = n >= 1 && n <= kMaxStateFiles && u >= pattern::kMinUnitBytes &&
-                      (u & (u - 1)) == 0 && o.geo.file_bytes >= u && o.geo.file_bytes % u == 0 &&
-                      o.geo.bound >= 1 && o.header_bytes == round_up(kHeaderFixed + names_bytes) &&
-                      o.copy_bytes == round_up(kCopyFixed + kGenBytes * o.geo.units()) &&
-                      !__builtin_mul_overflow(2ULL * n, o.copy_bytes, &total) &&
-                      !__builtin_add_overflow(total, o.header_bytes, &total) &&
-                      total <= static_cast<std::uint64_t>(o.st.st_size);
+    const bool sane =
+        n >= 1 && n <= kMaxStateFiles && u >= pattern::kMinUnitBytes && (u & (u - 1)) == 0 &&
+        o.geo.file_bytes >= u && o.geo.file_bytes % u == 0 && o.geo.bound >= 1 &&
+        o.geo.sector_random >= pattern::sector_random_bytes(model::kMaxCompress) &&
+        o.geo.sector_random <= pattern::kSectorBytes && o.geo.sector_random % 8 == 0 &&
+        o.header_bytes == round_up(kHeaderFixed + names_bytes) &&
+        o.copy_bytes == round_up(kCopyFixed + kGenBytes * o.geo.units()) &&
+        !__builtin_mul_overflow(2ULL * n, o.copy_bytes, &total) &&
+        !__builtin_add_overflow(total, o.header_bytes, &total) &&
+        total <= static_cast<std::uint64_t>(o.st.st_size);
     if (!sane) throw bad("damaged state file header (impossible geometry or truncated file)");
     std::vector<std::byte> header(o.header_bytes);
     if (!read_all(o.fd.get(), header.data(), header.size(), 0))

@@ -40,7 +40,13 @@ using namespace ds::model;
 // 3: four-byte generations (2 had one byte each, which wrapped).
 // 4: the run id is random per run (3 derived it from the seed, so another
 //    run with the same seed wrote units that passed for this run's).
+// 5: format 4 plus the units' shape (--compress: bytes of stream per
+//    sector) at byte 68; written only when the data is compressible, so an
+//    incompressible run's file stays format 4, readable by the release
+//    before, and a release that cannot reproduce compressible units refuses
+//    the file instead of calling every unit corrupt.
 inline constexpr std::uint32_t kStateFormatVersion = 4;
+inline constexpr std::uint32_t kStateFormatCompressible = 5;
 
 // Bytes of the state file of `files` files of `units` units each (it is
 // preallocated, so the free-space check counts it).

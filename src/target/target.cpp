@@ -413,7 +413,8 @@ void Target::check_alignment(int fd) const {
                          units::format_size_option(align) + " or larger, or --buffered");
 }
 
-void Target::create_files(std::uint64_t run_id, std::uint64_t data_id) {
+void Target::create_files(std::uint64_t run_id, std::uint64_t data_id,
+                          std::uint32_t sector_random) {
     if (raw_) {
         if (!raw_fd_.valid()) open_raw_device();
         return;
@@ -436,8 +437,9 @@ void Target::create_files(std::uint64_t run_id, std::uint64_t data_id) {
                 throw SetupError(paths_[i] + ": cannot size to " +
                                  units::format_bytes(file_bytes_) + ": " + errno_text(err));
             }
-            pattern::fill_unit(marker.span(), {run_id, static_cast<std::uint32_t>(i), 0,
-                                               pattern::next_generation(0), unit_bytes_, data_id});
+            pattern::fill_unit(marker.span(),
+                               {run_id, static_cast<std::uint32_t>(i), 0,
+                                pattern::next_generation(0), unit_bytes_, data_id, sector_random});
             if (::pwrite(fd, marker.data(), unit_bytes_, 0) != static_cast<ssize_t>(unit_bytes_))
                 throw SetupError(paths_[i] + ": cannot write its first unit: " + errno_text(errno));
         };

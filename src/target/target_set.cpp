@@ -92,9 +92,10 @@ void TargetSet::check_shared_space(const RunConfig& cfg, std::uint64_t extra_byt
     }
 }
 
-void TargetSet::create_files(std::uint64_t run_id, std::uint64_t data_id) {
+void TargetSet::create_files(std::uint64_t run_id, std::uint64_t data_id,
+                             std::uint32_t sector_random) {
     for (auto& t : targets_)
-        t->create_files(run_id, data_id);
+        t->create_files(run_id, data_id, sector_random);
 }
 
 void TargetSet::remove_files() noexcept {

@@ -93,6 +93,7 @@ TEST_CASE("the option table's defaults are the structs' own: no second copy can 
     CHECK(c.sync == built.sync);
     CHECK(c.sync_every == built.sync_every);
     CHECK(c.distribution == built.distribution);
+    CHECK(c.compress == built.compress);
     const auto steady = parse({"--steady-state", "1s"}).steady_state;
     REQUIRE(steady.has_value());
     CHECK(steady->window_rounds == ds::stats::SteadyStateRule{}.window_rounds);
@@ -112,6 +113,7 @@ TEST_CASE("the option table's defaults are the structs' own: no second copy can 
                                         "rand-block",
                                         "read-pct",
                                         "distribution",
+                                        "compress",
                                         "rand-time",
                                         "arrivals",
                                         "iterations",
@@ -415,6 +417,19 @@ TEST_CASE("rejections name the option") {
         CHECK(parse({}).distribution.kind == ds::stats::DistributionKind::uniform);
         check_rejected({"--distribution", "zipf:1"}, "--distribution");
         check_rejected({"--distribution", "hot"}, "--distribution");
+    }
+    SUBCASE("--compress: a ratio from 1 to 8, or one line naming the option and the form") {
+        CHECK(parse({}).compress == 1);
+        CHECK(parse({"--compress", "2"}).compress == 2);
+        CHECK(parse({"--compress", "1.5"}).compress == 1.5);
+        CHECK(parse({"--compress", "8"}).compress == 8);
+        for (const char* bad : {"0.5", "9", "8.01", "-2", "2x", "", "nan", "inf", "1e1", "0x2"}) {
+            CAPTURE(bad);
+            const std::string msg = usage_error({"--compress", bad});
+            CHECK(contains(msg, "--compress"));
+            CHECK(contains(msg, "from 1 to 8"));
+            CHECK(msg.find('\n') == std::string::npos);
+        }
     }
     SUBCASE("--read-pct out of 0..100") {
         check_rejected({"--read-pct", "101"}, "--read-pct");

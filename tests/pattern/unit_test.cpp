@@ -426,8 +426,12 @@ TEST_CASE("diagnose: sectors of two generations are torn") {
 
 TEST_CASE("two runs with one seed: the same data, told apart by the run id (issue 37)") {
     const std::uint64_t data = ds::pattern::data_id_from_seed(43);
-    UnitIdentity first{.run_id = 0x1111, .file_index = 0, .offset = 8192, .generation = 2048,
-                       .unit_bytes = 4096, .data_id = data};
+    UnitIdentity first{.run_id = 0x1111,
+                       .file_index = 0,
+                       .offset = 8192,
+                       .generation = 2048,
+                       .unit_bytes = 4096,
+                       .data_id = data};
     UnitIdentity second = first;
     second.run_id = 0x2222;
     Bytes a(4096), b(4096);
@@ -448,4 +452,102 @@ TEST_CASE("two runs with one seed: the same data, told apart by the run id (issu
     own_older.generation = 2047;
     ds::pattern::fill_unit(c, own_older);
     CHECK(ds::pattern::diagnose(c, first).cls == MismatchClass::stale);
+}
+
+// --compress: every sector keeps sector_random stream bytes, the rest zero.
+namespace {
+
+UnitIdentity compressible(double ratio, std::uint32_t unit_bytes = 4096) {
+    UnitIdentity id = identity(unit_bytes);
+    id.sector_random = ds::pattern::sector_random_bytes(ratio);
+    return id;
+}
+
+}  // namespace
+
+TEST_CASE("compress: bytes kept per sector, 512 exactly at ratio 1") {
+    CHECK(ds::pattern::sector_random_bytes(1) == 512);
+    CHECK(ds::pattern::sector_random_bytes(1.5) == 336);
+    CHECK(ds::pattern::sector_random_bytes(2) == 248);
+    CHECK(ds::pattern::sector_random_bytes(4) == 120);
+    CHECK(ds::pattern::sector_random_bytes(8) == 56);
+    CHECK(ds::pattern::sector_random_bytes(100) == 56);  // never under the header
+}
+
+TEST_CASE("compress: the incompressible unit with every sector's tail zeroed") {
+    for (const double ratio : {1.5, 2.0, 4.0, 8.0}) {
+        CAPTURE(ratio);
+        const UnitIdentity id = compressible(ratio, 8192);
+        const Bytes full = content(identity(8192));
+        const Bytes unit = content(id);
+        for (std::size_t i = 0; i < unit.size(); ++i) {
+            const bool kept = i % ds::pattern::kSectorBytes < id.sector_random;
+            if (unit[i] != (kept ? full[i] : std::byte{0})) FAIL("byte " << i);
+        }
+        const auto h = ds::pattern::parse_header(unit);
+        REQUIRE(h.has_value());
+        CHECK(h->generation == id.generation);
+        CHECK(h->offset == id.offset);
+        Bytes streamed(unit.size());
+        ds::pattern::fill_unit_streaming(streamed, id);
+        ds::pattern::stream_fence();
+        CHECK(streamed == unit);
+        CHECK(ds::pattern::first_mismatch(unit, id) == unit.size());
+        // The incompressible check fails it at the first zeroed byte.
+        CHECK(ds::pattern::first_mismatch(unit, identity(8192)) == id.sector_random);
+    }
+}
+
+TEST_CASE("compress: first_mismatch finds damage in kept bytes and in the zeros") {
+    const UnitIdentity id = compressible(2);
+    const Bytes good = content(id);
+    for (const std::size_t at :
+         {std::size_t{0}, std::size_t{47}, std::size_t{200}, std::size_t{247}, std::size_t{248},
+          std::size_t{511}, std::size_t{512 * 5 + 300}, std::size_t{4095}}) {
+        CAPTURE(at);
+        Bytes bad = good;
+        bad[at] ^= std::byte{0x10};
+        CHECK(ds::pattern::first_mismatch(bad, id) == at);
+        const Diagnosis d = diagnosed(bad, id);
+        CHECK(d.bad_bytes == 1);
+        CHECK(d.cls == MismatchClass::corrupt);
+    }
+}
+
+TEST_CASE("compress: diagnosis of zeroed, stale, misdirected, foreign and torn units") {
+    const UnitIdentity id = compressible(2);
+    const Bytes fresh = content(id);
+    UnitIdentity old_id = id;
+    old_id.generation = 2;
+    const Bytes old = content(old_id);
+
+    CHECK(diagnosed(Bytes(id.unit_bytes), id).cls == MismatchClass::zeroed);
+    const Diagnosis stale = diagnosed(old, id);
+    CHECK(stale.cls == MismatchClass::stale);
+    CHECK(stale.found->generation == 2);
+
+    UnitIdentity other = id;
+    other.offset += id.unit_bytes;
+    const Diagnosis mis = diagnosed(content(other), id);
+    CHECK(mis.cls == MismatchClass::misdirected);
+    CHECK(mis.first_bad_byte == 17);  // the offset field's second byte: 7 x 4096 vs 8 x 4096
+    CHECK(mis.found->offset == other.offset);
+
+    UnitIdentity foreign = id;
+    foreign.run_id ^= 1;
+    CHECK(diagnosed(content(foreign), id).cls == MismatchClass::foreign);
+
+    // Every sector still carries generation-keyed bytes: a write torn at any
+    // sector boundary over the generation before it is told from both.
+    old_id.generation = ds::pattern::previous_generation(id.generation);
+    const Bytes previous = content(old_id);
+    for (std::size_t cut = 1; cut < 8; ++cut) {
+        CAPTURE(cut);
+        Bytes unit = fresh;
+        const auto at = static_cast<std::ptrdiff_t>(cut * ds::pattern::kSectorBytes);
+        std::copy(previous.begin() + at, previous.end(), unit.begin() + at);
+        const Diagnosis d = diagnosed(unit, id);
+        CHECK(d.cls == MismatchClass::torn);
+        CHECK(d.first_bad_byte == static_cast<std::size_t>(at));
+    }
 }

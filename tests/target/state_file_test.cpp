@@ -103,6 +103,30 @@ TEST_CASE("state file round trip: geometry, names and the last acknowledgement p
     CHECK(s.files[0].bound == 3);
 }
 
+// Format 4 for incompressible data (readable by the release before); 5 with
+// the units' shape for --compress, which verification needs to reproduce them.
+TEST_CASE("state file format: 4 without --compress, 5 carrying the units' shape") {
+    TempDir dir;
+    const std::string path = dir.path + "/drivestress.state";
+    auto format_of = [&] {
+        std::uint32_t v = 0;
+        const int fd = ::open(path.c_str(), O_RDONLY);
+        REQUIRE(fd >= 0);
+        CHECK(::pread(fd, &v, sizeof v, 8) == sizeof v);
+        ::close(fd);
+        return v;
+    };
+    for (const std::uint32_t shape : {512U, 248U, 56U}) {
+        CAPTURE(shape);
+        std::filesystem::remove(path);
+        model::StateGeometry g = geometry(dir.path);
+        g.sector_random = shape;
+        { target::StateFile sf(path, g); }
+        CHECK(format_of() == (shape == 512 ? 4U : 5U));
+        CHECK(target::load_state_file(path).geo.sector_random == shape);
+    }
+}
+
 TEST_CASE("a fresh state file has nothing acknowledged; reset forgets everything") {
     TempDir dir;
     const std::string path = dir.path + "/drivestress.state";

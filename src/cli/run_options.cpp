@@ -99,7 +99,7 @@ std::uint64_t read_random_blocks(const Options& o, model::RunConfig& c) {
     c.rand_mix.clear();
     if (text.find_first_of(":,") != std::string::npos) {
         c.rand_mix = with_option("--rand-block", text,
-                                 [](const std::string& t) { return model::parse_block_mix(t); });
+                                 [](const std::string& t) { return units::parse_block_mix(t); });
     } else {
         const std::uint64_t rand = o.size("rand-block");
         if (!is_power_of_two(rand) || rand < 512 || rand > kMaxBlock)

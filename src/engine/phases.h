@@ -45,7 +45,7 @@ struct RandomMix {
     const stats::DistributionSpec* distribution = nullptr;  // null: uniform
     // --rand-block's sizes by weight (RunConfig::rand_mix); empty: every
     // operation is the phase's block (PhaseContext::block).
-    std::span<const BlockShare> sizes;
+    std::span<const units::BlockShare> sizes;
 };
 
 // random: --read-pct reads, the rest writes, of blocks picked at random
@@ -80,7 +80,7 @@ class RandomPhase final : public IoPhase {
     };
 
     unsigned read_pct_;
-    std::array<OpSize, kMaxMixSizes> sizes_{};  // ascending
+    std::array<OpSize, units::kMaxMixSizes> sizes_{};  // ascending
     unsigned size_count_ = 1;
     std::uint64_t blocks_;  // blocks of the smallest size in the file
     unsigned block_shift_;  // log2 of units per block of the smallest size

@@ -38,12 +38,12 @@ RandomPhase::RandomPhase(PhaseContext& c, WriteDurability* writes, const RandomM
     } else {
         size_count_ = 0;
         unsigned below = 0;
-        for (const BlockShare& b : mix.sizes) {
+        for (const units::BlockShare& b : mix.sizes) {
             below += b.weight;
             sizes_[size_count_++] = {b.bytes, shift_of(b.bytes), below};
         }
         if (size_count_ > 1 && c.out.counters.sizes.empty())
-            for (const BlockShare& b : mix.sizes)
+            for (const units::BlockShare& b : mix.sizes)
                 c.out.counters.sizes.push_back(SizeCounters{b.bytes});
     }
     block_shift_ = sizes_[0].unit_shift;

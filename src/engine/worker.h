@@ -37,7 +37,7 @@ struct WorkerGeometry {
     std::uint32_t rand_block;  // = unit size
     std::uint32_t
         max_rand_block;  // largest random block (a sweep's, a mix's), multiple of the unit
-    std::vector<BlockShare> rand_mix;  // RunConfig::rand_mix
+    std::vector<units::BlockShare> rand_mix;  // RunConfig::rand_mix
     unsigned seq_depth;
     unsigned rand_depth;
     unsigned read_pct;

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "metrics/prom_family.h"
 #include "metrics/prometheus.h"
 #include "pattern/unit.h"
 #include "report/figures.h"
@@ -17,63 +18,9 @@ namespace ds::metrics {
 
 // The vocabulary this room speaks (docs/architecture.md).
 using namespace ds::report;
+using namespace ds::metrics::family;
 
 namespace {
-
-std::string format_double(double v) {
-    if (std::isnan(v)) return "NaN";
-    if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
-    char buf[64];
-    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-    return ec == std::errc{} ? std::string(buf, end) : "NaN";
-}
-
-std::string format_count(std::uint64_t v) {
-    return std::to_string(v);
-}
-
-double seconds(std::uint64_t ns) {
-    return static_cast<double>(ns) / 1e9;
-}
-
-// One metric family: HELP, TYPE and its samples.
-struct Family {
-    std::string_view name;
-    std::string_view type;
-    std::string_view help;
-    std::vector<std::string> samples;
-
-    // `suffix` extends the name (_bucket, _sum, _count of a histogram).
-    void add(const PromLabels& labels, const std::string& value, std::string_view suffix = {}) {
-        std::string line(name);
-        line += suffix;
-        if (!labels.empty()) {
-            line += '{';
-            for (std::size_t i = 0; i < labels.size(); ++i) {
-                if (i) line += ',';
-                line += labels[i].first + "=\"" + prometheus_escape_label(labels[i].second) + '"';
-            }
-            line += '}';
-        }
-        samples.push_back(line + ' ' + value);
-    }
-    void render(std::string& out) const {
-        if (samples.empty()) return;
-        out += "# HELP " + std::string(name) + ' ' + std::string(help) + '\n';
-        out += "# TYPE " + std::string(name) + ' ' + std::string(type) + '\n';
-        for (const auto& s : samples)
-            out += s + '\n';
-    }
-};
-
-PromLabels with(PromLabels base, std::initializer_list<std::pair<std::string, std::string>> more) {
-    base.insert(base.end(), more.begin(), more.end());
-    return base;
-}
-
-std::string phase_name(model::Phase p) {
-    return std::string(model::to_string(p));
-}
 
 constexpr std::string_view kVerdicts[] = {"running", "passed", "no-verdict",
                                           "failed",  "error",  "interrupted"};
@@ -196,8 +143,7 @@ std::vector<Family> counter_families(const PromState& s, const std::vector<PromS
                {}};
     for (const auto& run : runs) {
         const PromTotals& t = run.totals;
-        PromLabels base = s.labels;
-        base.insert(base.end(), run.labels.begin(), run.labels.end());
+        const PromLabels base = run_labels(s, run);
         iterations.add(base, format_count(t.iterations));
         for (const auto& [p, v] : t.phase_seconds)
             secs.add(with(base, {{"phase", phase_name(p)}}), format_double(v));
@@ -229,8 +175,7 @@ std::vector<Family> described_families(const PromState& s, const std::vector<Pro
         if (f.metric.empty()) continue;
         Family family{f.metric, "counter", f.meaning, {}};
         for (const auto& run : runs) {
-            PromLabels base = s.labels;
-            base.insert(base.end(), run.labels.begin(), run.labels.end());
+            const PromLabels base = run_labels(s, run);
             for (const auto& [key, v] : run.totals.described)
                 if (key.first == f.metric)
                     family.add(with(base, {{"phase", phase_name(key.second)}}), format_double(v));
@@ -238,20 +183,6 @@ std::vector<Family> described_families(const PromState& s, const std::vector<Pro
         out.push_back(std::move(family));
     }
     return out;
-}
-
-// One classic histogram's samples on the shared bucket set.
-void add_histogram(Family& f, const PromLabels& labels, const PromHistogram& h) {
-    const auto& bounds = prom_latency_bounds_ns();
-    std::uint64_t cumulative = 0;
-    for (std::size_t i = 0; i < bounds.size(); ++i) {
-        cumulative += h.buckets[i];
-        f.add(with(labels, {{"le", prom_seconds_text(bounds[i])}}), format_count(cumulative),
-              "_bucket");
-    }
-    f.add(with(labels, {{"le", "+Inf"}}), format_count(h.count), "_bucket");
-    f.add(labels, format_double(seconds(h.sum_ns)), "_sum");
-    f.add(labels, format_count(h.count), "_count");
 }
 
 // --rate's families; none when no run of the file has a schedule.
@@ -267,8 +198,7 @@ std::vector<Family> rate_families(const PromState& s, const std::vector<PromSeri
                 "--rate: operations due while every slot was busy, issued late.",
                 {}};
     for (const auto& run : runs) {
-        PromLabels base = s.labels;
-        base.insert(base.end(), run.labels.begin(), run.labels.end());
+        const PromLabels base = run_labels(s, run);
         for (const auto& [p, h] : run.totals.response)
             add_histogram(response, with(base, {{"phase", phase_name(p)}}), h);
         for (const auto& [p, n] : run.totals.late_ops)
@@ -292,8 +222,7 @@ std::vector<Family> find_rate_families(const PromState& s, const std::vector<Pro
     for (const auto& run : runs) {
         if (!run.totals.find_rate) continue;
         const auto& fr = *run.totals.find_rate;
-        PromLabels labels = s.labels;
-        labels.insert(labels.end(), run.labels.begin(), run.labels.end());
+        PromLabels labels = run_labels(s, run);
         labels.emplace_back("percentile", format_double(fr.percentile));
         iops.add(labels, format_double(fr.iops));
         bound.add(labels, format_double(fr.bound_s));
@@ -310,8 +239,7 @@ Family latency_family(const PromState& s, const std::vector<PromSeriesSet>& runs
              "hosts (histogram_quantile is then within 19.08%).",
              {}};
     for (const auto& run : runs) {
-        PromLabels base = s.labels;
-        base.insert(base.end(), run.labels.begin(), run.labels.end());
+        const PromLabels base = run_labels(s, run);
         for (const auto& [key, series] : run.totals.ops) {
             const auto labels = with(base, {{"phase", phase_name(key.first)},
                                             {"op", std::string(to_string(key.second))}});
@@ -319,72 +247,6 @@ Family latency_family(const PromState& s, const std::vector<PromSeriesSet>& runs
         }
     }
     return f;
-}
-
-// A --rand-block mix's sizes; none without one.
-std::vector<Family> size_families(const PromState& s, const std::vector<PromSeriesSet>& runs) {
-    Family f{"drivestress_size_latency_seconds",
-             "histogram",
-             "--rand-block mix: latency of the operations completed, per phase, operation and "
-             "size (bs, bytes), from submission to completion, at each phase's end; the buckets "
-             "are drivestress_op_latency_seconds's.",
-             {}};
-    for (const auto& run : runs) {
-        PromLabels base = s.labels;
-        base.insert(base.end(), run.labels.begin(), run.labels.end());
-        for (const auto& [key, h] : run.totals.sized) {
-            const auto& [phase, op, bytes] = key;
-            add_histogram(f,
-                          with(base, {{"phase", phase_name(phase)},
-                                      {"op", std::string(to_string(op))},
-                                      {"bs", std::to_string(bytes)}}),
-                          h);
-        }
-    }
-    if (f.samples.empty()) return {};
-    return {f};
-}
-
-// A skewed --distribution: the share of operations on the hottest blocks,
-// beside the prediction, and the blocks touched; none without one.
-std::vector<Family> skew_families(const PromState& s, const std::vector<PromSeriesSet>& runs) {
-    Family share{"drivestress_skew_hot_share",
-                 "gauge",
-                 "--distribution: share of the operations that landed on the hottest `fraction` "
-                 "of blocks (by the distribution's rank), 0 to 1, over the finished phases.",
-                 {}};
-    Family predicted{"drivestress_skew_predicted_share",
-                     "gauge",
-                     "--distribution: the distribution's own share on the hottest `fraction` of "
-                     "blocks, 0 to 1.",
-                     {}};
-    Family touched{"drivestress_skew_blocks_touched",
-                   "gauge",
-                   "--distribution: distinct blocks the operations landed on (HyperLogLog "
-                   "estimate, standard error 0.8 %), beside drivestress_skew_blocks.",
-                   {}};
-    Family blocks{"drivestress_skew_blocks",
-                  "gauge",
-                  "--distribution: blocks the draws could land on, over every worker's file.",
-                  {}};
-    for (const auto& run : runs) {
-        PromLabels base = s.labels;
-        base.insert(base.end(), run.labels.begin(), run.labels.end());
-        for (const auto& [phase, skew] : run.totals.skew) {
-            const PromLabels labels = with(base, {{"phase", phase_name(phase)}});
-            for (std::size_t i = 0; i < stats::SkewTally::kHotFractions.size(); ++i) {
-                const PromLabels f =
-                    with(labels, {{"fraction", format_double(stats::SkewTally::kHotFractions[i])}});
-                share.add(f, format_double(skew.tally.hot_share(i)));
-                predicted.add(f, format_double(skew.predicted[i]));
-            }
-            touched.add(labels, format_double(std::min(skew.tally.distinct_units(),
-                                                       static_cast<double>(skew.blocks))));
-            blocks.add(labels, format_count(skew.blocks));
-        }
-    }
-    if (share.samples.empty()) return {};
-    return {share, predicted, touched, blocks};
 }
 
 // --repeat: one figure's estimate over the repeats as five gauges, each a
@@ -455,8 +317,7 @@ std::vector<Family> repeat_families(const PromState& s, const std::vector<PromSe
     for (std::size_t i = 0; i < names.size(); ++i)
         figures.push_back(Family{names[i], "gauge", helps[i], {}});
     for (const auto& run : runs) {
-        PromLabels base = s.labels;
-        base.insert(base.end(), run.labels.begin(), run.labels.end());
+        const PromLabels base = run_labels(s, run);
         for (const auto& [key, reps] : run.totals.repeats) {
             if (reps.size() < 2) continue;  // a phase run once has no interval
             PromLabels labels = with(base, {{"phase", phase_name(key.first)}});

@@ -156,10 +156,11 @@ void PromTotals::expect(const model::RunConfig& cfg) {
     if (cfg.has_phase(Phase::seq_write)) phase(Phase::seq_write, false, true);
     if (cfg.has_phase(Phase::seq_read)) phase(Phase::seq_read, true, false);
     if (random) phase(Phase::random, cfg.read_pct > 0, cfg.read_pct < 100);
-    for (const model::BlockShare& b :
-         random&& cfg.rand_mix.size() > 1 ? cfg.rand_mix : std::vector<model::BlockShare>{}) {
-        if (cfg.read_pct > 0) sized[{Phase::random, PromOp::read, b.bytes}];
-        if (cfg.read_pct < 100) sized[{Phase::random, PromOp::write, b.bytes}];
+    if (random && cfg.rand_mix.size() > 1) {
+        for (const units::BlockShare& b : cfg.rand_mix) {
+            if (cfg.read_pct > 0) sized[{Phase::random, PromOp::read, b.bytes}];
+            if (cfg.read_pct < 100) sized[{Phase::random, PromOp::write, b.bytes}];
+        }
     }
     if (random && cfg.rate > 0) {
         response[Phase::random];

@@ -9,11 +9,11 @@
 #include <utility>
 #include <vector>
 
-#include "model/block_mix.h"
 #include "pattern/unit.h"
 #include "stats/distribution.h"
 #include "stats/steady_state.h"
 #include "stats/write_cliff.h"
+#include "units/block_mix.h"
 
 namespace ds::model {
 
@@ -97,10 +97,10 @@ struct RunConfig {
     BackendChoice backend = BackendChoice::automatic;
     std::uint32_t seq_block = 1U << 20;
     std::uint32_t rand_block = 4096;  // also the verification unit
-    // --rand-block with several sizes (model/block_mix.h): each random
+    // --rand-block with several sizes (units/block_mix.h): each random
     // operation's size, drawn by weight; rand_block is then the smallest
     // (the unit).  Empty: every random operation is rand_block.
-    std::vector<BlockShare> rand_mix;
+    std::vector<units::BlockShare> rand_mix;
     unsigned read_pct = 70;
     // --distribution: where the random phase's blocks land (uniform: as ever).
     stats::DistributionSpec distribution;

@@ -155,7 +155,7 @@ json sizes_json(const model::PhaseResult& p, const model::RunConfig& cfg) {
     for (const model::SizeCounters& s : c.sizes) {
         const std::uint64_t n = s.read_ops + s.write_ops;
         unsigned weight = 0;
-        for (const model::BlockShare& b : cfg.rand_mix)
+        for (const units::BlockShare& b : cfg.rand_mix)
             if (b.bytes == s.bytes) weight = b.weight;
         stats::LatencyHistogram all = s.read_latency;
         all.merge(s.write_latency);

@@ -203,8 +203,8 @@ TEST_CASE("every option sets its field") {
         RunConfig c = parse({"--rand-block", "128K:20, 4K:60,16K:20"});
         CHECK(c.rand_block == 4 * KiB);
         REQUIRE(c.rand_mix.size() == 3);
-        CHECK(c.rand_mix[0] == ds::model::BlockShare{4 * KiB, 60});
-        CHECK(c.rand_mix[2] == ds::model::BlockShare{128 * KiB, 20});
+        CHECK(c.rand_mix[0] == ds::units::BlockShare{4 * KiB, 60});
+        CHECK(c.rand_mix[2] == ds::units::BlockShare{128 * KiB, 20});
         CHECK(c.max_rand_block() == 128 * KiB);
         CHECK(c.rand_block_text() == "4K:60,16K:20,128K:20");
     }

@@ -47,8 +47,8 @@ engine::WorkerGeometry geometry(std::uint64_t file_bytes, const engine::RandomMi
         .seq_block = 64 * 1024,
         .rand_block = kUnit,
         .max_rand_block = mix && !mix->sizes.empty() ? mix->sizes.back().bytes : 4 * kUnit,
-        .rand_mix = mix ? std::vector<model::BlockShare>(mix->sizes.begin(), mix->sizes.end())
-                        : std::vector<model::BlockShare>{},
+        .rand_mix = mix ? std::vector<units::BlockShare>(mix->sizes.begin(), mix->sizes.end())
+                        : std::vector<units::BlockShare>{},
         .seq_depth = 8,
         .rand_depth = 16,
         .read_pct = mix ? mix->read_pct : 50,
@@ -279,7 +279,7 @@ TEST_CASE("a hot block's reads share it; its writes have it alone; every read ve
 }
 
 TEST_CASE("a size mix: each size by its weight, none overlapping, every unit verified") {
-    const std::vector<model::BlockShare> sizes{{kUnit, 60}, {4 * kUnit, 20}, {16 * kUnit, 20}};
+    const std::vector<units::BlockShare> sizes{{kUnit, 60}, {4 * kUnit, 20}, {16 * kUnit, 20}};
     const stats::DistributionSpec zipf = stats::parse_distribution("zipf:1.1");
     for (const stats::DistributionSpec* dist : {(const stats::DistributionSpec*)nullptr, &zipf}) {
         for (bool uring : {false, true}) {
@@ -320,7 +320,7 @@ TEST_CASE("a size mix: each size by its weight, none overlapping, every unit ver
 }
 
 TEST_CASE("a torn 64K write: each unit it did not store is named stale on its own") {
-    const std::vector<model::BlockShare> sizes{{kUnit, 50}, {16 * kUnit, 50}};
+    const std::vector<units::BlockShare> sizes{{kUnit, 50}, {16 * kUnit, 50}};
     const engine::RandomMix mix{0, nullptr, sizes};
     Fixture f(false, false, kFileBytes, &mix);
     f.phase(Phase::seq_write);

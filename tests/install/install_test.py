@@ -120,7 +120,8 @@ class Installed(unittest.TestCase):
         self.assertEqual(self.complete("--backend", ""), {"auto", "io_uring", "sync", "nop"})
         self.assertEqual(self.complete("--backend", "=", ""), {"auto", "io_uring", "sync", "nop"})
         self.assertEqual(self.complete("--sync", "fd"), {"fdatasync"})
-        self.assertEqual(self.complete("--preset", ""), {"quick", "desktop", "nvme", "burn-in", "nvme-endurance"})
+        self.assertEqual(self.complete("--preset", ""),
+                         {"quick", "desktop", "nvme", "burn-in", "database", "nvme-endurance"})
         self.assertEqual(self.complete("--sweep", ""), {"qd=", "files=", "rand-block="})
         self.assertEqual(self.complete("--size", ""), set())  # a SIZE: nothing to guess
         # LISTs of fixed words, from the option table, after the last comma.

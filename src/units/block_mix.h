@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ds::model {
+namespace ds::units {
 
 struct BlockShare {
     std::uint32_t bytes = 0;
@@ -32,4 +32,4 @@ std::vector<BlockShare> parse_block_mix(std::string_view text);
 // "4K:60,16K:20,128K:20": the canonical text (ascending sizes).
 std::string block_mix_text(const std::vector<BlockShare>& mix);
 
-}  // namespace ds::model
+}  // namespace ds::units

@@ -1,11 +1,11 @@
-#include "model/block_mix.h"
+#include "units/block_mix.h"
 
 #include <algorithm>
 #include <stdexcept>
 
 #include "units/units.h"
 
-namespace ds::model {
+namespace ds::units {
 
 namespace {
 
@@ -17,7 +17,7 @@ BlockShare parse_share(const std::string& item) {
     if (colon == std::string::npos)
         throw std::invalid_argument("'" + item + "' has no weight (SIZE:WEIGHT, as 4K:60)");
     BlockShare s;
-    const std::uint64_t bytes = units::parse_size(item.substr(0, colon));
+    const std::uint64_t bytes = parse_size(item.substr(0, colon));
     if (bytes < kMinBlock || bytes > kMaxBlock || (bytes & (bytes - 1)) != 0)
         throw std::invalid_argument("'" + item +
                                     "': the size must be a power of two from 512 to 64M");
@@ -25,7 +25,7 @@ BlockShare parse_share(const std::string& item) {
     const std::string weight = item.substr(colon + 1);
     std::uint64_t w = 0;
     try {
-        w = units::parse_count(weight);
+        w = parse_count(weight);
     } catch (const std::invalid_argument&) {
         throw std::invalid_argument("'" + item +
                                     "': the weight must be a whole number of per cent");
@@ -41,12 +41,11 @@ BlockShare parse_share(const std::string& item) {
 std::vector<BlockShare> parse_block_mix(std::string_view text) {
     std::vector<BlockShare> mix;
     unsigned total = 0;
-    for (const std::string& item : units::split_list(text)) {
+    for (const std::string& item : split_list(text)) {
         const BlockShare s = parse_share(item);
         for (const BlockShare& other : mix)
             if (other.bytes == s.bytes)
-                throw std::invalid_argument(units::format_size_option(s.bytes) +
-                                            " is listed twice");
+                throw std::invalid_argument(format_size_option(s.bytes) + " is listed twice");
         mix.push_back(s);
         total += s.weight;
     }
@@ -63,9 +62,9 @@ std::string block_mix_text(const std::vector<BlockShare>& mix) {
     std::string out;
     for (const BlockShare& s : mix) {
         if (!out.empty()) out += ',';
-        out += units::format_size_option(s.bytes) + ':' + std::to_string(s.weight);
+        out += format_size_option(s.bytes) + ':' + std::to_string(s.weight);
     }
     return out;
 }
 
-}  // namespace ds::model
+}  // namespace ds::units

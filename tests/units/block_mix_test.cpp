@@ -1,5 +1,5 @@
 // --rand-block's mix of sizes: parsing, the canonical text and every refusal.
-#include "model/block_mix.h"
+#include "units/block_mix.h"
 
 #include <doctest/doctest.h>
 
@@ -7,14 +7,14 @@
 #include <string>
 
 using namespace ds;
-using model::BlockShare;
+using units::BlockShare;
 
 namespace {
 
 // The message parse_block_mix refuses `text` with ("" when it accepts it).
 std::string refusal(const std::string& text) {
     try {
-        model::parse_block_mix(text);
+        units::parse_block_mix(text);
     } catch (const std::invalid_argument& e) {
         return e.what();
     }
@@ -24,13 +24,13 @@ std::string refusal(const std::string& text) {
 }  // namespace
 
 TEST_CASE("a mix is sorted by size, weights kept, and printed as the option takes it") {
-    const auto mix = model::parse_block_mix("128K:20,4k:60, 16KiB:20");
+    const auto mix = units::parse_block_mix("128K:20,4k:60, 16KiB:20");
     REQUIRE(mix.size() == 3);
     CHECK(mix[0] == BlockShare{4096, 60});
     CHECK(mix[1] == BlockShare{16384, 20});
     CHECK(mix[2] == BlockShare{131072, 20});
-    CHECK(model::block_mix_text(mix) == "4K:60,16K:20,128K:20");
-    CHECK(model::block_mix_text(model::parse_block_mix("512:100")) == "512:100");
+    CHECK(units::block_mix_text(mix) == "4K:60,16K:20,128K:20");
+    CHECK(units::block_mix_text(units::parse_block_mix("512:100")) == "512:100");
 }
 
 TEST_CASE("refusals name the bad item and the accepted form") {

@@ -13,9 +13,9 @@ one line naming the option."""
 import os
 
 import harness
-from harness import UNIT_BYTES, read_block
-from test_corruption import CorruptionCases
+from harness import UNIT_BYTES
 from test_rate import validate
+from test_workloads import flip_a_bit_mid_random
 
 # Each case's meson test (tests/e2e/cases.py; harness.meson_case).
 MESON_CASE = {"name": "block-mix-{case}-{backend}"}
@@ -63,20 +63,8 @@ class BlockMixCases:
                                    rf'phase="random",op="read",bs="{size}"\}} [1-9]')
 
     def test_a_bit_flip_under_a_mix_zipf_and_compress_at_qd128_is_named_at_its_unit(self):
-        run = self.start("-s", "4M", "-j", 1, "--qd", 128, "--read-pct", 100, "--rand-time", 2,
-                         "--rand-block", MIX, "--distribution", "zipf:1.2", "--compress", 2,
-                         stop="random:300")
-        run.wait_stopped()
-        unit = 37 * UNIT_BYTES
-        data = bytearray(read_block(self.data_file(0), unit, UNIT_BYTES))
-        data[1000] ^= 0x10
-        bad, n = CorruptionCases.overwrite(self, self.data_file(0), unit, data)
-        run.resume()
-        r = run.finish()
-        self.assertExit(r, 2)
-        self.assertNoFilesLeft(r)
-        doc = self.assertJson(r)
-        validate(self, doc)
+        r, doc, bad, n, unit = flip_a_bit_mid_random(
+            self, "-s", "4M", "--rand-block", MIX, "--distribution", "zipf:1.2", "--compress", 2)
         # Reads of 4K, 16K or 128K cover unit 37; each names the unit alone.
         records = doc["mismatches"]
         self.assertGreaterEqual(len(records), 1, r.describe())

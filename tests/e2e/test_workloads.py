@@ -26,6 +26,27 @@ def skew_of(doc):
     return harness.merged_phases_of(doc)["random"]["skew"]
 
 
+def flip_a_bit_mid_random(test, *args):
+    """Reads only at QD 128 on one file (`args` add the workload): stopped
+    300 operations into the random phase, one bit of unit 37 flipped, run
+    to the end.  Exit 2 and a valid document; (result, document, offset of
+    the bad byte, bytes changed, the unit's offset)."""
+    run = test.start("-j", 1, "--qd", 128, "--read-pct", 100, "--rand-time", 2, *args,
+                     stop="random:300")
+    run.wait_stopped()
+    unit = 37 * UNIT_BYTES
+    data = bytearray(read_block(test.data_file(0), unit, UNIT_BYTES))
+    data[1000] ^= 0x10
+    bad, n = CorruptionCases.overwrite(test, test.data_file(0), unit, data)
+    run.resume()
+    r = run.finish()
+    test.assertExit(r, 2)
+    test.assertNoFilesLeft(r)
+    doc = test.assertJson(r)
+    validate(test, doc)
+    return r, doc, bad, n, unit
+
+
 class SkewCases:
     def test_each_distribution_lands_on_its_predicted_share_at_qd1(self):
         # A sanitized build checks one: the draws are the same code, slower.
@@ -94,19 +115,8 @@ class SkewCases:
         self.assertNotIn("drew again", r.stdout)
 
     def test_a_bit_flip_under_zipf_at_qd128_is_found_at_its_offset(self):
-        run = self.start("-s", "2M", "-j", 1, "--qd", 128, "--read-pct", 100, "--rand-time", 2,
-                         "--distribution", "zipf:1.2", stop="random:300")
-        run.wait_stopped()
-        unit = 37 * UNIT_BYTES
-        data = bytearray(read_block(self.data_file(0), unit, UNIT_BYTES))
-        data[1000] ^= 0x10
-        bad, n = CorruptionCases.overwrite(self, self.data_file(0), unit, data)
-        run.resume()
-        r = run.finish()
-        self.assertExit(r, 2)
-        self.assertNoFilesLeft(r)
-        doc = self.assertJson(r)
-        validate(self, doc)
+        r, doc, bad, n, unit = flip_a_bit_mid_random(self, "-s", "2M", "--distribution",
+                                                     "zipf:1.2")
         merged = harness.merged_phases_of(doc)
         # Reads only, so no write hides the damage: the random phase finds it
         # wherever zipf puts unit 37 among the hot or cold, reverify surely.

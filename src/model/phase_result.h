@@ -48,6 +48,8 @@ struct SizeCounters {
     stats::LatencyHistogram read_latency, write_latency;
 
     void merge(const SizeCounters& o);
+    // Reads and writes together.
+    stats::LatencyHistogram latency() const;
 };
 
 // Counters one worker keeps for one phase; merged across workers.

@@ -215,6 +215,12 @@ std::uint64_t PhaseResult::lateness_tolerance_ns() const {
     return model::lateness_tolerance_ns(requested_rate / std::max(1u, workers));
 }
 
+stats::LatencyHistogram SizeCounters::latency() const {
+    stats::LatencyHistogram all = read_latency;
+    all.merge(write_latency);
+    return all;
+}
+
 stats::LatencyHistogram PhaseResult::latency() const {
     stats::LatencyHistogram all = counters.read_latency;
     all.merge(counters.write_latency);

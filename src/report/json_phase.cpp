@@ -157,8 +157,6 @@ json sizes_json(const model::PhaseResult& p, const model::RunConfig& cfg) {
         unsigned weight = 0;
         for (const units::BlockShare& b : cfg.rand_mix)
             if (b.bytes == s.bytes) weight = b.weight;
-        stats::LatencyHistogram all = s.read_latency;
-        all.merge(s.write_latency);
         sizes.push_back({{"bytes", s.bytes},
                          {"weight_pct", weight},
                          {"share_pct", ops > 0 ? 100 * static_cast<double>(n) / ops : 0.0},
@@ -166,7 +164,7 @@ json sizes_json(const model::PhaseResult& p, const model::RunConfig& cfg) {
                          {"write_ops", s.write_ops},
                          {"iops", per_second(n, p.seconds)},
                          {"bandwidth_bytes_per_sec", per_second(n * s.bytes, p.seconds)},
-                         {"latency", latency_json(all)},
+                         {"latency", latency_json(s.latency())},
                          {"read_latency", latency_json(s.read_latency)},
                          {"write_latency", latency_json(s.write_latency)}});
     }

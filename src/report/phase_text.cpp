@@ -227,8 +227,7 @@ std::string sizes_line(const model::PhaseResult& p, units::ByteUnits u) {
     const double ops = static_cast<double>(c.read_ops + c.write_ops);
     std::string out;
     for (const model::SizeCounters& s : c.sizes) {
-        stats::LatencyHistogram all = s.read_latency;
-        all.merge(s.write_latency);
+        const stats::LatencyHistogram all = s.latency();
         const double n = static_cast<double>(s.read_ops + s.write_ops);
         const double iops = p.seconds > 0 ? n / p.seconds : 0;
         if (!out.empty()) out += '\n';

@@ -171,6 +171,16 @@ void PromTotals::expect(const model::RunConfig& cfg) {
 
 namespace {
 
+// A phase's skew tally joins the phase's so far (a later iteration's or
+// another run's draws over the same blocks).
+void add_skew_run(std::map<model::Phase, model::SkewResult>& to, model::Phase phase,
+                  const model::SkewResult& s) {
+    if (auto at = to.find(phase); at != to.end())
+        at->second.add_run(s);
+    else
+        to.emplace(phase, s);
+}
+
 void append_repeats(std::vector<model::RepeatFigures>& to,
                     const std::vector<model::RepeatFigures>& from) {
     for (const auto& r : from)
@@ -201,12 +211,7 @@ void PromTotals::add_phase(const model::PhaseResult& p, const std::string& point
             if (h->count() || sized.count({p.phase, op, s.bytes}))
                 sized[{p.phase, op, s.bytes}].add(*h);
     }
-    if (p.skew) {
-        if (auto at = skew.find(p.phase); at != skew.end())
-            at->second.add_run(*p.skew);
-        else
-            skew.emplace(p.phase, *p.skew);
-    }
+    if (p.skew) add_skew_run(skew, p.phase, *p.skew);
     phase_seconds[p.phase] += p.seconds;
     for (const PhaseFigure& f : phase_figures())
         if (!f.metric.empty() && f.shown_for(p)) described[{f.metric, p.phase}] += f.value(p);
@@ -246,12 +251,8 @@ void PromTotals::add(const PromTotals& o) {
         response[p].add(h);
     for (const auto& [key, h] : o.sized)
         sized[key].add(h);
-    for (const auto& [p, s] : o.skew) {
-        if (auto at = skew.find(p); at != skew.end())
-            at->second.add_run(s);
-        else
-            skew.emplace(p, s);
-    }
+    for (const auto& [p, s] : o.skew)
+        add_skew_run(skew, p, s);
     for (const auto& [p, n] : o.late_ops)
         late_ops[p] += n;
     for (const auto& [p, s] : o.phase_seconds)

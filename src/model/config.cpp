@@ -99,7 +99,7 @@ std::uint32_t RunConfig::max_rand_block() const {
 
 std::string RunConfig::rand_block_text() const {
     if (rand_mix.size() > 1) return units::block_mix_text(rand_mix);
-    return units::format_size_option(rand_mix.empty() ? rand_block : rand_mix.front().bytes);
+    return units::format_size_option(min_rand_block());
 }
 
 RunConfig RunConfig::for_target(std::size_t t) const {

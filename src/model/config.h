@@ -187,6 +187,11 @@ struct RunConfig {
 
     // Largest random block of the run (the sweep's, the mix's, or rand_block).
     std::uint32_t max_rand_block() const;
+    // Smallest random operation: the mix's smallest size (the only one with
+    // --unit below it), or rand_block.
+    std::uint32_t min_rand_block() const {
+        return rand_mix.empty() ? rand_block : rand_mix.front().bytes;
+    }
     // The random operations' size as --rand-block takes it: "4K", or the
     // mix "4K:60,16K:20,128K:20".
     std::string rand_block_text() const;

@@ -20,9 +20,12 @@
 //               that write completes, and a unit being read is never
 //               written, so a read never races a write of the same unit and
 //               a read always finds the generation the map holds (no false
-//               mismatch at any queue depth, on any backend).  Random
-//               blocks are aligned to their size, so the unit at a block's
-//               start stands for the whole block.  Sequential phases never
+//               mismatch at any queue depth, on any backend).  A random
+//               operation is aligned to its size and claims one key: the
+//               index of the block of the largest random size that holds
+//               it (every operation with one size: its own block), so two
+//               operations that overlap always claim the same key
+//               (engine/phases.h, RandomPhase).  Sequential phases never
 //               overlap themselves and do not mark units, except passes
 //               after the first (--seq-time), which claim theirs alone.
 //               Busy units are a small set (BusyUnits), not a byte per

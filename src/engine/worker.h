@@ -35,14 +35,15 @@ struct WorkerGeometry {
     std::uint64_t file_bytes;
     std::uint32_t seq_block;
     std::uint32_t rand_block;  // = unit size
-    std::uint32_t
-        max_rand_block;  // largest random block (a sweep's, a mix's), multiple of the unit
+    // Largest random block (a sweep's, a mix's), a multiple of the unit.
+    std::uint32_t max_rand_block;
     std::vector<units::BlockShare> rand_mix;  // RunConfig::rand_mix
     unsigned seq_depth;
     unsigned rand_depth;
     unsigned read_pct;
     stats::DistributionSpec distribution;  // where random blocks land
-    std::uint32_t sector_random = 512;     // pattern::UnitIdentity::sector_random (--compress)
+    // pattern::UnitIdentity::sector_random: the units' shape (--compress).
+    std::uint32_t sector_random = pattern::kSectorBytes;
     bool verify;
     SyncMethod sync = SyncMethod::none;
     std::uint64_t sync_every = 1;  // writes per flush / per listener call

@@ -36,11 +36,11 @@ struct SyncCompareSetup {
     bool check_direct = true;  // check_fd is O_DIRECT (else the cache is dropped to read back)
     std::uint64_t file_bytes = 0;
     std::uint64_t run_id = 0;
-    double row_s = 2;                   // per row, unless row_ops
-    std::uint64_t row_ops = 0;          // durable writes per row (0: by time)
-    BackendFactory make_backend;        // per row
-    std::uint64_t data_id = 0;          // the payload's key (pattern::UnitIdentity::data_id)
-    std::uint32_t sector_random = 512;  // the units' shape (pattern::UnitIdentity, --compress)
+    double row_s = 2;             // per row, unless row_ops
+    std::uint64_t row_ops = 0;    // durable writes per row (0: by time)
+    BackendFactory make_backend;  // per row
+    std::uint64_t data_id = 0;    // the payload's key (pattern::UnitIdentity::data_id)
+    std::uint32_t sector_random = pattern::kSectorBytes;  // the units' shape (--compress)
 };
 
 // The rows in the order they run.

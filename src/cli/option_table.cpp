@@ -45,6 +45,11 @@ const OptionSpec kSpecs[] = {
      "verification unit: a power of two dividing every random block size"},
     {kWorkload, "read-pct", 0, "PCT", "70", nullptr,
      "share of random operations that are reads, 0 to 100"},
+    {kWorkload, "trim-pct", 0, "PCT", "0", nullptr,
+     "share of random operations that are trims, sized like writes (reads + trims <= 100, "
+     "the rest writes): a hole punched in a file (reads back zeros), a discard on a raw "
+     "device (reads back what its queue promises); each trimmed unit read back is checked "
+     "against that promise"},
     {kWorkload, "distribution", 0, "DIST",
      "uniform", nullptr,
      "where random blocks land, in fio's vocabulary: uniform, zipf:THETA (zipf:1.2), "

@@ -144,7 +144,17 @@ static void read_compress(const Options& o, model::RunConfig& c) {
     c.compress = v;
 }
 
+// --trim-pct, beside --read-pct (read first): the rest are writes.
+static void read_trims(const Options& o, model::RunConfig& c) {
+    c.trim_pct = static_cast<unsigned>(o.count("trim-pct", 0, 100));
+    if (c.read_pct + c.trim_pct > 100)
+        throw UsageError("--trim-pct " + std::to_string(c.trim_pct) + " and --read-pct " +
+                         std::to_string(c.read_pct) +
+                         " add up to more than 100 (reads + trims <= 100, the rest are writes)");
+}
+
 void read_workload_data(const Options& o, model::RunConfig& c) {
+    read_trims(o, c);
     c.distribution = with_option("--distribution", o.text("distribution"),
                                  [](const std::string& t) { return stats::parse_distribution(t); });
     read_compress(o, c);

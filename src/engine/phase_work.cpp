@@ -29,6 +29,10 @@ PhaseWork::Next IoPhase::next(Slot& s) {
         fill(s);
         s.req.rw_flags = writes_->rw_flags();
         writes_->write_issued();
+    } else if (s.req.kind == io::OpKind::trim) {
+        // Trimmed when issued, as a write's generation is taken then: the
+        // unit is claimed alone until the trim completes.
+        c_.units.trim(s.first_offset, s.first_length);
     }
     return Next::issued;
 }
@@ -76,31 +80,65 @@ void IoPhase::verify(const Slot& s) {
     pattern::UnitIdentity id = c_.unit(u);
     for (std::uint32_t done = 0; done < s.first_length; done += u) {
         id.offset = s.first_offset + done;
-        id.generation = c_.units.generation(c_.units.unit_of(id.offset));
+        const std::uint64_t unit_index = c_.units.unit_of(id.offset);
+        id.generation = c_.units.generation(unit_index);
+        std::span<const std::byte> unit{s.buf + done, u};
+        if (c_.units.trimmed(unit_index)) {
+            verify_trimmed(unit, id);
+            continue;
+        }
         if (id.generation == pattern::kUnknownGeneration) {
             ++k.unverified_units;
             continue;
         }
-        std::span<const std::byte> unit{s.buf + done, u};
         const std::size_t bad = pattern::first_mismatch(unit, id);
         k.verified_bytes += u;
         if (bad == u) continue;
-        const pattern::Diagnosis d = pattern::diagnose(unit, id);
-        MismatchRecord rec;
-        rec.offset = id.offset + d.first_bad_byte;
-        rec.unit_offset = id.offset;
-        rec.length = u;
-        rec.cls = d.cls;
-        rec.bad_bytes = d.bad_bytes;
-        rec.expected_generation = id.generation;
-        rec.found = d.found;
-        c_.sink.record(c_.plan, k, std::move(rec));
+        mismatch(unit, id);
     }
+}
+
+// A trimmed unit holds what the target promises for a trim (pattern/trim.h);
+// the old content where it promises nothing; where it promises zeros (0xFF),
+// the old content is trim-not-honoured, counted and warned of, not a
+// mismatch.  Anything else is a mismatch diagnosed against the old content.
+void IoPhase::verify_trimmed(std::span<const std::byte> unit, const pattern::UnitIdentity& id) {
+    PhaseCounters& k = c_.out.counters;
+    if (scratch_.size() * 8 < unit.size()) scratch_.resize(unit.size() / 8);
+    const pattern::TrimRead r = pattern::check_trimmed(unit, id, c_.trim_promise,
+                                                       std::as_writable_bytes(std::span(scratch_)));
+    k.verified_bytes += unit.size();
+    ++k.trimmed_units_read;
+    if (r == pattern::TrimRead::not_honoured) {
+        if (k.trim_not_honoured++ == 0) k.first_not_honoured = id.offset;
+    } else if (r == pattern::TrimRead::wrong) {
+        pattern::UnitIdentity last = id;
+        if (last.generation == pattern::kUnknownGeneration) last.generation = 1;
+        mismatch(unit, last);
+    }
+}
+
+void IoPhase::mismatch(std::span<const std::byte> unit, const pattern::UnitIdentity& id) {
+    const pattern::Diagnosis d = pattern::diagnose(unit, id);
+    MismatchRecord rec;
+    rec.offset = id.offset + d.first_bad_byte;
+    rec.unit_offset = id.offset;
+    rec.length = static_cast<std::uint32_t>(unit.size());
+    rec.cls = d.cls;
+    rec.bad_bytes = d.bad_bytes;
+    rec.expected_generation = id.generation;
+    rec.found = d.found;
+    c_.sink.record(c_.plan, c_.out.counters, std::move(rec));
 }
 
 void IoPhase::complete(Slot& s, std::int32_t result, std::uint64_t latency_ns) {
     if (io::is_flush(s.req.kind)) {
         flush_done(s, result, latency_ns);
+        return;
+    }
+    if (s.req.kind == io::OpKind::trim) {
+        trim_done(s, result, latency_ns);
+        released(s);
         return;
     }
     const bool is_read = s.req.kind == io::OpKind::read;
@@ -131,6 +169,39 @@ void IoPhase::complete(Slot& s, std::int32_t result, std::uint64_t latency_ns) {
     if (ok && s.due_ns) scheduled_done(s, latency_ns);
     if (!is_read) writes_->write_done(s, ok);
     released(s);
+}
+
+// A trim answers 0 (a NOP ring: its length).  One that failed, or was
+// cancelled, may have dropped all, some or none of its units: they become
+// unknown.  A target that cannot trim at all (EOPNOTSUPP; EINVAL, ENOTTY:
+// no discard on this device) is a setup problem: every worker stops.
+void IoPhase::trim_done(Slot& s, std::int32_t result, std::uint64_t latency_ns) {
+    PhaseCounters& k = c_.out.counters;
+    if (result >= 0) {
+        ++k.trim_ops;
+        k.trim_bytes += s.first_length;
+        k.trim_latency.record(latency_ns);
+        if (s.due_ns) scheduled_done(s, latency_ns);
+        return;
+    }
+    c_.units.forget(s.first_offset, s.first_length);
+    if (result == -ECANCELED) {
+        ++k.cancelled_ops;
+        return;
+    }
+    if (result == -EOPNOTSUPP || result == -EINVAL || result == -ENOTTY) {
+        if (!c_.out.trim_refused) c_.out.trim_refused = -result;
+        c_.stop.store(true, std::memory_order_relaxed);
+        return;
+    }
+    MismatchRecord rec;
+    rec.offset = s.req.offset;
+    rec.unit_offset = s.first_offset;
+    rec.length = s.first_length;
+    rec.op = io::OpKind::trim;
+    rec.cls = pattern::MismatchClass::io_error;
+    rec.error = -result;
+    c_.sink.record(c_.plan, k, std::move(rec));
 }
 
 // Response time counts from when the operation was due, so the time it

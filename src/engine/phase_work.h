@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
+#include <vector>
 
 #include "engine/engine.h"
 #include "engine/interval_recorder.h"
@@ -16,6 +18,7 @@
 #include "engine/write_durability.h"
 #include "model/config.h"
 #include "model/phase_result.h"
+#include "pattern/trim.h"
 #include "stats/distribution.h"
 
 namespace ds::engine {
@@ -68,6 +71,10 @@ struct PhaseOutcome {
     // O_DIRECT, an alignment the target does not take.  A setup problem,
     // never a drive error: every worker stops at once (exit 1).
     std::optional<io::Request> invalid;
+    // Set (to the errno) when the target refused a trim outright: a file
+    // system that punches no holes, a device without discard.  A setup
+    // problem: every worker stops (exit 1).
+    std::optional<int> trim_refused;
 };
 
 // Where a phase's mismatches and failed operations go (the worker's
@@ -99,6 +106,8 @@ struct PhaseContext {
     std::uint64_t now_ns = 0;   // the clock at the last wait
     std::uint64_t data_id = 0;  // the payload's key (pattern::UnitIdentity::data_id)
     std::uint32_t sector_random = pattern::kSectorBytes;  // the units' shape (--compress)
+    // What a trimmed unit of this file may read back as (--trim-pct).
+    pattern::TrimPromise trim_promise = pattern::TrimPromise::zeros;
     // A unit of this file, offset and generation to be set.
     pattern::UnitIdentity unit(std::uint32_t unit_bytes) const {
         return {run_id, file_index, 0, 1, unit_bytes, data_id, sector_random};
@@ -138,12 +147,17 @@ class IoPhase : public PhaseWork {
   private:
     void fill(Slot& s);
     void verify(const Slot& s);
+    void verify_trimmed(std::span<const std::byte> unit, const pattern::UnitIdentity& id);
+    // Records a unit that is not what `id` says, diagnosed.
+    void mismatch(std::span<const std::byte> unit, const pattern::UnitIdentity& id);
+    void trim_done(Slot& s, std::int32_t result, std::uint64_t latency_ns);
     void flush_done(Slot& s, std::int32_t result, std::uint64_t latency_ns);
     void failed(Slot& s, std::int32_t result, bool is_read);
     // --rate: the response time and schedule figures of a completed operation.
     void scheduled_done(const Slot& s, std::uint64_t latency_ns);
 
     WriteDurability* writes_;
+    std::vector<std::uint64_t> scratch_;  // a trimmed unit's old content (verify_trimmed)
     // --rate: lateness beyond this counts against rate_met() (model/results.h).
     std::uint64_t tolerance_ns_;
 };

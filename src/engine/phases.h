@@ -46,9 +46,10 @@ struct RandomMix {
     // --rand-block's sizes by weight (RunConfig::rand_mix); empty: every
     // operation is the phase's block (PhaseContext::block).
     std::span<const units::BlockShare> sizes;
+    unsigned trim_pct = 0;  // --trim-pct: trims, sized and claimed as writes
 };
 
-// random: --read-pct reads, the rest writes, of blocks picked at random
+// random: --read-pct reads, --trim-pct trims, the rest writes, of blocks picked at random
 // (--distribution) among those not in flight, until the op limit or the
 // deadline.  A skewed distribution's draws are tallied (PhaseOutcome::skew).
 //
@@ -80,6 +81,7 @@ class RandomPhase final : public IoPhase {
     };
 
     unsigned read_pct_;
+    unsigned write_below_;  // a draw of 100 at or above it (and not a read) is a trim
     std::array<OpSize, units::kMaxMixSizes> sizes_{};  // ascending
     unsigned size_count_ = 1;
     std::uint64_t blocks_;  // blocks of the smallest size in the file

@@ -27,6 +27,7 @@ RandomPhase::RandomPhase(PhaseContext& c, WriteDurability* writes, const RandomM
                          std::uint64_t seed)
     : IoPhase(c, writes),
       read_pct_(mix.read_pct),
+      write_below_(100 - mix.trim_pct),
       blocks_(c.file_bytes / (mix.sizes.empty() ? c.block : mix.sizes.front().bytes)),
       dist_(distribution_of(mix, blocks_, seed)),
       skewed_(dist_.spec().kind != stats::DistributionKind::uniform) {
@@ -112,13 +113,15 @@ bool RandomPhase::next_op(Slot& s) {
     std::uint64_t first, rank, claim;
     unsigned size;
     bool read;
+    unsigned r;
     unsigned tries = 0;
     do {
         if (++tries > kBusyDraws) return false;  // wait for a completion
         rank = ahead_rank_;
         size = ahead_size_;
         first = std::exchange(ahead_, draw_block());
-        read = stats::uniform_below(next_random(), 100) < read_pct_;
+        r = static_cast<unsigned>(stats::uniform_below(next_random(), 100));
+        read = r < read_pct_;
         claim = first >> claim_shift_;
     } while (read ? c_.units.busy_for_read(claim) : c_.units.busy(claim));
     if (read)
@@ -132,7 +135,7 @@ bool RandomPhase::next_op(Slot& s) {
     }
     s.req.offset = first << c_.units.unit_shift();
     s.req.length = sizes_[size].bytes;
-    s.req.kind = read ? io::OpKind::read : io::OpKind::write;
+    s.req.kind = read ? io::OpKind::read : r >= write_below_ ? io::OpKind::trim : io::OpKind::write;
     ++issued_;
     return true;
 }

@@ -70,17 +70,33 @@ void UnitMap::advance(std::uint64_t offset, std::uint32_t length) {
         gens_[u] = next;
         high_ = std::max(high_, next);
     }
+    untrim(offset >> unit_shift_, last);
+}
+
+void UnitMap::trim(std::uint64_t offset, std::uint32_t length) {
+    if (trimmed_.empty()) trimmed_.assign((gens_.size() + 63) / 64, 0);
+    const std::uint64_t last = (offset + length - 1) >> unit_shift_;
+    for (std::uint64_t u = offset >> unit_shift_; u <= last; ++u)
+        trimmed_[u >> 6] |= std::uint64_t{1} << (u & 63);
+}
+
+void UnitMap::untrim(std::uint64_t first, std::uint64_t last) {
+    if (trimmed_.empty()) return;
+    for (std::uint64_t u = first; u <= last; ++u)
+        trimmed_[u >> 6] &= ~(std::uint64_t{1} << (u & 63));
 }
 
 void UnitMap::forget(std::uint64_t offset, std::uint32_t length) {
     const std::uint64_t last = (offset + length - 1) >> unit_shift_;
     for (std::uint64_t u = offset >> unit_shift_; u <= last; ++u)
         gens_[u] = pattern::kUnknownGeneration;
+    untrim(offset >> unit_shift_, last);
     floor_ = high_;
 }
 
 void UnitMap::reset() {
     std::fill(gens_.begin(), gens_.end(), pattern::kUnknownGeneration);
+    std::fill(trimmed_.begin(), trimmed_.end(), 0);
     floor_ = high_;
 }
 

@@ -31,6 +31,11 @@
 //               Busy units are a small set (BusyUnits), not a byte per
 //               unit: at most a queue's worth are busy, and a byte per unit
 //               of a 2 GiB file was a cache miss on every random issue.
+//   trimmed     --trim-pct: a trim covered the unit after its last write (a
+//               bit per unit, kept only when the run trims).  Its generation
+//               stays the last one written, which an unspecified promise
+//               accepts back (pattern/trim.h); the next write clears it, as
+//               does a failed or cancelled trim (the unit becomes unknown).
 //
 // Offsets are bytes within the file (a worker's region on a raw device).
 #pragma once
@@ -105,9 +110,18 @@ class UnitMap {
     pattern::Generation highest() const { return high_; }
     // Everything unknown (the file was recreated).
     void reset();
+    // --trim-pct: the units of [offset, offset + length) are trimmed, their
+    // generation kept.  The first call makes the map keep the bits.
+    void trim(std::uint64_t offset, std::uint32_t length);
+    bool trimmed(std::uint64_t unit) const {
+        return !trimmed_.empty() && (trimmed_[unit >> 6] >> (unit & 63) & 1) != 0;
+    }
+    // Whether any unit was ever trimmed (the bits are kept).
+    bool trims() const { return !trimmed_.empty(); }
     // One unit becomes unknown (what a failed flush covered).
     void forget_unit(std::uint64_t unit) {
         gens_[unit] = pattern::kUnknownGeneration;
+        untrim(unit, unit);
         floor_ = high_;
     }
     std::span<const pattern::Generation> generations() const { return gens_; }
@@ -127,6 +141,9 @@ class UnitMap {
     void prefetch(std::uint64_t unit) const { __builtin_prefetch(&gens_[unit]); }
 
   private:
+    // Clears the trimmed bits of units first..last.
+    void untrim(std::uint64_t first, std::uint64_t last);
+
     std::uint32_t unit_bytes_;
     unsigned unit_shift_;  // log2 of the unit: offsets to units without a division
     std::vector<pattern::Generation> gens_;
@@ -134,6 +151,7 @@ class UnitMap {
     // What an unknown unit's next generation follows: high_ when the last
     // unit became unknown (every unknown unit's old generations are below).
     pattern::Generation floor_ = pattern::kUnknownGeneration;
+    std::vector<std::uint64_t> trimmed_;  // a bit per unit; empty until the first trim
     BusyUnits busy_;
 };
 

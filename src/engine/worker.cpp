@@ -36,6 +36,7 @@ WorkerGeometry make_geometry(const RunConfig& cfg, unsigned backend_depth) {
     g.rand_depth = static_cast<unsigned>(
         std::min<std::uint64_t>({cfg.qd, backend_depth, std::max<std::uint64_t>(1, units / 2)}));
     g.read_pct = cfg.read_pct;
+    g.trim_pct = cfg.trim_pct;
     g.distribution = cfg.distribution;
     g.sector_random = cfg.sector_random();
     g.verify = cfg.verify;
@@ -167,10 +168,11 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
                      progress_ops,
                      monotonic_ns(),
                      pattern::data_id_from_seed(seed_),
-                     geo_.sector_random};
+                     geo_.sector_random,
+                     trim_promise_};
     WriteDurability writes(geo_.sync, geo_.sync_every, units_, durable_);
-    std::unique_ptr<IoPhase> phase =
-        make_phase(ctx, &writes, {geo_.read_pct, &geo_.distribution, geo_.rand_mix}, seed_);
+    std::unique_ptr<IoPhase> phase = make_phase(
+        ctx, &writes, {geo_.read_pct, &geo_.distribution, geo_.rand_mix, geo_.trim_pct}, seed_);
     // A sync thread pool asked for one operation at a time (a sweep's QD 1)
     // is the single-threaded baseline, as --qd 1 is: no hand-over to a pool.
     io::Backend* backend = backend_.get();

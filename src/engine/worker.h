@@ -41,6 +41,7 @@ struct WorkerGeometry {
     unsigned seq_depth;
     unsigned rand_depth;
     unsigned read_pct;
+    unsigned trim_pct = 0;
     stats::DistributionSpec distribution;  // where random blocks land
     // pattern::UnitIdentity::sector_random: the units' shape (--compress).
     std::uint32_t sector_random = pattern::kSectorBytes;
@@ -79,6 +80,8 @@ class Worker final : private MismatchSink {
     // Raw-device mode: this worker's region starts here on the device;
     // backends add it to every offset, records report absolute offsets.
     void set_base_offset(std::uint64_t base) { base_ = base; }
+    // What a trimmed unit may read back as on this target (--trim-pct).
+    void set_trim_promise(pattern::TrimPromise p) { trim_promise_ = p; }
     // Or use one made elsewhere (tests wrap backends to inject faults).
     void set_backend(std::unique_ptr<io::Backend> backend) {
         backend_ = std::move(backend);
@@ -131,6 +134,7 @@ class Worker final : private MismatchSink {
     std::uint64_t seed_;
     std::uint64_t run_id_;
     std::uint64_t base_ = 0;
+    pattern::TrimPromise trim_promise_ = pattern::TrimPromise::zeros;
     std::atomic<bool>& stop_;
     UnitMap units_;
     DurableMaps durable_;

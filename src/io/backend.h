@@ -31,12 +31,19 @@ unsigned backend_flags(BackendKind k);
 std::optional<BackendKind> backend_named(std::string_view name);
 
 // fsync/fdatasync: flush the whole file (offset, length and buf unused).
-enum class OpKind : std::uint8_t { read, write, fsync, fdatasync };
-// "read", "write", "fsync", "fdatasync"
+// trim (--trim-pct): drop [offset, offset + length): a file's blocks are
+// punched out (fallocate PUNCH_HOLE|KEEP_SIZE), a block device's discarded
+// (BLKDISCARD; on io_uring, URING_CMD BLOCK_URING_CMD_DISCARD); buf unused,
+// and it answers 0.
+enum class OpKind : std::uint8_t { read, write, fsync, fdatasync, trim };
+// "read", "write", "fsync", "fdatasync", "trim"
 std::string_view to_string(OpKind k);
 inline bool is_flush(OpKind k) {
     return k == OpKind::fsync || k == OpKind::fdatasync;
 }
+
+// Whether `fd` is a block device (a trim is then a discard, not a hole).
+bool is_block_device(int fd);
 
 // One operation in flight.  The engine owns these (one per slot, its buffer
 // beside it); backends hand the pointer back in the completion.

@@ -1,6 +1,7 @@
 #include "io/probe.h"
 
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include <liburing.h>
 #include <unistd.h>
@@ -41,8 +42,15 @@ std::string_view to_string(OpKind k) {
             return "fsync";
         case OpKind::fdatasync:
             return "fdatasync";
+        case OpKind::trim:
+            return "trim";
     }
     return "?";
+}
+
+bool is_block_device(int fd) {
+    struct stat st {};
+    return ::fstat(fd, &st) == 0 && S_ISBLK(st.st_mode);
 }
 
 namespace {

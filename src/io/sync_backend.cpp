@@ -1,5 +1,8 @@
 #include "io/sync_backend.h"
 
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -13,7 +16,17 @@ namespace ds::io {
 
 namespace {
 
-ssize_t transfer(int fd, std::uint64_t base, const Request& r) {
+// A trim: a discard on a block device, a hole in a file.
+ssize_t trim(int fd, std::uint64_t at, const Request& r, bool block_device) {
+    if (block_device) {
+        std::uint64_t range[2] = {at, r.length};
+        return ::ioctl(fd, BLKDISCARD, range);
+    }
+    return ::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(at),
+                       static_cast<off_t>(r.length));
+}
+
+ssize_t transfer(int fd, std::uint64_t base, const Request& r, bool block_device) {
     const auto at = static_cast<off_t>(r.offset + base);
     switch (r.kind) {
         case OpKind::read:
@@ -28,6 +41,8 @@ ssize_t transfer(int fd, std::uint64_t base, const Request& r) {
             return ::fsync(fd);
         case OpKind::fdatasync:
             return ::fdatasync(fd);
+        case OpKind::trim:
+            return trim(fd, r.offset + base, r, block_device);
     }
     errno = EINVAL;
     return -1;
@@ -35,10 +50,10 @@ ssize_t transfer(int fd, std::uint64_t base, const Request& r) {
 
 }  // namespace
 
-std::int32_t perform_sync(int fd, std::uint64_t base, const Request& r) {
+std::int32_t perform_sync(int fd, std::uint64_t base, const Request& r, bool block_device) {
     ssize_t ret;
     do {
-        ret = transfer(fd, base, r);
+        ret = transfer(fd, base, r, block_device);
     } while (ret < 0 && errno == EINTR);
     return ret < 0 ? -errno : static_cast<std::int32_t>(ret);
 }
@@ -48,12 +63,12 @@ std::size_t SyncBackend::reap(std::span<Completion> out, unsigned /*min_complete
     Request* r = queued_;
     queued_ = nullptr;
     ++calls_;
-    out[0] = {r, perform_sync(fd_, base_, *r)};
+    out[0] = {r, perform_sync(fd_, base_, *r, block_device_)};
     return 1;
 }
 
 ThreadedSyncBackend::ThreadedSyncBackend(int fd, unsigned depth, std::uint64_t base)
-    : fd_(fd), base_(base), depth_(std::max(1u, depth)) {
+    : fd_(fd), base_(base), depth_(std::max(1u, depth)), block_device_(is_block_device(fd)) {
     queued_.reserve(depth_);
     pending_.reserve(depth_);
     done_.reserve(depth_);
@@ -103,7 +118,7 @@ void ThreadedSyncBackend::serve() {
         pending_.pop_back();
         lk.unlock();
         calls_.fetch_add(1, std::memory_order_relaxed);
-        const std::int32_t result = perform_sync(fd_, base_, *r);
+        const std::int32_t result = perform_sync(fd_, base_, *r, block_device_);
         lk.lock();
         done_.push_back({r, result});
         if (want_ && done_.size() >= want_) done_cv_.notify_one();

@@ -20,14 +20,16 @@
 
 namespace ds::io {
 
-// One blocking transfer (or flush) of `r` on `fd` at r.offset + base:
-// bytes transferred, or -errno.  EINTR is retried.
-std::int32_t perform_sync(int fd, std::uint64_t base, const Request& r);
+// One blocking transfer (or flush, or trim) of `r` on `fd` at r.offset +
+// base: bytes transferred (0 for a flush or a trim), or -errno.  EINTR is
+// retried.  `block_device`: a trim is a discard (else a hole).
+std::int32_t perform_sync(int fd, std::uint64_t base, const Request& r, bool block_device);
 
 class SyncBackend final : public Backend {
   public:
     // `base` is added to every request's offset (raw-device regions).
-    explicit SyncBackend(int fd, std::uint64_t base = 0) : fd_(fd), base_(base) {}
+    explicit SyncBackend(int fd, std::uint64_t base = 0)
+        : fd_(fd), base_(base), block_device_(is_block_device(fd)) {}
 
     BackendKind kind() const override { return BackendKind::sync; }
     BackendDescription describe() const override { return {BackendKind::sync, {}, 0}; }
@@ -40,6 +42,7 @@ class SyncBackend final : public Backend {
   private:
     int fd_;
     std::uint64_t base_;
+    bool block_device_;
     Request* queued_ = nullptr;
     std::uint64_t calls_ = 0;
 };
@@ -71,6 +74,7 @@ class ThreadedSyncBackend final : public Backend {
     int fd_;
     std::uint64_t base_;
     unsigned depth_;
+    bool block_device_;
     std::vector<Request*> queued_;  // prepared, not yet handed to the threads (worker only)
     std::mutex m_;
     std::condition_variable work_cv_;  // a thread waits for a request

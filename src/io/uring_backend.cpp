@@ -1,5 +1,7 @@
 #include "io/uring_backend.h"
 
+#include <fcntl.h>
+#include <sys/ioctl.h>
 #include <sys/uio.h>
 #include <time.h>
 
@@ -156,7 +158,8 @@ UringBackend::UringBackend(int fd, unsigned depth, std::span<std::byte> buffers,
       buffers_(buffers),
       cqes_(depth),
       sqpoll_(options.sqpoll),
-      nop_(options.nop) {
+      nop_(options.nop),
+      block_device_(is_block_device(fd)) {
     const unsigned kernel_features = init_ring(options);
     register_file(options, kernel_features);
     register_buffers();
@@ -194,7 +197,9 @@ void UringBackend::prepare(Request& r) {
         io_uring_sqe_set_data(sqe, &r);
         return;
     }
-    if (is_flush(r.kind)) {
+    if (r.kind == OpKind::trim) {
+        prep_trim(sqe, file, r);
+    } else if (is_flush(r.kind)) {
         // Covers the writes that completed before it is issued; the engine
         // orders it by waiting for them, so no IOSQE_IO_DRAIN is needed.
         io_uring_prep_fsync(sqe, file, r.kind == OpKind::fdatasync ? IORING_FSYNC_DATASYNC : 0);
@@ -212,6 +217,24 @@ void UringBackend::prepare(Request& r) {
     if (r.kind == OpKind::write && r.rw_flags) sqe->rw_flags = r.rw_flags;  // RWF_SYNC/RWF_DSYNC
     if (features_.fixed_files) sqe->flags |= IOSQE_FIXED_FILE;
     io_uring_sqe_set_data(sqe, &r);
+}
+
+// A trim: on a file, fallocate PUNCH_HOLE (5.6); on a block device, the
+// block layer's own discard command (6.12: BLOCK_URING_CMD_DISCARD, which
+// liburing 2.3's headers do not name), since fallocate there zeroes the
+// range rather than discarding it.
+void UringBackend::prep_trim(io_uring_sqe* sqe, int file, const Request& r) const {
+    const std::uint64_t at = r.offset + base_;
+    if (!block_device_) {
+        io_uring_prep_fallocate(sqe, file, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, at,
+                                r.length);
+        return;
+    }
+    constexpr std::uint32_t kBlockUringCmdDiscard = _IO(0x12, 0);  // <linux/blkdev.h>
+    io_uring_prep_rw(IORING_OP_URING_CMD, sqe, file, nullptr, 0, 0);
+    sqe->cmd_op = kBlockUringCmdDiscard;
+    sqe->addr = at;
+    sqe->addr3 = r.length;
 }
 
 // liburing enters the kernel when there is something to submit (with

@@ -180,6 +180,9 @@ std::vector<Family> described_families(const PromState& s, const std::vector<Pro
                 if (key.first == f.metric)
                     family.add(with(base, {{"phase", phase_name(key.second)}}), format_double(v));
         }
+        // A figure some phases lack (the trims of a run without --trim-pct):
+        // no family at all when no phase has it.
+        if (family.samples.empty() && f.shown) continue;
         out.push_back(std::move(family));
     }
     return out;

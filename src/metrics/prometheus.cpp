@@ -147,7 +147,7 @@ void PromTotals::expect(const model::RunConfig& cfg) {
     auto phase = [&](Phase p, bool reads, bool writes) {
         phase_seconds[p] += 0;
         for (const PhaseFigure& f : phase_figures())
-            if (!f.metric.empty()) described[{f.metric, p}] += 0;
+            if (!f.metric.empty() && (!f.trims || cfg.trim_pct)) described[{f.metric, p}] += 0;
         if (reads) verified_bytes[p] += 0;
         if (reads) ops[{p, PromOp::read}];
         if (writes) ops[{p, PromOp::write}];

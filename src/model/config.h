@@ -102,6 +102,9 @@ struct RunConfig {
     // (the unit).  Empty: every random operation is rand_block.
     std::vector<units::BlockShare> rand_mix;
     unsigned read_pct = 70;
+    // --trim-pct: the random phase's share of trims (reads + writes + trims
+    // = 100), sized like writes.
+    unsigned trim_pct = 0;
     // --distribution: where the random phase's blocks land (uniform: as ever).
     stats::DistributionSpec distribution;
     // --compress: the ratio a compressor reaches on the written data, 1 to 8

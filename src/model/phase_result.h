@@ -89,6 +89,17 @@ struct PhaseCounters {
     // latencies (ascending sizes; empty with one size).  Adds up to the
     // read and write figures above.
     std::vector<SizeCounters> sizes;
+    // --trim-pct: trims completed, the bytes they dropped and their latency
+    // (apart from reads and writes: not in the IOPS figure); trimmed units
+    // read back and checked against the target's promise (pattern/trim.h),
+    // and of them those that still held their old data where the target
+    // promises zeros or 0xFF (trim-not-honoured: a warning, not a
+    // mismatch), the first one's offset in its file.
+    std::uint64_t trim_ops = 0, trim_bytes = 0;
+    stats::LatencyHistogram trim_latency;
+    std::uint64_t trimmed_units_read = 0;
+    std::uint64_t trim_not_honoured = 0;
+    std::uint64_t first_not_honoured = 0;  // in its worker's file (region)
 
     void merge(const PhaseCounters& o);
     // A completed read or write of `bytes` (a size of `sizes`), when there are sizes.
@@ -211,6 +222,9 @@ struct PhaseResult {
     ThroughputSeries series;
     bool series_joined = false;
     std::optional<SkewResult> skew;  // --distribution other than uniform
+    // --trim-pct: where the first trim-not-honoured unit is ("PATH offset
+    // N", absolute on a raw device); empty when none.
+    std::string trim_not_honoured_at;
     // --rate: the operations a second asked for over all workers (0: closed
     // loop); rate_met() says whether the phase achieved it.
     double requested_rate = 0;

@@ -59,6 +59,12 @@ void PhaseCounters::merge(const PhaseCounters& o) {
     late_ops += o.late_ops;
     max_lateness_ns = std::max(max_lateness_ns, o.max_lateness_ns);
     late_beyond_tolerance_ops += o.late_beyond_tolerance_ops;
+    trim_ops += o.trim_ops;
+    trim_bytes += o.trim_bytes;
+    trim_latency.merge(o.trim_latency);
+    trimmed_units_read += o.trimmed_units_read;
+    if (trim_not_honoured == 0) first_not_honoured = o.first_not_honoured;
+    trim_not_honoured += o.trim_not_honoured;
     // Sizes in ascending order, each once.
     for (const SizeCounters& theirs : o.sizes) {
         const auto at = std::find_if(sizes.begin(), sizes.end(), [&](const SizeCounters& s) {
@@ -256,6 +262,7 @@ void PhaseResult::merge(const PhaseResult& o) {
         else
             skew = o.skew;
     }
+    if (trim_not_honoured_at.empty()) trim_not_honoured_at = o.trim_not_honoured_at;
 }
 
 stats::BatchInterval PhaseResult::series_interval(bool iops_figure) const {

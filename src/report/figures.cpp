@@ -23,6 +23,11 @@ bool host_measured(const PhaseResult& p) {
     return p.host.measured;
 }
 
+// --trim-pct: the phase trimmed, or read trimmed units back.
+bool trims_seen(const PhaseResult& p) {
+    return p.counters.trim_ops || p.counters.trimmed_units_read;
+}
+
 std::string kernel_io_text(const PhaseResult& p) {
     const double pct = p.seconds > 0 ? 100 * p.host.kernel_seconds / p.seconds : 0.0;
     return units::printf_string("kernel I/O threads %.0f %% of a core", pct);
@@ -87,6 +92,26 @@ const std::array kPhaseFigures = {
     PhaseFigure{"write_errors", Kind::count, "operations",
                 "Writes that failed (io-error, or the filesystem full).",
                 [](const PhaseResult& p) { return count(p.counters.write_errors); }},
+    PhaseFigure{"trim_ops", Kind::count, "operations",
+                "Trims completed (--trim-pct: a hole punched in a file, a discard on a raw "
+                "device); not in iops or the bandwidth figures. Null when the phase neither "
+                "trimmed nor read a trimmed unit back, as are the other trim figures.",
+                [](const PhaseResult& p) { return count(p.counters.trim_ops); }, trims_seen,
+                "drivestress_trim_ops_total", nullptr, 0, true},
+    PhaseFigure{"trim_bytes", Kind::count, "bytes", "Bytes the completed trims dropped, bytes.",
+                [](const PhaseResult& p) { return count(p.counters.trim_bytes); }, trims_seen,
+                "drivestress_trim_bytes_total", nullptr, 0, true},
+    PhaseFigure{"trimmed_units_read", Kind::count, "units",
+                "Trimmed units read back and checked against what the target promises a "
+                "trimmed block reads as (a file: zeros; a raw device: zeros, 0xFF or the old "
+                "data, never another unit's).",
+                [](const PhaseResult& p) { return count(p.counters.trimmed_units_read); },
+                trims_seen, "drivestress_trimmed_units_read_total", nullptr, 0, true},
+    PhaseFigure{"trim_not_honoured_units", Kind::count, "units",
+                "Of trimmed_units_read, those that still held their old data where the target "
+                "promises zeros or 0xFF (trim-not-honoured): a warning, not a mismatch.",
+                [](const PhaseResult& p) { return count(p.counters.trim_not_honoured); }, trims_seen,
+                "drivestress_trim_not_honoured_units_total", nullptr, 0, true},
     // Added as the recipe in docs/architecture.md says: a model field
     // (sys::HostLoad::kernel_seconds) and this entry.
     PhaseFigure{"kernel_io_threads_cpu_s", Kind::real, "seconds",

@@ -32,6 +32,9 @@ struct PhaseFigure {
     // of a core"); null: not on the phase line, or spelled there by hand.
     std::string (*text)(const model::PhaseResult&) = nullptr;
     double minimum = 0;  // the schema's lower bound
+    // A --trim-pct figure: a live Prometheus textfile expects it (a zero
+    // from the start) only in a run that trims.
+    bool trims = false;
 
     bool shown_for(const model::PhaseResult& p) const { return !shown || shown(p); }
 };

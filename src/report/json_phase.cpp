@@ -234,6 +234,9 @@ json phase_json(const model::PhaseResult& p, const model::RunConfig& cfg) {
     j["write_latency"] = latency_json(c.write_latency);
     j["mismatches"] = class_counts(c.mismatches);
     j["flush_latency"] = latency_json(c.flush_latency);
+    j["trim_latency"] = latency_json(c.trim_latency);
+    j["trim_not_honoured_at"] =
+        p.trim_not_honoured_at.empty() ? json(nullptr) : json(p.trim_not_honoured_at);
     j["rate"] = rate_json(p, cfg);
     if (p.repeats.size() >= 2) {  // --repeat N, N > 1
         const model::RepeatEstimates e = p.estimates();

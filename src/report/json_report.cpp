@@ -234,6 +234,7 @@ json config_json(const model::RunConfig& cfg, std::uint64_t seed) {
             {"rand_mix", cfg.rand_mix.size() > 1 ? json(cfg.rand_block_text()) : json(nullptr)},
             {"unit_bytes", cfg.rand_block},
             {"read_pct", cfg.read_pct},
+            {"trim_pct", cfg.trim_pct},
             {"distribution", cfg.distribution.text()},
             {"compress", cfg.compress},
             {"rand_time_s", cfg.rand_ops ? json(nullptr) : json(cfg.rand_time_s)},

@@ -191,7 +191,32 @@ std::string phase_line(const model::PhaseResult& p, const std::vector<double>& t
     if (!c.sizes.empty()) line.append("\n").append(sizes_line(p, u));
     if (p.phase == model::Phase::random && c.write_ops + c.write_errors > 0)
         line.append("\n").append(writes_line(p, u));
+    if (const std::string t = trims_line(p); !t.empty()) line.append("\n").append(t);
     return line;
+}
+
+std::string trims_line(const model::PhaseResult& p) {
+    const auto& c = p.counters;
+    std::string out;
+    if (c.trim_ops) {
+        const auto& t = c.trim_latency;
+        const double s = p.seconds > 0 ? p.seconds : 1e-9;
+        out = joined({printf_string("  trims:     %" PRIu64 " done (%s/s), %s dropped", c.trim_ops,
+                                    units::format_iops(static_cast<double>(c.trim_ops) / s).c_str(),
+                                    units::format_bytes(c.trim_bytes).c_str()),
+                      "  lat ms p50 " + ms(t.value_at_percentile(50)) + " p99 " +
+                          ms(t.value_at_percentile(99)) + " max " + ms(t.max())});
+    }
+    if (!c.trimmed_units_read) return out;
+    if (!out.empty()) out += '\n';
+    out += printf_string("  trimmed:   %" PRIu64 " units read back", c.trimmed_units_read);
+    if (!c.trim_not_honoured) return out + ", each as the target promises";
+    return out + printf_string(
+                     "; %" PRIu64
+                     " still held their old data though the target promises a trimmed block "
+                     "reads back otherwise (trim-not-honoured: the device kept what it was told "
+                     "to drop; no data lost), first at %s",
+                     c.trim_not_honoured, p.trim_not_honoured_at.c_str());
 }
 
 // "skew:      zipf:1.2  ops on the hottest 1 % of blocks 41.2 % (predicted

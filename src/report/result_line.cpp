@@ -155,8 +155,9 @@ std::string result_line(const model::RunConfig& cfg, const model::RunResult& r,
                 (cfg.distribution.kind == stats::DistributionKind::uniform
                      ? std::string()
                      : cfg.distribution.text() + ", ") +
-                "qd " + std::to_string(r.backend.effective_qd) + " x " +
-                std::to_string(cfg.workers()) + (cfg.workers() == 1 ? " worker: " : " workers: ") +
+                (cfg.trim_pct ? "trim " + std::to_string(cfg.trim_pct) + " %, " : "") + "qd " +
+                std::to_string(r.backend.effective_qd) + " x " + std::to_string(cfg.workers()) +
+                (cfg.workers() == 1 ? " worker: " : " workers: ") +
                 (q.random_too_short.empty()
                      ? units::format_iops(q.random_iops) + " IOPS" +
                            (q.random_iops_repeats.n >= 2

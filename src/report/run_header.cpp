@@ -63,6 +63,11 @@ std::string health_header_lines(const std::vector<model::TargetResult>& targets)
 std::string random_workload_text(const model::RunConfig& cfg) {
     if (!random_on(cfg)) return "random off";
     std::string random = "random " + std::to_string(cfg.read_pct) + "% reads ";
+    if (cfg.trim_pct)
+        random += std::to_string(cfg.trim_pct) +
+                  (cfg.raw_device.empty()
+                       ? "% trims (punched holes: must read back zeros) "
+                       : "% trims (discards: zeros, 0xFF or the old data pass, no other data) ");
     if (cfg.distribution.kind != stats::DistributionKind::uniform)
         random.append("(").append(cfg.distribution.text()).append(") ");
     if (cfg.steady_state)

@@ -124,6 +124,12 @@ std::string regimes_line(const model::PhaseResult& p, units::ByteUnits u = units
 std::string skew_line(const model::SkewResult& s);
 // A --rand-block mix: each size's share, IOPS, bandwidth and latency, a line each.
 std::string sizes_line(const model::PhaseResult& p, units::ByteUnits u = units::ByteUnits::iec);
+// --trim-pct: "  trims:     2.1k done (1.0k/s), 8.3 MiB dropped  lat ms p50 ..
+// p99 .. max .." under a random phase that trimmed, and for any phase that
+// read trimmed units back "  trimmed:   312 units read back, as promised"
+// (or how many still held their old data: trim-not-honoured); empty when
+// the phase neither trimmed nor read a trimmed unit.
+std::string trims_line(const model::PhaseResult& p);
 // A figure over its repeats, compactly: "148.3k IOPS (±4.0 %, n=5)" (`text`
 // formats the number, `unit` follows it); one sample: number and unit alone.
 std::string estimate_text(const stats::Estimate& e, std::string (*text)(double),

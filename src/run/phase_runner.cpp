@@ -9,6 +9,7 @@
 #include <numeric>
 #include <vector>
 
+#include "io/errno_text.h"
 #include "stats/cpu_time.h"
 #include "sys/host_load.h"
 
@@ -258,6 +259,18 @@ void account(RunSession& s, const std::vector<PhaseOutcome>& outcomes, PhaseResu
                 "-byte " + std::string(io::to_string(bad->kind)) + " at offset " +
                 std::to_string(bad->offset + s.target.base_offset(i)) + " as invalid (EINVAL)" +
                 (s.target.direct_io() ? "; O_DIRECT alignment? try --buffered" : "");
+            res.stop = StopReason::error;
+        }
+        if (o.counters.trim_not_honoured && pr.trim_not_honoured_at.empty())
+            pr.trim_not_honoured_at =
+                s.target.path(i) + " offset " +
+                std::to_string(o.counters.first_not_honoured + s.target.base_offset(i));
+        if (o.trim_refused && res.fatal_error.empty()) {
+            res.fatal_error = s.target.path(i) + ": the target refused a trim (" +
+                              (s.target.raw(i) ? "BLKDISCARD" : "fallocate PUNCH_HOLE") + ": " +
+                              io::errno_text(*o.trim_refused) +
+                              "); --trim-pct needs a filesystem that punches holes (ext4, xfs, "
+                              "btrfs, tmpfs) or a device that discards";
             res.stop = StopReason::error;
         }
         if (o.no_space_at && res.fatal_error.empty()) {

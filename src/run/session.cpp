@@ -224,6 +224,7 @@ void RunSession::start_workers() {
     for (unsigned i = 0; i < cfg.workers(); ++i) {
         if (state) workers[i]->set_durability_listener(state.get());
         workers[i]->set_base_offset(target.base_offset(i));
+        workers[i]->set_trim_promise(target.trim_promise(i));
     }
     wall_start_ = std::chrono::steady_clock::now();
     last_snapshot_ns = monotonic_ns();

@@ -219,6 +219,29 @@ void refuse_if_held(const std::string& path, const std::vector<Node>& nodes) {
 
 }  // namespace
 
+pattern::TrimPromise raw_device_trim_promise(const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0)
+        throw SetupError(prefix(path, "--trim-pct") + std::strerror(errno));
+    char real[PATH_MAX];
+    const std::string link = sys::system_tree().sys_path("dev/block/" + devno_text(st.st_rdev));
+    std::string queue;
+    if (::realpath(link.c_str(), real)) {
+        queue = std::string(real) + "/queue";
+        // A partition's queue is its disk's.
+        if (::access(queue.c_str(), F_OK) != 0) queue = std::string(real) + "/../queue";
+    }
+    const std::string max = queue.empty() ? "" : read_first_line(queue + "/discard_max_bytes");
+    if (max.empty() || max == "0")
+        throw SetupError(
+            prefix(path, "--trim-pct") + "the device does not discard (" +
+            (max.empty() ? "no queue/discard_max_bytes in sysfs" : "queue/discard_max_bytes is 0") +
+            "); drop --trim-pct");
+    // The block layer promises nothing about what a discarded block reads
+    // back as (queue/discard_zeroes_data is 0 on every kernel since 4.12).
+    return pattern::TrimPromise::unspecified;
+}
+
 void check_raw_device_unused(const std::string& path) {
     const dev_t dev = block_rdev(path);
     const std::vector<Node> nodes = device_and_partitions(path, dev);

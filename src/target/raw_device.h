@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "pattern/trim.h"
+
 namespace ds::target {
 
 // True when both paths name the same block device (by st_rdev, so
@@ -29,5 +31,10 @@ std::uint64_t raw_region_bytes(const std::string& path, std::uint64_t device_byt
 // has holders (device-mapper, md, LVM).  Reads /proc/self/mountinfo,
 // /proc/swaps and /sys/dev/block.
 void check_raw_device_unused(const std::string& path);
+
+// What a discarded block of the device at `path` reads back as (--trim-pct).
+// Throws SetupError naming the device when it does not discard
+// (queue/discard_max_bytes 0).
+pattern::TrimPromise raw_device_trim_promise(const std::string& path);
 
 }  // namespace ds::target

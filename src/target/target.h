@@ -30,6 +30,7 @@
 #include "io/unique_fd.h"
 #include "model/config.h"
 #include "model/results.h"
+#include "pattern/trim.h"
 #include "sys/signals.h"
 #include "target/owned_file.h"
 #include "target/target_lock.h"
@@ -104,6 +105,9 @@ class Target {
     // Raw-device mode: every worker's path and fd are the device's, and
     // worker i owns the region starting at base_offset(i).  0 for files.
     bool raw() const { return raw_; }
+    // What a trimmed unit reads back as (--trim-pct): a file's hole reads
+    // zeros; a raw device's promise comes from its queue (raw_device.h).
+    pattern::TrimPromise trim_promise() const { return trim_promise_; }
     std::uint64_t base_offset(std::size_t i) const { return raw_ ? i * file_bytes_ : 0; }
     bool direct_io() const { return direct_io_; }
     const std::string& direct_io_note() const { return direct_io_note_; }
@@ -133,6 +137,7 @@ class Target {
     std::uint32_t unit_bytes_;
     std::string unit_option_;  // how the unit was asked for, for messages
     bool raw_ = false;
+    pattern::TrimPromise trim_promise_ = pattern::TrimPromise::zeros;
     io::UniqueFd raw_fd_;  // raw-device mode: one exclusive open, shared by the workers
     io::UniqueFd dir_;     // the target directory, open while the run lasts
     TargetLock lock_;      // the run's hold on it

@@ -44,6 +44,10 @@ class TargetSet {
     std::uint64_t base_offset(std::size_t i) const {
         return local(i).first->base_offset(local(i).second);
     }
+    bool raw(std::size_t i) const { return local(i).first->raw(); }
+    pattern::TrimPromise trim_promise(std::size_t i) const {
+        return local(i).first->trim_promise();
+    }
     // O_DIRECT on every target (one of them buffered: false).
     bool direct_io() const;
     // Why a target is not O_DIRECT ("" when all are), naming it when there

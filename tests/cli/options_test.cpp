@@ -94,6 +94,7 @@ TEST_CASE("the option table's defaults are the structs' own: no second copy can 
     CHECK(c.sync_every == built.sync_every);
     CHECK(c.distribution == built.distribution);
     CHECK(c.compress == built.compress);
+    CHECK(c.trim_pct == built.trim_pct);
     const auto steady = parse({"--steady-state", "1s"}).steady_state;
     REQUIRE(steady.has_value());
     CHECK(steady->window_rounds == ds::stats::SteadyStateRule{}.window_rounds);
@@ -112,6 +113,7 @@ TEST_CASE("the option table's defaults are the structs' own: no second copy can 
                                         "seq-block",
                                         "rand-block",
                                         "read-pct",
+                                        "trim-pct",
                                         "distribution",
                                         "compress",
                                         "rand-time",
@@ -436,6 +438,17 @@ TEST_CASE("rejections name the option") {
         check_rejected({"--read-pct", "-1"}, "--read-pct");
         check_rejected({"--read-pct=-1"}, "--read-pct");
         check_rejected({"--read-pct", "50%"}, "--read-pct");
+    }
+    SUBCASE("--trim-pct: 0 to 100, and reads + trims at most 100") {
+        CHECK(parse({}).trim_pct == 0);
+        CHECK(parse({"--trim-pct", "5"}).trim_pct == 5);
+        CHECK(parse({"--trim-pct", "30", "--read-pct", "70"}).trim_pct == 30);
+        check_rejected({"--trim-pct", "101"}, "--trim-pct");
+        check_rejected({"--trim-pct", "5%"}, "--trim-pct");
+        check_rejected({"--trim-pct", "-1"}, "--trim-pct");
+        const std::string msg = usage_error({"--trim-pct", "40"});  // --read-pct 70
+        CHECK(contains(msg, "--trim-pct 40 and --read-pct 70"));
+        CHECK(msg.find('\n') == std::string::npos);
     }
     SUBCASE("--files 0, --qd 0") {
         check_rejected({"--files", "0"}, "--files");

@@ -32,6 +32,12 @@ class FaultyBackend final : public io::Backend {
     // completes as if whole: a torn write (torn() says where the lost half was).
     void tear_first_write_of(std::uint32_t bytes) { tear_from_ = bytes; }
     std::optional<std::pair<std::uint64_t, std::uint32_t>> torn() const { return torn_; }
+    // Trims complete at once, successfully, without reaching the file: a
+    // device that acknowledges a discard and keeps the data.
+    void ignore_trims() { ignore_trims_ = true; }
+    // Every trim completes with -err.
+    void fail_trims(int err) { fail_trims_ = err; }
+    std::uint64_t trims() const { return trims_; }
     // Every Nth completion transfers only half of what was asked.
     void short_every(unsigned n) { short_every_ = n; }
     // Every Nth completion answers -EAGAIN (nothing transferred).
@@ -106,6 +112,11 @@ class FaultyBackend final : public io::Backend {
                 ++overlaps_;
         }
         in_flight_.insert({{r.offset, r.length}, r.kind});
+        if (r.kind == io::OpKind::trim) ++trims_;
+        if (r.kind == io::OpKind::trim && (ignore_trims_ || fail_trims_)) {
+            failed_.push_back({&r, -fail_trims_});  // answered at the next reap
+            return;
+        }
         if (tear_from_ && !torn_ && r.kind == io::OpKind::write && r.length >= tear_from_) {
             torn_ = {r.offset + r.length / 2, r.length / 2};
             tearing_ = &r;
@@ -227,6 +238,9 @@ class FaultyBackend final : public io::Backend {
     std::vector<std::size_t> cancels_;
     std::vector<io::Request*> cancelled_;
     bool cancel_everything_ = false;
+    bool ignore_trims_ = false;
+    int fail_trims_ = 0;
+    std::uint64_t trims_ = 0;
     std::uint64_t stop_after_ = 0, prepares_ = 0;
     std::atomic<bool>* stop_flag_ = nullptr;
 };

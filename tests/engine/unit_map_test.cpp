@@ -150,3 +150,25 @@ TEST_CASE("unit map: generations go past 255, and an unknown unit never restarts
     m.advance(2 * 4096, 4096);
     CHECK(m.generation(2) == 303);
 }
+
+TEST_CASE("trimmed units keep their generation until written again; a failure forgets both") {
+    UnitMap m(16 * 4096, 4096);
+    CHECK_FALSE(m.trims());
+    m.advance(0, 8 * 4096);
+    m.trim(4096, 2 * 4096);
+    CHECK(m.trims());
+    CHECK_FALSE(m.trimmed(0));
+    CHECK(m.trimmed(1));
+    CHECK(m.trimmed(2));
+    CHECK_FALSE(m.trimmed(3));
+    CHECK(m.generation(1) == 1);  // the last content written, for an unspecified promise
+    m.advance(4096, 4096);        // a write after the trim
+    CHECK_FALSE(m.trimmed(1));
+    CHECK(m.generation(1) == 2);
+    m.forget(2 * 4096, 4096);  // a failed or cancelled trim
+    CHECK_FALSE(m.trimmed(2));
+    CHECK(m.generation(2) == ds::pattern::kUnknownGeneration);
+    m.trim(5 * 4096, 4096);
+    m.reset();
+    CHECK_FALSE(m.trimmed(5));
+}

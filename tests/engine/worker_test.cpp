@@ -52,6 +52,7 @@ engine::WorkerGeometry geometry(std::uint64_t file_bytes, const engine::RandomMi
         .seq_depth = 8,
         .rand_depth = 16,
         .read_pct = mix ? mix->read_pct : 50,
+        .trim_pct = mix ? mix->trim_pct : 0,
         .distribution = mix && mix->distribution ? *mix->distribution : stats::DistributionSpec{},
         .verify = true};
 }
@@ -340,6 +341,135 @@ TEST_CASE("a torn 64K write: each unit it did not store is named stale on its ow
         CHECK(recs[i].length == kUnit);
     }
     CHECK(v.counters.mismatches[static_cast<std::size_t>(pattern::MismatchClass::stale)] == 8);
+}
+
+namespace {
+
+// The holes of the file at `fd` (SEEK_HOLE/SEEK_DATA), as [offset, end).
+std::vector<std::pair<std::uint64_t, std::uint64_t>> holes_of(int fd, std::uint64_t bytes) {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> holes;
+    off_t at = 0;
+    while (static_cast<std::uint64_t>(at) < bytes) {
+        const off_t hole = ::lseek(fd, at, SEEK_HOLE);
+        if (hole < 0 || static_cast<std::uint64_t>(hole) >= bytes) break;
+        off_t data = ::lseek(fd, hole, SEEK_DATA);
+        if (data < 0) data = static_cast<off_t>(bytes);
+        holes.emplace_back(hole, data);
+        at = data;
+    }
+    return holes;
+}
+
+}  // namespace
+
+TEST_CASE("trims punch holes that read back zeros; every trimmed unit is checked") {
+    const std::vector<units::BlockShare> sizes{{kUnit, 60}, {4 * kUnit, 40}};
+    for (bool with_mix : {false, true}) {
+        for (bool uring : {false, true}) {
+            if (uring && !uring_usable()) continue;
+            CAPTURE(uring);
+            CAPTURE(with_mix);
+            engine::RandomMix mix{50, nullptr, {}, 20};
+            if (with_mix) mix.sizes = sizes;
+            Fixture f(uring, !uring, kFileBytes, &mix);
+            f.phase(Phase::seq_write);
+            auto r = f.phase(Phase::random, 6000);
+            const auto& k = r.counters;
+            CHECK(k.read_ops + k.write_ops + k.trim_ops == 6000);
+            CHECK(static_cast<double>(k.trim_ops) == doctest::Approx(1200).epsilon(0.15));
+            CHECK(k.trim_latency.count() == k.trim_ops);
+            CHECK(f.faulty->overlaps() == 0);
+            CHECK(k.mismatch_total() == 0);
+            CHECK(k.trim_not_honoured == 0);
+            // Reads of trimmed units during the phase were checked too.
+            CHECK(k.verified_bytes == k.read_bytes);
+            CHECK(!holes_of(f.file.fd, kFileBytes).empty());
+            auto v = f.phase(Phase::reverify);
+            CHECK(v.counters.mismatch_total() == 0);
+            CHECK(v.counters.verified_bytes == kFileBytes);
+            CHECK(v.counters.trimmed_units_read > 0);
+            CHECK(v.counters.trim_not_honoured == 0);
+            std::uint64_t hole_units = 0;
+            for (const auto& [from, to] : holes_of(f.file.fd, kFileBytes))
+                hole_units += (to - from) / kUnit;
+            CHECK(v.counters.trimmed_units_read == hole_units);
+            // A write after a trim is verified as any write: rewrite, read.
+            f.phase(Phase::seq_write);
+            auto again = f.phase(Phase::reverify);
+            CHECK(again.counters.trimmed_units_read == 0);
+            CHECK(again.counters.mismatch_total() == 0);
+        }
+    }
+}
+
+TEST_CASE("a target that keeps trimmed data: trim-not-honoured where it promises zeros") {
+    const engine::RandomMix mix{0, nullptr, {}, 50};
+    for (auto promise : {pattern::TrimPromise::zeros, pattern::TrimPromise::unspecified}) {
+        CAPTURE(pattern::to_string(promise));
+        Fixture f(false, false, kFileBytes, &mix);
+        f.worker.set_trim_promise(promise);
+        f.faulty->ignore_trims();
+        f.phase(Phase::seq_write);
+        auto r = f.phase(Phase::random, 400);
+        CHECK(r.counters.trim_ops > 100);
+        auto v = f.phase(Phase::reverify);
+        CHECK(v.counters.mismatch_total() == 0);
+        CHECK(v.counters.trimmed_units_read > 0);
+        CHECK(f.worker.records().empty());
+        if (promise == pattern::TrimPromise::zeros)
+            CHECK(v.counters.trim_not_honoured == v.counters.trimmed_units_read);
+        else
+            CHECK(v.counters.trim_not_honoured == 0);
+    }
+}
+
+TEST_CASE("a trimmed unit that reads back another unit's data is misdirected") {
+    const engine::RandomMix mix{0, nullptr, {}, 30};
+    Fixture f(false, false, kFileBytes, &mix);
+    f.worker.set_trim_promise(pattern::TrimPromise::unspecified);
+    f.phase(Phase::seq_write);
+    f.phase(Phase::random, 300);
+    const auto holes = holes_of(f.file.fd, kFileBytes);
+    REQUIRE(!holes.empty());
+    const std::uint64_t hole = holes.front().first;
+    // The unit after the hole's run holds data: copy it into the hole.
+    std::vector<std::byte> unit(kUnit);
+    REQUIRE(::pread(f.file.fd, unit.data(), kUnit, static_cast<off_t>(holes.front().second)) ==
+            kUnit);
+    REQUIRE(::pwrite(f.file.fd, unit.data(), kUnit, static_cast<off_t>(hole)) == kUnit);
+    auto v = f.phase(Phase::reverify);
+    CHECK(v.counters.mismatch_total() == 1);
+    const auto& recs = f.worker.records();
+    REQUIRE(recs.size() == 1);
+    CHECK(recs[0].cls == pattern::MismatchClass::misdirected);
+    CHECK(recs[0].unit_offset == hole);
+}
+
+TEST_CASE("a failed trim leaves its units unknown; a target that cannot trim stops the run") {
+    const engine::RandomMix mix{50, nullptr, {}, 25};
+    {
+        Fixture f(false, false, kFileBytes, &mix);
+        f.faulty->fail_trims(EIO);
+        f.phase(Phase::seq_write);
+        auto r = f.phase(Phase::random, 400);
+        CHECK(r.counters.trim_ops == 0);
+        const auto io = static_cast<std::size_t>(pattern::MismatchClass::io_error);
+        CHECK(r.counters.mismatches[io] == f.faulty->trims());
+        CHECK(f.worker.records().front().op == io::OpKind::trim);
+        auto v = f.phase(Phase::reverify);
+        CHECK(v.counters.mismatch_total() == 0);  // unknown units are not judged
+        CHECK(v.counters.unverified_units > 0);
+    }
+    {
+        Fixture f(false, false, kFileBytes, &mix);
+        f.faulty->fail_trims(EOPNOTSUPP);
+        f.phase(Phase::seq_write);
+        auto r = f.phase(Phase::random, 400);
+        REQUIRE(r.trim_refused.has_value());
+        CHECK(*r.trim_refused == EOPNOTSUPP);
+        CHECK(r.counters.mismatch_total() == 0);
+        CHECK(f.stop.load());
+    }
 }
 
 TEST_CASE("sweep points: larger aligned random blocks and a lower depth still verify") {

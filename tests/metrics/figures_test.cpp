@@ -39,6 +39,10 @@ model::PhaseResult make_phase() {
     c.cancelled_ops = 17;
     c.flush_ops = 19;
     c.write_errors = 23;
+    c.trim_ops = 29;
+    c.trim_bytes = 29 * 4096;
+    c.trimmed_units_read = 31;
+    c.trim_not_honoured = 5;
     for (int i = 0; i < 7; ++i)
         c.read_latency.record(100'000);
     for (int i = 0; i < 3; ++i)
@@ -118,7 +122,8 @@ TEST_CASE("each figure appears in JSON, Prometheus and text as described") {
 
 TEST_CASE("a figure not measured for a phase is null in JSON and absent elsewhere") {
     model::PhaseResult p = make_phase();
-    p.host = {};  // /proc/stat could not be read
+    p.host = {};                                              // /proc/stat could not be read
+    p.counters.trim_ops = p.counters.trimmed_units_read = 0;  // no --trim-pct
     const json j = report::phase_json(p, model::RunConfig{});
     const std::string line = report::phase_line(p, {});
     const std::string prom = prom_of(p);

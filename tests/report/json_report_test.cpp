@@ -331,7 +331,11 @@ void check_numbers_are_numbers(const json& j, const std::string& path) {
                                                  "physical_block_bytes",
                                                  "rate_iops",
                                                  "closed_loop_iops",
-                                                 "kernel_io_threads_cpu_s"};
+                                                 "kernel_io_threads_cpu_s",
+                                                 "trim_ops",
+                                                 "trim_bytes",
+                                                 "trimmed_units_read",
+                                                 "trim_not_honoured_units"};
     if (j.is_array()) {
         for (std::size_t i = 0; i < j.size(); ++i)
             check_numbers_are_numbers(j[i], path + "[" + std::to_string(i) + "]");

@@ -31,8 +31,10 @@ PhaseWork::Next IoPhase::next(Slot& s) {
         writes_->write_issued();
     } else if (s.req.kind == io::OpKind::trim) {
         // Trimmed when issued, as a write's generation is taken then: the
-        // unit is claimed alone until the trim completes.
+        // unit is claimed alone until the trim completes.  --keep records
+        // the trim before it goes out.
         c_.units.trim(s.first_offset, s.first_length);
+        writes_->trim_issued(s.first_offset, s.first_length);
     }
     return Next::issued;
 }

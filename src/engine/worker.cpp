@@ -89,6 +89,11 @@ void Worker::open_backend(io::BackendKind kind, int fd, io::UringOptions uring) 
     }
 }
 
+std::span<const pattern::Generation> Worker::acknowledge_all() {
+    acknowledgeable(units_, durable_.acked);
+    return durable_.acked;
+}
+
 void Worker::reset_generations() {
     units_.reset();
     std::fill(durable_.acked.begin(), durable_.acked.end(), pattern::kUnknownGeneration);

@@ -96,6 +96,11 @@ class Worker final : private MismatchSink {
     // Forget all content (the file was recreated).
     void reset_generations();
     std::span<const pattern::Generation> generations() const { return units_.generations(); }
+    // A phase end's acknowledgement (--keep, after the file was synced):
+    // the generations, with model::kTrimmedBit on units trimmed since their
+    // last write, become the acknowledged map (a later record, a trim's,
+    // starts from it) and are returned for the listener.
+    std::span<const pattern::Generation> acknowledge_all();
 
     // Told, on this worker's thread, what is durable after every completed
     // flush (--sync fsync/fdatasync) or every sync_every completed writes

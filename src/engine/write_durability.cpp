@@ -32,10 +32,7 @@ WriteDurability::WriteDurability(SyncMethod method, std::uint64_t every, UnitMap
 std::optional<PhaseWork::Next> WriteDurability::flush_first(Slot& s) {
     if (!flush_due_) return std::nullopt;
     if (writes_in_flight_ != 0 || flush_in_flight_) return PhaseWork::Next::wait;
-    if (maps_.listener) {
-        auto g = units_.generations();
-        std::copy(g.begin(), g.end(), maps_.snapshot.begin());
-    }
+    if (maps_.listener) acknowledgeable(units_, maps_.snapshot);
     s.req.kind = kind_;
     s.req.offset = 0;
     s.req.length = 0;
@@ -47,6 +44,28 @@ std::optional<PhaseWork::Next> WriteDurability::flush_first(Slot& s) {
     flush_in_flight_ = true;
     group_writes_ = 0;
     return PhaseWork::Next::issued;
+}
+
+void WriteDurability::trim_issued(std::uint64_t offset, std::uint32_t length) {
+    if (!maps_.listener) return;
+    bool recorded = false;
+    const std::uint64_t last = units_.unit_of(offset + length - 1);
+    for (std::uint64_t u = units_.unit_of(offset); u <= last; ++u) {
+        // The snapshot too: a flush in flight acknowledges it next.
+        maps_.snapshot[u] |= kTrimmedBit;
+        if (acked_trimmed(maps_.acked[u])) continue;
+        maps_.acked[u] |= kTrimmedBit;
+        recorded = true;
+    }
+    if (recorded) maps_.listener->acknowledged(maps_.file_index, maps_.acked);
+}
+
+void acknowledgeable(const UnitMap& units, std::span<pattern::Generation> out) {
+    const auto g = units.generations();
+    std::copy(g.begin(), g.end(), out.begin());
+    if (!units.trims()) return;
+    for (std::uint64_t u = 0; u < g.size(); ++u)
+        if (units.trimmed(u)) out[u] |= kTrimmedBit;
 }
 
 void WriteDurability::write_issued() {

@@ -11,6 +11,10 @@
 //                    flight at a time and takes one place of the depth.  The
 //                    last writes of a phase get their flush too.
 //
+// A trim is recorded before it is issued (trim_issued): the acknowledged
+// map carries kTrimmedBit on its units, so after a power cut a trimmed unit
+// may read as trimmed or as its previous content, and nothing else.
+//
 // The acknowledged map only ever holds generations of completed writes that
 // a completed flush (or a synchronous write) made durable: a flush that
 // failed may have lost what it covered, and a later flush can succeed
@@ -19,6 +23,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "engine/engine.h"
@@ -39,6 +44,11 @@ struct DurableMaps {
     unsigned file_index = 0;
 };
 
+// The unit map as an acknowledged map says it: each unit's generation,
+// with kTrimmedBit where a trim covered it after its last write.  `out`
+// holds units.units() entries.
+void acknowledgeable(const UnitMap& units, std::span<pattern::Generation> out);
+
 class WriteDurability {
   public:
     WriteDurability(SyncMethod method, std::uint64_t every, UnitMap& units, DurableMaps& maps);
@@ -54,6 +64,11 @@ class WriteDurability {
     void start_final_flush() { flush_due_ = true; }
 
     void write_issued();
+    // --trim-pct: a trim of [offset, offset + length) is about to be issued.
+    // With a listener, units not yet recorded as trimmed get kTrimmedBit in
+    // the acknowledged map, and the listener hears of it before the trim
+    // goes out (a power cut then finds them named).
+    void trim_issued(std::uint64_t offset, std::uint32_t length);
     // A write finished: `ok` when it transferred everything.
     void write_done(const Slot& s, bool ok);
     // A flush finished; false when it found the filesystem full (ENOSPC or

@@ -17,6 +17,20 @@ namespace ds::model {
 // acknowledged): any generation after the acknowledged one is allowed.
 inline constexpr std::uint32_t kAnyNewerBound = 0xFFFFFFFFU;
 
+// --trim-pct: in an acknowledged map (and a state file of format 6), a unit
+// a trim covered, or is about to cover: it may read back as trimmed (a
+// file's hole: zeros) or as the generation in the low bits (its previous
+// content; 0: none known).  A run that trims records the bit before the trim
+// is issued, so a power cut at any instant finds every trimmed unit named.
+// It limits a trimming run's units to 2^31 - 1 writes each (a stated limit).
+inline constexpr pattern::Generation kTrimmedBit = 0x80000000U;
+inline constexpr bool acked_trimmed(pattern::Generation g) {
+    return (g & kTrimmedBit) != 0;
+}
+inline constexpr pattern::Generation acked_generation(pattern::Generation g) {
+    return g & ~kTrimmedBit;
+}
+
 // What a --keep run's state file records of the run: enough to name every
 // unit of every file and its content (target/state_file.h writes it).
 struct StateGeometry {
@@ -26,7 +40,8 @@ struct StateGeometry {
     std::uint32_t unit_bytes = 0;
     std::uint32_t bound = 1;  // writes a unit may take past its last acknowledgement
     std::uint32_t sector_random = pattern::kSectorBytes;  // the units' shape (--compress)
-    std::vector<std::string> paths;                       // one per file, absolute or as given
+    bool trims = false;              // --trim-pct: acknowledged generations may carry kTrimmedBit
+    std::vector<std::string> paths;  // one per file, absolute or as given
     std::uint64_t units() const { return file_bytes / unit_bytes; }
 };
 

@@ -21,6 +21,7 @@ enum class UnitClass {
     newer,        // a whole newer generation within the bound (allowed)
     never_acked,  // no acknowledgement covered this unit (allowed, content unconstrained)
     torn_newer,   // sectors of the acknowledged and allowed newer generations (allowed)
+    trimmed,      // reads as trimmed, and a trim was recorded for it (allowed)
     lost,         // a durability violation
 };
 
@@ -38,7 +39,7 @@ struct VerifyFileResult {
     std::uint64_t acknowledgements = 0;
     std::uint32_t bound = 1;
     bool used_older_copy = false;
-    std::uint64_t intact = 0, newer = 0, never_acked = 0, torn_newer = 0, lost = 0;
+    std::uint64_t intact = 0, newer = 0, never_acked = 0, torn_newer = 0, trimmed = 0, lost = 0;
     // The state holds no acknowledgement record of this file, yet units past
     // the first hold this run's data: a run records one before it writes
     // any, so the state file lost its records.
@@ -50,7 +51,7 @@ struct VerifyOnlyResult {
     StateGeometry geo;
     bool direct_io = true;
     std::vector<VerifyFileResult> files;
-    std::uint64_t intact = 0, newer = 0, never_acked = 0, torn_newer = 0, lost = 0;
+    std::uint64_t intact = 0, newer = 0, never_acked = 0, torn_newer = 0, trimmed = 0, lost = 0;
     ClassCounts lost_by_class{};
     std::vector<MismatchRecord> lost_records;  // the first RunResult::kMaxRecords
     std::uint64_t read_bytes = 0;
@@ -66,11 +67,11 @@ struct VerifyOnlyResult {
     bool evidence_kept = false;     // --cleanup asked for after a loss: the files stay
     int stop_signal = 0;            // a stop request (signal n) ended it early
 
-    std::uint64_t allowed() const { return newer + never_acked + torn_newer; }
+    std::uint64_t allowed() const { return newer + never_acked + torn_newer + trimmed; }
     std::uint64_t units() const { return intact + allowed() + lost; }
     // Units checked against an acknowledged generation (never-acknowledged
     // ones are not: anything may be there).
-    std::uint64_t checked() const { return intact + newer + torn_newer + lost; }
+    std::uint64_t checked() const { return intact + newer + torn_newer + trimmed + lost; }
     std::uint64_t unrecorded_data() const;
 };
 

@@ -90,8 +90,8 @@ void print_state_files(std::FILE* out, const model::VerifyOnlyResult& r) {
             "file %-3zu %s  %" PRIu64 " record%s (%s)  intact %" PRIu64 "  written after %" PRIu64
             "  lost %" PRIu64 "%s\n",
             i, f.path.c_str(), f.acknowledgements, f.acknowledgements == 1 ? "" : "s",
-            file_bound_text(f.bound).c_str(), f.intact, f.newer + f.never_acked + f.torn_newer,
-            f.lost,
+            file_bound_text(f.bound).c_str(), f.intact,
+            f.newer + f.never_acked + f.torn_newer + f.trimmed, f.lost,
             f.used_older_copy ? "  (newest state record torn: the one before it used)" : "");
     }
 }
@@ -151,8 +151,9 @@ void print_verify_text(std::FILE* out, const model::VerifyOnlyResult& r, const H
     std::fprintf(out,
                  "written after the last acknowledged flush  %12" PRIu64
                  " %s  (allowed: newer %" PRIu64 ", never acknowledged %" PRIu64 ", torn %" PRIu64
-                 ")\n",
-                 r.allowed(), units_word(r.allowed()), r.newer, r.never_acked, r.torn_newer);
+                 "%s)\n",
+                 r.allowed(), units_word(r.allowed()), r.newer, r.never_acked, r.torn_newer,
+                 r.geo.trims ? (", trimmed " + std::to_string(r.trimmed)).c_str() : "");
     std::fprintf(out, "lost after acknowledgement                 %12" PRIu64 " %s%s\n", r.lost,
                  units_word(r.lost), r.lost ? "  (DURABILITY VIOLATION)" : "");
     print_lost_records(out, r);
@@ -182,6 +183,7 @@ json verify_files_json(const model::VerifyOnlyResult& r) {
                          {"newer_units", f.newer},
                          {"never_acknowledged_units", f.never_acked},
                          {"torn_units", f.torn_newer},
+                         {"trimmed_units", f.trimmed},
                          {"lost_units", f.lost},
                          {"unrecorded_data_units", f.unrecorded_data}});
     return files;
@@ -228,6 +230,7 @@ json verify_json(const model::VerifyOnlyResult& r, const HostInfo& host) {
                           {"newer_units", r.newer},
                           {"never_acknowledged_units", r.never_acked},
                           {"torn_units", r.torn_newer},
+                          {"trimmed_units", r.trimmed},
                           {"lost_units", r.lost},
                           {"cleaned_up", r.cleaned_up},
                           {"cleanup_refused", r.cleanup_refused},

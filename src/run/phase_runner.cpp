@@ -135,7 +135,7 @@ void acknowledge(RunSession& s, Phase phase, unsigned active) {
     s.run_on_workers([&](unsigned i, Worker& w) {
         if (i >= active) return;
         if (::fsync(s.target.fd(i)) == 0) {
-            s.state->acknowledged(i, w.generations());
+            s.state->acknowledged(i, w.acknowledge_all());
         } else {
             ++s.state_sync_errors;
             s.state->poison(i);

@@ -184,6 +184,7 @@ void RunSession::create_files() {
         sg.file_bytes = cfg.file_bytes;
         sg.unit_bytes = cfg.rand_block;
         sg.sector_random = cfg.sector_random();
+        sg.trims = cfg.trim_pct > 0;
         // Without --sync, acknowledgements come only at phase ends.
         sg.bound = unacked_write_bound(cfg, cfg.sync == SyncMethod::none ? 0 : cfg.sync_every);
         for (std::size_t i = 0; i < target.file_count(); ++i)

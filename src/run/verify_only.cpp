@@ -91,9 +91,18 @@ bool torn_within_bound(std::span<const std::byte> actual, const pattern::UnitIde
 
 }  // namespace
 
-UnitVerdict classify_unit(std::span<const std::byte> actual, const pattern::UnitIdentity& expected,
+UnitVerdict classify_unit(std::span<const std::byte> actual, const pattern::UnitIdentity& acked,
                           std::uint32_t bound) {
     UnitVerdict v;
+    // A recorded trim: a hole reads zeros; otherwise the unit is judged by
+    // the generation it held before (its previous content, or newer writes).
+    pattern::UnitIdentity expected = acked;
+    expected.generation = acked_generation(acked.generation);
+    if (acked_trimmed(acked.generation) &&
+        std::all_of(actual.begin(), actual.end(), [](std::byte b) { return b == std::byte{0}; })) {
+        v.cls = UnitClass::trimmed;
+        return v;
+    }
     if (expected.generation == pattern::kUnknownGeneration) {
         v.cls = UnitClass::never_acked;
         return v;
@@ -249,6 +258,9 @@ class FileVerifier {
             case UnitClass::torn_newer:
                 ++w_.res.torn_newer;
                 break;
+            case UnitClass::trimmed:
+                ++w_.res.trimmed;
+                break;
             case UnitClass::lost:
                 lose(off, v.diagnosis->cls, v.diagnosis->first_bad_byte, v.diagnosis->bad_bytes, 0,
                      v.diagnosis->found);
@@ -279,7 +291,7 @@ class FileVerifier {
         rec.cls = cls;
         rec.bad_bytes = bad_bytes;
         rec.error = err;
-        rec.expected_generation = file_.acked[unit_off / u_];
+        rec.expected_generation = acked_generation(file_.acked[unit_off / u_]);
         rec.found = found;
         w_.records.push_back(std::move(rec));
     }
@@ -426,6 +438,7 @@ void read_kept_files(const LoadedState& state, VerifyOnlyResult& r) {
         r.newer += w.res.newer;
         r.never_acked += w.res.never_acked;
         r.torn_newer += w.res.torn_newer;
+        r.trimmed += w.res.trimmed;
         r.lost += w.res.lost;
         for (std::size_t c = 0; c < r.lost_by_class.size(); ++c)
             r.lost_by_class[c] += w.lost_by_class[c];

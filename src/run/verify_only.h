@@ -30,9 +30,11 @@ using namespace ds::target;
 // far back, is never within the bound.
 bool within_bound(pattern::Generation acked, pattern::Generation g, std::uint32_t bound);
 
-// Classifies one unit read back.  `expected` names the unit with its
-// acknowledged generation (kUnknownGeneration: never acknowledged).
-UnitVerdict classify_unit(std::span<const std::byte> actual, const pattern::UnitIdentity& expected,
+// Classifies one unit read back.  `acked` names the unit with its
+// acknowledged generation (kUnknownGeneration: never acknowledged; with
+// kTrimmedBit, a recorded trim: all zeros is `trimmed`, else the unit is
+// judged by the generation below the bit).
+UnitVerdict classify_unit(std::span<const std::byte> actual, const pattern::UnitIdentity& acked,
                           std::uint32_t bound);
 
 // Reads STATE and every unit of its files (O_DIRECT when the filesystem

@@ -131,8 +131,10 @@ StateFile::StateFile(std::string path, StateGeometry geo)
     std::vector<std::byte> header(header_bytes_);
     std::byte* h = header.data();
     put(h + 0, kStateMagic);
-    const bool shaped = geo_.sector_random != pattern::kSectorBytes;
-    put(h + 8, shaped ? kStateFormatCompressible : kStateFormatVersion);
+    const bool shaped = geo_.sector_random != pattern::kSectorBytes || geo_.trims;
+    put(h + 8, geo_.trims ? kStateFormatTrims
+               : shaped   ? kStateFormatCompressible
+                          : kStateFormatVersion);
     put(h + 12, n);
     put(h + 16, geo_.seed);
     put(h + 24, geo_.run_id);
@@ -238,15 +240,17 @@ struct OpenState {
 };
 
 // The units' shape (pattern::UnitIdentity::sector_random) a header of
-// either format records, refusing any other format.
-std::uint32_t units_shape(const std::byte* h, const std::string& path) {
+// any format it reads records, and whether its units may carry trims,
+// refusing any other format.
+std::uint32_t units_shape(const std::byte* h, const std::string& path, bool& trims) {
     const std::uint32_t format = get<std::uint32_t>(h + 8);
+    trims = format == kStateFormatTrims;
     if (format == kStateFormatVersion) return pattern::kSectorBytes;
-    if (format == kStateFormatCompressible) return get<std::uint32_t>(h + 68);
+    if (format == kStateFormatCompressible || trims) return get<std::uint32_t>(h + 68);
     throw SetupError(path + ": state file format " + std::to_string(format) +
                      " is not supported (this drivestress reads formats " +
-                     std::to_string(kStateFormatVersion) + " and " +
-                     std::to_string(kStateFormatCompressible) +
+                     std::to_string(kStateFormatVersion) + " to " +
+                     std::to_string(kStateFormatTrims) +
                      "; verify it with the drivestress version that wrote it)");
 }
 
@@ -270,7 +274,7 @@ OpenState open_state(const std::string& path) {
     o.geo.file_bytes = get<std::uint64_t>(h + 32);
     o.geo.unit_bytes = get<std::uint32_t>(h + 40);
     o.geo.bound = get<std::uint32_t>(h + 44);
-    o.geo.sector_random = units_shape(h, path);
+    o.geo.sector_random = units_shape(h, path, o.geo.trims);
     o.header_bytes = get<std::uint64_t>(h + 48);
     o.copy_bytes = get<std::uint64_t>(h + 56);
     const std::uint32_t names_bytes = get<std::uint32_t>(h + 64);

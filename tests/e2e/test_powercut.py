@@ -85,7 +85,8 @@ class PowercutCases:
         self.assertEqual(v["intact_units"] + v["written_after_ack_units"] + v["lost_units"],
                          FILES * units, "every unit classified once")
         self.assertEqual(v["written_after_ack_units"],
-                         v["newer_units"] + v["never_acknowledged_units"] + v["torn_units"])
+                         v["newer_units"] + v["never_acknowledged_units"] + v["torn_units"]
+                         + v["trimmed_units"])
         self.assertEqual(doc["summary"]["exit_code"], p.returncode)
         self.assertEqual(doc["summary"]["mismatch_total"], v["lost_units"])
         return result, v
@@ -164,6 +165,44 @@ class PowercutCases:
         self.assertIn("then remove them with: rm -- %s %s %s\n"
                       % (self.data_file(0), self.data_file(1), self.state_path()), result.stdout)
         self.refusal_names_the_way_out()
+
+    def test_kill9_mid_random_with_trims(self):
+        """--trim-pct under --keep: every trim is recorded before it is
+        issued, so after a kill -9 a trimmed unit reads as a hole (zeros) or
+        as its previous content, and a trimmed unit holding another unit's
+        data is lost (misdirected).  No --sync: the only acknowledgement
+        is the sequential write's, so every trim is known to the state file
+        only through its own record."""
+        run = self.start("--keep", "-s", "8M", "-j", FILES, "--qd", 16, "--read-pct", 30,
+                         "--trim-pct", 30, "--rand-time", 60, stop="random:600")
+        run.wait_stopped()
+        run.send(signal.SIGKILL)
+        r = run.finish()
+        self.assertEqual(r.returncode, -signal.SIGKILL, r.describe())
+        with open(self.state_path(), "rb") as f:
+            self.assertEqual(struct.unpack_from("<I", f.read(12), 8)[0], 6, "state format 6")
+        result, v = self.verify()
+        self.assertExit(result, 0)
+        self.assertEqual(v["lost_units"], 0, result.describe())
+        self.assertGreater(v["trimmed_units"], 0, result.describe())
+        self.assertIn("trimmed %d)" % v["trimmed_units"], result.stdout)
+
+        # A unit recorded as trimmed that reads zeros, given the content of
+        # an acknowledged unit of the same file: misdirected, lost.
+        _, acked = read_state(self.state_path())
+        path = self.data_file(0)
+        trimmed = [u for u in range(5, UNITS) if acked[0][u] & 0x80000000
+                   and read_block(path, u * UNIT_BYTES, UNIT_BYTES) == bytes(UNIT_BYTES)]
+        self.assertTrue(trimmed, "a unit recorded as trimmed reads as a hole")
+        source_at, _ = self.acked_intact_unit(0)
+        target_at = trimmed[0] * UNIT_BYTES
+        write_block(path, target_at, read_block(path, source_at, UNIT_BYTES))
+        result, v = self.verify()
+        self.assertExit(result, 2)
+        self.assertEqual(v["lost_units"], 1, result.describe())
+        m = result.doc["mismatches"][0]
+        self.assertEqual((m["class"], m["unit_offset_bytes"], m["file_index"]),
+                         ("misdirected", target_at, 0))
 
     def refusal_names_the_way_out(self):
         """After a loss the next run's refusal is no dead end: it names the

@@ -254,3 +254,26 @@ TEST_CASE("verify_only over real files: counts per class and the lost unit's off
     r = run::verify_only(state_path);
     CHECK(r.lost_by_class[static_cast<std::size_t>(pattern::MismatchClass::short_read)] == 12);
 }
+
+TEST_CASE("a recorded trim: a hole or the previous content passes, nothing else does") {
+    const pattern::Generation trimmed_after_7 = 7 | model::kTrimmedBit;
+    const std::vector<std::byte> hole(kUnit);
+    CHECK(run::classify_unit(hole, unit(trimmed_after_7), 1).cls == UnitClass::trimmed);
+    CHECK(run::classify_unit(content(unit(7)), unit(trimmed_after_7), 1).cls == UnitClass::intact);
+    // A write after the trim, within the bound.
+    CHECK(run::classify_unit(content(unit(8)), unit(trimmed_after_7), 1).cls == UnitClass::newer);
+    // Another unit's data, an older generation: lost, diagnosed against 7.
+    const auto other = run::classify_unit(content(unit(7, 5 * kUnit)), unit(trimmed_after_7), 1);
+    CHECK(other.cls == UnitClass::lost);
+    CHECK(other.diagnosis->cls == pattern::MismatchClass::misdirected);
+    CHECK(other.compared_generation == 7);
+    CHECK(run::classify_unit(content(unit(6)), unit(trimmed_after_7), 1).cls == UnitClass::lost);
+    // Without the record a hole is a zeroed unit, lost.
+    const auto zeroed = run::classify_unit(hole, unit(7), 1);
+    CHECK(zeroed.cls == UnitClass::lost);
+    CHECK(zeroed.diagnosis->cls == pattern::MismatchClass::zeroed);
+    // Trimmed with nothing known before it: a hole passes, data is unconstrained.
+    CHECK(run::classify_unit(hole, unit(model::kTrimmedBit), 1).cls == UnitClass::trimmed);
+    CHECK(run::classify_unit(content(unit(3)), unit(model::kTrimmedBit), 1).cls ==
+          UnitClass::never_acked);
+}

@@ -235,6 +235,25 @@ void UringBackend::prep_trim(io_uring_sqe* sqe, int file, const Request& r) cons
     sqe->cmd_op = kBlockUringCmdDiscard;
     sqe->addr = at;
     sqe->addr3 = r.length;
+    if (discard_async_) sqe->flags |= IOSQE_ASYNC;
+}
+
+// A discard issued inline carries REQ_NOWAIT, which a bio-based driver
+// without nowait support (zram, 6.18) fails with EOPNOTSUPP instead of
+// EAGAIN, so io_uring never retries it from a worker.  Such a trim is
+// issued again once through io-wq (IOSQE_ASYNC: no REQ_NOWAIT), as are the
+// trims after it; a second EOPNOTSUPP is the device's answer.
+bool UringBackend::retried_async(Request& r, int res) {
+    const auto was = std::find(async_trims_.begin(), async_trims_.end(), &r);
+    if (was != async_trims_.end()) {
+        async_trims_.erase(was);
+        return false;
+    }
+    if (res != -EOPNOTSUPP || r.kind != OpKind::trim || !block_device_) return false;
+    discard_async_ = true;
+    async_trims_.push_back(&r);
+    prepare(r);
+    return true;
 }
 
 // liburing enters the kernel when there is something to submit (with
@@ -328,6 +347,7 @@ std::size_t UringBackend::take_completed(std::span<Completion> out, std::size_t 
         void* data = io_uring_cqe_get_data(cqes_[i]);
         if (data == cancel_tag()) continue;  // a cancel's own answer
         auto* req = static_cast<Request*>(data);
+        if (req->kind == OpKind::trim && retried_async(*req, cqes_[i]->res)) continue;
         // A NOP answers 0: taken as the whole transfer, so the engine goes
         // on as after a read or write (a 0 would be a short transfer).
         const std::int32_t res = nop_ && cqes_[i]->res == 0 && !is_flush(req->kind)

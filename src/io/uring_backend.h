@@ -50,6 +50,8 @@ class UringBackend final : public Backend {
     // when the submission queue has no room even after submitting.
     bool queue_cancel(std::uint64_t key, int flags);
     void prep_trim(io_uring_sqe* sqe, int file, const Request& r) const;
+    // A discard refused for REQ_NOWAIT, issued again through io-wq (true).
+    bool retried_async(Request& r, int res);
     // Submission failed for good with `err`: see uring_backend.cpp.
     void fail_queued(int err);
     // Moves what has completed into out[n...]; returns the new count.
@@ -65,10 +67,12 @@ class UringBackend final : public Backend {
     std::vector<io_uring_cqe*> cqes_;
     UringFeatures features_;
     bool sqpoll_ = false;
-    bool nop_ = false;           // UringOptions::nop
-    bool block_device_ = false;  // a trim is a discard, not a hole
-    bool cancel_any_ = false;    // the kernel takes IORING_ASYNC_CANCEL_ANY
-    int broken_ = 0;             // -errno: submission failed for good, nothing is submitted again
+    bool nop_ = false;                   // UringOptions::nop
+    bool block_device_ = false;          // a trim is a discard, not a hole
+    bool discard_async_ = false;         // discards go through io-wq (retried_async)
+    std::vector<Request*> async_trims_;  // issued again through io-wq, not answered yet
+    bool cancel_any_ = false;            // the kernel takes IORING_ASYNC_CANCEL_ANY
+    int broken_ = 0;  // -errno: submission failed for good, nothing is submitted again
     std::vector<Completion> failed_;  // requests that failed at submission, for reap()
     std::uint64_t enters_ = 0;
 };

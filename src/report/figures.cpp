@@ -102,9 +102,9 @@ const std::array kPhaseFigures = {
                 [](const PhaseResult& p) { return count(p.counters.trim_bytes); }, trims_seen,
                 "drivestress_trim_bytes_total", nullptr, 0, true},
     PhaseFigure{"trimmed_units_read", Kind::count, "units",
-                "Trimmed units read back and checked against what the target promises a "
-                "trimmed block reads as (a file: zeros; a raw device: zeros, 0xFF or the old "
-                "data, never another unit's).",
+                "Trimmed units read back (each time one is read) and checked against what the "
+                "target promises a trimmed block reads as (a file: zeros; a raw device: zeros, "
+                "0xFF or the old data, never another unit's).",
                 [](const PhaseResult& p) { return count(p.counters.trimmed_units_read); },
                 trims_seen, "drivestress_trimmed_units_read_total", nullptr, 0, true},
     PhaseFigure{"trim_not_honoured_units", Kind::count, "units",

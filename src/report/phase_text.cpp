@@ -209,7 +209,7 @@ std::string trims_line(const model::PhaseResult& p) {
     }
     if (!c.trimmed_units_read) return out;
     if (!out.empty()) out += '\n';
-    out += printf_string("  trimmed:   %" PRIu64 " units read back", c.trimmed_units_read);
+    out += printf_string("  trimmed:   %" PRIu64 " reads of trimmed units", c.trimmed_units_read);
     if (!c.trim_not_honoured) return out + ", each as the target promises";
     return out + printf_string(
                      "; %" PRIu64

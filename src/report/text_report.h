@@ -126,7 +126,8 @@ std::string skew_line(const model::SkewResult& s);
 std::string sizes_line(const model::PhaseResult& p, units::ByteUnits u = units::ByteUnits::iec);
 // --trim-pct: "  trims:     2.1k done (1.0k/s), 8.3 MiB dropped  lat ms p50 ..
 // p99 .. max .." under a random phase that trimmed, and for any phase that
-// read trimmed units back "  trimmed:   312 units read back, as promised"
+// read trimmed units back "  trimmed:   312 reads of trimmed units, each as
+// the target promises"
 // (or how many still held their old data: trim-not-honoured); empty when
 // the phase neither trimmed nor read a trimmed unit.
 std::string trims_line(const model::PhaseResult& p);

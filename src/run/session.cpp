@@ -148,8 +148,8 @@ RunSession::RunSession(RunConfig& c, RunResult& r, RunObserver& o)
 void RunSession::measure_data() {
     constexpr unsigned kSampledUnits = 256;
     const pattern::UnitIdentity base{
-        res.run_id,         0, 0, 1, cfg.rand_block, pattern::data_id_from_seed(cfg.seed),
-        cfg.sector_random()};
+        res.run_id,      0, 0, 1, cfg.rand_block, pattern::data_id_from_seed(cfg.seed),
+        cfg.unit_shape()};
     const pattern::CompressEstimate e =
         pattern::estimate_units(base, cfg.file_bytes, cfg.files, kSampledUnits);
     res.data = DataCompressibility{cfg.compress, e.ratio, e.units};
@@ -175,7 +175,7 @@ void RunSession::describe_targets() {
 
 void RunSession::create_files() {
     try {
-        target.create_files(res.run_id, pattern::data_id_from_seed(cfg.seed), cfg.sector_random());
+        target.create_files(res.run_id, pattern::data_id_from_seed(cfg.seed), cfg.unit_shape());
         if (!cfg.keep) return;
         sync_new_files(target);
         StateGeometry sg;
@@ -183,7 +183,7 @@ void RunSession::create_files() {
         sg.run_id = res.run_id;
         sg.file_bytes = cfg.file_bytes;
         sg.unit_bytes = cfg.rand_block;
-        sg.sector_random = cfg.sector_random();
+        sg.shape = cfg.unit_shape();
         // Without --sync, acknowledgements come only at phase ends.
         sg.bound = unacked_write_bound(cfg, cfg.sync == SyncMethod::none ? 0 : cfg.sync_every);
         for (std::size_t i = 0; i < target.file_count(); ++i)
@@ -343,7 +343,7 @@ void RunSession::recreate_files() {
     // files' blocks allocated, and the new files may not fit.
     run_on_workers([](unsigned, Worker& w) { w.close_backend(); });
     target.remove_files();
-    target.create_files(res.run_id, pattern::data_id_from_seed(cfg.seed), cfg.sector_random());
+    target.create_files(res.run_id, pattern::data_id_from_seed(cfg.seed), cfg.unit_shape());
     if (state) sync_new_files(target);
     run_on_workers([&](unsigned i, Worker& w) {
         w.reset_generations();

@@ -85,26 +85,6 @@ std::string sweep_words(const model::SweepResult& s, units::ByteUnits u) {
 }
 
 // Half the width of one run's interval of its figure, in %; 0 without one.
-// The data's shape beside the figures: the compression measured, and what
-// the duplicates are and what they make undetectable (DESIGN.md: a
-// workload's blind spot is said, never silently accepted).
-std::string data_words(const model::RunConfig& cfg, const model::RunResult& r) {
-    if (!r.data || (cfg.compress <= 1 && cfg.dedupe == 0)) return "";
-    std::string words = " | data: ";
-    if (cfg.compress > 1)
-        words += printf_string("compress %g (measured %.2f:1 over %u sampled units)", cfg.compress,
-                               r.data->measured, r.data->sampled_units);
-    if (cfg.compress > 1 && cfg.dedupe > 0) words += ", ";
-    if (cfg.dedupe > 0)
-        words += printf_string(
-            "dedupe %g %% (%llu of %llu units hold one of %u sources, %.2f:1; a lost, torn or "
-            "misdirected write between two units of one source is undetectable)",
-            cfg.dedupe_pct(), static_cast<unsigned long long>(r.data->duplicate_units),
-            static_cast<unsigned long long>(r.data->counted_units), r.data->dedupe_sources,
-            r.data->dedupe_ratio);
-    return words;
-}
-
 double within_pct(const model::PhaseResult& p) {
     if (p.repeats.size() >= 2 || p.series_joined || p.regimes().size() >= 2) return 0;
     const stats::BatchInterval b = p.series_interval(p.iops_figure());
@@ -140,7 +120,29 @@ QuotedFigures quoted_figures(const model::RunResult& r) {
     return q;
 }
 
+std::string dedupe_words(const model::DataCompressibility& d) {
+    return printf_string(
+        "dedupe %g %% (%llu of %llu units hold one of %u sources, %.2f:1; a lost, torn or "
+        "misdirected write between two units of one source is undetectable)",
+        d.dedupe_pct, static_cast<unsigned long long>(d.duplicate_units),
+        static_cast<unsigned long long>(d.counted_units), d.dedupe_sources, d.dedupe_ratio);
+}
+
 namespace {
+
+// The data's shape beside the figures: the compression measured, and what
+// the duplicates are and what they make undetectable (DESIGN.md: a
+// workload's blind spot is said, never silently accepted).
+std::string data_words(const model::RunConfig& cfg, const model::RunResult& r) {
+    if (!r.data || (cfg.compress <= 1 && cfg.dedupe == 0)) return "";
+    std::string words = " | data: ";
+    if (cfg.compress > 1)
+        words += printf_string("compress %g (measured %.2f:1 over %u sampled units)", cfg.compress,
+                               r.data->measured, r.data->sampled_units);
+    if (cfg.compress > 1 && cfg.dedupe > 0) words += ", ";
+    if (cfg.dedupe > 0) words += dedupe_words(*r.data);
+    return words;
+}
 
 // " ±4.2 %" (one run's interval), or nothing.
 std::string pm(double pct) {

@@ -8,8 +8,9 @@ flipped mid-run in a copy is named at its file and offset with exit 2 on
 both backends; a unit of its own written over a copy is misdirected, while
 a copy over another copy of its source goes unseen (the stated blind
 spot); 20 seeds of --dedupe 30, alone and with --compress 2, pass on both
-backends; --keep / --verify-only reproduce the copies; bad values are
-refused in one line naming the option."""
+backends; --keep / --verify-only reproduce the copies; a preset's report
+says what the copies hide too; bad values are refused in one line naming
+the option."""
 
 import os
 import subprocess
@@ -166,6 +167,16 @@ class DedupeCases:
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         self.assertIn("PASS", p.stdout)
         self.assertEqual(self.target_files(), [])
+
+    def test_a_preset_says_what_the_copies_hide(self):
+        r = self.drivestress("--preset", "quick", "-s", "1M", "-j", 1, "--rand-time", 1,
+                             "--dedupe", 20)
+        self.assertExit(r, 0)
+        doc = self.assertJson(r)
+        self.assertEqual(doc["preset"]["tests"][0]["exit_code"], 0)
+        self.assertEqual(doc["config"]["dedupe"], 20)
+        self.assertRegex(r.stdout, r"\n  data: dedupe 20 % \(\d+ of 256 units hold one of \d+ "
+                                   r"sources, [\d.]+:1; a lost, torn or misdirected\s+write")
 
     def test_bad_values_are_refused_naming_the_option(self):
         for value in ("101", "100.1", "x", "-1", "12.25", "25%", "1e1", ""):

@@ -166,6 +166,8 @@ class DedupeCases:
                            timeout=harness.EXIT_TIMEOUT_S)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         self.assertIn("PASS", p.stdout)
+        self.assertIn("dedupe 25 %: a lost or torn write to a unit that copies a source cannot "
+                      "be seen", p.stdout)
         self.assertEqual(self.target_files(), [])
 
     def test_a_preset_says_what_the_copies_hide(self):

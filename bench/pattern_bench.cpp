@@ -104,12 +104,15 @@ double bench_mismatch(Buffer& buf, std::size_t chunk, SimdPath path, double min_
     });
 }
 
-ds::pattern::UnitIdentity unit_at(std::size_t offset, std::size_t unit_bytes) {
+// `shape`: the units' (ds::pattern::UnitShape); the default, every unit its own.
+ds::pattern::UnitIdentity unit_at(std::size_t offset, std::size_t unit_bytes,
+                                  ds::pattern::UnitShape shape = ds::pattern::kSectorBytes) {
     return {.run_id = ds::pattern::data_id_from_seed(1),
             .file_index = 0,
             .offset = offset,
             .generation = 1,
-            .unit_bytes = static_cast<std::uint32_t>(unit_bytes)};
+            .unit_bytes = static_cast<std::uint32_t>(unit_bytes),
+            .shape = shape};
 }
 
 // The filling thread's GiB/s over `blocks` 1 MiB blocks, each pwritten by a
@@ -243,6 +246,23 @@ int main() {
             ds::pattern::stream_fence();
         });
         std::printf("  %-34s %8.1f %8s\n", "4 KiB units streamed, 256 MiB buffer", fill, "-");
+    }
+    {
+        // --dedupe 30: every unit pays the pick, 30 % are copies of a source.
+        const std::size_t u = 4 * KiB;
+        const auto shape = ds::pattern::make_shape(ds::pattern::kSectorBytes, 300);
+        const double fill = throughput(cached.size, kMinSeconds, 4, [&](std::size_t) {
+            for (std::size_t at = 0; at < cached.size; at += u)
+                ds::pattern::fill_unit(cached.span().subspan(at, u), unit_at(at, u, shape));
+        });
+        const double verify = throughput(cached.size, kMinSeconds, 4, [&](std::size_t) {
+            std::size_t sum = 0;
+            for (std::size_t at = 0; at < cached.size; at += u)
+                sum += ds::pattern::first_mismatch(cached.span().subspan(at, u),
+                                                   unit_at(at, u, shape));
+            g_sink = g_sink + sum;
+        });
+        print_row("4 KiB units, dedupe 30 %, 256 KiB", fill, verify);
     }
 
     // Why the write path streams: the block leaves this core before it is

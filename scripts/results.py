@@ -490,6 +490,8 @@ CONFIG_ITEMS = (
     ("read-pct", lambda d: d.get("config", {}).get("read_pct")),
     ("distribution", lambda d: d.get("config", {}).get("distribution")),
     ("compress", lambda d: d.get("config", {}).get("compress")),
+    # Documents from before --dedupe had none: 0.
+    ("dedupe", lambda d: d.get("config", {}).get("dedupe", 0)),
     ("phases", lambda d: ",".join(d["config"]["phases"])
      if isinstance(d.get("config", {}).get("phases"), list) else None),
     ("sync", lambda d: d.get("config", {}).get("sync")),

@@ -61,6 +61,11 @@ const OptionSpec kSpecs[] = {
      "make the written data compress about RATIO:1 (lz4, zstd, zram), 1 to 8: every 512-byte "
      "sector keeps 512/RATIO bytes of the unit's data and the rest is zeros, still verified "
      "byte for byte; the report states the ratio measured"},
+    {kWorkload, "dedupe", 0, "PCT", "0", nullptr,
+     "make PCT percent of the units (0 to 100, one decimal at most) copies of one of 16 "
+     "sources, the same units in every phase, for a deduplicating device; still verified byte "
+     "for byte, but a lost, torn or misdirected write between two units of one source is "
+     "undetectable, and the report says how many units that covers"},
     {kWorkload, "rand-time", 0, "DURATION", "10s", nullptr,
      "random phase length per iteration (0 disables it)"},
     {kWorkload, "rand-ops", 0, "N", nullptr, "off",

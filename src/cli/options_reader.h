@@ -101,7 +101,8 @@ std::uint64_t read_random_blocks(const Options& o, model::RunConfig& c);
 // Where the verification unit came from, for a message.
 std::string unit_source(const Options& o);
 // --distribution (where the random phase's blocks land), --trim-pct (after
-// --read-pct) and --compress (how compressible the written data is).
+// --read-pct), --compress (how compressible the written data is) and
+// --dedupe (how much of it is duplicated).
 void read_workload_data(const Options& o, model::RunConfig& c);
 void check_arrivals(const Options& o, const model::RunConfig& c);
 void read_steady_state(const Options& o, model::RunConfig& c);

@@ -153,11 +153,30 @@ static void read_trims(const Options& o, model::RunConfig& c) {
                          " add up to more than 100 (reads + trims <= 100, the rest are writes)");
 }
 
+// A percentage from 0 to 100 with one decimal at most, kept in tenths
+// (model::kDedupeScale).
+static void read_dedupe(const Options& o, model::RunConfig& c) {
+    const std::string t = o.text("dedupe");
+    const std::size_t dot = t.find('.');
+    const std::string whole = t.substr(0, dot);
+    const std::string tenth = dot == std::string::npos ? "0" : t.substr(dot + 1);
+    const bool digits = !whole.empty() && whole.size() <= 3 && tenth.size() == 1 &&
+                        (whole + tenth).find_first_not_of("0123456789") == std::string::npos;
+    const unsigned v = digits ? static_cast<unsigned>(std::stoul(whole) * 10 + std::stoul(tenth))
+                              : model::kDedupeScale + 1;
+    if (v > model::kDedupeScale)
+        throw UsageError("--dedupe: '" + t +
+                         "' is not a percentage from 0 to 100 (a number such as 25 or 12.5; 0 = "
+                         "no duplicate units)");
+    c.dedupe = v;
+}
+
 void read_workload_data(const Options& o, model::RunConfig& c) {
     read_trims(o, c);
     c.distribution = with_option("--distribution", o.text("distribution"),
                                  [](const std::string& t) { return stats::parse_distribution(t); });
     read_compress(o, c);
+    read_dedupe(o, c);
 }
 
 // --arrivals spaces an open-loop schedule; read once --rate, --sweep and

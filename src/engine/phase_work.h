@@ -105,12 +105,12 @@ struct PhaseContext {
     std::atomic<std::uint64_t>& progress_ops;
     std::uint64_t now_ns = 0;   // the clock at the last wait
     std::uint64_t data_id = 0;  // the payload's key (pattern::UnitIdentity::data_id)
-    std::uint32_t sector_random = pattern::kSectorBytes;  // the units' shape (--compress)
+    pattern::UnitShape shape = pattern::kSectorBytes;  // the units' shape (--compress, --dedupe)
     // What a trimmed unit of this file may read back as (--trim-pct).
     pattern::TrimPromise trim_promise = pattern::TrimPromise::zeros;
     // A unit of this file, offset and generation to be set.
     pattern::UnitIdentity unit(std::uint32_t unit_bytes) const {
-        return {run_id, file_index, 0, 1, unit_bytes, data_id, sector_random};
+        return {run_id, file_index, 0, 1, unit_bytes, data_id, shape};
     }
 };
 

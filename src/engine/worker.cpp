@@ -38,7 +38,7 @@ WorkerGeometry make_geometry(const RunConfig& cfg, unsigned backend_depth) {
     g.read_pct = cfg.read_pct;
     g.trim_pct = cfg.trim_pct;
     g.distribution = cfg.distribution;
-    g.sector_random = cfg.sector_random();
+    g.shape = cfg.unit_shape();
     g.verify = cfg.verify;
     g.sync = cfg.sync;
     g.sync_every = cfg.sync_every;
@@ -173,7 +173,7 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
                      progress_ops,
                      monotonic_ns(),
                      pattern::data_id_from_seed(seed_),
-                     geo_.sector_random,
+                     geo_.shape,
                      trim_promise_};
     WriteDurability writes(geo_.sync, geo_.sync_every, units_, durable_);
     std::unique_ptr<IoPhase> phase = make_phase(

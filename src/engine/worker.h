@@ -43,8 +43,8 @@ struct WorkerGeometry {
     unsigned read_pct;
     unsigned trim_pct = 0;
     stats::DistributionSpec distribution;  // where random blocks land
-    // pattern::UnitIdentity::sector_random: the units' shape (--compress).
-    std::uint32_t sector_random = pattern::kSectorBytes;
+    // pattern::UnitIdentity::shape: the units' shape (--compress, --dedupe).
+    pattern::UnitShape shape = pattern::kSectorBytes;
     bool verify;
     SyncMethod sync = SyncMethod::none;
     std::uint64_t sync_every = 1;  // writes per flush / per listener call

@@ -20,6 +20,8 @@ namespace ds::model {
 enum class Phase { seq_write, seq_read, random, reverify };
 // --compress's largest ratio (pattern/unit.h says why).
 inline constexpr double kMaxCompress = pattern::kMaxCompressRatio;
+// --dedupe's share is kept in tenths of a percent: 1000 is 100 %.
+inline constexpr std::uint32_t kDedupeScale = pattern::kDedupeScale;
 
 inline constexpr Phase kAllPhases[] = {Phase::seq_write, Phase::seq_read, Phase::random,
                                        Phase::reverify};
@@ -110,7 +112,14 @@ struct RunConfig {
     // --compress: the ratio a compressor reaches on the written data, 1 to 8
     // (1: incompressible, as ever); pattern::sector_random_bytes shapes it.
     double compress = 1;
-    std::uint32_t sector_random() const { return pattern::sector_random_bytes(compress); }
+    // --dedupe: the share of units that copy one of a few sources, in
+    // tenths of a percent (0 to 1000; 0: every unit its own, as ever).
+    std::uint32_t dedupe = 0;
+    double dedupe_pct() const { return dedupe / 10.0; }
+    // The units' shape word (pattern::UnitShape) of --compress and --dedupe.
+    pattern::UnitShape unit_shape() const {
+        return pattern::make_shape(pattern::sector_random_bytes(compress), dedupe);
+    }
     double rand_time_s = 10;                // 0 disables the random phase
     std::optional<std::uint64_t> rand_ops;  // total across workers; replaces rand_time
     // --seq-time: each sequential phase covers the files once, then goes on

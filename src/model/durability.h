@@ -39,7 +39,7 @@ struct StateGeometry {
     std::uint64_t file_bytes = 0;
     std::uint32_t unit_bytes = 0;
     std::uint32_t bound = 1;  // writes a unit may take past its last acknowledgement
-    std::uint32_t sector_random = pattern::kSectorBytes;  // the units' shape (--compress)
+    pattern::UnitShape shape = pattern::kSectorBytes;  // the units' shape (--compress, --dedupe)
     bool trims = false;              // --trim-pct: acknowledged generations may carry kTrimmedBit
     std::vector<std::string> paths;  // one per file, absolute or as given
     std::uint64_t units() const { return file_bytes / unit_bytes; }

@@ -140,11 +140,17 @@ void flag_slow_targets(std::vector<TargetResult>& targets, double threshold_pct 
 std::string utc_now_iso8601();
 
 // The written data's compressibility: asked (--compress) and measured by
-// pattern::estimate_units over a sample of the run's units.
+// pattern::estimate_units over a sample of the run's units; and its
+// duplication: asked (--dedupe) and counted by pattern::count_duplicates.
 struct DataCompressibility {
     double asked = 1;
     double measured = 1;  // original / compressed bytes (lz4-costed LZ77, 4 KiB blocks)
     std::uint32_t sampled_units = 0;
+    double dedupe_pct = 0;              // --dedupe: share of units asked to be duplicates
+    std::uint64_t counted_units = 0;    // units whose identity was counted (all, up to 2^22)
+    std::uint64_t duplicate_units = 0;  // of them, copies of a source
+    unsigned dedupe_sources = 0;        // distinct sources among them
+    double dedupe_ratio = 1;            // counted units over their distinct contents
 };
 
 struct RunResult {

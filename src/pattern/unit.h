@@ -29,6 +29,24 @@
 // the zeros nearly free, so lz4, zstd and zram's lzo-rle all reach about RATIO on any block or page
 // of 512 bytes or more; every sector still carries bytes keyed by the generation (torn writes) and
 // the header is whole (stale, misdirected, foreign).  RATIO 1 keeps every byte: the unit as ever.
+//
+// Duplicate units (--dedupe PCT > 0): a fixed hash of (data id, file, offset)
+// makes that share of units a copy of one of kDedupeSources sources, the same
+// in every phase and for --verify-only.  A duplicate's content is a function
+// of (data id, source, unit size, sector_random) alone, so a deduplicating
+// device can fold every copy of a source into one block; its header
+// (kDupeMagic) has the unit header's shape with the data id where the run id
+// is, the source where the offset is, file index and generation 0:
+//   bytes  0..7   magic            kDupeMagic ("DSTRDUPE")
+//   bytes  8..15  data id          what keys the source (another seed: foreign)
+//   bytes 16..23  source           0..kDedupeSources-1
+//   bytes 24..31  0                (file index, generation: a duplicate has neither)
+//   bytes 32..39  unit size, format version
+//   bytes 40..47  header check     as the unit header's
+// What this cannot tell apart is stated in the report: a lost, torn or
+// misdirected write between two units of one source leaves the same bytes.
+// Unit 0 of a file is never a duplicate: it is the mark that says whose the
+// file is (target/, --verify-only --cleanup read its header).
 #pragma once
 
 #include <cstddef>
@@ -51,6 +69,33 @@ inline constexpr std::size_t kSectorBytes = 512;
 // (5 bytes in lz4, about 14 in lzo-rle) is as large as what is kept, and
 // compressors part ways (at 16: 24 kept, lz4 about 17:1, lzo-rle 13:1).
 inline constexpr double kMaxCompressRatio = 8;
+
+inline constexpr std::uint64_t kDupeMagic = 0x4550554452545344ULL;  // "DSTRDUPE"
+// Sources a duplicate unit copies: few enough that every one recurs often in
+// a small file, and a deduplicating device folds the duplicates to almost
+// nothing (16 units of storage).
+inline constexpr unsigned kDedupeSources = 16;
+// --dedupe's share is kept in tenths of a percent (PCT with one decimal).
+inline constexpr std::uint32_t kDedupeScale = 1000;
+
+// The units' shape: how the written data departs from one incompressible
+// unit of its own per offset.  One word, so that everything that carries it
+// (the engine's geometry, the state file) carries all of it:
+//   bits  0..15  stream bytes kept per 512-byte sector (sector_random_bytes,
+//                --compress; kSectorBytes: every byte)
+//   bits 16..31  share of duplicate units in 1/kDedupeScale (--dedupe; 0: none)
+// With no duplicates the word is sector_random itself: a plain run's shape is
+// kSectorBytes, as it was before --dedupe.
+using UnitShape = std::uint32_t;
+constexpr UnitShape make_shape(std::uint32_t sector_random, std::uint32_t dedupe_share) {
+    return sector_random | dedupe_share << 16;
+}
+constexpr std::uint32_t sector_random_of(UnitShape s) {
+    return s & 0xFFFFU;
+}
+constexpr std::uint32_t dedupe_share_of(UnitShape s) {
+    return s >> 16;
+}
 
 // The stream bytes every sector keeps for a compression ratio in [1, 8]:
 // 512 / ratio less a compressor's per-sector overhead, rounded to a multiple
@@ -89,14 +134,19 @@ struct UnitIdentity {
     // The payload's key, data_id_from_seed(seed); 0: run_id keys it too (a
     // unit whose run and data identity are one, as unit tests build them).
     std::uint64_t data_id = 0;
-    // Bytes at the start of every 512-byte sector that carry the stream; the
-    // rest of the sector is zero (sector_random_bytes(--compress)).
-    // kSectorBytes: none zeroed, the incompressible unit.
-    std::uint32_t sector_random = kSectorBytes;
+    // The units' shape (UnitShape): bytes at the start of every 512-byte
+    // sector that carry the stream, the rest of the sector zero
+    // (sector_random_bytes(--compress)), and the share of duplicate units
+    // (--dedupe).  kSectorBytes: every byte kept, no duplicate.
+    UnitShape shape = kSectorBytes;
 };
 
-// Key of the unit's pseudorandom stream.
+// Key of the unit's pseudorandom stream (a unit of its own, not a duplicate).
 std::uint64_t unit_key(const UnitIdentity& id);
+
+// The source this unit copies under its shape's dedupe share, or nothing for
+// a unit of its own (always nothing when the share is 0, and at offset 0).
+std::optional<unsigned> dedupe_source(const UnitIdentity& id);
 
 // Writes the unit's full content; dst.size() == id.unit_bytes.
 void fill_unit(std::span<std::byte> dst, const UnitIdentity& id);
@@ -121,10 +171,20 @@ struct ParsedHeader {
 };
 std::optional<ParsedHeader> parse_header(std::span<const std::byte> unit);
 
+// A duplicate unit's header, when magic, version and check are valid.
+struct DupeHeader {
+    std::uint64_t data_id;
+    unsigned source;
+    std::uint32_t unit_bytes;
+};
+std::optional<DupeHeader> parse_dupe_header(std::span<const std::byte> unit);
+
 enum class MismatchClass {
     stale,         // a valid, older generation of this very unit: a lost write
-    misdirected,   // a valid unit of this run, but of another offset or file
-    foreign,       // a valid unit of another run (any seed: each run has its own id)
+    misdirected,   // a valid unit of this run, but of another offset or file (or another
+                   // duplicate source, or a source where a unit of its own belongs)
+    foreign,       // a valid unit of another run (any seed: each run has its own id), or
+                   // a duplicate source of another seed's data
     zeroed,        // all zero bytes
     uniform_fill,  // one repeated non-zero byte
     torn,          // some sectors hold the expected generation, others an older one

@@ -237,6 +237,7 @@ json config_json(const model::RunConfig& cfg, std::uint64_t seed) {
             {"trim_pct", cfg.trim_pct},
             {"distribution", cfg.distribution.text()},
             {"compress", cfg.compress},
+            {"dedupe", cfg.dedupe_pct()},
             {"rand_time_s", cfg.rand_ops ? json(nullptr) : json(cfg.rand_time_s)},
             {"rand_ops", cfg.rand_ops ? json(*cfg.rand_ops) : json(nullptr)},
             {"seq_time_s", cfg.seq_time_s > 0 ? json(cfg.seq_time_s) : json(nullptr)},
@@ -494,7 +495,12 @@ json result_json(const model::RunConfig& cfg, const model::RunResult& r, const H
     if (r.data)
         doc["data"] = {{"compress", r.data->asked},
                        {"measured_ratio", r.data->measured},
-                       {"sampled_units", r.data->sampled_units}};
+                       {"sampled_units", r.data->sampled_units},
+                       {"dedupe_pct", r.data->dedupe_pct},
+                       {"counted_units", r.data->counted_units},
+                       {"duplicate_units", r.data->duplicate_units},
+                       {"dedupe_sources", r.data->dedupe_sources},
+                       {"dedupe_ratio", r.data->dedupe_ratio}};
     add_endurance_blocks(doc, r);
     json mm = json::array();
     for (const auto& m : r.mismatch_records)

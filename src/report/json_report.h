@@ -26,7 +26,9 @@ namespace ds::report {
 // null in a closed loop); every version-3 key is still there.
 // 5: "sizes" in every phase (a --rand-block mix's per-size figures; null
 // otherwise), "rand_mix" and "compress" in config, and "data" (the written
-// data's compressibility); every version-4 key is still there.
+// data's compressibility); every version-4 key is still there.  Later in
+// 5, added without a bump (new keys, none changed): "dedupe" in config and
+// the duplicates' count in "data" (--dedupe).
 inline constexpr int kSchemaVersion = 5;
 
 // The keys every document starts with: schema_version, tool, run_id,

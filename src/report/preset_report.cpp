@@ -152,6 +152,13 @@ std::string preset_table(const std::string& name, const PresetResults& results,
                      l.write.write_p99_ns, l.write.write_too_short, u);
         out += "  " + verdict + "\n";
     }
+    // A preset prints no figures block: what duplicates hide is said here.
+    for (const auto& [label, r] : results) {
+        if (r.data && r.data->dedupe_pct > 0) {
+            out += fit("  data: " + dedupe_words(*r.data), 8) + "\n";
+            break;
+        }
+    }
     return out + endurance_summary(results, u);
 }
 

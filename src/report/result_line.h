@@ -44,6 +44,11 @@ struct QuotedFigures {
 // From the run's merged phases (sweep points are not in them).
 QuotedFigures quoted_figures(const model::RunResult& r);
 
+// What --dedupe's copies are and what they make undetectable: "dedupe 25 %
+// (16606 of 65536 units hold one of 16 sources, 1.34:1; a lost, torn or
+// misdirected write between two units of one source is undetectable)".
+std::string dedupe_words(const model::DataCompressibility& d);
+
 // "figures  seq 1M: write 1593.0 MiB/s, read 1563.1 MiB/s | random 4K, 70%
 // reads, qd 32 x 2 workers: 129.2k IOPS, p99 4.637 ms | io_uring, O_DIRECT,
 // 2 x 32 MiB on ext4, verified" (no newline); parts that did not run are left out,

@@ -116,6 +116,7 @@ std::string workload_text(const model::RunConfig& cfg) {
     }
     if (cfg.batch > 1) t += "  batch " + std::to_string(cfg.batch);
     if (cfg.compress > 1) t += "  compress " + printf_string("%g", cfg.compress);
+    if (cfg.dedupe > 0) t += "  dedupe " + printf_string("%g", cfg.dedupe_pct()) + " %";
     if (!cfg.verify) t += "  NO VERIFICATION";
     return t;
 }

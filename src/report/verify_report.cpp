@@ -141,6 +141,11 @@ void print_verify_text(std::FILE* out, const model::VerifyOnlyResult& r, const H
                  "state    seed %" PRIu64 "  %zu x %s  unit %s  allowed while a phase writes: %s\n",
                  g.seed, g.paths.size(), units::format_bytes(g.file_bytes).c_str(),
                  units::format_bytes(g.unit_bytes).c_str(), bound_text(g.bound).c_str());
+    if (const std::uint32_t share = pattern::dedupe_share_of(g.shape))
+        std::fprintf(out,
+                     "         dedupe %g %%: a lost or torn write to a unit that copies a source "
+                     "cannot be seen (a copy's bytes never change)\n",
+                     share / 10.0);
     print_state_files(out, r);
     std::fprintf(out, "read     %s in %.2f s (%s)\n", units::format_bytes(r.read_bytes).c_str(),
                  r.seconds, r.direct_io ? "O_DIRECT" : "buffered, page cache dropped first");

@@ -297,7 +297,7 @@ void run_sync_compare_table(RunSession& s) {
                            s.cfg.sync_compare_row_ops.value_or(0),
                            default_backend_factory(s.kind),
                            pattern::data_id_from_seed(s.cfg.seed),
-                           s.cfg.sector_random()};
+                           s.cfg.unit_shape()};
     s.res.sync_compare =
         run_sync_compare(setup, stop, s.res.mismatch_records, s.res.mismatch_totals);
     if (int sig = stop_signal()) {

@@ -167,8 +167,8 @@ class Table final : private MismatchSink {
         Slot slot;
         slot.buf = op_buf_.data();
         const std::uint64_t t0 = monotonic_ns();
-        DurableRow work(row, units_, {s_.run_id, 0, 0, 1, 0, s_.data_id, s_.sector_random},
-                        s_.file_bytes, s_.row_ops, t0 + seconds_to_ns(s_.row_s), s_.direct);
+        DurableRow work(row, units_, {s_.run_id, 0, 0, 1, 0, s_.data_id, s_.shape}, s_.file_bytes,
+                        s_.row_ops, t0 + seconds_to_ns(s_.row_s), s_.direct);
         Engine(*backend, {&slot, 1}, stop_).run(work, {1, 1, 0});
         row.seconds = (monotonic_ns() - t0) / 1e9;
         if (const auto& f = work.failure()) fail(row, *f);
@@ -194,23 +194,10 @@ class Table final : private MismatchSink {
         IntervalRecorder intervals;
         std::atomic<std::uint64_t> bytes{0}, ops{0};
         std::atomic<bool> stop{false};
-        PhaseContext ctx{plan,
-                         units_,
-                         s_.run_id,
-                         0,
-                         s_.file_bytes,
-                         kFillChunk,
-                         true,
-                         s_.check_direct,
-                         out,
-                         *this,
-                         intervals,
-                         stop,
-                         bytes,
-                         ops,
-                         0,
-                         s_.data_id,
-                         s_.sector_random};
+        PhaseContext ctx{plan,       units_,  s_.run_id,       0,   s_.file_bytes,
+                         kFillChunk, true,    s_.check_direct, out, *this,
+                         intervals,  stop,    bytes,           ops, 0,
+                         s_.data_id, s_.shape};
         DurableMaps maps;
         WriteDurability writes(SyncMethod::none, 1, units_, maps);
         io::SyncBackend backend(s_.check_fd);

@@ -40,7 +40,8 @@ struct SyncCompareSetup {
     std::uint64_t row_ops = 0;    // durable writes per row (0: by time)
     BackendFactory make_backend;  // per row
     std::uint64_t data_id = 0;    // the payload's key (pattern::UnitIdentity::data_id)
-    std::uint32_t sector_random = pattern::kSectorBytes;  // the units' shape (--compress)
+    // The units' shape word (pattern::UnitShape: --compress and --dedupe).
+    pattern::UnitShape shape = pattern::kSectorBytes;
 };
 
 // The rows in the order they run.

@@ -238,10 +238,10 @@ class FileVerifier {
     }
 
     void classify(const std::byte* p, std::uint64_t off) {
-        const pattern::UnitIdentity id{
-            geo_.run_id,           index_, off,
-            file_.acked[off / u_], u_,     pattern::data_id_from_seed(geo_.seed),
-            geo_.sector_random};
+        const pattern::UnitIdentity id{geo_.run_id, index_,
+                                       off,         file_.acked[off / u_],
+                                       u_,          pattern::data_id_from_seed(geo_.seed),
+                                       geo_.shape};
         const UnitVerdict v = classify_unit({p, u_}, id, file_.bound);
         switch (v.cls) {
             case UnitClass::intact:

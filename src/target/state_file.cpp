@@ -131,8 +131,10 @@ StateFile::StateFile(std::string path, StateGeometry geo)
     std::vector<std::byte> header(header_bytes_);
     std::byte* h = header.data();
     put(h + 0, kStateMagic);
-    const bool shaped = geo_.sector_random != pattern::kSectorBytes || geo_.trims;
+    const bool shaped = geo_.shape != pattern::kSectorBytes || geo_.trims;  // a word at 68
+    const bool dedupe = pattern::dedupe_share_of(geo_.shape) != 0;
     put(h + 8, geo_.trims ? kStateFormatTrims
+               : dedupe   ? kStateFormatDedupe
                : shaped   ? kStateFormatCompressible
                           : kStateFormatVersion);
     put(h + 12, n);
@@ -144,7 +146,7 @@ StateFile::StateFile(std::string path, StateGeometry geo)
     put(h + 48, header_bytes_);
     put(h + 56, copy_bytes_);
     put(h + 64, static_cast<std::uint32_t>(names.size()));
-    if (shaped) put(h + 68, geo_.sector_random);
+    if (shaped) put(h + 68, geo_.shape);
     std::memcpy(h + kHeaderFixed, names.data(), names.size());
     std::uint64_t check = check_of(0, std::span(header).first(72));
     check = check_of(check, std::span(header).subspan(kHeaderFixed, names.size()));
@@ -239,19 +241,35 @@ struct OpenState {
     std::uint64_t header_bytes = 0, copy_bytes = 0;
 };
 
-// The units' shape (pattern::UnitIdentity::sector_random) a header of
-// any format it reads records, and whether its units may carry trims,
-// refusing any other format.
-std::uint32_t units_shape(const std::byte* h, const std::string& path, bool& trims) {
+// The units' shape (pattern::UnitShape) a header of any format it reads
+// records, and whether its generations may carry kTrimmedBit (format 7),
+// refusing any other format; a shape word that its format could not hold
+// (a dedupe share in format 5, none in 6) reads as 0, which the geometry
+// check refuses.
+pattern::UnitShape units_shape(const std::byte* h, const std::string& path, bool& trims) {
     const std::uint32_t format = get<std::uint32_t>(h + 8);
     trims = format == kStateFormatTrims;
     if (format == kStateFormatVersion) return pattern::kSectorBytes;
-    if (format == kStateFormatCompressible || trims) return get<std::uint32_t>(h + 68);
+    if (trims) return get<pattern::UnitShape>(h + 68);
+    if (format == kStateFormatCompressible || format == kStateFormatDedupe) {
+        const auto shape = get<pattern::UnitShape>(h + 68);
+        const bool dedupe = pattern::dedupe_share_of(shape) != 0;
+        return dedupe == (format == kStateFormatDedupe) ? shape : 0;
+    }
     throw SetupError(path + ": state file format " + std::to_string(format) +
                      " is not supported (this drivestress reads formats " +
                      std::to_string(kStateFormatVersion) + " to " +
                      std::to_string(kStateFormatTrims) +
                      "; verify it with the drivestress version that wrote it)");
+}
+
+// A shape this drivestress can reproduce: 56 to 512 stream bytes a sector in
+// steps of 8, a dedupe share of at most 100 %.
+bool sane_shape(pattern::UnitShape shape) {
+    const std::uint32_t kept = pattern::sector_random_of(shape);
+    return kept >= pattern::sector_random_bytes(model::kMaxCompress) &&
+           kept <= pattern::kSectorBytes && kept % 8 == 0 &&
+           pattern::dedupe_share_of(shape) <= pattern::kDedupeScale;
 }
 
 // Opens `path` without following links and reads its header, checking
@@ -274,22 +292,20 @@ OpenState open_state(const std::string& path) {
     o.geo.file_bytes = get<std::uint64_t>(h + 32);
     o.geo.unit_bytes = get<std::uint32_t>(h + 40);
     o.geo.bound = get<std::uint32_t>(h + 44);
-    o.geo.sector_random = units_shape(h, path, o.geo.trims);
+    o.geo.shape = units_shape(h, path, o.geo.trims);
     o.header_bytes = get<std::uint64_t>(h + 48);
     o.copy_bytes = get<std::uint64_t>(h + 56);
     const std::uint32_t names_bytes = get<std::uint32_t>(h + 64);
     const std::uint32_t u = o.geo.unit_bytes;
     std::uint64_t total = 0;
-    const bool sane =
-        n >= 1 && n <= kMaxStateFiles && u >= pattern::kMinUnitBytes && (u & (u - 1)) == 0 &&
-        o.geo.file_bytes >= u && o.geo.file_bytes % u == 0 && o.geo.bound >= 1 &&
-        o.geo.sector_random >= pattern::sector_random_bytes(model::kMaxCompress) &&
-        o.geo.sector_random <= pattern::kSectorBytes && o.geo.sector_random % 8 == 0 &&
-        o.header_bytes == round_up(kHeaderFixed + names_bytes) &&
-        o.copy_bytes == round_up(kCopyFixed + kGenBytes * o.geo.units()) &&
-        !__builtin_mul_overflow(2ULL * n, o.copy_bytes, &total) &&
-        !__builtin_add_overflow(total, o.header_bytes, &total) &&
-        total <= static_cast<std::uint64_t>(o.st.st_size);
+    const bool sane = n >= 1 && n <= kMaxStateFiles && u >= pattern::kMinUnitBytes &&
+                      (u & (u - 1)) == 0 && o.geo.file_bytes >= u && o.geo.file_bytes % u == 0 &&
+                      o.geo.bound >= 1 && sane_shape(o.geo.shape) &&
+                      o.header_bytes == round_up(kHeaderFixed + names_bytes) &&
+                      o.copy_bytes == round_up(kCopyFixed + kGenBytes * o.geo.units()) &&
+                      !__builtin_mul_overflow(2ULL * n, o.copy_bytes, &total) &&
+                      !__builtin_add_overflow(total, o.header_bytes, &total) &&
+                      total <= static_cast<std::uint64_t>(o.st.st_size);
     if (!sane) throw bad("damaged state file header (impossible geometry or truncated file)");
     std::vector<std::byte> header(o.header_bytes);
     if (!read_all(o.fd.get(), header.data(), header.size(), 0))

@@ -45,11 +45,15 @@ using namespace ds::model;
 //    incompressible run's file stays format 4, readable by the release
 //    before, and a release that cannot reproduce compressible units refuses
 //    the file instead of calling every unit corrupt.
-// 6: format 5 (the shape at byte 68, always) whose generations may carry
-//    model::kTrimmedBit (--trim-pct); written only by a run that trims.
+// 6: format 5 with --dedupe's share in the shape word (pattern::UnitShape)
+//    at byte 68; written only when some units are duplicates, for the same
+//    reason: a release that cannot reproduce them refuses the file.
+// 7: format 5 or 6 (the shape word at byte 68, always) whose generations may
+//    carry model::kTrimmedBit (--trim-pct); written only by a run that trims.
 inline constexpr std::uint32_t kStateFormatVersion = 4;
 inline constexpr std::uint32_t kStateFormatCompressible = 5;
-inline constexpr std::uint32_t kStateFormatTrims = 6;
+inline constexpr std::uint32_t kStateFormatDedupe = 6;
+inline constexpr std::uint32_t kStateFormatTrims = 7;
 
 // Bytes of the state file of `files` files of `units` units each (it is
 // preallocated, so the free-space check counts it).

@@ -414,8 +414,7 @@ void Target::check_alignment(int fd) const {
                          units::format_size_option(align) + " or larger, or --buffered");
 }
 
-void Target::create_files(std::uint64_t run_id, std::uint64_t data_id,
-                          std::uint32_t sector_random) {
+void Target::create_files(std::uint64_t run_id, std::uint64_t data_id, pattern::UnitShape shape) {
     if (raw_) {
         if (!raw_fd_.valid()) open_raw_device();
         return;
@@ -440,7 +439,7 @@ void Target::create_files(std::uint64_t run_id, std::uint64_t data_id,
             }
             pattern::fill_unit(marker.span(),
                                {run_id, static_cast<std::uint32_t>(i), 0,
-                                pattern::next_generation(0), unit_bytes_, data_id, sector_random});
+                                pattern::next_generation(0), unit_bytes_, data_id, shape});
             if (::pwrite(fd, marker.data(), unit_bytes_, 0) != static_cast<ssize_t>(unit_bytes_))
                 throw SetupError(paths_[i] + ": cannot write its first unit: " + errno_text(errno));
         };

@@ -88,11 +88,11 @@ class Target {
 
     // Creates (or replaces our leftovers with) every test file at full
     // size, marked with unit 0 of run `run_id` (data `data_id`, shape
-    // `sector_random`); in raw-device mode opens the device exclusively
+    // `shape`); in raw-device mode opens the device exclusively
     // instead (nothing is created or removed).
     // O_DIRECT unless buffered was asked for or the filesystem refuses it
     // (then direct_io() is false and direct_io_note() says why).
-    void create_files(std::uint64_t run_id, std::uint64_t data_id, std::uint32_t sector_random);
+    void create_files(std::uint64_t run_id, std::uint64_t data_id, pattern::UnitShape shape);
     // Closes and unlinks every file this object created (also with --keep:
     // --recreate asks for it explicitly).
     void remove_files() noexcept;

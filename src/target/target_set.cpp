@@ -93,9 +93,9 @@ void TargetSet::check_shared_space(const RunConfig& cfg, std::uint64_t extra_byt
 }
 
 void TargetSet::create_files(std::uint64_t run_id, std::uint64_t data_id,
-                             std::uint32_t sector_random) {
+                             pattern::UnitShape shape) {
     for (auto& t : targets_)
-        t->create_files(run_id, data_id, sector_random);
+        t->create_files(run_id, data_id, shape);
 }
 
 void TargetSet::remove_files() noexcept {

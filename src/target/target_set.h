@@ -28,7 +28,7 @@ class TargetSet {
 
     // Every target's files (target/target.h); on a failure the files made
     // so far stay for remove_files().
-    void create_files(std::uint64_t run_id, std::uint64_t data_id, std::uint32_t sector_random);
+    void create_files(std::uint64_t run_id, std::uint64_t data_id, pattern::UnitShape shape);
     void remove_files() noexcept;
 
     std::size_t count() const { return targets_.size(); }

@@ -95,6 +95,7 @@ TEST_CASE("the option table's defaults are the structs' own: no second copy can 
     CHECK(c.distribution == built.distribution);
     CHECK(c.compress == built.compress);
     CHECK(c.trim_pct == built.trim_pct);
+    CHECK(c.dedupe == built.dedupe);
     const auto steady = parse({"--steady-state", "1s"}).steady_state;
     REQUIRE(steady.has_value());
     CHECK(steady->window_rounds == ds::stats::SteadyStateRule{}.window_rounds);
@@ -116,6 +117,7 @@ TEST_CASE("the option table's defaults are the structs' own: no second copy can 
                                         "trim-pct",
                                         "distribution",
                                         "compress",
+                                        "dedupe",
                                         "rand-time",
                                         "arrivals",
                                         "iterations",
@@ -430,6 +432,22 @@ TEST_CASE("rejections name the option") {
             const std::string msg = usage_error({"--compress", bad});
             CHECK(contains(msg, "--compress"));
             CHECK(contains(msg, "from 1 to 8"));
+            CHECK(msg.find('\n') == std::string::npos);
+        }
+    }
+    SUBCASE("--dedupe: a percentage, 0 to 100 with one decimal, kept in tenths") {
+        CHECK(parse({}).dedupe == 0);
+        CHECK(parse({"--dedupe", "25"}).dedupe == 250);
+        CHECK(parse({"--dedupe", "12.5"}).dedupe == 125);
+        CHECK(parse({"--dedupe", "100"}).dedupe == 1000);
+        CHECK(parse({"--dedupe", "0.1"}).dedupe == 1);
+        CHECK(parse({"--dedupe", "30"}).unit_shape() ==
+              ds::pattern::make_shape(ds::pattern::kSectorBytes, 300));
+        for (const char* bad : {"101", "100.1", "x", "", "-1", "1.25", "1.", ".5", "25%", "1e1"}) {
+            CAPTURE(bad);
+            const std::string msg = usage_error({"--dedupe", bad});
+            CHECK(contains(msg, "--dedupe"));
+            CHECK(contains(msg, "from 0 to 100"));
             CHECK(msg.find('\n') == std::string::npos);
         }
     }

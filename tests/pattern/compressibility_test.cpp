@@ -42,7 +42,7 @@ TEST_CASE("lz estimate: units of each --compress ratio measure about it") {
     CHECK(one.ratio == doctest::Approx(1.0).epsilon(0.01));
     for (const double ratio : {1.5, 2.0, 4.0, 8.0}) {
         CAPTURE(ratio);
-        base.sector_random = ds::pattern::sector_random_bytes(ratio);
+        base.shape = ds::pattern::sector_random_bytes(ratio);
         const auto e = ds::pattern::estimate_units(base, 1 << 20, 2, 64);
         CHECK(e.ratio == doctest::Approx(ratio).epsilon(0.05));
     }

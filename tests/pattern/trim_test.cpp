@@ -86,7 +86,7 @@ TEST_CASE("trim: with no last content known only a trimmed unit passes") {
 
 TEST_CASE("trim: compressible units are checked the same way") {
     auto last = unit_at(0, 5);
-    last.sector_random = ds::pattern::sector_random_bytes(4);
+    last.shape = ds::pattern::sector_random_bytes(4);
     CHECK(check(content(last), last, TrimPromise::unspecified) == TrimRead::kept);
     CHECK(check(content(last), last, TrimPromise::zeros) == TrimRead::not_honoured);
     CHECK(check(Bytes(4096), last, TrimPromise::zeros) == TrimRead::trimmed);

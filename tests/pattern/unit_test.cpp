@@ -459,7 +459,7 @@ namespace {
 
 UnitIdentity compressible(double ratio, std::uint32_t unit_bytes = 4096) {
     UnitIdentity id = identity(unit_bytes);
-    id.sector_random = ds::pattern::sector_random_bytes(ratio);
+    id.shape = ds::pattern::sector_random_bytes(ratio);
     return id;
 }
 
@@ -481,7 +481,7 @@ TEST_CASE("compress: the incompressible unit with every sector's tail zeroed") {
         const Bytes full = content(identity(8192));
         const Bytes unit = content(id);
         for (std::size_t i = 0; i < unit.size(); ++i) {
-            const bool kept = i % ds::pattern::kSectorBytes < id.sector_random;
+            const bool kept = i % ds::pattern::kSectorBytes < id.shape;
             if (unit[i] != (kept ? full[i] : std::byte{0})) FAIL("byte " << i);
         }
         const auto h = ds::pattern::parse_header(unit);
@@ -494,7 +494,7 @@ TEST_CASE("compress: the incompressible unit with every sector's tail zeroed") {
         CHECK(streamed == unit);
         CHECK(ds::pattern::first_mismatch(unit, id) == unit.size());
         // The incompressible check fails it at the first zeroed byte.
-        CHECK(ds::pattern::first_mismatch(unit, identity(8192)) == id.sector_random);
+        CHECK(ds::pattern::first_mismatch(unit, identity(8192)) == id.shape);
     }
 }
 

@@ -283,7 +283,7 @@ class CompareTest(unittest.TestCase):
         b = copy.deepcopy(self.b)
         b["config"].update(qd=1, files=4, file_size_bytes=32 * MIB, rand_block_bytes=8192,
                            seq_block_bytes=128 * 1024, phases=["seq-write", "random"],
-                           sync="fsync", distribution="zipf:1.2")
+                           sync="fsync", distribution="zipf:1.2", dedupe=25)
         b["backend"].update(used="sync", random_qd_per_worker=1)
         b["preset"] = {"name": "desktop", "tests": []}
         a = copy.deepcopy(self.a)
@@ -298,7 +298,9 @@ class CompareTest(unittest.TestCase):
                     "rand-block": ("4K", "8K"), "phases": ("seq-write,seq-read,random,reverify",
                                                            "seq-write,random"),
                     "sync": ("none", "fsync"), "distribution": ("uniform", "zipf:1.2"),
-                    "preset": ("none", "desktop")}
+                    "preset": ("none", "desktop"),
+                    # A's document predates --dedupe: no key is no duplicates.
+                    "dedupe": ("0", "25")}
         listed = {}
         for line in r.stdout.splitlines():
             m = re.match(r"^  (\S+(?: \S+)*?)\s+A (\S+)\s+B (\S+)$", line)
@@ -309,6 +311,7 @@ class CompareTest(unittest.TestCase):
         diffs = {d["item"]: d["values"] for d in json.loads(r.stdout)["config_differences"]}
         self.assertEqual(set(diffs), set(expected))
         self.assertEqual(diffs["qd"], [32, 1])
+        self.assertEqual(diffs["dedupe"], [0, 25])
         # On stderr, one line per item, so --json stays clean.
         self.assertEqual(len([l for l in r.stderr.splitlines() if "warning" in l]),
                          len(expected))

@@ -104,8 +104,9 @@ TEST_CASE("state file round trip: geometry, names and the last acknowledgement p
 }
 
 // Format 4 for incompressible data (readable by the release before); 5 with
-// the units' shape for --compress, which verification needs to reproduce them.
-TEST_CASE("state file format: 4 without --compress, 5 carrying the units' shape") {
+// the units' shape for --compress, 6 with --dedupe's share in it too, which
+// verification needs to reproduce the units.
+TEST_CASE("state file format: 4 plain, 5 with --compress, 6 with --dedupe: the units' shape") {
     TempDir dir;
     const std::string path = dir.path + "/drivestress.state";
     auto format_of = [&] {
@@ -116,14 +117,16 @@ TEST_CASE("state file format: 4 without --compress, 5 carrying the units' shape"
         ::close(fd);
         return v;
     };
-    for (const std::uint32_t shape : {512U, 248U, 56U}) {
+    const std::uint32_t dedupe30 = ds::pattern::make_shape(512, 300);
+    const std::uint32_t both = ds::pattern::make_shape(248, 1000);
+    for (const std::uint32_t shape : {512U, 248U, 56U, dedupe30, both}) {
         CAPTURE(shape);
         std::filesystem::remove(path);
         model::StateGeometry g = geometry(dir.path);
-        g.sector_random = shape;
+        g.shape = shape;
         { target::StateFile sf(path, g); }
-        CHECK(format_of() == (shape == 512 ? 4U : 5U));
-        CHECK(target::load_state_file(path).geo.sector_random == shape);
+        CHECK(format_of() == (shape == 512 ? 4U : shape <= 512 ? 5U : 6U));
+        CHECK(target::load_state_file(path).geo.shape == shape);
     }
 }
 

@@ -180,7 +180,7 @@ class PowercutCases:
         r = run.finish()
         self.assertEqual(r.returncode, -signal.SIGKILL, r.describe())
         with open(self.state_path(), "rb") as f:
-            self.assertEqual(struct.unpack_from("<I", f.read(12), 8)[0], 6, "state format 6")
+            self.assertEqual(struct.unpack_from("<I", f.read(12), 8)[0], 7, "state format 7")
         result, v = self.verify()
         self.assertExit(result, 0)
         self.assertEqual(v["lost_units"], 0, result.describe())

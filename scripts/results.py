@@ -488,6 +488,8 @@ CONFIG_ITEMS = (
     ("rand-mix", lambda d: d.get("config", {}).get("rand_mix")),
     ("unit", lambda d: d.get("config", {}).get("unit_bytes")),
     ("read-pct", lambda d: d.get("config", {}).get("read_pct")),
+    # Documents from before --trim-pct had none: 0.
+    ("trim-pct", lambda d: d.get("config", {}).get("trim_pct", 0)),
     ("distribution", lambda d: d.get("config", {}).get("distribution")),
     ("compress", lambda d: d.get("config", {}).get("compress")),
     # Documents from before --dedupe had none: 0.

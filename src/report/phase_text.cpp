@@ -64,10 +64,12 @@ std::string iops_text(const model::PhaseResult& p) {
     std::string t =
         p.repeats.size() >= 2
             ? "  " + estimate_text(p.estimates().iops, units::format_iops, " IOPS")
-            : printf_string("  %s IOPS%s%s (r %s / w %s)", units::format_iops(p.iops()).c_str(),
+            : printf_string("  %s IOPS%s%s (r %s / w %s", units::format_iops(p.iops()).c_str(),
                             within.empty() ? "" : " ", within.c_str(),
                             units::format_iops(c.read_ops / s).c_str(),
                             units::format_iops(c.write_ops / s).c_str());
+    if (p.repeats.size() < 2)  // trims are apart from the IOPS figure: "+ t" beside it
+        t += c.trim_ops ? ") + t " + units::format_iops(c.trim_ops / s) + "/s" : ")";
     return t;
 }
 

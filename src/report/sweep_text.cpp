@@ -148,7 +148,8 @@ std::string rate_sweep_row(const model::RunConfig& cfg, const model::SweepPoint&
     std::string out;
     if (first) {
         std::string intro =
-            printf_string("sweep rate: random phase open-loop, %u%% reads, ", cfg.read_pct);
+            printf_string("sweep rate: random phase open-loop, %u%% reads, ", cfg.read_pct) +
+            (cfg.trim_pct ? printf_string("%u%% trims, ", cfg.trim_pct) : std::string());
         intro += cfg.rand_ops ? std::to_string(*cfg.rand_ops) + " ops"
                               : units::format_seconds(cfg.rand_time_s);
         intro +=
@@ -197,7 +198,8 @@ void TextReport::sweep_point_done(const model::RunConfig& cfg, const model::Swee
     const std::string name(model::to_string(cfg.sweep->param));
     if (sweep_rows_++ == 0) {
         std::string head =
-            printf_string("\nsweep %s: random phase, %u%% reads, ", name.c_str(), cfg.read_pct);
+            printf_string("\nsweep %s: random phase, %u%% reads, ", name.c_str(), cfg.read_pct) +
+            (cfg.trim_pct ? printf_string("%u%% trims, ", cfg.trim_pct) : std::string());
         head += cfg.rand_ops ? std::to_string(*cfg.rand_ops) + " ops"
                              : units::format_seconds(cfg.rand_time_s);
         head += " per point, verified; latency in ms";

@@ -129,7 +129,7 @@ class TrimCases:
     def test_no_false_verdict_over_20_seeds(self):
         workloads = {"trim": ("--trim-pct", 10),
                      "all": ("--trim-pct", 5, "--rand-block", "4K:60,16K:20,128K:20",
-                             "--distribution", "zipf:1.2", "--compress", 2)}
+                             "--distribution", "zipf:1.2", "--compress", 2, "--dedupe", 30)}
         for name, args in workloads.items():
             for seed in range(1, 21):
                 with self.subTest(workload=name, seed=seed):

@@ -283,7 +283,7 @@ class CompareTest(unittest.TestCase):
         b = copy.deepcopy(self.b)
         b["config"].update(qd=1, files=4, file_size_bytes=32 * MIB, rand_block_bytes=8192,
                            seq_block_bytes=128 * 1024, phases=["seq-write", "random"],
-                           sync="fsync", distribution="zipf:1.2", dedupe=25)
+                           sync="fsync", distribution="zipf:1.2", dedupe=25, trim_pct=5)
         b["backend"].update(used="sync", random_qd_per_worker=1)
         b["preset"] = {"name": "desktop", "tests": []}
         a = copy.deepcopy(self.a)
@@ -299,8 +299,8 @@ class CompareTest(unittest.TestCase):
                                                            "seq-write,random"),
                     "sync": ("none", "fsync"), "distribution": ("uniform", "zipf:1.2"),
                     "preset": ("none", "desktop"),
-                    # A's document predates --dedupe: no key is no duplicates.
-                    "dedupe": ("0", "25")}
+                    # A's document predates --dedupe and --trim-pct: no key is none.
+                    "dedupe": ("0", "25"), "trim-pct": ("0", "5")}
         listed = {}
         for line in r.stdout.splitlines():
             m = re.match(r"^  (\S+(?: \S+)*?)\s+A (\S+)\s+B (\S+)$", line)
@@ -312,6 +312,7 @@ class CompareTest(unittest.TestCase):
         self.assertEqual(set(diffs), set(expected))
         self.assertEqual(diffs["qd"], [32, 1])
         self.assertEqual(diffs["dedupe"], [0, 25])
+        self.assertEqual(diffs["trim-pct"], [0, 5])
         # On stderr, one line per item, so --json stays clean.
         self.assertEqual(len([l for l in r.stderr.splitlines() if "warning" in l]),
                          len(expected))

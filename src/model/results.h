@@ -23,6 +23,7 @@
 #include "model/sweep_result.h"
 #include "model/sync_compare_result.h"
 #include "model/verdict.h"
+#include "pattern/trim.h"
 #include "pattern/unit.h"
 #include "stats/cpu_time.h"
 #include "stats/estimate.h"
@@ -108,6 +109,10 @@ struct TargetResult {
     bool raw = false;
     TargetInfo info;
     std::string device_kind;  // "loop", "nvme", "sd"... (the device's name without digits)
+    // --trim-pct: what a trimmed unit must read back as (run/trim_promise.h),
+    // and where that comes from, in words; empty in a run that does not trim.
+    pattern::TrimPromise trim_promise = pattern::TrimPromise::zeros;
+    std::string trims;
     unsigned first_file = 0;  // its workers: files [first_file, first_file + files)
     unsigned files = 0;
     std::uint64_t capacity_bytes = 0;  // files x file size

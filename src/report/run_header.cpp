@@ -63,11 +63,7 @@ std::string health_header_lines(const std::vector<model::TargetResult>& targets)
 std::string random_workload_text(const model::RunConfig& cfg) {
     if (!random_on(cfg)) return "random off";
     std::string random = "random " + std::to_string(cfg.read_pct) + "% reads ";
-    if (cfg.trim_pct)
-        random += std::to_string(cfg.trim_pct) +
-                  (cfg.raw_device.empty()
-                       ? "% trims (punched holes: must read back zeros) "
-                       : "% trims (discards: zeros, 0xFF or the old data pass, no other data) ");
+    if (cfg.trim_pct) random += std::to_string(cfg.trim_pct) + "% trims ";
     if (cfg.distribution.kind != stats::DistributionKind::uniform)
         random.append("(").append(cfg.distribution.text()).append(") ");
     if (cfg.steady_state)
@@ -219,6 +215,10 @@ void TextReport::print_workload(const model::RunConfig& cfg, const model::RunRes
     if (!cfg.sync_compare)  // (its table has no CPU figures)
         printf_fit(out_, 9, "cpu      usr/sys %% are of one core (%u cpus: up to %u%%)\n",
                    host_.cpus, 100 * host_.cpus);
+    for (const model::TargetResult& t : r.targets)  // --trim-pct: what each promises
+        if (!t.trims.empty())
+            printf_fit(out_, 9, "trims    %s%s%s\n", r.targets.size() > 1 ? t.name.c_str() : "",
+                       r.targets.size() > 1 ? ": " : "", t.trims.c_str());
     std::fputs(fit(health_header_lines(r.targets), 9).c_str(), out_);
     if (!r.state_path.empty())
         printf_fit(out_, 9,

@@ -18,6 +18,7 @@
 #include "pattern/duplicates.h"
 #include "pattern/unit.h"
 #include "run/placement.h"
+#include "run/trim_promise.h"
 #include "sys/memory.h"
 #include "sys/signals.h"
 #include "units/diag.h"
@@ -182,6 +183,11 @@ void RunSession::describe_targets() {
         r.files = static_cast<unsigned>(one.file_count());
         r.capacity_bytes = cfg.file_bytes * r.files;
         r.direct_io = one.direct_io();
+        if (cfg.trim_pct) {
+            const TrimPromiseOf p = trim_promise_of(one);
+            r.trim_promise = p.promise;
+            r.trims = p.words;
+        }
         res.targets.push_back(std::move(r));
     }
 }
@@ -238,7 +244,7 @@ void RunSession::start_workers() {
     for (unsigned i = 0; i < cfg.workers(); ++i) {
         if (state) workers[i]->set_durability_listener(state.get());
         workers[i]->set_base_offset(target.base_offset(i));
-        workers[i]->set_trim_promise(target.trim_promise(i));
+        workers[i]->set_trim_promise(res.targets[target.target_of(i)].trim_promise);
     }
     wall_start_ = std::chrono::steady_clock::now();
     last_snapshot_ns = monotonic_ns();

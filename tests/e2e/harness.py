@@ -236,6 +236,40 @@ def unmount(point):
     sh("umount", point)
 
 
+# zram0, a memory block device that compresses and discards (root only).
+ZRAM = "/sys/block/zram0"
+
+
+def zram_mm_stat():
+    """zram0's mm_stat: orig_data_size, compr_data_size, ... (bytes)."""
+    with open(os.path.join(ZRAM, "mm_stat")) as f:
+        return [int(v) for v in f.read().split()]
+
+
+def zram_reset():
+    with open(os.path.join(ZRAM, "reset"), "w") as f:
+        f.write("1")
+
+
+def zram_sized(size_bytes):
+    """zram0 emptied and set to `size_bytes`."""
+    zram_reset()
+    with open(os.path.join(ZRAM, "disksize"), "w") as f:
+        f.write(str(size_bytes))
+
+
+def require_free_zram(test):
+    """Skips unless root and zram0 exists unused; resets it at cleanup."""
+    if os.geteuid() != 0:
+        test.skipTest("needs root (zram)")
+    if not os.path.isdir(ZRAM):
+        test.skipTest("no /sys/block/zram0 (modprobe zram)")
+    with open(os.path.join(ZRAM, "disksize")) as f:
+        if int(f.read()) != 0:
+            test.skipTest("zram0 is in use (disksize is not 0)")
+    test.addCleanup(zram_reset)  # even when an assertion fails
+
+
 def partition_node(test, dev, number, timeout=10):
     """Path of partition `number` of `dev`: /dev/loopNpM when udev made it,
     else a node made here from sysfs (removed at cleanup)."""

@@ -24,7 +24,6 @@ MESON_CASE = {"name": "compress-{case}-{backend}"}
 
 SMALL = ("-s", "1M", "-j", 2, "--qd", 16, "--seq-block", "64K", "--rand-ops", 400)
 KEPT = {2: 248, 4: 120, 8: 56}  # stream bytes a sector keeps (pattern::sector_random_bytes)
-ZRAM = "/sys/block/zram0"
 
 
 def sectors_shaped(unit, keep):
@@ -164,14 +163,8 @@ class CompressedDamageSync(CompressedDamageCases, harness.DriveStressTest):
 
 
 def zram_ratio():
-    with open(os.path.join(ZRAM, "mm_stat")) as f:
-        orig, compr = (int(v) for v in f.read().split()[:2])
+    orig, compr = harness.zram_mm_stat()[:2]
     return orig / compr if compr else 0.0
-
-
-def zram_reset():
-    with open(os.path.join(ZRAM, "reset"), "w") as f:
-        f.write("1")
 
 
 class ZramCases:
@@ -179,22 +172,13 @@ class ZramCases:
 
     @harness.meson_case(is_parallel=False)
     def test_zram_reaches_the_ratio_asked(self):
-        if os.geteuid() != 0:
-            self.skipTest("needs root (zram)")
-        if not os.path.isdir(ZRAM):
-            self.skipTest("no /sys/block/zram0 (modprobe zram)")
-        with open(os.path.join(ZRAM, "disksize")) as f:
-            if int(f.read()) != 0:
-                self.skipTest("zram0 is in use (disksize is not 0)")
-        self.addCleanup(zram_reset)  # even when an assertion fails
+        harness.require_free_zram(self)
         # Each run writes every byte of the device (4 regions of 16 MiB);
         # drivestress leaves a raw device's contents, so mm_stat after the
         # run describes exactly the data it wrote.
         for ratio, lo, hi in ((2, 1.8, 2.2), (4, 3.4, 4.6), (1, 0.98, 1.02)):
             with self.subTest(ratio=ratio):
-                zram_reset()
-                with open(os.path.join(ZRAM, "disksize"), "w") as f:
-                    f.write(str(64 << 20))
+                harness.zram_sized(64 << 20)
                 r = self.drivestress("-s", "16M", "-j", 4, "--rand-ops", 2000,
                                      "--compress", ratio, "--raw-device", "/dev/zram0",
                                      "--destroy-data", "/dev/zram0", target=False)

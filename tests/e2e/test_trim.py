@@ -24,7 +24,6 @@ from test_rate import validate
 MESON_CASE = {"name": "trim-{case}-{backend}"}
 
 MiB = 1 << 20
-ZRAM = "/sys/block/zram0"
 
 
 def hole_units(path, size):
@@ -200,24 +199,15 @@ class RealTargetCases:
 
     @harness.meson_case(is_parallel=False)
     def test_zram_discards_free_its_memory(self):
-        if os.geteuid() != 0:
-            self.skipTest("needs root (zram)")
-        if not os.path.isdir(ZRAM):
-            self.skipTest("no /sys/block/zram0 (modprobe zram)")
-        with open(os.path.join(ZRAM, "disksize")) as f:
-            if int(f.read()) != 0:
-                self.skipTest("zram0 is in use (disksize is not 0)")
-        self.addCleanup(zram_reset)
-        zram_reset()
-        with open(os.path.join(ZRAM, "disksize"), "w") as f:
-            f.write(str(64 << 20))
+        harness.require_free_zram(self)
+        harness.zram_sized(64 << 20)
         run = self.start("-s", "16M", "-j", 4, "--rand-ops", 4000, "--read-pct", 0,
                          "--trim-pct", 50, "--raw-device", "/dev/zram0", "--destroy-data",
                          "/dev/zram0", target=False, stop="reverify")
         run.wait_stopped()
         # The sequential write stored every page of the device; about 2000
         # trims of 4 KiB since, some written again.
-        after = zram_stored()
+        after = harness.zram_mm_stat()[0]  # orig_data_size: bytes of the pages held
         run.resume()
         r = run.finish()
         self.assertExit(r, 0)
@@ -225,17 +215,6 @@ class RealTargetCases:
         print(f"zram0 bytes stored after the trims: {after} of {64 << 20}")
         self.assertLess(after, (64 << 20) - 4 * MiB)
         self.assertGreater(trim_figures(doc, "reverify")[2], 0)
-
-
-def zram_stored():
-    """zram0's orig_data_size: bytes of the pages it holds."""
-    with open(os.path.join(ZRAM, "mm_stat")) as f:
-        return int(f.read().split()[0])
-
-
-def zram_reset():
-    with open(os.path.join(ZRAM, "reset"), "w") as f:
-        f.write("1")
 
 
 class RealTargetsIoUring(RealTargetCases, harness.DriveStressTest):

@@ -47,6 +47,11 @@ def major_minor(dev):
     return f"{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}"
 
 
+# The steady-state line's trend: "trend within noise (-0.1 %/round, 95 %
+# ...)" or, beyond the rounds' scatter, "still falling 1.1 %/round (95 % ...)".
+TREND_TEXT = r"(trend within noise \(-?[\d.]+ %/round, |still (rising|falling) -?[\d.]+ %/round \()"
+
+
 class BlkioCgroup:
     """A cgroup v1 blkio group of its own: the run is put in it through a
     shell wrapper, and its throttle files are set (and changed) by the test."""
@@ -139,7 +144,7 @@ class Endurance(ThrottledDevice):
         self.assertLessEqual(w["slope_iops_per_round"], hi)
         self.assertEqual(w["trend"], "within_noise" if lo <= 0 <= hi else
                          "rising" if lo > 0 else "falling")
-        self.assertRegex(r.stdout, r"(trend within noise|still (rising|falling)) \(")
+        self.assertRegex(r.stdout, TREND_TEXT)
         # The throttle, not the program, set the rate: within 25% of 2000.
         self.assertLess(abs(mean - 2000), 500, ss["rounds_iops"])
         self.assertEqual(ss["rule"], {"window_rounds": 5, "max_range_pct": 20,

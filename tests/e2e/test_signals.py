@@ -125,10 +125,19 @@ class SignalCases:
         """SIGINT and SIGTERM arriving together (a terminal and a wrapper
         both forwarding one Ctrl+C) are one request: the whole report,
         files removed, the exit code of the first handled."""
-        run = self.start_stopped("random", json_out=False)
-        r = self.signal_and_finish(run, signal.SIGINT, signal.SIGTERM)
-        self.assertIn(r.returncode, (130, 143), r.describe())
-        self.assertNoFilesLeft(r)
+        for _ in range(2):
+            run = self.start_stopped("random", json_out=False)
+            r = self.signal_and_finish(run, signal.SIGINT, signal.SIGTERM)
+            self.assertIn(r.returncode, (130, 143), r.describe())
+            self.assertNoFilesLeft(r)
+            # One request is two signals handled within kSameRequestNs
+            # (250 ms) of each other.  With --qd 256 on the sync backend
+            # (a thousand I/O threads on two cores) a loaded CI once ran the
+            # second handler later than that: the left-at-once path then is
+            # right by design.  Once more; twice is a failure.
+            if "second signal" not in r.stderr or harness.sanitizer() == "TSan":
+                break
+            self.assertNotIn("result", r.stdout)
         if "second signal" in r.stderr and harness.sanitizer() == "TSan":
             # TSan takes a signal off the kernel's pending set in a handler
             # of its own and runs ours at the thread's next intercepted

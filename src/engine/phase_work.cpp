@@ -196,14 +196,7 @@ void IoPhase::trim_done(Slot& s, std::int32_t result, std::uint64_t latency_ns) 
         c_.stop.store(true, std::memory_order_relaxed);
         return;
     }
-    MismatchRecord rec;
-    rec.offset = s.req.offset;
-    rec.unit_offset = s.first_offset;
-    rec.length = s.first_length;
-    rec.op = io::OpKind::trim;
-    rec.cls = pattern::MismatchClass::io_error;
-    rec.error = -result;
-    c_.sink.record(c_.plan, k, std::move(rec));
+    record_failure(s, result);
 }
 
 // Response time counts from when the operation was due, so the time it
@@ -264,19 +257,25 @@ void IoPhase::failed(Slot& s, std::int32_t result, bool is_read) {
         if (!c_.out.no_space_at) c_.out.no_space_at = s.req.offset;
         return;
     }
+    if (result == 0 && is_read) c_.sink.note_truncation();
+    record_failure(s, result);
+}
+
+// A failed operation's record, from where the transfer stopped: a read that
+// found the end of the file (0) is short-read, anything else io-error.
+void IoPhase::record_failure(const Slot& s, std::int32_t result) {
     MismatchRecord rec;
     rec.offset = s.req.offset;
     rec.unit_offset = s.first_offset;
     rec.length = s.first_length;
     rec.op = s.req.kind;
-    if (result == 0 && is_read) {
+    if (result == 0 && s.req.kind == io::OpKind::read) {
         rec.cls = pattern::MismatchClass::short_read;
-        c_.sink.note_truncation();
     } else {
         rec.cls = pattern::MismatchClass::io_error;
         rec.error = -result;
     }
-    c_.sink.record(c_.plan, k, std::move(rec));
+    c_.sink.record(c_.plan, c_.out.counters, std::move(rec));
 }
 
 }  // namespace ds::engine

@@ -153,6 +153,7 @@ class IoPhase : public PhaseWork {
     void trim_done(Slot& s, std::int32_t result, std::uint64_t latency_ns);
     void flush_done(Slot& s, std::int32_t result, std::uint64_t latency_ns);
     void failed(Slot& s, std::int32_t result, bool is_read);
+    void record_failure(const Slot& s, std::int32_t result);
     // --rate: the response time and schedule figures of a completed operation.
     void scheduled_done(const Slot& s, std::uint64_t latency_ns);
 

@@ -17,12 +17,12 @@ namespace ds::io {
 namespace {
 
 // A trim: a discard on a block device, a hole in a file.
-ssize_t trim(int fd, std::uint64_t at, const Request& r, bool block_device) {
+ssize_t trim(int fd, off_t at, const Request& r, bool block_device) {
     if (block_device) {
-        std::uint64_t range[2] = {at, r.length};
+        std::uint64_t range[2] = {static_cast<std::uint64_t>(at), r.length};
         return ::ioctl(fd, BLKDISCARD, range);
     }
-    return ::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(at),
+    return ::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, at,
                        static_cast<off_t>(r.length));
 }
 
@@ -42,7 +42,7 @@ ssize_t transfer(int fd, std::uint64_t base, const Request& r, bool block_device
         case OpKind::fdatasync:
             return ::fdatasync(fd);
         case OpKind::trim:
-            return trim(fd, r.offset + base, r, block_device);
+            return trim(fd, at, r, block_device);
     }
     errno = EINVAL;
     return -1;

@@ -249,7 +249,7 @@ bool UringBackend::retried_async(Request& r, int res) {
         async_trims_.erase(was);
         return false;
     }
-    if (res != -EOPNOTSUPP || r.kind != OpKind::trim || !block_device_) return false;
+    if (res != -EOPNOTSUPP || !block_device_) return false;
     discard_async_ = true;
     async_trims_.push_back(&r);
     prepare(r);

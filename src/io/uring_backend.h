@@ -50,7 +50,8 @@ class UringBackend final : public Backend {
     // when the submission queue has no room even after submitting.
     bool queue_cancel(std::uint64_t key, int flags);
     void prep_trim(io_uring_sqe* sqe, int file, const Request& r) const;
-    // A discard refused for REQ_NOWAIT, issued again through io-wq (true).
+    // A trim's completion: a discard refused for REQ_NOWAIT is issued again
+    // through io-wq (true).
     bool retried_async(Request& r, int res);
     // Submission failed for good with `err`: see uring_backend.cpp.
     void fail_queued(int err);

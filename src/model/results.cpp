@@ -510,7 +510,10 @@ const PhaseResult* merged_phase(const TargetResult& t, Phase phase) {
 }
 
 // Two like targets: the slower one, when it is `threshold_pct` below the
-// other and their intervals (each phase's own, or its repeats') are apart.
+// other and their intervals (each phase's own, or its repeats') are apart,
+// or each of its samples (a batch of 0.1 s slices, or a repeat) is below
+// each of the other's: a CPU-bound device that changed level mid-phase has a
+// wide interval, not a near one.
 void flag_slower_of_two(std::vector<TargetResult>& targets, TargetResult& t, Phase phase,
                         double value, double threshold_pct) {
     for (const auto& o : targets) {
@@ -523,8 +526,8 @@ void flag_slower_of_two(std::vector<TargetResult>& targets, TargetResult& t, Pha
         const PhaseResult* mine = merged_phase(t, phase);
         const PhaseResult* theirs = merged_phase(o, phase);
         if (below <= threshold_pct || !mine || !theirs) return;
-        if (stats::compare(mine->figure_estimate(), theirs->figure_estimate()) !=
-            stats::Difference::lower)
+        const stats::Estimate a = mine->figure_estimate(), b = theirs->figure_estimate();
+        if (stats::compare(a, b) != stats::Difference::lower && !stats::entirely_below(a, b))
             return;  // within the noise, or no interval
         t.slow = SlowTarget{phase, value, of->second, below, 2, o.name};
         return;

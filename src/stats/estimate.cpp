@@ -66,6 +66,11 @@ Difference compare(const Estimate& a, const Estimate& b) {
     return Difference::within_noise;
 }
 
+bool entirely_below(const Estimate& a, const Estimate& b) {
+    constexpr std::size_t kMinSamples = 5;
+    return a.n >= kMinSamples && b.n >= kMinSamples && a.max < b.min;
+}
+
 std::string_view to_string(Difference d) {
     switch (d) {
         case Difference::single_sample:

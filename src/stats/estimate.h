@@ -45,4 +45,10 @@ Difference compare(const Estimate& a, const Estimate& b);
 // "one sample", "within noise", "higher", "lower"
 std::string_view to_string(Difference d);
 
+// Every sample of `a` below every sample of `b`, with at least five on each
+// side: samples alike would fall so by chance 1 time in C(10, 5) = 252 or
+// less.  It tells two figures apart when one of them moved between levels
+// inside its phase: the step widens its interval, not the gap.
+bool entirely_below(const Estimate& a, const Estimate& b);
+
 }  // namespace ds::stats

@@ -171,6 +171,42 @@ TEST_CASE("the slow target: more than 25 % below the median of at least three li
     }
 }
 
+TEST_CASE("the slower of two like targets: apart by interval, or by every 0.1 s sample") {
+    // 3 s of 0.1 s slices: one target steps from 84k to 175k IOPS (a CPU-bound
+    // loop device when a neighbour quietened), the other is throttled to ~290.
+    auto with_series = [](const std::string& name, const std::vector<std::uint64_t>& per_slice) {
+        std::uint64_t ops = 0;
+        for (const auto n : per_slice)
+            ops += n;
+        model::TargetResult t = target_with(name, 3, ops);
+        t.merged_phases[0].series.ops = per_slice;
+        t.merged_phases[0].series.bytes.assign(per_slice.size(), 0);
+        for (std::size_t i = 0; i < per_slice.size(); ++i)
+            t.merged_phases[0].series.bytes[i] = per_slice[i] * 4096;
+        return t;
+    };
+    std::vector<std::uint64_t> stepped(30, 17'500), throttled(30, 29);
+    for (std::size_t i = 0; i < 12; ++i)
+        stepped[i] = 8'400;
+    for (std::size_t i = 0; i < 30; i += 3)
+        throttled[i] = 20;
+    std::vector<model::TargetResult> ts{with_series("loop0", stepped),
+                                        with_series("loop5", throttled)};
+    REQUIRE(ts[0].merged_phases[0].figure_estimate().low <
+            ts[1].merged_phases[0].figure_estimate().high);
+    model::flag_slow_targets(ts);
+    CHECK_FALSE(ts[0].slow);
+    REQUIRE(ts[1].slow);
+    CHECK(ts[1].slow->like_targets == 2);
+    CHECK(ts[1].slow->compared_to == "loop0");
+    SUBCASE("samples that overlap are within the noise") {
+        throttled[29] = 9'000;  // one slice as fast as the other's slow level
+        ts[1] = with_series("loop5", throttled);
+        model::flag_slow_targets(ts);
+        CHECK_FALSE(ts[1].slow);
+    }
+}
+
 TEST_CASE("a target's verdict: its own mismatches, the run's other reasons") {
     model::RunConfig cfg;
     model::RunResult r;

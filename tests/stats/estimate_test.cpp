@@ -75,3 +75,15 @@ TEST_CASE("a difference is named only when the intervals do not overlap") {
     CHECK(compare(estimate(one), estimate(a)) == Difference::single_sample);
     CHECK(to_string(Difference::within_noise) == "within noise");
 }
+
+TEST_CASE("entirely below: every sample under every other, five or more a side") {
+    const std::vector<double> low{1, 2, 3, 4, 5};
+    const std::vector<double> stepped{50, 50, 50, 900, 900, 900};  // its interval spans both levels
+    REQUIRE(estimate(stepped).low <= 50);
+    CHECK(entirely_below(estimate(low), estimate(stepped)));
+    CHECK_FALSE(entirely_below(estimate(stepped), estimate(low)));
+    const std::vector<double> touching{5, 60, 70, 80, 90};
+    CHECK_FALSE(entirely_below(estimate(low), estimate(touching)));  // 5 is not below 5
+    const std::vector<double> four{1, 2, 3, 4};
+    CHECK_FALSE(entirely_below(estimate(four), estimate(stepped)));  // 1 in 70 by chance
+}

@@ -44,7 +44,7 @@ THROW = re.compile(r"\bthrow\s+([A-Za-z_][A-Za-z0-9_:]*)")
 PURE = {"std::invalid_argument"}
 SETUP = {"SetupError", "model::SetupError", "bad"}  # bad: a lambda making one
 ALLOWED_THROWS = {
-    "units": PURE, "stats": PURE, "pattern": PURE,
+    "units": PURE, "stats": PURE, "pattern": PURE, "trace": PURE,
     "io": {"std::system_error", "std::bad_alloc"},
     "sys": set(), "nvme": set(), "report": set(),
     "cli": {"UsageError", "bad"} | SETUP,

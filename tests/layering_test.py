@@ -11,11 +11,13 @@ import os
 import re
 import sys
 
-GROUND = {"units", "pattern", "stats", "io", "sys"}
+GROUND = {"units", "pattern", "stats", "trace", "io", "sys"}
 ALLOWED = {
     "units": set(),
     "pattern": set(),
     "stats": set(),
+    # trace reads I/O traces for --replay: std and nlohmann/json only.
+    "trace": set(),
     # io reads kernel.io_uring_disabled through sys/system_tree.h.
     "io": {"sys"},
     # sys speaks through units/diag.h (the signal handler's last word).

@@ -4,7 +4,7 @@
 // line on stderr is printed by units/diag.h ("drivestress: error: ...",
 // "drivestress: warning: ..."), nowhere else (tests/house_test.py).
 //
-//   units/, stats/, pattern/  pure code: std::invalid_argument for input it
+//   units/, stats/, pattern/, trace/  pure code: std::invalid_argument for input it
 //       cannot take (an unparsable size, an empty series); std::optional for
 //       "no answer" that is a normal outcome (no knee, no cliff, no steady
 //       state yet).

@@ -36,6 +36,7 @@ std::ifstream sample(const char* file) {
 
 void check_event(const Event& e, std::uint64_t due_ns, Op op, std::uint64_t offset,
                  std::uint64_t length, std::uint32_t device, bool fua, std::uint64_t line) {
+    INFO("the event expected from line ", line);
     CHECK(e.due_ns == due_ns);
     CHECK(e.op == op);
     CHECK(e.offset == offset);
@@ -209,4 +210,31 @@ TEST_CASE("blank lines and CRLF line ends are taken") {
     REQUIRE(events.size() == 2);
     check_event(events[1], 20'000, Op::write, 8, 8, 0, false, 6);
     CHECK(reader.skipped() == 0);
+}
+
+TEST_CASE("tracefs: block_bio_queue seen after block_rq_issue still wins within the window") {
+    std::istringstream in(
+        "  k-9 [000] ..... 5.000010: block_rq_issue: 7,0 W 4096 () 0 + 8 none,0,0 [k]\n"
+        "  k-9 [000] ..... 5.000020: block_rq_issue: 7,0 FF 0 () 0 + 0 none,0,0 [k]\n"
+        "  a-1 [001] ..... 5.000005: block_bio_queue: 7,0 W 0 + 8 [a]\n"
+        "  k-9 [000] ..... 5.000030: block_rq_issue: 7,0 R 512 () 8 + 1 none,0,0 [k]\n"
+        "  a-1 [001] ..... 5.000040: block_bio_queue: 7,0 R 8 + 1 [a]\n");
+    Reader reader(in, "late_bio.txt");
+    auto events = read_all(reader);
+    REQUIRE(events.size() == 2);
+    check_event(events[0], 0, Op::write, 0, 4096, 0, false, 3);
+    check_event(events[1], 35'000, Op::read, 4096, 512, 0, false, 5);
+    CHECK(reader.skipped() == 3);    // the three rq_issue lines
+    CHECK(reader.reordered() == 0);  // line 3 was late only against rq_issue events dropped
+}
+
+TEST_CASE("fio iolog v2 starting with a wait: the first event is still due at 0") {
+    std::istringstream in(
+        "fio version 2 iolog\nf add\nf wait 100 0\nf read 0 512\nf wait 150 0\n"
+        "f write 512 512\n");
+    Reader reader(in, "wait_first.txt");
+    auto events = read_all(reader);
+    REQUIRE(events.size() == 2);
+    check_event(events[0], 0, Op::read, 0, 512, 0, false, 4);
+    check_event(events[1], 50'000'000, Op::write, 512, 512, 0, false, 6);
 }

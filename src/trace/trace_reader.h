@@ -12,11 +12,13 @@
 //                  it), not the "microseconds relative to the previous wait" its
 //                  HOWTO states; we follow the code: the events after "wait N" are
 //                  due no earlier than N ms.  Without waits every event is due at 0.
+//                  fio's writer also logs sync_file_range and syncfs: read as sync.
 //   fio iolog v3   "fio version 3 iolog", then the same lines each led by the
 //                  microseconds since the log started (log_io_u(): utime_since_now).
 //                  fio ignores "wait" in v3; so do we (a skipped line).
 //   blkparse text  the default output: "MAJ,MIN CPU SEQ SECONDS.NANOS PID ACTION RWBS
-//                  SECTOR + COUNT [PROCESS]"; queue (Q) events only, other actions
+//                  SECTOR + COUNT [PROCESS]" (SECONDS.NANOS since the trace started);
+//                  queue (Q) events only, other actions
 //                  and the summary after the events ("CPU0 (8,0):", "Total (8,0):")
 //                  are skipped.  A data-less Q ("Q FWS [sync]") is a flush.
 //   tracefs        `cat /sys/kernel/tracing/trace` with block:block_bio_queue and/or
@@ -25,12 +27,20 @@
 //                  filesystem asked for, before merging) and block_rq_issue skipped;
 //                  the choice is made within the first reorder window: until a
 //                  block_bio_queue line shows up there, rq_issue events are kept.
+//                  SECONDS is the trace clock (local, microseconds shown); "#" lines
+//                  and "CPU:N [LOST M EVENTS]" are skipped (a lossy capture still
+//                  replays: skipped() says so).  Other events are skipped.
 //   io-log         drivestress's own NDJSON, one object per line:
 //                  {"target":0,"op":"read","offset":4096,"length":4096,"due_ns":123,
 //                   "submit_ns":130,"complete_ns":200,"result":4096,"verify":"ok"}
 //                  op: read, write, trim or flush; due_ns: when the schedule wanted
 //                  the operation, null in a closed loop (submit_ns is used then);
-//                  "fua":true optional; other members are ignored here.
+//                  "fua":true optional; target, op and (but for flush) offset and
+//                  length required; other members are ignored here.
+//
+// Times: every event's due_ns is its trace time less the first event's (the
+// earliest, once sorted), so the first event is due at 0 in every format.
+// Skipped lines are counted (skipped()); blank lines and fio's header are not.
 //
 // RWBS (blkparse and tracefs): [F] OP [F][A][S][M], a leading F a preflush, OP
 // R W D (DE: secure erase) F (a flush request) N (no data) or Z? (zone ops), a
@@ -69,7 +79,8 @@ class Reader {
 
     Format format() const { return format_; }
     // nullopt at the end; throws std::invalid_argument for a bad line (and at
-    // the end of a trace that had no I/O event at all).
+    // the end of a trace that had no I/O event at all).  After a throw the
+    // reader is done: the replay stops there.
     std::optional<Event> next();
     // Names seen so far: "8,0" / fio file name / io-log target index as text.
     const std::vector<std::string>& devices() const { return devices_.names; }

@@ -9,7 +9,6 @@
 #include <charconv>
 #include <chrono>
 #include <cstring>
-#include <stdexcept>
 #include <string_view>
 #include <system_error>
 
@@ -91,7 +90,8 @@ IoLog::IoLog(const std::string& path, IoLogFormat format, std::size_t workers,
       start_ns_(start_ns),
       mask_(capacity - 1) {
     if (capacity < 2 || (capacity & (capacity - 1)) != 0)
-        throw std::invalid_argument("io-log: ring capacity " + std::to_string(capacity) +
+        throw std::system_error(EINVAL, std::generic_category(),
+                                path_ + ": io-log ring capacity " + std::to_string(capacity) +
                                     " is not a power of two");
     if (format_ == IoLogFormat::fio)
         for (const auto& name : targets_)

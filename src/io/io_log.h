@@ -33,7 +33,8 @@
 //           difference between one line's TIME and the previous line's, so
 //           TIME never decreases in the file: a record older than the line
 //           before it (another worker's, pushed late) gets that line's TIME.
-//           A flush is `sync 0 0` (fio needs five fields).  NAME is the
+//           A flush is `sync 0 0` (fio needs five fields).  fio replays
+//           trim lines from 3.34 on; 3.33 skips each with "bad ddir: 2".  NAME is the
 //           target's name, which fio reads with %256s: no white space.
 #pragma once
 
@@ -72,10 +73,10 @@ enum class IoLogVerify : std::uint8_t { none, ok, mismatch, unverified };
 class IoLog {
   public:
     // Opens `path` through create_output_file (throws std::system_error like
-    // it; EINVAL for a target name the fio format cannot carry) and starts
-    // the writer.  One ring of `capacity` records (a power of two) per
-    // worker; `targets` names the targets (fio's file names); `start_ns` is
-    // time 0 of the log.
+    // it; EINVAL for a target name the fio format cannot carry or a capacity
+    // that is not a power of two) and starts the writer.  One ring of
+    // `capacity` records per worker; `targets` names the targets (fio's
+    // file names); `start_ns` is time 0 of the log.
     IoLog(const std::string& path, IoLogFormat format, std::size_t workers,
           std::vector<std::string> targets, std::uint64_t start_ns,
           std::size_t capacity = std::size_t{1} << 16);

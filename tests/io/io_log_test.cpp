@@ -298,5 +298,5 @@ TEST_CASE("finish() twice, and a log without records") {
 TEST_CASE("a ring capacity that is not a power of two is refused") {
     TempDir dir;
     CHECK_THROWS_AS(IoLog(dir.path / "l", IoLogFormat::ndjson, 1, {"x"}, kStart, 1000),
-                    std::invalid_argument);
+                    std::system_error);
 }

@@ -76,6 +76,19 @@ const OptionSpec kSpecs[] = {
     {kWorkload, "arrivals", 0, "fixed|poisson", "fixed", nullptr,
      "--rate's spacing (and a rate sweep's, --find-rate's): evenly, or exponential gaps (a "
      "Poisson process) of the same mean"},
+    {kWorkload, "replay", 0, "FILE", nullptr, "off",
+     "the random phase replays a trace instead of drawing (- reads standard input): fio "
+     "iolog v2/v3, blkparse text, tracefs block_bio_queue/block_rq_issue text or a "
+     "drivestress --io-log, found from its content; each read, write, trim and flush at its "
+     "time (open loop, up to --qd in flight), writes carrying the units' data, every read "
+     "verified"},
+    {kWorkload, "replay-speed", 0, "X", "1", nullptr,
+     "--replay's pace: 2 = twice as fast as traced, 0.5 = half, 0 = as fast as the queue "
+     "allows (closed loop)"},
+    {kWorkload, "replay-loops", 0, "N", "1", nullptr, "--replay: play the trace N times"},
+    {kWorkload, "replay-wrap", 0, nullptr, nullptr, nullptr,
+     "--replay: fold offsets beyond the target round to its start instead of refusing the run",
+     Kind::flag},
     {kWorkload, "seq-time", 0, "DURATION", nullptr, "until measured",
      "sequential phases run at least this long: after one whole pass over the files they "
      "start again, every byte written anew or verified, until DURATION has passed; by default "

@@ -95,6 +95,8 @@ class Options {
 // The readers of each feature's options (cli/run_options.cpp).
 void read_sweep(const Options& o, model::RunConfig& c);
 void read_find_rate(const Options& o, model::RunConfig& c);
+// --replay and its --replay-* options (after --phases; read_workload_data calls it).
+void read_replay(const Options& o, model::RunConfig& c);
 // --rand-block (one size or a mix) and --unit: sets the mix and the
 // verification unit (c.rand_block); returns the largest size.
 std::uint64_t read_random_blocks(const Options& o, model::RunConfig& c);

@@ -177,6 +177,44 @@ void read_workload_data(const Options& o, model::RunConfig& c) {
                                  [](const std::string& t) { return stats::parse_distribution(t); });
     read_compress(o, c);
     read_dedupe(o, c);
+    read_replay(o, c);
+}
+
+// --replay FILE and its pace; what would draw the random phase instead is
+// refused beside it (the trace decides its mix, sizes, places and length).
+void read_replay(const Options& o, model::RunConfig& c) {
+    if (!o.given("replay")) {
+        for (const char* name : {"replay-speed", "replay-loops", "replay-wrap"})
+            if (o.given(name)) throw UsageError(Options::opt(name) + " needs --replay FILE");
+        return;
+    }
+    c.replay = o.text("replay");
+    if (c.replay.empty()) throw UsageError("--replay: empty path (- reads standard input)");
+    for (const char* name : {"rate", "sweep", "find-rate", "steady-state", "rand-ops", "rand-time",
+                             "mixed-sec", "read-pct", "trim-pct", "distribution", "keep",
+                             "compare-backends", "sustained-write", "sync-compare"})
+        if (o.given(name))
+            throw UsageError("--replay and " + Options::opt(name) +
+                             " both given: the trace decides the random phase's operations, "
+                             "their times and its length");
+    if (!c.has_phase(model::Phase::random))
+        throw UsageError("--replay needs the random phase (--phases with random)");
+    const std::string speed = o.text("replay-speed");
+    std::size_t used = 0;
+    double v = -1;
+    try {
+        v = std::stod(speed, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used != speed.size() || speed.find_first_not_of("0123456789.") != std::string::npos ||
+        !(v >= 0 && v <= 1e6))
+        throw UsageError("--replay-speed: '" + speed +
+                         "' is not a speed (a number such as 1, 2 or 0.5; 0 = as fast as the "
+                         "queue allows)");
+    c.replay_speed = v;
+    c.replay_loops = o.count("replay-loops", 1, 1'000'000);
+    c.replay_wrap = o.flag("replay-wrap");
 }
 
 // --arrivals spaces an open-loop schedule; read once --rate, --sweep and

@@ -153,7 +153,7 @@ EngineTally Engine::run_scheduled(PhaseWork& work, const EngineOptions& o, unsig
     ::prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
     EngineTally t;
     Turn turn;
-    turn.due = o.schedule->next();
+    turn.due = o.schedule->next_due();
     while (true) {
         const std::uint64_t now = monotonic_ns();
         issue_due(work, *o.schedule, depth, now, turn);
@@ -176,7 +176,7 @@ EngineTally Engine::run_scheduled(PhaseWork& work, const EngineOptions& o, unsig
     return t;
 }
 
-void Engine::issue_due(PhaseWork& work, RateSchedule& schedule, unsigned depth, std::uint64_t now,
+void Engine::issue_due(PhaseWork& work, DueTimes& schedule, unsigned depth, std::uint64_t now,
                        Turn& turn) {
     turn.fresh = 0;
     turn.blocked = false;
@@ -192,10 +192,10 @@ void Engine::issue_due(PhaseWork& work, RateSchedule& schedule, unsigned depth, 
         free_.pop_back();
         s.due_ns = 0;
         s.late = false;
-        if (!io::is_flush(s.req.kind)) {  // flushes follow their writes, unscheduled
+        if (!s.follows_writes) {  // a --sync group's flush follows its writes, unscheduled
             s.due_ns = turn.due;
             s.late = turn.due < turn.freed_at;
-            turn.due = schedule.next();
+            turn.due = schedule.next_due();
         }
         backend_.prepare(s.req);
         fresh_[turn.fresh++] = &s.req;

@@ -31,6 +31,9 @@ struct Slot {
     // Otherwise req.submit_ns - due_ns is the schedule's issue error.
     std::uint64_t due_ns = 0;
     bool late = false;
+    // A flush a --sync group issues after its writes: never given a due
+    // time (a replayed trace's own flushes are, as its other events).
+    bool follows_writes = false;
 };
 
 // A phase, as the loop sees it.  All calls come from the loop's thread.
@@ -64,7 +67,7 @@ struct EngineOptions {
     std::atomic<unsigned>* in_flight = nullptr;
     // --rate: operations are issued when this schedule says they are due
     // (open loop; --batch does not apply); null: as soon as a slot frees.
-    RateSchedule* schedule = nullptr;
+    DueTimes* schedule = nullptr;
     // --rate: spin on the clock for the last stretch before a due time
     // (WakeMargin) instead of sleeping through it; false: sleep only.
     bool spin = false;
@@ -163,7 +166,7 @@ class Engine {
     EngineTally run_scheduled(PhaseWork& work, const EngineOptions& o, unsigned depth);
     // The open loop's issuing: every operation already due while a slot is
     // free, each with its due time (see engine.cpp).
-    void issue_due(PhaseWork& work, RateSchedule& schedule, unsigned depth, std::uint64_t now,
+    void issue_due(PhaseWork& work, DueTimes& schedule, unsigned depth, std::uint64_t now,
                    Turn& turn);
     // The open loop's wait: for completions, or until the next due time
     // (spinning the last stretch with o.spin).

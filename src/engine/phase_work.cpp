@@ -13,6 +13,7 @@ using namespace ds::model;
 
 PhaseWork::Next IoPhase::next(Slot& s) {
     if (writes_ && writes_->flush_due()) return *writes_->flush_first(s);
+    s.req.rw_flags = 0;  // next_op may set a replayed FUA write's RWF_DSYNC
     if (!next_op(s)) {
         // Operations left, but none can go before one in flight completes
         // (--seq-time: the next block is still being written).
@@ -24,10 +25,11 @@ PhaseWork::Next IoPhase::next(Slot& s) {
     s.first_offset = s.req.offset;
     s.first_length = s.req.length;
     s.req.buf = s.buf;
-    s.req.rw_flags = 0;
+    s.follows_writes = false;
+    const int own_flags = std::exchange(s.req.rw_flags, 0);
     if (s.req.kind == io::OpKind::write) {
         fill(s);
-        s.req.rw_flags = writes_->rw_flags();
+        s.req.rw_flags = writes_->rw_flags() | own_flags;
         writes_->write_issued();
     } else if (s.req.kind == io::OpKind::trim) {
         // Trimmed when issued, as a write's generation is taken then: the
@@ -225,7 +227,10 @@ void IoPhase::flush_done(Slot& s, std::int32_t result, std::uint64_t latency_ns)
     // A cancelled flush made nothing durable (flush_done keeps what it
     // covered unacknowledged) and is no error.
     if (result == -ECANCELED) ++k.cancelled_ops;
-    const bool not_full = writes_->flush_done(result);
+    // A replayed trace's own flush is no --sync group's: it acknowledges nothing.
+    const bool not_full =
+        s.follows_writes ? writes_->flush_done(result) : result != -ENOSPC && result != -EDQUOT;
+    if (!s.follows_writes && result >= 0 && s.due_ns) scheduled_done(s, latency_ns);
     if (result < 0 && not_full && result != -ECANCELED) {
         MismatchRecord rec;
         rec.op = s.req.kind;

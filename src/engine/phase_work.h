@@ -26,6 +26,8 @@ namespace ds::engine {
 // The vocabulary this room speaks (docs/architecture.md).
 using namespace ds::model;
 
+class ReplaySource;  // phases.h
+
 // What the coordinator asks of a worker for one phase.
 struct PhasePlan {
     Phase phase = Phase::seq_write;
@@ -52,6 +54,9 @@ struct PhasePlan {
     Arrivals arrivals = Arrivals::fixed;
     std::uint64_t rate_start_ns = 0;
     bool rate_spin = false;  // EngineOptions::spin
+    // --replay: the random phase replays this trace instead of drawing
+    // (its due times from rate_start_ns); null: it draws.
+    const ReplaySource* replay = nullptr;
 };
 
 // How one worker's phase ended.

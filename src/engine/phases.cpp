@@ -10,6 +10,8 @@ std::unique_ptr<IoPhase> make_phase(PhaseContext& c, WriteDurability* writes, co
         case Phase::seq_write:
             return std::make_unique<SequentialPhase>(c, writes, io::OpKind::write);
         case Phase::random:
+            if (c.plan.replay)
+                return std::make_unique<ReplayPhase>(c, writes, c.plan.replay->open(c.file_index));
             return std::make_unique<RandomPhase>(c, writes, mix, seed);
         case Phase::seq_read:
         case Phase::reverify:

@@ -6,9 +6,11 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 
 #include "engine/phase_work.h"
+#include "engine/rate_schedule.h"
 #include "stats/distribution.h"
 
 namespace ds::engine {
@@ -94,6 +96,60 @@ class RandomPhase final : public IoPhase {
     std::uint64_t ahead_;       // the block the next pick starts from
     std::uint64_t ahead_rank_ = 0;
     unsigned ahead_size_ = 0;  // index in sizes_
+};
+
+// One operation of a replayed trace (--replay), placed in this worker's
+// file: when it is due (ns from the replay's start, scaled by its speed),
+// its kind (read, write, trim; fdatasync for the trace's flushes and
+// syncs), where (whole units) and whether it is a FUA write (RWF_DSYNC).
+struct ReplayOp {
+    std::uint64_t due_ns = 0;
+    io::OpKind kind = io::OpKind::read;
+    std::uint64_t offset = 0;
+    std::uint32_t length = 0;
+    bool fua = false;
+};
+
+// A worker's operations of the trace, in the trace's order (run/replay.h).
+class ReplayFeed {
+  public:
+    virtual ~ReplayFeed() = default;
+    virtual std::optional<ReplayOp> next() = 0;
+};
+
+// The run's trace, as each worker's phase opens it.
+class ReplaySource {
+  public:
+    virtual ~ReplaySource() = default;
+    // The operations that land in file `file_index`, from the start.
+    virtual std::unique_ptr<ReplayFeed> open(unsigned file_index) const = 0;
+    // Issued at their due times (open loop); false: --replay-speed 0, each
+    // as soon as a place in the queue is free (closed loop).
+    virtual bool timed() const = 0;
+};
+
+// random under --replay: the trace's operations in its order, each issued
+// at its due time (the engine's open loop, as --rate: an operation due while
+// every place is busy goes late and says so).  Writes carry the units' next
+// generations and reads are verified like the random phase's; an operation
+// claims each unit it covers (reads shared), and one whose units are busy
+// waits for them, in order: the trace's order within a file is kept.
+class ReplayPhase final : public IoPhase, public DueTimes {
+  public:
+    ReplayPhase(PhaseContext& c, WriteDurability* writes, std::unique_ptr<ReplayFeed> feed);
+    std::uint64_t next_due() override;
+
+  private:
+    bool next_op(Slot& s) override;
+    bool more_ops() const override;
+    void released(const Slot& s) override;
+    bool ahead();  // the next operation in pending_; false at the end
+    bool units_free(const ReplayOp& op) const;
+
+    std::unique_ptr<ReplayFeed> feed_;
+    std::optional<ReplayOp> pending_;
+    std::uint64_t last_due_ = 0;
+    bool ended_ = false;
 };
 
 // The phase named in `c.plan`, ready to run (`writes` is ignored by the

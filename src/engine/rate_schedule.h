@@ -14,7 +14,16 @@ namespace ds::engine {
 // The vocabulary this room speaks (docs/architecture.md).
 using namespace ds::model;
 
-class RateSchedule {
+// When the open loop's operations are due: --rate's arrivals, or a
+// replayed trace's timestamps (ReplayPhase, phases.h).
+class DueTimes {
+  public:
+    virtual ~DueTimes() = default;
+    // The due time of the next operation (monotonic ns); each call moves on.
+    virtual std::uint64_t next_due() = 0;
+};
+
+class RateSchedule final : public DueTimes {
   public:
     // `ops_per_sec` for this worker (> 0), from `start_ns`.  Fixed arrivals
     // are `1/ops_per_sec` apart, the first at start_ns + phase (so workers
@@ -25,6 +34,7 @@ class RateSchedule {
 
     // The due time of the next operation (monotonic ns); each call moves on.
     std::uint64_t next();
+    std::uint64_t next_due() override { return next(); }
     double ops_per_sec() const { return rate_; }
 
   private:

@@ -142,6 +142,17 @@ unsigned random_depth(const WorkerGeometry& geo, const PhasePlan& plan, std::uin
 
 }  // namespace
 
+// The open loop's due times: a timed replay's own, or --rate's schedule
+// (made in `schedule`); null for a closed loop.
+DueTimes* Worker::due_times(const PhasePlan& plan, IoPhase& phase,
+                            std::optional<RateSchedule>& schedule) const {
+    if (plan.phase != Phase::random) return nullptr;
+    if (plan.replay) return plan.replay->timed() ? static_cast<ReplayPhase*>(&phase) : nullptr;
+    if (plan.rate <= 0) return nullptr;
+    return &schedule.emplace(plan.rate, plan.arrivals, plan.rate_start_ns, 0,
+                             seed_ ^ (std::uint64_t{file_index_} << 40) ^ plan.iteration);
+}
+
 Worker::Outcome Worker::run(const PhasePlan& plan) {
     Outcome out;
     const bool random = plan.phase == Phase::random;
@@ -188,12 +199,9 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
     Engine engine(*backend, slots_, stop_);
     const std::uint64_t calls0 = backend->system_calls();
     std::optional<RateSchedule> schedule;
-    if (random && plan.rate > 0)
-        schedule.emplace(plan.rate, plan.arrivals, plan.rate_start_ns, 0,
-                         seed_ ^ (std::uint64_t{file_index_} << 40) ^ plan.iteration);
-    const EngineTally t =
-        engine.run(*phase, {depth, geo_.batch, plan.pause_after_ops, plan.pause, &in_flight,
-                            schedule ? &*schedule : nullptr, plan.rate_spin});
+    DueTimes* due = due_times(plan, *phase, schedule);
+    const EngineTally t = engine.run(*phase, {depth, geo_.batch, plan.pause_after_ops, plan.pause,
+                                              &in_flight, due, plan.rate_spin});
     writes.finish();
     intervals_.finish(out.counters);
     phase->reaped(monotonic_ns());  // the final progress

@@ -16,6 +16,7 @@
 #include "engine/engine.h"
 #include "engine/interval_recorder.h"
 #include "engine/phase_work.h"
+#include "engine/rate_schedule.h"
 #include "engine/unit_map.h"
 #include "engine/write_durability.h"
 #include "io/aligned_buffer.h"
@@ -129,6 +130,8 @@ class Worker final : private MismatchSink {
     alignas(64) std::atomic<unsigned> in_flight{0};
 
   private:
+    DueTimes* due_times(const PhasePlan& plan, IoPhase& phase,
+                        std::optional<RateSchedule>& schedule) const;
     void record(const PhasePlan& plan, PhaseCounters& c, MismatchRecord rec) override;
     void note_truncation() override;
 

@@ -40,6 +40,7 @@ std::optional<PhaseWork::Next> WriteDurability::flush_first(Slot& s) {
     s.req.buf = s.buf;
     s.first_offset = 0;
     s.first_length = 0;
+    s.follows_writes = true;
     flush_due_ = false;
     flush_in_flight_ = true;
     group_writes_ = 0;

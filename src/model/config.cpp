@@ -91,6 +91,7 @@ std::string_view to_string(SweepParam p) {
 
 std::uint32_t RunConfig::max_rand_block() const {
     std::uint32_t b = rand_mix.empty() ? rand_block : rand_mix.back().bytes;
+    b = std::max(b, replay_block);
     if (sweep && sweep->param == SweepParam::rand_block)
         for (auto v : sweep->values)
             b = std::max<std::uint32_t>(b, static_cast<std::uint32_t>(v));

@@ -120,6 +120,20 @@ struct RunConfig {
     pattern::UnitShape unit_shape() const {
         return pattern::make_shape(pattern::sector_random_bytes(compress), dedupe);
     }
+    // --replay: the trace the random phase replays instead of drawing ("":
+    // none, "-": standard input), --replay-speed (2: twice as fast; 0: as
+    // fast as the queue allows), --replay-loops, --replay-wrap (offsets
+    // beyond the target wrap round instead of refusing the run).
+    std::string replay;
+    double replay_speed = 1;
+    std::uint64_t replay_loops = 1;
+    bool replay_wrap = false;
+    // Set by the run from the trace before its workers exist (run/replay.h):
+    // its largest read or write in whole units, and whether it trims.
+    std::uint32_t replay_block = 0;
+    bool replay_trims = false;
+    // Trims in the random phase: --trim-pct, or a replayed trace's discards.
+    bool trims() const { return trim_pct > 0 || replay_trims; }
     double rand_time_s = 10;                // 0 disables the random phase
     std::optional<std::uint64_t> rand_ops;  // total across workers; replaces rand_time
     // --seq-time: each sequential phase covers the files once, then goes on

@@ -228,6 +228,9 @@ struct PhaseResult {
     // --rate: the operations a second asked for over all workers (0: closed
     // loop); rate_met() says whether the phase achieved it.
     double requested_rate = 0;
+    // --replay at a speed: how long the trace's events take at it (the
+    // trace's span x loops / speed); 0: no replay, or as fast as possible.
+    double replay_seconds = 0;
     // --repeat: each repeat's figures in run order (a phase run once: empty).
     // Merged phases hold those of every iteration, up to kMaxRepeats.
     std::vector<RepeatFigures> repeats;

@@ -217,6 +217,7 @@ bool PhaseResult::rate_met() const {
 }
 
 std::uint64_t PhaseResult::lateness_tolerance_ns() const {
+    if (replay_seconds > 0) return kLatenessToleranceMinNs;  // a trace has no even schedule
     if (requested_rate <= 0) return 0;
     return model::lateness_tolerance_ns(requested_rate / std::max(1u, workers));
 }
@@ -246,6 +247,7 @@ void SkewResult::add_worker(const SkewResult& o) {
 void PhaseResult::merge(const PhaseResult& o) {
     workers = std::max(workers, o.workers);
     requested_rate = std::max(requested_rate, o.requested_rate);
+    replay_seconds += o.replay_seconds;
     interrupted = interrupted || o.interrupted;
     seconds += o.seconds;
     cpu += o.cpu;

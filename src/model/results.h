@@ -144,6 +144,28 @@ void flag_slow_targets(std::vector<TargetResult>& targets, double threshold_pct 
 // The current time as ISO 8601 UTC ("2026-11-30T04:33:23Z"), for started_at.
 std::string utc_now_iso8601();
 
+// --replay: the trace, as read through before the run (every line checked),
+// and where its operations land.
+struct ReplayInfo {
+    std::string source;        // the path, or "standard input"
+    std::string format;        // trace::to_string: "fio iolog v3", "tracefs block events", ...
+    std::uint64_t events = 0;  // reads, writes, trims, flushes and syncs
+    std::uint64_t reads = 0, writes = 0, trims = 0, flushes = 0;
+    std::uint64_t read_bytes = 0, write_bytes = 0, trim_bytes = 0;
+    std::uint64_t min_bytes = 0, max_bytes = 0;  // of its reads and writes
+    std::uint64_t fua_writes = 0;
+    double span_s = 0;                   // first event to last, in the trace's time
+    std::vector<std::string> devices;    // as the trace names them
+    std::vector<std::uint64_t> extents;  // each device's highest byte + 1
+    std::uint64_t widened = 0;           // events rounded out to whole units
+    std::uint64_t reordered = 0;         // put back in time order within the window
+    std::uint64_t skipped = 0;           // lines of other kinds (blkparse's completions, ...)
+    std::string placement;  // "offsets as they are", "mapped onto 4 files in order", ...
+    double speed = 1;
+    std::uint64_t loops = 1;
+    bool wrap = false;
+};
+
 // The written data's compressibility: asked (--compress) and measured by
 // pattern::estimate_units over a sample of the run's units; and its
 // duplication: asked (--dedupe) and counted by pattern::count_duplicates.
@@ -184,6 +206,7 @@ struct RunResult {
     std::vector<SustainedWriteResult> sustained_write;  // per iteration, --sustained-write
     std::optional<SyncCompareResult> sync_compare;      // --sync-compare
     std::optional<DataCompressibility> data;            // measured before the first write
+    std::optional<ReplayInfo> replay;                   // --replay
     std::vector<MismatchRecord> mismatch_records;       // the first kMaxRecords
     // Per damaged file: merged extents, distinct units, truncation.  What a
     // person judges a drive by; the counts above are observations (a unit

@@ -37,21 +37,34 @@ double per_second(std::uint64_t v, double s) {
     return s > 0 ? static_cast<double>(v) / s : 0.0;
 }
 
+// An open loop's lateness, response time and issue error (--rate, --replay),
+// beside `head`.
+json schedule_json(const model::PhaseResult& p, json head) {
+    const auto& c = p.counters;
+    head["late_ops"] = c.late_ops;
+    head["max_lateness_ns"] = c.max_lateness_ns;
+    head["late_beyond_tolerance_ops"] = c.late_beyond_tolerance_ops;
+    head["lateness_tolerance_ns"] = p.lateness_tolerance_ns();
+    head["response_latency"] = latency_json(c.response_latency);
+    head["issue_error"] = latency_json(c.issue_error);
+    return head;
+}
+
 // --rate's figures of a phase (null for a closed-loop one): latency above
 // is service time; response_latency counts from when each was due.
 json rate_json(const model::PhaseResult& p, const model::RunConfig& cfg) {
     if (p.requested_rate <= 0) return nullptr;
-    const auto& c = p.counters;
-    return {{"requested_iops", p.requested_rate},
-            {"achieved_iops", p.iops()},
-            {"arrivals", std::string(model::to_string(cfg.arrivals))},
-            {"met", p.rate_met()},
-            {"late_ops", c.late_ops},
-            {"max_lateness_ns", c.max_lateness_ns},
-            {"late_beyond_tolerance_ops", c.late_beyond_tolerance_ops},
-            {"lateness_tolerance_ns", p.lateness_tolerance_ns()},
-            {"response_latency", latency_json(c.response_latency)},
-            {"issue_error", latency_json(c.issue_error)}};
+    return schedule_json(p, {{"requested_iops", p.requested_rate},
+                             {"achieved_iops", p.iops()},
+                             {"arrivals", std::string(model::to_string(cfg.arrivals))},
+                             {"met", p.rate_met()}});
+}
+
+// --replay at a pace: the phase's time against the trace's, and how far
+// each operation was from when the trace issued it (null otherwise).
+json replay_json(const model::PhaseResult& p) {
+    if (p.replay_seconds <= 0) return nullptr;
+    return schedule_json(p, {{"trace_seconds", p.replay_seconds}, {"elapsed_s", p.seconds}});
 }
 
 json top_foreign_json(const sys::HostLoad& h) {
@@ -238,6 +251,7 @@ json phase_json(const model::PhaseResult& p, const model::RunConfig& cfg) {
     j["trim_not_honoured_at"] =
         p.trim_not_honoured_at.empty() ? json(nullptr) : json(p.trim_not_honoured_at);
     j["rate"] = rate_json(p, cfg);
+    j["replay"] = replay_json(p);
     if (p.repeats.size() >= 2) {  // --repeat N, N > 1
         const model::RepeatEstimates e = p.estimates();
         j["repeats"] = {{"n", p.repeats.size()},

@@ -187,6 +187,7 @@ std::string phase_line(const model::PhaseResult& p, const std::vector<double>& t
     groups.push_back(caveats_text(p));
     std::string line = joined(groups);
     if (p.requested_rate > 0) line.append("\n").append(rate_line(p));
+    if (p.replay_seconds > 0) line.append("\n").append(replay_line(p));
     if (p.repeats.size() >= 2) line.append("\n").append(repeats_line(p));
     if (const std::string r = regimes_line(p, u); !r.empty()) line.append("\n").append(r);
     if (p.skew) line.append("\n").append(skew_line(*p.skew));
@@ -287,22 +288,21 @@ std::string regimes_line(const model::PhaseResult& p, units::ByteUnits u) {
     return line;
 }
 
-std::string rate_line(const model::PhaseResult& p) {
+namespace {
+
+// The open loop's lateness, response time and issue error (--rate, --replay).
+std::string schedule_text(const model::PhaseResult& p) {
     const auto& c = p.counters;
     const auto& r = c.response_latency;
     const auto& e = c.issue_error;
     const std::uint64_t ops = c.read_ops + c.write_ops;
     std::string line =
-        "  rate:      requested " + units::format_iops(p.requested_rate) + " IOPS, achieved " +
-        units::format_iops(p.iops()) +
-        printf_string(" (%.1f %%)", p.requested_rate > 0 ? 100 * p.iops() / p.requested_rate : 0.0);
-    line += p.rate_met() ? "  rate met" : "  RATE NOT MET";
-    line += printf_string(
-                "  late %" PRIu64 " (%.2f %%), largest lateness ", c.late_ops,
-                ops ? 100.0 * static_cast<double>(c.late_ops) / static_cast<double>(ops) : 0.0) +
-            ms(c.max_lateness_ns) + " ms" +
-            printf_string(", %" PRIu64 " beyond ", c.late_beyond_tolerance_ops) +
-            ms(p.lateness_tolerance_ns()) + " ms";
+        printf_string(
+            "  late %" PRIu64 " (%.2f %%), largest lateness ", c.late_ops,
+            ops ? 100.0 * static_cast<double>(c.late_ops) / static_cast<double>(ops) : 0.0) +
+        ms(c.max_lateness_ns) + " ms" +
+        printf_string(", %" PRIu64 " beyond ", c.late_beyond_tolerance_ops) +
+        ms(p.lateness_tolerance_ns()) + " ms";
     line += "\n             response ms p50 " + ms(r.value_at_percentile(50)) + " p95 " +
             ms(r.value_at_percentile(95)) + " p99 " + ms(r.value_at_percentile(99)) + " p99.9 " +
             ms(r.value_at_percentile(99.9)) + " max " + ms(r.max()) + "  (lat above: service time)";
@@ -311,6 +311,29 @@ std::string rate_line(const model::PhaseResult& p) {
             us(e.value_at_percentile(99)) + " p99.9 " + us(e.value_at_percentile(99.9)) + " max " +
             us(e.max()) + printf_string(" (%" PRIu64 " on-time operations)", e.count());
     return line;
+}
+
+}  // namespace
+
+std::string rate_line(const model::PhaseResult& p) {
+    std::string line =
+        "  rate:      requested " + units::format_iops(p.requested_rate) + " IOPS, achieved " +
+        units::format_iops(p.iops()) +
+        printf_string(" (%.1f %%)", p.requested_rate > 0 ? 100 * p.iops() / p.requested_rate : 0.0);
+    line += p.rate_met() ? "  rate met" : "  RATE NOT MET";
+    return line + schedule_text(p);
+}
+
+// --replay at a pace: how long it took against the trace's own time, then
+// as --rate's line.
+std::string replay_line(const model::PhaseResult& p) {
+    const auto& c = p.counters;
+    return printf_string("  replay:    %" PRIu64
+                         " operations in %.2f s, the trace's %.2f s at this "
+                         "pace (%.2f %%)",
+                         c.read_ops + c.write_ops + c.trim_ops + c.flush_ops, p.seconds,
+                         p.replay_seconds, 100 * p.seconds / p.replay_seconds) +
+           schedule_text(p);
 }
 
 std::string estimate_text(const stats::Estimate& e, std::string (*text)(double),

@@ -170,10 +170,10 @@ std::string result_line(const model::RunConfig& cfg, const model::RunResult& r,
     std::string line = "figures  " + seq;
     if (q.random) {
         line += seq.empty() ? "" : " | ";
-        line += "random " +
-                (cfg.rand_mix.size() > 1 ? "bs " + cfg.rand_block_text()
-                                         : block_words(cfg.max_rand_block())) +
-                ", " + std::to_string(cfg.read_pct) + "% reads, " +
+        const std::string drawn = (cfg.rand_mix.size() > 1 ? "bs " + cfg.rand_block_text()
+                                                           : block_words(cfg.max_rand_block())) +
+                                  ", " + std::to_string(cfg.read_pct) + "% reads, ";
+        line += "random " + (cfg.replay.empty() ? drawn : std::string("replaying a trace, ")) +
                 (cfg.distribution.kind == stats::DistributionKind::uniform
                      ? std::string()
                      : cfg.distribution.text() + ", ") +

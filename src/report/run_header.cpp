@@ -62,6 +62,13 @@ std::string health_header_lines(const std::vector<model::TargetResult>& targets)
 // 5, at most 25 rounds)", or "random off".
 std::string random_workload_text(const model::RunConfig& cfg) {
     if (!random_on(cfg)) return "random off";
+    if (!cfg.replay.empty())
+        return "random replays a trace" +
+               (cfg.replay_speed == 0 ? std::string(" as fast as it can")
+                : cfg.replay_speed == 1
+                    ? std::string(" at its pace")
+                    : " at " + printf_string("%g", cfg.replay_speed) + "x its pace") +
+               (cfg.replay_loops > 1 ? ", " + std::to_string(cfg.replay_loops) + " times" : "");
     std::string random = "random " + std::to_string(cfg.read_pct) + "% reads ";
     if (cfg.trim_pct) random += std::to_string(cfg.trim_pct) + "% trims ";
     if (cfg.distribution.kind != stats::DistributionKind::uniform)
@@ -89,6 +96,31 @@ std::string backend_text(const model::BackendInfo& b) {
     if (b.uring.fixed_files) backend += ", registered files";
     if (b.uring.fixed_buffers) backend += ", registered buffers";
     return backend + "]";
+}
+
+// "trace.txt: fio iolog v3, 12000 events over 60.00 s: 8400 reads (33 MiB), ..."
+std::string replay_text(const model::ReplayInfo& r) {
+    std::string t = r.source + ": " + r.format + ", " + std::to_string(r.events) + " events over " +
+                    units::format_seconds(r.span_s) + ": " + std::to_string(r.reads) + " reads (" +
+                    units::format_bytes(r.read_bytes) + "), " + std::to_string(r.writes) +
+                    " writes (" + units::format_bytes(r.write_bytes) + ")";
+    if (r.fua_writes) t += " of which " + std::to_string(r.fua_writes) + " FUA";
+    if (r.trims)
+        t += ", " + std::to_string(r.trims) + (r.trims == 1 ? " trim (" : " trims (") +
+             units::format_bytes(r.trim_bytes) + ")";
+    if (r.flushes) t += ", " + std::to_string(r.flushes) + (r.flushes == 1 ? " flush" : " flushes");
+    if (r.max_bytes)
+        t += "; sizes " + units::format_bytes(r.min_bytes) +
+             (r.max_bytes != r.min_bytes ? " to " + units::format_bytes(r.max_bytes) : "");
+    std::uint64_t extent = 0;
+    for (const auto e : r.extents)
+        extent = std::max(extent, e);
+    t += "; extent " + units::format_bytes(extent);
+    if (r.devices.size() > 1) t += " (" + std::to_string(r.devices.size()) + " devices)";
+    t += "; " + r.placement;
+    if (r.widened) t += "; " + std::to_string(r.widened) + " rounded out to whole units";
+    if (r.reordered) t += "; " + std::to_string(r.reordered) + " put back in time order";
+    return t;
 }
 
 // "seq-write,seq-read,random,reverify  unit 4 KiB  random 70% reads for 10 s ..."
@@ -219,6 +251,7 @@ void TextReport::print_workload(const model::RunConfig& cfg, const model::RunRes
         if (!t.trims.empty())
             printf_fit(out_, 9, "trims    %s%s%s\n", r.targets.size() > 1 ? t.name.c_str() : "",
                        r.targets.size() > 1 ? ": " : "", t.trims.c_str());
+    if (r.replay) printf_fit(out_, 9, "replay   %s\n", replay_text(*r.replay).c_str());
     std::fputs(fit(health_header_lines(r.targets), 9).c_str(), out_);
     if (!r.state_path.empty())
         printf_fit(out_, 9,

@@ -116,6 +116,7 @@ std::string writes_line(const model::PhaseResult& p, units::ByteUnits u = units:
 // achieved rate (and "RATE NOT MET"), late operations and the largest
 // lateness, the response-time percentiles and the schedule's issue error.
 std::string rate_line(const model::PhaseResult& p);
+std::string replay_line(const model::PhaseResult& p);
 // A phase whose figure changed level partway (model::PhaseResult::regimes):
 // "  regimes:   ...  0.0-3.0 s 5.0k IOPS ±1.2 %  3.0-8.0 s 500 IOPS ±2.0 %";
 // empty for a steady phase.

@@ -184,9 +184,17 @@ PhasePlan make_plan(RunSession& s, std::uint64_t iteration, Phase phase, const S
         // names each worker's CPU: every worker needs one of its own.
         plan.rate_spin = cfg.cpus.empty() ? workers < usable_cpus() : workers <= cfg.cpus.size();
     }
-    if (phase == Phase::random) {
+    if (phase == Phase::random && s.replay) {
+        // The trace decides when the phase ends; its due times count from
+        // 1 ms after t0, as --rate's, so every worker is in its loop first.
+        plan.replay = s.replay.get();
+        plan.rate_start_ns = t0 + 1'000'000;
+        plan.rate_spin = cfg.cpus.empty() ? workers < usable_cpus() : workers <= cfg.cpus.size();
+    } else if (phase == Phase::random) {
         if (!cfg.rand_ops)
             plan.deadline_ns = t0 + seconds_to_ns(over.time_s > 0 ? over.time_s : cfg.rand_time_s);
+    }
+    if (phase == Phase::random) {
         if (s.duration_deadline_ns)
             plan.deadline_ns = plan.deadline_ns ? std::min(plan.deadline_ns, s.duration_deadline_ns)
                                                 : s.duration_deadline_ns;
@@ -386,6 +394,9 @@ PhaseResult run_phase(RunSession& s, std::uint64_t iteration, Phase phase,
     pr.host = host_load(host0, read_host());
     pr.workers = active;
     if (phase == Phase::random) pr.requested_rate = over.rate > 0 ? over.rate : cfg.rate;
+    if (phase == Phase::random && s.replay && s.replay->timed())
+        pr.replay_seconds =
+            s.replay->info().span_s * static_cast<double>(cfg.replay_loops) / cfg.replay_speed;
     account(s, outcomes, pr);
     collect_records(s.workers, s.res);
     return pr;

@@ -96,6 +96,16 @@ void sync_new_files(const TargetSet& target) {
                          ": fsync of the directory: " + std::strerror(errno));
 }
 
+// --replay: the trace read through, and what the workers need to know of it
+// before they exist (their buffers hold its largest operation).
+std::unique_ptr<ReplayTrace> read_replay(RunConfig& cfg) {
+    if (cfg.replay.empty()) return nullptr;
+    auto r = std::make_unique<ReplayTrace>(cfg);
+    cfg.replay_block = r->largest_piece();
+    cfg.replay_trims = r->info().trims > 0;
+    return r;
+}
+
 std::uint64_t state_bytes(const RunConfig& cfg) {
     return cfg.keep ? state_file_bytes(cfg.files, cfg.file_bytes / cfg.rand_block,
                                        256 * std::size_t{cfg.files})
@@ -124,9 +134,17 @@ RunSession::RunSession(RunConfig& c, RunResult& r, RunObserver& o)
       res(r),
       observer(o),
       hooks(test_hooks()),
+      replay(read_replay(c)),
       target(c, state_bytes(c)),
       kind(pick_backend(c, r)),
       geo(checked_memory(c, make_geometry(c, c.qd))) {
+    if (replay) {
+        std::vector<std::string> names;
+        for (std::size_t t = 0; t < target.count(); ++t)
+            names.push_back(target.at(t).info().path);
+        replay->place(target.count(), cfg.files, cfg.file_bytes, names, target.at(0).raw());
+        res.replay = replay->info();
+    }
     install_signal_handlers();
     hooks.pause_if(hooks.stop_before_create);
     create_files();
@@ -183,7 +201,7 @@ void RunSession::describe_targets() {
         r.files = static_cast<unsigned>(one.file_count());
         r.capacity_bytes = cfg.file_bytes * r.files;
         r.direct_io = one.direct_io();
-        if (cfg.trim_pct) {
+        if (cfg.trims()) {
             const TrimPromiseOf p = trim_promise_of(one);
             r.trim_promise = p.promise;
             r.trims = p.words;
@@ -203,7 +221,7 @@ void RunSession::create_files() {
         sg.file_bytes = cfg.file_bytes;
         sg.unit_bytes = cfg.rand_block;
         sg.shape = cfg.unit_shape();
-        sg.trims = cfg.trim_pct > 0;
+        sg.trims = cfg.trims();
         // Without --sync, acknowledgements come only at phase ends.
         sg.bound = unacked_write_bound(cfg, cfg.sync == SyncMethod::none ? 0 : cfg.sync_every);
         for (std::size_t i = 0; i < target.file_count(); ++i)

@@ -24,6 +24,7 @@
 #include "model/observer.h"
 #include "model/results.h"
 #include "run/health_monitor.h"
+#include "run/replay.h"
 #include "run/test_hooks.h"
 #include "target/state_file.h"
 #include "target/target_set.h"
@@ -75,6 +76,8 @@ class RunSession {
     RunResult& res;
     RunObserver& observer;
     const TestHooks hooks;
+    // --replay: the trace, read through before any target is taken.
+    std::unique_ptr<ReplayTrace> replay;
     TargetSet target;  // every target of the run, files numbered across them
     std::unique_ptr<StateFile> state;
     std::atomic<bool> stop{false};

@@ -125,7 +125,7 @@ Target::Target(const RunConfig& cfg, std::uint64_t extra_bytes)
         info_.filesystem = "raw device";
         info_.free_bytes = bytes;
         info_.previous_contents = device_signatures(dev);  // read before anything is written
-        if (cfg.trim_pct) trim_promise_ = raw_device_trim_promise(dev);
+        if (cfg.trims()) trim_promise_ = raw_device_trim_promise(dev);
         for (unsigned i = 0; i < cfg.files; ++i)
             paths_.push_back(dev);
         return;

@@ -171,7 +171,8 @@ void Reader::purge_rq_issue() {
     window_.erase(dropped, window_.end());
     std::make_heap(window_.begin(), window_.end(), later);
     newest_ns_ = 0;  // nothing was given out yet: the newest is in the window
-    for (const Pending& p : window_) newest_ns_ = std::max(newest_ns_, p.raw.time_ns);
+    for (const Pending& p : window_)
+        newest_ns_ = std::max(newest_ns_, p.raw.time_ns);
     skipped_ += lines.size();
 }
 

@@ -96,6 +96,8 @@ TEST_CASE("the option table's defaults are the structs' own: no second copy can 
     CHECK(c.compress == built.compress);
     CHECK(c.trim_pct == built.trim_pct);
     CHECK(c.dedupe == built.dedupe);
+    CHECK(c.replay_speed == built.replay_speed);
+    CHECK(c.replay_loops == built.replay_loops);
     const auto steady = parse({"--steady-state", "1s"}).steady_state;
     REQUIRE(steady.has_value());
     CHECK(steady->window_rounds == ds::stats::SteadyStateRule{}.window_rounds);
@@ -115,6 +117,8 @@ TEST_CASE("the option table's defaults are the structs' own: no second copy can 
                                         "rand-block",
                                         "read-pct",
                                         "trim-pct",
+                                        "replay-speed",
+                                        "replay-loops",
                                         "distribution",
                                         "compress",
                                         "dedupe",

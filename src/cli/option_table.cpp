@@ -83,11 +83,12 @@ const OptionSpec kSpecs[] = {
      "time (open loop, up to --qd in flight), writes carrying the units' data, every read "
      "verified"},
     {kWorkload, "replay-speed", 0, "X", "1", nullptr,
-     "--replay's pace: 2 = twice as fast as traced, 0.5 = half, 0 = as fast as the queue "
-     "allows (closed loop)"},
-    {kWorkload, "replay-loops", 0, "N", "1", nullptr, "--replay: play the trace N times"},
+     "the pace of --replay: 2 = twice as fast as traced, 0.5 = half, 0 = as fast as the "
+     "queue allows (closed loop)"},
+    {kWorkload, "replay-loops", 0, "N", "1", nullptr, "how many times --replay plays the trace"},
     {kWorkload, "replay-wrap", 0, nullptr, nullptr, nullptr,
-     "--replay: fold offsets beyond the target round to its start instead of refusing the run",
+     "with --replay, fold offsets beyond the target round to its start instead of refusing the "
+     "run",
      Kind::flag},
     {kWorkload, "seq-time", 0, "DURATION", nullptr, "until measured",
      "sequential phases run at least this long: after one whole pass over the files they "

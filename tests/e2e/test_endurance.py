@@ -100,6 +100,33 @@ def later(seconds, action):
     return t
 
 
+def sectors_written(dev):
+    with open(f"/sys/block/{os.path.basename(dev)}/stat") as f:
+        return int(f.read().split()[6])
+
+
+def after_writes_begin(dev, seconds, action):
+    """Runs `action` `seconds` after the first write reaches `dev` (polled
+    from its /sys/block stat every 10 ms, for at most 60 s) on a thread the
+    test joins; returns (thread, [time the writes began]).  Timed from the
+    writes, not from the start of the process: a sanitizer build takes most
+    of a second to start."""
+    began = []
+
+    def wait_then_act():
+        before = sectors_written(dev)
+        deadline = time.monotonic() + 60
+        while sectors_written(dev) == before and time.monotonic() < deadline:
+            time.sleep(0.01)
+        began.append(time.monotonic())
+        time.sleep(seconds)
+        action()
+
+    t = threading.Thread(target=wait_then_act)
+    t.start()
+    return t, began
+
+
 class Endurance(ThrottledDevice):
     def validate(self, doc):
         try:
@@ -201,9 +228,11 @@ class Endurance(ThrottledDevice):
         return sw
 
     def test_write_cliff_when_throttle_drops(self):
-        # 100 MiB/s, then 25 MiB/s from 2 s on; 10 passes of 32 MiB are
-        # 320 MiB, of which at most 200 MiB fit before the drop.  Bounds are
-        # loose where a loaded 2-core machine may write slower than the throttle.
+        # 100 MiB/s, then 25 MiB/s from 2 s after the first write on (8
+        # intervals of 0.25 s before the drop, 5 needed); 10 passes of 32 MiB
+        # are 320 MiB, of which at most 200 MiB fit before the drop.  Bounds
+        # are loose where a loaded 2-core machine may write slower than the
+        # throttle.
         self.cgroup.set("write_bps", self.dev, 100 * MiB)
         changed = []
 
@@ -211,12 +240,12 @@ class Endurance(ThrottledDevice):
             self.cgroup.set("write_bps", self.dev, 25 * MiB)
             changed.append(time.monotonic())
 
-        started = time.monotonic()
-        t = later(2.0, drop)
+        t, began = after_writes_begin(self.dev, 2.0, drop)
         try:
             r = self.sustained_run(10)
         finally:
             t.join()
+        started = began[0]
         sw = self.cliff_of(r, 10)
         cliff = sw["cliff"]
         self.assertTrue(cliff["found"], r.describe() + json.dumps(sw["intervals"]))

@@ -19,7 +19,7 @@ from harness import UNIT_BYTES, read_block, write_block
 from test_rate import validate
 
 # Each case's meson test (tests/e2e/cases.py; harness.meson_case).
-MESON_CASE = {"name": "replay-{case}-{backend}"}
+MESON_CASE = {"name": "replay-{case}-{backend}", "threads": True}
 
 MiB = 1 << 20
 
@@ -187,6 +187,9 @@ def tracing_write(name, text):
         f.write(text)
 
 
+# Alone: tracefs is one per machine (its trace buffer, the event's filter,
+# the mount a case may make and undo), so two captures at once spoil both.
+@harness.meson_case(is_parallel=False)
 class RecordedCases:
     """A real trace: tracefs block_bio_queue of ext4 filled by cp and trimmed
     by fstrim on one loop device, replayed onto another."""

@@ -91,11 +91,15 @@ SANITIZER_ENV=(
 
 # sanitizer_meson_options NAME: the meson options of sanitizer build NAME
 # (asan = ASan+UBSan, tsan = TSan).  b_lundef=false: the sanitizer runtimes
-# resolve some symbols at load time, which -Wl,--no-undefined rejects.
+# resolve some symbols at load time, which -Wl,--no-undefined rejects.  The
+# TSan build defines only the tests in suite "threads" (tests/meson.build).
+# -O1, as the sanitizers' authors advise: the report is as good, and the
+# instrumented build compiles in two thirds of -O2's time (json_report_test:
+# 92-113 s against 135-141 s).
 sanitizer_meson_options() {
     case "$1" in
-        asan) echo "-Db_sanitize=address,undefined -Db_lundef=false" ;;
-        tsan) echo "-Db_sanitize=thread -Db_lundef=false" ;;
+        asan) echo "-Db_sanitize=address,undefined -Db_lundef=false -Doptimization=1" ;;
+        tsan) echo "-Db_sanitize=thread -Db_lundef=false -Doptimization=1 -Dtests=threads" ;;
         *) echo "scripts: unknown sanitizer build '$1' (asan, tsan)" >&2; return 1 ;;
     esac
 }

@@ -4,7 +4,7 @@
 A case is a concrete test method: a method unittest's loader finds on a
 TestCase class of the module, unless another test class of that module
 derives from the class (then it is a base, run through its subclasses).
-Its meson name, timeout and is_parallel are declared in its module
+Its meson name, timeout, is_parallel and threads are declared in its module
 (harness.meson_case, MESON_CASE; see harness.py), so a case is written in
 one place and tests/e2e/meson.build lists nothing by hand:
 
@@ -14,10 +14,13 @@ one place and tests/e2e/meson.build lists nothing by hand:
                                configure)
   cases.py [FILE...]           one line per case of the test_*.py among them
                                (of every one without FILE):
-                               NAME SCRIPT SELECTOR TIMEOUT PARALLEL
-  cases.py --check INTRO_JSON  the meson test e2e-registry: the e2e tests the
+                               NAME SCRIPT SELECTOR TIMEOUT PARALLEL THREADS
+  cases.py --threads [FILE...] the same, of the cases in suite "threads" only
+  cases.py --check INTRO_JSON [--threads]
+                               the meson test e2e-registry: the e2e tests the
                                build registered (meson-info/intro-tests.json)
-                               against the cases in the tree now
+                               against the cases in the tree now (those in
+                               suite "threads" in a -Dtests=threads build)
 
 Listing fails (and with it meson's configure) on a name used twice, a name
 with a character other than [A-Za-z0-9._-], or a template it cannot fill.
@@ -80,7 +83,7 @@ def dashed(text):
 
 
 def case_of(module, cls, method):
-    """(name, script, selector, timeout, is_parallel) of one test method."""
+    """(name, script, selector, timeout, is_parallel, threads) of one test method."""
     attrs = attributes(module, cls, method)
     selector = f"{cls.__name__}.{method}"
     fields = {"case": dashed(method.removeprefix("test_")), "cls": cls.__name__.lower(),
@@ -97,11 +100,12 @@ def case_of(module, cls, method):
     if not NAME_RE.match(name):
         raise DeclarationError(f"{module.__name__}.py: {selector}: bad meson name {name!r}")
     return (name, module.__name__ + ".py", selector, int(attrs["timeout"]),
-            bool(attrs["is_parallel"]))
+            bool(attrs["is_parallel"]), bool(attrs["threads"]))
 
 
-def cases(files):
-    """Every case of the given test_*.py files, in file, class, method order."""
+def cases(files, threads_only=False):
+    """Every case of the given test_*.py files, in file, class, method order
+    (those in suite "threads" only, with threads_only)."""
     found, names = [], {}
     for f in (f for f in files if os.path.basename(f).startswith("test_")):
         module = importlib.import_module(os.path.splitext(os.path.basename(f))[0])
@@ -113,7 +117,8 @@ def cases(files):
                     raise DeclarationError(f"meson name {case[0]!r} of {case[1]}: {case[2]} "
                                            f"is also that of {names[case[0]]}")
                 names[case[0]] = f"{case[1]}: {case[2]}"
-                found.append(case)
+                if case[5] or not threads_only:
+                    found.append(case)
     return found
 
 
@@ -131,13 +136,14 @@ def registered(intro_path):
         after = cmd[cmd.index(scripts[0]) + 1:]
         selectors = " ".join(a for a in after if a[:1].isupper())
         found.append((t["name"], os.path.basename(scripts[0]), selectors,
-                      int(t.get("timeout", 30)), bool(t.get("is_parallel", True))))
+                      int(t.get("timeout", 30)), bool(t.get("is_parallel", True)),
+                      any(s.split(":")[-1] == "threads" for s in t.get("suite", []))))
     return found
 
 
-def check(intro_path):
+def check(intro_path, threads_only):
     """0 when the build registers exactly the cases in the tree, else 1 naming each."""
-    want, have = set(cases(module_files())), set(registered(intro_path))
+    want, have = set(cases(module_files(), threads_only)), set(registered(intro_path))
     for c in sorted(want - have):
         print(f"not registered: {' '.join(map(str, c))}")
     for c in sorted(have - want):
@@ -153,6 +159,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sources", action="store_true", help="list the files cases are declared in")
     ap.add_argument("--check", metavar="INTRO_JSON", help="check a build's registered tests")
+    ap.add_argument("--threads", action="store_true", help='the cases in suite "threads" only')
     ap.add_argument("files", nargs="*", help="list the cases of these test_*.py files")
     args = ap.parse_args()
     try:
@@ -160,9 +167,9 @@ def main():
             print("\n".join(["harness.py"] + module_files()))
             return 0
         if args.check:
-            return check(args.check)
-        for c in cases(args.files or module_files()):
-            print(" ".join([*map(str, c[:4]), "true" if c[4] else "false"]))
+            return check(args.check, args.threads)
+        for c in cases(args.files or module_files(), args.threads):
+            print(" ".join([*map(str, c[:4]), *("true" if b else "false" for b in c[4:])]))
         return 0
     except DeclarationError as e:
         print(f"cases.py: {e}", file=sys.stderr)

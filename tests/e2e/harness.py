@@ -97,6 +97,17 @@ def sanitizer():
     return _sanitizer or None
 
 
+SLOW_ONCE = "slow end-to-end case: run once, in the plain suite"
+
+
+def plain_suite_only(test, why=SLOW_ONCE):
+    """Skips `test` in a sanitizer build.  For the cases whose time goes to
+    waiting (a throttle, a search over rates, ansible-playbook's start): the
+    code they drive is driven under the sanitizers by quicker cases."""
+    if sanitizer():
+        test.skipTest(why)
+
+
 def first_difference(a, b):
     """Index of the first byte where a and b differ (len when equal)."""
     n = min(len(a), len(b))
@@ -448,7 +459,12 @@ class Run:
 # template: {case} is the method's name without "test_", {cls} the class's
 # name in lower case, {backend} its `backend`, {module} the file's name
 # without "test_" and ".py"; underscores in {case} and {module} become dashes.
-CASE_DEFAULTS = {"name": "{module}-{cls}-{case}", "timeout": 90, "is_parallel": True}
+# threads=True puts a case in the suite "threads" too: the cases that drive
+# drivestress's threads (workers, the sync pool, signals, several targets,
+# verify-only's readers, replay's feeds), the only e2e cases of the TSan
+# build (-Dtests=threads; the plain and ASan builds run every case).
+CASE_DEFAULTS = {"name": "{module}-{cls}-{case}", "timeout": 90, "is_parallel": True,
+                 "threads": False}
 
 
 def meson_case(**attrs):

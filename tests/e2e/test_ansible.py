@@ -43,6 +43,8 @@ class Ansible(harness.DriveStressTest):
 
     def setUp(self):
         super().setUp()
+        harness.plain_suite_only(self, "ansible-playbook's start is most of this case's "
+                                       "time: run once, in the plain suite")
         if not shutil.which("ansible-playbook"):
             self.skipTest("ansible-playbook not installed (Debian package ansible; "
                           "scripts/test installs it as root)")

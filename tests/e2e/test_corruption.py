@@ -12,7 +12,7 @@ from harness import UNIT_BYTES, MiB, count_differences, first_difference, read_b
     write_block
 
 # Each case's meson test (tests/e2e/cases.py; harness.meson_case).
-MESON_CASE = {"name": "corruption-{case}-{backend}"}
+MESON_CASE = {"name": "corruption-{case}-{backend}", "threads": True}
 
 FILES = 2
 FILE_BYTES = 8 * MiB

@@ -84,6 +84,7 @@ class Drift(harness.DriveStressTest):
 
 class ThrottledDrift(ThrottledDevice):
     def test_a_throttle_quartered_halfway_is_a_named_drift(self):
+        harness.plain_suite_only(self)
         self.cgroup.set("read_bps", self.dev, FAST_BPS)
         run = self.start("-j", 1, "-s", "4M", "--phases", "seq-write,seq-read",
                          "--iterations", 10, *raw(self.dev), stop="seq-read", target=False,

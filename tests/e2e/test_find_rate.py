@@ -154,6 +154,7 @@ class ThrottledFindRate(ThrottledDevice):
         return r, doc["find_rate"], points
 
     def test_a_loose_bound_finds_the_cap(self):
+        harness.plain_suite_only(self)
         r, fr, _ = self.find("p99<=500ms", qd=128)
         self.assertIsNotNone(fr["found_iops"], r.stdout)
         self.assertAlmostEqual(fr["found_iops"], CAP_IOPS, delta=CAP_IOPS * 0.1, msg=r.stdout)
@@ -219,6 +220,7 @@ class SingleServerFindRate(harness.DriveStressTest):
             daemon.wait()
 
     def test_a_tight_bound_finds_a_rate_well_below_the_cap(self):
+        harness.plain_suite_only(self)
         bound_ms = SERVICE_S * TIGHT_SERVICES * 1000
         r = self.drivestress("-j", 1, "-s", "16M", "--read-pct", 100, "--qd", 8,
                              "--phases", "seq-write,random", "--seed", 11, "--rand-time", 5,

@@ -7,7 +7,7 @@ import os
 import harness
 
 # Each case's meson test (tests/e2e/cases.py; harness.meson_case).
-MESON_CASE = {"name": "no-io_uring-{case}"}
+MESON_CASE = {"name": "no-io_uring-{case}", "threads": True}
 
 SMALL = ("-s", "1M", "-j", 2, "--rand-ops", 200)
 

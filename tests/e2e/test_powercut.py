@@ -17,7 +17,7 @@ import harness
 from harness import UNIT_BYTES, MiB, read_block, write_block
 
 # Each case's meson test (tests/e2e/cases.py; harness.meson_case).
-MESON_CASE = {"name": "powercut-{case}-{backend}"}
+MESON_CASE = {"name": "powercut-{case}-{backend}", "threads": True}
 
 FILES = 2
 FILE_BYTES = 8 * MiB

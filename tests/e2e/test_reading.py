@@ -344,9 +344,11 @@ class TooShort(harness.DriveStressTest):
         self.assertSchema(doc)
 
     def test_nvme_preset_measures_sequential_tests_for_5_s(self):
+        harness.plain_suite_only(self)
         self.check_preset("nvme", ["SEQ128K Q32T1"])
 
     def test_desktop_preset_measures_sequential_tests_for_5_s(self):
+        harness.plain_suite_only(self)
         self.check_preset("desktop", ["SEQ1M Q8T1", "SEQ1M Q1T1"])
 
     def assertSchema(self, doc):
@@ -399,8 +401,7 @@ class AsShipped(harness.DriveStressTest):
     # of it is true.
     @harness.meson_case(is_parallel=False)
     def test_default_run(self):
-        if harness.sanitizer():
-            self.skipTest("slow end-to-end case: run once, in the plain suite")
+        harness.plain_suite_only(self)
         point = self.loop_filesystem(1536 * MiB)
         r = self.drivestress(target=point)
         doc = self.assertMeasuredWithin100(r)
@@ -414,8 +415,7 @@ class AsShipped(harness.DriveStressTest):
         self.assertNotRegex(r.stdout, r"host busy: \d+ % steal, ([2-9]\d|100) % other processes")
 
     def test_quick_run_of_scripts_run(self):
-        if harness.sanitizer():
-            self.skipTest("slow end-to-end case: run once, in the plain suite")
+        harness.plain_suite_only(self)
         # scripts/run without arguments: --size 64M --files 2 --rand-time 5s .
         point = self.loop_filesystem(512 * MiB)
         doc = self.assertMeasuredWithin100(

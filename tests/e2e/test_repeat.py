@@ -92,6 +92,7 @@ class Throttled(ThrottledDevice):
                                 *args, *raw(self.dev), target=False, wrapper=wrapper or ())
 
     def test_capped_backends_are_within_noise_never_a_depth(self):
+        harness.plain_suite_only(self)
         self.cgroup.set("read_iops", self.dev, CAP_IOPS)
         # Five repeats: with three, an interval is the min-max of three
         # (75 % confidence), and two equal backends come out wholly apart at
@@ -124,6 +125,7 @@ class Throttled(ThrottledDevice):
             self.assertIn("verdict  crossover: io_uring never pays", r.stdout)
 
     def test_repeat_medians_match_separate_runs_with_the_same_seed(self):
+        harness.plain_suite_only(self)
         # The throttle sets the rate, so five separate runs and five
         # repeats measure the same thing; the run-to-run difference stated
         # (docs/reading-results.md) is 15 % at this rate.  Two seconds a
@@ -174,8 +176,7 @@ class OneRepeat(ThrottledDevice):
                                 target=False, wrapper=wrapper or ())
 
     def test_equal_caps_are_within_noise_without_repeat(self):
-        if harness.sanitizer():
-            self.skipTest("slow end-to-end case: run once, in the plain suite")
+        harness.plain_suite_only(self)
         self.cgroup.set("read_iops", self.dev, 3000)
         for run in range(3):
             r = self.run_on_device("--rand-time", 1, "--compare-backends", "--sweep",

@@ -9,7 +9,7 @@ import harness
 from harness import MISMATCH_CLASSES, MiB, PHASES, merged_phases_of, phases_of
 
 # Each case's meson test (tests/e2e/cases.py; harness.meson_case).
-MESON_CASE = {"name": "run-{case}"}
+MESON_CASE = {"name": "run-{case}", "threads": True}
 
 
 class Nullable:

@@ -14,7 +14,7 @@ import harness
 from harness import PHASES, phases_of
 
 # Each case's meson test (tests/e2e/cases.py; harness.meson_case).
-MESON_CASE = {"name": "signal-{case}-{backend}"}
+MESON_CASE = {"name": "signal-{case}-{backend}", "threads": True}
 
 FILES = 2
 # 128 sequential blocks per worker, so 20 operations are well inside a phase.

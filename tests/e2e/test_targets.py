@@ -19,7 +19,7 @@ from harness import UNIT_BYTES, MiB, write_block
 from test_endurance import BlkioCgroup, raw
 
 # Each case's meson test (tests/e2e/cases.py; harness.meson_case).
-MESON_CASE = {"name": "targets-{case}"}
+MESON_CASE = {"name": "targets-{case}", "threads": True}
 
 DEVICE_BYTES = 48 * MiB
 FILES = 2
@@ -261,8 +261,7 @@ class TwoDrives(harness.DriveStressTest):
     # behind the other, a real difference of CPU, not of the drives).
     @harness.meson_case(is_parallel=False)
     def test_two_uncapped_are_neither_named(self):
-        if harness.sanitizer():
-            self.skipTest("slow end-to-end case: run once, in the plain suite")
+        harness.plain_suite_only(self)
         for _ in range(3):
             r, doc = self.run_both()
             self.assertEqual([t["path"] for t in doc["targets"] if t["slow"]], [], r.describe())

@@ -2,6 +2,7 @@
 // does with a short, refused or failed submission, and with a stop request
 // (Backend::cancel), through a fault-injecting backend; and the open loop
 // of --rate: issued in the schedule's order, never early, late when no slot is free.
+// suite threads: the sync thread pool (ThreadedSyncBackend) under the engine
 #include "engine/engine.h"
 
 #include <doctest/doctest.h>

@@ -1,5 +1,6 @@
 // The worker's phase loop on a real file, through a fault-injecting backend:
 // verification, error accounting, retries and the in-flight exclusion.
+// suite threads: the sync thread pool at depth 16 under the worker
 #include "engine/worker.h"
 
 #include <doctest/doctest.h>

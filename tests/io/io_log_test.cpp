@@ -1,3 +1,4 @@
+// suite threads: the workers' pushes against IoLog's writer thread
 #include "io/io_log.h"
 
 #include <doctest/doctest.h>

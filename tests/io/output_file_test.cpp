@@ -1,3 +1,4 @@
+// suite threads: a reader thread at the other end of a FIFO
 #include "io/output_file.h"
 
 #include "io/full_io.h"

@@ -1,5 +1,6 @@
 // --verify-only's classifier: each class, with the bound, torn units and the
 // generation cycle; and a whole verification of real files.
+// suite threads: a whole verification runs verify-only's reader threads
 #include "run/verify_only.h"
 
 #include <doctest/doctest.h>

@@ -136,6 +136,13 @@ const OptionSpec kSpecs[] = {
      "write one JSON line per --interval per phase to PATH"},
     {kResults, "interval", 0, "DURATION", "1s", nullptr,
      "length of each --timeseries line, 100ms to 60s"},
+    {kResults, "io-log", 0, "PATH", nullptr, nullptr,
+     "write one line per operation of every phase to PATH: target, offset, length, when it "
+     "was due, submitted and completed, its result and its verification (--replay reads it "
+     "back)"},
+    {kResults, "io-log-format", 0, "ndjson|fio", "ndjson", nullptr,
+     "the format of --io-log: ndjson (one JSON object a line), or fio's iolog version 3 "
+     "(fio --read_iolog replays it)"},
     {kResults, "prom", 0, "PATH", nullptr, nullptr,
      "write Prometheus metrics to PATH for node_exporter's textfile collector, rewritten "
      "atomically while the run goes on"},

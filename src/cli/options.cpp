@@ -309,28 +309,6 @@ void refuse_with_several_targets(const Options& o, const model::RunConfig& c) {
 }
 
 // One run's configuration (a single run, or one test of a preset).
-// --backend nop: the engine without the device.  No byte is read or
-// written, so nothing can be verified (verification is off, and the report
-// says why); what only means something of a device or of data is refused.
-void read_nop(const Options& o, model::RunConfig& c) {
-    if (!c.nop) return;
-    auto refuse = [](const std::string& what, const char* why) {
-        throw UsageError("--backend nop and " + what + ": " + why);
-    };
-    if (!c.raw_device.empty())
-        refuse("--raw-device", "a NOP touches no device; give a directory for the engine's files");
-    if (c.buffered) refuse("--buffered", "a NOP moves no data, through the page cache or not");
-    if (c.iopoll) refuse("--iopoll", "a NOP has no device to poll");
-    if (c.sync != model::SyncMethod::none) refuse("--sync", "a NOP writes nothing to make durable");
-    if (c.keep) refuse("--keep", "a NOP leaves no data to verify later");
-    if (c.sync_compare) refuse("--sync-compare", "a NOP writes nothing to make durable");
-    if (c.sustained_passes) refuse("--sustained-write", "a NOP has no write cliff");
-    if (o.given("phases") && o.text("phases").find("reverify") != std::string::npos)
-        refuse("--phases reverify", "a NOP reads nothing to verify");
-    c.verify = false;
-    std::erase(c.phases, model::Phase::reverify);
-}
-
 // Without --seq-time a sequential phase repeats its pass until its figure
 // can be quoted.  Not with --keep (one pass: a cut then tells each unit's
 // generation exactly), nor where passes are set otherwise.
@@ -391,6 +369,8 @@ void read_verify_only(const po::variables_map& vm, const Options& o, ParsedComma
 // through the same Options, never spelled back into a command line).
 void read_preset(const po::variables_map& vm, const Options& o, ParsedCommandLine& out) {
     if (o.flag("keep")) throw UsageError("--keep works with a single run, not with --preset");
+    if (o.given("io-log") || o.given("io-log-format"))
+        throw UsageError("--io-log works with a single run, not with --preset");
     if (o.given("find-rate")) throw UsageError("--find-rate and --preset both given");
     if (o.text("backend") == "nop")
         throw UsageError("--backend nop and --preset: a preset measures a drive; a NOP has none");
@@ -420,8 +400,10 @@ void read_preset(const po::variables_map& vm, const Options& o, ParsedCommandLin
 
 std::vector<std::pair<std::string, std::string>> Outputs::files() const {
     std::vector<std::pair<std::string, std::string>> out;
-    for (const auto& [option, path] :
-         {std::pair{"--json", &json}, {"--timeseries", &timeseries}, {"--prom", &prom}})
+    for (const auto& [option, path] : {std::pair{"--json", &json},
+                                       {"--timeseries", &timeseries},
+                                       {"--prom", &prom},
+                                       {"--io-log", &io_log}})
         if (path->is_path()) out.emplace_back(option, path->text());
     return out;
 }
@@ -594,6 +576,8 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
     }
     out.config = read_run(o);
     read_outputs(o, out.config.compare_backends, out.outputs);
+    detail::read_io_log(o, out.config);
+    if (!out.config.io_log.empty()) out.outputs.io_log = io::OutputPath(out.config.io_log);
     return out;
 }
 

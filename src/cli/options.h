@@ -29,6 +29,7 @@ struct Outputs {
     io::OutputPath json;        // --json: none, stdout or a path
     io::OutputPath timeseries;  // --timeseries: none or a path
     io::OutputPath prom;        // --prom: none or a path
+    io::OutputPath io_log;      // --io-log: none or a path (RunConfig::io_log runs it)
     // --prom-label KEY=VALUE in order, and how often the textfile is
     // rewritten while the run goes on (--prom-interval).
     std::vector<std::pair<std::string, std::string>> prom_labels;

@@ -97,6 +97,10 @@ void read_sweep(const Options& o, model::RunConfig& c);
 void read_find_rate(const Options& o, model::RunConfig& c);
 // --replay and its --replay-* options (after --phases; read_workload_data calls it).
 void read_replay(const Options& o, model::RunConfig& c);
+// --backend nop: refuses what needs a device or data, turns verification off.
+void read_nop(const Options& o, model::RunConfig& c);
+// --io-log and --io-log-format (after --repeat).
+void read_io_log(const Options& o, model::RunConfig& c);
 // --rand-block (one size or a mix) and --unit: sets the mix and the
 // verification unit (c.rand_block); returns the largest size.
 std::uint64_t read_random_blocks(const Options& o, model::RunConfig& c);

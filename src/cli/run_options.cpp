@@ -376,4 +376,55 @@ void read_sync_compare(const Options& o, model::RunConfig& c) {
     c.sync_compare_row_ops = c.rand_ops;
 }
 
+// --backend nop: the engine without the device.  No byte is read or
+// written, so nothing can be verified (verification is off, and the report
+// says why); what only means something of a device or of data is refused.
+void read_nop(const Options& o, model::RunConfig& c) {
+    if (!c.nop) return;
+    auto refuse = [](const std::string& what, const char* why) {
+        throw UsageError("--backend nop and " + what + ": " + why);
+    };
+    if (!c.raw_device.empty())
+        refuse("--raw-device", "a NOP touches no device; give a directory for the engine's files");
+    if (c.buffered) refuse("--buffered", "a NOP moves no data, through the page cache or not");
+    if (c.iopoll) refuse("--iopoll", "a NOP has no device to poll");
+    if (c.sync != model::SyncMethod::none) refuse("--sync", "a NOP writes nothing to make durable");
+    if (c.keep) refuse("--keep", "a NOP leaves no data to verify later");
+    if (c.sync_compare) refuse("--sync-compare", "a NOP writes nothing to make durable");
+    if (c.sustained_passes) refuse("--sustained-write", "a NOP has no write cliff");
+    if (o.given("phases") && o.text("phases").find("reverify") != std::string::npos)
+        refuse("--phases reverify", "a NOP reads nothing to verify");
+    c.verify = false;
+    std::erase(c.phases, model::Phase::reverify);
+}
+
+// --io-log PATH and --io-log-format: the log of one run, so not of the modes
+// that make several (each would replace the last one's log).
+void read_io_log(const Options& o, model::RunConfig& c) {
+    if (!o.given("io-log")) {
+        if (o.given("io-log-format"))
+            throw UsageError("--io-log-format needs --io-log PATH (it is that file's format)");
+        return;
+    }
+    const std::string& path = o.text("io-log");
+    if (path.empty()) throw UsageError("--io-log: empty path");
+    if (path == "-") throw UsageError("--io-log: give a file path ('-' is for --json)");
+    for (const char* name : {"compare-backends", "sync-compare"})
+        if (o.given(name))
+            throw UsageError("--io-log and " + Options::opt(name) +
+                             " both given: --io-log records a single run's operations");
+    if (c.repeat > 1)
+        throw UsageError(
+            "--io-log and --repeat both given: --io-log records a single run's "
+            "operations");
+    const std::string& format = o.text("io-log-format");
+    if (format == "ndjson")
+        c.io_log_format = io::IoLogFormat::ndjson;
+    else if (format == "fio")
+        c.io_log_format = io::IoLogFormat::fio;
+    else
+        throw UsageError("--io-log-format: '" + format + "' is not one of ndjson, fio");
+    c.io_log = path;
+}
+
 }  // namespace ds::cli::detail

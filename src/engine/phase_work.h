@@ -16,6 +16,7 @@
 #include "engine/interval_recorder.h"
 #include "engine/unit_map.h"
 #include "engine/write_durability.h"
+#include "io/io_log.h"
 #include "model/config.h"
 #include "model/phase_result.h"
 #include "pattern/trim.h"
@@ -92,6 +93,14 @@ class MismatchSink {
     virtual void note_truncation() = 0;
 };
 
+// --io-log: where a worker's operations go, and how they are named there.
+struct IoLogTap {
+    io::IoLog* log = nullptr;  // null: no --io-log
+    std::size_t ring = 0;      // the worker's ring
+    std::uint16_t target = 0;  // the name its lines carry (IoLog's targets)
+    std::uint64_t base = 0;    // added to a file offset: the offset the line says
+};
+
 // Everything a phase works on, owned by the worker.
 struct PhaseContext {
     const PhasePlan& plan;
@@ -113,6 +122,7 @@ struct PhaseContext {
     pattern::UnitShape shape = pattern::kSectorBytes;  // the units' shape (--compress, --dedupe)
     // What a trimmed unit of this file may read back as (--trim-pct).
     pattern::TrimPromise trim_promise = pattern::TrimPromise::zeros;
+    IoLogTap io_log;
     // A unit of this file, offset and generation to be set.
     pattern::UnitIdentity unit(std::uint32_t unit_bytes) const {
         return {run_id, file_index, 0, 1, unit_bytes, data_id, shape};
@@ -161,6 +171,12 @@ class IoPhase : public PhaseWork {
     void record_failure(const Slot& s, std::int32_t result);
     // --rate: the response time and schedule figures of a completed operation.
     void scheduled_done(const Slot& s, std::uint64_t latency_ns);
+    // --io-log: the line of an operation that ended with `result`.
+    void log(const Slot& s, std::int32_t result, std::uint64_t latency_ns,
+             io::IoLogVerify verify) const;
+    // A completed read's outcome, from what verify() counted for it.
+    io::IoLogVerify read_outcome(std::uint64_t mismatches_before,
+                                 std::uint64_t verified_before) const;
 
     WriteDurability* writes_;
     std::vector<std::uint64_t> scratch_;  // a trimmed unit's old content (verify_trimmed)

@@ -185,7 +185,8 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
                      monotonic_ns(),
                      pattern::data_id_from_seed(seed_),
                      geo_.shape,
-                     trim_promise_};
+                     trim_promise_,
+                     io_log_};
     WriteDurability writes(geo_.sync, geo_.sync_every, units_, durable_);
     std::unique_ptr<IoPhase> phase = make_phase(
         ctx, &writes, {geo_.read_pct, &geo_.distribution, geo_.rand_mix, geo_.trim_pct}, seed_);

@@ -83,6 +83,8 @@ class Worker final : private MismatchSink {
     void set_base_offset(std::uint64_t base) { base_ = base; }
     // What a trimmed unit may read back as on this target (--trim-pct).
     void set_trim_promise(pattern::TrimPromise p) { trim_promise_ = p; }
+    // --io-log: where this worker's operations go (before its phases run).
+    void set_io_log(IoLogTap tap) { io_log_ = tap; }
     // Or use one made elsewhere (tests wrap backends to inject faults).
     void set_backend(std::unique_ptr<io::Backend> backend) {
         backend_ = std::move(backend);
@@ -143,6 +145,7 @@ class Worker final : private MismatchSink {
     std::uint64_t run_id_;
     std::uint64_t base_ = 0;
     pattern::TrimPromise trim_promise_ = pattern::TrimPromise::zeros;
+    IoLogTap io_log_;
     std::atomic<bool>& stop_;
     UnitMap units_;
     DurableMaps durable_;

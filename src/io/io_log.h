@@ -48,27 +48,10 @@
 #include <thread>
 #include <vector>
 
+#include "io/io_log_record.h"
 #include "io/unique_fd.h"
 
 namespace ds::io {
-
-enum class IoLogFormat { ndjson, fio };  // --io-log-format ndjson|fio
-
-// One I/O as a worker hands it over; trivially copyable, 48 bytes.
-struct IoRecord {
-    std::uint64_t due_ns;                  // 0: none (closed loop)
-    std::uint64_t submit_ns, complete_ns;  // monotonic ns
-    std::uint64_t offset;                  // bytes, in the target's space
-    std::uint32_t length;                  // bytes
-    std::int32_t result;                   // bytes transferred, or -errno
-    std::uint16_t target;                  // index into the log's targets
-    std::uint8_t op;                       // IoLogOp
-    std::uint8_t verify;                   // IoLogVerify
-};
-
-enum class IoLogOp : std::uint8_t { read, write, trim, flush };
-// none: a write, trim or flush; unverified: a read of data the run did not write.
-enum class IoLogVerify : std::uint8_t { none, ok, mismatch, unverified };
 
 class IoLog {
   public:

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "io/io_log_record.h"
 #include "pattern/unit.h"
 #include "stats/distribution.h"
 #include "stats/steady_state.h"
@@ -134,6 +135,10 @@ struct RunConfig {
     bool replay_trims = false;
     // Trims in the random phase: --trim-pct, or a replayed trace's discards.
     bool trims() const { return trim_pct > 0 || replay_trims; }
+    // --io-log: a file of one line per operation of every phase ("": none),
+    // in --io-log-format.
+    std::string io_log;
+    io::IoLogFormat io_log_format = io::IoLogFormat::ndjson;
     double rand_time_s = 10;                // 0 disables the random phase
     std::optional<std::uint64_t> rand_ops;  // total across workers; replaces rand_time
     // --seq-time: each sequential phase covers the files once, then goes on

@@ -166,6 +166,15 @@ struct ReplayInfo {
     bool wrap = false;
 };
 
+// --io-log: where the run's operations were logged, and how many.
+struct IoLogResult {
+    std::string path;
+    io::IoLogFormat format = io::IoLogFormat::ndjson;
+    std::uint64_t lines = 0;    // operations written (not counting fio's header lines)
+    std::uint64_t dropped = 0;  // operations the writer could not keep up with
+    std::string error;          // "" or the one line naming what failed (a full disk)
+};
+
 // The written data's compressibility: asked (--compress) and measured by
 // pattern::estimate_units over a sample of the run's units; and its
 // duplication: asked (--dedupe) and counted by pattern::count_duplicates.
@@ -207,6 +216,7 @@ struct RunResult {
     std::optional<SyncCompareResult> sync_compare;      // --sync-compare
     std::optional<DataCompressibility> data;            // measured before the first write
     std::optional<ReplayInfo> replay;                   // --replay
+    std::optional<IoLogResult> io_log;                  // --io-log
     std::vector<MismatchRecord> mismatch_records;       // the first kMaxRecords
     // Per damaged file: merged extents, distinct units, truncation.  What a
     // person judges a drive by; the counts above are observations (a unit

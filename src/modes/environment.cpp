@@ -39,8 +39,10 @@ void check_output(const char* option, const io::OutputPath& out) {
 
 // Two outputs at one file: one of them would be silently lost.
 void check_distinct_outputs(const Outputs& o) {
-    const std::pair<const char*, const io::OutputPath*> all[] = {
-        {"--json", &o.json}, {"--timeseries", &o.timeseries}, {"--prom", &o.prom}};
+    const std::pair<const char*, const io::OutputPath*> all[] = {{"--json", &o.json},
+                                                                 {"--timeseries", &o.timeseries},
+                                                                 {"--prom", &o.prom},
+                                                                 {"--io-log", &o.io_log}};
     for (std::size_t i = 0; i < std::size(all); ++i)
         for (std::size_t k = i + 1; k < std::size(all); ++k)
             if (!all[i].second->none() && !all[k].second->none() &&
@@ -50,15 +52,17 @@ void check_distinct_outputs(const Outputs& o) {
                                         ": name the same file; give each its own path");
 }
 
+// A regular file at `path` (not a link) that no output may replace.
+void protect(const std::string& path) {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+        io::protect_from_outputs(st.st_dev, st.st_ino, path);
+}
+
 // --verify-only: the state file and the files it names are the run's own;
 // no output may be one of them (--verify-only S --json S would destroy S).
 // A state file that cannot be read is left to the verification to report.
 void protect_verified_files(const std::string& state) {
-    auto protect = [](const std::string& path) {
-        struct stat st {};
-        if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode))
-            io::protect_from_outputs(st.st_dev, st.st_ino, path);
-    };
     protect(state);
     const auto slash = state.rfind('/');
     const std::string dir = slash == std::string::npos ? "" : state.substr(0, slash + 1);
@@ -96,10 +100,14 @@ void resolve_raw_device(model::RunConfig& c) {
 void check_environment(ParsedCommandLine& cmd) {
     if (cmd.action == ParsedCommandLine::Action::verify_only)
         protect_verified_files(cmd.verify_only_state);
+    // --replay: every worker reads the trace again as its phase runs, so no
+    // output may replace it (--replay T --io-log T would replay its own log).
+    if (!cmd.config.replay.empty() && cmd.config.replay != "-") protect(cmd.config.replay);
     check_distinct_outputs(cmd.outputs);
     check_output("--json", cmd.outputs.json);
     check_output("--timeseries", cmd.outputs.timeseries);
     check_output("--prom", cmd.outputs.prom);
+    check_output("--io-log", cmd.outputs.io_log);
     const auto reserved = cmd.outputs.files();
     if (cmd.action != ParsedCommandLine::Action::run) return;
     resolve_raw_device(cmd.config);

@@ -32,6 +32,7 @@ model::ExitStatus run_single(const cli::ParsedCommandLine& cmd, const Output& ou
     Delivery d(model::exit_status(result));
     if (timeseries)
         if (std::string e = timeseries->finish(); !e.empty()) d.failed(e);
+    if (result.io_log && !result.io_log->error.empty()) d.failed(result.io_log->error);
     if (prom) prom->run_ended(result);
     finish_prom(prom.get(), d, model::nothing_verified(model::run_evidence(cfg, result, d.code())));
     nlohmann::json doc = report::result_json(cfg, result, report::HostInfo::current());

@@ -480,6 +480,40 @@ json summary_json(const model::RunConfig& cfg, const model::RunResult& r) {
             {"exit_code", model::code_of(code)}};
 }
 
+json replay_json(const model::ReplayInfo& t) {
+    return {{"source", t.source},
+            {"format", t.format},
+            {"events", t.events},
+            {"reads", t.reads},
+            {"writes", t.writes},
+            {"trims", t.trims},
+            {"flushes", t.flushes},
+            {"fua_writes", t.fua_writes},
+            {"read_bytes", t.read_bytes},
+            {"write_bytes", t.write_bytes},
+            {"trim_bytes", t.trim_bytes},
+            {"min_bytes", t.min_bytes},
+            {"max_bytes", t.max_bytes},
+            {"span_s", t.span_s},
+            {"devices", t.devices},
+            {"extents", t.extents},
+            {"widened", t.widened},
+            {"reordered", t.reordered},
+            {"skipped_lines", t.skipped},
+            {"placement", t.placement},
+            {"speed", t.speed},
+            {"loops", t.loops},
+            {"wrap", t.wrap}};
+}
+
+json io_log_json(const model::IoLogResult& l) {
+    return {{"path", l.path},
+            {"format", std::string(io::to_string(l.format))},
+            {"operations", l.lines},
+            {"dropped", l.dropped},
+            {"error", l.error.empty() ? json(nullptr) : json(l.error)}};
+}
+
 }  // namespace
 
 json result_json(const model::RunConfig& cfg, const model::RunResult& r, const HostInfo& host) {
@@ -501,32 +535,8 @@ json result_json(const model::RunConfig& cfg, const model::RunResult& r, const H
                        {"duplicate_units", r.data->duplicate_units},
                        {"dedupe_sources", r.data->dedupe_sources},
                        {"dedupe_ratio", r.data->dedupe_ratio}};
-    if (r.replay) {
-        const model::ReplayInfo& t = *r.replay;
-        doc["replay"] = {{"source", t.source},
-                         {"format", t.format},
-                         {"events", t.events},
-                         {"reads", t.reads},
-                         {"writes", t.writes},
-                         {"trims", t.trims},
-                         {"flushes", t.flushes},
-                         {"fua_writes", t.fua_writes},
-                         {"read_bytes", t.read_bytes},
-                         {"write_bytes", t.write_bytes},
-                         {"trim_bytes", t.trim_bytes},
-                         {"min_bytes", t.min_bytes},
-                         {"max_bytes", t.max_bytes},
-                         {"span_s", t.span_s},
-                         {"devices", t.devices},
-                         {"extents", t.extents},
-                         {"widened", t.widened},
-                         {"reordered", t.reordered},
-                         {"skipped_lines", t.skipped},
-                         {"placement", t.placement},
-                         {"speed", t.speed},
-                         {"loops", t.loops},
-                         {"wrap", t.wrap}};
-    }
+    if (r.replay) doc["replay"] = replay_json(*r.replay);
+    if (r.io_log) doc["io_log"] = io_log_json(*r.io_log);
     add_endurance_blocks(doc, r);
     json mm = json::array();
     for (const auto& m : r.mismatch_records)

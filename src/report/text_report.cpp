@@ -224,6 +224,20 @@ std::string summary_line(const model::RunConfig& cfg, const model::RunResult& r)
     return line;
 }
 
+// "io-log   /var/tmp/run.ndjson: 123456 operations (ndjson)".
+std::string io_log_line(const model::IoLogResult& l) {
+    std::string line =
+        "io-log   " + l.path +
+        printf_string(": %" PRIu64 " operation%s (%s)", l.lines, l.lines == 1 ? "" : "s",
+                      l.format == io::IoLogFormat::fio ? "fio iolog version 3" : "ndjson");
+    if (!l.error.empty())
+        line += "; writing it failed after them (exit 1)";
+    else if (l.dropped)
+        line +=
+            printf_string("; %" PRIu64 " more dropped: the writer could not keep up", l.dropped);
+    return line;
+}
+
 std::string verdict_text(const model::RunConfig& cfg, const model::RunResult& r,
                          model::ExitStatus code, const std::string& why) {
     return model::verdict_words(model::run_evidence(cfg, r, code, why));
@@ -262,6 +276,7 @@ void TextReport::finish(const model::RunConfig& cfg, const model::RunResult& r,
         std::fprintf(out_, "kept     %zu file%s and %s (delete them when done)\n",
                      r.file_paths.size(), r.file_paths.size() == 1 ? "" : "s",
                      r.state_path.c_str());
+    if (r.io_log) std::fprintf(out_, "%s\n", fit(io_log_line(*r.io_log), 9).c_str());
     if (!section_.empty() || whole_preset_) {  // one verdict for all the runs follows
         std::fflush(out_);
         return;

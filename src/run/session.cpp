@@ -10,6 +10,7 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <tuple>
 
 #include "io/backend_factory.h"
@@ -277,7 +278,55 @@ void RunSession::start_workers() {
     for (TargetResult& t : res.targets)
         health.emplace_back(t.raw ? t.info.path : t.info.directory, hooks, t.health);
     observer.started(cfg, res);  // may refuse (an output file it cannot create)
+    open_io_log();
     started_ = true;
+}
+
+// Lines name a target by index and give offsets in its space (its files in
+// order; a raw device's own offsets), the space --replay places a trace in.
+// fio's format names what fio opens instead: each file, or the raw device.
+void RunSession::open_io_log() {
+    if (cfg.io_log.empty()) return;
+    const bool fio = cfg.io_log_format == io::IoLogFormat::fio;
+    std::vector<std::string> names;
+    std::vector<IoLogTap> taps(workers.size());
+    for (std::size_t i = 0; i < workers.size(); ++i) {
+        const std::size_t t = target.target_of(i);
+        const bool raw = target.raw(i);
+        std::string name = !fio  ? res.targets[t].name
+                           : raw ? res.targets[t].info.path
+                                 : target.path(i);
+        auto at = std::find(names.begin(), names.end(), name);
+        if (at == names.end()) at = names.insert(names.end(), std::move(name));
+        taps[i].ring = i;
+        taps[i].target = static_cast<std::uint16_t>(at - names.begin());
+        taps[i].base = raw   ? target.base_offset(i)
+                       : fio ? 0
+                             : (i - target.first(t)) * cfg.file_bytes;
+    }
+    try {
+        io_log = std::make_unique<io::IoLog>(cfg.io_log, cfg.io_log_format, workers.size(),
+                                             std::move(names), last_snapshot_ns);
+    } catch (const std::system_error& e) {
+        throw SetupError(std::string("--io-log ") + e.what());
+    }
+    for (std::size_t i = 0; i < workers.size(); ++i) {
+        taps[i].log = io_log.get();
+        workers[i]->set_io_log(taps[i]);
+    }
+    res.io_log = IoLogResult{cfg.io_log, cfg.io_log_format, 0, 0, ""};
+}
+
+// After the last phase: every line written, the file closed; a drop or a
+// failure is said once.
+void RunSession::close_io_log() {
+    if (!io_log) return;
+    res.io_log->error = io_log->finish();
+    res.io_log->lines = io_log->written();
+    res.io_log->dropped = io_log->dropped();
+    // After a failure the rest is not written, and the failure is the message.
+    if (const std::string d = io_log->drop_summary(); !d.empty() && res.io_log->error.empty())
+        units::warning(d);
 }
 
 // Each target's workers on its device's NUMA node, or on --cpus
@@ -421,6 +470,7 @@ void RunSession::writeback_failed(const std::vector<std::pair<std::size_t, int>>
 }
 
 void RunSession::finish() {
+    close_io_log();
     collect_records(workers, res);
     collect_damage();
     flag_slow_targets(res.targets);

@@ -20,6 +20,7 @@
 #include "engine/worker.h"
 #include "engine/worker_pool.h"
 #include "io/backend.h"
+#include "io/io_log.h"
 #include "model/config.h"
 #include "model/observer.h"
 #include "model/results.h"
@@ -83,6 +84,8 @@ class RunSession {
     std::atomic<bool> stop{false};
     io::BackendKind kind;
     WorkerGeometry geo;
+    // --io-log: before the workers, so that it outlives their pushes.
+    std::unique_ptr<io::IoLog> io_log;
     std::vector<std::unique_ptr<Worker>> workers;
     std::unique_ptr<WorkerPool> pool;
     // One per target (res.targets[t].health), made by start_workers().
@@ -97,6 +100,9 @@ class RunSession {
     // res.data: how well the run's units compress, from a sample of them.
     void measure_data();
     std::vector<std::vector<unsigned>> place_workers();
+    // --io-log: the log made, and every worker's tap on it.
+    void open_io_log();
+    void close_io_log();
     // The workers' damage maps, per file (cumulative: replaced whole).
     void collect_damage();
     // The one line on stderr saying the run is stopping, with what is in flight.

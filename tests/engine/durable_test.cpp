@@ -18,6 +18,7 @@
 #include "io/sync_backend.h"
 #include "io/uring_backend.h"
 #include "run/sync_compare.h"
+#include "temp_file.h"
 
 using namespace ds;
 using model::Phase;
@@ -31,20 +32,8 @@ constexpr std::uint32_t kSeqBlock = 64 * 1024;
 constexpr std::uint64_t kSeqWrites = kFileBytes / kSeqBlock;  // 64
 constexpr std::uint64_t kUnitsPerBlock = kSeqBlock / kUnit;   // 16
 
-struct TempFile {
-    std::string path;
-    int fd = -1;
-    explicit TempFile(std::uint64_t bytes = kFileBytes) {
-        char name[] = "/tmp/drivestress-durable-test-XXXXXX";
-        fd = ::mkstemp(name);
-        REQUIRE(fd >= 0);
-        path = name;
-        REQUIRE(::ftruncate(fd, static_cast<off_t>(bytes)) == 0);
-    }
-    ~TempFile() {
-        ::close(fd);
-        ::unlink(path.c_str());
-    }
+struct TempFile : test::TempFile {
+    explicit TempFile(std::uint64_t bytes = kFileBytes) : test::TempFile(bytes) {}
 };
 
 // Keeps a copy of every acknowledged map it is given.

@@ -1,0 +1,34 @@
+// What a line of --io-log holds, as a worker hands it to the log, and the
+// log's two formats (io/io_log.h writes them).  Apart from IoLog so that the
+// engine and the run's configuration can name them without the sink's
+// threads and rings.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace ds::io {
+
+enum class IoLogFormat { ndjson, fio };  // --io-log-format ndjson|fio
+
+inline std::string_view to_string(IoLogFormat f) {
+    return f == IoLogFormat::fio ? "fio" : "ndjson";
+}
+
+// One I/O as a worker hands it over; trivially copyable, 48 bytes.
+struct IoRecord {
+    std::uint64_t due_ns;                  // 0: none (closed loop)
+    std::uint64_t submit_ns, complete_ns;  // monotonic ns
+    std::uint64_t offset;                  // bytes, in the target's space
+    std::uint32_t length;                  // bytes
+    std::int32_t result;                   // bytes transferred, or -errno
+    std::uint16_t target;                  // index into the log's targets
+    std::uint8_t op;                       // IoLogOp
+    std::uint8_t verify;                   // IoLogVerify
+};
+
+enum class IoLogOp : std::uint8_t { read, write, trim, flush };
+// none: a write, trim or flush; unverified: a read of data the run did not write.
+enum class IoLogVerify : std::uint8_t { none, ok, mismatch, unverified };
+
+}  // namespace ds::io

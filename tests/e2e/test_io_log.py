@@ -11,6 +11,7 @@ the fio form onto the raw device it names, moving the same bytes.  Bad
 combinations are refused in one line; a log that cannot be written (its
 filesystem full) fails the run with exit 1 and the run's own figures."""
 
+import collections
 import json
 import os
 import shutil
@@ -94,7 +95,7 @@ class IoLogCases:
         self.assertGreater(bad[0]["offset"] + bad[0]["length"], 5 * UNIT_BYTES)
 
     def test_the_log_replays_what_the_run_issued(self):
-        log = self.log_path()
+        log, again = self.log_path(), self.log_path("again.ndjson")
         r = self.drivestress("-j", 2, "-s", "1M", "--phases", "seq-write,random",
                              "--rand-ops", 400, "--read-pct", 50, "--rand-block", "4K:50,16K:50",
                              "--io-log", log)
@@ -103,8 +104,16 @@ class IoLogCases:
         reads = [x for x in lines if x["op"] == "read"]
         writes = [x for x in lines if x["op"] == "write"]
         r = self.drivestress("-j", 2, "-s", "1M", "--phases", "seq-write,random",
-                             "--replay", log, "--replay-speed", 0)
+                             "--replay", log, "--replay-speed", 0, "--io-log", again)
         self.assertExit(r, 0)
+        # The replay's own log: its sequential write (1 MiB blocks, the first
+        # run's too), then every operation of the first log again, each at
+        # its offset and size.
+        def ops(entries):
+            return collections.Counter((x["op"], x["offset"], x["length"]) for x in entries)
+        sequential = ops(x for x in writes if x["length"] == MiB)
+        self.assertEqual(sum(sequential.values()), 2)
+        self.assertEqual(ops(read_ndjson(again)), ops(lines) + sequential)
         doc = self.assertJson(r)
         rp = doc["replay"]
         self.assertEqual((rp["format"], rp["reads"], rp["writes"], rp["widened"]),

@@ -200,13 +200,16 @@ def backing_file(test, size_bytes, directory="/dev/shm", fill=None):
     return path
 
 
-def loop_device(test, backing, partscan=False, direct_io=False):
-    """Attaches a free loop device to `backing`; detached at cleanup."""
+def loop_device(test, backing, partscan=False, direct_io=False, sector_size=None):
+    """Attaches a free loop device to `backing` (with logical sectors of
+    `sector_size` bytes: 4096 makes a 4Kn device); detached at cleanup."""
     argv = ["losetup", "--find", "--show"]
     if partscan:
         argv.append("--partscan")
     if direct_io:
         argv.append("--direct-io=on")
+    if sector_size:
+        argv += ["--sector-size", str(sector_size)]
     p = sh(*argv, backing, check=False)
     if p.returncode != 0:
         test.skipTest(f"losetup {' '.join(argv[1:])} failed: {p.stderr.strip()}")

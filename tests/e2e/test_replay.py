@@ -13,6 +13,7 @@ in one line naming the line or the option, leaving nothing behind."""
 
 import json
 import os
+import tempfile
 
 import harness
 from harness import UNIT_BYTES, read_block, write_block
@@ -219,26 +220,32 @@ class RecordedCases:
         tracing_write("trace", "")
         return path
 
-    def test_a_tracefs_capture_replays_onto_another_loop_device(self):
-        harness.require_root(self)
-        size = 64 * MiB
-        src = harness.loop_device(self, harness.backing_file(self, size))
-
-        def fill_and_trim():
-            point = harness.mkfs_and_mount(self, src)
+    def fill_and_trim(self, dev, block_bytes=None):
+        """The work captured: ext4 made on `dev` (with blocks of
+        `block_bytes`), filled with a copy of src/, cut and trimmed."""
+        def work():
+            point = tempfile.mkdtemp(prefix="drivestress-e2e-mnt-", dir="/tmp")
+            self.addCleanup(os.rmdir, point)
+            harness.sh("mkfs.ext4", "-q", "-F", *(["-b", str(block_bytes)] if block_bytes else []),
+                       dev)
+            harness.sh("mount", dev, point)
+            self.addCleanup(harness.sh, "umount", point, check=False)
             harness.sh("cp", "-a", os.path.join(HERE, "..", "..", "src"), point)
             harness.sh("sync")
             harness.sh("rm", "-rf", os.path.join(point, "src", "engine"))
             harness.sh("sync")
             harness.sh("fstrim", point)
+        return work
 
-        trace = self.capture(src, fill_and_trim)
-        dst = harness.loop_device(self, harness.backing_file(self, size))
+    def replay_onto(self, trace, dst, size):
+        """Replays `trace` onto the raw device `dst`; checks that the device
+        saw exactly the bytes the replay says it moved, and returns the
+        report, the document and its random phase."""
         # Counted from the replay's start: before it the run reads the device's
         # first blocks (to name what --raw-device overwrites).
-        run = self.start("-j", 1, "-s", "64M", "--phases", "seq-write,random", "--replay",
-                         trace, "--replay-speed", 0, "--raw-device", dst, "--destroy-data", dst,
-                         target=False, stop="random")
+        run = self.start("-j", 1, "-s", f"{size // MiB}M", "--phases", "seq-write,random",
+                         "--replay", trace, "--replay-speed", 0, "--raw-device", dst,
+                         "--destroy-data", dst, target=False, stop="random")
         run.wait_stopped()
         before = block_stat(dst)
         run.resume()
@@ -246,23 +253,59 @@ class RecordedCases:
         after = block_stat(dst)
         self.assertExit(r, 0)
         doc = self.assertJson(r)
+        random = harness.merged_phases_of(doc)["random"]
+        delta = [b - a for a, b in zip(before, after)]
+        # Operation counts may differ by the block layer's merges; bytes may
+        # not.  Sectors in /sys/block/*/stat are 512 bytes on any device.
+        self.assertEqual(delta[3] * 512, random["write_bytes"], (delta, r.describe()))
+        self.assertEqual(delta[1] * 512, random["read_bytes"], delta)
+        self.assertEqual(delta[5] * 512, random["trim_bytes"], delta)
+        self.assertEqual((random["write_ops"] >= doc["replay"]["writes"],
+                          random["verified_bytes"]), (True, random["read_bytes"]))
+        return r, doc, random
+
+    def test_a_tracefs_capture_replays_onto_another_loop_device(self):
+        harness.require_root(self)
+        size = 64 * MiB
+        src = harness.loop_device(self, harness.backing_file(self, size))
+        trace = self.capture(src, self.fill_and_trim(src))
+        dst = harness.loop_device(self, harness.backing_file(self, size))
+        r, doc, random = self.replay_onto(trace, dst, size)
         rp = doc["replay"]
         self.assertEqual(rp["format"], "tracefs block events")
         self.assertGreater(rp["writes"], 100, r.describe())
         self.assertGreater(rp["trims"], 0, r.describe())
-        random = harness.merged_phases_of(doc)["random"]
-        delta = [b - a for a, b in zip(before, after)]
-        # The device saw exactly the bytes the replay says it moved (operation
-        # counts may differ by the block layer's merges), which are the
-        # trace's rounded out to 4 KiB units (ext4's superblock writes are 1 KiB).
-        self.assertEqual(delta[3] * 512, random["write_bytes"], (delta, r.describe()))
-        self.assertEqual(delta[1] * 512, random["read_bytes"], delta)
-        self.assertEqual(delta[5] * 512, random["trim_bytes"], delta)
+        # The trace's bytes rounded out to 4 KiB units (ext4's superblock
+        # writes are 1 KiB).
         self.assertGreaterEqual(random["write_bytes"], rp["write_bytes"])
         self.assertLessEqual(random["write_bytes"], rp["write_bytes"] + rp["widened"] * 8192)
         self.assertGreaterEqual(random["trim_bytes"], rp["trim_bytes"])
-        self.assertEqual((random["write_ops"] >= rp["writes"], random["verified_bytes"]),
-                         (True, random["read_bytes"]))
+
+    def test_a_4kn_devices_trace_replays_onto_a_512_byte_device(self):
+        # A 4Kn device is written in whole 4 KiB sectors (tracefs still
+        # counts in 512-byte sectors): nothing to round out.
+        harness.require_root(self)
+        size = 64 * MiB
+        src = harness.loop_device(self, harness.backing_file(self, size), sector_size=4096)
+        trace = self.capture(src, self.fill_and_trim(src))
+        dst = harness.loop_device(self, harness.backing_file(self, size))
+        r, doc, random = self.replay_onto(trace, dst, size)
+        self.assertEqual(doc["replay"]["widened"], 0, doc["replay"])
+        self.assertEqual((random["write_bytes"], random["trim_bytes"]),
+                         (doc["replay"]["write_bytes"], doc["replay"]["trim_bytes"]))
+
+    def test_a_512_byte_devices_trace_replays_onto_a_4kn_device(self):
+        # ext4 with 1 KiB blocks on a 512-byte device: operations of 1 KiB,
+        # each rounded out to the 4 KiB unit a 4Kn device can take.
+        harness.require_root(self)
+        size = 64 * MiB
+        src = harness.loop_device(self, harness.backing_file(self, size))
+        trace = self.capture(src, self.fill_and_trim(src, block_bytes=1024))
+        dst = harness.loop_device(self, harness.backing_file(self, size), sector_size=4096)
+        r, doc, random = self.replay_onto(trace, dst, size)
+        rp = doc["replay"]
+        self.assertGreater(rp["widened"], 0, rp)
+        self.assertIn(" rounded out to whole units", r.stdout)
 
 
 class RecordedIoUring(RecordedCases, harness.DriveStressTest):

@@ -188,17 +188,18 @@ std::vector<Family> described_families(const PromState& s, const std::vector<Pro
     return out;
 }
 
-// --rate's families; none when no run of the file has a schedule.
+// --rate's families (and a --replay's at its pace); none when no run of the
+// file has a schedule.
 std::vector<Family> rate_families(const PromState& s, const std::vector<PromSeriesSet>& runs) {
     Family response{"drivestress_response_latency_seconds",
                     "histogram",
-                    "--rate: response time of the operations completed, per phase, from when "
-                    "the schedule said each was due (drivestress_op_latency_seconds is then "
-                    "service time).",
+                    "--rate and --replay: response time of the operations completed, per "
+                    "phase, from when the schedule (or the trace) said each was due "
+                    "(drivestress_op_latency_seconds is then service time).",
                     {}};
     Family late{"drivestress_late_ops_total",
                 "counter",
-                "--rate: operations due while every slot was busy, issued late.",
+                "--rate and --replay: operations due while every slot was busy, issued late.",
                 {}};
     for (const auto& run : runs) {
         const PromLabels base = run_labels(s, run);

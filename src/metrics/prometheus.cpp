@@ -162,7 +162,8 @@ void PromTotals::expect(const model::RunConfig& cfg) {
             if (cfg.read_pct < 100) sized[{Phase::random, PromOp::write, b.bytes}];
         }
     }
-    if (random && cfg.rate > 0) {
+    // A schedule: --rate's, or a trace replayed at its pace.
+    if (random && (cfg.rate > 0 || (!cfg.replay.empty() && cfg.replay_speed > 0))) {
         response[Phase::random];
         late_ops[Phase::random] += 0;
     }

@@ -56,7 +56,8 @@ class ReplayCases:
 
     def test_every_operation_is_issued_and_verified(self):
         path = self.trace(self.mixed_trace())
-        r = self.drivestress("-j", 1, "-s", "4M", "--replay", path)
+        prom = os.path.join(self.scratch, "run.prom")
+        r = self.drivestress("-j", 1, "-s", "4M", "--replay", path, "--prom", prom)
         self.assertExit(r, 0)
         doc = self.assertJson(r)
         validate(self, doc)
@@ -73,6 +74,16 @@ class ReplayCases:
         # Timed: no operation before the trace's time says (span 0.4 s).
         self.assertAlmostEqual(random["replay"]["trace_seconds"], 0.4, places=6)
         self.assertGreaterEqual(random["elapsed_s"], 0.4)
+        # Prometheus has the replay's response times and late operations, as --rate's.
+        with open(prom) as f:
+            text = f.read()
+        count = [line for line in text.splitlines()
+                 if line.startswith("drivestress_response_latency_seconds_count{")]
+        self.assertEqual(len(count), 1, count)
+        self.assertIn('phase="random"', count[0])
+        self.assertEqual(int(count[0].split()[-1]), 401)
+        late = [line for line in text.splitlines() if line.startswith("drivestress_late_ops_total{")]
+        self.assertEqual(int(late[0].split()[-1]), random["replay"]["late_ops"])
         self.assertNoFilesLeft(r)
 
     def test_speed_zero_is_closed_loop(self):

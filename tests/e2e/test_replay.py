@@ -13,7 +13,11 @@ in one line naming the line or the option, leaving nothing behind."""
 
 import json
 import os
+import shutil
+import signal
+import subprocess
 import tempfile
+import time
 
 import harness
 from harness import UNIT_BYTES, read_block, write_block
@@ -183,6 +187,7 @@ class ReplayCases:
 
 
 TRACING = "/sys/kernel/tracing"
+DEBUGFS = "/sys/kernel/debug"
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -291,6 +296,45 @@ class RecordedCases:
         self.assertGreaterEqual(random["write_bytes"], rp["write_bytes"])
         self.assertLessEqual(random["write_bytes"], rp["write_bytes"] + rp["widened"] * 8192)
         self.assertGreaterEqual(random["trim_bytes"], rp["trim_bytes"])
+
+    def test_a_blktrace_capture_replays_onto_another_loop_device(self):
+        harness.require_root(self)
+        for tool in ("blktrace", "blkparse"):
+            if not shutil.which(tool):
+                self.skipTest(f"{tool} not installed (Debian package blktrace)")
+        if not os.path.isdir(os.path.join(DEBUGFS, "block")):
+            if harness.sh("mount", "-t", "debugfs", "none", DEBUGFS, check=False).returncode:
+                self.skipTest("debugfs cannot be mounted at " + DEBUGFS)
+            self.addCleanup(harness.sh, "umount", DEBUGFS, check=False)
+        size = 64 * MiB
+        src = harness.loop_device(self, harness.backing_file(self, size))
+        binary, errors = os.path.join(self.tmp, "trace.bin"), os.path.join(self.tmp, "trace.err")
+        with open(binary, "wb") as out, open(errors, "w") as err:
+            tracer = subprocess.Popen(["blktrace", "-d", src, "-o", "-"], stdout=out, stderr=err)
+        try:
+            time.sleep(1)  # its per-CPU threads open the relay files, or fail to
+            with open(errors) as f:
+                refused = [line for line in f if "failed open" in line]
+            if refused or tracer.poll() is not None:
+                # This kernel refuses them even to root; blktrace says so and waits.
+                self.skipTest("blktrace cannot trace here: " +
+                              (refused[0].strip() if refused else "it exited at once"))
+            self.fill_and_trim(src)()
+        finally:
+            if tracer.poll() is None:
+                tracer.send_signal(signal.SIGINT)
+                try:
+                    tracer.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    tracer.kill()
+                    tracer.wait()
+        text = os.path.join(self.tmp, "trace.txt")
+        with open(text, "w") as out:
+            out.write(harness.sh("blkparse", "-i", binary).stdout)
+        dst = harness.loop_device(self, harness.backing_file(self, size))
+        r, doc, random = self.replay_onto(text, dst, size)
+        self.assertEqual(doc["replay"]["format"], "blkparse text")
+        self.assertGreater(doc["replay"]["writes"], 100, r.describe())
 
     def test_a_4kn_devices_trace_replays_onto_a_512_byte_device(self):
         # A 4Kn device is written in whole 4 KiB sectors (tracefs still

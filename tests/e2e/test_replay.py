@@ -13,6 +13,7 @@ in one line naming the line or the option, leaving nothing behind."""
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -361,6 +362,59 @@ class RecordedCases:
         rp = doc["replay"]
         self.assertGreater(rp["widened"], 0, rp)
         self.assertIn(" rounded out to whole units", r.stdout)
+
+
+@harness.meson_case(name="replay-{case}", threads=False)
+class Streamed(harness.DriveStressTest):
+    """A trace is streamed, never held: 1 million and 10 million lines
+    replayed as fast as the queue allows through the NOP engine (no device:
+    every line still read, checked, placed and issued twice over, by the
+    pre-scan and by the worker's feed) in the same peak resident size."""
+    backend = None  # --backend nop, given by the case: NOPs through an io_uring ring
+
+    def setUp(self):
+        super().setUp()
+        reason = harness.io_uring_unavailable_reason()
+        if reason:
+            self.skipTest(f"io_uring is not available here ({reason}): no NOP engine")
+
+    def write_trace(self, lines):
+        """fio iolog v2, the shortest lines of any format, on /dev/shm (the
+        caller removes it)."""
+        shm = "/dev/shm" if os.path.isdir("/dev/shm") else self.tmp
+        fd, path = tempfile.mkstemp(prefix="drivestress-e2e-trace-", dir=shm)
+        chunk = "".join(f"/d {'read' if i % 4 else 'write'} {(i * 7919 % 1024) * 4096} 4096\n"
+                        for i in range(100_000))
+        with os.fdopen(fd, "w") as f:
+            f.write("fio version 2 iolog\n/d add\n/d open\n")
+            for _ in range(lines // 100_000):
+                f.write(chunk)
+            f.write("/d close\n")
+        return path
+
+    @harness.meson_case(timeout=180)
+    def test_ten_million_lines_in_the_memory_of_one_million(self):
+        harness.plain_suite_only(self, "a sanitizer's allocator, not drivestress, decides the "
+                                       "resident size: run once, in the plain suite")
+        peaks = {}
+        for lines in (1_000_000, 10_000_000):
+            trace = self.write_trace(lines)
+            try:
+                r = self.drivestress("-j", 1, "-s", "4M", "--backend", "nop", "--phases",
+                                     "seq-write,random", "--replay", trace, "--replay-speed", 0,
+                                     wrapper=[harness.PEAK_RSS])
+            finally:
+                os.unlink(trace)
+            self.assertExit(r, 0)
+            doc = self.assertJson(r)
+            self.assertEqual(doc["replay"]["events"], lines)
+            random = harness.merged_phases_of(doc)["random"]
+            self.assertEqual(random["read_ops"] + random["write_ops"], lines, r.describe())
+            match = re.search(r"^peak_rss_kib (\d+)$", r.stderr, re.M)
+            self.assertIsNotNone(match, r.describe())
+            peaks[lines] = int(match.group(1))
+        print(f"peak RSS: 1M lines {peaks[1_000_000]} KiB, 10M lines {peaks[10_000_000]} KiB")
+        self.assertLess(peaks[10_000_000] - peaks[1_000_000], 1024, peaks)
 
 
 class RecordedIoUring(RecordedCases, harness.DriveStressTest):

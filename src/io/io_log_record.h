@@ -1,7 +1,8 @@
 // What a line of --io-log holds, as a worker hands it to the log, and the
 // log's two formats (io/io_log.h writes them).  Apart from IoLog so that the
-// engine and the run's configuration can name them without the sink's
-// threads and rings.
+// run's configuration (model/config.h, included nearly everywhere) names the
+// format without the sink's threads and rings; the engine, which pushes to
+// the sink, includes io/io_log.h itself.
 #pragma once
 
 #include <cstdint>

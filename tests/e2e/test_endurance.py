@@ -250,11 +250,17 @@ class Endurance(ThrottledDevice):
         cliff = sw["cliff"]
         self.assertTrue(cliff["found"], r.describe() + json.dumps(sw["intervals"]))
         step = cliff["steps"][0]
-        # The cliff is where the throttle dropped: the bytes written by then
-        # (the run starts a little after the timer).
-        self.assertLess(step["bytes_before"], 210 * MiB, step)
+        # The cliff is where the throttle dropped: no more bytes before it
+        # than the throttle lets through by the time the drop really came
+        # (the timer thread may oversleep on a loaded machine), with half a
+        # second for the run's clock starting before the first write showed
+        # in the device's stat, and 10 % for the throttle's own slack.  CI
+        # once saw 218.5 MiB before a step at 2.12 s.
+        dropped_at = changed[0] - started
+        self.assertLess(step["bytes_before"], 1.1 * 100 * MiB * (dropped_at + 0.5),
+                        (step, dropped_at))
         self.assertGreater(step["bytes_before"], 60 * MiB, step)
-        self.assertLess(abs(step["seconds_before"] - (changed[0] - started)), 1.5, step)
+        self.assertLess(abs(step["seconds_before"] - dropped_at), 1.5, step)
         self.assertLess(abs(step["before_bytes_per_sec"] / MiB - 100), 35, step)
         self.assertLess(abs(step["after_bytes_per_sec"] / MiB - 25), 8, step)
         self.assertGreater(step["drop_pct"], 55)

@@ -20,12 +20,18 @@ namespace ds::io {
 
 namespace {
 
-// The writer's period when the rings are empty.  A ring of 64Ki records
-// fills in 65 ms at a million pushes a second; 2 ms leaves a wide margin
-// and costs 500 wake-ups a second of an idle run.
-constexpr auto kIdlePeriod = std::chrono::milliseconds(2);
-// Text is written when this much is pending (and at the end of each pass).
+// The writer's pause between passes.  A ring of 64Ki records fills in
+// 65 ms at a million pushes a second; 5 ms leaves a wide margin, and a pass
+// then takes thousands of records at once instead of spinning on a few
+// (a writer that never paused cost 7 % of the IOPS at QD 32 on 2 cores).
+constexpr auto kPassPeriod = std::chrono::milliseconds(5);
+// A pass that took this many records runs the next at once: the rings fill
+// faster than a pause allows.
+constexpr std::size_t kBusyPass = 16384;
+// Text is written when this much is pending, when a pass finds the rings
+// empty, and at least every kFlushPeriod (so a killed run loses little).
 constexpr std::size_t kTextBuffer = std::size_t{1} << 20;
+constexpr auto kFlushPeriod = std::chrono::milliseconds(100);
 // The longest line either format makes: numbers of at most 20 digits, the
 // keys, and a fio file name of at most 256 bytes.
 constexpr std::size_t kMaxLine = 512;
@@ -151,9 +157,11 @@ std::string IoLog::drop_summary() const {
            " lines dropped: the log could not keep up";
 }
 
-// The writer thread: passes over the rings until finish() asks it to stop
-// and a pass after that finds them empty, then the fio close lines.
+// The writer thread: passes over the rings, a pause between them, until
+// finish() asks it to stop and a pass after that finds them empty; then the
+// fio close lines.
 void IoLog::run() {
+    auto flushed = std::chrono::steady_clock::now();
     for (;;) {
         bool quitting;
         {
@@ -161,11 +169,15 @@ void IoLog::run() {
             quitting = quit_;
         }
         const std::size_t taken = drain_pass();
-        flush_text();
-        if (taken != 0) continue;
-        if (quitting) break;
+        const auto now = std::chrono::steady_clock::now();
+        if (taken == 0 || now - flushed >= kFlushPeriod) {
+            flush_text();
+            flushed = now;
+        }
+        if (taken == 0 && quitting) break;
+        if (taken >= kBusyPass) continue;
         std::unique_lock lock(mutex_);
-        wake_.wait_for(lock, kIdlePeriod, [this] { return quit_; });
+        wake_.wait_for(lock, kPassPeriod, [this] { return quit_; });
     }
     if (format_ == IoLogFormat::fio) {
         write_fio_files("close");

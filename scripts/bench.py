@@ -87,6 +87,18 @@ What is compared, exactly:
                      times) and by fio with one job per device (N jobs,
                      group_reporting off, summed).  CPU/op: one process with
                      N targets against one target.  Runs unpinned.
+  replay (A/B rows)  a real trace replayed at its pace: fio randrw 70/30 4K at
+                     2,000 IOPS (Poisson arrivals) on a raw loop device
+                     for --trace-time s, captured by tracefs
+                     block:block_bio_queue (recorded once), replayed at
+                     QD 32 onto a second raw loop device by drivestress
+                     --replay (reads of replayed writes verified) and by
+                     fio read_iolog (the trace as iolog v3).  Duration:
+                     each tool's run over the trace's span, %.  On time:
+                     drivestress's operations submitted within 1 ms of
+                     their due time, from its --io-log (fio logs none).
+  io-log (A/B rows)  what --io-log costs: randread 4K QD 32 verified with
+                     --io-log (NDJSON into the work directory) vs without.
 A/B rows give both sides' medians and the ratio A/B of each repetition's two
 figures (paired: a load that drifts between repetitions moves both), its
 median and range.
@@ -122,12 +134,14 @@ from benchlib.target import *  # noqa: E402,F401,F403
 from benchlib.measure import *  # noqa: E402,F401,F403
 from benchlib.cases_qd import *  # noqa: E402,F401,F403
 from benchlib.cases_open import *  # noqa: E402,F401,F403
+from benchlib.cases_replay import *  # noqa: E402,F401,F403
 from benchlib.extras import *  # noqa: E402,F401,F403
 from benchlib.environment import *  # noqa: E402,F401,F403
 from benchlib.report import *  # noqa: E402,F401,F403
 
 
-GROUP_CASES = ("randread", "sync", "mix", "skew", "bsmix", "nop", "seq", "rate", "targets")
+GROUP_CASES = ("randread", "sync", "mix", "skew", "bsmix", "nop", "seq", "rate", "targets",
+               "replay", "io-log")
 CASES = GROUP_CASES + ("rss", "pattern")
 
 
@@ -152,6 +166,8 @@ def parse_args(argv):
     p.add_argument("--device-size", type=parse_size, default=None,
                    help="loop device size (default the larger of 4 x size and "
                         "2 x size + seq-size, plus 512M; at least 1.5G)")
+    p.add_argument("--trace-time", type=positive_float, default=60.0,
+                   help="seconds of the workload the replay case traces and replays (default 60)")
     p.add_argument("--cases", default=",".join(CASES),
                    help=f"comma list of {','.join(CASES)} (default all)")
     p.add_argument("--tio", default=None, metavar="PATH",
@@ -279,8 +295,10 @@ def main(argv):
                         unit = "MiB/s" if case == "seq" else "IOPS"
                         shown = ", ".join(f"{k} {fmt_value(m.value, m.unit or unit)}"
                                           for k, m in res.items())
+                        if not any(m.unit for m in res.values()):
+                            shown += f" {unit}"
                         log(f"  [{time.monotonic() - t0:4.0f}s] {gid} rep {rep + 1}/{args.repeat} "
-                            f"{tool}: {shown} {unit}  steal {fmt_steal(steal)}")
+                            f"{tool}: {shown}  steal {fmt_steal(steal)}")
                 table += summarise(rows, samples)
                 group_log.append({"group": gid, "load1_per_rep": loads})
         bench.remove(bench.fio_random_files(2) + [bench.FIO_VERIFY_FILE])

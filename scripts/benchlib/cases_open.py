@@ -23,6 +23,7 @@ from benchlib.children import *  # noqa: F401,F403
 from benchlib.target import *  # noqa: F401,F403
 from benchlib.measure import *  # noqa: F401,F403
 from benchlib.cases_qd import *  # noqa: F401,F403
+from benchlib.cases_replay import group_replay, group_io_log
 
 
 RATE_IOPS = 100_000  # the rate case's requested rate (one worker, QD 32)
@@ -218,4 +219,6 @@ def all_groups():
         "seq": [group_seq()],
         "rate": [group_rate()],
         "targets": [group_targets()],
+        "replay": [group_replay()],
+        "io-log": [group_io_log()],
     }

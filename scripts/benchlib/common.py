@@ -119,6 +119,8 @@ def fmt_value(v, unit):
         return "-"
     if unit == "us":
         return f"{v:.1f} us"
+    if unit == "%":
+        return f"{v:.2f}%"
     if unit == "IOPS":
         return f"{v / 1000:.1f}k" if v >= 1000 else f"{v:.0f}"
     return f"{v / MiB:.1f}"

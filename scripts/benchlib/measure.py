@@ -61,6 +61,8 @@ class Bench:
         self.throttle_reason = None  # why there is none, once asked
         self.loops = []  # the targets case's loop devices
         self.loop_dirs = None  # their mount points, once asked
+        self.replay = None  # the replay case's ReplaySetup once made (False: cannot be)
+        self.cleanups = []  # undone by close(), last first
 
     def read_throttle(self):
         """A BlkioThrottle on the target's device, or None (noted once, with
@@ -110,11 +112,14 @@ class Bench:
         self.notes.append(text)
 
     def close(self):
-        """Removes the throttle's cgroup and the targets case's devices."""
+        """Removes the throttle's cgroup, the targets case's devices and
+        what a case registered in cleanups."""
         if self.throttle:
             self.throttle.remove()
         for t in self.loops:
             t.teardown()
+        while self.cleanups:
+            self.cleanups.pop()()
 
     # -- drivestress
 
@@ -125,7 +130,8 @@ class Bench:
                                               cgroup, pin)
         return doc, ru
 
-    def drivestress_many(self, label, jobs, files=1, size=None, cgroup=None, pin=True):
+    def drivestress_many(self, label, jobs, files=1, size=None, cgroup=None, pin=True,
+                         timeout=None):
         """Runs one drivestress --json per (extra, dirs) of `jobs`, all at
         once (in the cgroup whose cgroup.procs is `cgroup`, and with --cpus
         --pin unless pin is False); returns per job (document, rusage,
@@ -148,7 +154,8 @@ class Bench:
             argvs.append((argv, os.path.join(self.workdir, f"ds-{j}.out"),
                           os.path.join(self.workdir, f"ds-{j}.err")))
         dirs_total = sum(len(dirs) for _, dirs in jobs)
-        results = self.children.run_many(argvs, timeout=self.timeout_for(dirs_total * files * size),
+        timeout = timeout or self.timeout_for(dirs_total * files * size)
+        results = self.children.run_many(argvs, timeout=timeout,
                                          cgroup=cgroup)
         out = []
         for j, ((argv, _, err), (code, ru, wall, end)) in enumerate(zip(argvs, results)):
@@ -186,9 +193,11 @@ class Bench:
 
     # -- fio
 
-    def fio(self, label, global_opts, files, dirs=None, pin=True):
+    def fio(self, label, global_opts, files, dirs=None, pin=True, timeout=None):
         """Runs fio, one job per file (job j on files[j], in dirs[j] if given,
-        else in the target); returns the parsed document.  global_opts: list
+        else in the target; files None: one job, on what global_opts name,
+        e.g. filename=/dev/loop1 or read_iolog=FILE); returns the parsed
+        document.  global_opts: list
         of "key=value" options for every job; pin: whether --pin applies.
         Registered buffers need RLIMIT_MEMLOCK headroom (a non-root limit is
         often too small): on ENOMEM fio runs again without them, and every
@@ -196,7 +205,7 @@ class Bench:
         if self.fio_no_fixedbufs:
             global_opts = [o for o in global_opts if o != "fixedbufs=1"]
         try:
-            return self.fio_once(label, global_opts, files, dirs, pin)
+            return self.fio_once(label, global_opts, files, dirs, pin, timeout)
         except FioJobError as e:
             if e.errno_codes != [errno.ENOMEM] or "fixedbufs=1" not in global_opts:
                 raise BenchError(str(e))
@@ -204,23 +213,29 @@ class Bench:
                 "fio runs without fixedbufs from now on")
             self.fio_no_fixedbufs = True
             self.notes.append("fio ran without fixedbufs=1 (ENOMEM registering buffers)")
-            return self.fio(label, global_opts, files, dirs, pin)
+            return self.fio(label, global_opts, files, dirs, pin, timeout)
 
-    def fio_once(self, label, global_opts, files, dirs=None, pin=True):
+    def fio_once(self, label, global_opts, files, dirs=None, pin=True, timeout=None):
         out_json = os.path.join(self.workdir, "fio.json")
         if os.path.exists(out_json):
             os.unlink(out_json)
         if self.args.pin and pin:  # job i on the list's CPU i, as drivestress --cpus
             global_opts = global_opts + [f"cpus_allowed={self.args.pin}",
                                          "cpus_allowed_policy=split"]
-        argv = ["fio", "--output-format=json", f"--output={out_json}"] + \
-            ([] if dirs else [f"--directory={self.dir}"]) + [f"--{o}" for o in global_opts]
-        for j, name in enumerate(files):
-            argv += [f"--name=job{j}"] + ([f"--directory={dirs[j]}"] if dirs else []) + \
-                [f"--filename={name}"]
+        if files is None:  # one job whose options name what it does I/O to
+            argv = ["fio", "--output-format=json", f"--output={out_json}", "--name=job0"] + \
+                [f"--{o}" for o in global_opts]
+            files = [None]
+        else:
+            argv = ["fio", "--output-format=json", f"--output={out_json}"] + \
+                ([] if dirs else [f"--directory={self.dir}"]) + [f"--{o}" for o in global_opts]
+            for j, name in enumerate(files):
+                argv += [f"--name=job{j}"] + ([f"--directory={dirs[j]}"] if dirs else []) + \
+                    [f"--filename={name}"]
         code, ru, wall = self.children.run(argv, os.path.join(self.workdir, "fio.out"),
                                            os.path.join(self.workdir, "fio.err"),
-                                           timeout=self.timeout_for(len(files) * self.args.size))
+                                           timeout=timeout or
+                                           self.timeout_for(len(files) * self.args.size))
         self.log_runs.append({"tool": "fio", "label": label, "argv": argv, "exit_code": code,
                               "rusage": rusage_dict(ru), "wall_s": wall,
                               "load1_after": loadavg()[0]})

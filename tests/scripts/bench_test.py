@@ -18,8 +18,14 @@
   N drivestress at once and fio with one job per device, the rows' ratios
   paired per repetition; N processes' IOPS counted over the span when all
   were in their random phase;
+- the replay case: a tracefs trace becomes fio's iolog v3 (reads, writes,
+  trims, an empty flush bio as sync); the share on time counts only
+  operations with a due time; the io-log case runs the same drivestress
+  with and without --io-log, its log in the work directory, removed;
 - as root with fio: a real `--cases rate,targets` run of tiny size makes
-  every row and removes every loop device, image and cgroup it made.
+  every row and removes every loop device, image and cgroup it made; a
+  real `--cases replay,io-log` records a 2 s trace, both tools replay all
+  of it, and tracefs is left as it was found.
 
   python3 tests/scripts/bench_test.py --scripts DIR --floor BUILD/bench/floor_randread
 """
@@ -496,6 +502,84 @@ class PairRows(unittest.TestCase):
         self.assertEqual(cpu["ratios"], [0.5] * 3)
 
 
+TRACE_TEXT = """\
+# tracer: nop
+#
+#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION
+             fio-4242    [001] ..... 100.250000: block_bio_queue: 7,1 R 2048 + 8 [fio]
+             fio-4242    [001] ..... 100.250500: block_bio_queue: 7,1 WS 4096 + 16 [fio]
+             fio-4242    [000] ..... 100.251000: block_bio_queue: 7,1 FWS 0 + 0 [fio]
+             fio-4242    [000] ..... 100.252000: block_bio_queue: 7,1 DS 8192 + 8 [fstrim]
+"""
+
+
+class ReplayCase(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="noise-bench-replay-")
+        self.addCleanup(shutil.rmtree, self.tmp)
+
+    def test_rows(self):
+        gid, rows, _ = bench.group_replay()
+        self.assertEqual(gid, "replay")
+        self.assertEqual([r["id"] for r in rows], ["replay-duration", "replay-on-time"])
+        self.assertEqual((rows[0]["a"], rows[0]["b"]), ("ds-replay-duration",
+                                                        "fio-replay-duration"))
+        self.assertIsNone(rows[1]["b"])
+
+    def test_a_tracefs_trace_becomes_fio_iolog_v3(self):
+        trace, out = os.path.join(self.tmp, "t.txt"), os.path.join(self.tmp, "t.fio")
+        with open(trace, "w") as f:
+            f.write(TRACE_TEXT)
+        counts, span = bench.trace_to_fio(trace, "/dev/loop9", out)
+        # The empty bio with F is a flush: fio's sync, not a write of nothing.
+        self.assertEqual(counts, {"read": 1, "write": 1, "trim": 1, "sync": 1})
+        self.assertAlmostEqual(span, 0.002, places=6)
+        with open(out) as f:
+            self.assertEqual(f.read().splitlines(), [
+                "fio version 3 iolog", "0 /dev/loop9 add", "0 /dev/loop9 open",
+                "0 /dev/loop9 read 1048576 4096", "500 /dev/loop9 write 2097152 8192",
+                "1000 /dev/loop9 sync 0 0", "2000 /dev/loop9 trim 4194304 4096",
+                "2000 /dev/loop9 close"])
+
+    def test_on_time_share_counts_operations_with_a_due_time(self):
+        path = os.path.join(self.tmp, "log.ndjson")
+        lines = [{"due_ns": 0, "submit_ns": 999_999}, {"due_ns": 10, "submit_ns": 1_000_011},
+                 {"due_ns": None, "submit_ns": 5}, {"due_ns": 7, "submit_ns": 7}]
+        with open(path, "w") as f:
+            f.write("".join(json.dumps(x) + "\n" for x in lines))
+        self.assertEqual(bench.on_time_share(path), (2 / 3, 3))
+
+    def test_buffer_size_reads_as_it_will_be(self):
+        self.assertEqual(bench.buffer_kb("1410\n"), "1410")
+        self.assertEqual(bench.buffer_kb("7 (expanded: 1408)\n"), "1408")
+
+    def test_io_log_rows_and_runs(self):
+        gid, rows, make = bench.group_io_log()
+        self.assertEqual((gid, [r["id"] for r in rows]), ("io-log", ["io-log-cost"]))
+        self.assertEqual((rows[0]["a"], rows[0]["b"]), ("ds-io-log", "ds-no-io-log"))
+
+        class LoggingBench(FakeBench):
+            def drivestress(self, label, extra, **kw):
+                doc, ru = super().drivestress(label, extra, **kw)
+                if "--io-log" in extra:
+                    open(extra[extra.index("--io-log") + 1], "w").close()
+                    doc["io_log"] = {"operations": 10, "dropped": 0, "error": None}
+                return doc, ru
+        fb = LoggingBench()
+        self.addCleanup(shutil.rmtree, fb.workdir, True)
+        runs = make(fb)
+        self.assertEqual([name for name, _ in runs], ["drivestress --io-log", "drivestress"])
+        measured = [fn() for _, fn in runs]
+        self.assertEqual([list(m) for m in measured], [["ds-io-log"], ["ds-no-io-log"]])
+        self.assertEqual(measured[0]["ds-io-log"].extra["io_log_lines"], 10)
+        (_, with_log, *_), (_, without, *_) = fb.calls
+        at = with_log.index("--io-log")
+        # The same run, and the log into the work directory (removed after).
+        self.assertEqual(with_log[:at] + with_log[at + 2:], without)
+        self.assertEqual(os.path.dirname(with_log[at + 1]), fb.workdir)
+        self.assertFalse(os.path.exists(with_log[at + 1]))
+
+
 class RealRun(unittest.TestCase):
     """The two cases for real, tiny: every row made, nothing left behind."""
 
@@ -544,6 +628,56 @@ class RealRun(unittest.TestCase):
             if throttled or r["id"] != "rate-cpu":
                 self.assertEqual(len(r["ratios"]), 1, r["id"])
         self.assertIn("issue error p99", p.stdout)
+
+
+    def test_replay_and_io_log(self):
+        """A 2 s trace recorded, replayed by both tools; tracefs left as found."""
+        if os.geteuid() != 0:
+            self.skipTest("needs root (loop devices, tracefs)")
+        if not OPTS.floor:
+            self.skipTest("no build directory (--floor BUILD/bench/floor_randread)")
+        build = os.path.dirname(os.path.dirname(os.path.abspath(OPTS.floor)))
+        if not shutil.which("fio"):
+            self.skipTest("fio not installed")
+        tracing = bench.TRACING
+
+        def tracefs_state():
+            if not os.path.exists(os.path.join(tracing, "trace")):
+                return None
+            state = []
+            for name in ("buffer_size_kb", "events/block/block_bio_queue/enable",
+                         "events/block/block_bio_queue/filter"):
+                with open(os.path.join(tracing, name)) as f:
+                    state.append(f.read())
+            return state
+        before = tracefs_state()
+        out = tempfile.mktemp(prefix="noise-bench-", suffix=".json")
+        self.addCleanup(lambda: os.path.exists(out) and os.unlink(out))
+        p = subprocess.run(["/usr/bin/python3", os.path.join(OPTS.scripts, "bench.py"),
+                            "--build-dir", build, "--cases", "replay,io-log", "--repeat", "1",
+                            "--time", "0.5", "--trace-time", "2", "--size", "16M",
+                            "--seq-size", "16M", "--out", out],
+                           capture_output=True, text=True, timeout=600)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(tracefs_state(), before)
+        with open(out) as f:
+            doc = json.load(f)
+        made = re.search(r"dsbench-[0-9]+", doc["meta"]["target"]).group(0)
+        losetup = subprocess.run(["losetup", "-a"], capture_output=True, text=True).stdout
+        self.assertNotIn(made, losetup)
+        self.assertEqual([x for x in os.listdir("/dev/shm") if x.startswith(made)], [])
+        rows = {r["id"]: r for r in doc["table"]}
+        self.assertEqual(list(rows), ["replay-duration", "replay-on-time", "io-log-cost"])
+        for r in rows.values():
+            self.assertEqual(len(r["a_samples"]), 1, r["id"])
+        self.assertEqual(len(rows["replay-duration"]["ratios"]), 1)
+        self.assertEqual(len(rows["io-log-cost"]["ratios"]), 1)
+        [ds] = rows["replay-duration"]["a_samples"]
+        [fio] = rows["replay-duration"]["b_samples"]
+        # Both replayed every event of the same trace (about 2,000 a second).
+        self.assertEqual(ds["operations"], fio["operations"])
+        self.assertGreater(ds["operations"], 2000)
+        self.assertIn("replay case: ", p.stdout)
 
 
 if __name__ == "__main__":

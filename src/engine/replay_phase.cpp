@@ -34,10 +34,8 @@ bool ReplayPhase::more_ops() const {
 }
 
 bool ReplayPhase::units_free(const ReplayOp& op) const {
-    if (op.length == 0) return true;
     const bool read = op.kind == io::OpKind::read;
-    const std::uint64_t last = c_.units.unit_of(op.offset + op.length - 1);
-    for (std::uint64_t u = c_.units.unit_of(op.offset); u <= last; ++u)
+    for (auto [u, end] = c_.units.units_in(op.offset, op.length); u < end; ++u)
         if (read ? c_.units.busy_for_read(u) : c_.units.busy(u)) return false;
     return true;
 }
@@ -50,21 +48,16 @@ bool ReplayPhase::next_op(Slot& s) {
     s.req.offset = op.offset;
     s.req.length = op.length;
     s.req.rw_flags = op.fua && op.kind == io::OpKind::write ? RWF_DSYNC : 0;
-    if (op.length) {
-        const bool read = op.kind == io::OpKind::read;
-        const std::uint64_t last = c_.units.unit_of(op.offset + op.length - 1);
-        for (std::uint64_t u = c_.units.unit_of(op.offset); u <= last; ++u)
-            read ? c_.units.claim_shared(u) : c_.units.claim(u);
-    }
+    const bool read = op.kind == io::OpKind::read;
+    for (auto [u, end] = c_.units.units_in(op.offset, op.length); u < end; ++u)
+        read ? c_.units.claim_shared(u) : c_.units.claim(u);
     pending_.reset();
     return true;
 }
 
 void ReplayPhase::released(const Slot& s) {
-    if (s.first_length == 0) return;
     const bool read = s.req.kind == io::OpKind::read;
-    const std::uint64_t last = c_.units.unit_of(s.first_offset + s.first_length - 1);
-    for (std::uint64_t u = c_.units.unit_of(s.first_offset); u <= last; ++u)
+    for (auto [u, end] = c_.units.units_in(s.first_offset, s.first_length); u < end; ++u)
         read ? c_.units.release_shared(u) : c_.units.release(u);
 }
 

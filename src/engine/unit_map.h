@@ -99,6 +99,15 @@ class UnitMap {
     unsigned unit_shift() const { return unit_shift_; }
     std::uint64_t units() const { return gens_.size(); }
     std::uint64_t unit_of(std::uint64_t offset) const { return offset >> unit_shift_; }
+    // The units [first, end) that [offset, offset + length) touches (none
+    // when length is 0): `for (auto [u, end] = units_in(o, n); u < end; ++u)`.
+    struct UnitRange {
+        std::uint64_t first, end;
+    };
+    UnitRange units_in(std::uint64_t offset, std::uint64_t length) const {
+        if (length == 0) return {0, 0};
+        return {unit_of(offset), unit_of(offset + length - 1) + 1};
+    }
 
     pattern::Generation generation(std::uint64_t unit) const { return gens_[unit]; }
     // Every unit of [offset, offset + length) gets its next generation; the

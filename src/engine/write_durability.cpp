@@ -50,8 +50,7 @@ std::optional<PhaseWork::Next> WriteDurability::flush_first(Slot& s) {
 void WriteDurability::trim_issued(std::uint64_t offset, std::uint32_t length) {
     if (!maps_.listener) return;
     bool recorded = false;
-    const std::uint64_t last = units_.unit_of(offset + length - 1);
-    for (std::uint64_t u = units_.unit_of(offset); u <= last; ++u) {
+    for (auto [u, end] = units_.units_in(offset, length); u < end; ++u) {
         // The snapshot too: a flush in flight acknowledges it next.
         maps_.snapshot[u] |= kTrimmedBit;
         if (acked_trimmed(maps_.acked[u])) continue;
@@ -78,9 +77,7 @@ void WriteDurability::write_done(const Slot& s, bool ok) {
     --writes_in_flight_;
     if (!per_write_) return;
     auto acked = maps_.acked.begin();
-    const std::uint64_t first = units_.unit_of(s.first_offset);
-    const std::uint64_t last = units_.unit_of(s.first_offset + s.first_length - 1);
-    for (std::uint64_t u = first; u <= last; ++u)
+    for (auto [u, end] = units_.units_in(s.first_offset, s.first_length); u < end; ++u)
         acked[u] = ok ? units_.generation(u) : pattern::kUnknownGeneration;
     // Every completed write is durable already (RWF_SYNC/RWF_DSYNC).
     if (maps_.listener && ++synced_since_notice_ >= every_) {

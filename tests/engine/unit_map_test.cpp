@@ -127,6 +127,22 @@ TEST_CASE("unit map: claim, release and generations stay apart") {
     CHECK(m.generation(7) != ds::pattern::kUnknownGeneration);
 }
 
+TEST_CASE("unit map: the units a byte range touches, none for no bytes") {
+    UnitMap m(1 << 20, 4096);
+    auto units = [&](std::uint64_t offset, std::uint64_t length) {
+        const auto r = m.units_in(offset, length);
+        return std::pair{r.first, r.end};
+    };
+    CHECK(units(0, 4096) == std::pair<std::uint64_t, std::uint64_t>{0, 1});
+    CHECK(units(4096, 8192) == std::pair<std::uint64_t, std::uint64_t>{1, 3});
+    // Unaligned: every unit a byte of the range lies in.
+    CHECK(units(4095, 2) == std::pair<std::uint64_t, std::uint64_t>{0, 2});
+    CHECK(units(1000, 1) == std::pair<std::uint64_t, std::uint64_t>{0, 1});
+    // Empty, wherever it is (a flush has no bytes).
+    const auto none = m.units_in(8192, 0);
+    CHECK(none.first == none.end);
+}
+
 TEST_CASE("unit map: generations go past 255, and an unknown unit never restarts below") {
     UnitMap m(4 * 4096, 4096);
     for (int i = 0; i < 300; ++i)

@@ -169,6 +169,12 @@ PhasePlan make_plan(RunSession& s, std::uint64_t iteration, Phase phase, const S
         plan.min_ops = (kMinMeasuredOps + workers - 1) / workers;
     }
     const double rate = over.rate > 0 ? over.rate : cfg.rate;
+    // An open loop (--rate, --replay) spinning the last stretch before each
+    // due time (WakeMargin) needs a CPU per worker and one left for the
+    // device and the kernel; with fewer the spins would take the CPUs from
+    // each other and from the I/O, so the workers then only sleep.  --cpus
+    // (no CPU twice) names each worker's CPU: every worker needs one.
+    const bool spin = cfg.cpus.empty() ? workers < usable_cpus() : workers <= cfg.cpus.size();
     if (phase == Phase::random && rate > 0) {
         // Split evenly; with fixed arrivals each worker's schedule starts a
         // fraction of its interval after the last, so the workers' arrivals
@@ -177,19 +183,14 @@ PhasePlan make_plan(RunSession& s, std::uint64_t iteration, Phase phase, const S
         plan.rate = rate / workers;
         plan.arrivals = cfg.arrivals;
         plan.rate_start_ns = t0 + 1'000'000;
-        // Spinning the last stretch before each due time (WakeMargin) needs
-        // a CPU per worker and one left for the device and the kernel;
-        // with fewer the spins would take the CPUs from each other and from
-        // the I/O, so the workers then only sleep.  --cpus (no CPU twice)
-        // names each worker's CPU: every worker needs one of its own.
-        plan.rate_spin = cfg.cpus.empty() ? workers < usable_cpus() : workers <= cfg.cpus.size();
+        plan.rate_spin = spin;
     }
     if (phase == Phase::random && s.replay) {
         // The trace decides when the phase ends; its due times count from
         // 1 ms after t0, as --rate's, so every worker is in its loop first.
         plan.replay = s.replay.get();
         plan.rate_start_ns = t0 + 1'000'000;
-        plan.rate_spin = cfg.cpus.empty() ? workers < usable_cpus() : workers <= cfg.cpus.size();
+        plan.rate_spin = spin;
     } else if (phase == Phase::random) {
         if (!cfg.rand_ops)
             plan.deadline_ns = t0 + seconds_to_ns(over.time_s > 0 ? over.time_s : cfg.rand_time_s);

@@ -62,7 +62,7 @@ class IoLog {
     // file names); `start_ns` is time 0 of the log.
     IoLog(const std::string& path, IoLogFormat format, std::size_t workers,
           std::vector<std::string> targets, std::uint64_t start_ns,
-          std::size_t capacity = std::size_t{1} << 16);
+          std::size_t capacity = kIoLogRingRecords);
     ~IoLog();  // finish() if not done
     IoLog(const IoLog&) = delete;
     IoLog& operator=(const IoLog&) = delete;

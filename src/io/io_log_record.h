@@ -5,6 +5,7 @@
 // the sink, includes io/io_log.h itself.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -27,6 +28,9 @@ struct IoRecord {
     std::uint8_t op;                       // IoLogOp
     std::uint8_t verify;                   // IoLogVerify
 };
+
+// Records each worker's ring of the log holds (IoLog): 3 MiB a worker.
+inline constexpr std::size_t kIoLogRingRecords = std::size_t{1} << 16;
 
 enum class IoLogOp : std::uint8_t { read, write, trim, flush };
 // none: a write, trim or flush; unverified: a read of data the run did not write.

@@ -56,20 +56,23 @@ io::BackendKind pick_backend(const RunConfig& cfg, RunResult& res) {
 }
 
 // Per worker: three generation maps of four bytes per unit (the unit map,
-// the acknowledged and the snapshot maps) and the buffers in flight.
+// the acknowledged and the snapshot maps), the buffers in flight, and with
+// --io-log the worker's ring of records.
 constexpr std::uint64_t kMapBytesPerUnit = 3 * sizeof(pattern::Generation);
+constexpr std::uint64_t kIoLogRingBytes = io::kIoLogRingRecords * sizeof(io::IoRecord);
 
 std::uint64_t worker_memory_bytes(const RunConfig& cfg, const WorkerGeometry& geo) {
     const std::uint64_t units = cfg.file_bytes / cfg.rand_block;
     const std::uint64_t arena =
         std::max<std::uint64_t>(std::uint64_t{geo.seq_depth} * geo.seq_block,
                                 std::uint64_t{geo.rand_depth} * geo.max_rand_block);
-    return kMapBytesPerUnit * units + arena;
+    return kMapBytesPerUnit * units + arena + (cfg.io_log.empty() ? 0 : kIoLogRingBytes);
 }
 
 std::string memory_need_text(const RunConfig& cfg, const WorkerGeometry& geo) {
     return std::to_string(cfg.workers()) + " x " +
-           units::format_bytes(worker_memory_bytes(cfg, geo)) + " of unit maps and buffers (" +
+           units::format_bytes(worker_memory_bytes(cfg, geo)) + " of unit maps and buffers" +
+           (cfg.io_log.empty() ? "" : " and an io-log ring") + " (" +
            std::to_string(kMapBytesPerUnit) + " bytes per " + units::format_bytes(cfg.rand_block) +
            " unit)";
 }

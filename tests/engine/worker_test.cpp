@@ -17,6 +17,7 @@
 #include "io/sync_backend.h"
 #include "io/uring_backend.h"
 #include "stats/distribution.h"
+#include "temp_file.h"
 
 using namespace ds;
 using model::Phase;
@@ -25,22 +26,6 @@ namespace {
 
 constexpr std::uint64_t kFileBytes = 4ULL << 20;
 constexpr std::uint32_t kUnit = 4096;
-
-struct TempFile {
-    std::string path;
-    int fd = -1;
-    TempFile() {
-        char name[] = "/tmp/drivestress-worker-test-XXXXXX";
-        fd = ::mkstemp(name);
-        REQUIRE(fd >= 0);
-        path = name;
-        REQUIRE(::ftruncate(fd, kFileBytes) == 0);
-    }
-    ~TempFile() {
-        ::close(fd);
-        ::unlink(path.c_str());
-    }
-};
 
 engine::WorkerGeometry geometry(std::uint64_t file_bytes, const engine::RandomMix* mix = nullptr) {
     return {
@@ -59,7 +44,7 @@ engine::WorkerGeometry geometry(std::uint64_t file_bytes, const engine::RandomMi
 }
 
 struct Fixture {
-    TempFile file;
+    test::TempFile file{kFileBytes};
     std::atomic<bool> stop{false};
     engine::WorkerGeometry geo = geometry(kFileBytes);
     engine::Worker worker{geo, 0, file.path, file.fd, 42, pattern::data_id_from_seed(42), stop};

@@ -20,6 +20,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "temp_dir.h"
+
 namespace fs = std::filesystem;
 using ds::io::IoLog;
 using ds::io::IoLogFormat;
@@ -29,25 +31,8 @@ using ds::io::IoRecord;
 
 namespace {
 
-std::string read_file(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        std::string tmpl = (fs::temp_directory_path() / "io_log_test.XXXXXX").string();
-        REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-        path = tmpl;
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-};
+using ds::test::read_file;
+using ds::test::TempDir;
 
 constexpr std::uint64_t kStart = 1'000'000'000;
 
@@ -77,7 +62,7 @@ TEST_CASE("a record is 48 bytes and trivially copyable") {
 }
 
 TEST_CASE("ndjson: one exact line per record, times relative to the start") {
-    TempDir dir;
+    TempDir dir{"io_log_test"};
     const fs::path out = dir.path / "log.ndjson";
     IoLog log(out, IoLogFormat::ndjson, 1, {"a", "b"}, kStart);
     CHECK(log.push(0, record(IoLogOp::write, 8192, 4096, 0, kStart + 130, kStart + 200, 4096)));
@@ -132,7 +117,7 @@ TEST_CASE("ndjson: one exact line per record, times relative to the start") {
 }
 
 TEST_CASE("fio: version 3 header, add and open lines, us timestamps, sync, close") {
-    TempDir dir;
+    TempDir dir{"io_log_test"};
     const fs::path out = dir.path / "log.fio";
     IoLog log(out, IoLogFormat::fio, 1, {"/dev/shm/a", "b"}, kStart);
     // Due time when present, else the submit time; us, rounded down.
@@ -160,7 +145,7 @@ TEST_CASE("fio: version 3 header, add and open lines, us timestamps, sync, close
 }
 
 TEST_CASE("fio: a target name fio cannot read back is refused") {
-    TempDir dir;
+    TempDir dir{"io_log_test"};
     const fs::path out = dir.path / "log.fio";
     for (const std::string& name : {std::string("my disk"), std::string(), std::string(257, 'x')}) {
         try {
@@ -220,7 +205,7 @@ TEST_CASE("a ring that is full drops and counts; the writer held back by a full 
 // Worker w's records carry its number as the target and a sequence number
 // as the offset; the file must hold exactly the accepted ones, in order.
 TEST_CASE("two workers pushing 1M records each: every accepted record once, in order") {
-    TempDir dir;
+    TempDir dir{"io_log_test"};
     const fs::path out = dir.path / "log.ndjson";
     constexpr std::uint64_t kEach = 1'000'000;
     std::vector<std::vector<std::uint64_t>> accepted(2);
@@ -286,7 +271,7 @@ TEST_CASE("a write error is one line from finish(); pushes go on without blockin
 }
 
 TEST_CASE("finish() twice, and a log without records") {
-    TempDir dir;
+    TempDir dir{"io_log_test"};
     const fs::path ndjson = dir.path / "log.ndjson", fio = dir.path / "log.fio";
     IoLog a(ndjson, IoLogFormat::ndjson, 3, {"x"}, kStart);
     CHECK(a.finish() == "");
@@ -297,7 +282,7 @@ TEST_CASE("finish() twice, and a log without records") {
 }
 
 TEST_CASE("a ring capacity that is not a power of two is refused") {
-    TempDir dir;
+    TempDir dir{"io_log_test"};
     CHECK_THROWS_AS(IoLog(dir.path / "l", IoLogFormat::ndjson, 1, {"x"}, kStart, 1000),
                     std::system_error);
 }

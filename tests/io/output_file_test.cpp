@@ -19,6 +19,8 @@
 #include <thread>
 #include <vector>
 
+#include "temp_dir.h"
+
 namespace fs = std::filesystem;
 using ds::io::check_output_destination;
 using ds::io::create_output_file;
@@ -27,32 +29,8 @@ using ds::io::write_file_atomically;
 
 namespace {
 
-std::string read_file(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        std::string tmpl = (fs::temp_directory_path() / "output_file_test.XXXXXX").string();
-        REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-        path = tmpl;
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-    std::vector<std::string> entries() const {
-        std::vector<std::string> names;
-        for (const auto& e : fs::directory_iterator(path))
-            names.push_back(e.path().filename().string());
-        std::sort(names.begin(), names.end());
-        return names;
-    }
-};
+using ds::test::read_file;
+using ds::test::TempDir;
 
 // Expects `f` to throw a std::system_error whose text has `path` and `words`.
 template <typename F>
@@ -69,7 +47,7 @@ void expect_refusal(F&& f, const std::string& path, const std::string& words) {
 }  // namespace
 
 TEST_CASE("the file is replaced atomically and no temporary file is left") {
-    TempDir dir;
+    TempDir dir{"output_file_test"};
     const fs::path path = dir.path / "drivestress.prom";
     write_file_atomically(path, "first 1\n");
     CHECK(read_file(path) == "first 1\n");
@@ -107,7 +85,7 @@ TEST_CASE("the file is replaced atomically and no temporary file is left") {
 }
 
 TEST_CASE("a failed write throws naming the path and leaves nothing") {
-    TempDir dir;
+    TempDir dir{"output_file_test"};
     SUBCASE("the directory does not exist") {
         const std::string path = (dir.path / "missing" / "x.prom").string();
         try {
@@ -130,7 +108,7 @@ TEST_CASE("a failed write throws naming the path and leaves nothing") {
 }
 
 TEST_CASE("a planted symbolic link is refused and its target is untouched") {
-    TempDir dir;
+    TempDir dir{"output_file_test"};
     const fs::path victim = dir.path / "victim";
     std::ofstream(victim) << "precious";
     const fs::path link = dir.path / "result.json";
@@ -143,7 +121,7 @@ TEST_CASE("a planted symbolic link is refused and its target is untouched") {
 }
 
 TEST_CASE("a planted hard link is replaced, never written through") {
-    TempDir dir;
+    TempDir dir{"output_file_test"};
     const fs::path victim = dir.path / "victim";
     std::ofstream(victim) << "precious";
     const fs::path link = dir.path / "result.json";
@@ -167,7 +145,7 @@ TEST_CASE("a planted hard link is replaced, never written through") {
 TEST_CASE("temporary names planted in advance do not stop the write") {
     // Whatever an attacker creates beside the path, the temporary file gets
     // a fresh unpredictable name (O_EXCL) and the result lands.
-    TempDir dir;
+    TempDir dir{"output_file_test"};
     const fs::path path = dir.path / "r.json";
     for (int i = 0; i < 20; ++i)
         std::ofstream(dir.path / (".r.json." + std::to_string(i) + ".tmp")) << "x";
@@ -177,7 +155,7 @@ TEST_CASE("temporary names planted in advance do not stop the write") {
 }
 
 TEST_CASE("streams: FIFO, /dev/null, standard stream names; other devices refused") {
-    TempDir dir;
+    TempDir dir{"output_file_test"};
     CHECK(check_output_destination("/dev/null") == OutputKind::stream);
     CHECK(check_output_destination("/dev/stdout") == OutputKind::stream);
     CHECK(check_output_destination("/dev/fd/2") == OutputKind::stream);

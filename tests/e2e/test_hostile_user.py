@@ -176,15 +176,19 @@ class HostileUser(harness.DriveStressTest):
                             os.unlink(os.path.join(self.box, e))
 
     def test_planted_at_the_output_names(self):
-        out = {n: os.path.join(self.box, n) for n in ("result.json", "x.prom", "ts.ndjson")}
+        out = {n: os.path.join(self.box, n)
+               for n in ("result.json", "x.prom", "ts.ndjson", "io.ndjson")}
         args = (*RUN, "--json", out["result.json"], "--prom", out["x.prom"], "--timeseries",
-                out["ts.ndjson"], self.box)
+                out["ts.ndjson"], "--io-log", out["io.ndjson"], self.box)
         scenarios = [
             ({"result.json": "symlink-out"}, (1,), ()),
             ({"x.prom": "symlink-in"}, (1,), ()),
             ({"ts.ndjson": "fifo"}, (1,), ()),  # no reader: refused at once
-            ({"result.json": "hardlink-in", "x.prom": "own-file", "ts.ndjson": "hardlink-in"},
-             (0,), tuple(out.values())),
+            ({"io.ndjson": "symlink-in"}, (1,), ()),
+            ({"io.ndjson": "symlink-out"}, (1,), ()),
+            ({"io.ndjson": "fifo"}, (1,), ()),
+            ({"result.json": "hardlink-in", "x.prom": "own-file", "ts.ndjson": "hardlink-in",
+              "io.ndjson": "hardlink-in"}, (0,), tuple(out.values())),
         ]
         for scenario, codes, replaced in scenarios:
             with self.subTest(scenario=scenario):

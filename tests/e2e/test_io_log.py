@@ -9,13 +9,17 @@ in the target's space (files in order), and the log replays: --replay of an
 NDJSON log issues exactly its reads and writes again, and fio 3.33 replays
 the fio form onto the raw device it names, moving the same bytes.  Bad
 combinations are refused in one line; a log that cannot be written (its
-filesystem full) fails the run with exit 1 and the run's own figures."""
+filesystem full) fails the run with exit 1 and the run's own figures; a
+run killed with -9 leaves the lines written so far, each whole but perhaps
+the last, and the next run replaces them."""
 
 import collections
 import json
 import os
 import shutil
+import signal
 import subprocess
+import time
 
 import harness
 from harness import UNIT_BYTES, read_block, write_block
@@ -175,6 +179,36 @@ class IoLogCases:
         self.assertEqual([p["phase"] for p in doc["merged_phases"]],
                          ["seq-write", "seq-read", "random", "reverify"])
         self.assertIn("result   ", r.stdout)
+        self.assertNoFilesLeft(r)
+
+    def test_kill9_leaves_the_lines_written_and_the_next_run_replaces_them(self):
+        """The log is evidence: a run killed mid-way keeps every line the
+        writer wrote (at least every 100 ms), whole but perhaps the last."""
+        log = self.log_path()
+        run = self.start("-j", 2, "-s", "1M", "--rand-time", 60, "--io-log", log,
+                         json_out=False)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and run.proc.poll() is None:
+            if os.path.exists(log) and os.path.getsize(log) > 256 * 1024:
+                break
+            time.sleep(0.02)
+        run.send(signal.SIGKILL)
+        run.finish()
+        with open(log) as f:
+            text = f.read()
+        self.assertGreater(len(text), 256 * 1024)
+        lines = text.split("\n")
+        whole = [json.loads(x) for x in lines[:-1]]  # a kill mid-write may tear the last
+        self.assertGreater(len(whole), 1000)
+        ops = collections.Counter(x["op"] for x in whole)
+        self.assertGreater(ops["read"], 0, ops)
+        self.assertGreater(ops["write"], 0, ops)
+        self.assertTrue(all(x["verify"] in ("ok", None) for x in whole))
+        # The next run into the same places: the killed run's files swept,
+        # the log replaced by this run's.
+        r = self.drivestress("-j", 2, "-s", "1M", "--rand-ops", 300, "--io-log", log)
+        self.assertExit(r, 0)
+        self.assertEqual(len(read_ndjson(log)), self.assertJson(r)["io_log"]["operations"])
         self.assertNoFilesLeft(r)
 
 

@@ -96,7 +96,11 @@ What is compared, exactly:
                      fio read_iolog (the trace as iolog v3).  Duration:
                      each tool's run over the trace's span, %.  On time:
                      drivestress's operations submitted within 1 ms of
-                     their due time, from its --io-log (fio logs none).
+                     their due time, from its --io-log (fio logs none),
+                     against the timer floor (bench/floor_timer): a
+                     thread that only sleeps until each due time of the
+                     trace, what this machine's timers and scheduler
+                     allow any tool.
   io-log (A/B rows)  what --io-log costs: randread 4K QD 32 verified with
                      --io-log (NDJSON into the work directory) vs without.
 A/B rows give both sides' medians and the ratio A/B of each repetition's two
@@ -229,6 +233,8 @@ def main(argv):
         args.pattern_exe = snapshot(built, workdir) if os.access(built, os.X_OK) else None
         built = os.path.join(args.build_dir, "bench", "floor_randread")
         args.floor_exe = snapshot(built, workdir) if os.access(built, os.X_OK) else None
+        built = os.path.join(args.build_dir, "bench", "floor_timer")
+        args.timer_exe = snapshot(built, workdir) if os.access(built, os.X_OK) else None
         ds_exe = args.ds_exe
         if args.dir:
             if not os.path.isdir(args.dir):

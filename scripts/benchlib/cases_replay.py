@@ -278,13 +278,35 @@ def group_replay():
                 100 * runtime / r.span_s, cpu, ios,
                 {"elapsed_s": runtime, "trace_s": r.span_s, "operations": ios}, unit="%")}
 
-        return [("drivestress --replay", ds), ("fio read_iolog", fio)]
+        def floor():
+            code, ru, wall = b.children.run(
+                [b.args.timer_exe, r.fio_log, str(ON_TIME_NS)],
+                os.path.join(b.workdir, "timer.out"), os.path.join(b.workdir, "timer.err"),
+                timeout=timeout)
+            b.log_runs.append({"tool": "floor_timer", "label": "timer floor",
+                               "exit_code": code, "rusage": rusage_dict(ru), "wall_s": wall})
+            if code != 0:
+                raise BenchError(f"floor_timer exited {code}: "
+                                 f"{b.tail(os.path.join(b.workdir, 'timer.err'))}")
+            with open(os.path.join(b.workdir, "timer.out")) as f:
+                x = json.load(f)
+            if x["events"] != r.events:
+                raise BenchError(f"floor_timer read {x['events']} events, the trace has "
+                                 f"{r.events}")
+            cpu = ru.ru_utime + ru.ru_stime
+            return {"floor-on-time": Measurement(
+                100 * x["on_time"] / x["events"], cpu, x["events"],
+                {"max_late_us": x["max_late_ns"] / 1e3, "elapsed_s": x["elapsed_s"]}, unit="%")}
+
+        runs = [("drivestress --replay", ds), ("fio read_iolog", fio)]
+        return runs + ([("timer floor", floor)] if b.args.timer_exe else [])
 
     rows = [pair_row("replay-duration", f"replay of a tracefs trace ({sum(TRACE_IOPS)} IOPS "
                      "randrw): duration, % of the trace's span", "%", "ds-replay-duration",
                      "drivestress --replay", "fio-replay-duration", "fio read_iolog"),
             pair_row("replay-on-time", "replay: operations issued within 1 ms of their due "
-                     "time (%)", "%", "ds-replay-on-time", "drivestress --replay")]
+                     "time (%)", "%", "ds-replay-on-time", "drivestress --replay",
+                     "floor-on-time", "timer floor")]
     return "replay", rows, runs
 
 

@@ -24,8 +24,8 @@
   with and without --io-log, its log in the work directory, removed;
 - as root with fio: a real `--cases rate,targets` run of tiny size makes
   every row and removes every loop device, image and cgroup it made; a
-  real `--cases replay,io-log` records a 2 s trace, both tools replay all
-  of it, and tracefs is left as it was found.
+  real `--cases replay,io-log` records a 2 s trace, both tools and the
+  timer floor replay all of it, and tracefs is left as it was found.
 
   python3 tests/scripts/bench_test.py --scripts DIR --floor BUILD/bench/floor_randread
 """
@@ -524,7 +524,7 @@ class ReplayCase(unittest.TestCase):
         self.assertEqual([r["id"] for r in rows], ["replay-duration", "replay-on-time"])
         self.assertEqual((rows[0]["a"], rows[0]["b"]), ("ds-replay-duration",
                                                         "fio-replay-duration"))
-        self.assertIsNone(rows[1]["b"])
+        self.assertEqual((rows[1]["a"], rows[1]["b"]), ("ds-replay-on-time", "floor-on-time"))
 
     def test_a_tracefs_trace_becomes_fio_iolog_v3(self):
         trace, out = os.path.join(self.tmp, "t.txt"), os.path.join(self.tmp, "t.fio")
@@ -674,9 +674,13 @@ class RealRun(unittest.TestCase):
         self.assertEqual(len(rows["io-log-cost"]["ratios"]), 1)
         [ds] = rows["replay-duration"]["a_samples"]
         [fio] = rows["replay-duration"]["b_samples"]
-        # Both replayed every event of the same trace (about 2,000 a second).
+        # Both replayed every event of the same trace (about 2,000 a second),
+        # and the timer floor waited for each of them.
         self.assertEqual(ds["operations"], fio["operations"])
         self.assertGreater(ds["operations"], 2000)
+        [floor] = rows["replay-on-time"]["b_samples"]
+        self.assertEqual(floor["ops"], ds["operations"])
+        self.assertLessEqual(floor["value"], 100)
         self.assertIn("replay case: ", p.stdout)
 
 

@@ -50,8 +50,7 @@ DeallocatedReading read_deallocated(const std::string& device) {
     const int rc = ::ioctl(fd.get(), NVME_IOCTL_ADMIN_CMD, &cmd);
     if (rc != 0) {
         out.reason = device + ": Identify Namespace failed (" +
-                     (rc < 0 ? std::string(std::strerror(errno))
-                             : "status " + std::to_string(rc)) +
+                     (rc < 0 ? std::string(std::strerror(errno)) : "status " + std::to_string(rc)) +
                      ")";
         return out;
     }

@@ -25,7 +25,8 @@ TrimPromiseOf trim_promise_of(const target::Target& t) {
                 "discards; DLFEAT unread (" + r.reason + "): " + kAnything};
     switch (*r.value) {
         case nvme::DeallocatedRead::zeros:
-            return {TrimPromise::zeros, "discards; the namespace reads them back as zeros (DLFEAT)"};
+            return {TrimPromise::zeros,
+                    "discards; the namespace reads them back as zeros (DLFEAT)"};
         case nvme::DeallocatedRead::ones:
             return {TrimPromise::ones, "discards; the namespace reads them back as 0xFF (DLFEAT)"};
         case nvme::DeallocatedRead::not_reported:

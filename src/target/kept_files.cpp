@@ -81,8 +81,9 @@ std::string kept_advice(const std::string& state, const std::vector<KeptFile>& k
     rm.append(" ").append(shell_word(state));
     std::string advice = "; check it with drivestress --verify-only ";
     advice.append(state).append(": after a PASS, --verify-only ").append(state);
-    advice.append(" --cleanup removes the files; after a loss they are its evidence (--cleanup "
-                  "keeps them): inspect them, then remove them with: ");
+    advice.append(
+        " --cleanup removes the files; after a loss they are its evidence (--cleanup "
+        "keeps them): inspect them, then remove them with: ");
     return advice.append(rm);
 }
 

@@ -21,31 +21,6 @@ ON_TIME_NS = 1_000_000  # "issued on time": within 1 ms of when it was due
 TRACE_EVENT = re.compile(r"\s(\d+\.\d+): block_bio_queue: (\d+),(\d+) (\w+) (\d+) \+ (\d+) \[")
 
 
-class RawLoop:
-    """A loop device over a file in /dev/shm, no filesystem: setup() returns
-    its path; teardown() undoes what setup reached."""
-
-    def __init__(self, device_bytes, name):
-        self.device_bytes = device_bytes
-        self.image = f"/dev/shm/dsbench-{os.getpid()}-{name}.img"
-        self.loop = None
-
-    def setup(self):
-        with open(self.image, "wb") as f:
-            f.truncate(self.device_bytes)
-        self.loop = run_cmd(["losetup", "-f", "--show", self.image]).stdout.strip()
-        return self.loop
-
-    def teardown(self):
-        if self.loop:
-            res = run_cmd(["losetup", "-d", self.loop], check=False)
-            if res.returncode != 0:
-                log(f"bench: losetup -d {self.loop}: {res.stderr.strip()}")
-            self.loop = None
-        if os.path.exists(self.image):
-            os.unlink(self.image)
-
-
 def tracing(name, text=None):
     """Reads (text None) or writes a tracefs control file."""
     path = os.path.join(TRACING, name)
@@ -204,16 +179,16 @@ def replay_setup(b):
         b.note("the replay case needs root (loop devices, tracefs): not run")
         return None
     size = b.args.size
-    devices = [RawLoop(size, "trace-src"), RawLoop(size, "trace-dst")]
+    devices = [RawLoop(size, "-trace-src"), RawLoop(size, "-trace-dst")]
     b.cleanups += [d.teardown for d in devices]
-    src, dst = (d.setup() for d in devices)
     recorder = TraceRecorder(b)
     b.cleanups.append(recorder.restore)
     trace = os.path.join(b.workdir, "replay-trace.txt")
     seconds = b.args.trace_time
-    log(f"  recording a {seconds:g} s tracefs trace of fio randrw at "
-        f"{sum(TRACE_IOPS)} IOPS on {src}")
     try:
+        src, dst = (d.setup() for d in devices)
+        log(f"  recording a {seconds:g} s tracefs trace of fio randrw at "
+            f"{sum(TRACE_IOPS)} IOPS on {src}")
         recorded = recorder.record(src, seconds, trace)
     except BenchError as e:
         b.note(f"the replay case is not run: {e}")
@@ -279,17 +254,8 @@ def group_replay():
                 {"elapsed_s": runtime, "trace_s": r.span_s, "operations": ios}, unit="%")}
 
         def floor():
-            code, ru, wall = b.children.run(
-                [b.args.timer_exe, r.fio_log, str(ON_TIME_NS)],
-                os.path.join(b.workdir, "timer.out"), os.path.join(b.workdir, "timer.err"),
-                timeout=timeout)
-            b.log_runs.append({"tool": "floor_timer", "label": "timer floor",
-                               "exit_code": code, "rusage": rusage_dict(ru), "wall_s": wall})
-            if code != 0:
-                raise BenchError(f"floor_timer exited {code}: "
-                                 f"{b.tail(os.path.join(b.workdir, 'timer.err'))}")
-            with open(os.path.join(b.workdir, "timer.out")) as f:
-                x = json.load(f)
+            x, ru = b.run_json_program("floor_timer", "timer floor",
+                                       [b.args.timer_exe, r.fio_log, str(ON_TIME_NS)], timeout)
             if x["events"] != r.events:
                 raise BenchError(f"floor_timer read {x['events']} events, the trace has "
                                  f"{r.events}")

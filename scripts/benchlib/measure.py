@@ -222,13 +222,13 @@ class Bench:
         if self.args.pin and pin:  # job i on the list's CPU i, as drivestress --cpus
             global_opts = global_opts + [f"cpus_allowed={self.args.pin}",
                                          "cpus_allowed_policy=split"]
+        argv = ["fio", "--output-format=json", f"--output={out_json}"]
         if files is None:  # one job whose options name what it does I/O to
-            argv = ["fio", "--output-format=json", f"--output={out_json}", "--name=job0"] + \
-                [f"--{o}" for o in global_opts]
+            argv += ["--name=job0"] + [f"--{o}" for o in global_opts]
             files = [None]
         else:
-            argv = ["fio", "--output-format=json", f"--output={out_json}"] + \
-                ([] if dirs else [f"--directory={self.dir}"]) + [f"--{o}" for o in global_opts]
+            argv += ([] if dirs else [f"--directory={self.dir}"]) + \
+                [f"--{o}" for o in global_opts]
             for j, name in enumerate(files):
                 argv += [f"--name=job{j}"] + ([f"--directory={dirs[j]}"] if dirs else []) + \
                     [f"--filename={name}"]
@@ -281,24 +281,29 @@ class Bench:
         touch: the loop also loads every byte it read (the verify rows);
         mode: "nop" (NOPs on the same ring) or "mix70" (70 % reads touched,
         30 % writes of fresh data), see bench/floor_randread.cpp."""
-        out = os.path.join(self.workdir, "floor.out")
         argv = [self.args.floor_exe, os.path.join(self.dir, name), str(qd), f"{self.args.time:g}"]
         mode = mode or ("touch" if touch else None)
         if mode:
             argv += ["4096", mode]
         cpus = {cpus_of(self.args.pin)[0]} if self.args.pin else None
-        code, ru, wall = self.children.run(argv, out, os.path.join(self.workdir, "floor.err"),
-                                           timeout=self.timeout_for(0), cpus=cpus)
-        self.log_runs.append({"tool": "floor", "label": label, "argv": argv, "exit_code": code,
+        d, _ = self.run_json_program("floor", label, argv, self.timeout_for(0), cpus)
+        return Measurement(d["iops"], d["cpu_user_s"] + d["cpu_system_s"], d["ops"],
+                           {"reads": d.get("reads"), "writes": d.get("writes")})
+
+    def run_json_program(self, tool, label, argv, timeout, cpus=None):
+        """Runs one of bench/'s programs that print a JSON document (on
+        `cpus` if given), logged as `tool`; returns (document, rusage).
+        BenchError, with its stderr's tail, when it exits other than 0."""
+        out, err = (os.path.join(self.workdir, f"{tool}.{x}") for x in ("out", "err"))
+        code, ru, wall = self.children.run(argv, out, err, timeout=timeout, cpus=cpus)
+        self.log_runs.append({"tool": tool, "label": label, "argv": argv, "exit_code": code,
                               "rusage": rusage_dict(ru), "wall_s": wall,
                               "load1_after": loadavg()[0]})
         if code != 0:
-            raise BenchError(f"floor_randread ({label}) exited {code}: "
-                             f"{self.tail(os.path.join(self.workdir, 'floor.err'))}")
+            raise BenchError(f"{os.path.basename(argv[0])} ({label}) exited {code}: "
+                             f"{self.tail(err)}")
         with open(out) as f:
-            d = json.load(f)
-        return Measurement(d["iops"], d["cpu_user_s"] + d["cpu_system_s"], d["ops"],
-                           {"reads": d.get("reads"), "writes": d.get("writes")})
+            return json.load(f), ru
 
     # -- fio's t/io_uring (--tio)
 

@@ -30,7 +30,39 @@ def run_cmd(argv, check=True):
     return res
 
 
-class LoopTarget:
+class RawLoop:
+    """A loop device over a file in /dev/shm, no filesystem: setup() returns
+    its path; teardown() undoes what setup reached.  `hint` says what sizes
+    it, for the message when /dev/shm has too little room."""
+
+    def __init__(self, device_bytes, name="", hint="--size"):
+        self.device_bytes = device_bytes
+        self.image = f"/dev/shm/dsbench-{os.getpid()}{name}.img"
+        self.hint = hint
+        self.loop = None
+
+    def setup(self):
+        st = os.statvfs("/dev/shm")
+        free = st.f_bavail * st.f_frsize
+        if free < self.device_bytes + 256 * MiB:
+            raise BenchError(f"/dev/shm: {free // MiB} MiB free, need "
+                             f"{self.device_bytes // MiB} MiB for the loop image (see {self.hint})")
+        with open(self.image, "wb") as f:
+            f.truncate(self.device_bytes)
+        self.loop = run_cmd(["losetup", "-f", "--show", self.image]).stdout.strip()
+        return self.loop
+
+    def teardown(self):
+        if self.loop:
+            res = run_cmd(["losetup", "-d", self.loop], check=False)
+            if res.returncode != 0:
+                log(f"bench: losetup -d {self.loop}: {res.stderr.strip()}")
+            self.loop = None
+        if os.path.exists(self.image):
+            os.unlink(self.image)
+
+
+class LoopTarget(RawLoop):
     """ext4 on a loop device over a file in /dev/shm, mounted on a temp dir.
 
     Every step records what it created so teardown() undoes exactly that,
@@ -38,22 +70,13 @@ class LoopTarget:
     """
 
     def __init__(self, device_bytes, name=""):
-        self.device_bytes = device_bytes
-        self.image = f"/dev/shm/dsbench-{os.getpid()}{name}.img"
-        self.loop = None
+        super().__init__(device_bytes, name, hint="--device-size")
         self.mountpoint = None
         self.mounted = False
         self.description = ""
 
     def setup(self):
-        st = os.statvfs("/dev/shm")
-        free = st.f_bavail * st.f_frsize
-        if free < self.device_bytes + 256 * MiB:
-            raise BenchError(f"/dev/shm: {free // MiB} MiB free, need "
-                             f"{self.device_bytes // MiB} MiB for the loop image (see --device-size)")
-        with open(self.image, "wb") as f:
-            f.truncate(self.device_bytes)
-        self.loop = run_cmd(["losetup", "-f", "--show", self.image]).stdout.strip()
+        super().setup()
         # Initialise inode tables and journal now: lazy init would run a
         # kernel thread writing to the device during the first measurements.
         run_cmd(["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0",
@@ -82,13 +105,7 @@ class LoopTarget:
             except OSError as e:
                 log(f"bench: rmdir {self.mountpoint}: {e.strerror}")
             self.mountpoint = None
-        if self.loop:
-            res = run_cmd(["losetup", "-d", self.loop], check=False)
-            if res.returncode != 0:
-                log(f"bench: losetup -d {self.loop}: {res.stderr.strip()}")
-            self.loop = None
-        if os.path.exists(self.image):
-            os.unlink(self.image)
+        super().teardown()
 
 
 class BlkioThrottle:

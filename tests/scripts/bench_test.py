@@ -581,11 +581,13 @@ class ReplayCase(unittest.TestCase):
 
 
 class RealRun(unittest.TestCase):
-    """The two cases for real, tiny: every row made, nothing left behind."""
+    """The cases for real, tiny: every row made, nothing left behind."""
 
-    def test_rate_and_targets(self):
+    def build_dir(self, needs):
+        """The build directory of a real bench, or a skip naming what is
+        missing (`needs`: what root is needed for)."""
         if os.geteuid() != 0:
-            self.skipTest("needs root (loop devices, blkio)")
+            self.skipTest(f"needs root ({needs})")
         if not OPTS.floor:
             self.skipTest("no build directory (--floor BUILD/bench/floor_randread)")
         build = os.path.dirname(os.path.dirname(os.path.abspath(OPTS.floor)))
@@ -593,18 +595,27 @@ class RealRun(unittest.TestCase):
             self.skipTest(f"{build}/src/drivestress not built")
         if not shutil.which("fio"):
             self.skipTest("fio not installed")
+        return build
+
+    def run_bench(self, build, *args):
+        """scripts/bench with `args`, tiny sizes and one repetition: the
+        process and its results document."""
         out = tempfile.mktemp(prefix="noise-bench-", suffix=".json")
         p = subprocess.run(["/usr/bin/python3", os.path.join(OPTS.scripts, "bench.py"),
-                            "--build-dir", build, "--cases", "rate,targets", "--repeat", "1",
-                            "--time", "0.5", "--size", "16M", "--seq-size", "16M",
-                            "--out", out], capture_output=True, text=True, timeout=600)
+                            "--build-dir", build, *args, "--repeat", "1", "--time", "0.5",
+                            "--size", "16M", "--seq-size", "16M", "--out", out],
+                           capture_output=True, text=True, timeout=600)
         try:
             self.assertEqual(p.returncode, 0, p.stderr)
             with open(out) as f:
-                doc = json.load(f)
+                return p, json.load(f)
         finally:
             if os.path.exists(out):
                 os.unlink(out)
+
+    def test_rate_and_targets(self):
+        build = self.build_dir("loop devices, blkio")
+        p, doc = self.run_bench(build, "--cases", "rate,targets")
         # What this bench made is named by its pid (other runs may share the machine).
         made = re.search(r"dsbench-[0-9]+", doc["meta"]["target"]).group(0)
         self.assertEqual([x for x in doc["meta"]["targets_case_devices"] if made + "-t" in x],
@@ -629,16 +640,9 @@ class RealRun(unittest.TestCase):
                 self.assertEqual(len(r["ratios"]), 1, r["id"])
         self.assertIn("issue error p99", p.stdout)
 
-
     def test_replay_and_io_log(self):
         """A 2 s trace recorded, replayed by both tools; tracefs left as found."""
-        if os.geteuid() != 0:
-            self.skipTest("needs root (loop devices, tracefs)")
-        if not OPTS.floor:
-            self.skipTest("no build directory (--floor BUILD/bench/floor_randread)")
-        build = os.path.dirname(os.path.dirname(os.path.abspath(OPTS.floor)))
-        if not shutil.which("fio"):
-            self.skipTest("fio not installed")
+        build = self.build_dir("loop devices, tracefs")
         tracing = bench.TRACING
 
         def tracefs_state():
@@ -651,17 +655,8 @@ class RealRun(unittest.TestCase):
                     state.append(f.read())
             return state
         before = tracefs_state()
-        out = tempfile.mktemp(prefix="noise-bench-", suffix=".json")
-        self.addCleanup(lambda: os.path.exists(out) and os.unlink(out))
-        p = subprocess.run(["/usr/bin/python3", os.path.join(OPTS.scripts, "bench.py"),
-                            "--build-dir", build, "--cases", "replay,io-log", "--repeat", "1",
-                            "--time", "0.5", "--trace-time", "2", "--size", "16M",
-                            "--seq-size", "16M", "--out", out],
-                           capture_output=True, text=True, timeout=600)
-        self.assertEqual(p.returncode, 0, p.stderr)
+        p, doc = self.run_bench(build, "--cases", "replay,io-log", "--trace-time", "2")
         self.assertEqual(tracefs_state(), before)
-        with open(out) as f:
-            doc = json.load(f)
         made = re.search(r"dsbench-[0-9]+", doc["meta"]["target"]).group(0)
         losetup = subprocess.run(["losetup", "-a"], capture_output=True, text=True).stdout
         self.assertNotIn(made, losetup)

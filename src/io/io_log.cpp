@@ -110,11 +110,11 @@ IoLog::IoLog(const std::string& path, IoLogFormat format, std::size_t workers,
     end_.resize(workers);
     fd_ = create_output_file(path_);
     struct stat st {};
-    stream_ = ::fstat(fd_.get(), &st) == 0 && !S_ISREG(st.st_mode);
-    text_.resize(kTextBuffer + kMaxLine);
+    const bool stream = ::fstat(fd_.get(), &st) == 0 && !S_ISREG(st.st_mode);
+    out_ = std::make_unique<BlockAppender>(fd_.get(), kTextBuffer + kMaxLine, stream);
     if (format_ == IoLogFormat::fio) {
-        text_used_ =
-            static_cast<std::size_t>(put(text_.data(), "fio version 3 iolog\n") - text_.data());
+        out_->advance(
+            static_cast<std::size_t>(put(out_->end(), "fio version 3 iolog\n") - out_->end()));
         write_fio_files("add");
         write_fio_files("open");
     }
@@ -171,7 +171,7 @@ void IoLog::run() {
         const std::size_t taken = drain_pass();
         const auto now = std::chrono::steady_clock::now();
         if (taken == 0 || now - flushed >= kFlushPeriod) {
-            flush_text();
+            flush_text(taken == 0 ? BlockAppender::Flush::all : BlockAppender::Flush::timely);
             flushed = now;
         }
         if (taken == 0 && quitting) break;
@@ -181,7 +181,7 @@ void IoLog::run() {
     }
     if (format_ == IoLogFormat::fio) {
         write_fio_files("close");
-        flush_text();
+        flush_text(BlockAppender::Flush::all);
     }
 }
 
@@ -221,7 +221,7 @@ void IoLog::format(const IoRecord& r) {
         writer_dropped_.fetch_add(1, std::memory_order_relaxed);
         return;
     }
-    if (text_.size() - text_used_ < kMaxLine) flush_text();
+    if (out_->room() < kMaxLine) flush_text(BlockAppender::Flush::whole_blocks);
     if (format_ == IoLogFormat::ndjson)
         format_ndjson(r);
     else
@@ -231,7 +231,8 @@ void IoLog::format(const IoRecord& r) {
 
 void IoLog::format_ndjson(const IoRecord& r) {
     auto rel = [this](std::uint64_t t) { return t > start_ns_ ? t - start_ns_ : 0; };
-    char* p = text_.data() + text_used_;
+    char* const start = out_->end();
+    char* p = start;
     p = put(p, "{\"target\":");
     p = put(p, std::uint64_t{r.target});
     p = put(p, ",\"op\":");
@@ -251,14 +252,15 @@ void IoLog::format_ndjson(const IoRecord& r) {
     p = put(p, ",\"verify\":");
     p = put(p, word(kNdjsonVerify, r.verify));
     p = put(p, "}\n");
-    text_used_ = static_cast<std::size_t>(p - text_.data());
+    out_->advance(static_cast<std::size_t>(p - start));
 }
 
 void IoLog::format_fio(const IoRecord& r) {
     const std::uint64_t t = line_time(r);
     last_fio_us_ = std::max(last_fio_us_, (t > start_ns_ ? t - start_ns_ : 0) / 1000);
     const bool flush = r.op == static_cast<std::uint8_t>(IoLogOp::flush);
-    char* p = text_.data() + text_used_;
+    char* const start = out_->end();
+    char* p = start;
     p = put(p, last_fio_us_);
     p = put(p, " ");
     p = put(p, targets_[r.target]);
@@ -269,41 +271,45 @@ void IoLog::format_fio(const IoRecord& r) {
     p = put(p, " ");
     p = put(p, flush ? 0 : std::uint64_t{r.length});
     p = put(p, "\n");
-    text_used_ = static_cast<std::size_t>(p - text_.data());
+    out_->advance(static_cast<std::size_t>(p - start));
 }
 
 // "TIME NAME ACTION" for every target (names checked in the constructor).
 void IoLog::write_fio_files(const char* action) {
     for (const auto& name : targets_) {
-        if (text_.size() - text_used_ < kMaxLine) flush_text();
-        char* p = text_.data() + text_used_;
+        if (out_->room() < kMaxLine) flush_text(BlockAppender::Flush::whole_blocks);
+        char* const start = out_->end();
+        char* p = start;
         p = put(p, last_fio_us_);
         p = put(p, " ");
         p = put(p, name);
         p = put(p, " ");
         p = put(p, std::string_view(action));
         p = put(p, "\n");
-        text_used_ = static_cast<std::size_t>(p - text_.data());
+        out_->advance(static_cast<std::size_t>(p - start));
     }
 }
 
-// Writes the pending text; a stream (FIFO, terminal) through write_stream,
-// which gives up on a reader that stops reading once a stop was requested.
-// After the first failure nothing more is written: the lines count as dropped.
-void IoLog::flush_text() {
-    if (text_used_ == 0) return;
-    const std::string_view text(text_.data(), text_used_);
-    if (error_.empty()) {
-        const bool ok = stream_ ? write_stream(fd_.get(), text, AfterStop::give_up)
-                                : write_full(fd_.get(), text);
-        if (!ok) fail("write", errno);
-    }
-    if (error_.empty())
-        written_.fetch_add(text_lines_, std::memory_order_relaxed);
-    else
+// Writes the pending text (io/block_appender.h: whole blocks with O_DIRECT
+// where it can; a stream through write_stream, which gives up on a reader
+// that stops reading once a stop was requested).  Records whose line is not
+// whole in the file yet stay pending.  After the first failure nothing more
+// is written: the lines count as dropped.
+void IoLog::flush_text(BlockAppender::Flush how) {
+    if (out_->pending().empty()) return;
+    if (error_.empty() && !out_->flush(how)) fail("write", errno);
+    if (!error_.empty()) {
+        out_->discard();
         writer_dropped_.fetch_add(text_lines_, std::memory_order_relaxed);
-    text_used_ = 0;
-    text_lines_ = 0;
+        text_lines_ = 0;
+        return;
+    }
+    // The pending lines are the latest: records (a fio header comes first).
+    const std::string_view rest = out_->pending();
+    const auto left = std::min<std::uint64_t>(
+        text_lines_, static_cast<std::uint64_t>(std::count(rest.begin(), rest.end(), '\n')));
+    written_.fetch_add(text_lines_ - left, std::memory_order_relaxed);
+    text_lines_ = left;
 }
 
 void IoLog::fail(const std::string& step, int err) {

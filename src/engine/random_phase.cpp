@@ -30,7 +30,8 @@ RandomPhase::RandomPhase(PhaseContext& c, WriteDurability* writes, const RandomM
       write_below_(100 - mix.trim_pct),
       blocks_(c.file_bytes / (mix.sizes.empty() ? c.block : mix.sizes.front().bytes)),
       dist_(distribution_of(mix, blocks_, seed)),
-      skewed_(dist_.spec().kind != stats::DistributionKind::uniform) {
+      skewed_(dist_.spec().kind != stats::DistributionKind::uniform),
+      prefetch_(c.verify || mix.read_pct < 100) {
     const auto shift_of = [&c](std::uint32_t bytes) {
         return static_cast<unsigned>(__builtin_ctz(bytes)) - c.units.unit_shift();
     };
@@ -82,7 +83,7 @@ std::uint64_t RandomPhase::draw_block() {
         ahead_size_ = k;
         first &= ~((std::uint64_t{1} << sizes_[k].unit_shift) - 1);
     }
-    c_.units.prefetch(first);
+    if (prefetch_) c_.units.prefetch(first);
     return first;
 }
 

@@ -102,8 +102,6 @@ class IoLog {
     std::uint64_t dropped() const;  // records pushed and never written
     // "" or "io-log: D of N lines dropped: the log could not keep up".
     std::string drop_summary() const;
-    // Bytes written with O_DIRECT (io/block_appender.h); read after finish().
-    std::uint64_t direct_bytes() const { return out_ ? out_->direct_bytes() : 0; }
 
   private:
     // head: written by the producer only; tail: by the writer only.  Each

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <new>
 
+#include "io/full_io.h"
 #include "io/output_file.h"
 
 namespace ds::io {
@@ -53,9 +54,9 @@ bool BlockAppender::set_direct(bool on) {
     return true;
 }
 
-// Writes [p, p + n) at file_pos_; a direct write the file system refuses
-// (EINVAL) is written through the page cache instead, and so is every
-// later one.
+// Writes [p, p + n) at file_pos_: with O_DIRECT while `direct` asks for it
+// and the file takes it, the rest (all of it, after a refusal) through the
+// page cache.
 bool BlockAppender::write_span(const char* p, std::size_t n, bool direct) {
     if (n == 0) return true;
     if (stream_) {
@@ -63,33 +64,37 @@ bool BlockAppender::write_span(const char* p, std::size_t n, bool direct) {
         file_pos_ += n;
         return true;
     }
-    if (direct && !set_direct(true)) direct = direct_ = false;
-    if (!direct && !set_direct(false)) return false;
+    if (direct && direct_ && !write_direct(p, n)) return false;
+    if (n == 0) return true;
+    if (!set_direct(false) || !write_full(fd_, {p, n})) return false;
+    file_pos_ += n;
+    return true;
+}
+
+// Whole blocks with O_DIRECT, p and n moved past what went out.  A refusal
+// (EINVAL, or fcntl's) or a short write (a full file system: the position
+// is no longer aligned) ends it and leaves the appender on the page cache
+// from then on; false on any other error.
+bool BlockAppender::write_direct(const char*& p, std::size_t& n) {
+    if (!set_direct(true)) {
+        direct_ = false;
+        return true;
+    }
     while (n > 0) {
         const ssize_t w = ::write(fd_, p, n);
         if (w < 0 && errno == EINTR) continue;
-        if (w < 0 && direct && errno == EINVAL) {
-            direct = direct_ = false;
-            if (!set_direct(false)) return false;
-            continue;
+        if (w < 0 && errno != EINVAL) return false;
+        if (w > 0) {
+            const auto done = static_cast<std::size_t>(w);
+            direct_bytes_ += done;
+            file_pos_ += done;
+            p += done;
+            n -= done;
         }
-        if (w < 0) return false;
-        if (w == 0) {
-            errno = EIO;
-            return false;
+        if (w <= 0 || w % static_cast<ssize_t>(kBlock) != 0) {
+            direct_ = false;
+            return true;
         }
-        // A short direct write (a full file system) leaves the position
-        // unaligned: the rest goes through the page cache.
-        if (direct) {
-            direct_bytes_ += static_cast<std::uint64_t>(w);
-            if (static_cast<std::size_t>(w) % kBlock != 0) {
-                direct = direct_ = false;
-                if (!set_direct(false)) return false;
-            }
-        }
-        p += w;
-        n -= static_cast<std::size_t>(w);
-        file_pos_ += static_cast<std::uint64_t>(w);
     }
     return true;
 }

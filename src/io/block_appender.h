@@ -44,7 +44,8 @@ class BlockAppender {
         whole_blocks,  // only up to the last block boundary (perhaps nothing)
         timely,        // whole blocks if there is one, else everything
     };
-    // False with errno set on a failure; what was pending is then dropped.
+    // False with errno set on a failure; what was pending is then dropped,
+    // and where the file ends is not known: write nothing more.
     bool flush(Flush how);
     void discard() noexcept { used_ = 0; }
 
@@ -56,6 +57,7 @@ class BlockAppender {
         void operator()(char* p) const noexcept;
     };
     bool write_span(const char* p, std::size_t n, bool direct);
+    bool write_direct(const char*& p, std::size_t& n);
     bool set_direct(bool on);
 
     int fd_;

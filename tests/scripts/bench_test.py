@@ -258,6 +258,13 @@ class BenchRows(unittest.TestCase):
         self.assertEqual(bench.parse_tio_output(text), [95000.0, 123450.0, 1500000.0])
         self.assertEqual(bench.parse_tio_output("nothing\n"), [])
 
+    def test_t_io_uring_operations_span_the_whole_run(self):
+        """-r5 printed 4 lines over 5 s of rusage (measured, fio f5344384):
+        the lines' sum made its CPU per operation 5/4 too high."""
+        lines = [5.51e6, 5.53e6, 5.56e6, 5.55e6]
+        self.assertEqual(bench.tio_operations(lines, 5.0), int(5.5375e6 * 5.0))
+        self.assertEqual(bench.tio_operations([], 5.0), 0)
+
     def test_nop_goal_is_cpu_per_operation_against_the_floor(self):
         table = [{"id": "nop-qd32", "ratio": None, "ds_cpu_s_per_mop": 2.2,
                   "fio_cpu_s_per_mop": None, "floor_cpu_s_per_mop": 2.0}]

@@ -71,8 +71,27 @@ std::uint64_t Engine::stamp(Turn& turn) {
     return now;
 }
 
+// --batch N: N operations go to the kernel together, never fewer while
+// more may come.  Without it, a phase whose operations carry data made or
+// checked here (PhaseWork::carries_data) sends each quarter of the depth as
+// soon as it is prepared (fio's iodepth_batch_submit in scripts/bench), the
+// rest with the wait that follows; any other sends a fill with the wait
+// (one system call).  The 70/30 mix at QD 32 (reads verified, writes
+// filled) sending all with the wait kept 1.38 of 2 CPUs busy and entered
+// the kernel once per 13 operations, fio 1.7 CPUs and once per 5.5: the
+// device waited while the reaped reads were verified.  Sending early, 15 %
+// more IOPS.  The NOP row sending early was 2.5x slower (a system call
+// costs about 1 us in this VM, an operation's own work 0.1 us).  Below a
+// depth of 8 a fill goes with the wait (one system call an operation at
+// QD 1).
+unsigned Engine::submit_every(unsigned depth, unsigned batch, bool carries_data) {
+    if (batch > 1) return batch;
+    return carries_data && depth >= 8 ? depth / 4 : 0;
+}
+
 void Engine::fill(PhaseWork& work, const EngineOptions& o, unsigned depth, unsigned batch,
                   Turn& turn, EngineTally& t) {
+    const unsigned every = submit_every(depth, batch, work.carries_data());
     for (unsigned unsubmitted = 0; turn.in_flight < depth;) {
         if (stopping()) break;
         if (batch > 1 && unsubmitted == 0 && depth - turn.in_flight < batch) break;
@@ -86,7 +105,7 @@ void Engine::fill(PhaseWork& work, const EngineOptions& o, unsigned depth, unsig
         backend_.prepare(s.req);
         fresh_[turn.fresh++] = &s.req;
         ++turn.in_flight;
-        if (batch > 1 && ++unsubmitted == batch) {
+        if (every && ++unsubmitted == every) {
             stamp(turn);
             turn.fresh = turn.stamped = 0;  // a submit that reaps may free and reuse slots
             turn.in_flight -= submit(work, unsubmitted, t, o);

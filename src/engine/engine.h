@@ -55,6 +55,10 @@ class PhaseWork {
     virtual void complete(Slot& s, std::int32_t result, std::uint64_t latency_ns) = 0;
     // After each wait, before its completions, with the clock then (ns).
     virtual void reaped(std::uint64_t now_ns) = 0;
+    // Whether its operations carry data made or checked on this thread
+    // (writes filled, reads verified): work that keeps a fill long, so the
+    // loop sends each part of a fill as it is ready (engine.cpp).
+    virtual bool carries_data() const { return false; }
 };
 
 struct EngineOptions {
@@ -157,7 +161,8 @@ class Engine {
     };
     bool stopping() const;
     // The closed loop's filling: the work's next operations into free slots,
-    // submitted every `batch` with --batch (see engine.cpp).
+    // submitted every submit_every() of them (see engine.cpp).
+    static unsigned submit_every(unsigned depth, unsigned batch, bool carries_data);
     void fill(PhaseWork& work, const EngineOptions& o, unsigned depth, unsigned batch, Turn& turn,
               EngineTally& t);
     // One clock reading stamps every fresh operation not stamped yet.

@@ -1,4 +1,5 @@
-// The engine's batch size: how many completions one wait asks for; what it
+// The engine's batch size: how many completions one wait asks for, and how
+// much of a refill goes to the kernel before it; what it
 // does with a short, refused or failed submission, and with a stop request
 // (Backend::cancel), through a fault-injecting backend; and the open loop
 // of --rate: issued in the schedule's order, never early, late when no slot is free.
@@ -14,6 +15,7 @@
 #include <cerrno>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "faulty_backend.h"
@@ -124,7 +126,9 @@ class ReadEveryBlock final : public ds::engine::PhaseWork {
         results.push_back(result);
     }
     void reaped(std::uint64_t) override {}
+    bool carries_data() const override { return data; }
     std::vector<std::int32_t> results;
+    bool data = false;  // as a phase that verifies its reads
 
   private:
     unsigned issued_ = 0;
@@ -273,6 +277,66 @@ class ScheduledReads final : public ds::engine::PhaseWork {
     unsigned ops_;
     unsigned issued_ = 0;
 };
+
+// Counts the operations prepared before each submit() the engine makes
+// itself (a wait submits the rest, as UringBackend's does).
+class SubmitCounter final : public ds::io::Backend {
+  public:
+    explicit SubmitCounter(int fd, unsigned depth) : inner_(fd, depth) {}
+    ds::io::BackendKind kind() const override { return inner_.kind(); }
+    ds::io::BackendDescription describe() const override { return inner_.describe(); }
+    unsigned depth() const override { return inner_.depth(); }
+    void prepare(ds::io::Request& r) override {
+        ++pending_;
+        inner_.prepare(r);
+    }
+    int submit() override {
+        sizes.push_back(std::exchange(pending_, 0));
+        return inner_.submit();
+    }
+    std::size_t reap(std::span<ds::io::Completion> out, unsigned n) override {
+        pending_ = 0;
+        return inner_.reap(out, n);
+    }
+    std::uint64_t system_calls() const override { return inner_.system_calls(); }
+    std::vector<unsigned> sizes;
+
+  private:
+    ds::io::ThreadedSyncBackend inner_;
+    unsigned pending_ = 0;
+};
+
+}  // namespace
+
+TEST_CASE("a phase that carries data sends each quarter of the depth as it is prepared") {
+    for (bool data : {false, true}) {
+        CAPTURE(data);
+        ScratchFile file;
+        ds::io::AlignedBuffer arena{std::size_t{32} * kBlock};
+        std::vector<ds::engine::Slot> slots(32);
+        for (std::size_t i = 0; i < slots.size(); ++i)
+            slots[i].buf = arena.data() + i * kBlock;
+        SubmitCounter backend(file.fd, 32);
+        std::atomic<bool> stop{false};
+        ds::engine::Engine engine(backend, slots, stop);
+        ReadEveryBlock work;
+        work.data = data;
+        engine.run(work, {32, 1, 0, nullptr, nullptr});
+        CHECK(work.results.size() == kOps);
+        if (!data) {
+            CHECK(backend.sizes.empty());  // every fill went with its wait
+        } else {
+            // The first fill (32 free slots): four parts of 8, each sent alone.
+            REQUIRE(backend.sizes.size() >= 4);
+            CHECK(std::vector<unsigned>(backend.sizes.begin(), backend.sizes.begin() + 4) ==
+                  std::vector<unsigned>{8, 8, 8, 8});
+            CHECK(std::all_of(backend.sizes.begin(), backend.sizes.end(),
+                              [](unsigned n) { return n == 8; }));
+        }
+    }
+}
+
+namespace {
 
 // A SyncBackend that takes 2 ms an operation: slower than any schedule below.
 class SlowBackend final : public ds::io::Backend {

@@ -121,7 +121,7 @@ const OptionSpec kSpecs[] = {
     {kWorkload, "batch", 0, "N", "1", nullptr,
      "submit in batches of N SQEs: a batch goes to the kernel when N are prepared or "
      "nothing more can be (at most --qd); 1: what a refill prepares goes with its wait, "
-     "a quarter of --qd at a time where reads are verified or writes filled"},
+     "a quarter of --qd at a time in phases that write"},
 
     {kDurable, "sync", 0, "none|osync|dsync|fsync|fdatasync", "none", nullptr,
      "durable writes in every write phase: osync/dsync put RWF_SYNC/RWF_DSYNC on every "

@@ -72,26 +72,26 @@ std::uint64_t Engine::stamp(Turn& turn) {
 }
 
 // --batch N: N operations go to the kernel together, never fewer while
-// more may come.  Without it, a phase whose operations carry data made or
-// checked here (PhaseWork::carries_data) sends each quarter of the depth as
-// soon as it is prepared (fio's iodepth_batch_submit in scripts/bench), the
-// rest with the wait that follows; any other sends a fill with the wait
-// (one system call).  The 70/30 mix at QD 32 (reads verified, writes
-// filled) sending all with the wait kept 1.38 of 2 CPUs busy and entered
-// the kernel once per 13 operations, fio 1.7 CPUs and once per 5.5: the
-// device waited while the reaped reads were verified.  Sending early, 15 %
-// more IOPS.  The NOP row sending early was 2.5x slower (a system call
-// costs about 1 us in this VM, an operation's own work 0.1 us).  Below a
-// depth of 8 a fill goes with the wait (one system call an operation at
-// QD 1).
-unsigned Engine::submit_every(unsigned depth, unsigned batch, bool carries_data) {
+// more may come.  Without it, a phase that writes (PhaseWork::fills_writes)
+// sends each quarter of the depth as soon as it is prepared (fio's
+// iodepth_batch_submit in scripts/bench), the rest with the wait that
+// follows; any other sends a refill with its wait (one system call).  The
+// 70/30 mix at QD 32 sending all with the wait kept 1.38 of 2 CPUs busy
+// and entered the kernel once per 13 operations, fio 1.7 CPUs and once per
+// 5.5: the device waited while the reaped reads were verified and the
+// writes filled.  Sending early: 12 % more IOPS.  Phases of reads alone
+// keep one system call a refill: sending early cost verified random reads
+// at QD 32 about 4 % (each enter costs about 1 us in this VM) and the NOP
+// row 2.5x.  Below a depth of 8 a refill goes with the wait (one system
+// call an operation at QD 1).
+unsigned Engine::submit_every(unsigned depth, unsigned batch, bool fills_writes) {
     if (batch > 1) return batch;
-    return carries_data && depth >= 8 ? depth / 4 : 0;
+    return fills_writes && depth >= 8 ? depth / 4 : 0;
 }
 
 void Engine::fill(PhaseWork& work, const EngineOptions& o, unsigned depth, unsigned batch,
                   Turn& turn, EngineTally& t) {
-    const unsigned every = submit_every(depth, batch, work.carries_data());
+    const unsigned every = submit_every(depth, batch, work.fills_writes());
     for (unsigned unsubmitted = 0; turn.in_flight < depth;) {
         if (stopping()) break;
         if (batch > 1 && unsubmitted == 0 && depth - turn.in_flight < batch) break;

@@ -55,10 +55,10 @@ class PhaseWork {
     virtual void complete(Slot& s, std::int32_t result, std::uint64_t latency_ns) = 0;
     // After each wait, before its completions, with the clock then (ns).
     virtual void reaped(std::uint64_t now_ns) = 0;
-    // Whether its operations carry data made or checked on this thread
-    // (writes filled, reads verified): work that keeps a fill long, so the
-    // loop sends each part of a fill as it is ready (engine.cpp).
-    virtual bool carries_data() const { return false; }
+    // Whether it writes data generated on this thread (each write filled as
+    // it is prepared): then the loop sends each part of a refill as it is
+    // ready (engine.cpp).
+    virtual bool fills_writes() const { return false; }
 };
 
 struct EngineOptions {
@@ -162,7 +162,7 @@ class Engine {
     bool stopping() const;
     // The closed loop's filling: the work's next operations into free slots,
     // submitted every submit_every() of them (see engine.cpp).
-    static unsigned submit_every(unsigned depth, unsigned batch, bool carries_data);
+    static unsigned submit_every(unsigned depth, unsigned batch, bool fills_writes);
     void fill(PhaseWork& work, const EngineOptions& o, unsigned depth, unsigned batch, Turn& turn,
               EngineTally& t);
     // One clock reading stamps every fresh operation not stamped yet.

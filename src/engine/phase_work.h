@@ -147,7 +147,8 @@ class IoPhase : public PhaseWork {
     bool more() const final;
     void complete(Slot& s, std::int32_t result, std::uint64_t latency_ns) final;
     void reaped(std::uint64_t now_ns) final;
-    bool carries_data() const final { return c_.verify || writes_data(); }
+    // Phases that only read get no WriteDurability (a random one may still).
+    bool fills_writes() const override { return writes_ != nullptr; }
 
   protected:
     // Sets s.req's kind, offset and length to the next operation; false
@@ -157,8 +158,6 @@ class IoPhase : public PhaseWork {
     virtual bool more_ops() const = 0;
     // The operation of `s` is over (whatever its result).
     virtual void released(const Slot&) {}
-    // Whether the phase may write (or trim).
-    virtual bool writes_data() const { return writes_ != nullptr; }
 
     PhaseContext& c_;
 

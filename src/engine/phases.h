@@ -70,7 +70,7 @@ class RandomPhase final : public IoPhase {
     bool next_op(Slot& s) override;
     bool more_ops() const override;
     void released(const Slot& s) override;
-    bool writes_data() const override { return read_pct_ < 100; }
+    bool fills_writes() const override { return read_pct_ < 100; }
     std::uint64_t next_random();
     // A random block's first unit, its generation prefetched; its size in ahead_size_.
     std::uint64_t draw_block();

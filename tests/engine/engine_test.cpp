@@ -126,9 +126,9 @@ class ReadEveryBlock final : public ds::engine::PhaseWork {
         results.push_back(result);
     }
     void reaped(std::uint64_t) override {}
-    bool carries_data() const override { return data; }
+    bool fills_writes() const override { return data; }
     std::vector<std::int32_t> results;
-    bool data = false;  // as a phase that verifies its reads
+    bool data = false;  // as a phase that writes
 
   private:
     unsigned issued_ = 0;
@@ -308,7 +308,7 @@ class SubmitCounter final : public ds::io::Backend {
 
 }  // namespace
 
-TEST_CASE("a phase that carries data sends each quarter of the depth as it is prepared") {
+TEST_CASE("a phase that writes sends each quarter of the depth as it is prepared") {
     for (bool data : {false, true}) {
         CAPTURE(data);
         ScratchFile file;

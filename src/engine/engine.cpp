@@ -81,7 +81,7 @@ std::uint64_t Engine::stamp(Turn& turn) {
 // 5.5: the device waited while the reaped reads were verified and the
 // writes filled.  Sending early: 12 % more IOPS.  Phases of reads alone
 // keep one system call a refill: sending early cost verified random reads
-// at QD 32 about 4 % (each enter costs about 1 us in this VM) and the NOP
+// at QD 32 about 3 % (each enter costs about 1 us in this VM) and the NOP
 // row 2.5x.  Below a depth of 8 a refill goes with the wait (one system
 // call an operation at QD 1).
 unsigned Engine::submit_every(unsigned depth, unsigned batch, bool fills_writes) {

@@ -70,6 +70,10 @@ class RandomPhase final : public IoPhase {
     bool next_op(Slot& s) override;
     bool more_ops() const override;
     void released(const Slot& s) override;
+    // Also whether operations claim their blocks: only where a write or trim
+    // may be in flight.  A phase of reads alone changes nothing a read could
+    // race, and its reads share their claims anyway, so it takes none (the
+    // claims' hash set was 6 % of the NOP row's CPU).
     bool fills_writes() const override { return read_pct_ < 100; }
     std::uint64_t next_random();
     // A random block's first unit, its generation prefetched; its size in ahead_size_.
@@ -99,11 +103,6 @@ class RandomPhase final : public IoPhase {
     // verification never look at it, and prefetching it anyway cost the
     // NOP row (reads, unverified) 5 % of its CPU: 122 against 115 ns/op.
     bool prefetch_;
-    // Whether operations claim their blocks: only where a write or trim may
-    // be in flight.  A phase of reads alone changes nothing a read could
-    // race, and its reads share their claims anyway, so it takes none (the
-    // claims' hash set was 6 % of the NOP row's CPU).
-    bool claims_;
     std::uint64_t ahead_;  // the block the next pick starts from
     std::uint64_t ahead_rank_ = 0;
     unsigned ahead_size_ = 0;  // index in sizes_

@@ -31,8 +31,7 @@ RandomPhase::RandomPhase(PhaseContext& c, WriteDurability* writes, const RandomM
       blocks_(c.file_bytes / (mix.sizes.empty() ? c.block : mix.sizes.front().bytes)),
       dist_(distribution_of(mix, blocks_, seed)),
       skewed_(dist_.spec().kind != stats::DistributionKind::uniform),
-      prefetch_(c.verify || mix.read_pct < 100),
-      claims_(mix.read_pct < 100) {
+      prefetch_(c.verify || mix.read_pct < 100) {
     const auto shift_of = [&c](std::uint32_t bytes) {
         return static_cast<unsigned>(__builtin_ctz(bytes)) - c.units.unit_shift();
     };
@@ -125,11 +124,13 @@ bool RandomPhase::next_op(Slot& s) {
         r = static_cast<unsigned>(stats::uniform_below(next_random(), 100));
         read = r < read_pct_;
         claim = first >> claim_shift_;
-    } while (claims_ && (read ? c_.units.busy_for_read(claim) : c_.units.busy(claim)));
-    if (claims_ && read)
-        c_.units.claim_shared(claim);
-    else if (claims_)
-        c_.units.claim(claim);
+    } while (fills_writes() && (read ? c_.units.busy_for_read(claim) : c_.units.busy(claim)));
+    if (fills_writes()) {  // else reads alone: nothing to claim (phases.h)
+        if (read)
+            c_.units.claim_shared(claim);
+        else
+            c_.units.claim(claim);
+    }
     if (skewed_) {
         c_.out.skew->busy_redraws += tries - 1;
         c_.out.skew->tally.add(rank,
@@ -143,7 +144,7 @@ bool RandomPhase::next_op(Slot& s) {
 }
 
 void RandomPhase::released(const Slot& s) {
-    if (!claims_) return;
+    if (!fills_writes()) return;  // nothing was claimed
     const std::uint64_t claim = c_.units.unit_of(s.first_offset) >> claim_shift_;
     if (s.req.kind == io::OpKind::read)
         c_.units.release_shared(claim);

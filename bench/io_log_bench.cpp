@@ -1,4 +1,4 @@
-// What --io-log costs and how fast its writer is (io/io_log.h).  Prints
+// What --io-log costs and how fast its writer is (output/io_log.h).  Prints
 // figures only; it never asserts on time.
 //
 //   push:    ns per push() into a ring with room (the worker's whole cost),
@@ -19,14 +19,14 @@
 #include <thread>
 #include <utility>
 
-#include "io/io_log.h"
+#include "output/io_log.h"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using ds::io::IoLog;
-using ds::io::IoLogFormat;
-using ds::io::IoRecord;
+using ds::output::IoLog;
+using ds::output::IoLogFormat;
+using ds::output::IoRecord;
 
 IoRecord sample(std::uint64_t i) {
     const std::uint64_t t = 1'000'000 + i * 250;

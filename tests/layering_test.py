@@ -2,8 +2,8 @@
 """The layering src/meson.build declares, checked on the #include lines.
 
 Each folder under src/ is one library and may include headers of the
-folders below it only (data flows cli -> model -> run -> engine and target
--> io, pattern, stats -> results in model -> report and metrics).  A new arrow is a design change: make it here and in
+folders below it only (data flows cli -> model -> run -> engine and targets
+-> io, output, pattern, stats -> results in model -> report and metrics).  A new arrow is a design change: make it here and in
 src/meson.build on purpose, or the test fails naming the file and line.
 Run: python3 tests/layering_test.py SRC_DIR"""
 
@@ -11,28 +11,32 @@ import os
 import re
 import sys
 
-GROUND = {"units", "pattern", "stats", "trace", "io", "sys"}
+GROUND = {"units", "pattern", "stats", "trace", "sys", "io", "output"}
 ALLOWED = {
     "units": set(),
     "pattern": set(),
     "stats": set(),
     # trace reads I/O traces for --replay: std and nlohmann/json only.
     "trace": set(),
-    # io reads kernel.io_uring_disabled through sys/system_tree.h.
+    # io reads kernel.io_uring_disabled through sys/system_tree.h and owns
+    # its descriptors through sys/unique_fd.h.
     "io": {"sys"},
+    # output writes result files and the I/O log through sys/'s descriptors
+    # and whole-transfer loops; it never reaches a backend.
+    "output": {"sys"},
     # sys speaks through units/diag.h (the signal handler's last word).
     "sys": {"units"},
-    "nvme": {"io"},
+    "nvme": {"sys"},
     "model": GROUND | {"nvme"},
     "engine": GROUND | {"model"},
-    "target": GROUND | {"model"},
-    "run": GROUND | {"nvme", "model", "engine", "target"},
+    "targets": GROUND | {"model"},
+    "run": GROUND | {"nvme", "model", "engine", "targets"},
     # The command line and the renderers speak the vocabulary only: they
     # never reach the engine, the target or the coordinator.
-    "cli": {"units", "io", "model"},
+    "cli": {"units", "sys", "output", "model"},
     "report": GROUND | {"nvme", "model"},
     "metrics": GROUND | {"nvme", "model", "report"},
-    "modes": GROUND | {"nvme", "model", "engine", "target", "run", "cli", "report", "metrics"},
+    "modes": GROUND | {"nvme", "model", "engine", "targets", "run", "cli", "report", "metrics"},
 }
 # Inside an allowed module, headers it must still not reach for: the modes
 # start runs through the coordinator, never a worker of their own.

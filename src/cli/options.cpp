@@ -242,7 +242,7 @@ void read_phases(const Options& o, model::RunConfig& c) {
 // --json, --timeseries, --prom and what goes with them, --progress.
 void read_outputs(const Options& o, bool compare_backends, Outputs& out) {
     if (o.given("json")) {
-        out.json = io::OutputPath(o.text("json"));
+        out.json = output::OutputPath(o.text("json"));
         if (out.json.none()) throw UsageError("--json: empty path");
     }
     for (const char* name : {"timeseries", "prom"}) {
@@ -252,7 +252,7 @@ void read_outputs(const Options& o, bool compare_backends, Outputs& out) {
             throw UsageError(opt +
                              " works with a single run or --preset, not with "
                              "--compare-backends");
-        const io::OutputPath path(o.text(name));
+        const output::OutputPath path(o.text(name));
         if (path.none()) throw UsageError(opt + ": empty path");
         if (path.is_stdout()) throw UsageError(opt + ": give a file path ('-' is for --json)");
         (std::string(name) == "prom" ? out.prom : out.timeseries) = path;
@@ -577,7 +577,7 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
     out.config = read_run(o);
     read_outputs(o, out.config.compare_backends, out.outputs);
     detail::read_io_log(o, out.config);
-    if (!out.config.io_log.empty()) out.outputs.io_log = io::OutputPath(out.config.io_log);
+    if (!out.config.io_log.empty()) out.outputs.io_log = output::OutputPath(out.config.io_log);
     return out;
 }
 

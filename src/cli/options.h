@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "io/output_file.h"
 #include "model/config.h"
+#include "output/output_file.h"
 #include "units/units.h"
 
 namespace ds::cli {
@@ -26,10 +26,10 @@ enum class ProgressMode { automatic, always, never };
 
 // Where results go: written by the report layer, during or after the run.
 struct Outputs {
-    io::OutputPath json;        // --json: none, stdout or a path
-    io::OutputPath timeseries;  // --timeseries: none or a path
-    io::OutputPath prom;        // --prom: none or a path
-    io::OutputPath io_log;      // --io-log: none or a path (RunConfig::io_log runs it)
+    output::OutputPath json;        // --json: none, stdout or a path
+    output::OutputPath timeseries;  // --timeseries: none or a path
+    output::OutputPath prom;        // --prom: none or a path
+    output::OutputPath io_log;      // --io-log: none or a path (RunConfig::io_log runs it)
     // --prom-label KEY=VALUE in order, and how often the textfile is
     // rewritten while the run goes on (--prom-interval).
     std::vector<std::pair<std::string, std::string>> prom_labels;

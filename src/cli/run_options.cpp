@@ -419,9 +419,9 @@ void read_io_log(const Options& o, model::RunConfig& c) {
             "operations");
     const std::string& format = o.text("io-log-format");
     if (format == "ndjson")
-        c.io_log_format = io::IoLogFormat::ndjson;
+        c.io_log_format = output::IoLogFormat::ndjson;
     else if (format == "fio")
-        c.io_log_format = io::IoLogFormat::fio;
+        c.io_log_format = output::IoLogFormat::fio;
     else
         throw UsageError("--io-log-format: '" + format + "' is not one of ndjson, fio");
     c.io_log = path;

@@ -137,12 +137,12 @@ void IoPhase::mismatch(std::span<const std::byte> unit, const pattern::UnitIdent
 
 void IoPhase::complete(Slot& s, std::int32_t result, std::uint64_t latency_ns) {
     if (io::is_flush(s.req.kind)) {
-        log(s, result, latency_ns, io::IoLogVerify::none);
+        log(s, result, latency_ns, output::IoLogVerify::none);
         flush_done(s, result, latency_ns);
         return;
     }
     if (s.req.kind == io::OpKind::trim) {
-        log(s, result, latency_ns, io::IoLogVerify::none);
+        log(s, result, latency_ns, output::IoLogVerify::none);
         trim_done(s, result, latency_ns);
         released(s);
         return;
@@ -150,7 +150,8 @@ void IoPhase::complete(Slot& s, std::int32_t result, std::uint64_t latency_ns) {
     const bool is_read = s.req.kind == io::OpKind::read;
     PhaseCounters& k = c_.out.counters;
     const bool ok = result > 0;  // a short transfer was completed by the engine
-    io::IoLogVerify outcome = is_read ? io::IoLogVerify::unverified : io::IoLogVerify::none;
+    output::IoLogVerify outcome =
+        is_read ? output::IoLogVerify::unverified : output::IoLogVerify::none;
     if (result == -ECANCELED) {
         // A stop request cancelled it: neither an error nor a mismatch.  A
         // cancelled write may have stored all, some or none of its units,
@@ -185,20 +186,21 @@ void IoPhase::complete(Slot& s, std::int32_t result, std::uint64_t latency_ns) {
 // A read that found a unit wrong is a mismatch; one that checked at least
 // one unit and found none wrong is ok; one that checked nothing (content
 // unknown after a failed write, or --no-verify) is unverified.
-io::IoLogVerify IoPhase::read_outcome(std::uint64_t mismatches_before,
-                                      std::uint64_t verified_before) const {
+output::IoLogVerify IoPhase::read_outcome(std::uint64_t mismatches_before,
+                                          std::uint64_t verified_before) const {
     const PhaseCounters& k = c_.out.counters;
-    if (k.mismatch_total() != mismatches_before) return io::IoLogVerify::mismatch;
-    return k.verified_bytes != verified_before ? io::IoLogVerify::ok : io::IoLogVerify::unverified;
+    if (k.mismatch_total() != mismatches_before) return output::IoLogVerify::mismatch;
+    return k.verified_bytes != verified_before ? output::IoLogVerify::ok
+                                               : output::IoLogVerify::unverified;
 }
 
 // Offsets in the log are the target's (IoLogTap::base); a failed push (the
 // writer behind) is counted by the log itself.
 void IoPhase::log(const Slot& s, std::int32_t result, std::uint64_t latency_ns,
-                  io::IoLogVerify verify) const {
+                  output::IoLogVerify verify) const {
     const IoLogTap& t = c_.io_log;
     if (!t.log) return;
-    io::IoRecord r{};
+    output::IoRecord r{};
     r.due_ns = s.due_ns;
     r.submit_ns = s.req.submit_ns;
     r.complete_ns = s.req.submit_ns + latency_ns;
@@ -207,10 +209,10 @@ void IoPhase::log(const Slot& s, std::int32_t result, std::uint64_t latency_ns,
     r.length = flush ? 0 : s.first_length;
     r.result = result;
     r.target = t.target;
-    const io::IoLogOp op = flush                            ? io::IoLogOp::flush
-                           : s.req.kind == io::OpKind::trim ? io::IoLogOp::trim
-                           : s.req.kind == io::OpKind::read ? io::IoLogOp::read
-                                                            : io::IoLogOp::write;
+    const output::IoLogOp op = flush                            ? output::IoLogOp::flush
+                               : s.req.kind == io::OpKind::trim ? output::IoLogOp::trim
+                               : s.req.kind == io::OpKind::read ? output::IoLogOp::read
+                                                                : output::IoLogOp::write;
     r.op = static_cast<std::uint8_t>(op);
     r.verify = static_cast<std::uint8_t>(verify);
     t.log->push(t.ring, r);

@@ -16,9 +16,9 @@
 #include "engine/interval_recorder.h"
 #include "engine/unit_map.h"
 #include "engine/write_durability.h"
-#include "io/io_log.h"
 #include "model/config.h"
 #include "model/phase_result.h"
+#include "output/io_log.h"
 #include "pattern/trim.h"
 #include "stats/distribution.h"
 
@@ -95,10 +95,10 @@ class MismatchSink {
 
 // --io-log: where a worker's operations go, and how they are named there.
 struct IoLogTap {
-    io::IoLog* log = nullptr;  // null: no --io-log
-    std::size_t ring = 0;      // the worker's ring
-    std::uint16_t target = 0;  // the name its lines carry (IoLog's targets)
-    std::uint64_t base = 0;    // added to a file offset: the offset the line says
+    output::IoLog* log = nullptr;  // null: no --io-log
+    std::size_t ring = 0;          // the worker's ring
+    std::uint16_t target = 0;      // the name its lines carry (IoLog's targets)
+    std::uint64_t base = 0;        // added to a file offset: the offset the line says
 };
 
 // Everything a phase works on, owned by the worker.
@@ -175,10 +175,10 @@ class IoPhase : public PhaseWork {
     void scheduled_done(const Slot& s, std::uint64_t latency_ns);
     // --io-log: the line of an operation that ended with `result`.
     void log(const Slot& s, std::int32_t result, std::uint64_t latency_ns,
-             io::IoLogVerify verify) const;
+             output::IoLogVerify verify) const;
     // A completed read's outcome, from what verify() counted for it.
-    io::IoLogVerify read_outcome(std::uint64_t mismatches_before,
-                                 std::uint64_t verified_before) const;
+    output::IoLogVerify read_outcome(std::uint64_t mismatches_before,
+                                     std::uint64_t verified_before) const;
 
     WriteDurability* writes_;
     std::vector<std::uint64_t> scratch_;  // a trimmed unit's old content (verify_trimmed)

@@ -8,8 +8,8 @@
 #include <system_error>
 #include <utility>
 
-#include "io/quit_and_join.h"
 #include "model/errors.h"
+#include "sys/quit_and_join.h"
 
 namespace ds::engine {
 
@@ -69,7 +69,7 @@ std::exception_ptr WorkerPool::take_error() {
 }
 
 void WorkerPool::stop_threads() {
-    io::quit_and_join(m_, quit_, work_cv_, threads_);
+    sys::quit_and_join(m_, quit_, work_cv_, threads_);
 }
 
 void WorkerPool::loop(unsigned i) {

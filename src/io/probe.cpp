@@ -13,8 +13,8 @@
 #include <span>
 
 #include "io/backend.h"
-#include "io/unique_fd.h"
 #include "sys/system_tree.h"
+#include "sys/unique_fd.h"
 
 namespace ds::io {
 
@@ -94,7 +94,7 @@ UringProbe probe_io_uring() {
         io_uring_queue_exit(&ring);
         return {false, explain("pipe", errno)};
     }
-    UniqueFd rd(fds[0]), wr(fds[1]);
+    sys::UniqueFd rd(fds[0]), wr(fds[1]);
     char out = 'x', in = 0;
     if (::write(wr.get(), &out, 1) != 1) {
         io_uring_queue_exit(&ring);

@@ -10,7 +10,7 @@
 #include <cerrno>
 #include <chrono>
 
-#include "io/quit_and_join.h"
+#include "sys/quit_and_join.h"
 
 namespace ds::io {
 
@@ -87,7 +87,7 @@ ThreadedSyncBackend::~ThreadedSyncBackend() {
 }
 
 void ThreadedSyncBackend::stop_threads() {
-    quit_and_join(m_, quit_, work_cv_, threads_);
+    sys::quit_and_join(m_, quit_, work_cv_, threads_);
 }
 
 int ThreadedSyncBackend::submit() {

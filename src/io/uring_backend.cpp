@@ -12,7 +12,7 @@
 #include <string>
 #include <system_error>
 
-#include "io/errno_text.h"
+#include "sys/errno_text.h"
 
 namespace ds::io {
 
@@ -130,7 +130,7 @@ void UringBackend::register_file(const UringOptions& options, unsigned kernel_fe
                                 "registered file)");
     } else {
         features_.notes.push_back("registered files off: io_uring_register_files: " +
-                                  errno_text(-ret));
+                                  sys::errno_text(-ret));
     }
 }
 
@@ -144,7 +144,7 @@ void UringBackend::register_buffers() {
             features_.fixed_buffers = true;
         } else {
             features_.notes.push_back(
-                "registered buffers off: io_uring_register_buffers: " + errno_text(-ret) +
+                "registered buffers off: io_uring_register_buffers: " + sys::errno_text(-ret) +
                 (ret == -ENOMEM || ret == -EPERM ? " (RLIMIT_MEMLOCK too low?)" : ""));
         }
     }

@@ -7,9 +7,9 @@
 
 #include "drivestress_version.h"
 #include "io/backend.h"
-#include "io/output_file.h"
 #include "model/errors.h"
 #include "model/verdict.h"
+#include "output/output_file.h"
 #include "report/json_report.h"
 #include "units/units.h"
 
@@ -211,7 +211,7 @@ void PromTextfile::maybe_write() {
 }
 
 void PromTextfile::write_now() {
-    io::write_file_atomically(settings_.path, text());
+    output::write_file_atomically(settings_.path, text());
     ++writes_;
     last_write_ = std::chrono::steady_clock::now();
 }

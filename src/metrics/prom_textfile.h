@@ -4,7 +4,7 @@
 // has started, then at most every --prom-interval (checked at every event of
 // the run, about ten times a second while a phase runs), and a last time
 // with the verdict.  Every write replaces the file atomically
-// (io::write_file_atomically: never through a link, never half-written); the
+// (output::write_file_atomically: never through a link, never half-written); the
 // collector reads it at each scrape.
 //
 // Counters only grow from one write to the next: the phase in progress is

@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <system_error>
 
-#include "io/output_file.h"
 #include "model/errors.h"
+#include "output/output_file.h"
 
 namespace ds::metrics {
 
@@ -19,7 +19,7 @@ void TimeseriesWriter::started(const model::RunConfig& cfg, const model::RunResu
         target_names_.push_back(t.name);
     if (fd_.valid() || !error_.empty()) return;  // a preset's later test: the same stream
     try {
-        fd_ = io::create_output_file(path_);
+        fd_ = output::create_output_file(path_);
     } catch (const std::system_error& e) {
         throw model::SetupError(std::string("--timeseries ") + e.what());
     }
@@ -105,7 +105,7 @@ void TimeseriesWriter::interval_done(std::uint64_t iteration, model::Phase phase
     if (!test_.empty()) text.insert(1, "\"test\":" + nlohmann::json(test_).dump() + ",");
     text += '\n';
     // A reader that stops reading holds the run only until a stop request.
-    if (!io::write_stream(fd_.get(), text, io::AfterStop::give_up))
+    if (!output::write_stream(fd_.get(), text, output::AfterStop::give_up))
         error_ = "--timeseries " + path_ + ": write: " + std::strerror(errno);
 }
 

@@ -6,15 +6,15 @@
 #include <string>
 #include <vector>
 
-#include "io/unique_fd.h"
 #include "model/observer.h"
+#include "sys/unique_fd.h"
 
 namespace ds::metrics {
 
 class TimeseriesWriter final : public model::RunObserver {
   public:
     bool wants_intervals() const override { return true; }
-    // Writes to `path`, created afresh (io::create_output_file: never
+    // Writes to `path`, created afresh (output::create_output_file: never
     // through a link) when the run has started, so a refused run leaves no
     // file; started() throws SetupError naming it.  Every line is written
     // as it comes, so a crash loses at most the interval in progress.
@@ -43,7 +43,7 @@ class TimeseriesWriter final : public model::RunObserver {
 
   private:
     std::string path_;
-    io::UniqueFd fd_;
+    sys::UniqueFd fd_;
     std::string error_;
     std::string test_;         // the preset test running, "" outside presets
     double interval_s_ = 1;    // --interval

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "io/io_log_record.h"
+#include "output/io_log_record.h"
 #include "pattern/unit.h"
 #include "stats/distribution.h"
 #include "stats/steady_state.h"
@@ -138,7 +138,7 @@ struct RunConfig {
     // --io-log: a file of one line per operation of every phase ("": none),
     // in --io-log-format.
     std::string io_log;
-    io::IoLogFormat io_log_format = io::IoLogFormat::ndjson;
+    output::IoLogFormat io_log_format = output::IoLogFormat::ndjson;
     double rand_time_s = 10;                // 0 disables the random phase
     std::optional<std::uint64_t> rand_ops;  // total across workers; replaces rand_time
     // --seq-time: each sequential phase covers the files once, then goes on
@@ -200,7 +200,7 @@ struct RunConfig {
     double cliff_idle_s = 0;  // --cliff-recovery: idle, then one more pass measured (0: none)
     stats::WriteCliffRule cliff_rule;
     // --keep: leave the files and a state file for --verify-only after a
-    // power cut (target/state_file.h).
+    // power cut (targets/state_file.h).
     bool keep = false;
     SyncMethod sync = SyncMethod::none;
     std::uint64_t sync_every = 1;  // writes per flush (fsync/fdatasync), per listener call

@@ -32,7 +32,7 @@ inline constexpr pattern::Generation acked_generation(pattern::Generation g) {
 }
 
 // What a --keep run's state file records of the run: enough to name every
-// unit of every file and its content (target/state_file.h writes it).
+// unit of every file and its content (targets/state_file.h writes it).
 struct StateGeometry {
     std::uint64_t seed = 0;
     std::uint64_t run_id = 0;

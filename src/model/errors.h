@@ -12,8 +12,8 @@
 //       std::system_error naming the call and the path; the hot path never
 //       throws: a negative result (-errno) or a short transfer is data the
 //       engine counts and reports, and Backend::submit() returns how many
-//       it submitted or -errno.  io::write_file_atomically throws
-//       std::system_error ("PATH: what"); io::errno_text words an errno.
+//       it submitted or -errno.  output::write_file_atomically throws
+//       std::system_error ("PATH: what"); sys::errno_text words an errno.
 //   sys/     never throws: what the system cannot tell is std::optional
 //       (no /proc/stat, no mountinfo), the caller decides what that means.
 //       The second signal's last word goes out with write(2) (async-signal

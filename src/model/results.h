@@ -46,7 +46,7 @@ struct TargetInfo {
     std::uint64_t free_bytes = 0;
     std::uint64_t reclaimable_bytes = 0;  // held by our leftovers, freed when replaced
     // --raw-device: what the device held before the run overwrote it, as
-    // wipefs would list it (target/device_signature.h); empty: nothing known.
+    // wipefs would list it (targets/device_signature.h); empty: nothing known.
     std::vector<std::string> previous_contents;
 };
 
@@ -169,7 +169,7 @@ struct ReplayInfo {
 // --io-log: where the run's operations were logged, and how many.
 struct IoLogResult {
     std::string path;
-    io::IoLogFormat format = io::IoLogFormat::ndjson;
+    output::IoLogFormat format = output::IoLogFormat::ndjson;
     std::uint64_t lines = 0;    // operations written (not counting fio's header lines)
     std::uint64_t dropped = 0;  // operations the writer could not keep up with
     std::string error;          // "" or the one line naming what failed (a full disk)

@@ -28,7 +28,7 @@ std::string section_title(const model::ComparedRun& r) {
 }  // namespace
 
 model::ExitStatus run_comparison(const cli::ParsedCommandLine& cmd, const Output& out) {
-    const io::OutputPath& json = cmd.outputs.json;
+    const output::OutputPath& json = cmd.outputs.json;
     model::BackendComparison cmp = run::comparison_plan(cmd.config);
     std::vector<report::TextReport> texts;
     texts.reserve(cmp.runs.size());

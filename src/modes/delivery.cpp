@@ -4,7 +4,7 @@
 #include <cstring>
 #include <system_error>
 
-#include "io/output_file.h"
+#include "output/output_file.h"
 #include "report/json_report.h"
 #include "sys/signals.h"
 #include "units/diag.h"
@@ -22,7 +22,8 @@ void Delivery::failed(const std::string& what) {
     if (code_ == model::ExitStatus::success) code_ = model::ExitStatus::error;
 }
 
-void Delivery::json(const io::OutputPath& out, nlohmann::json doc, const model::RunResult* run) {
+void Delivery::json(const output::OutputPath& out, nlohmann::json doc,
+                    const model::RunResult* run) {
     if (out.none()) return;
     report::set_verdict(doc, code_);
     const std::string text = report::document_text(doc, run);
@@ -37,7 +38,7 @@ void Delivery::json(const io::OutputPath& out, nlohmann::json doc, const model::
 
 void Delivery::write_file(const char* option, const std::string& path, const std::string& text) {
     try {
-        io::write_file_atomically(path, text);
+        output::write_file_atomically(path, text);
     } catch (const std::system_error& e) {
         const bool was_clean = code_ == model::ExitStatus::success;
         failed(std::string(option) + " " + e.what());

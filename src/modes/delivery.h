@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "io/output_file.h"
 #include "model/results.h"
+#include "output/output_file.h"
 
 namespace ds::modes {
 
@@ -29,7 +29,8 @@ class Delivery {
     // --json: "-" is stdout; a file is replaced atomically, never followed.
     // `run`: the run whose iterations the document lists (none for
     // --verify-only).  The document's verdict is this delivery's status.
-    void json(const io::OutputPath& out, nlohmann::json doc, const model::RunResult* run = nullptr);
+    void json(const output::OutputPath& out, nlohmann::json doc,
+              const model::RunResult* run = nullptr);
     void write_file(const char* option, const std::string& path, const std::string& text);
     // When a delivery failed: the verdict line of a report that has no
     // finish() of its own to say it ("result   ERROR: ... (exit 1)").

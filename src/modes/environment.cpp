@@ -8,10 +8,10 @@
 #include <numeric>
 #include <system_error>
 
-#include "io/output_file.h"
 #include "model/errors.h"
-#include "target/raw_device.h"
-#include "target/state_file.h"
+#include "output/output_file.h"
+#include "targets/raw_device.h"
+#include "targets/state_file.h"
 #include "units/diag.h"
 #include "units/utf8.h"
 
@@ -23,12 +23,12 @@ using cli::ParsedCommandLine;
 namespace {
 
 // An output file is refused before the run when it could not be written at
-// the end (io/output_file.h says what is accepted).  Nothing is left behind.
-void check_output(const char* option, const io::OutputPath& out) {
+// the end (output/output_file.h says what is accepted).  Nothing is left behind.
+void check_output(const char* option, const output::OutputPath& out) {
     if (!out.is_path()) return;
     const std::string& path = out.text();
     try {
-        if (const std::size_t n = io::check_output_writable(path))
+        if (const std::size_t n = output::check_output_writable(path))
             units::info(units::printf_string(
                 "%s %s: removed %zu temporary file%s that killed runs left beside it", option,
                 path.c_str(), n, n == 1 ? "" : "s"));
@@ -39,14 +39,15 @@ void check_output(const char* option, const io::OutputPath& out) {
 
 // Two outputs at one file: one of them would be silently lost.
 void check_distinct_outputs(const Outputs& o) {
-    const std::pair<const char*, const io::OutputPath*> all[] = {{"--json", &o.json},
-                                                                 {"--timeseries", &o.timeseries},
-                                                                 {"--prom", &o.prom},
-                                                                 {"--io-log", &o.io_log}};
+    const std::pair<const char*, const output::OutputPath*> all[] = {
+        {"--json", &o.json},
+        {"--timeseries", &o.timeseries},
+        {"--prom", &o.prom},
+        {"--io-log", &o.io_log}};
     for (std::size_t i = 0; i < std::size(all); ++i)
         for (std::size_t k = i + 1; k < std::size(all); ++k)
             if (!all[i].second->none() && !all[k].second->none() &&
-                io::same_output(*all[i].second, *all[k].second))
+                output::same_output(*all[i].second, *all[k].second))
                 throw model::SetupError(std::string(all[i].first) + " " + all[i].second->text() +
                                         " and " + all[k].first + " " + all[k].second->text() +
                                         ": name the same file; give each its own path");
@@ -56,7 +57,7 @@ void check_distinct_outputs(const Outputs& o) {
 void protect(const std::string& path) {
     struct stat st {};
     if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode))
-        io::protect_from_outputs(st.st_dev, st.st_ino, path);
+        output::protect_from_outputs(st.st_dev, st.st_ino, path);
 }
 
 // --verify-only: the state file and the files it names are the run's own;
@@ -67,7 +68,7 @@ void protect_verified_files(const std::string& state) {
     const auto slash = state.rfind('/');
     const std::string dir = slash == std::string::npos ? "" : state.substr(0, slash + 1);
     try {
-        for (const auto& name : target::state_file_names(state))
+        for (const auto& name : targets::state_file_names(state))
             protect(dir + name);
     } catch (const std::exception&) {
     }
@@ -82,12 +83,12 @@ void resolve_raw_device(model::RunConfig& c) {
     for (std::size_t t = 0; t < c.target_count(); ++t) {
         const model::RunConfig one = c.for_target(t);
         if (one.raw_device.empty()) continue;
-        if (!target::same_block_device(one.raw_device, one.raw_device_confirm))
+        if (!targets::same_block_device(one.raw_device, one.raw_device_confirm))
             throw model::SetupError("--destroy-data " + one.raw_device_confirm +
                                     " is not the same device as --raw-device " + one.raw_device);
-        target::check_raw_device_unused(one.raw_device);  // again right before the run
-        const std::uint64_t bytes = target::block_device_bytes(one.raw_device);
-        const std::uint64_t region = target::raw_region_bytes(
+        targets::check_raw_device_unused(one.raw_device);  // again right before the run
+        const std::uint64_t bytes = targets::block_device_bytes(one.raw_device);
+        const std::uint64_t region = targets::raw_region_bytes(
             one.raw_device, bytes, c.files, c.file_bytes,
             std::lcm(std::uint64_t{c.seq_block}, std::uint64_t{c.max_rand_block()}));
         derived = derived ? std::min(derived, region) : region;

@@ -10,7 +10,7 @@
 #include "report/json_report.h"
 #include "report/json_snapshot.h"
 #include "report/preset_report.h"
-#include "target/target.h"
+#include "targets/target.h"
 
 namespace ds::modes {
 
@@ -38,7 +38,7 @@ void check_preset_space(const cli::ParsedCommandLine& cmd) {
     }
     if (biggest == tests.size()) return;
     try {
-        const target::Target check(tests[biggest].second);
+        const targets::Target check(tests[biggest].second);
     } catch (const model::SetupError& e) {
         throw model::SetupError("--preset " + cmd.preset + ", test " + tests[biggest].first + ": " +
                                 e.what() + " (checked before the first test)");
@@ -55,7 +55,7 @@ model::ExitStatus deliver(const cli::ParsedCommandLine& cmd, const Output& out,
                           metrics::PromTextfile* prom, const report::PresetResults& results,
                           const std::vector<model::RunConfig>& configs,
                           model::RunEvidence& all_tests) {
-    const io::OutputPath& json = cmd.outputs.json;
+    const output::OutputPath& json = cmd.outputs.json;
     Delivery d(code);
     if (timeseries)
         if (std::string e = timeseries->finish(); !e.empty()) d.failed(e);
@@ -79,7 +79,7 @@ model::ExitStatus deliver(const cli::ParsedCommandLine& cmd, const Output& out,
 
 model::ExitStatus run_preset(const cli::ParsedCommandLine& cmd, const Output& out) {
     check_preset_space(cmd);
-    const io::OutputPath& json = cmd.outputs.json;
+    const output::OutputPath& json = cmd.outputs.json;
     report::PresetResults results;
     model::ExitStatus code = model::ExitStatus::success;
     model::RunEvidence all_tests;  // the verdict's evidence over every test

@@ -17,11 +17,11 @@
 
 #include "cli/options.h"
 #include "drivestress_version.h"
-#include "io/output_file.h"
 #include "metrics/prometheus.h"
 #include "modes/delivery.h"
 #include "modes/environment.h"
 #include "modes/modes.h"
+#include "output/output_file.h"
 #include "sys/memory.h"
 #include "sys/signals.h"
 #include "units/diag.h"
@@ -91,7 +91,7 @@ int run_program(int argc, char** argv) {
     ::mallopt(M_MMAP_THRESHOLD, 128 * 1024);
     // A write to a FIFO or terminal whose reader stopped reading ends at a
     // stop request instead of holding the run.
-    ds::io::set_stop_request(&ds::sys::stop_signal);
+    ds::output::set_stop_request(&ds::sys::stop_signal);
     std::vector<std::string> args(argv + 1, argv + argc);
     ds::cli::ParsedCommandLine cmd;
     try {

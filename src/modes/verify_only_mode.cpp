@@ -10,14 +10,14 @@
 #include "report/verify_report.h"
 #include "run/force_release.h"
 #include "run/verify_only.h"
-#include "target/state_file.h"
+#include "targets/state_file.h"
 
 namespace ds::modes {
 
 namespace {
 
 // The document must never land on the state file it reports on.
-void refuse_json_on_state(const io::OutputPath& out, const std::string& state) {
+void refuse_json_on_state(const output::OutputPath& out, const std::string& state) {
     if (!out.is_path()) return;
     const std::string& json = out.text();
     struct stat j {
@@ -65,7 +65,7 @@ model::ExitStatus run_verify_only(const cli::ParsedCommandLine& cmd, const Outpu
     } catch (const model::SetupError& e) {
         std::string what = std::string("--verify-only ") + e.what();
         // A power cut can damage the header: say how the files beside it are released.
-        if (!target::damaged_state_reason(cmd.verify_only_state, true).empty())
+        if (!targets::damaged_state_reason(cmd.verify_only_state, true).empty())
             what +=
                 "; if it is a --keep run's state file a power cut damaged, --cleanup --force "
                 "removes it and the files beside it that are drivestress's, unverified";

@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "io/unique_fd.h"
+#include "sys/unique_fd.h"
 
 namespace ds::nvme {
 
@@ -185,7 +185,7 @@ ControllerLookup find_nvme_controller(const std::string& target, const std::stri
 }
 
 std::optional<double> read_temperature_celsius(const std::string& temp_input) {
-    io::UniqueFd fd(::open(temp_input.c_str(), O_RDONLY | O_CLOEXEC));
+    sys::UniqueFd fd(::open(temp_input.c_str(), O_RDONLY | O_CLOEXEC));
     if (!fd.valid()) return std::nullopt;
     char buf[32];
     const ssize_t n = ::read(fd.get(), buf, sizeof buf);

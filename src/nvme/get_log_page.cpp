@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "io/unique_fd.h"
+#include "sys/unique_fd.h"
 
 namespace ds::nvme {
 
@@ -39,7 +39,7 @@ std::string ioctl_reason(const std::string& device, int err) {
 
 HealthLogReading read_health_log(const std::string& device) {
     HealthLogReading out;
-    io::UniqueFd fd(::open(device.c_str(), O_RDONLY | O_CLOEXEC));
+    sys::UniqueFd fd(::open(device.c_str(), O_RDONLY | O_CLOEXEC));
     if (!fd.valid()) {
         out.reason = device + ": open: " + std::strerror(errno);
         return out;

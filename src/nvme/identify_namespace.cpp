@@ -6,7 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "io/unique_fd.h"
+#include "sys/unique_fd.h"
 
 namespace ds::nvme {
 
@@ -34,7 +34,7 @@ nvme_admin_cmd identify_namespace_command(std::uint32_t nsid, std::span<std::byt
 
 DeallocatedReading read_deallocated(const std::string& device) {
     DeallocatedReading out;
-    io::UniqueFd fd(::open(device.c_str(), O_RDONLY | O_CLOEXEC));
+    sys::UniqueFd fd(::open(device.c_str(), O_RDONLY | O_CLOEXEC));
     if (!fd.valid()) {
         out.reason = device + ": open: " + std::strerror(errno);
         return out;

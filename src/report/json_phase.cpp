@@ -8,8 +8,8 @@
 #include <string_view>
 
 #include "drivestress_version.h"
-#include "io/output_file.h"
 #include "model/drift.h"
+#include "output/output_file.h"
 #include "pattern/unit.h"
 #include "report/figures.h"
 #include "report/json_parts.h"

@@ -7,8 +7,8 @@
 #include <string_view>
 
 #include "drivestress_version.h"
-#include "io/output_file.h"
 #include "model/drift.h"
+#include "output/output_file.h"
 #include "pattern/unit.h"
 #include "report/figures.h"
 #include "report/json_parts.h"
@@ -508,7 +508,7 @@ json replay_json(const model::ReplayInfo& t) {
 
 json io_log_json(const model::IoLogResult& l) {
     return {{"path", l.path},
-            {"format", std::string(io::to_string(l.format))},
+            {"format", std::string(output::to_string(l.format))},
             {"operations", l.lines},
             {"dropped", l.dropped},
             {"error", l.error.empty() ? json(nullptr) : json(l.error)}};

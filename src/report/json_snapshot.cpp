@@ -3,13 +3,13 @@
 #include <exception>
 #include <utility>
 
-#include "io/output_file.h"
+#include "output/output_file.h"
 #include "report/json_report.h"
 #include "units/diag.h"
 
 namespace ds::report {
 
-JsonSnapshotWriter::JsonSnapshotWriter(io::OutputPath path, HostInfo host, std::FILE* err)
+JsonSnapshotWriter::JsonSnapshotWriter(output::OutputPath path, HostInfo host, std::FILE* err)
     : path_(std::move(path)), host_(std::move(host)), err_(err) {}
 
 void JsonSnapshotWriter::started(const model::RunConfig& cfg, const model::RunResult&) {
@@ -22,11 +22,11 @@ void JsonSnapshotWriter::run_so_far(const model::RunResult& so_far,
     try {
         // Checked every time: a reader may have put a FIFO there meanwhile,
         // which must not get one document per iteration.
-        if (io::check_output_destination(path_.text()) != io::OutputKind::regular) return;
+        if (output::check_output_destination(path_.text()) != output::OutputKind::regular) return;
         nlohmann::json doc = result_json(cfg_, so_far, host_);
         mark_in_progress(doc, live);
         doc["checkpoints_written"] = writes_ + 1;
-        io::write_file_atomically(path_.text(), document_text(doc, &so_far));
+        output::write_file_atomically(path_.text(), document_text(doc, &so_far));
         ++writes_;
     } catch (const std::exception& e) {
         // Tried again at the next snapshot and at the end, which reports

@@ -1,5 +1,5 @@
 // --json PATH while the run goes on: the document is rewritten (atomically,
-// io::write_file_atomically) at every snapshot of the run (after the first
+// output::write_file_atomically) at every snapshot of the run (after the first
 // iteration, then as iterations end at most every few seconds, and every
 // minute during a long one), marked in_progress and numbered
 // (checkpoints_written), so that a crash or power loss of the host leaves
@@ -12,8 +12,8 @@
 #include <cstdio>
 #include <string>
 
-#include "io/output_file.h"
 #include "model/observer.h"
+#include "output/output_file.h"
 #include "report/host_info.h"
 
 namespace ds::report {
@@ -23,7 +23,7 @@ class JsonSnapshotWriter final : public model::RunObserver {
     // `path` is the --json destination; only a regular file is rewritten
     // during the run ("-", a FIFO or a terminal get the final document
     // only).  The first failed rewrite is one line on `err`.
-    JsonSnapshotWriter(io::OutputPath path, HostInfo host, std::FILE* err);
+    JsonSnapshotWriter(output::OutputPath path, HostInfo host, std::FILE* err);
 
     void started(const model::RunConfig& cfg, const model::RunResult& r) override;
     void run_so_far(const model::RunResult& so_far, const model::ProgressSnapshot* live) override;
@@ -32,7 +32,7 @@ class JsonSnapshotWriter final : public model::RunObserver {
     std::uint64_t writes() const { return writes_; }
 
   private:
-    io::OutputPath path_;
+    output::OutputPath path_;
     HostInfo host_;
     std::FILE* err_;
     model::RunConfig cfg_;

@@ -229,7 +229,7 @@ std::string io_log_line(const model::IoLogResult& l) {
     std::string line =
         "io-log   " + l.path +
         printf_string(": %" PRIu64 " operation%s (%s)", l.lines, l.lines == 1 ? "" : "s",
-                      l.format == io::IoLogFormat::fio ? "fio iolog version 3" : "ndjson");
+                      l.format == output::IoLogFormat::fio ? "fio iolog version 3" : "ndjson");
     if (!l.error.empty())
         line += "; writing it failed after them (exit 1)";
     else if (l.dropped)

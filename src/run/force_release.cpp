@@ -8,18 +8,18 @@
 #include <cerrno>
 #include <cstring>
 
-#include "io/unique_fd.h"
 #include "model/errors.h"
 #include "pattern/unit.h"
-#include "target/state_file.h"
-#include "target/target.h"
-#include "target/target_lock.h"
+#include "sys/unique_fd.h"
+#include "targets/state_file.h"
+#include "targets/target.h"
+#include "targets/target_lock.h"
 
 namespace ds::run {
 
 // The vocabulary this room speaks (docs/architecture.md).
 using namespace ds::model;
-using namespace ds::target;
+using namespace ds::targets;
 
 namespace {
 
@@ -37,7 +37,7 @@ std::string base_of(const std::string& path) {
 // Why the file `name` in `dir` is not provably this tool's file n ("" when
 // it is); `st` gets its identity.
 std::string not_ours(int dir, const std::string& name, long n, struct stat& st) {
-    io::UniqueFd fd(::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    sys::UniqueFd fd(::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
     if (!fd.valid()) return errno == ELOOP ? "a symbolic link" : std::strerror(errno);
     if (::fstat(fd.get(), &st) != 0) return std::strerror(errno);
     if (!S_ISREG(st.st_mode)) return "not a regular file";
@@ -64,7 +64,7 @@ bool remove_checked(int dir, const std::string& name, const struct stat& checked
 
 ForceRelease force_release(const std::string& state_path) {
     const std::string dir_path = parent_of(state_path), state_name = base_of(state_path);
-    io::UniqueFd dir(::open(dir_path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    sys::UniqueFd dir(::open(dir_path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (!dir.valid()) throw SetupError(state_path + ": " + std::strerror(errno));
     const TargetLock lock =
         TargetLock::acquire(dir.get(), dir_path, "; release its files once it has ended");

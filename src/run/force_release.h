@@ -1,7 +1,7 @@
 // --verify-only STATE --cleanup --force: the way out when STATE cannot be
 // read.  A damaged state file (a power cut took its header) protects the
 // files beside it, since nothing can say which ones it kept; a run into
-// that directory is refused (target/target.h, kept_files).  This removes
+// that directory is refused (targets/target.h, kept_files).  This removes
 // it and the files at its names that are provably this tool's, unverified.
 #pragma once
 

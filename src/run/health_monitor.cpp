@@ -7,9 +7,9 @@
 #include <cerrno>
 #include <cstring>
 
-#include "io/unique_fd.h"
 #include "nvme/get_log_page.h"
 #include "sys/system_tree.h"
+#include "sys/unique_fd.h"
 
 namespace ds::run {
 
@@ -49,7 +49,7 @@ namespace {
 
 // A 512-byte fixture page (tests only).
 std::optional<nvme::HealthLog> read_fixture(const std::string& path, std::string& why) {
-    io::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    sys::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     std::array<std::byte, nvme::kHealthLogBytes> page{};
     if (!fd.valid() ||
         ::read(fd.get(), page.data(), page.size()) != static_cast<ssize_t>(page.size())) {

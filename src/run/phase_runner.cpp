@@ -9,8 +9,8 @@
 #include <numeric>
 #include <vector>
 
-#include "io/errno_text.h"
 #include "stats/cpu_time.h"
+#include "sys/errno_text.h"
 #include "sys/host_load.h"
 
 namespace ds::run {
@@ -277,7 +277,7 @@ void account(RunSession& s, const std::vector<PhaseOutcome>& outcomes, PhaseResu
         if (o.trim_refused && res.fatal_error.empty()) {
             res.fatal_error = s.target.path(i) + ": the target refused a trim (" +
                               (s.target.raw(i) ? "BLKDISCARD" : "fallocate PUNCH_HOLE") + ": " +
-                              io::errno_text(*o.trim_refused) +
+                              sys::errno_text(*o.trim_refused) +
                               "); --trim-pct needs a filesystem that punches holes (ext4, xfs, "
                               "btrfs, tmpfs) or a device that discards";
             res.stop = StopReason::error;

@@ -12,8 +12,8 @@
 #include <stdexcept>
 #include <system_error>
 
-#include "io/full_io.h"
 #include "model/errors.h"
+#include "sys/full_io.h"
 #include "trace/trace_reader.h"
 #include "units/units.h"
 
@@ -53,7 +53,7 @@ int copy_of_stdin() {
             throw SetupError(std::string("--replay -: reading standard input: ") +
                              std::generic_category().message(e));
         }
-        if (!io::write_full(fd, std::string_view(buf, static_cast<std::size_t>(n)))) {
+        if (!sys::write_full(fd, std::string_view(buf, static_cast<std::size_t>(n)))) {
             const int e = errno;
             ::close(fd);
             throw SetupError(std::string("--replay -: holding standard input in memory: ") +

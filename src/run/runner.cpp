@@ -7,7 +7,7 @@
 #include <new>
 #include <random>
 
-#include "io/output_file.h"
+#include "output/output_file.h"
 #include "pattern/unit.h"
 #include "run/phase_runner.h"
 #include "run/session.h"
@@ -332,7 +332,7 @@ Runner::Runner(RunConfig cfg, RunObserver* observer) : cfg_(std::move(cfg)), obs
 RunResult Runner::run() {
     RunResult res;
     res.started_at = utc_now_iso8601();
-    res.document_id = io::unpredictable_suffix();
+    res.document_id = output::unpredictable_suffix();
     if (!cfg_.seed_given) cfg_.seed = random_seed();
     res.seed = cfg_.seed;
     // Random, whatever the seed: a unit of another run is foreign even when

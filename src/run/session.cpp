@@ -30,7 +30,7 @@ namespace ds::run {
 // The vocabulary this room speaks (docs/architecture.md).
 using namespace ds::model;
 using namespace ds::engine;
-using namespace ds::target;
+using namespace ds::targets;
 using namespace ds::sys;
 
 namespace {
@@ -59,7 +59,7 @@ io::BackendKind pick_backend(const RunConfig& cfg, RunResult& res) {
 // the acknowledged and the snapshot maps), the buffers in flight, and with
 // --io-log the worker's ring of records.
 constexpr std::uint64_t kMapBytesPerUnit = 3 * sizeof(pattern::Generation);
-constexpr std::uint64_t kIoLogRingBytes = io::kIoLogRingRecords * sizeof(io::IoRecord);
+constexpr std::uint64_t kIoLogRingBytes = output::kIoLogRingRecords * sizeof(output::IoRecord);
 
 std::uint64_t worker_memory_bytes(const RunConfig& cfg, const WorkerGeometry& geo) {
     const std::uint64_t units = cfg.file_bytes / cfg.rand_block;
@@ -290,7 +290,7 @@ void RunSession::start_workers() {
 // fio's format names what fio opens instead: each file, or the raw device.
 void RunSession::open_io_log() {
     if (cfg.io_log.empty()) return;
-    const bool fio = cfg.io_log_format == io::IoLogFormat::fio;
+    const bool fio = cfg.io_log_format == output::IoLogFormat::fio;
     std::vector<std::string> names;
     std::vector<IoLogTap> taps(workers.size());
     for (std::size_t i = 0; i < workers.size(); ++i) {
@@ -308,8 +308,8 @@ void RunSession::open_io_log() {
                              : (i - target.first(t)) * cfg.file_bytes;
     }
     try {
-        io_log = std::make_unique<io::IoLog>(cfg.io_log, cfg.io_log_format, workers.size(),
-                                             std::move(names), last_snapshot_ns);
+        io_log = std::make_unique<output::IoLog>(cfg.io_log, cfg.io_log_format, workers.size(),
+                                                 std::move(names), last_snapshot_ns);
     } catch (const std::system_error& e) {
         throw SetupError(std::string("--io-log ") + e.what());
     }

@@ -20,22 +20,22 @@
 #include "engine/worker.h"
 #include "engine/worker_pool.h"
 #include "io/backend.h"
-#include "io/io_log.h"
 #include "model/config.h"
 #include "model/observer.h"
 #include "model/results.h"
+#include "output/io_log.h"
 #include "run/health_monitor.h"
 #include "run/replay.h"
 #include "run/test_hooks.h"
-#include "target/state_file.h"
-#include "target/target_set.h"
+#include "targets/state_file.h"
+#include "targets/target_set.h"
 
 namespace ds::run {
 
 // The vocabulary this room speaks (docs/architecture.md).
 using namespace ds::model;
 using namespace ds::engine;
-using namespace ds::target;
+using namespace ds::targets;
 
 class RunSession {
   public:
@@ -85,7 +85,7 @@ class RunSession {
     io::BackendKind kind;
     WorkerGeometry geo;
     // --io-log: before the workers, so that it outlives their pushes.
-    std::unique_ptr<io::IoLog> io_log;
+    std::unique_ptr<output::IoLog> io_log;
     std::vector<std::unique_ptr<Worker>> workers;
     std::unique_ptr<WorkerPool> pool;
     // One per target (res.targets[t].health), made by start_workers().

@@ -12,13 +12,13 @@
 #include "engine/unit_map.h"
 #include "io/aligned_buffer.h"
 #include "io/backend_factory.h"
-#include "io/errno_text.h"
 #include "io/sync_backend.h"
-#include "io/unique_fd.h"
 #include "model/errors.h"
 #include "model/results.h"
 #include "pattern/unit.h"
+#include "sys/errno_text.h"
 #include "sys/signals.h"
+#include "sys/unique_fd.h"
 
 namespace ds::run {
 
@@ -149,14 +149,14 @@ class Table final : private MismatchSink {
         if (out.counters.write_errors || out.invalid || out.no_space_at ||
             ::fdatasync(s_.check_fd) != 0)
             throw SetupError("--sync-compare: writing " + s_.path + ": " +
-                             io::errno_text(errno ? errno : EIO));
+                             sys::errno_text(errno ? errno : EIO));
     }
 
     void run_row(SyncCompareRow& row) {
         int flags = O_RDWR | O_CLOEXEC | (s_.direct ? O_DIRECT : 0);
         if (row.method == SyncMethod::osync) flags |= O_SYNC;
         if (row.method == SyncMethod::dsync) flags |= O_DSYNC;
-        io::UniqueFd fd(::open(s_.path.c_str(), flags));
+        sys::UniqueFd fd(::open(s_.path.c_str(), flags));
         if (!fd.valid()) {
             row.available = false;
             row.reason =

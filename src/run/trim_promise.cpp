@@ -11,7 +11,7 @@ constexpr const char* kAnything = "zeros, 0xFF or the old data pass, sector by s
 
 }  // namespace
 
-TrimPromiseOf trim_promise_of(const target::Target& t) {
+TrimPromiseOf trim_promise_of(const targets::Target& t) {
     using pattern::TrimPromise;
     if (!t.raw()) return {TrimPromise::zeros, "punched holes, which read back zeros"};
     const std::string& dev = t.info().path;

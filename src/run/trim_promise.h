@@ -8,7 +8,7 @@
 #include <string>
 
 #include "pattern/trim.h"
-#include "target/target.h"
+#include "targets/target.h"
 
 namespace ds::run {
 
@@ -17,6 +17,6 @@ struct TrimPromiseOf {
     std::string words;  // for the header: where the promise comes from
 };
 
-TrimPromiseOf trim_promise_of(const target::Target& t);
+TrimPromiseOf trim_promise_of(const targets::Target& t);
 
 }  // namespace ds::run

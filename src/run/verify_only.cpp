@@ -18,20 +18,20 @@
 #include <tuple>
 
 #include "io/aligned_buffer.h"
-#include "io/full_io.h"
-#include "io/output_file.h"
-#include "io/unique_fd.h"
 #include "model/errors.h"
+#include "output/output_file.h"
 #include "run/test_hooks.h"
+#include "sys/full_io.h"
 #include "sys/signals.h"
-#include "target/target.h"
-#include "target/target_lock.h"
+#include "sys/unique_fd.h"
+#include "targets/target.h"
+#include "targets/target_lock.h"
 
 namespace ds::run {
 
 // The vocabulary this room speaks (docs/architecture.md).
 using namespace ds::model;
-using namespace ds::target;
+using namespace ds::targets;
 using namespace ds::sys;
 
 bool within_bound(pattern::Generation acked, pattern::Generation g, std::uint32_t bound) {
@@ -167,7 +167,7 @@ class FileVerifier {
     }
 
     void run() {
-        io::UniqueFd fd = open_file();
+        sys::UniqueFd fd = open_file();
         if (!fd.valid()) {
             const int err = errno;
             for (std::uint64_t off = 0; off < geo_.file_bytes; off += u_)
@@ -179,7 +179,7 @@ class FileVerifier {
         for (std::uint64_t off = 0; off < geo_.file_bytes && !stop_signal(); off += chunk) {
             const std::size_t len =
                 static_cast<std::size_t>(std::min<std::uint64_t>(chunk, geo_.file_bytes - off));
-            if (io::pread_full(fd.get(), buf.data(), len, off) == static_cast<std::int64_t>(len)) {
+            if (sys::pread_full(fd.get(), buf.data(), len, off) == static_cast<std::int64_t>(len)) {
                 w_.read_bytes += len;
                 for (std::size_t at = 0; at < len; at += u_)
                     classify(buf.data() + at, off + at);
@@ -194,10 +194,10 @@ class FileVerifier {
     // never a FIFO or device (opened without blocking, then refused), never
     // another user's file.  A missing file is returned invalid (every unit
     // lost); anything else at the name is refused with one line.
-    io::UniqueFd open_file() {
+    sys::UniqueFd open_file() {
         const std::string& path = w_.res.path;
         const int flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK;
-        io::UniqueFd fd(::open(path.c_str(), flags | O_DIRECT));
+        sys::UniqueFd fd(::open(path.c_str(), flags | O_DIRECT));
         if (!fd.valid() && errno == EINVAL) {
             // No O_DIRECT here: read through the page cache after dropping it.
             w_.direct_io = false;
@@ -223,7 +223,7 @@ class FileVerifier {
     // After an error or an early end of file: unit by unit, to name each one.
     void unit_by_unit(int fd, std::byte* buf, std::uint64_t off, std::size_t len) {
         for (std::size_t at = 0; at < len; at += u_) {
-            const std::int64_t n = io::pread_full(fd, buf, u_, off + at);
+            const std::int64_t n = sys::pread_full(fd, buf, u_, off + at);
             if (n == u_) {
                 w_.read_bytes += u_;
                 classify(buf, off + at);
@@ -314,7 +314,7 @@ namespace {
 // Why the file at `path` is not this run's file `index` ("" when it is).
 std::string not_ours(const std::string& path, const StateGeometry& geo, unsigned index,
                      struct stat& st) {
-    io::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    sys::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
     if (!fd.valid() && errno == ENOENT) return "gone";  // removed already: nothing to do
     if (!fd.valid()) return errno == ELOOP ? "a symbolic link" : std::strerror(errno);
     if (::fstat(fd.get(), &st) != 0) return std::strerror(errno);
@@ -345,7 +345,7 @@ std::string cleanup_journal(const std::string& state_path) {
 }
 
 void sync_directory(const std::string& path) {
-    io::UniqueFd dir(::open(parent_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    sys::UniqueFd dir(::open(parent_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (dir.valid()) (void)::fsync(dir.get());
 }
 
@@ -397,7 +397,7 @@ void remove_kept_files(VerifyOnlyResult& r, const std::string& claim, const Test
 // reads files a running run is writing nor removes them from under it.
 TargetLock lock_state_directory(const std::string& state_path) {
     const std::string dir = parent_of(state_path);
-    io::UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    sys::UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (!fd.valid()) throw SetupError(state_path + ": " + std::strerror(errno));
     return TargetLock::acquire(fd.get(), dir, "; verify its files once it has ended");
 }
@@ -462,7 +462,7 @@ VerifyOnlyResult verify_only(const std::string& state_path, bool cleanup) {
     const TestHooks& hooks = test_hooks();
     VerifyOnlyResult r;
     r.started_at = utc_now_iso8601();
-    r.document_id = io::unpredictable_suffix();
+    r.document_id = output::unpredictable_suffix();
     r.state_path = state_path;
     const auto t0 = std::chrono::steady_clock::now();
     const TargetLock lock = lock_state_directory(state_path);

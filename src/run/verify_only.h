@@ -17,13 +17,13 @@
 
 #include "model/verify_result.h"
 #include "pattern/unit.h"
-#include "target/state_file.h"
+#include "targets/state_file.h"
 
 namespace ds::run {
 
 // The vocabulary this room speaks (docs/architecture.md).
 using namespace ds::model;
-using namespace ds::target;
+using namespace ds::targets;
 
 // True when `g` is one of the `bound` generations after `acked`, i.e.
 // acked < g <= acked + bound with no wrap: an earlier generation, however

@@ -32,7 +32,7 @@ def has_sync_option():
 
 def read_state(path):
     """(file count, [per-file acknowledged generations]) from the state file
-    (the newest record of each file; layout in src/target/state_file.h)."""
+    (the newest record of each file; layout in src/targets/state_file.h)."""
     with open(path, "rb") as f:
         data = f.read()
     assert data[:8] == b"DSSTATE1", "not a state file"

@@ -148,7 +148,7 @@ class IdentitySync(IdentityCases, harness.DriveStressTest):
 
 class StateFileFuzz(harness.DriveStressTest):
     """Sampled byte changes and truncations of a real state file (the
-    exhaustive in-process fuzz is tests/target/state_file_test.cpp)."""
+    exhaustive in-process fuzz is tests/targets/state_file_test.cpp)."""
 
     SAMPLES = 24
 

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "engine/worker.h"
-#include "io/io_log.h"
 #include "io/sync_backend.h"
+#include "output/io_log.h"
 #include "temp_file.h"
 
 using namespace ds;
@@ -66,7 +66,8 @@ TEST_CASE("every operation is a line, in the target's space, reads with their ou
     Fixture f;
     constexpr std::uint64_t kBase = 3 * kFileBytes;  // the worker's file is the fourth
     {
-        io::IoLog log(f.log_path, io::IoLogFormat::ndjson, 1, {"t0", "t1"}, engine::monotonic_ns());
+        output::IoLog log(f.log_path, output::IoLogFormat::ndjson, 1, {"t0", "t1"},
+                          engine::monotonic_ns());
         f.worker.set_io_log({&log, 0, 1, kBase});
         const auto w = f.phase(Phase::seq_write);
         // One unit damaged: the read that covers it is the one mismatch.
@@ -109,7 +110,8 @@ TEST_CASE("every operation is a line, in the target's space, reads with their ou
 TEST_CASE("a read of content the run does not know is unverified") {
     Fixture f;
     {
-        io::IoLog log(f.log_path, io::IoLogFormat::ndjson, 1, {"t0"}, engine::monotonic_ns());
+        output::IoLog log(f.log_path, output::IoLogFormat::ndjson, 1, {"t0"},
+                          engine::monotonic_ns());
         f.worker.set_io_log({&log, 0, 0, 0});
         f.phase(Phase::seq_read);  // nothing written yet: no generation to check
         CHECK(log.finish() == "");

@@ -58,7 +58,7 @@ model::RunResult two_iterations() {
 TEST_CASE("a regular file gets the run so far, marked in progress") {
     TempDir dir;
     const fs::path out = dir.path / "result.json";
-    report::JsonSnapshotWriter w(io::OutputPath(out.string()), report::HostInfo{}, stderr);
+    report::JsonSnapshotWriter w(output::OutputPath(out.string()), report::HostInfo{}, stderr);
     model::RunConfig cfg;
     model::RunResult r = two_iterations();
     w.started(cfg, r);
@@ -88,7 +88,7 @@ TEST_CASE("standard output, a FIFO or no --json get nothing during the run") {
     model::RunConfig cfg;
     model::RunResult r = two_iterations();
     for (std::string path : {std::string("-"), std::string()}) {
-        report::JsonSnapshotWriter w(io::OutputPath(path), report::HostInfo{}, stderr);
+        report::JsonSnapshotWriter w(output::OutputPath(path), report::HostInfo{}, stderr);
         w.started(cfg, r);
         w.run_so_far(r, nullptr);
         CHECK(w.writes() == 0);
@@ -98,7 +98,7 @@ TEST_CASE("standard output, a FIFO or no --json get nothing during the run") {
     // per iteration).
     const fs::path fifo = dir.path / "fifo.json";
     REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
-    report::JsonSnapshotWriter w(io::OutputPath(fifo.string()), report::HostInfo{}, stderr);
+    report::JsonSnapshotWriter w(output::OutputPath(fifo.string()), report::HostInfo{}, stderr);
     w.started(cfg, r);
     w.run_so_far(r, nullptr);
     CHECK(w.writes() == 0);
@@ -110,7 +110,7 @@ TEST_CASE("a rewrite that fails is said once, then tried again") {
     fs::create_symlink(dir.path / "elsewhere.json", out);  // refused: never followed
     std::FILE* err = std::tmpfile();
     REQUIRE(err != nullptr);
-    report::JsonSnapshotWriter w(io::OutputPath(out.string()), report::HostInfo{}, err);
+    report::JsonSnapshotWriter w(output::OutputPath(out.string()), report::HostInfo{}, err);
     model::RunConfig cfg;
     model::RunResult r = two_iterations();
     w.started(cfg, r);

@@ -215,7 +215,7 @@ TEST_CASE("verify_only over real files: counts per class and the lost unit's off
     geo.paths = {dir + "/drivestress-0.dat"};
     const std::string state_path = dir + "/drivestress.state";
     {
-        target::StateFile sf(state_path, geo);
+        targets::StateFile sf(state_path, geo);
         sf.set_bound(1, false);  // recorded mid-phase: one newer write allowed
         std::vector<pattern::Generation> acked(kUnits, 2);
         acked[30] = acked[31] = pattern::kUnknownGeneration;

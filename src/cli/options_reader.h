@@ -1,6 +1,8 @@
-// What the readers of the command line share (cli/options.cpp, the workload
-// and run readers; cli/run_options.cpp, the features' readers): the parsed
-// options read by name with their units, and the limits.  Not for use
+// What the readers of the command line share: the parsed options read by
+// name with their units, the limits, and each concept's readers, one file
+// each (declared below by file).  command_line.cpp calls them in a fixed
+// order: a reader may rely on what an earlier one set in the RunConfig, and
+// of two mistakes the earlier reader's is the one reported.  Not for use
 // outside cli/.
 #pragma once
 
@@ -10,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "cli/options.h"
+#include "cli/command_line.h"
 #include "model/config.h"
 #include "units/units.h"
 
@@ -92,30 +94,78 @@ class Options {
     const Values* preset_;
 };
 
-// The readers of each feature's options (cli/run_options.cpp).
-void read_sweep(const Options& o, model::RunConfig& c);
-void read_find_rate(const Options& o, model::RunConfig& c);
-// --replay and its --replay-* options (after --phases; read_workload_data calls it).
-void read_replay(const Options& o, model::RunConfig& c);
-// --backend nop: refuses what needs a device or data, turns verification off.
-void read_nop(const Options& o, model::RunConfig& c);
-// --io-log and --io-log-format (after --repeat).
-void read_io_log(const Options& o, model::RunConfig& c);
+// target_options.cpp: TARGET, --path, --raw-device and --destroy-data.
+// The targets as given, directories first; checks they pair and differ.
+std::vector<model::RunConfig::TargetSpec> given_targets(const Options& o);
+void read_target(const Options& o, model::RunConfig& c);
+void read_recreate(const Options& o, model::RunConfig& c);
+// The modes that reshape the workers or the files are one target's.
+void refuse_with_several_targets(const Options& o, const model::RunConfig& c);
+
+// workload_options.cpp: what the workers do to their files.
+// --size, --files, --qd, --seq-block and, through read_random_blocks, the
+// random blocks.
+void read_geometry(const Options& o, model::RunConfig& c);
 // --rand-block (one size or a mix) and --unit: sets the mix and the
 // verification unit (c.rand_block); returns the largest size.
 std::uint64_t read_random_blocks(const Options& o, model::RunConfig& c);
 // Where the verification unit came from, for a message.
 std::string unit_source(const Options& o);
-// --distribution (where the random phase's blocks land), --trim-pct (after
-// --read-pct), --compress (how compressible the written data is) and
+void read_read_pct(const Options& o, model::RunConfig& c);
+void read_seed(const Options& o, model::RunConfig& c);
+// --phases and --no-verify.
+void read_phases(const Options& o, model::RunConfig& c);
+// --trim-pct (after --read-pct), --distribution (where the random phase's
+// blocks land), --compress (how compressible the written data is) and
 // --dedupe (how much of it is duplicated).
 void read_workload_data(const Options& o, model::RunConfig& c);
+
+// schedule_options.cpp: how long the phases and the run last, and when
+// operations are issued.
+// --rand-time (--mixed-sec), --rand-ops and --seq-time.
+void read_phase_lengths(const Options& o, model::RunConfig& c);
+// --rate and --arrivals: the random phase's open-loop schedule.
+void read_rate(const Options& o, model::RunConfig& c);
+// --iterations and --duration.
+void read_run_length(const Options& o, model::RunConfig& c);
+// --rate against the phases (after read_phases).
+void check_rate(const Options& o, const model::RunConfig& c);
+void read_find_rate(const Options& o, model::RunConfig& c);
+// --replay and its --replay-* options (after --phases).
+void read_replay(const Options& o, model::RunConfig& c);
+// --arrivals needs a schedule to space (after --rate, --sweep, --find-rate).
 void check_arrivals(const Options& o, const model::RunConfig& c);
+// Whether a sequential phase repeats its pass until it can be quoted.
+void read_seq_passes(const Options& o, model::RunConfig& c);
+
+// sweep_options.cpp: --sweep (parse_sweep, command_line.h) and --knee-gain.
+void read_knee_gain(const Options& o, model::RunConfig& c);
+void read_sweep(const Options& o, model::RunConfig& c);
+
+// mode_options.cpp: the modes that repeat, extend or compare runs.
+void read_repeat(const Options& o, model::RunConfig& c);
 void read_steady_state(const Options& o, model::RunConfig& c);
 void read_sustained_write(const Options& o, model::RunConfig& c);
-void read_latency_thresholds(const Options& o, model::RunConfig& c);
-void read_durability(const Options& o, model::RunConfig& c);
+// --compare-backends, --compare-extra and --keep.
 void read_modes(const Options& o, model::RunConfig& c);
 void read_sync_compare(const Options& o, model::RunConfig& c);
+
+// backend_options.cpp: how the I/O is issued (parse_cpu_list, command_line.h).
+// --backend, --sqpoll, --iopoll, --buffered (--no-direct) and --cpus.
+void read_backend(const Options& o, model::RunConfig& c);
+// --sync, --sync-every and --batch.
+void read_durability(const Options& o, model::RunConfig& c);
+// --backend nop: refuses what needs a device or data, turns verification off.
+void read_nop(const Options& o, model::RunConfig& c);
+
+// output_options.cpp: where the results go and what they hold.
+// --json, --timeseries, --prom and what goes with them, --progress.
+void read_outputs(const Options& o, bool compare_backends, Outputs& out);
+// --interval: the length of a --timeseries line.
+void read_interval(const Options& o, model::RunConfig& c);
+void read_iteration_detail(const Options& o, model::RunConfig& c);
+void read_latency_thresholds(const Options& o, model::RunConfig& c);
+// --io-log and --io-log-format (after --repeat).
+void read_io_log(const Options& o, model::RunConfig& c);
 
 }  // namespace ds::cli::detail

@@ -1,10 +1,10 @@
 // What the command line asks for, checked against the system right before
-// the run (parsing, cli/options.h, never touches it): that the result files
+// the run (parsing, cli/command_line.h, never touches it): that the result files
 // can be written at the end, and for --raw-device that --destroy-data names
 // the same device, that it is unused, and the size of each region.
 #pragma once
 
-#include "cli/options.h"
+#include "cli/command_line.h"
 
 namespace ds::modes {
 

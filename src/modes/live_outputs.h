@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "cli/options.h"
+#include "cli/command_line.h"
 #include "metrics/prom_textfile.h"
 #include "model/config.h"
 #include "model/observer.h"

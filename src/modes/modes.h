@@ -6,7 +6,7 @@
 
 #include <cstdio>
 
-#include "cli/options.h"
+#include "cli/command_line.h"
 #include "model/exit_status.h"
 
 namespace ds::modes {

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/options.h"
+#include "cli/command_line.h"
 #include "drivestress_version.h"
 #include "metrics/prometheus.h"
 #include "modes/delivery.h"

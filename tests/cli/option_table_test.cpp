@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/options.h"
+#include "cli/command_line.h"
 
 using ds::cli::kHelpColumn;
 using ds::cli::kHelpWidth;

@@ -1,4 +1,4 @@
-#include "cli/options.h"
+#include "cli/command_line.h"
 
 #include "cli/option_table.h"
 #include "units/units.h"

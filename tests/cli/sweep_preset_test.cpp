@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "cli/option_table.h"
-#include "cli/options.h"
+#include "cli/command_line.h"
 #include "cli/presets.h"
 
 using ds::cli::parse_command_line;

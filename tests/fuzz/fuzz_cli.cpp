@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/options.h"
+#include "cli/command_line.h"
 
 namespace {
 
@@ -28,7 +28,7 @@ bool is_power_of_two(std::uint64_t v) {
     return v && (v & (v - 1)) == 0;
 }
 
-// What options.cpp promises about a configuration it returns.
+// What cli/command_line.cpp promises about a configuration it returns.
 void check_config(const ds::model::RunConfig& c) {
     if (c.target.empty()) finding("empty target accepted");
     if (c.files < 1 || c.files > 4096) finding("files out of 1..4096");

@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "cli/options.h"
+#include "cli/command_line.h"
 #include "model/errors.h"
 
 using ds::cli::parse_command_line;

@@ -1,7 +1,9 @@
 // The command line: Boost.Program_options in (every option described once,
-// in option_table.cpp), a RunConfig and where the results go out.  Parsing
-// only: the options are checked against each other here, never against the
-// system (is that device unused, can that file be written): main does that
+// in option_table.cpp), a RunConfig and where the results go out.  Each
+// concept's options are read in a file of their own (options_reader.h lists
+// them); command_line.cpp reads them in a fixed order.  Parsing only: the
+// options are checked against each other here, never against the system (is
+// that device unused, can that file be written): the program does that
 // before the run (modes/environment.h).
 #pragma once
 
@@ -58,12 +60,14 @@ struct ParsedCommandLine {
 };
 
 // "qd=1,2,4", "qd=1..256" (powers of two from 1 to 256), "files=1..8",
-// "rand-block=4K,16K,64K".  Throws UsageError naming --sweep.
+// "rand-block=4K,16K,64K" (sweep_options.cpp).  Throws UsageError naming --sweep.
 model::Sweep parse_sweep(const std::string& text);
-// --find-rate's "p99<=2ms"; throws UsageError naming a bad spelling.
+// --find-rate's "p99<=2ms" (schedule_options.cpp); throws UsageError naming a
+// bad spelling.
 model::FindRate parse_find_rate(const std::string& text);
 
-// "0-3,8,10-11" -> {0, 1, 2, 3, 8, 10, 11}.  Throws UsageError naming --cpus.
+// "0-3,8,10-11" -> {0, 1, 2, 3, 8, 10, 11} (backend_options.cpp).  Throws
+// UsageError naming --cpus.
 std::vector<unsigned> parse_cpu_list(const std::string& text);
 
 // Throws UsageError naming the option and what is wrong with it.

@@ -21,6 +21,11 @@ the tree as git knows it (`git ls-files`), so that neither can drift:
   run's layers SetupError; sys, nvme and report nothing);
 - nothing outside src/io/ branches on a backend's kind (BackendKind::): it
   asks the backend's flags (io::backend_flags);
+- src/io/ is the device I/O room: the result files (output_file,
+  block_appender, io_log) live in src/output/, never under src/io/;
+- every test file (tests/**/*_test.cpp, *_test.py, test_*.py, *_e2e.py)
+  opens with a line saying what it checks (a // comment, or a docstring
+  after an optional #! line) and is at most 800 lines;
 - docs/architecture.md names every folder of src/ in its table, every
   top-level folder of the repository, and every file it links to exists.
 
@@ -48,13 +53,17 @@ ALLOWED_THROWS = {
     "io": {"std::system_error", "std::bad_alloc"},
     "sys": set(), "nvme": set(), "report": set(),
     "cli": {"UsageError", "bad"} | SETUP,
-    "model": SETUP, "engine": SETUP, "target": SETUP, "run": SETUP, "metrics": SETUP,
+    "model": SETUP, "engine": SETUP, "targets": SETUP, "run": SETUP, "metrics": SETUP,
     "modes": SETUP,
 }
 SYSTEM_PATH = re.compile(r'"/(proc|sys)/(?!self/fd/)')
 SEAM = "src/sys/system_tree.cpp"
 BACKEND_KIND = re.compile(r"BackendKind::")
 NAMESPACE = re.compile(r"^\s*namespace\s+(ds(?:::[A-Za-z_]+)*)\s*\{")
+RESULT_FILE_SOURCES = ("output_file", "block_appender", "io_log")
+TEST_FILE = re.compile(r"^tests/(.+/)?([^/]+_test\.(cpp|py)|test_[^/]+\.py|[^/]+_e2e\.py)$")
+MAX_TEST_LINES = 800
+THREADS_MARK = "// suite threads:"  # tests/unit_tests.py's, not a purpose
 
 
 def code_lines(text):
@@ -134,6 +143,48 @@ def function_problems(root, files):
     return found
 
 
+def io_room_problems(files):
+    """Result-file sources under src/io/: they belong to src/output/."""
+    found = []
+    for path in files:
+        folder, name = os.path.split(path)
+        if folder == "src/io" and os.path.splitext(name)[0] in RESULT_FILE_SOURCES:
+            found.append(f"{path}: a result file's source in the device I/O room (its place is "
+                         f"src/output/)")
+    return found
+
+
+def purpose_line(path, lines):
+    """The line that says what a test file checks, or None: a // comment
+    opening a C++ file (not the threads-suite mark), a docstring opening a
+    Python file (after an optional #! line)."""
+    if path.endswith(".py"):
+        if lines and lines[0].startswith("#!"):
+            lines = lines[1:]
+        first = lines[0] if lines else ""
+        text = first[3:].strip() if first.startswith('"""') else ""
+    else:
+        first = lines[0] if lines else ""
+        text = first[2:].strip() if first.startswith("//") and \
+            not first.startswith(THREADS_MARK) else ""
+    return text or None
+
+
+def test_file_problems(root, files):
+    found = []
+    for path in files:
+        if not TEST_FILE.match(path):
+            continue
+        with open(os.path.join(root, path), encoding="utf-8") as f:
+            lines = f.read().splitlines()
+        if len(lines) > MAX_TEST_LINES:
+            found.append(f"{path}: {len(lines)} lines, more than {MAX_TEST_LINES} (split it by "
+                         f"what it checks)")
+        if purpose_line(path, lines) is None:
+            found.append(f"{path}: does not open with a line saying what it checks")
+    return found
+
+
 def architecture_problems(root, files):
     with open(os.path.join(root, "docs", "architecture.md"), encoding="utf-8") as f:
         page = f.read()
@@ -167,7 +218,8 @@ def main():
     if not files:
         print("SKIP: git ls-files lists nothing")
         return 77
-    problems = voice_problems(root, files) + architecture_problems(root, files)
+    problems = (voice_problems(root, files) + io_room_problems(files) +
+                test_file_problems(root, files) + architecture_problems(root, files))
     functions = function_problems(root, files)
     if functions is None:
         print("note: universal-ctags is missing: function lengths not checked "

@@ -1,3 +1,5 @@
+// The option table and --help made from it: 80 columns, every option with its
+// metavariable and default, each parsed once, and the word wrapping.
 #include "cli/option_table.h"
 
 #include <doctest/doctest.h>

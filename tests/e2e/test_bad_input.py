@@ -90,5 +90,38 @@ class BadInput(harness.DriveStressTest):
             self.assertEqual(f.read(), content)
 
 
+@harness.meson_case(timeout=120)
+class GivenTwice(harness.DriveStressTest):
+    """Every spelling of one target (DIR/, DIR/., a symbolic link,
+    /proc/self/root/DIR, a relative path) is "given twice", as DIR DIR is,
+    never "in use by another drivestress run" naming the run itself."""
+
+    def test_every_spelling_is_given_twice(self):
+        link = os.path.join(self.tmp, "link")
+        os.symlink(self.target, link)
+        rel = os.path.relpath(self.target)
+        spellings = [self.target + "/", os.path.join(self.target, "."), link,
+                     "/proc/self/root" + self.target, rel, "./" + rel]
+        for other in spellings:
+            with self.subTest(other=other):
+                r = self.drivestress("-s", "4M", "-j", 1, "--rand-ops", 100, self.target,
+                                     target=other, json_out=False)
+                self.assertSetupError(r, "given twice", other)
+                self.assertNotIn("in use", r.stderr)
+                self.assertNotIn(str(os.getpid()), r.stderr)
+                self.assertNoFilesLeft(r)
+
+    def test_a_raw_device_and_a_link_to_it(self):
+        harness.require_root(self)
+        dev = harness.loop_device(self, harness.backing_file(self, 16 << 20))
+        link = os.path.join(self.tmp, "dev-link")
+        os.symlink(dev, link)
+        r = self.drivestress("-s", "4M", "-j", 1, "--rand-ops", 100,
+                             "--raw-device", dev, "--destroy-data", dev,
+                             "--raw-device", link, "--destroy-data", link,
+                             target=False, json_out=False)
+        self.assertSetupError(r, "given twice", link)
+
+
 if __name__ == "__main__":
     harness.main()

@@ -266,5 +266,19 @@ class SingleServerFindRateSync(SingleServerFindRate):
     backend = "sync"
 
 
+@harness.meson_case(timeout=120)
+class FindRatePercentile(harness.DriveStressTest):
+    """A percentile is reported as it was given: p99.99999999 is not "p100"."""
+
+    def test_many_nines_are_not_p100(self):
+        r = self.drivestress("-j", 1, "-s", "4M", "--qd", 4, "--rand-time", "300ms",
+                             "--find-rate", "p99.99999999<=1h")
+        self.assertExit(r, 0)
+        self.assertIn("p99.99999999 <= ", r.stdout)
+        self.assertNotIn("p100", r.stdout)
+        self.assertEqual(self.assertJson(r)["find_rate"]["percentile"], 99.99999999)
+        self.assertNoFilesLeft(r)
+
+
 if __name__ == "__main__":
     harness.main()

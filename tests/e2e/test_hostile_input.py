@@ -664,5 +664,31 @@ def all_rows():
             + sweep_rows())
 
 
+@harness.meson_case(timeout=120)
+class NoHooksInTheProduct(harness.DriveStressTest):
+    """The product binary reads no test hook: a hostile or stale environment
+    (DRIVESTRESS_TEST_STOP=create left exported) does not stop a run with
+    SIGSTOP; only the tests' hooked build obeys it."""
+
+    def test_the_product_ignores_test_hook_variables(self):
+        env = dict(os.environ, DRIVESTRESS_TEST_STOP="create",
+                   DRIVESTRESS_TEST_STOP_ON_SIGNAL="1", DRIVESTRESS_TEST_SYSFS_ROOT="/nonexistent",
+                   DRIVESTRESS_TEST_HEALTH_LOGS="/nonexistent/page")
+        argv = self.command("-j", 1, "-s", "1M", "--rand-ops", 100)
+        self.assertEqual(argv[0], harness.DRIVESTRESS)
+        p = subprocess.run(argv, env=env, capture_output=True, text=True,
+                           timeout=harness.EXIT_TIMEOUT_S)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("result   PASS", p.stdout)
+        self.assertNotIn("fixture", p.stdout)
+        self.assertNoFilesLeft()
+        # The hooked build of the same program does stop there.
+        run = self.start("-j", 1, "-s", "1M", "--rand-ops", 100, stop="create")
+        self.assertEqual(run.argv[0], harness.HOOKED)
+        run.wait_stopped()
+        run.resume()
+        self.assertExit(run.finish(), 0)
+
+
 if __name__ == "__main__":
     harness.main()

@@ -1,17 +1,19 @@
-"""What a run owns, attacked again (issue 22): the lock of its directory,
-the leftovers of runs killed with -9, and the evidence of --keep runs seen
-through other names.
+"""What a run owns: the lock of its directory, the leftovers of runs killed
+with -9, and the evidence of --keep runs seen through other names.
 
 - The lock is not the directory's own flock (any reader could take that and
   keep root out) and is keyed by the directory's identity, so an overlay's
-  merged directory and its upper directory are one target.
+  merged directory and its upper directory are one target; one user's runs
+  meet whatever their environment says the runtime directory is.
 - Leftovers the next run can prove are its own (unit header, name, nobody
-  holding the lock) are removed, and said so in one line.
+  holding the lock) are removed, and said so in one line; look-alike names
+  are not its own.
 - A run never opens a file that a kept state in its directory names,
   whatever name (prefix, hard link) reaches it."""
 
 import hashlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -110,6 +112,40 @@ class TargetLock(harness.DriveStressTest):
         self.assertNoFilesLeft()
 
 
+class UserLockDirectories(harness.DriveStressTest):
+    """Two runs of one user, one with $XDG_RUNTIME_DIR and one without (a
+    login shell, sudo, cron), meet: a user's run locks in every usable
+    candidate directory, not in $XDG_RUNTIME_DIR's alone."""
+
+    def test_runs_with_different_environments_meet(self):
+        harness.require_root(self, "a second user")
+        if not shutil.which("setpriv"):
+            self.skipTest("setpriv not installed")
+        xdg = os.path.join(self.tmp, "xdg")
+        os.mkdir(xdg, 0o700)
+        for d in (self.tmp, self.target, xdg):
+            os.chown(d, NOBODY, NOBODY)
+        os.chmod(self.tmp, 0o755)
+        fallback = f"/tmp/drivestress-{NOBODY}"
+        if not os.path.exists(fallback):  # made by these runs: removed after
+            self.addCleanup(lambda: os.path.isdir(fallback) and not os.listdir(fallback)
+                            and os.rmdir(fallback))
+        without = ["env", "-u", "XDG_RUNTIME_DIR"] + setpriv(NOBODY)
+        with_xdg = ["env", f"XDG_RUNTIME_DIR={xdg}"] + setpriv(NOBODY)
+        for first_env, second_env in ((without, with_xdg), (with_xdg, without)):
+            with self.subTest(first=first_env[1]):
+                first = self.start(*ARGS, stop="seq-read", json_out=False, wrapper=first_env)
+                first.wait_stopped()
+                p = subprocess.run(self.command(*ARGS, json_out=False, wrapper=second_env),
+                                   capture_output=True, text=True,
+                                   timeout=harness.EXIT_TIMEOUT_S)
+                r = harness.Result(p.returncode, p.stdout, p.stderr, None, 0)
+                self.assertSetupError(r, "in use by another drivestress run",
+                                      f"pid {first.proc.pid}")
+                first.resume()
+                self.assertExit(first.finish(), 0)
+                self.assertNoFilesLeft()
+
 class Leftovers(harness.DriveStressTest):
     """What runs killed with -9 leave at names the next run does not use."""
 
@@ -195,6 +231,33 @@ class Leftovers(harness.DriveStressTest):
         r = self.drivestress(*ARGS)
         self.assertNotIn("temporary file", r.stderr)
 
+
+class LeftoverNames(harness.DriveStressTest):
+    """Copies of a genuine leftover under look-alike names are not ours: only
+    the names a run makes, `<prefix><n>.dat` with n in canonical decimal, are
+    swept (drivestress-0x5.dat, drivestress-05.dat, ... are left alone)."""
+
+    COPIES = ["drivestress-0x5.dat", "drivestress- 5.dat", "drivestress-+5.dat",
+              "drivestress-005.dat", "drivestress-05.dat", "drivestress-5.dat.bak",
+              "other-5.dat"]
+
+    def test_only_exact_names_are_swept(self):
+        run = self.start("-s", "1M", "-j", 6, "--rand-ops", 100, stop="seq-read", json_out=False)
+        run.wait_stopped()
+        run.close()  # SIGKILL: six files left
+        genuine = self.data_file(5)
+        with open(genuine, "rb") as f:
+            content = f.read()
+        for name in self.COPIES:
+            shutil.copyfile(genuine, os.path.join(self.target, name))
+        r = self.drivestress("-s", "1M", "-j", 2, "--rand-ops", 100)
+        self.assertExit(r, 0)
+        # drivestress-2..5.dat were a killed run's: swept, and said so.
+        self.assertIn("removed 4 leftover files of earlier runs", r.stderr)
+        self.assertEqual(self.target_files(), sorted(self.COPIES))
+        for name in self.COPIES:
+            with open(os.path.join(self.target, name), "rb") as f:
+                self.assertEqual(f.read(), content, name)
 
 class KeptUnderOtherNames(harness.DriveStressTest):
     """A run never opens a file a kept state in its directory names (issue 22

@@ -174,6 +174,36 @@ class RateSync(RateCases, harness.DriveStressTest):
     backend = "sync"
 
 
+@harness.meson_case(timeout=120)
+class TinyRates(harness.DriveStressTest):
+    """Rates no run can schedule are refused before anything is written: below
+    one operation a second, or fewer than two in the random phase (such a
+    rate once ran "requested 0 IOPS" and, with --rand-ops, never ended)."""
+
+    def test_rates_below_one_a_second_are_refused(self):
+        for args in (("--rate", "1e-300"), ("--rate", "1e-300", "--rand-ops", 10),
+                     ("--rate", "0.0001"), ("--rate", "0.5k", "--rand-time", "1ms"),
+                     ("--rate", "1", "--rand-time", "1s"),
+                     ("--sweep", "rate=0.5"), ("--sweep", "rate=100,0.001")):
+            with self.subTest(args=args):
+                r = self.drivestress("-s", "4M", "-j", 1, *args, json_out=False)
+                self.assertExit(r, 1)
+                lines = r.stderr.splitlines()
+                self.assertEqual(len(lines), 1, r.describe())
+                self.assertIn("--rate" if args[0] == "--rate" else "--sweep", lines[0])
+                self.assertRegex(lines[0], r"below 1 operation a second|fewer than 2 operations")
+                self.assertEqual(r.stdout, "")
+                self.assertNoFilesLeft(r)
+
+    def test_the_lowest_rate_runs_and_ends(self):
+        r = self.drivestress("-s", "4M", "-j", 1, "--rate", 1, "--rand-ops", 3)
+        self.assertExit(r, 0)
+        rate = self.assertJson(r)["merged_phases"]
+        random = next(p for p in rate if p["phase"] == "random")
+        self.assertEqual(random["read_ops"] + random["write_ops"], 3)
+        self.assertEqual(random["rate"]["requested_iops"], 1)
+        self.assertNoFilesLeft(r)
+
 class Throttled(ThrottledDevice):
     """Reads capped at CAP_IOPS by the device's blkio throttle."""
 

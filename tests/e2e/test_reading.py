@@ -6,6 +6,7 @@ the page-cache warning of buffered runs."""
 import json
 import os
 import re
+import signal
 
 import harness
 from harness import MiB
@@ -437,6 +438,24 @@ class AsShipped(harness.DriveStressTest):
         self.assertEqual([l for l in r.stdout.splitlines() if len(l) > 100], [], r.stdout)
         self.assertFalse(any("kernel I/O threads" in l for l in r.stdout.splitlines()
                              if l.startswith("  seq-write ")), r.stdout)
+
+
+@harness.meson_case(timeout=120)
+class ReportLinesReachTheFile(harness.DriveStressTest):
+    """Redirected to a file, each phase's line of the text report is in the
+    file when the next phase starts (the escaping stream flushes stdout
+    under it): in time for tail -f, and not lost to a SIGKILL."""
+
+    def test_phase_lines_are_in_the_file_while_stopped(self):
+        run = self.start("-s", "8M", "-j", 1, "--rand-time", "0.2", stop="reverify")
+        run.wait_stopped()
+        so_far = run.stdout_so_far()
+        for phase in ("seq-write", "seq-read", "random"):
+            self.assertRegex(so_far, rf"(?m)^  {phase} ", so_far)
+        run.send(signal.SIGKILL)
+        r = run.finish()
+        self.assertEqual(r.returncode, -signal.SIGKILL)
+        self.assertRegex(r.stdout, r"(?m)^  random ")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
-"""Issue 37, items 1 and 2: evidence that survives its own damage, and runs
-told apart.
+"""A --keep run's evidence survives its own damage, and runs are told apart
+(issue 37, items 1 and 2).
 
 - A --keep run killed, its state file's first byte changed (or its first
   4 KiB zeroed): the next plain run into the directory passed and removed

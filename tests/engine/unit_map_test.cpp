@@ -1,3 +1,5 @@
+// The unit map and the busy units: claims and releases (shared reads, sole
+// writes) through growth, generations past 255, and trimmed units.
 #include "engine/unit_map.h"
 
 #include <doctest/doctest.h>

@@ -1,3 +1,5 @@
+// The --prom textfile over a run: written at the start, live during a phase,
+// last with the verdict; a preset's tests in one file; a file that cannot be written.
 #include "metrics/prom_textfile.h"
 
 #include <doctest/doctest.h>

@@ -1,3 +1,5 @@
+// The Prometheus exposition: the fixed bucket set, exact le text, well-formed
+// lines and names, histograms, counters, labels for presets, repeats and targets.
 #include "metrics/prometheus.h"
 
 #include <doctest/doctest.h>

@@ -1,3 +1,5 @@
+// The NVMe controller behind a target found in sysfs (namespaces, partitions,
+// multipath, device mapper) and its hwmon temperature, or a one-line reason.
 #include "nvme/controller.h"
 
 #include <doctest/doctest.h>

@@ -1,3 +1,5 @@
+// The SMART / health log's Get Log Page command, and the reasons given for a
+// device that is not NVMe, a missing device or a plain file.
 #include "nvme/get_log_page.h"
 
 #include <doctest/doctest.h>

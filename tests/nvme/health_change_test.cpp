@@ -1,3 +1,5 @@
+// Two health-log readings compared: which changes are damage, which notices,
+// the thermal throttling verdict, and readings that cannot be compared.
 #include "nvme/health_change.h"
 
 #include <doctest/doctest.h>

@@ -1,3 +1,5 @@
+// The health log page decoded: every field from its offset and width, 128-bit
+// counters saturating, critical warning bits, data units and temperatures.
 #include "nvme/health_log.h"
 
 #include <doctest/doctest.h>

@@ -1,3 +1,5 @@
+// The block appender: exactly the bytes appended reach the file, whole blocks
+// written direct, a pipe written at every flush, and a failed write reported.
 #include "output/block_appender.h"
 
 #include <doctest/doctest.h>

@@ -1,3 +1,5 @@
+// The --io-log sink: the record, its NDJSON and fio lines, full rings dropping
+// and counting, two workers' records each once and in order, write errors.
 // suite threads: the workers' pushes against IoLog's writer thread
 #include "output/io_log.h"
 

@@ -1,3 +1,5 @@
+// Result files: replaced atomically, nothing left on failure, planted links and
+// temporary names defeated, and which streams and devices are accepted.
 // suite threads: a reader thread at the other end of a FIFO
 #include "output/output_file.h"
 

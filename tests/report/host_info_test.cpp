@@ -1,3 +1,5 @@
+// The drive behind a target as the report names it: a SCSI disk's or an NVMe
+// controller's model, serial, firmware and sector sizes, or nothing known.
 #include "report/host_info.h"
 
 #include <doctest/doctest.h>

@@ -1,3 +1,5 @@
+// The live status line: every field when it fits, fields dropped in the stated
+// order when not, and a mismatch count never dropped.
 #include "report/progress_line.h"
 
 #include <doctest/doctest.h>

@@ -1,3 +1,5 @@
+// Batch means: the interval of a mean of correlated intervals, its coverage on
+// independent and AR(1) series, drift called correlated, and compare().
 #include "stats/batch_means.h"
 
 #include <doctest/doctest.h>

@@ -1,3 +1,5 @@
+// The access distributions (uniform, zipf, pareto, normal, zoned): shares of the
+// hot ranks as predicted, the permutation, the distinct estimate and the spelling.
 #include "stats/distribution.h"
 
 #include <doctest/doctest.h>

@@ -1,3 +1,5 @@
+// A figure over repeats: its median, its interval from order statistics with
+// their coverage, and when a difference is named.
 #include "stats/estimate.h"
 
 #include <doctest/doctest.h>

@@ -1,3 +1,5 @@
+// The latency histogram: buckets tiling the range within 1/128, percentiles
+// within 1 %, exact min/max/mean, clamping, merging and counts above a bound.
 #include "stats/histogram.h"
 
 #include <doctest/doctest.h>

@@ -1,3 +1,5 @@
+// The knee of a sweep: the last point before the figure flattens while p99
+// climbs, none on steady growth or noise, and bandwidth for block sizes.
 #include "stats/knee.h"
 
 #include <doctest/doctest.h>

@@ -1,3 +1,5 @@
+// A percentile's interval from the histogram: its bounds' ranks, its coverage,
+// and the percentiles too few samples cannot place.
 #include "stats/quantile_interval.h"
 
 #include <doctest/doctest.h>

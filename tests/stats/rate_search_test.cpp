@@ -1,3 +1,5 @@
+// --find-rate's search: the maximum probed first, the bracket narrowed to 5 %,
+// the stops, and how a probe passes or fails against the bound.
 #include "stats/rate_search.h"
 
 #include <doctest/doctest.h>

@@ -1,3 +1,5 @@
+// The regimes of a phase: level changes found (a token bucket running dry),
+// noise, single-interval dips and small steps not split.
 #include "stats/regimes.h"
 
 #include <doctest/doctest.h>

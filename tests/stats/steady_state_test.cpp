@@ -1,3 +1,5 @@
+// SNIA steady state: the window's range and slope against hand computations,
+// the limits exactly, and the tracker stopping at the first steady window.
 #include "stats/steady_state.h"
 
 #include <doctest/doctest.h>

@@ -1,3 +1,5 @@
+// Normal and Student's t quantiles against tables, their monotony, and the
+// arguments refused.
 #include "stats/t_quantile.h"
 
 #include <doctest/doctest.h>

@@ -1,3 +1,5 @@
+// The write cliff: where a sustained write drops and between which levels, one
+// or two steps, what noise and slow slides are not, and recovery after idle.
 #include "stats/write_cliff.h"
 
 #include <doctest/doctest.h>

@@ -1,3 +1,5 @@
+// The host's load from /proc/stat: the cpu line in seconds, steal and foreign
+// load as shares, and loads of several phases added up.
 #include "sys/host_load.h"
 
 #include <doctest/doctest.h>

@@ -1,3 +1,5 @@
+// /proc/self/mountinfo parsed: lines with optional fields, escaped paths, a
+// mount found by id or device, and this process's own table.
 #include "sys/mountinfo.h"
 
 #include <sys/sysmacros.h>

@@ -1,3 +1,5 @@
+// Every process's CPU time from /proc/PID/stat: stat lines with odd names, kernel
+// threads apart, reused pids, and the foreign load named.
 #include "sys/processes.h"
 
 #include <doctest/doctest.h>

@@ -1,3 +1,5 @@
+// What a raw device already holds, as wipefs names it: file systems, swap,
+// partition tables, LVM2, LUKS and md RAID signatures, or nothing recognised.
 #include "targets/device_signature.h"
 
 #include <doctest/doctest.h>

@@ -1,3 +1,5 @@
+// Sizes, durations, counts, lists and rates as people type them, and the sizes,
+// durations, percentiles and names the reports print.
 #include "units/units.h"
 #include "units/utf8.h"
 

@@ -1,18 +1,58 @@
-// --sweep parsing and --preset expansion.
+// Sweeps: --sweep's parameters, lists and ranges and what each refuses, the
+// options a sweep replaces, --knee-gain, and the schedules a rate sweep
+// shares with --find-rate and --arrivals.
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
-#include "cli/option_table.h"
 #include "cli/command_line.h"
-#include "cli/presets.h"
 
 using ds::cli::parse_command_line;
 using ds::cli::parse_sweep;
+using ds::cli::ParsedCommandLine;
 using ds::cli::UsageError;
+using ds::model::RunConfig;
 using ds::model::SweepParam;
 using V = std::vector<std::uint64_t>;
+
+namespace {
+
+constexpr std::uint64_t KiB = 1024;
+
+using Args = std::vector<std::string>;
+
+RunConfig parse(const Args& args) {
+    ParsedCommandLine p = parse_command_line(args);
+    REQUIRE(p.action == ParsedCommandLine::Action::run);
+    return p.config;
+}
+
+// The UsageError message for `args`, or "" when they are accepted (so a
+// missing rejection fails the check on the message).
+std::string usage_error(const Args& args) {
+    try {
+        parse_command_line(args);
+    } catch (const UsageError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+bool contains(const std::string& s, const std::string& part) {
+    return s.find(part) != std::string::npos;
+}
+
+// Checks that `args` are rejected with a message naming `option`.
+void check_rejected(const Args& args, const std::string& option) {
+    std::string msg = usage_error(args);
+    CAPTURE(msg);
+    CHECK(!msg.empty());
+    CHECK(contains(msg, option));
+}
+
+}  // namespace
 
 TEST_CASE("sweep lists and power-of-two ranges") {
     CHECK(parse_sweep("qd=1,4,16").values == V{1, 4, 16});
@@ -24,7 +64,7 @@ TEST_CASE("sweep lists and power-of-two ranges") {
     CHECK(rb.values == V{4096, 8192, 16384, 32768, 65536});
 }
 
-TEST_CASE("sweep rejections name --sweep") {
+TEST_CASE("parse_sweep's refusals name --sweep") {
     for (const char* bad :
          {"qd", "qd=", "depth=1,2", "qd=0,1", "qd=1,1", "qd=8..2", "qd=0..4", "qd=1,x", "qd=1,,2",
           "qd=1,99999", "rand-block=3000,4096", "rand-block=256,4K", "files=1..99999"}) {
@@ -36,6 +76,68 @@ TEST_CASE("sweep rejections name --sweep") {
             CHECK(std::string(e.what()).find("--sweep") != std::string::npos);
         }
     }
+}
+
+TEST_CASE("--sweep: one parameter, a list or a range of powers of two") {
+    SUBCASE("qd list; --qd becomes the largest value") {
+        RunConfig c = parse({"--sweep", "qd=1,4,16"});
+        REQUIRE(c.sweep.has_value());
+        CHECK(c.sweep->param == ds::model::SweepParam::qd);
+        CHECK(c.sweep->values == std::vector<std::uint64_t>{1, 4, 16});
+        CHECK(c.qd == 16);
+    }
+    SUBCASE("values keep the order given") {
+        RunConfig c = parse({"--sweep", "qd=8,1,2"});
+        REQUIRE(c.sweep.has_value());
+        CHECK(c.sweep->values == std::vector<std::uint64_t>{8, 1, 2});
+        CHECK(c.qd == 8);
+    }
+    SUBCASE("qd range") {
+        RunConfig c = parse({"--sweep", "qd=1..8"});
+        REQUIRE(c.sweep.has_value());
+        CHECK(c.sweep->values == std::vector<std::uint64_t>{1, 2, 4, 8});
+    }
+    SUBCASE("a range ends on its upper bound") {
+        RunConfig c = parse({"--sweep", "qd=1..6"});
+        REQUIRE(c.sweep.has_value());
+        CHECK(c.sweep->values == std::vector<std::uint64_t>{1, 2, 4, 6});
+    }
+    SUBCASE("files; --files becomes the largest value") {
+        RunConfig c = parse({"--sweep", "files=1..4"});
+        REQUIRE(c.sweep.has_value());
+        CHECK(c.sweep->param == ds::model::SweepParam::files);
+        CHECK(c.sweep->values == std::vector<std::uint64_t>{1, 2, 4});
+        CHECK(c.files == 4);
+    }
+    SUBCASE("rand-block sizes; the smallest is the verification unit") {
+        RunConfig c = parse({"--sweep", "rand-block=4K,16K,64K"});
+        REQUIRE(c.sweep.has_value());
+        CHECK(c.sweep->param == ds::model::SweepParam::rand_block);
+        CHECK(c.sweep->values == std::vector<std::uint64_t>{4 * KiB, 16 * KiB, 64 * KiB});
+        CHECK(c.rand_block == 4 * KiB);
+    }
+}
+
+TEST_CASE("--sweep rejections name --sweep") {
+    check_rejected({"--sweep", "qd"}, "--sweep");
+    check_rejected({"--sweep", "depth=1,2"}, "--sweep");
+    check_rejected({"--sweep", "qd=0,1"}, "--sweep");
+    check_rejected({"--sweep", "qd=4,4"}, "--sweep");
+    check_rejected({"--sweep", "qd=8..2"}, "--sweep");
+    check_rejected({"--sweep", "qd=0..8"}, "--sweep");
+    check_rejected({"--sweep", "qd=1,,2"}, "--sweep");
+    check_rejected({"--sweep", "qd=1,x"}, "--sweep");
+    check_rejected({"--sweep", "qd=1,5000"}, "--sweep");
+    check_rejected({"--sweep", "files=1,5000"}, "--sweep");
+    check_rejected({"--sweep", "rand-block=3000"}, "--sweep");
+    check_rejected({"--sweep", "rand-block=256,4K"}, "--sweep");
+    check_rejected({"--sweep", "rand-block=2M,4M"}, "--sweep");  // do not divide --seq-block 1M
+    check_rejected({"--sweep", "qd=1,2", "--qd", "4"}, "--sweep");
+    check_rejected({"--sweep", "files=1,2", "--files", "4"}, "--sweep");
+    check_rejected({"--sweep", "rand-block=4K,8K", "--rand-block", "4K"}, "--sweep");
+    check_rejected({"--sweep", "qd=1,2", "--iterations", "2"}, "--sweep");
+    check_rejected({"--sweep", "qd=1,2", "--rand-time", "0"}, "--sweep");
+    check_rejected({"--sweep", "qd=1,2", "--phases", "seq-write,seq-read"}, "--sweep");
 }
 
 TEST_CASE("a qd sweep runs at the largest depth; conflicting options are refused") {
@@ -62,115 +164,11 @@ TEST_CASE("a qd sweep runs at the largest depth; conflicting options are refused
         UsageError);
 }
 
-TEST_CASE("latency thresholds and knee gain") {
-    auto d = parse_command_line({});
-    CHECK(d.config.latency_thresholds_s ==
-          std::vector<double>{1e-3, 1e-2, 1e-1});  // 1ms,10ms,100ms
-    CHECK(d.config.knee_gain_pct == 5);
-    auto c = parse_command_line({"--latency-thresholds", "500us,1s", "--knee-gain", "10"});
-    CHECK(c.config.latency_thresholds_s == std::vector<double>{0.0005, 1});
-    CHECK(c.config.knee_gain_pct == 10);
-    CHECK_THROWS_AS(parse_command_line({"--latency-thresholds", "0"}), UsageError);
-    CHECK_THROWS_AS(parse_command_line({"--latency-thresholds", "1s,,2s"}), UsageError);
-}
-
-TEST_CASE("presets expand to exactly their documented options") {
-    auto desktop = parse_command_line({"--preset", "desktop", "/tmp"});
-    REQUIRE(desktop.preset_tests.size() == 6);
-    const auto& seq8 = desktop.preset_tests[0];
-    CHECK(seq8.first == "SEQ1M Q8T1");
-    CHECK(seq8.second.seq_block == 1U << 20);
-    CHECK(seq8.second.qd == 8);
-    CHECK(seq8.second.files == 1);
-    CHECK(seq8.second.phases.size() == 2);
-    CHECK(seq8.second.verify);
-    const auto& rnd_write = desktop.preset_tests[3];
-    CHECK(rnd_write.first == "RND4K Q32T1 write");
-    CHECK(rnd_write.second.read_pct == 0);
-    CHECK(rnd_write.second.qd == 32);
-    CHECK(rnd_write.second.has_phase(ds::model::Phase::reverify));
-    CHECK(rnd_write.second.target == "/tmp");
-
-    auto nvme = parse_command_line({"--preset", "nvme"});
-    REQUIRE(nvme.preset_tests.size() == 3);
-    CHECK(nvme.preset_tests[0].second.seq_block == 128 * 1024);
-    CHECK(nvme.preset_tests[1].second.files == 16);
-
-    auto burn = parse_command_line({"--preset", "burn-in", "--duration", "1h"});
-    REQUIRE(burn.preset_tests.size() == 1);
-    CHECK(burn.preset_tests[0].second.iterations == 0);
-    CHECK(burn.preset_tests[0].second.read_pct == 50);
-    CHECK(burn.preset_tests[0].second.phases.size() == 4);
-
-    auto quick = parse_command_line({"--preset", "quick"});
-    REQUIRE(quick.preset_tests.size() == 1);
-    CHECK(quick.preset_tests[0].second.file_bytes == parse_command_line({}).config.file_bytes);
-}
-
-TEST_CASE("explicit options override a preset's values") {
-    auto cmd = parse_command_line({"--preset", "desktop", "--qd", "4", "-s", "64M"});
-    for (const auto& [label, cfg] : cmd.preset_tests) {
-        CAPTURE(label);
-        CHECK(cfg.qd == 4);
-        CHECK(cfg.file_bytes == 64ULL << 20);
-    }
-    CHECK_THROWS_AS(parse_command_line({"--preset", "fastest"}), UsageError);
-}
-
-TEST_CASE("--no-verify with a preset drops the preset's reverify phases") {
-    auto cmd = parse_command_line({"--preset", "desktop", "--no-verify"});
-    REQUIRE_FALSE(cmd.preset_tests.empty());
-    bool had_random_write = false;
-    for (const auto& [label, cfg] : cmd.preset_tests) {
-        CAPTURE(label);
-        CHECK_FALSE(cfg.verify);
-        CHECK_FALSE(cfg.has_phase(ds::model::Phase::reverify));
-        if (cfg.read_pct == 0) {
-            had_random_write = true;
-            CHECK(cfg.has_phase(ds::model::Phase::random));
-        }
-    }
-    CHECK(had_random_write);
-    // Named by the user, reverify still conflicts with --no-verify.
-    CHECK_THROWS_AS(parse_command_line(
-                        {"--preset", "desktop", "--no-verify", "--phases", "seq-write,reverify"}),
-                    UsageError);
-}
-
-TEST_CASE("every preset option is a real option, with a value exactly when it takes one") {
-    // Presets are data read through the option table (no command line is
-    // spelled from them), so a misspelt key would otherwise be ignored.
-    for (const auto& preset : ds::cli::presets())
-        for (const auto& test : preset.tests)
-            for (const auto& [key, value] : test.options) {
-                CAPTURE(preset.name);
-                CAPTURE(key);
-                const ds::cli::OptionSpec* spec = nullptr;
-                for (const auto& s : ds::cli::option_specs())
-                    if (key == s.name) spec = &s;
-                REQUIRE(spec != nullptr);
-                CHECK(value.empty() == (spec->kind == ds::cli::OptionSpec::Kind::flag));
-            }
-}
-
-TEST_CASE("a preset value the user gave the same way is the user's; the others still apply") {
-    auto cmd = parse_command_line({"--preset", "nvme", "--read-pct", "30", "/tmp"});
-    REQUIRE(cmd.preset_tests.size() == 3);
-    CHECK(cmd.preset_tests[1].second.read_pct == 30);  // the user's, over RND4K's 100
-    CHECK(cmd.preset_tests[1].second.files == 16);     // the preset's
-    CHECK(cmd.preset_tests[2].second.read_pct == 30);
-    CHECK(cmd.preset_tests[0].second.seq_time_s == 5);  // the preset's seq-time
-}
-
-TEST_CASE("help lists every preset with its options") {
-    auto help = parse_command_line({"--help"}).help_text;
-    for (const auto& p : ds::cli::presets()) {
-        CHECK(help.find(p.name + ": ") != std::string::npos);
-        for (const auto& t : p.tests)
-            for (const auto& [key, value] : t.options)
-                CHECK(help.find("--" + key + (value.empty() ? "" : " " + value)) !=
-                      std::string::npos);
-    }
+TEST_CASE("--knee-gain: 0 to 1000 percent") {
+    CHECK(parse({"--knee-gain", "10"}).knee_gain_pct == 10.0);
+    CHECK(parse({"--knee-gain", "0"}).knee_gain_pct == 0.0);
+    check_rejected({"--knee-gain", "1001"}, "--knee-gain");
+    check_rejected({"--knee-gain", "-1"}, "--knee-gain");
 }
 
 TEST_CASE("--find-rate: any percentile, a duration bound, one spelling") {

@@ -1,3 +1,6 @@
+// The command line as a whole: every option's default and field, the targets,
+// the seed tool's aliases, each refusal naming its option, --help and
+// --version, the backend's modes and the words a LIST option takes.
 #include "cli/command_line.h"
 
 #include "cli/option_table.h"
@@ -626,84 +629,7 @@ TEST_CASE("--version") {
     CHECK(parse_command_line({"-V"}).action == ParsedCommandLine::Action::version);
 }
 
-TEST_CASE("--sweep: one parameter, a list or a range of powers of two") {
-    SUBCASE("qd list; --qd becomes the largest value") {
-        RunConfig c = parse({"--sweep", "qd=1,4,16"});
-        REQUIRE(c.sweep.has_value());
-        CHECK(c.sweep->param == ds::model::SweepParam::qd);
-        CHECK(c.sweep->values == std::vector<std::uint64_t>{1, 4, 16});
-        CHECK(c.qd == 16);
-    }
-    SUBCASE("values keep the order given") {
-        RunConfig c = parse({"--sweep", "qd=8,1,2"});
-        REQUIRE(c.sweep.has_value());
-        CHECK(c.sweep->values == std::vector<std::uint64_t>{8, 1, 2});
-        CHECK(c.qd == 8);
-    }
-    SUBCASE("qd range") {
-        RunConfig c = parse({"--sweep", "qd=1..8"});
-        REQUIRE(c.sweep.has_value());
-        CHECK(c.sweep->values == std::vector<std::uint64_t>{1, 2, 4, 8});
-    }
-    SUBCASE("a range ends on its upper bound") {
-        RunConfig c = parse({"--sweep", "qd=1..6"});
-        REQUIRE(c.sweep.has_value());
-        CHECK(c.sweep->values == std::vector<std::uint64_t>{1, 2, 4, 6});
-    }
-    SUBCASE("files; --files becomes the largest value") {
-        RunConfig c = parse({"--sweep", "files=1..4"});
-        REQUIRE(c.sweep.has_value());
-        CHECK(c.sweep->param == ds::model::SweepParam::files);
-        CHECK(c.sweep->values == std::vector<std::uint64_t>{1, 2, 4});
-        CHECK(c.files == 4);
-    }
-    SUBCASE("rand-block sizes; the smallest is the verification unit") {
-        RunConfig c = parse({"--sweep", "rand-block=4K,16K,64K"});
-        REQUIRE(c.sweep.has_value());
-        CHECK(c.sweep->param == ds::model::SweepParam::rand_block);
-        CHECK(c.sweep->values == std::vector<std::uint64_t>{4 * KiB, 16 * KiB, 64 * KiB});
-        CHECK(c.rand_block == 4 * KiB);
-    }
-}
-
-TEST_CASE("--sweep rejections name --sweep") {
-    check_rejected({"--sweep", "qd"}, "--sweep");
-    check_rejected({"--sweep", "depth=1,2"}, "--sweep");
-    check_rejected({"--sweep", "qd=0,1"}, "--sweep");
-    check_rejected({"--sweep", "qd=4,4"}, "--sweep");
-    check_rejected({"--sweep", "qd=8..2"}, "--sweep");
-    check_rejected({"--sweep", "qd=0..8"}, "--sweep");
-    check_rejected({"--sweep", "qd=1,,2"}, "--sweep");
-    check_rejected({"--sweep", "qd=1,x"}, "--sweep");
-    check_rejected({"--sweep", "qd=1,5000"}, "--sweep");
-    check_rejected({"--sweep", "files=1,5000"}, "--sweep");
-    check_rejected({"--sweep", "rand-block=3000"}, "--sweep");
-    check_rejected({"--sweep", "rand-block=256,4K"}, "--sweep");
-    check_rejected({"--sweep", "rand-block=2M,4M"}, "--sweep");  // do not divide --seq-block 1M
-    check_rejected({"--sweep", "qd=1,2", "--qd", "4"}, "--sweep");
-    check_rejected({"--sweep", "files=1,2", "--files", "4"}, "--sweep");
-    check_rejected({"--sweep", "rand-block=4K,8K", "--rand-block", "4K"}, "--sweep");
-    check_rejected({"--sweep", "qd=1,2", "--iterations", "2"}, "--sweep");
-    check_rejected({"--sweep", "qd=1,2", "--rand-time", "0"}, "--sweep");
-    check_rejected({"--sweep", "qd=1,2", "--phases", "seq-write,seq-read"}, "--sweep");
-}
-
-TEST_CASE("--knee-gain, --latency-thresholds, --compare-backends") {
-    CHECK(parse({"--knee-gain", "10"}).knee_gain_pct == 10.0);
-    CHECK(parse({"--knee-gain", "0"}).knee_gain_pct == 0.0);
-    check_rejected({"--knee-gain", "1001"}, "--knee-gain");
-    check_rejected({"--knee-gain", "-1"}, "--knee-gain");
-
-    CHECK(parse({"--latency-thresholds", "1s,500ms"}).latency_thresholds_s ==
-          std::vector<double>{1.0, 0.5});
-    CHECK(parse({"--latency-thresholds", "2m"}).latency_thresholds_s == std::vector<double>{120.0});
-    // The seed tool's thresholds stay available by name.
-    CHECK(parse({"--latency-thresholds", "seed"}).latency_thresholds_s ==
-          std::vector<double>{2.0, 10.0});
-    check_rejected({"--latency-thresholds", "0"}, "--latency-thresholds");
-    check_rejected({"--latency-thresholds", "1s,,2s"}, "--latency-thresholds");
-    check_rejected({"--latency-thresholds", "soon"}, "--latency-thresholds");
-
+TEST_CASE("--compare-backends and --compare-extra") {
     CHECK(parse({"--compare-backends"}).compare_backends);
     check_rejected({"--compare-backends", "--backend", "sync"}, "--compare-backends");
     // Both backends' curves over depth; the other sweeps are refused.
@@ -770,73 +696,6 @@ TEST_CASE("--backend nop: io_uring NOPs, nothing verified, device and data optio
     CHECK(contains(usage_error({"--backend", "none"}), "auto, io_uring, sync, nop"));
 }
 
-TEST_CASE("--prom, --prom-label and --prom-interval") {
-    const std::string prom = "/tmp/options_test_never_written.prom";
-    ParsedCommandLine p = parse_command_line({"--prom", prom, "--prom-label", "rack=r12",
-                                              "--prom-label", "drive=bay 3 \"left\"", "/tmp"});
-    CHECK(p.outputs.prom.text() == prom);
-    CHECK(p.outputs.prom_labels == std::vector<std::pair<std::string, std::string>>{
-                                       {"rack", "r12"}, {"drive", "bay 3 \"left\""}});
-    CHECK(p.outputs.prom_interval_s == 5);  // the default
-    CHECK(outputs({"--prom", prom, "--prom-interval", "250ms", "/tmp"}).prom_interval_s ==
-          doctest::Approx(0.25));
-    // A value may hold '=': only the first one splits.
-    CHECK(outputs({"--prom", prom, "--prom-label", "k=a=b", "/tmp"}).prom_labels ==
-          std::vector<std::pair<std::string, std::string>>{{"k", "a=b"}});
-
-    check_rejected({"--prom-label", "rack=r12", "/tmp"}, "--prom-label needs --prom");
-    check_rejected({"--prom-interval", "10s", "/tmp"}, "--prom-interval needs --prom");
-    check_rejected({"--prom", prom, "--prom-label", "rack", "/tmp"}, "KEY=VALUE");
-    // (Label names and values follow the exposition format's rules, which
-    // main checks with the report layer: prometheus_test and the hostile
-    // input table.)
-    check_rejected({"--prom", prom, "--prom-label", "a=1", "--prom-label", "a=2", "/tmp"},
-                   "given twice");
-    check_rejected({"--prom", prom, "--prom-interval", "50ms", "/tmp"}, "--prom-interval");
-    check_rejected({"--prom", prom, "--prom-interval", "soon", "/tmp"}, "--prom-interval");
-    check_rejected({"--prom", prom, "--compare-backends", "/tmp"}, "--compare-backends");
-    // Where there is no run there is no textfile.
-    check_rejected({"--verify-only", "/tmp/x.state", "--prom-label", "a=b"}, "--prom-label");
-}
-
-TEST_CASE("--prom and --timeseries work with a preset (one file for its tests)") {
-    const std::string prom = "/tmp/options_test_never_written.prom";
-    ParsedCommandLine p = parse_command_line(
-        {"--preset", "desktop", "--prom", prom, "--prom-label", "rack=r1", "/tmp"});
-    CHECK(p.preset == "desktop");
-    CHECK(p.outputs.prom.text() == prom);
-    CHECK(p.outputs.prom_labels ==
-          std::vector<std::pair<std::string, std::string>>{{"rack", "r1"}});
-    CHECK(p.preset_tests.size() > 1);  // one textfile for every test
-    // Even the one-test presets promise per-second detail (issue 27).
-    for (const char* name : {"desktop", "burn-in", "nvme-endurance"}) {
-        const std::string ts = "/tmp/options_test_never_written.ndjson";
-        ParsedCommandLine t =
-            parse_command_line({"--preset", name, "--timeseries", ts, "--duration", "1m", "/tmp"});
-        CHECK(t.outputs.timeseries.text() == ts);
-        CHECK(!t.preset_tests.empty());
-    }
-    check_rejected({"--timeseries", "/tmp/options_test_ts.ndjson", "--compare-backends", "/tmp"},
-                   "--timeseries works with a single run or --preset");
-}
-
-TEST_CASE("--preset database: the size mix, skew and commit groups docs/presets.md states") {
-    ParsedCommandLine p = parse_command_line({"--preset", "database", "/tmp"});
-    REQUIRE(p.preset_tests.size() == 1);
-    const RunConfig& c = p.preset_tests[0].second;
-    CHECK(c.rand_block_text() == "8K:70,16K:15,64K:10,128K:5");
-    CHECK(c.rand_block == 8 * KiB);
-    CHECK(c.read_pct == 70);
-    CHECK(c.distribution.text() == "zipf:1.1");
-    CHECK((c.qd == 16 && c.files == 4));
-    CHECK((c.sync == ds::model::SyncMethod::fdatasync && c.sync_every == 32));
-    CHECK(c.rand_time_s == 30);
-    CHECK(c.phases == std::vector<Phase>{Phase::seq_write, Phase::random, Phase::reverify});
-    // The user's own options win, as with every preset.
-    p = parse_command_line({"--preset", "database", "--rand-block", "16K", "/tmp"});
-    CHECK(p.preset_tests[0].second.rand_mix.empty());
-}
-
 TEST_CASE("every word a LIST option's table entry names is accepted by that option") {
     // The completion offers these words (issue 27): none may be refused.
     int lists = 0;
@@ -855,30 +714,4 @@ TEST_CASE("every word a LIST option's table entry names is accepted by that opti
         CHECK(contains(help_text(), std::string("(words: ") + spec.words + ")"));
     }
     CHECK(lists == 2);  // --phases, --compare-extra
-}
-
-TEST_CASE("--iteration-detail: how many last iterations keep their histograms") {
-    CHECK(parse({}).iteration_detail == 0);
-    CHECK(parse({"--iteration-detail", "5"}).iteration_detail == 5);
-    CHECK(parse({"--iteration-detail", "10000"}).iteration_detail == 10000);
-    CHECK(contains(parse_command_line({"--help"}).help_text, "--iteration-detail"));
-    check_rejected({"--iteration-detail", "10001"}, "--iteration-detail");
-    check_rejected({"--iteration-detail", "-1"}, "--iteration-detail");
-    check_rejected({"--iteration-detail", "x"}, "--iteration-detail");
-}
-
-TEST_CASE("--interval: the length of a --timeseries line, 100ms to 60s") {
-    const std::string ts = "/tmp/options_test_never_written.ndjson";
-    CHECK(parse_command_line({"/tmp"}).config.interval_s == 1);  // the default
-    CHECK(
-        parse_command_line({"--timeseries", ts, "--interval", "250ms", "/tmp"}).config.interval_s ==
-        doctest::Approx(0.25));
-    CHECK(parse_command_line({"--timeseries", ts, "--interval", "1m", "/tmp"}).config.interval_s ==
-          60);
-    CHECK(usage_error({"--timeseries", ts, "--interval", "50ms", "/tmp"}).find("--interval") !=
-          std::string::npos);
-    CHECK(usage_error({"--timeseries", ts, "--interval", "61s", "/tmp"}).find("100ms and 60s") !=
-          std::string::npos);
-    CHECK(usage_error({"--interval", "2s", "/tmp"}).find("needs --timeseries") !=
-          std::string::npos);
 }

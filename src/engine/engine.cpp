@@ -75,15 +75,12 @@ std::uint64_t Engine::stamp(Turn& turn) {
 // more may come.  Without it, a phase that writes (PhaseWork::fills_writes)
 // sends each quarter of the depth as soon as it is prepared (fio's
 // iodepth_batch_submit in scripts/bench), the rest with the wait that
-// follows; any other sends a refill with its wait (one system call).  The
-// 70/30 mix at QD 32 sending all with the wait kept 1.38 of 2 CPUs busy
-// and entered the kernel once per 13 operations, fio 1.7 CPUs and once per
-// 5.5: the device waited while the reaped reads were verified and the
-// writes filled.  Sending early: 12 % more IOPS.  Phases of reads alone
-// keep one system call a refill: sending early cost verified random reads
-// at QD 32 about 3 % (each enter costs about 1 us in this VM) and the NOP
-// row 2.5x.  Below a depth of 8 a refill goes with the wait (one system
-// call an operation at QD 1).
+// follows, so the device is not left waiting while the reaped reads are
+// verified and the writes filled; any other phase sends a refill with its
+// wait (one system call): with no write to fill, an early send saves the
+// device little and costs an enter.  Below a depth of 8 a refill goes with
+// the wait (one system call an operation at QD 1).
+// measured: docs/performance.md, Where the 70/30 mix waited
 unsigned Engine::submit_every(unsigned depth, unsigned batch, bool fills_writes) {
     if (batch > 1) return batch;
     return fills_writes && depth >= 8 ? depth / 4 : 0;
@@ -160,13 +157,13 @@ EngineTally Engine::run(PhaseWork& work, const EngineOptions& o) {
 // operation due while every slot was busy is issued as soon as one frees
 // and marked late: its response time (completion - due) holds the wait.
 // The thread's timer slack is 1 ns meanwhile, so a futex or nanosleep wakes
-// at the due time instead of up to 50 us after it; with o.spin it sleeps
-// only until the due time less the wake-ups' measured lateness (WakeMargin)
-// and spins the rest, reaping without a wait, so an operation is issued
-// within a clock reading of its due time instead of a timer's wake-up
-// later (tens of us in a VM).  That spin is CPU: on this 2-CPU VM, one
-// worker at 100k IOPS spent 4 % more CPU an operation, at 10k 1.7x, at 1k
-// 2x, for an issue error p50 of 0.2-0.7 us instead of 23-72 us.
+// at the due time instead of up to 50 us after it (the default slack); with
+// o.spin it sleeps only until the due time less the wake-ups' measured
+// lateness (WakeMargin) and spins the rest, reaping without a wait, so an
+// operation is issued within a clock reading of its due time instead of a
+// timer's wake-up later.  That spin is CPU, the more of it an operation the
+// lower the rate.
+// measured: docs/latency-under-load.md, The issue error measured here
 EngineTally Engine::run_scheduled(PhaseWork& work, const EngineOptions& o, unsigned depth) {
     const int slack = ::prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
     ::prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);

@@ -96,14 +96,11 @@ struct EngineTally {
 // iodepth_batch_complete_min, which scripts/bench sets the same, does
 // likewise).  A wait that takes longer than kBoundNs (a hard disk, a device
 // that stalls) halves the batch, down to one completion per wait, so the
-// error stays under a millisecond.  The bound was 50 us: on a loop device
-// over /dev/shm that is the time 8 completions take at QD 32, the batch
-// kept halving, and it cost (A/B, -j 1, QD 32, verified, 5 alternations
-// each) 140-170k IOPS at 3.25-3.45 us/op against 160-178k at 2.86-3.02 with
-// no bound; the 70/30 mix at QD 32 went from 60-90k at 4.9-6.9 us/op to
-// 96-134k at 3.3-3.5 (with DEFER_TASKRUN, uring_backend.cpp).  Never a
-// timer on the wait: arming one for every wait cost about 1 us of system
-// time per operation at QD 32 on this VM.
+// error stays under a millisecond.  The bound sits well above what a fast
+// device takes to complete a quarter of its queue: a bound such a batch
+// reaches halves it on every wait, and the batching is lost.  Never a timer
+// on the wait: arming one costs system time on every wait.
+// measured: docs/performance.md, Where the CPU goes; Figures from the source's comments
 class BatchSizer {
   public:
     static constexpr std::uint64_t kBoundNs = 1'000'000;

@@ -72,8 +72,9 @@ class RandomPhase final : public IoPhase {
     void released(const Slot& s) override;
     // Also whether operations claim their blocks: only where a write or trim
     // may be in flight.  A phase of reads alone changes nothing a read could
-    // race, and its reads share their claims anyway, so it takes none (the
-    // claims' hash set was 6 % of the NOP row's CPU).
+    // race, and its reads share their claims anyway, so it takes none and
+    // spares the claims' hash set on every operation.
+    // measured: docs/performance.md, The NOP row against a real t/io_uring
     bool fills_writes() const override { return read_pct_ < 100; }
     std::uint64_t next_random();
     // A random block's first unit, its generation prefetched; its size in ahead_size_.
@@ -100,8 +101,9 @@ class RandomPhase final : public IoPhase {
     bool skewed_;               // not uniform: draws are ranked and tallied
     // Whether a drawn block's generation will be read (a write's fill, a
     // read's verification): only then is it prefetched.  Reads without
-    // verification never look at it, and prefetching it anyway cost the
-    // NOP row (reads, unverified) 5 % of its CPU: 122 against 115 ns/op.
+    // verification never look at it, so a prefetch would be a cache miss
+    // paid for nothing.
+    // measured: docs/performance.md, The mix, zipf, size-mix and NOP rows again
     bool prefetch_;
     std::uint64_t ahead_;  // the block the next pick starts from
     std::uint64_t ahead_rank_ = 0;

@@ -29,14 +29,11 @@ struct SetupChoice {
 //    skip locking on submission (6.0).
 //  DEFER_TASKRUN: completion work waits until the worker asks for
 //    completions, and the worker is woken once per batch instead of once
-//    per completion (6.1; needs SINGLE_ISSUER).  bench/floor_randread, QD
-//    32, six alternations: 182-216k IOPS at 2.47 us/op against 124-160k at
-//    2.96 with COOP_TASKRUN; drivestress verifying at QD 32 (with the batch
-//    bound of engine.h): 179-198k against 144-164k.
+//    per completion (6.1; needs SINGLE_ISSUER).  Ahead of COOP_TASKRUN for
+//    reads and for the 70/30 mix alike, given the batches of engine.h.
 //  COOP_TASKRUN: completion work is not forced on the worker with an
 //    interrupt; it runs at its next system call (5.19).
-// With the batching of engine.h DEFER_TASKRUN is ahead for the 70/30 mix
-// too.
+// measured: docs/performance.md, Figures from the source's comments
 constexpr SetupChoice kSetupChoices[] = {
     {IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN, {"SINGLE_ISSUER", "DEFER_TASKRUN"}},
     {IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_COOP_TASKRUN, {"SINGLE_ISSUER", "COOP_TASKRUN"}},

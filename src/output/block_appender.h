@@ -1,11 +1,11 @@
 // A buffer of text appended to a file: whole blocks with O_DIRECT where the
 // file's file system takes it, the rest through the page cache.
 //
-// Why: writing a log of 50 MB/s through the page cache cost 6 to 8 times
-// the CPU of writing the same bytes with O_DIRECT on this project's test
-// machine (the kernel's copy into fresh page-cache pages, then writeback),
-// and --io-log at QD 32 writes about that much.  With O_DIRECT the device
-// reads the buffer itself.
+// Why: through the page cache the kernel copies every byte into fresh
+// pages and writes them back later, several times the CPU of the same bytes
+// with O_DIRECT, and --io-log at QD 32 writes tens of MB a second.  With
+// O_DIRECT the device reads the buffer itself.
+// measured: docs/performance.md, With O_DIRECT for the log's whole blocks
 //
 // The file offset of every direct write is a multiple of the block (4 KiB,
 // a multiple of the file system's STATX_DIOALIGN), and so is its address:

@@ -22,8 +22,9 @@ namespace {
 
 // The writer's pause between passes.  A ring of 64Ki records fills in
 // 65 ms at a million pushes a second; 5 ms leaves a wide margin, and a pass
-// then takes thousands of records at once instead of spinning on a few
-// (a writer that never paused cost 7 % of the IOPS at QD 32 on 2 cores).
+// then takes thousands of records at once instead of spinning on a few,
+// taking CPU from the workers.
+// measured: docs/performance.md, What `--io-log` costs
 constexpr auto kPassPeriod = std::chrono::milliseconds(5);
 // A pass that took this many records runs the next at once: the rings fill
 // faster than a pause allows.

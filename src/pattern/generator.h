@@ -38,12 +38,12 @@ void generate(std::uint64_t key, std::span<std::byte> dst, SimdPath path);
 // As generate, with non-temporal (streaming) stores: the bytes go to memory
 // without first pulling each cache line into this core's cache.  For a buffer
 // written here and read by someone else (the kernel, a device, another
-// core's thread) before this core reads it again: with 1 MiB blocks a
-// loop device's worker copies out, cached stores run at 4-22 GiB/s as the
-// host places the two cores, streaming ones at 12-20 (bench/pattern_bench,
+// core's thread) before this core reads it again, whose lines the reader
+// would otherwise take back from this core's cache (bench/pattern_bench,
 // "handed over").  Falls back to cached stores when dst is
 // not 64-byte aligned.  Call stream_fence() before handing dst over:
 // streaming stores are not ordered with later stores such as a ring's tail.
+// measured: docs/performance.md, Performance against fio ("Write buffers filled")
 void stream(std::uint64_t key, std::span<std::byte> dst);
 void stream(std::uint64_t key, std::span<std::byte> dst, SimdPath path);
 

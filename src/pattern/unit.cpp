@@ -208,10 +208,10 @@ bool is_torn(std::span<const std::byte> actual, std::span<const std::byte> expec
 }  // namespace
 
 // A compressor spends a few bytes per sector on the match that covers its
-// zeros and the literal run before it (lz4 about 5; zram's lzo-rle about 14,
-// measured on zram here: 2163 bytes a page for 8 x 256 kept); keeping 8 fewer
-// bytes than 512 / ratio puts the common compressors on both sides of the
-// ratio asked instead of all below it.
+// zeros and the literal run before it (lz4 about 5, zram's lzo-rle about
+// 14); keeping 8 fewer bytes than 512 / ratio puts the common compressors on
+// both sides of the ratio asked instead of all below it.
+// measured: docs/workloads.md, Compressible data
 std::uint32_t sector_random_bytes(double ratio) {
     if (!(ratio > 1)) return kSectorBytes;
     constexpr double kOverhead = 8;

@@ -52,7 +52,7 @@ void read_outputs(const Options& o, bool compare_backends, Outputs& out) {
             throw UsageError("--prom-label: '" + item + "' is not KEY=VALUE (e.g. rack=r12)");
         std::string key = item.substr(0, eq), value = item.substr(eq + 1);
         // (The exposition format's rules for names and values are the report
-        // layer's: main checks them right after parsing.)
+        // layer's: the program checks them right after parsing.)
         if (!seen.insert(key).second) throw UsageError("--prom-label: '" + key + "' given twice");
         out.prom_labels.emplace_back(std::move(key), std::move(value));
     }

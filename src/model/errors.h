@@ -1,8 +1,9 @@
 // How each layer reports a problem: one convention per layer, converted
-// exactly once on the way up.  `main` (and the mode that runs) is the only
-// place that turns an exception into a message and an exit code; every
-// line on stderr is printed by units/diag.h ("drivestress: error: ...",
-// "drivestress: warning: ..."), nowhere else (tests/house_test.py).
+// exactly once on the way up.  The program (modes/program.cpp) and the mode
+// that runs are the only place that turns an exception into a message and an
+// exit code; every line on stderr is printed by units/diag.h ("drivestress:
+// error: ...", "drivestress: warning: ..."), nowhere else
+// (tests/house_test.py).
 //
 //   units/, stats/, pattern/, trace/  pure code: std::invalid_argument for input it
 //       cannot take (an unparsable size, an empty series); std::optional for
@@ -51,7 +52,8 @@
 namespace ds::model {
 
 // A setup or usage problem found before or while preparing a run: bad
-// target, no space, refused file.  `main` prints what() as one line and exits 1.
+// target, no space, refused file.  The program prints what() as one line and
+// exits 1.
 class SetupError : public std::runtime_error {
   public:
     explicit SetupError(const std::string& what) : std::runtime_error(what) {}

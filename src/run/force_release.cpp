@@ -9,8 +9,8 @@
 #include <cstring>
 
 #include "model/errors.h"
-#include "pattern/unit.h"
 #include "sys/unique_fd.h"
+#include "targets/ownership.h"
 #include "targets/state_file.h"
 #include "targets/target.h"
 #include "targets/target_lock.h"
@@ -32,32 +32,6 @@ std::string parent_of(const std::string& path) {
 std::string base_of(const std::string& path) {
     const auto slash = path.rfind('/');
     return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-// Why the file `name` in `dir` is not provably this tool's file n ("" when
-// it is); `st` gets its identity.
-std::string not_ours(int dir, const std::string& name, long n, struct stat& st) {
-    sys::UniqueFd fd(::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-    if (!fd.valid()) return errno == ELOOP ? "a symbolic link" : std::strerror(errno);
-    if (::fstat(fd.get(), &st) != 0) return std::strerror(errno);
-    if (!S_ISREG(st.st_mode)) return "not a regular file";
-    if (st.st_uid != ::geteuid()) return "owned by uid " + std::to_string(st.st_uid);
-    if (st.st_nlink != 1) return std::to_string(st.st_nlink) + " links";
-    std::byte head[pattern::kHeaderBytes]{};
-    const auto h = ::pread(fd.get(), head, sizeof head, 0) == static_cast<ssize_t>(sizeof head)
-                       ? pattern::parse_header(head)
-                       : std::nullopt;
-    if (!h || h->offset != 0 || h->file_index != static_cast<unsigned long>(n))
-        return "does not start with drivestress's unit 0 of file " + std::to_string(n);
-    return "";
-}
-
-// Unlinks `name` only while it still is the file checked.
-bool remove_checked(int dir, const std::string& name, const struct stat& checked) {
-    struct stat now {};
-    return ::fstatat(dir, name.c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0 &&
-           now.st_dev == checked.st_dev && now.st_ino == checked.st_ino &&
-           ::unlinkat(dir, name.c_str(), 0) == 0;
 }
 
 }  // namespace
@@ -95,10 +69,11 @@ ForceRelease force_release(const std::string& state_path) {
         const long n = data_file_index(name, stem);
         if (n < 0) continue;
         const std::string path = dir_path + (dir_path == "/" ? "" : "/") + name;
-        struct stat st {};
-        if (std::string why = not_ours(dir.get(), name, n, st); !why.empty())
-            r.left.push_back(path + ": " + why);
-        else if (remove_checked(dir.get(), name, st))
+        const CheckedFile c = check_data_file(dir.get(), name, {static_cast<std::uint64_t>(n)});
+        if (c.missing) continue;
+        if (!c.ours())
+            r.left.push_back(path + ": " + c.refusal);
+        else if (remove_checked(dir.get(), name, c.st))
             r.removed.push_back(path);
     }
     if (!remove_checked(dir.get(), state_name, state_st))

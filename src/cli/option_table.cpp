@@ -223,7 +223,9 @@ const OptionSpec kSpecs[] = {
      "with --verify-only: remove the files and STATE when nothing was lost", Kind::flag},
     {kPowerCut, "force", 0, nullptr, nullptr, nullptr,
      "with --verify-only STATE --cleanup, for a STATE that cannot be read (a damaged state "
-     "file): remove it and the files beside it that are this tool's, unverified",
+     "file): say what it will remove, then remove it and the files beside it that are this "
+     "tool's and no other state file keeps, unverified (refused for another version's state "
+     "file)",
      Kind::flag},
 
     {kRawDevice, "raw-device", 0, "DEV", nullptr, nullptr,

@@ -129,6 +129,9 @@ struct RunConfig {
     double replay_speed = 1;
     std::uint64_t replay_loops = 1;
     bool replay_wrap = false;
+    // --replay-max-bytes: the most of standard input --replay - holds in
+    // memory (it is read twice); past it the run is refused.
+    std::uint64_t replay_max_bytes = std::uint64_t{1} << 30;
     // Set by the run from the trace before its workers exist (run/replay.h):
     // its largest read or write in whole units, and whether it trims.
     std::uint32_t replay_block = 0;

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""What --replay takes as its input (issue 49, items 3 and 4).
+
+- A FIFO as the trace hung for ever: it was read once to check it, then
+  opened again at the random phase, and that open waited for a writer that
+  had gone; SIGTERM was announced but never completed.  A trace that is not
+  a regular file (other than `-`) is refused in one line, without waiting.
+- `--replay -` held endless input in memory without bound.  It holds at
+  most --replay-max-bytes and refuses input past it, naming the limit; a
+  stop request while it waits for input ends it."""
+
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import threading
+
+import harness
+
+# Each case's meson test (tests/e2e/cases.py; harness.meson_case).
+MESON_CASE = {"name": "replay-input-{case}"}
+
+RUN = ("-j", 1, "-s", "1M", "--phases", "seq-write,random")
+
+
+def io_log_line(op, offset, due_ns):
+    return json.dumps({"target": 0, "op": op, "offset": offset, "length": 4096,
+                       "due_ns": due_ns})
+
+
+class ReplayInput(harness.DriveStressTest):
+
+    def piped(self, stdin_feed, *args, then=None):
+        """drivestress --replay - ARGS with `stdin_feed(pipe)` writing its
+        standard input on a thread of its own (which owns the pipe), and
+        `then(process)` called once it runs; its Result."""
+        argv = self.command(*RUN, "--replay", "-", *args, json_out=False)
+        out, err = tempfile.TemporaryFile(mode="w+"), tempfile.TemporaryFile(mode="w+")
+        self.addCleanup(out.close)
+        self.addCleanup(err.close)
+        p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=out, stderr=err, text=True,
+                             preexec_fn=harness.default_signals)
+        self.addCleanup(lambda: p.poll() is None and (p.kill(), p.wait()))
+        threading.Thread(target=stdin_feed, args=(p.stdin,), daemon=True).start()
+        if then:
+            then(p)
+        p.wait(timeout=harness.EXIT_TIMEOUT_S)  # a hang fails here
+        out.seek(0)
+        err.seek(0)
+        return harness.Result(p.returncode, out.read(), err.read(), None, 0)
+
+    def test_a_fifo_is_refused_without_waiting_for_it(self):
+        fifo = os.path.join(self.tmp, "trace.fifo")
+        os.mkfifo(fifo)
+        # No writer ever opens it: a blocking open would wait for ever.
+        r = self.start(*RUN, "--replay", fifo, json_out=False).finish(timeout=20)
+        self.assertSetupError(r, "--replay " + fifo, "a FIFO or pipe", "--replay -")
+        self.assertNoFilesLeft(r)
+
+    def test_standard_input_is_held_up_to_the_limit_and_refused_past_it(self):
+        trace = "".join(io_log_line("write" if i % 2 else "read", (i % 64) * 4096, i * 1000) + "\n"
+                        for i in range(200))
+
+        def once(pipe):
+            pipe.write(trace)
+            pipe.close()
+
+        r = self.piped(once, "--replay-max-bytes", len(trace), "--replay-speed", 0)
+        self.assertExit(r, 0)
+        self.assertIn("replay   standard input: drivestress io-log, 200 events", r.stdout)
+
+        def endless(pipe):
+            try:
+                while True:
+                    pipe.write(trace)
+            except OSError:  # the pipe broke: drivestress ended
+                pass
+            try:
+                pipe.close()
+            except OSError:  # what was still buffered cannot be flushed
+                pass
+
+        r = self.piped(endless, "--replay-max-bytes", "64K")
+        self.assertSetupError(r, "--replay -", "more than 65536 bytes (64 KiB, "
+                              "--replay-max-bytes)", "as a file")
+        self.assertNoFilesLeft(r)
+
+    def test_a_stop_while_waiting_for_standard_input_ends_the_run(self):
+        done = threading.Event()
+        self.addCleanup(done.set)
+
+        def silent(pipe):
+            done.wait(harness.EXIT_TIMEOUT_S)  # holds the pipe open, writes nothing
+            pipe.close()
+
+        r = self.piped(silent, then=lambda p: p.send_signal(signal.SIGTERM))
+        self.assertIn(r.returncode, (-signal.SIGTERM, 1, 128 + signal.SIGTERM), r.describe())
+        self.assertNoFilesLeft(r)
+
+
+if __name__ == "__main__":
+    harness.main()

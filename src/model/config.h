@@ -19,6 +19,12 @@
 namespace ds::model {
 
 enum class Phase { seq_write, seq_read, random, reverify };
+// The io-log's records carry the phase by this number (output/io_log_record.h).
+static_assert(static_cast<int>(Phase::seq_write) ==
+                  static_cast<int>(output::IoLogPhase::seq_write) &&
+              static_cast<int>(Phase::seq_read) == static_cast<int>(output::IoLogPhase::seq_read) &&
+              static_cast<int>(Phase::random) == static_cast<int>(output::IoLogPhase::random) &&
+              static_cast<int>(Phase::reverify) == static_cast<int>(output::IoLogPhase::reverify));
 // --compress's largest ratio (pattern/unit.h says why).
 inline constexpr double kMaxCompress = pattern::kMaxCompressRatio;
 // --dedupe's share is kept in tenths of a percent: 1000 is 100 %.

@@ -287,6 +287,7 @@ ReplayTrace::ReplayTrace(const RunConfig& cfg) : unit_(cfg.rand_block) {
         info_.devices = r.devices();
         info_.reordered = r.reordered();
         info_.skipped = r.skipped();
+        info_.other_phases = r.other_phase_records();
     } catch (const std::invalid_argument& e) {
         throw SetupError(std::string("--replay: ") + e.what());
     }

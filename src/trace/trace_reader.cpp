@@ -139,6 +139,7 @@ bool Reader::read_more() {
         fail_line(e.what());
     }
     if (parsed.skipped) ++skipped_;
+    if (parsed.other_phase) ++other_phase_;
     if (parsed.count > 0 && format_ == Format::tracefs &&
         !keep_tracefs(parsed.events[0].rq_issue)) {
         ++skipped_;
@@ -222,6 +223,10 @@ std::optional<Event> Reader::next() {
     while (!window_full() && read_more()) {
     }
     if (window_.empty()) {
+        if (!emitted_any_ && other_phase_)
+            throw std::invalid_argument(
+                name_ + ": no I/O events of the random phase (" + std::to_string(other_phase_) +
+                (other_phase_ == 1 ? " record" : " records") + " of other phases left out)");
         if (!emitted_any_) throw std::invalid_argument(name_ + ": an empty trace: no I/O events");
         return std::nullopt;
     }

@@ -36,7 +36,8 @@
 //                  op: read, write, trim or flush; due_ns: when the schedule wanted
 //                  the operation, null in a closed loop (submit_ns is used then);
 //                  "fua":true optional; target, op and (but for flush) offset and
-//                  length required; other members are ignored here.
+//                  length required; a record whose "phase" is not "random" is left
+//                  out (counted: other_phase_records()); other members are ignored.
 //
 // Times: every event's due_ns is its trace time less the first event's (the
 // earliest, once sorted), so the first event is due at 0 in every format.
@@ -89,6 +90,8 @@ class Reader {
     // Lines skipped on purpose: other blkparse actions, other tracefs events,
     // comments, fio file actions.
     std::uint64_t skipped() const { return skipped_; }
+    // io-log records of phases other than random, left out (not in skipped()).
+    std::uint64_t other_phase_records() const { return other_phase_; }
 
   private:
     enum class TracefsKind { undecided, bio_queue, rq_issue };
@@ -130,6 +133,7 @@ class Reader {
     std::uint64_t last_emitted_line_ = 0;
     std::uint64_t reordered_ = 0;
     std::uint64_t skipped_ = 0;
+    std::uint64_t other_phase_ = 0;
     TracefsKind tracefs_kind_ = TracefsKind::undecided;
 };
 

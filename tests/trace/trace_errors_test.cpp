@@ -106,6 +106,12 @@ TEST_CASE("io-log: what a record must hold") {
               .ends_with(": neither \"due_ns\" nor \"submit_ns\")"));
     CHECK(failure("{\"target\":0,\"op\":\"read\",\"offset\":0,\"length\":8,\"due_ns\":1}\n{\"t\n")
               .ends_with(": not JSON)"));
+    CHECK(failure("{\"target\":0,\"phase\":2,\"op\":\"read\",\"offset\":0,\"length\":8,"
+                  "\"due_ns\":1}\n")
+              .ends_with(": \"phase\" is not a string)"));
+    CHECK(failure("{\"target\":0,\"phase\":\"seq-write\",\"op\":\"write\",\"offset\":0,"
+                  "\"length\":8,\"due_ns\":1}\n") ==
+          "trace.txt: no I/O events of the random phase (1 record of other phases left out)");
     std::string long_line =
         "{\"target\":0,\"op\":\"read\",\"offset\":0,\"length\":8,\"due_ns\":1,"
         "\"verify\":\"" +

@@ -123,6 +123,27 @@ TEST_CASE("tracefs from two CPUs slightly out of order comes out sorted") {
     CHECK(reader.skipped() == 3);  // the comment, sched_switch, the lost events
 }
 
+TEST_CASE("drivestress io-log: the random phase's records only, the others counted") {
+    std::istringstream in(
+        "{\"target\":0,\"phase\":\"seq-write\",\"op\":\"write\",\"offset\":0,"
+        "\"length\":1048576,\"due_ns\":null,\"submit_ns\":10}\n"
+        "{\"target\":0,\"phase\":\"random\",\"op\":\"read\",\"offset\":4096,"
+        "\"length\":4096,\"due_ns\":null,\"submit_ns\":20}\n"
+        "{\"target\":1,\"phase\":\"seq-read\",\"op\":\"read\",\"offset\":0,"
+        "\"length\":1048576,\"due_ns\":null,\"submit_ns\":30}\n"
+        "{\"target\":0,\"op\":\"write\",\"offset\":8192,\"length\":4096,\"submit_ns\":40}\n"
+        "{\"target\":0,\"phase\":\"reverify\",\"op\":\"read\",\"offset\":0,"
+        "\"length\":1048576,\"due_ns\":null,\"submit_ns\":50}\n");
+    Reader reader(in, "run.ndjson");
+    auto events = read_all(reader);
+    REQUIRE(events.size() == 2);  // the random read and the record without a phase
+    check_event(events[0], 0, Op::read, 4096, 4096, 0, false, 2);
+    check_event(events[1], 20, Op::write, 8192, 4096, 0, false, 4);
+    CHECK(reader.other_phase_records() == 3);
+    CHECK(reader.skipped() == 0);
+    CHECK(reader.devices() == std::vector<std::string>{"0"});  // target 1 only in seq-read
+}
+
 TEST_CASE("fio iolog v3 from fio 3.33: microseconds since the log started") {
     auto in = sample("fio_v3_3.33.txt");
     Reader reader(in, "fio_v3_3.33.txt");

@@ -64,9 +64,11 @@ namespace ds::trace {
 
 // Events are held back in a reorder window (kWindowEvents events, or
 // kWindowNs of trace time between the oldest held and the newest read) and
-// come out sorted by time; one earlier than an event already given out is an
-// error.  Memory: the window (~64 bytes an event), one line (at most
-// kMaxLineBytes), the device names.
+// come out sorted by time.  Two rules refuse a trace whose time steps back,
+// each on its own: an event more than kWindowNs before the newest one read
+// (however few events apart), and one earlier than an event already given
+// out (more than kWindowEvents events back).  Memory: the window (~64 bytes
+// an event), one line (at most kMaxLineBytes), the device names.
 class Reader {
   public:
     static constexpr std::size_t kWindowEvents = 4096;
@@ -126,7 +128,8 @@ class Reader {
     detail::State state_;
     std::vector<Pending> window_;  // a min-heap on (time, seq)
     std::uint64_t seq_ = 0;
-    std::uint64_t newest_ns_ = 0;  // latest trace time read
+    std::uint64_t newest_ns_ = 0;    // latest trace time read
+    std::uint64_t newest_line_ = 0;  // the line it was read on
     bool emitted_any_ = false;
     std::uint64_t first_ns_ = 0;
     std::uint64_t last_emitted_ns_ = 0;

@@ -123,6 +123,8 @@ std::string replay_text(const model::ReplayInfo& r) {
     if (r.other_phases)
         t += "; " + std::to_string(r.other_phases) +
              (r.other_phases == 1 ? " record" : " records") + " of other phases left out";
+    if (r.lost_events)
+        t += "; INCOMPLETE: the capture lost " + std::to_string(r.lost_events) + " events";
     return t;
 }
 

@@ -19,6 +19,7 @@
 #include "sys/signals.h"
 #include "sys/unique_fd.h"
 #include "trace/trace_reader.h"
+#include "units/diag.h"
 #include "units/units.h"
 
 namespace ds::run {
@@ -287,6 +288,7 @@ ReplayTrace::ReplayTrace(const RunConfig& cfg) : unit_(cfg.rand_block) {
         info_.devices = r.devices();
         info_.reordered = r.reordered();
         info_.skipped = r.skipped();
+        info_.lost_events = r.lost_events();
         info_.other_phases = r.other_phase_records();
     } catch (const std::invalid_argument& e) {
         throw SetupError(std::string("--replay: ") + e.what());
@@ -294,6 +296,9 @@ ReplayTrace::ReplayTrace(const RunConfig& cfg) : unit_(cfg.rand_block) {
     if (info_.reads + info_.writes + info_.trims == 0)
         throw SetupError("--replay " + info_.source +
                          ": the trace has no reads, writes or trims to replay");
+    if (info_.lost_events)
+        units::warning("--replay " + info_.source + ": the capture lost " +
+                       std::to_string(info_.lost_events) + " events: the replay is incomplete");
 }
 
 ReplayTrace::~ReplayTrace() = default;

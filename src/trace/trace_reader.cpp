@@ -140,6 +140,7 @@ bool Reader::read_more() {
         fail_line(e.what());
     }
     if (parsed.skipped) ++skipped_;
+    lost_events_ += parsed.lost;
     if (parsed.other_phase) ++other_phase_;
     if (parsed.count > 0 && format_ == Format::tracefs &&
         !keep_tracefs(parsed.events[0].rq_issue)) {

@@ -29,7 +29,8 @@
 //                  block_bio_queue line shows up there, rq_issue events are kept.
 //                  SECONDS is the trace clock (local, microseconds shown); "#" lines
 //                  and "CPU:N [LOST M EVENTS]" are skipped (a lossy capture still
-//                  replays: skipped() says so).  Other events are skipped.
+//                  replays, incomplete: lost_events() sums the Ms).  Other events are
+//                  skipped.
 //   io-log         drivestress's own NDJSON, one object per line:
 //                  {"target":0,"op":"read","offset":4096,"length":4096,"due_ns":123,
 //                   "submit_ns":130,"complete_ns":200,"result":4096,"verify":"ok"}
@@ -90,8 +91,11 @@ class Reader {
     // Events that arrived out of time order and were put back in order.
     std::uint64_t reordered() const { return reordered_; }
     // Lines skipped on purpose: other blkparse actions, other tracefs events,
-    // comments, fio file actions.
+    // comments, fio file actions, tracefs "[LOST N EVENTS]" lines.
     std::uint64_t skipped() const { return skipped_; }
+    // Events a tracefs capture says it lost: the N of its "[LOST N EVENTS]"
+    // lines, summed (the trace is incomplete).
+    std::uint64_t lost_events() const { return lost_events_; }
     // io-log records of phases other than random, left out (not in skipped()).
     std::uint64_t other_phase_records() const { return other_phase_; }
 
@@ -136,6 +140,7 @@ class Reader {
     std::uint64_t last_emitted_line_ = 0;
     std::uint64_t reordered_ = 0;
     std::uint64_t skipped_ = 0;
+    std::uint64_t lost_events_ = 0;
     std::uint64_t other_phase_ = 0;
     TracefsKind tracefs_kind_ = TracefsKind::undecided;
 };

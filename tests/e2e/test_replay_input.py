@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""What --replay takes as its input (issue 49, items 3 and 4).
+"""What --replay takes as its input, and what it says about it (issue 49,
+items 3, 4 and 7).
 
 - A FIFO as the trace hung for ever: it was read once to check it, then
   opened again at the random phase, and that open waited for a writer that
@@ -7,7 +8,11 @@
   a regular file (other than `-`) is refused in one line, without waiting.
 - `--replay -` held endless input in memory without bound.  It holds at
   most --replay-max-bytes and refuses input past it, naming the limit; a
-  stop request while it waits for input ends it."""
+  stop request while it waits for input ends it.
+- A tracefs capture's `[LOST N EVENTS]` lines were one skipped line each,
+  N recorded nowhere: the replay looked complete.  N is summed into the
+  JSON's replay.lost_events, the header says INCOMPLETE, and a warning
+  goes to stderr."""
 
 import json
 import os
@@ -17,6 +22,7 @@ import tempfile
 import threading
 
 import harness
+from test_rate import validate
 
 # Each case's meson test (tests/e2e/cases.py; harness.meson_case).
 MESON_CASE = {"name": "replay-input-{case}"}
@@ -97,6 +103,29 @@ class ReplayInput(harness.DriveStressTest):
         r = self.piped(silent, then=lambda p: p.send_signal(signal.SIGTERM))
         self.assertIn(r.returncode, (-signal.SIGTERM, 1, 128 + signal.SIGTERM), r.describe())
         self.assertNoFilesLeft(r)
+
+    def test_lost_events_are_counted_said_and_warned(self):
+        lines = ["# tracer: nop"]
+        for i in range(40):
+            rwbs = "W" if i % 2 else "R"
+            lines.append(f"  dd-1 [000] ..... {100 + i / 1000:.6f}: block_bio_queue: 7,0 {rwbs} "
+                         f"{(i % 32) * 8} + 8 [dd]")
+            if i in (10, 30):
+                lines.append(f"CPU:1 [LOST {i * 10} EVENTS]")
+        trace = os.path.join(self.tmp, "lossy.txt")
+        with open(trace, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        r = self.drivestress(*RUN, "--replay", trace)
+        self.assertExit(r, 0)
+        doc = self.assertJson(r)
+        validate(self, doc)
+        self.assertEqual(doc["replay"]["lost_events"], 400)
+        self.assertEqual(doc["replay"]["events"], 40)
+        self.assertIn("INCOMPLETE: the capture lost 400 events", " ".join(r.stdout.split()))
+        warnings = [x for x in r.stderr.splitlines() if x.startswith("drivestress: warning: ")]
+        self.assertEqual(len(warnings), 1, r.stderr)
+        self.assertIn(f"--replay {trace}: the capture lost 400 events", warnings[0])
+        self.assertIn("the replay is incomplete", warnings[0])
 
 
 if __name__ == "__main__":

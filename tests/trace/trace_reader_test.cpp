@@ -121,6 +121,20 @@ TEST_CASE("tracefs from two CPUs slightly out of order comes out sorted") {
     check_event(events[3], 300'000, Op::write, 16384, 4096, 0, false, 7);  // no flags column
     CHECK(reader.reordered() == 1);
     CHECK(reader.skipped() == 3);  // the comment, sched_switch, the lost events
+    CHECK(reader.lost_events() == 3);
+}
+
+TEST_CASE("tracefs: every [LOST N EVENTS] line's N is summed, whatever CPU lost them") {
+    std::istringstream in(
+        "  a-1 [000] ..... 100.000100: block_bio_queue: 7,0 W 8 + 8 [a]\n"
+        "CPU:1 [LOST 184 EVENTS]\n"
+        "  b-2 [001] ..... 100.000300: block_bio_queue: 7,0 W 16 + 8 [b]\n"
+        "CPU:0 [LOST 4294967296 EVENTS]\n"
+        "  a-1 [000] ..... 100.000400: block_bio_queue: 7,0 R 24 + 8 [a]\n");
+    Reader reader(in, "lossy.txt");
+    CHECK(read_all(reader).size() == 3);
+    CHECK(reader.lost_events() == 184 + 4294967296ULL);
+    CHECK(reader.skipped() == 2);
 }
 
 TEST_CASE("drivestress io-log: the random phase's records only, the others counted") {

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """What --replay takes as its input, and what it says about it (issue 49,
-items 3, 4 and 7).
+items 3, 4, 7 and 18).
 
 - A FIFO as the trace hung for ever: it was read once to check it, then
   opened again at the random phase, and that open waited for a writer that
@@ -12,7 +12,9 @@ items 3, 4 and 7).
 - A tracefs capture's `[LOST N EVENTS]` lines were one skipped line each,
   N recorded nowhere: the replay looked complete.  N is summed into the
   JSON's replay.lost_events, the header says INCOMPLETE, and a warning
-  goes to stderr."""
+  goes to stderr.
+- docs/replay.md did not give the unit of a fio v2 `wait` (item 18): it
+  does now, and the binary does what it says."""
 
 import json
 import os
@@ -28,6 +30,7 @@ from test_rate import validate
 MESON_CASE = {"name": "replay-input-{case}"}
 
 RUN = ("-j", 1, "-s", "1M", "--phases", "seq-write,random")
+REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 
 
 def io_log_line(op, offset, due_ns):
@@ -126,6 +129,24 @@ class ReplayInput(harness.DriveStressTest):
         self.assertEqual(len(warnings), 1, r.stderr)
         self.assertIn(f"--replay {trace}: the capture lost 400 events", warnings[0])
         self.assertIn("the replay is incomplete", warnings[0])
+
+    def test_a_fio_v2_wait_is_in_milliseconds_as_the_docs_say(self):
+        """docs/replay.md states the unit of a v2 wait and fio's HOWTO's
+        disagreement; the binary does what it states (N in the offset
+        field, milliseconds since fio started)."""
+        with open(os.path.join(REPO, "docs", "replay.md")) as f:
+            page = " ".join(f.read().split())
+        self.assertIn("its clock is `FILE wait N [LENGTH]`, whose N (the offset field) is "
+                      "**milliseconds since fio started**", page)
+        self.assertIn("fio's HOWTO says the wait is in microseconds", page)
+        trace = os.path.join(self.tmp, "v2.log")
+        with open(trace, "w") as f:
+            f.write("fio version 2 iolog\nf add\nf open\nf wait 100 0\nf write 0 4096\n"
+                    "f wait 350 0\nf read 0 4096\nf close\n")
+        r = self.drivestress(*RUN, "--replay", trace, "--replay-speed", 0)
+        self.assertExit(r, 0)
+        doc = self.assertJson(r)
+        self.assertEqual((doc["replay"]["format"], doc["replay"]["span_s"]), ("fio iolog v2", 0.25))
 
 
 if __name__ == "__main__":

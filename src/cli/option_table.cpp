@@ -86,6 +86,9 @@ const OptionSpec kSpecs[] = {
      "the pace of --replay: 2 = twice as fast as traced, 0.5 = half, 0 = as fast as the "
      "queue allows (closed loop)"},
     {kWorkload, "replay-loops", 0, "N", "1", nullptr, "how many times --replay plays the trace"},
+    {kWorkload, "replay-max-bytes", 0, "SIZE", "1G", nullptr,
+     "with --replay -, the most of standard input held in memory (it is read twice); past it "
+     "the run is refused: give a larger SIZE, or the trace as a file (streamed)"},
     {kWorkload, "replay-wrap", 0, nullptr, nullptr, nullptr,
      "with --replay, fold offsets beyond the target round to its start instead of refusing the "
      "run",
@@ -223,7 +226,9 @@ const OptionSpec kSpecs[] = {
      "with --verify-only: remove the files and STATE when nothing was lost", Kind::flag},
     {kPowerCut, "force", 0, nullptr, nullptr, nullptr,
      "with --verify-only STATE --cleanup, for a STATE that cannot be read (a damaged state "
-     "file): remove it and the files beside it that are this tool's, unverified",
+     "file): say what it will remove, then remove it and the files beside it that are this "
+     "tool's and no other state file keeps, unverified (refused for another version's state "
+     "file)",
      Kind::flag},
 
     {kRawDevice, "raw-device", 0, "DEV", nullptr, nullptr,

@@ -111,7 +111,7 @@ void read_find_rate(const Options& o, model::RunConfig& c) {
 // refused beside it (the trace decides its mix, sizes, places and length).
 void read_replay(const Options& o, model::RunConfig& c) {
     if (!o.given("replay")) {
-        for (const char* name : {"replay-speed", "replay-loops", "replay-wrap"})
+        for (const char* name : {"replay-speed", "replay-loops", "replay-wrap", "replay-max-bytes"})
             if (o.given(name)) throw UsageError(Options::opt(name) + " needs --replay FILE");
         return;
     }
@@ -142,6 +142,8 @@ void read_replay(const Options& o, model::RunConfig& c) {
     c.replay_speed = v;
     c.replay_loops = o.count("replay-loops", 1, 1'000'000);
     c.replay_wrap = o.flag("replay-wrap");
+    c.replay_max_bytes = o.size("replay-max-bytes");
+    if (c.replay_max_bytes == 0) throw UsageError("--replay-max-bytes: must be greater than zero");
 }
 
 // --arrivals spaces an open-loop schedule; read once --rate, --sweep and

@@ -19,6 +19,12 @@
 namespace ds::model {
 
 enum class Phase { seq_write, seq_read, random, reverify };
+// The io-log's records carry the phase by this number (output/io_log_record.h).
+static_assert(static_cast<int>(Phase::seq_write) ==
+                  static_cast<int>(output::IoLogPhase::seq_write) &&
+              static_cast<int>(Phase::seq_read) == static_cast<int>(output::IoLogPhase::seq_read) &&
+              static_cast<int>(Phase::random) == static_cast<int>(output::IoLogPhase::random) &&
+              static_cast<int>(Phase::reverify) == static_cast<int>(output::IoLogPhase::reverify));
 // --compress's largest ratio (pattern/unit.h says why).
 inline constexpr double kMaxCompress = pattern::kMaxCompressRatio;
 // --dedupe's share is kept in tenths of a percent: 1000 is 100 %.
@@ -129,6 +135,9 @@ struct RunConfig {
     double replay_speed = 1;
     std::uint64_t replay_loops = 1;
     bool replay_wrap = false;
+    // --replay-max-bytes: the most of standard input --replay - holds in
+    // memory (it is read twice); past it the run is refused.
+    std::uint64_t replay_max_bytes = std::uint64_t{1} << 30;
     // Set by the run from the trace before its workers exist (run/replay.h):
     // its largest read or write in whole units, and whether it trims.
     std::uint32_t replay_block = 0;

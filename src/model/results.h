@@ -160,6 +160,8 @@ struct ReplayInfo {
     std::uint64_t widened = 0;           // events rounded out to whole units
     std::uint64_t reordered = 0;         // put back in time order within the window
     std::uint64_t skipped = 0;           // lines of other kinds (blkparse's completions, ...)
+    std::uint64_t lost_events = 0;       // tracefs "[LOST N EVENTS]": events the capture lost
+    std::uint64_t other_phases = 0;      // io-log records of phases other than random, left out
     std::string placement;  // "offsets as they are", "mapped onto 4 files in order", ...
     double speed = 1;
     std::uint64_t loops = 1;

@@ -1,7 +1,8 @@
 #include <sys/stat.h>
 
-#include <algorithm>
 #include <cstdio>
+#include <optional>
+#include <vector>
 
 #include "model/errors.h"
 #include "modes/delivery.h"
@@ -30,27 +31,31 @@ void refuse_json_on_state(const output::OutputPath& out, const std::string& stat
 
 }  // namespace
 
-// --verify-only STATE --cleanup --force: what was removed, unverified.
+// --verify-only STATE --cleanup --force: what it will remove, said before
+// it is removed, then what was, unverified.
 model::ExitStatus run_force_release(const std::string& state, const Output& out) {
-    run::ForceRelease r;
+    std::optional<run::ForceRelease> plan;
     try {
-        r = run::force_release(state);
+        plan.emplace(state);
     } catch (const model::SetupError& e) {
         throw model::SetupError(std::string("--verify-only --force ") + e.what());
     }
-    std::fprintf(out.text, "released %s (cannot be read: %s): nothing verified\n", r.state.c_str(),
-                 r.why.c_str());
-    for (const auto& p : r.removed)
-        std::fprintf(out.text, "  removed %s\n", p.c_str());
-    for (const auto& p : r.left)
-        std::fprintf(out.text, "  left    %s\n", p.c_str());
-    const bool state_left = std::any_of(r.left.begin(), r.left.end(), [&](const std::string& l) {
-        return l.rfind(r.state + ": ", 0) == 0;
-    });
-    std::fprintf(
-        out.text, "result   %s: %zu file%s%s removed unverified (exit %d)\n",
-        state_left ? "ERROR" : "RELEASED", r.removed.size(), r.removed.size() == 1 ? "" : "s",
-        state_left ? ", the state file could not be" : " and the state file", state_left ? 1 : 0);
+    std::fprintf(out.text, "release  %s (cannot be read: %s): nothing verified\n",
+                 plan->state().c_str(), plan->why().c_str());
+    for (const auto& p : plan->to_remove())
+        std::fprintf(out.text, "  remove  %s\n", p.c_str());
+    for (const auto& p : plan->left())
+        std::fprintf(out.text, "  leave   %s\n", p.c_str());
+    std::fflush(out.text);
+    const std::size_t planned_left = plan->left().size();
+    const std::vector<std::string> removed = plan->carry_out();
+    for (std::size_t i = planned_left; i < plan->left().size(); ++i)
+        std::fprintf(out.text, "  left    %s\n", plan->left()[i].c_str());
+    const bool state_left = plan->state_left();
+    std::fprintf(out.text, "result   %s: %zu file%s%s removed unverified (exit %d)\n",
+                 state_left ? "ERROR" : "RELEASED", removed.size(), removed.size() == 1 ? "" : "s",
+                 state_left ? ", the state file could not be" : " and the state file",
+                 state_left ? 1 : 0);
     return state_left ? model::ExitStatus::error : model::ExitStatus::success;
 }
 
@@ -65,7 +70,8 @@ model::ExitStatus run_verify_only(const cli::ParsedCommandLine& cmd, const Outpu
     } catch (const model::SetupError& e) {
         std::string what = std::string("--verify-only ") + e.what();
         // A power cut can damage the header: say how the files beside it are released.
-        if (!targets::damaged_state_reason(cmd.verify_only_state, true).empty())
+        if (!targets::other_version_format(cmd.verify_only_state) &&
+            !targets::damaged_state_reason(cmd.verify_only_state, true).empty())
             what +=
                 "; if it is a --keep run's state file a power cut damaged, --cleanup --force "
                 "removes it and the files beside it that are drivestress's, unverified";

@@ -62,6 +62,8 @@ constexpr std::string_view kNdjsonOp[] = {"\"read\"", "\"write\"", "\"trim\"", "
                                           "\"unknown\""};
 constexpr std::string_view kNdjsonVerify[] = {"null", "\"ok\"", "\"mismatch\"", "\"unverified\"",
                                               "\"unknown\""};
+constexpr std::string_view kNdjsonPhase[] = {"\"seq-write\"", "\"seq-read\"", "\"random\"",
+                                             "\"reverify\"", "\"unknown\""};
 // fio's action words (io_ddir_name in fio's io_ddir.h); a flush is fsync.
 constexpr std::string_view kFioAction[] = {"read", "write", "trim", "sync"};
 
@@ -236,6 +238,8 @@ void IoLog::format_ndjson(const IoRecord& r) {
     char* p = start;
     p = put(p, "{\"target\":");
     p = put(p, std::uint64_t{r.target});
+    p = put(p, ",\"phase\":");
+    p = put(p, word(kNdjsonPhase, r.phase));
     p = put(p, ",\"op\":");
     p = put(p, word(kNdjsonOp, r.op));
     p = put(p, ",\"offset\":");

@@ -22,10 +22,11 @@
 // Times are printed relative to `start_ns`; a time before it (a due time can
 // never be, a clock mix-up could) is printed as 0.
 //
-//   ndjson  {"target":0,"op":"read","offset":4096,"length":4096,"due_ns":123,
-//           "submit_ns":130,"complete_ns":200,"result":4096,"verify":"ok"}
+//   ndjson  {"target":0,"phase":"random","op":"read","offset":4096,"length":4096,
+//           "due_ns":123,"submit_ns":130,"complete_ns":200,"result":4096,"verify":"ok"}
 //           due_ns null in a closed loop; verify null for a write, trim or
-//           flush; ns relative to start_ns; target is the target's index.
+//           flush; ns relative to start_ns; target is the target's index;
+//           phase the phase's name (--replay of the log takes the random ones).
 //   fio     fio's iolog version 3 (iolog.c), for `fio --read_iolog=FILE`:
 //             fio version 3 iolog
 //             0 NAME add             (each target, then each target's open)
@@ -39,7 +40,9 @@
 //           difference between one line's TIME and the previous line's, so
 //           TIME never decreases in the file: a record older than the line
 //           before it (another worker's, pushed late) gets that line's TIME.
-//           A flush is `sync 0 0` (fio needs five fields).  fio replays
+//           A flush is `sync 0 0` (fio needs five fields).  No line says
+//           the phase: fio 3.33 reads a comment as "bad iolog3", so this form
+//           holds every phase's operations, and so does its replay.  fio replays
 //           trim lines from 3.34 on; 3.33 skips each with "bad ddir: 2".  NAME is the
 //           target's name, which fio reads with %256s: no white space.
 #pragma once

@@ -27,6 +27,7 @@ struct IoRecord {
     std::uint16_t target;                  // index into the log's targets
     std::uint8_t op;                       // IoLogOp
     std::uint8_t verify;                   // IoLogVerify
+    std::uint8_t phase;                    // IoLogPhase
 };
 
 // Records each worker's ring of the log holds (IoLog): 3 MiB a worker.
@@ -35,5 +36,8 @@ inline constexpr std::size_t kIoLogRingRecords = std::size_t{1} << 16;
 enum class IoLogOp : std::uint8_t { read, write, trim, flush };
 // none: a write, trim or flush; unverified: a read of data the run did not write.
 enum class IoLogVerify : std::uint8_t { none, ok, mismatch, unverified };
+// The phase an I/O belongs to, numbered as model::Phase (model/config.h
+// holds them equal); its words are the phases' own ("seq-write", ...).
+enum class IoLogPhase : std::uint8_t { seq_write, seq_read, random, reverify };
 
 }  // namespace ds::output

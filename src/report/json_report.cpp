@@ -500,6 +500,8 @@ json replay_json(const model::ReplayInfo& t) {
             {"widened", t.widened},
             {"reordered", t.reordered},
             {"skipped_lines", t.skipped},
+            {"lost_events", t.lost_events},
+            {"other_phase_records", t.other_phases},
             {"placement", t.placement},
             {"speed", t.speed},
             {"loops", t.loops},

@@ -28,7 +28,8 @@ namespace ds::report {
 // otherwise), "rand_mix" and "compress" in config, and "data" (the written
 // data's compressibility); every version-4 key is still there.  Later in
 // 5, added without a bump (new keys, none changed): "dedupe" in config and
-// the duplicates' count in "data" (--dedupe).
+// the duplicates' count in "data" (--dedupe); "lost_events" and
+// "other_phase_records" in "replay" (--replay).
 inline constexpr int kSchemaVersion = 5;
 
 // The keys every document starts with: schema_version, tool, run_id,

@@ -120,6 +120,11 @@ std::string replay_text(const model::ReplayInfo& r) {
     t += "; " + r.placement;
     if (r.widened) t += "; " + std::to_string(r.widened) + " rounded out to whole units";
     if (r.reordered) t += "; " + std::to_string(r.reordered) + " put back in time order";
+    if (r.other_phases)
+        t += "; " + std::to_string(r.other_phases) +
+             (r.other_phases == 1 ? " record" : " records") + " of other phases left out";
+    if (r.lost_events)
+        t += "; INCOMPLETE: the capture lost " + std::to_string(r.lost_events) + " events";
     return t;
 }
 

@@ -1,27 +1,23 @@
 #include "run/force_release.h"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 
 #include "model/errors.h"
-#include "pattern/unit.h"
-#include "sys/unique_fd.h"
+#include "targets/ownership.h"
 #include "targets/state_file.h"
 #include "targets/target.h"
-#include "targets/target_lock.h"
 
 namespace ds::run {
 
-// The vocabulary this room speaks (docs/architecture.md).
-using namespace ds::model;
-using namespace ds::targets;
-
 namespace {
+
+using model::SetupError;
 
 std::string parent_of(const std::string& path) {
     const auto slash = path.rfind('/');
@@ -34,77 +30,112 @@ std::string base_of(const std::string& path) {
     return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// Why the file `name` in `dir` is not provably this tool's file n ("" when
-// it is); `st` gets its identity.
-std::string not_ours(int dir, const std::string& name, long n, struct stat& st) {
-    sys::UniqueFd fd(::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-    if (!fd.valid()) return errno == ELOOP ? "a symbolic link" : std::strerror(errno);
-    if (::fstat(fd.get(), &st) != 0) return std::strerror(errno);
-    if (!S_ISREG(st.st_mode)) return "not a regular file";
-    if (st.st_uid != ::geteuid()) return "owned by uid " + std::to_string(st.st_uid);
-    if (st.st_nlink != 1) return std::to_string(st.st_nlink) + " links";
-    std::byte head[pattern::kHeaderBytes]{};
-    const auto h = ::pread(fd.get(), head, sizeof head, 0) == static_cast<ssize_t>(sizeof head)
-                       ? pattern::parse_header(head)
-                       : std::nullopt;
-    if (!h || h->offset != 0 || h->file_index != static_cast<unsigned long>(n))
-        return "does not start with drivestress's unit 0 of file " + std::to_string(n);
-    return "";
-}
-
-// Unlinks `name` only while it still is the file checked.
-bool remove_checked(int dir, const std::string& name, const struct stat& checked) {
-    struct stat now {};
-    return ::fstatat(dir, name.c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0 &&
-           now.st_dev == checked.st_dev && now.st_ino == checked.st_ino &&
-           ::unlinkat(dir, name.c_str(), 0) == 0;
-}
-
-}  // namespace
-
-ForceRelease force_release(const std::string& state_path) {
-    const std::string dir_path = parent_of(state_path), state_name = base_of(state_path);
-    sys::UniqueFd dir(::open(dir_path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (!dir.valid()) throw SetupError(state_path + ": " + std::strerror(errno));
-    const TargetLock lock =
-        TargetLock::acquire(dir.get(), dir_path, "; release its files once it has ended");
-    ForceRelease r;
-    r.state = state_path;
-    // Only at a name a state file has (drivestress.state, <prefix>.state).
-    if (state_name.size() <= 6 || state_name.compare(state_name.size() - 6, 6, ".state") != 0)
+// Refuses, removing nothing, a STATE that --force is not for.
+void refuse_unless_released(const std::string& state_path, const std::string& state_name,
+                            const std::string& why) {
+    if (targets::state_stem(state_name).empty())
         throw SetupError(state_path +
                          ": not a state file's name (drivestress.state or PREFIX.state); "
                          "nothing removed");
-    r.why = damaged_state_reason(state_path, true);
-    if (r.why.empty()) {
-        (void)load_state_file(state_path);  // throws why it is not a state file of ours
+    if (const auto format = targets::other_version_format(state_path))
+        throw SetupError(state_path + ": a state file of format " + std::to_string(*format) +
+                         ", which this drivestress does not read (" + targets::readable_formats() +
+                         "): the version that wrote it may read it whole; verify it with that "
+                         "version; nothing removed");
+    if (why.empty()) {
+        (void)targets::load_state_file(state_path);  // throws why it is not a state file of ours
         throw SetupError(state_path +
                          ": can be read; --force is only for a state file that cannot be: "
                          "--verify-only " +
                          state_path + " --cleanup removes its files after a PASS");
     }
-    struct stat state_st {};
-    if (::fstatat(dir.get(), state_name.c_str(), &state_st, AT_SYMLINK_NOFOLLOW) != 0)
-        throw SetupError(state_path + ": " + std::strerror(errno));
-    const std::string stem = state_name == "drivestress.state"
-                                 ? std::string("drivestress-")
-                                 : state_name.substr(0, state_name.size() - 6);
-    std::vector<std::string> names = directory_entries(dir.get());
-    std::sort(names.begin(), names.end());
-    for (const auto& name : names) {
-        const long n = data_file_index(name, stem);
-        if (n < 0) continue;
-        const std::string path = dir_path + (dir_path == "/" ? "" : "/") + name;
-        struct stat st {};
-        if (std::string why = not_ours(dir.get(), name, n, st); !why.empty())
-            r.left.push_back(path + ": " + why);
-        else if (remove_checked(dir.get(), name, st))
-            r.removed.push_back(path);
+}
+
+// Why `name` (identity `st`) stays because another state file of the
+// directory may keep it ("" when none does); the state is named without
+// its directory (it is this one's).
+std::string kept_by_another(const std::vector<targets::StateClaim>& others, const std::string& name,
+                            const struct stat& st) {
+    for (const auto& c : others) {
+        const std::string state = base_of(c.state);
+        if (!c.unreadable.empty()) {
+            if (targets::data_file_index(name, c.stem) >= 0)
+                return "may be kept by " + state + ", which cannot be read either";
+            continue;
+        }
+        for (const auto& k : c.kept)
+            if (k.name == name || (k.exists && k.dev == st.st_dev && k.ino == st.st_ino))
+                return "kept by " + state + ", which can be read (verify it)";
     }
-    if (!remove_checked(dir.get(), state_name, state_st))
-        r.left.push_back(state_path + ": " + std::strerror(errno ? errno : EBUSY));
-    (void)::fsync(dir.get());
-    return r;
+    return "";
+}
+
+}  // namespace
+
+ForceRelease::ForceRelease(const std::string& state_path)
+    : state_(state_path), dir_path_(parent_of(state_path)), state_name_(base_of(state_path)) {
+    dir_.reset(::open(dir_path_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!dir_.valid()) throw SetupError(state_ + ": " + std::strerror(errno));
+    lock_ = targets::TargetLock::acquire(dir_.get(), dir_path_,
+                                         "; release its files once it has ended");
+    if (!targets::state_stem(state_name_).empty())
+        why_ = targets::damaged_state_reason(state_, true);
+    refuse_unless_released(state_, state_name_, why_);
+    if (::fstatat(dir_.get(), state_name_.c_str(), &state_st_, AT_SYMLINK_NOFOLLOW) != 0)
+        throw SetupError(state_ + ": " + std::strerror(errno));
+    plan_files();
+}
+
+void ForceRelease::plan_files() {
+    std::vector<std::string> names = targets::directory_entries(dir_.get());
+    std::sort(names.begin(), names.end());
+    std::vector<targets::StateClaim> others;
+    for (const auto& n : names)
+        if (n != state_name_ && !targets::state_stem(n).empty())
+            if (auto c = targets::state_claim(dir_.get(), dir_path_, n, n == "drivestress.state"))
+                others.push_back(std::move(*c));
+    const std::string stem = targets::state_stem(state_name_);
+    for (const auto& name : names) {
+        const long n = targets::data_file_index(name, stem);
+        if (n < 0) continue;
+        const std::string path = dir_path_ + (dir_path_ == "/" ? "" : "/") + name;
+        const targets::CheckedFile c =
+            targets::check_data_file(dir_.get(), name, {static_cast<std::uint64_t>(n)});
+        if (c.missing) continue;
+        std::string why = c.refusal;
+        if (why.empty()) why = kept_by_another(others, name, c.st);
+        if (!why.empty()) {
+            left_.push_back(path + ": " + why);
+            continue;
+        }
+        names_.push_back(name);
+        to_remove_.push_back(path);
+        checked_.push_back(c.st);
+    }
+}
+
+std::vector<std::string> ForceRelease::carry_out() {
+    std::vector<std::string> removed;
+    // errno stays 0 when the name is there but is another file now.
+    auto not_removed = [] {
+        return std::string(": not removed: ") +
+               (errno ? std::strerror(errno) : "it changed since it was checked");
+    };
+    for (std::size_t i = 0; i < names_.size(); ++i) {
+        errno = 0;
+        if (targets::remove_checked(dir_.get(), names_[i], checked_[i]))
+            removed.push_back(to_remove_[i]);
+        else
+            left_.push_back(to_remove_[i] + not_removed());
+    }
+    names_.clear();
+    errno = 0;
+    if (!targets::remove_checked(dir_.get(), state_name_, state_st_)) {
+        left_.push_back(state_ + not_removed());
+        state_left_ = true;
+    }
+    (void)::fsync(dir_.get());
+    return removed;
 }
 
 }  // namespace ds::run

@@ -1,6 +1,8 @@
 #include "run/replay.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,7 +16,10 @@
 
 #include "model/errors.h"
 #include "sys/full_io.h"
+#include "sys/signals.h"
+#include "sys/unique_fd.h"
 #include "trace/trace_reader.h"
+#include "units/diag.h"
 #include "units/units.h"
 
 namespace ds::run {
@@ -36,31 +41,57 @@ io::OpKind kind_of(trace::Op op) {
     return io::OpKind::fdatasync;
 }
 
-// Standard input, held in an anonymous memory file every feed can open.
-int copy_of_stdin() {
-    const int fd = ::memfd_create("drivestress-replay", MFD_CLOEXEC);
-    if (fd < 0)
-        throw SetupError(std::string("--replay -: holding standard input in memory: ") +
-                         std::generic_category().message(errno));
+// Standard input, held in an anonymous memory file every feed can open:
+// at most `limit` bytes (--replay-max-bytes), `held` of them.  A stop
+// request while it waits for input ends the wait (no SA_RESTART).
+int copy_of_stdin(std::uint64_t limit, std::uint64_t& held) {
+    auto bad = [](const char* doing, int err) {
+        return SetupError(std::string("--replay -: ") + doing + ": " +
+                          (err == EINTR ? std::string("stopped by a signal")
+                                        : std::generic_category().message(err)));
+    };
+    sys::UniqueFd fd(::memfd_create("drivestress-replay", MFD_CLOEXEC));
+    if (!fd.valid()) throw bad("holding standard input in memory", errno);
     char buf[1 << 16];
     while (true) {
         const ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
         if (n == 0) break;
         if (n < 0) {
-            if (errno == EINTR) continue;
-            const int e = errno;
-            ::close(fd);
-            throw SetupError(std::string("--replay -: reading standard input: ") +
-                             std::generic_category().message(e));
+            if (errno == EINTR && !sys::stop_signal()) continue;
+            throw bad("reading standard input", errno);
         }
-        if (!sys::write_full(fd, std::string_view(buf, static_cast<std::size_t>(n)))) {
-            const int e = errno;
-            ::close(fd);
-            throw SetupError(std::string("--replay -: holding standard input in memory: ") +
-                             std::generic_category().message(e));
-        }
+        if (held + static_cast<std::uint64_t>(n) > limit)
+            throw SetupError("--replay -: standard input holds more than " + std::to_string(limit) +
+                             " bytes (" + units::format_bytes(limit) +
+                             ", --replay-max-bytes), all held in memory to be read twice: give "
+                             "a larger --replay-max-bytes, or the trace as a file (streamed)");
+        if (!sys::write_full(fd.get(), std::string_view(buf, static_cast<std::size_t>(n))))
+            throw bad("holding standard input in memory", errno);
+        held += static_cast<std::uint64_t>(n);
     }
-    return fd;
+    return fd.release();
+}
+
+// The trace file, open: a regular file only.  Anything else (a FIFO, a
+// pipe such as bash's <(...), a socket, a device) cannot be read twice, or
+// not the same way: it is refused rather than waited on at the second
+// open.  Opened without blocking, so a FIFO with no writer is refused at
+// once too.
+int open_trace_file(const std::string& path) {
+    auto bad = [&](int err) {
+        return SetupError("--replay " + path + ": " + std::generic_category().message(err));
+    };
+    sys::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+    if (!fd.valid()) throw bad(errno);
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0) throw bad(errno);
+    if (!S_ISREG(st.st_mode))
+        throw SetupError("--replay " + path + ": " +
+                         (S_ISFIFO(st.st_mode) ? "a FIFO or pipe" : "not a regular file") +
+                         ", which cannot be read twice (once to check it, once to replay it); "
+                         "give a file, or pipe it to standard input: --replay -");
+    ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) & ~O_NONBLOCK);
+    return fd.release();
 }
 
 void tally(ReplayInfo& info, const trace::Event& e, std::uint32_t unit) {
@@ -241,12 +272,9 @@ ReplayTrace::ReplayTrace(const RunConfig& cfg) : unit_(cfg.rand_block) {
     info_.speed = cfg.replay_speed;
     info_.loops = cfg.replay_loops;
     info_.wrap = cfg.replay_wrap;
-    if (cfg.replay == "-") {
-        memfd_ = copy_of_stdin();
-        path_ = "/proc/self/fd/" + std::to_string(memfd_);
-    } else {
-        path_ = cfg.replay;
-    }
+    fd_.reset(cfg.replay == "-" ? copy_of_stdin(cfg.replay_max_bytes, held_bytes_)
+                                : open_trace_file(cfg.replay));
+    path_ = "/proc/self/fd/" + std::to_string(fd_.get());
     std::ifstream in(path_);
     if (!in) {
         throw SetupError("--replay " + info_.source + ": " +
@@ -260,17 +288,20 @@ ReplayTrace::ReplayTrace(const RunConfig& cfg) : unit_(cfg.rand_block) {
         info_.devices = r.devices();
         info_.reordered = r.reordered();
         info_.skipped = r.skipped();
+        info_.lost_events = r.lost_events();
+        info_.other_phases = r.other_phase_records();
     } catch (const std::invalid_argument& e) {
         throw SetupError(std::string("--replay: ") + e.what());
     }
     if (info_.reads + info_.writes + info_.trims == 0)
         throw SetupError("--replay " + info_.source +
                          ": the trace has no reads, writes or trims to replay");
+    if (info_.lost_events)
+        units::warning("--replay " + info_.source + ": the capture lost " +
+                       std::to_string(info_.lost_events) + " events: the replay is incomplete");
 }
 
-ReplayTrace::~ReplayTrace() {
-    if (memfd_ >= 0) ::close(memfd_);
-}
+ReplayTrace::~ReplayTrace() = default;
 
 std::uint32_t ReplayTrace::largest_piece() const {
     const std::uint32_t unit = unit_;

@@ -3,10 +3,11 @@
 // Before anything is created the trace is read through once: every line is
 // checked (a bad one refuses the run, named by its number), and its
 // summary, devices and extent are known (model::ReplayInfo).  Standard
-// input is read into memory for that (a file streams; give one for a trace
-// larger than memory).  Each worker then streams the trace again for the
-// operations that land in its file (engine::ReplayFeed), so memory stays
-// bounded however long the trace is.
+// input is read into memory for that, at most --replay-max-bytes of it (a
+// file streams; give one for a trace larger than that); a file must be a
+// regular one (a FIFO cannot be read twice).  Each worker then streams the
+// trace again for the operations that land in its file
+// (engine::ReplayFeed), so memory stays bounded however long the trace is.
 //
 // Placement.  Each traced device goes to the target of its rank (the
 // trace's devices and the run's targets in the order given), or, with one
@@ -28,6 +29,7 @@
 #include "engine/phases.h"
 #include "model/config.h"
 #include "model/results.h"
+#include "sys/unique_fd.h"
 
 namespace ds::run {
 
@@ -71,13 +73,16 @@ bool place_operation(const ReplayLayout& l, std::uint32_t device, io::OpKind kin
 class ReplayTrace final : public engine::ReplaySource {
   public:
     // Reads cfg.replay through; throws SetupError naming the bad line, an
-    // empty trace, an unreadable file.
+    // empty trace, an unreadable file, one that is not a regular file, or
+    // standard input past cfg.replay_max_bytes.
     explicit ReplayTrace(const RunConfig& cfg);
     ~ReplayTrace() override;
     ReplayTrace(const ReplayTrace&) = delete;
     ReplayTrace& operator=(const ReplayTrace&) = delete;
 
     const ReplayInfo& info() const { return info_; }
+    // Bytes of standard input held in memory (0 for a file).
+    std::uint64_t held_bytes() const { return held_bytes_; }
     // Its largest read or write once placed (whole units, at most kMaxPiece).
     std::uint32_t largest_piece() const;
     // Places it on the run's targets (`names` for messages; `raw`: raw
@@ -89,8 +94,9 @@ class ReplayTrace final : public engine::ReplaySource {
     bool timed() const override { return info_.speed > 0; }
 
   private:
-    std::string path_;  // what each feed opens (standard input: its copy in memory)
-    int memfd_ = -1;
+    std::string path_;  // what each feed opens: the trace's descriptor, through /proc/self/fd
+    sys::UniqueFd fd_;  // the file checked, or standard input's copy in memory
+    std::uint64_t held_bytes_ = 0;
     std::uint32_t unit_;
     ReplayInfo info_;
     ReplayLayout layout_;

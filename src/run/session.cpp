@@ -78,13 +78,19 @@ std::string memory_need_text(const RunConfig& cfg, const WorkerGeometry& geo) {
 }
 
 // Refused before any file exists, rather than a std::bad_alloc later.
-const WorkerGeometry& checked_memory(const RunConfig& cfg, const WorkerGeometry& geo) {
+// `trace_bytes`: --replay -'s standard input, held in memory already.
+const WorkerGeometry& checked_memory(const RunConfig& cfg, const WorkerGeometry& geo,
+                                     std::uint64_t trace_bytes) {
     const std::uint64_t avail = available_memory_bytes();
-    const std::uint64_t need = worker_memory_bytes(cfg, geo) * cfg.workers();
+    const std::uint64_t need = worker_memory_bytes(cfg, geo) * cfg.workers() + trace_bytes;
     if (avail && need > avail)
-        throw SetupError("not enough memory: the run needs " + memory_need_text(cfg, geo) + ", " +
-                         units::format_bytes(avail) +
-                         " available; lower --size or --files, or raise --rand-block");
+        throw SetupError("not enough memory: the run needs " + memory_need_text(cfg, geo) +
+                         (trace_bytes ? " and " + units::format_bytes(trace_bytes) +
+                                            " of trace from standard input (--replay -)"
+                                      : std::string()) +
+                         ", " + units::format_bytes(avail) +
+                         " available; lower --size or --files, or raise --rand-block" +
+                         (trace_bytes ? "; give the trace as a file (streamed)" : ""));
     return geo;
 }
 
@@ -141,7 +147,7 @@ RunSession::RunSession(RunConfig& c, RunResult& r, RunObserver& o)
       replay(read_replay(c)),
       target(c, state_bytes(c)),
       kind(pick_backend(c, r)),
-      geo(checked_memory(c, make_geometry(c, c.qd))) {
+      geo(checked_memory(c, make_geometry(c, c.qd), replay ? replay->held_bytes() : 0)) {
     if (replay) {
         std::vector<std::string> names;
         for (std::size_t t = 0; t < target.count(); ++t)

@@ -24,6 +24,7 @@
 #include "sys/full_io.h"
 #include "sys/signals.h"
 #include "sys/unique_fd.h"
+#include "targets/ownership.h"
 #include "targets/target.h"
 #include "targets/target_lock.h"
 
@@ -311,25 +312,6 @@ void verify_file(unsigned index, const LoadedState& state, FileWork& w) {
 
 namespace {
 
-// Why the file at `path` is not this run's file `index` ("" when it is).
-std::string not_ours(const std::string& path, const StateGeometry& geo, unsigned index,
-                     struct stat& st) {
-    sys::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-    if (!fd.valid() && errno == ENOENT) return "gone";  // removed already: nothing to do
-    if (!fd.valid()) return errno == ELOOP ? "a symbolic link" : std::strerror(errno);
-    if (::fstat(fd.get(), &st) != 0) return std::strerror(errno);
-    if (!S_ISREG(st.st_mode)) return "not a regular file";
-    if (st.st_uid != ::geteuid()) return "owned by uid " + std::to_string(st.st_uid);
-    if (st.st_nlink != 1) return std::to_string(st.st_nlink) + " links";
-    std::byte head[pattern::kHeaderBytes]{};
-    auto h = ::pread(fd.get(), head, sizeof head, 0) == static_cast<ssize_t>(sizeof head)
-                 ? pattern::parse_header(head)
-                 : std::nullopt;
-    if (!h || h->run_id != geo.run_id || h->file_index != index || h->offset != 0)
-        return "does not carry this run's data";
-    return "";
-}
-
 std::string parent_of(const std::string& path) {
     auto slash = path.rfind('/');
     if (slash == std::string::npos) return ".";
@@ -358,12 +340,13 @@ void remove_kept_files(VerifyOnlyResult& r, const std::string& claim, const Test
     std::vector<bool> present(n, false);
     for (std::size_t i = 0; i < n; ++i) {
         const std::string& p = r.geo.paths[i];
-        std::string why = not_ours(p, r.geo, static_cast<unsigned>(i), checked[i]);
-        if (why == "gone") continue;  // removed already (an interrupted cleanup)
-        if (!why.empty())
-            r.cleanup_refused.push_back(p + ": " + why + "; not removed");
+        const CheckedFile c = check_data_file(AT_FDCWD, p, {i, r.geo.run_id});
+        if (c.missing) continue;  // removed already (an interrupted cleanup)
+        if (!c.ours())
+            r.cleanup_refused.push_back(p + ": " + c.refusal + "; not removed");
         else
             present[i] = true;
+        checked[i] = c.st;
     }
     if (!r.cleanup_refused.empty()) return;
     const std::string journal = cleanup_journal(r.state_path);
@@ -379,12 +362,8 @@ void remove_kept_files(VerifyOnlyResult& r, const std::string& claim, const Test
     std::uint64_t removed = 0;
     hooks.pause_if(hooks.stop_in_cleanup == removed);
     for (std::size_t i = 0; i < n; ++i) {
-        struct stat now {};
-        const std::string& p = r.geo.paths[i];
         // Only while the name still is the file just checked.
-        if (!present[i] || ::lstat(p.c_str(), &now) != 0 || now.st_dev != checked[i].st_dev ||
-            now.st_ino != checked[i].st_ino || ::unlink(p.c_str()) != 0)
-            continue;
+        if (!present[i] || !remove_checked(AT_FDCWD, r.geo.paths[i], checked[i])) continue;
         hooks.pause_if(hooks.stop_in_cleanup == ++removed);
     }
     sync_directory(journal);

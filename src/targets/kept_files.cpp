@@ -88,6 +88,11 @@ std::string kept_advice(const std::string& state, const std::vector<KeptFile>& k
 }
 
 std::string damaged_state_advice(const std::string& state, const std::string& why) {
+    if (const auto format = other_version_format(state))
+        return state + ": a state file of format " + std::to_string(*format) +
+               ", which this drivestress does not read (" + readable_formats() +
+               "): it protects the files beside it; verify them with the drivestress version "
+               "that wrote it";
     return state + ": cannot be read (" + why +
            ") and may be a --keep run's state file, damaged: it protects the files beside it; "
            "see what it says with drivestress --verify-only " +
@@ -95,38 +100,56 @@ std::string damaged_state_advice(const std::string& state, const std::string& wh
            shell_word(state) + " --cleanup --force";
 }
 
+std::string state_stem(const std::string& state_name) {
+    if (state_name == "drivestress.state") return "drivestress-";
+    return ends_with(state_name, ".state") ? state_name.substr(0, state_name.size() - 6) : "";
+}
+
+std::optional<StateClaim> state_claim(int dirfd, const std::string& directory,
+                                      const std::string& name, bool own) {
+    StateClaim c;
+    c.state = directory + (directory == "/" ? "" : "/") + name;
+    c.stem = state_stem(name);
+    if (!has_state_magic(c.state)) {
+        // A power cut can take the magic with it: such a file still
+        // protects what it kept (we cannot read which files those are).
+        c.unreadable = damaged_state_reason(c.state, own);
+        if (c.unreadable.empty()) return std::nullopt;  // provably not a state file
+        return c;
+    }
+    std::vector<std::string> names;
+    try {
+        names = state_file_names(c.state);
+    } catch (const SetupError& e) {
+        c.unreadable = e.what();
+        if (c.unreadable.rfind(c.state + ": ", 0) == 0)
+            c.unreadable = c.unreadable.substr(c.state.size() + 2);
+        return c;
+    }
+    for (auto& n : names) {
+        KeptFile k{std::move(n), c.state};
+        struct stat st {};
+        if (::fstatat(dirfd, k.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
+            k.exists = true;
+            k.dev = st.st_dev;
+            k.ino = st.st_ino;
+        }
+        c.kept.push_back(std::move(k));
+    }
+    return c;
+}
+
 std::vector<KeptFile> kept_files(int dirfd, const std::string& directory,
                                  const std::string& own_state) {
     std::vector<KeptFile> kept;
     for (const auto& n : directory_entries(dirfd)) {
         if (!ends_with(n, ".state")) continue;
-        const std::string state = directory + (directory == "/" ? "" : "/") + n;
-        if (!has_state_magic(state)) {
-            // A power cut can take the magic with it: such a file still
-            // protects what it kept (we cannot read which files those are).
-            const bool own = n == own_state || n == "drivestress.state";
-            if (const std::string why = damaged_state_reason(state, own); !why.empty())
-                throw SetupError(damaged_state_advice(state, why));
-            continue;
-        }
-        std::vector<std::string> names;
-        try {
-            names = state_file_names(state);
-        } catch (const SetupError& e) {
-            std::string why = e.what();
-            if (why.rfind(state + ": ", 0) == 0) why = why.substr(state.size() + 2);
-            throw SetupError(damaged_state_advice(state, why));
-        }
-        for (auto& name : names) {
-            KeptFile k{std::move(name), state};
-            struct stat st {};
-            if (::fstatat(dirfd, k.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
-                k.exists = true;
-                k.dev = st.st_dev;
-                k.ino = st.st_ino;
-            }
+        const bool own = n == own_state || n == "drivestress.state";
+        std::optional<StateClaim> c = state_claim(dirfd, directory, n, own);
+        if (!c) continue;
+        if (!c->unreadable.empty()) throw SetupError(damaged_state_advice(c->state, c->unreadable));
+        for (auto& k : c->kept)
             kept.push_back(std::move(k));
-        }
     }
     return kept;
 }

@@ -89,15 +89,6 @@ void publish(int fd, int dirfd, const std::string& name, std::string& hidden,
 
 }  // namespace
 
-std::string plain_own_file(int fd) {
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) return std::strerror(errno);
-    if (!S_ISREG(st.st_mode)) return "is not a regular file";
-    if (st.st_uid != ::geteuid()) return "is owned by uid " + std::to_string(st.st_uid);
-    if (st.st_nlink != 1) return "has " + std::to_string(st.st_nlink) + " links";
-    return "";
-}
-
 OwnedFile OwnedFile::create(int dirfd, const std::string& name, const std::string& shown_path,
                             int flags, const Prepare& prepare, const Replaceable& replaceable,
                             int* open_error) {

@@ -65,9 +65,4 @@ class OwnedFile {
     ino_t ino_ = 0;
 };
 
-// The checks every replaceable earlier file passes: a regular file of the
-// caller's effective user with a single link.  "" when it passes, else why
-// not ("owned by uid 1000", "has 2 links").
-std::string plain_own_file(int fd);
-
 }  // namespace ds::targets

@@ -257,9 +257,7 @@ pattern::UnitShape units_shape(const std::byte* h, const std::string& path, bool
         return dedupe == (format == kStateFormatDedupe) ? shape : 0;
     }
     throw SetupError(path + ": state file format " + std::to_string(format) +
-                     " is not supported (this drivestress reads formats " +
-                     std::to_string(kStateFormatVersion) + " to " +
-                     std::to_string(kStateFormatTrims) +
+                     " is not supported (this drivestress reads " + readable_formats() +
                      "; verify it with the drivestress version that wrote it)");
 }
 
@@ -379,12 +377,42 @@ std::string damaged_state_reason(const std::string& path, bool own_name) {
     return looks_like_state(fd.get(), static_cast<std::uint64_t>(st.st_size), own_name) ? why : "";
 }
 
-bool has_state_magic(const std::string& path) {
+namespace {
+
+// The format word of a regular file (not followed through a link) that
+// begins with the state magic, else nullopt.
+std::optional<std::uint32_t> format_word(const std::string& path) {
     sys::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
     struct stat st {};
-    std::byte h[8]{};
-    return fd.valid() && ::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) &&
-           read_all(fd.get(), h, sizeof h, 0) && get<std::uint64_t>(h) == kStateMagic;
+    std::byte h[12]{};
+    const std::int64_t n = fd.valid() && ::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode)
+                               ? sys::pread_full(fd.get(), h, sizeof h, 0)
+                               : -1;
+    if (n < 8 || get<std::uint64_t>(h) != kStateMagic) return std::nullopt;
+    return n == sizeof h ? get<std::uint32_t>(h + 8) : 0;  // cut inside the word: 0
+}
+
+// A format word some version of drivestress may have written: a small
+// number (one more with each change of the layout); 0 and anything past
+// kMaxFormat are damage.
+constexpr std::uint32_t kMaxFormat = 0xffff;
+
+}  // namespace
+
+bool has_state_magic(const std::string& path) {
+    return format_word(path).has_value();
+}
+
+std::optional<std::uint32_t> other_version_format(const std::string& path) {
+    const std::optional<std::uint32_t> f = format_word(path);
+    if (!f || *f == 0 || *f > kMaxFormat || (*f >= kStateFormatVersion && *f <= kStateFormatTrims))
+        return std::nullopt;
+    return f;
+}
+
+std::string readable_formats() {
+    return "formats " + std::to_string(kStateFormatVersion) + " to " +
+           std::to_string(kStateFormatTrims);
 }
 
 std::vector<std::string> state_file_names(const std::string& path) {

@@ -22,6 +22,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -137,6 +138,15 @@ LoadedState load_state_file(const std::string& path);
 // True when `path` is a regular file (not followed through a link) that
 // begins with the state file magic: a state file, whole or damaged.
 bool has_state_magic(const std::string& path);
+
+// The format word of a state file (has_state_magic) whose format this
+// drivestress does not read (kStateFormatVersion to kStateFormatTrims) and
+// that another version may have written (1 to 65535; 0 or a larger word is damage),
+// else nullopt: that version may read it whole, so it is never taken for
+// a damaged one (--cleanup --force refuses it).
+std::optional<std::uint32_t> other_version_format(const std::string& path);
+// What this drivestress reads, for messages: "formats 4 to 7".
+std::string readable_formats();
 
 // Why `path` cannot be read as a state file when it may be one a power cut
 // or a bad disk damaged, else "".  May be one: a regular file of the

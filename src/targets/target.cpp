@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
@@ -29,6 +28,7 @@
 #include "sys/signals.h"
 #include "sys/system_tree.h"
 #include "targets/device_signature.h"
+#include "targets/ownership.h"
 #include "targets/raw_device.h"
 #include "targets/state_file.h"
 #include "targets/target_lock.h"
@@ -82,12 +82,7 @@ std::uint32_t logical_block_size(dev_t dev) {
 // ours that starts with a drivestress unit header (a leftover of an
 // earlier run, whatever instant that run died at).
 std::string replaceable_leftover(int fd) {
-    if (std::string why = plain_own_file(fd); !why.empty()) return why;
-    std::array<std::byte, pattern::kHeaderBytes> head{};
-    if (::pread(fd, head.data(), head.size(), 0) != static_cast<ssize_t>(head.size()) ||
-        !pattern::parse_header(head))
-        return "is not a drivestress file";
-    return "";
+    return not_our_data_file(fd, {});
 }
 
 bool ends_with(const std::string& s, const char* tail) {
@@ -296,25 +291,13 @@ void Target::sweep_leftovers() {
         if (index < 0 || std::find(names_.begin(), names_.end(), n) != names_.end()) continue;
         if (std::any_of(kept_.begin(), kept_.end(), [&](const KeptFile& k) { return k.name == n; }))
             continue;
-        sys::UniqueFd fd(
-            ::openat(dir_.get(), n.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-        struct stat st {
-        }, now{};
-        if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !replaceable_leftover(fd.get()).empty())
-            continue;
-        std::array<std::byte, pattern::kHeaderBytes> head{};
-        auto h = ::pread(fd.get(), head.data(), head.size(), 0) == ssize_t(head.size())
-                     ? pattern::parse_header(head)
-                     : std::nullopt;
-        if (!h || h->offset != 0 || h->file_index != static_cast<unsigned long>(index)) continue;
+        const CheckedFile c = check_data_file(dir_.get(), n, {static_cast<std::uint64_t>(index)});
+        if (!c.ours()) continue;
         if (std::any_of(kept_.begin(), kept_.end(), [&](const KeptFile& k) {
-                return k.exists && k.dev == st.st_dev && k.ino == st.st_ino;
+                return k.exists && k.dev == c.st.st_dev && k.ino == c.st.st_ino;
             }))
             continue;
-        if (::fstatat(dir_.get(), n.c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0 &&
-            now.st_dev == st.st_dev && now.st_ino == st.st_ino &&
-            ::unlinkat(dir_.get(), n.c_str(), 0) == 0)
-            removed.push_back(n);
+        if (remove_checked(dir_.get(), n, c.st)) removed.push_back(n);
     }
     if (removed.empty()) return;
     std::string list;

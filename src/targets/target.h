@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -67,8 +68,27 @@ long data_file_index(const std::string& name, const std::string& stem);
 std::vector<KeptFile> kept_files(int dirfd, const std::string& directory,
                                  const std::string& own_state = "drivestress.state");
 // The refusal for a state file that cannot be read: why, and how to
-// release the files (--verify-only STATE --cleanup --force).
+// release the files (--verify-only STATE --cleanup --force); for another
+// version's state file (state_file.h, other_version_format), that the
+// version that wrote it verifies them.
 std::string damaged_state_advice(const std::string& state, const std::string& why);
+// The stem of the data files a state file's run names `<stem><n>.dat`:
+// "drivestress-" for drivestress.state, PREFIX for PREFIX.state, "" for a
+// name that is not a state file's.
+std::string state_stem(const std::string& state_name);
+// What one state file in a directory claims.
+struct StateClaim {
+    std::string state;       // its path
+    std::string stem;        // state_stem of its name
+    std::string unreadable;  // why it cannot be read ("": it can), though it may be a state file
+    std::vector<KeptFile> kept;  // the files it names (when it can be read)
+};
+// The claim of the `*.state` file `name` in the directory open at `dirfd`
+// (whose path is `directory`); nullopt when it is provably not a state
+// file.  `own`: the name a run's own state file has there (an empty or
+// all-zero file may be one; state_file.h, damaged_state_reason).
+std::optional<StateClaim> state_claim(int dirfd, const std::string& directory,
+                                      const std::string& name, bool own);
 // What to do about the files `state` kept (in `directory`): verify, then
 // --cleanup after a PASS, or, after a loss, the `rm` command that removes
 // them once inspected.  Starts with "; ".

@@ -134,9 +134,18 @@ void tracefs_payload(Parsed& out, const std::vector<std::string_view>& w, bool r
 Parsed parse_tracefs(std::string_view line, Devices& devices) {
     Parsed out;
     std::size_t first = line.find_first_not_of(" \t");
-    bool lost = line.find("[LOST ") != std::string_view::npos && line.find(" EVENTS]") != line.npos;
-    if ((first != std::string_view::npos && line[first] == '#') || lost) {
-        out.skipped = true;  // the header, "##### CPU 1 buffer started ####", lost events
+    if (first != std::string_view::npos && line[first] == '#') {
+        out.skipped = true;  // the header, "##### CPU 1 buffer started ####"
+        return out;
+    }
+    // "CPU:1 [LOST 184 EVENTS]": the per-CPU buffer overflowed; N events of
+    // that CPU are missing here (kernel/trace/trace.c, print_trace_line).
+    const std::size_t lost_at = line.find("[LOST ");
+    const std::size_t lost_end = line.find(" EVENTS]");
+    if (lost_at != std::string_view::npos && lost_end != std::string_view::npos &&
+        lost_end > lost_at) {
+        out.skipped = true;
+        out.lost = parse_u64(line.substr(lost_at + 6, lost_end - lost_at - 6), "lost events");
         return out;
     }
     std::size_t end = after_cpu_field(line);

@@ -1,6 +1,6 @@
 // drivestress's own io-log: one JSON object per line (trace_reader.h names
-// its members).  Each line is parsed alone, so a long log costs one line of
-// memory.
+// its members); the records of a phase other than random are left out.  Each line is parsed alone,
+// so a long log costs one line of memory.
 #include <stdexcept>
 #include <string>
 
@@ -50,6 +50,17 @@ Parsed parse_io_log(std::string_view line, Devices& devices) {
     json record = json::parse(line.begin(), line.end(), nullptr, false);
     if (record.is_discarded()) throw std::invalid_argument("not JSON");
     if (!record.is_object()) throw std::invalid_argument("not a JSON object");
+    Parsed out;
+    // A run's log holds every phase; the random phase's records are what
+    // the replay stands in for.  A record without "phase" is taken.
+    auto phase = record.find("phase");
+    if (phase != record.end()) {
+        if (!phase->is_string()) throw std::invalid_argument("\"phase\" is not a string");
+        if (phase->get_ref<const string&>() != "random") {
+            out.other_phase = true;
+            return out;
+        }
+    }
     RawEvent event;
     event.op = member_op(record);
     event.time_ns = member_time(record);
@@ -64,7 +75,6 @@ Parsed parse_io_log(std::string_view line, Devices& devices) {
         throw std::invalid_argument("\"fua\" is not a boolean");
     event.fua = fua != record.end() && fua->get<bool>() && event.op == Op::write;
     event.device = devices.index(std::to_string(target));
-    Parsed out;
     out.add(event);
     return out;
 }

@@ -35,7 +35,9 @@ struct RawEvent {
 struct Parsed {
     RawEvent events[2];
     int count = 0;
-    bool skipped = false;  // a line skipped on purpose (counted)
+    bool skipped = false;      // a line skipped on purpose (counted)
+    std::uint64_t lost = 0;    // tracefs "[LOST N EVENTS]": N events the capture lost
+    bool other_phase = false;  // an io-log record of a phase other than random
     void add(const RawEvent& e) { events[count++] = e; }
 };
 

@@ -6,7 +6,8 @@
 // kWindowNs past it, so a trace from several CPUs (tracefs merges per-CPU
 // buffers, an io-log is written in completion order) comes out sorted while
 // the memory stays bounded; an event older than one already given out cannot
-// be put back, and is an error naming both times.
+// be put back, and is an error naming both times; so is one more than
+// kWindowNs before the newest read, however few events apart.
 #include "trace/trace_reader.h"
 
 #include <algorithm>
@@ -139,6 +140,8 @@ bool Reader::read_more() {
         fail_line(e.what());
     }
     if (parsed.skipped) ++skipped_;
+    lost_events_ += parsed.lost;
+    if (parsed.other_phase) ++other_phase_;
     if (parsed.count > 0 && format_ == Format::tracefs &&
         !keep_tracefs(parsed.events[0].rq_issue)) {
         ++skipped_;
@@ -172,7 +175,7 @@ void Reader::purge_rq_issue() {
     std::make_heap(window_.begin(), window_.end(), later);
     newest_ns_ = 0;  // nothing was given out yet: the newest is in the window
     for (const Pending& p : window_)
-        newest_ns_ = std::max(newest_ns_, p.raw.time_ns);
+        if (p.raw.time_ns >= newest_ns_) newest_ns_ = p.raw.time_ns, newest_line_ = p.line;
     skipped_ += lines.size();
 }
 
@@ -180,15 +183,23 @@ bool Reader::later(const Pending& a, const Pending& b) {
     return a.raw.time_ns != b.raw.time_ns ? a.raw.time_ns > b.raw.time_ns : a.seq > b.seq;
 }
 
+// Two rules, each refusing on its own: an event more than kWindowNs
+// before the latest one read (however few events apart), and one before an
+// event already given out (more than kWindowEvents back).
 void Reader::admit(const detail::RawEvent& raw) {
+    if (newest_ns_ > kWindowNs && raw.time_ns < newest_ns_ - kWindowNs)
+        fail_line("at " + seconds_text(raw.time_ns) + " it comes " +
+                  seconds_text(newest_ns_ - raw.time_ns) + " before the event of line " +
+                  std::to_string(newest_line_) + " at " + seconds_text(newest_ns_) +
+                  ": time steps back by more than " + seconds_text(kWindowNs));
     if (emitted_any_ && raw.time_ns < last_emitted_ns_)
         fail_line("at " + seconds_text(raw.time_ns) + " it comes before the event of line " +
                   std::to_string(last_emitted_line_) + " at " + seconds_text(last_emitted_ns_) +
                   ", already given out: out of time order by more than " +
-                  std::to_string(kWindowEvents) + " events or " + seconds_text(kWindowNs));
+                  std::to_string(kWindowEvents) + " events");
     Pending pending{raw, seq_++, line_no_, raw.time_ns < newest_ns_};
     if (pending.late) ++reordered_;
-    newest_ns_ = std::max(newest_ns_, raw.time_ns);
+    if (raw.time_ns >= newest_ns_) newest_ns_ = raw.time_ns, newest_line_ = line_no_;
     window_.push_back(pending);
     std::push_heap(window_.begin(), window_.end(), later);
 }
@@ -222,6 +233,10 @@ std::optional<Event> Reader::next() {
     while (!window_full() && read_more()) {
     }
     if (window_.empty()) {
+        if (!emitted_any_ && other_phase_)
+            throw std::invalid_argument(
+                name_ + ": no I/O events of the random phase (" + std::to_string(other_phase_) +
+                (other_phase_ == 1 ? " record" : " records") + " of other phases left out)");
         if (!emitted_any_) throw std::invalid_argument(name_ + ": an empty trace: no I/O events");
         return std::nullopt;
     }

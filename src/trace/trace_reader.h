@@ -29,14 +29,16 @@
 //                  block_bio_queue line shows up there, rq_issue events are kept.
 //                  SECONDS is the trace clock (local, microseconds shown); "#" lines
 //                  and "CPU:N [LOST M EVENTS]" are skipped (a lossy capture still
-//                  replays: skipped() says so).  Other events are skipped.
+//                  replays, incomplete: lost_events() sums the Ms).  Other events are
+//                  skipped.
 //   io-log         drivestress's own NDJSON, one object per line:
 //                  {"target":0,"op":"read","offset":4096,"length":4096,"due_ns":123,
 //                   "submit_ns":130,"complete_ns":200,"result":4096,"verify":"ok"}
 //                  op: read, write, trim or flush; due_ns: when the schedule wanted
 //                  the operation, null in a closed loop (submit_ns is used then);
 //                  "fua":true optional; target, op and (but for flush) offset and
-//                  length required; other members are ignored here.
+//                  length required; a record whose "phase" is not "random" is left
+//                  out (counted: other_phase_records()); other members are ignored.
 //
 // Times: every event's due_ns is its trace time less the first event's (the
 // earliest, once sorted), so the first event is due at 0 in every format.
@@ -63,9 +65,11 @@ namespace ds::trace {
 
 // Events are held back in a reorder window (kWindowEvents events, or
 // kWindowNs of trace time between the oldest held and the newest read) and
-// come out sorted by time; one earlier than an event already given out is an
-// error.  Memory: the window (~64 bytes an event), one line (at most
-// kMaxLineBytes), the device names.
+// come out sorted by time.  Two rules refuse a trace whose time steps back,
+// each on its own: an event more than kWindowNs before the newest one read
+// (however few events apart), and one earlier than an event already given
+// out (more than kWindowEvents events back).  Memory: the window (~64 bytes
+// an event), one line (at most kMaxLineBytes), the device names.
 class Reader {
   public:
     static constexpr std::size_t kWindowEvents = 4096;
@@ -87,8 +91,13 @@ class Reader {
     // Events that arrived out of time order and were put back in order.
     std::uint64_t reordered() const { return reordered_; }
     // Lines skipped on purpose: other blkparse actions, other tracefs events,
-    // comments, fio file actions.
+    // comments, fio file actions, tracefs "[LOST N EVENTS]" lines.
     std::uint64_t skipped() const { return skipped_; }
+    // Events a tracefs capture says it lost: the N of its "[LOST N EVENTS]"
+    // lines, summed (the trace is incomplete).
+    std::uint64_t lost_events() const { return lost_events_; }
+    // io-log records of phases other than random, left out (not in skipped()).
+    std::uint64_t other_phase_records() const { return other_phase_; }
 
   private:
     enum class TracefsKind { undecided, bio_queue, rq_issue };
@@ -123,13 +132,16 @@ class Reader {
     detail::State state_;
     std::vector<Pending> window_;  // a min-heap on (time, seq)
     std::uint64_t seq_ = 0;
-    std::uint64_t newest_ns_ = 0;  // latest trace time read
+    std::uint64_t newest_ns_ = 0;    // latest trace time read
+    std::uint64_t newest_line_ = 0;  // the line it was read on
     bool emitted_any_ = false;
     std::uint64_t first_ns_ = 0;
     std::uint64_t last_emitted_ns_ = 0;
     std::uint64_t last_emitted_line_ = 0;
     std::uint64_t reordered_ = 0;
     std::uint64_t skipped_ = 0;
+    std::uint64_t lost_events_ = 0;
+    std::uint64_t other_phase_ = 0;
     TracefsKind tracefs_kind_ = TracefsKind::undecided;
 };
 

@@ -101,6 +101,7 @@ TEST_CASE("the option table's defaults are the structs' own: no second copy can 
     CHECK(c.dedupe == built.dedupe);
     CHECK(c.replay_speed == built.replay_speed);
     CHECK(c.replay_loops == built.replay_loops);
+    CHECK(parse({"--replay", "x"}).replay_max_bytes == built.replay_max_bytes);
     CHECK(parse({"--io-log", "x"}).io_log_format == built.io_log_format);
     const auto steady = parse({"--steady-state", "1s"}).steady_state;
     REQUIRE(steady.has_value());
@@ -123,6 +124,7 @@ TEST_CASE("the option table's defaults are the structs' own: no second copy can 
                                         "trim-pct",
                                         "replay-speed",
                                         "replay-loops",
+                                        "replay-max-bytes",
                                         "io-log-format",
                                         "distribution",
                                         "compress",

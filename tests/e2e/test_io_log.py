@@ -5,8 +5,9 @@ its own while the workers go on.
 Every operation the JSON counts is a line (reads, writes, flushes; none
 dropped at this pace), each read line says how its verification went (a
 unit damaged mid-run makes the lines that read it "mismatch"), offsets are
-in the target's space (files in order), and the log replays: --replay of an
-NDJSON log issues exactly its reads and writes again, and fio 3.33 replays
+in the target's space (files in order), each names its phase, and the log
+replays: --replay of an NDJSON log issues exactly its random phase's reads
+and writes again (the other phases' left out and counted), and fio 3.33 replays
 the fio form onto the raw device it names, moving the same bytes.  Bad
 combinations are refused in one line; a log that cannot be written (its
 filesystem full) fails the run with exit 1 and the run's own figures; a
@@ -104,24 +105,30 @@ class IoLogCases:
                              "--rand-ops", 400, "--read-pct", 50, "--rand-block", "4K:50,16K:50",
                              "--io-log", log)
         self.assertExit(r, 0)
-        lines = read_ndjson(log)
+        every = read_ndjson(log)
+        # Each line names its phase; the replay takes the random phase's.
+        lines = [x for x in every if x["phase"] == "random"]
+        self.assertEqual(sorted({x["phase"] for x in every}), ["random", "seq-write"])
         reads = [x for x in lines if x["op"] == "read"]
         writes = [x for x in lines if x["op"] == "write"]
         r = self.drivestress("-j", 2, "-s", "1M", "--phases", "seq-write,random",
                              "--replay", log, "--replay-speed", 0, "--io-log", again)
         self.assertExit(r, 0)
-        # The replay's own log: its sequential write (1 MiB blocks, the first
-        # run's too), then every operation of the first log again, each at
-        # its offset and size.
+        # The replay's own log: its sequential write (1 MiB blocks, as the
+        # first run's), then every operation of the first log's random
+        # phase again, each at its offset and size.
         def ops(entries):
             return collections.Counter((x["op"], x["offset"], x["length"]) for x in entries)
-        sequential = ops(x for x in writes if x["length"] == MiB)
-        self.assertEqual(sum(sequential.values()), 2)
-        self.assertEqual(ops(read_ndjson(again)), ops(lines) + sequential)
+        sequential = [x for x in every if x["phase"] == "seq-write"]
+        self.assertEqual(len(sequential), 2)
+        self.assertEqual(ops(read_ndjson(again)), ops(lines) + ops(sequential))
+        self.assertIn(": drivestress io-log, %d events" % len(lines), r.stdout)
+        self.assertIn("; 2 records of other phases left out", r.stdout)
         doc = self.assertJson(r)
         rp = doc["replay"]
-        self.assertEqual((rp["format"], rp["reads"], rp["writes"], rp["widened"]),
-                         ("drivestress io-log", len(reads), len(writes), 0))
+        self.assertEqual((rp["format"], rp["reads"], rp["writes"], rp["widened"],
+                          rp["other_phase_records"]),
+                         ("drivestress io-log", len(reads), len(writes), 0, 2))
         self.assertEqual(rp["read_bytes"], sum(x["length"] for x in reads))
         self.assertEqual(rp["write_bytes"], sum(x["length"] for x in writes))
         random = harness.merged_phases_of(doc)["random"]

@@ -221,7 +221,7 @@ class Verdict(VerifyOnlyCases, harness.DriveStressTest):
         before = checksums(self.target)
         r = self.verify("--cleanup")
         self.assertExit(r, 1)
-        self.assertIn("refused  %s: 2 links; not removed" % self.data_file(1), r.stdout)
+        self.assertIn("refused  %s: has 2 links; not removed" % self.data_file(1), r.stdout)
         self.assertEqual(checksums(self.target), before, "nothing removed, not even file 0")
         os.unlink(other)
         self.assertExit(self.verify("--cleanup"), 0)

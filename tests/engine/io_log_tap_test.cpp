@@ -1,5 +1,6 @@
 // The worker's --io-log tap: one line per completed operation of a phase,
-// offsets moved into the target's space, each read's verification outcome.
+// named by its phase, offsets moved into the target's space, each read's
+// verification outcome.
 // suite threads: the worker's pushes against IoLog's writer thread
 #include <doctest/doctest.h>
 #include <unistd.h>
@@ -93,6 +94,8 @@ TEST_CASE("every operation is a line, in the target's space, reads with their ou
         CHECK(x["result"] == x["length"]);
         CHECK(x["due_ns"].is_null());
         CHECK(x["submit_ns"].get<std::uint64_t>() <= x["complete_ns"].get<std::uint64_t>());
+        // Each line names its phase: the replay of a log takes the random ones.
+        CHECK(x["phase"] == (x["op"] == "write" ? "seq-write" : "seq-read"));
         if (x["op"] == "write") {
             write_bytes += x["length"].get<std::uint64_t>();
             CHECK(x["verify"].is_null());

@@ -28,6 +28,7 @@ namespace fs = std::filesystem;
 using ds::output::IoLog;
 using ds::output::IoLogFormat;
 using ds::output::IoLogOp;
+using ds::output::IoLogPhase;
 using ds::output::IoLogVerify;
 using ds::output::IoRecord;
 
@@ -40,7 +41,8 @@ constexpr std::uint64_t kStart = 1'000'000'000;
 
 IoRecord record(IoLogOp op, std::uint64_t offset, std::uint32_t length, std::uint64_t due,
                 std::uint64_t submit, std::uint64_t complete, std::int32_t result,
-                IoLogVerify verify = IoLogVerify::none, std::uint16_t target = 0) {
+                IoLogVerify verify = IoLogVerify::none, std::uint16_t target = 0,
+                IoLogPhase phase = IoLogPhase::random) {
     return IoRecord{due,
                     submit,
                     complete,
@@ -49,7 +51,8 @@ IoRecord record(IoLogOp op, std::uint64_t offset, std::uint32_t length, std::uin
                     result,
                     target,
                     static_cast<std::uint8_t>(op),
-                    static_cast<std::uint8_t>(verify)};
+                    static_cast<std::uint8_t>(verify),
+                    static_cast<std::uint8_t>(phase)};
 }
 
 std::size_t count_lines(const std::string& s) {
@@ -67,15 +70,17 @@ TEST_CASE("ndjson: one exact line per record, times relative to the start") {
     TempDir dir{"io_log_test"};
     const fs::path out = dir.path / "log.ndjson";
     IoLog log(out, IoLogFormat::ndjson, 1, {"a", "b"}, kStart);
-    CHECK(log.push(0, record(IoLogOp::write, 8192, 4096, 0, kStart + 130, kStart + 200, 4096)));
+    CHECK(log.push(0, record(IoLogOp::write, 8192, 4096, 0, kStart + 130, kStart + 200, 4096,
+                             IoLogVerify::none, 0, IoLogPhase::seq_write)));
     CHECK(log.push(0, record(IoLogOp::read, 4096, 4096, kStart + 123, kStart + 130, kStart + 200,
                              4096, IoLogVerify::ok, 1)));
     CHECK(log.push(0, record(IoLogOp::read, 0, 512, 0, kStart + 300, kStart + 400, -5,
                              IoLogVerify::mismatch)));
     CHECK(log.push(0, record(IoLogOp::read, 0, 512, 0, kStart + 400, kStart + 500, 512,
-                             IoLogVerify::unverified)));
+                             IoLogVerify::unverified, 0, IoLogPhase::reverify)));
     // Before the start (a clock mix-up): printed as 0.
-    CHECK(log.push(0, record(IoLogOp::flush, 0, 0, 0, kStart - 5, kStart + 600, 0)));
+    CHECK(log.push(0, record(IoLogOp::flush, 0, 0, 0, kStart - 5, kStart + 600, 0,
+                             IoLogVerify::none, 0, IoLogPhase::seq_read)));
     CHECK(log.push(0, record(IoLogOp::trim, 1 << 20, 65536, 0, kStart + 700, kStart + 800, 65536)));
     CHECK(log.finish() == "");
     CHECK(log.written() == 6);
@@ -83,18 +88,23 @@ TEST_CASE("ndjson: one exact line per record, times relative to the start") {
     CHECK(log.drop_summary() == "");
     const std::string text = read_file(out);
     CHECK(text ==
-          "{\"target\":0,\"op\":\"write\",\"offset\":8192,\"length\":4096,\"due_ns\":null,"
-          "\"submit_ns\":130,\"complete_ns\":200,\"result\":4096,\"verify\":null}\n"
-          "{\"target\":1,\"op\":\"read\",\"offset\":4096,\"length\":4096,\"due_ns\":123,"
-          "\"submit_ns\":130,\"complete_ns\":200,\"result\":4096,\"verify\":\"ok\"}\n"
-          "{\"target\":0,\"op\":\"read\",\"offset\":0,\"length\":512,\"due_ns\":null,"
-          "\"submit_ns\":300,\"complete_ns\":400,\"result\":-5,\"verify\":\"mismatch\"}\n"
-          "{\"target\":0,\"op\":\"read\",\"offset\":0,\"length\":512,\"due_ns\":null,"
-          "\"submit_ns\":400,\"complete_ns\":500,\"result\":512,\"verify\":\"unverified\"}\n"
-          "{\"target\":0,\"op\":\"flush\",\"offset\":0,\"length\":0,\"due_ns\":null,"
-          "\"submit_ns\":0,\"complete_ns\":600,\"result\":0,\"verify\":null}\n"
-          "{\"target\":0,\"op\":\"trim\",\"offset\":1048576,\"length\":65536,\"due_ns\":null,"
-          "\"submit_ns\":700,\"complete_ns\":800,\"result\":65536,\"verify\":null}\n");
+          "{\"target\":0,\"phase\":\"seq-write\",\"op\":\"write\",\"offset\":8192,"
+          "\"length\":4096,\"due_ns\":null,\"submit_ns\":130,\"complete_ns\":200,"
+          "\"result\":4096,\"verify\":null}\n"
+          "{\"target\":1,\"phase\":\"random\",\"op\":\"read\",\"offset\":4096,"
+          "\"length\":4096,\"due_ns\":123,\"submit_ns\":130,\"complete_ns\":200,"
+          "\"result\":4096,\"verify\":\"ok\"}\n"
+          "{\"target\":0,\"phase\":\"random\",\"op\":\"read\",\"offset\":0,\"length\":512,"
+          "\"due_ns\":null,\"submit_ns\":300,\"complete_ns\":400,\"result\":-5,"
+          "\"verify\":\"mismatch\"}\n"
+          "{\"target\":0,\"phase\":\"reverify\",\"op\":\"read\",\"offset\":0,\"length\":512,"
+          "\"due_ns\":null,\"submit_ns\":400,\"complete_ns\":500,\"result\":512,"
+          "\"verify\":\"unverified\"}\n"
+          "{\"target\":0,\"phase\":\"seq-read\",\"op\":\"flush\",\"offset\":0,\"length\":0,"
+          "\"due_ns\":null,\"submit_ns\":0,\"complete_ns\":600,\"result\":0,\"verify\":null}\n"
+          "{\"target\":0,\"phase\":\"random\",\"op\":\"trim\",\"offset\":1048576,"
+          "\"length\":65536,\"due_ns\":null,\"submit_ns\":700,\"complete_ns\":800,"
+          "\"result\":65536,\"verify\":null}\n");
     // Every line is a JSON document a reader can take field by field.
     std::istringstream lines(text);
     std::string line;
@@ -102,6 +112,7 @@ TEST_CASE("ndjson: one exact line per record, times relative to the start") {
     std::getline(lines, line);
     const auto j = nlohmann::json::parse(line);
     CHECK(j.at("target") == 1);
+    CHECK(j.at("phase") == "random");
     CHECK(j.at("op") == "read");
     CHECK(j.at("offset") == 4096);
     CHECK(j.at("length") == 4096);

@@ -106,6 +106,12 @@ TEST_CASE("io-log: what a record must hold") {
               .ends_with(": neither \"due_ns\" nor \"submit_ns\")"));
     CHECK(failure("{\"target\":0,\"op\":\"read\",\"offset\":0,\"length\":8,\"due_ns\":1}\n{\"t\n")
               .ends_with(": not JSON)"));
+    CHECK(failure("{\"target\":0,\"phase\":2,\"op\":\"read\",\"offset\":0,\"length\":8,"
+                  "\"due_ns\":1}\n")
+              .ends_with(": \"phase\" is not a string)"));
+    CHECK(failure("{\"target\":0,\"phase\":\"seq-write\",\"op\":\"write\",\"offset\":0,"
+                  "\"length\":8,\"due_ns\":1}\n") ==
+          "trace.txt: no I/O events of the random phase (1 record of other phases left out)");
     std::string long_line =
         "{\"target\":0,\"op\":\"read\",\"offset\":0,\"length\":8,\"due_ns\":1,"
         "\"verify\":\"" +
@@ -119,20 +125,41 @@ TEST_CASE("io-log: what a record must hold") {
 }
 
 TEST_CASE("events out of order within the window are sorted; beyond it, an error naming both") {
-    // 1 s of trace time: the event of line 2 leaves when line 3 (1.5 s later) is read.
+    // More than 1 s back from the newest read: refused, naming both lines.
     CHECK(failure("fio version 3 iolog\n300 f read 0 512\n1500300 f read 0 512\n"
                   "200 f read 0 512\n") ==
           "trace.txt line 4: \"200 f read 0 512\" is not a fio iolog v3 line (expected "
           "\"MICROSECONDS FILE add|open|close\" or \"MICROSECONDS FILE "
-          "read|write|trim|sync|datasync OFFSET LENGTH\": at 0.000200000 s it comes before the "
-          "event of line 2 at 0.000300000 s, already given out: out of time order by more than "
-          "4096 events or 1.000000000 s)");
+          "read|write|trim|sync|datasync OFFSET LENGTH\": at 0.000200000 s it comes 1.500100000 "
+          "s before the event of line 3 at 1.500300000 s: time steps back by more than "
+          "1.000000000 s)");
     // 4096 events: the first leaves when the 4097th is read
     std::string trace = "fio version 3 iolog\n";
     for (int i = 0; i < 4097; ++i)
         trace += std::to_string(1000 + i) + " f write 0 512\n";
     CHECK(failure(trace + "999 f read 0 512\n").starts_with("trace.txt line 4099: "));
+    CHECK(failure(trace + "999 f read 0 512\n")
+              .ends_with("at 0.000999000 s it comes before the event of line 2 at 0.001000000 s, "
+                         "already given out: out of time order by more than 4096 events)"));
     CHECK(failure(trace + "1001 f read 0 512\n") == "");  // still held: put back in order
+}
+
+TEST_CASE("blkparse: a step back of more than 1 s is refused however few events it spans") {
+    const std::string head = "  8,0    0        1     5.000000000   697  Q   W 0 + 8 [dd]\n";
+    // Two events, 4 s back: the window never filled, the time rule refuses it.
+    CHECK(failure(head + "  8,0    0        2     1.000000000   697  Q   W 8 + 8 [dd]\n")
+              .find("line 2: \"  8,0    0        2     1.000000000   697  Q   W 8 + 8 [dd]\" "
+                    "is not a blkparse event") != std::string::npos);
+    CHECK(failure(head + "  8,0    0        2     1.000000000   697  Q   W 8 + 8 [dd]\n")
+              .ends_with(": at 1.000000000 s it comes 4.000000000 s before the event of line 1 at "
+                         "5.000000000 s: time steps back by more than 1.000000000 s)"));
+    // Exactly 1 s back is still put back in order.
+    std::istringstream in(head + "  8,0    0        2     4.000000000   697  Q   W 8 + 8 [dd]\n");
+    Reader reader(in, "trace.txt");
+    auto first = reader.next();
+    REQUIRE(first.has_value());
+    CHECK(first->line == 2);
+    CHECK(reader.reordered() == 1);
 }
 
 TEST_CASE("a line longer than 64 KiB is refused, not held") {

@@ -121,6 +121,41 @@ TEST_CASE("tracefs from two CPUs slightly out of order comes out sorted") {
     check_event(events[3], 300'000, Op::write, 16384, 4096, 0, false, 7);  // no flags column
     CHECK(reader.reordered() == 1);
     CHECK(reader.skipped() == 3);  // the comment, sched_switch, the lost events
+    CHECK(reader.lost_events() == 3);
+}
+
+TEST_CASE("tracefs: every [LOST N EVENTS] line's N is summed, whatever CPU lost them") {
+    std::istringstream in(
+        "  a-1 [000] ..... 100.000100: block_bio_queue: 7,0 W 8 + 8 [a]\n"
+        "CPU:1 [LOST 184 EVENTS]\n"
+        "  b-2 [001] ..... 100.000300: block_bio_queue: 7,0 W 16 + 8 [b]\n"
+        "CPU:0 [LOST 4294967296 EVENTS]\n"
+        "  a-1 [000] ..... 100.000400: block_bio_queue: 7,0 R 24 + 8 [a]\n");
+    Reader reader(in, "lossy.txt");
+    CHECK(read_all(reader).size() == 3);
+    CHECK(reader.lost_events() == 184 + 4294967296ULL);
+    CHECK(reader.skipped() == 2);
+}
+
+TEST_CASE("drivestress io-log: the random phase's records only, the others counted") {
+    std::istringstream in(
+        "{\"target\":0,\"phase\":\"seq-write\",\"op\":\"write\",\"offset\":0,"
+        "\"length\":1048576,\"due_ns\":null,\"submit_ns\":10}\n"
+        "{\"target\":0,\"phase\":\"random\",\"op\":\"read\",\"offset\":4096,"
+        "\"length\":4096,\"due_ns\":null,\"submit_ns\":20}\n"
+        "{\"target\":1,\"phase\":\"seq-read\",\"op\":\"read\",\"offset\":0,"
+        "\"length\":1048576,\"due_ns\":null,\"submit_ns\":30}\n"
+        "{\"target\":0,\"op\":\"write\",\"offset\":8192,\"length\":4096,\"submit_ns\":40}\n"
+        "{\"target\":0,\"phase\":\"reverify\",\"op\":\"read\",\"offset\":0,"
+        "\"length\":1048576,\"due_ns\":null,\"submit_ns\":50}\n");
+    Reader reader(in, "run.ndjson");
+    auto events = read_all(reader);
+    REQUIRE(events.size() == 2);  // the random read and the record without a phase
+    check_event(events[0], 0, Op::read, 4096, 4096, 0, false, 2);
+    check_event(events[1], 20, Op::write, 8192, 4096, 0, false, 4);
+    CHECK(reader.other_phase_records() == 3);
+    CHECK(reader.skipped() == 0);
+    CHECK(reader.devices() == std::vector<std::string>{"0"});  // target 1 only in seq-read
 }
 
 TEST_CASE("fio iolog v3 from fio 3.33: microseconds since the log started") {

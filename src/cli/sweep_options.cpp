@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli/options_reader.h"
+#include "model/plan.h"
 
 namespace ds::cli {
 
@@ -133,14 +134,14 @@ void read_sweep(const Options& o, model::RunConfig& c) {
             // one stays cheap): a deeper point would run shallower than its
             // row says.  (A raw device's region size is known later.)
             if (const std::uint64_t units = c.file_bytes / c.max_rand_block();
-                units && hi > std::max<std::uint64_t>(1, units / 2))
-                throw UsageError("--sweep qd: " + std::to_string(hi) +
-                                 " is more than half of a file's " + std::to_string(units) +
-                                 " blocks (--size " + units::format_size_option(c.file_bytes) +
-                                 ", --rand-block " + units::format_size_option(c.max_rand_block()) +
-                                 "): at most " +
-                                 std::to_string(std::max<std::uint64_t>(1, units / 2)) +
-                                 " are in flight per worker");
+                units && hi > model::max_random_depth(c.file_bytes, c.max_rand_block()))
+                throw UsageError(
+                    "--sweep qd: " + std::to_string(hi) + " is more than half of a file's " +
+                    std::to_string(units) + " blocks (--size " +
+                    units::format_size_option(c.file_bytes) + ", --rand-block " +
+                    units::format_size_option(c.max_rand_block()) + "): at most " +
+                    std::to_string(model::max_random_depth(c.file_bytes, c.max_rand_block())) +
+                    " are in flight per worker");
             break;
         case model::SweepParam::files:
             if (o.given("files")) throw UsageError("--sweep files=... and --files both given");

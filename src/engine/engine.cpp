@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <string>
 #include <vector>
 
+#include "model/errors.h"
 #include "sys/signals.h"
 
 namespace ds::engine {
@@ -112,8 +114,13 @@ void Engine::fill(PhaseWork& work, const EngineOptions& o, unsigned depth, unsig
 }
 
 EngineTally Engine::run(PhaseWork& work, const EngineOptions& o) {
-    const unsigned depth =
-        std::min({o.depth, static_cast<unsigned>(slots_.size()), backend_.depth()});
+    // The depth is the plan's (model/plan.h); the slots and the backend
+    // were made to hold it (a failure here is a bug, named, never a clamp).
+    const unsigned depth = o.depth;
+    if (depth == 0 || depth > slots_.size() || depth > backend_.depth())
+        throw model::SetupError("engine: depth " + std::to_string(depth) + " beyond its " +
+                                std::to_string(slots_.size()) + " slots or backend's " +
+                                std::to_string(backend_.depth()));
     const unsigned batch = std::clamp(o.batch, 1U, depth);
     free_.resize(depth);
     for (unsigned i = 0; i < depth; ++i)

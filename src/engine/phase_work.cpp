@@ -132,7 +132,7 @@ void IoPhase::mismatch(std::span<const std::byte> unit, const pattern::UnitIdent
     rec.bad_bytes = d.bad_bytes;
     rec.expected_generation = id.generation;
     rec.found = d.found;
-    c_.sink.record(c_.plan, c_.out.counters, std::move(rec));
+    c_.sink.record(c_.order, c_.out.counters, std::move(rec));
 }
 
 void IoPhase::complete(Slot& s, std::int32_t result, std::uint64_t latency_ns) {
@@ -280,7 +280,7 @@ void IoPhase::flush_done(Slot& s, std::int32_t result, std::uint64_t latency_ns)
         rec.op = s.req.kind;
         rec.cls = pattern::MismatchClass::io_error;
         rec.error = -result;
-        c_.sink.record(c_.plan, k, std::move(rec));
+        c_.sink.record(c_.order, k, std::move(rec));
     }
     // ENOSPC/EDQUOT from a flush: buffered writes whose blocks were only
     // allocated at write-back found the filesystem full.
@@ -324,7 +324,7 @@ void IoPhase::record_failure(const Slot& s, std::int32_t result) {
         rec.cls = pattern::MismatchClass::io_error;
         rec.error = -result;
     }
-    c_.sink.record(c_.plan, c_.out.counters, std::move(rec));
+    c_.sink.record(c_.order, c_.out.counters, std::move(rec));
 }
 
 }  // namespace ds::engine

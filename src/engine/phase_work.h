@@ -18,6 +18,7 @@
 #include "engine/write_durability.h"
 #include "model/config.h"
 #include "model/phase_result.h"
+#include "model/plan.h"
 #include "output/io_log.h"
 #include "pattern/trim.h"
 #include "stats/distribution.h"
@@ -29,11 +30,14 @@ using namespace ds::model;
 
 class ReplaySource;  // phases.h
 
-// What the coordinator asks of a worker for one phase.
-struct PhasePlan {
+// What the coordinator asks of a worker for one phase: the worker's plan
+// for it (the run's, or a sweep point's) and the phase's times.
+struct PhaseOrder {
     Phase phase = Phase::seq_write;
     std::uint64_t iteration = 1;
-    std::uint64_t op_limit = 0;  // random phase: this worker's share of --rand-ops (0 = none)
+    // The worker's plan (model/plan.h): depth, sizes, workload, rate share.
+    // Never null once the coordinator hands the order over.
+    const model::WorkerPlan* work = nullptr;
     // Monotonic deadline (0 = none): the random phase's end; with --seq-time,
     // when a sequential phase starts no further pass.
     std::uint64_t deadline_ns = 0;
@@ -43,27 +47,20 @@ struct PhasePlan {
     // Test hook (run/test_hooks.h): `pause` after this many completions.
     std::uint64_t pause_after_ops = 0;
     void (*pause)() = nullptr;
-    unsigned depth = 0;                   // random phase: in-flight limit (0 = geometry's)
-    std::uint32_t rand_block = 0;         // random phase: block, a multiple of the unit (0 = unit)
     std::uint64_t intervals_from_ns = 0;  // --timeseries: phase start; 0 = no per-interval stats
     std::uint64_t series_from_ns = 0;     // phase start, for PhaseOutcome::series (0: none)
     std::uint64_t interval_ns = 1'000'000'000;  // --interval
     std::uint64_t round = 0;  // --steady-state: the random phase's round (0-based), for its offsets
-    // --rate: this worker's share of the rate (ops/s; 0 = closed loop), its
-    // arrivals, and when its schedule starts (monotonic ns).
-    double rate = 0;
-    Arrivals arrivals = Arrivals::fixed;
+    // An open loop (--rate, --replay): when the worker's schedule starts
+    // (monotonic ns; its plan's rate_offset_ns is already added).
     std::uint64_t rate_start_ns = 0;
-    bool rate_spin = false;  // EngineOptions::spin
-    // --replay: the random phase replays this trace instead of drawing
-    // (its due times from rate_start_ns); null: it draws.
     const ReplaySource* replay = nullptr;
 };
 
 // How one worker's phase ended.
 struct PhaseOutcome {
     PhaseCounters counters;
-    ThroughputSeries series;  // completions over time, from PhasePlan::series_from_ns
+    ThroughputSeries series;  // completions over time, from PhaseOrder::series_from_ns
     // The random phase under a skewed --distribution: where its operations landed.
     std::optional<SkewResult> skew;
     bool completed = true;  // false when stopped early
@@ -88,7 +85,7 @@ struct PhaseOutcome {
 class MismatchSink {
   public:
     virtual ~MismatchSink() = default;
-    virtual void record(const PhasePlan& plan, PhaseCounters& c, MismatchRecord rec) = 0;
+    virtual void record(const PhaseOrder& order, PhaseCounters& c, MismatchRecord rec) = 0;
     // A read found the end of the file early.
     virtual void note_truncation() = 0;
 };
@@ -103,14 +100,14 @@ struct IoLogTap {
 
 // Everything a phase works on, owned by the worker.
 struct PhaseContext {
-    const PhasePlan& plan;
+    const PhaseOrder& order;
     UnitMap& units;
     std::uint64_t run_id;
     unsigned file_index;
     std::uint64_t file_bytes;
     std::uint32_t block;  // this phase's operation size
     bool verify;
-    bool stream_fill;  // fill write buffers through streaming stores (WorkerGeometry)
+    bool stream_fill;  // fill write buffers through streaming stores (Worker::set_stream_fill)
     PhaseOutcome& out;
     MismatchSink& sink;
     IntervalRecorder& intervals;
@@ -141,7 +138,10 @@ class IoPhase : public PhaseWork {
   public:
     // `writes` is null for phases that only read.
     IoPhase(PhaseContext& c, WriteDurability* writes)
-        : c_(c), writes_(writes), tolerance_ns_(lateness_tolerance_ns(c.plan.rate)) {}
+        : c_(c),
+          writes_(writes),
+          tolerance_ns_(
+              lateness_tolerance_ns(c.order.phase == Phase::random ? c.order.work->rate : 0)) {}
 
     Next next(Slot& s) final;
     bool more() const final;

@@ -6,12 +6,12 @@ namespace ds::engine {
 
 std::unique_ptr<IoPhase> make_phase(PhaseContext& c, WriteDurability* writes, const RandomMix& mix,
                                     std::uint64_t seed) {
-    switch (c.plan.phase) {
+    switch (c.order.phase) {
         case Phase::seq_write:
             return std::make_unique<SequentialPhase>(c, writes, io::OpKind::write);
         case Phase::random:
-            if (c.plan.replay)
-                return std::make_unique<ReplayPhase>(c, writes, c.plan.replay->open(c.file_index));
+            if (c.order.replay)
+                return std::make_unique<ReplayPhase>(c, writes, c.order.replay->open(c.file_index));
             return std::make_unique<RandomPhase>(c, writes, mix, seed);
         case Phase::seq_read:
         case Phase::reverify:

@@ -27,7 +27,7 @@ namespace ds::engine {
 class SequentialPhase final : public IoPhase {
   public:
     SequentialPhase(PhaseContext& c, WriteDurability* writes, io::OpKind kind)
-        : IoPhase(c, writes), kind_(kind), exclusive_(c.plan.deadline_ns != 0) {}
+        : IoPhase(c, writes), kind_(kind), exclusive_(c.order.deadline_ns != 0) {}
 
   private:
     bool next_op(Slot& s) override;
@@ -37,7 +37,7 @@ class SequentialPhase final : public IoPhase {
     bool exclusive_;  // several passes: blocks in flight are busy
     bool first_pass_ = true;
     std::uint64_t next_offset_ = 0;
-    std::uint64_t issued_ = 0;  // PhasePlan::min_ops
+    std::uint64_t issued_ = 0;  // PhaseOrder::min_ops
 };
 
 // What the random phase draws: its share of reads, where its blocks land
@@ -164,7 +164,7 @@ class ReplayPhase final : public IoPhase, public DueTimes {
     bool ended_ = false;
 };
 
-// The phase named in `c.plan`, ready to run (`writes` is ignored by the
+// The phase named in `c.order`, ready to run (`writes` is ignored by the
 // phases that only read).
 std::unique_ptr<IoPhase> make_phase(PhaseContext& c, WriteDurability* writes, const RandomMix& mix,
                                     std::uint64_t seed);

@@ -58,8 +58,8 @@ RandomPhase::RandomPhase(PhaseContext& c, WriteDurability* writes, const RandomM
     }
     // Each worker, iteration and steady-state round draws its own sequence
     // from the run's seed (round 0 draws what a run without rounds does).
-    std::uint64_t rs = seed ^ (std::uint64_t{c.file_index} << 32) ^ (c.plan.iteration * 0x9E37ULL) ^
-                       (c.plan.round * 0xD1B54A32D192ED03ULL);
+    std::uint64_t rs = seed ^ (std::uint64_t{c.file_index} << 32) ^
+                       (c.order.iteration * 0x9E37ULL) ^ (c.order.round * 0xD1B54A32D192ED03ULL);
     rng_[0] = stats::splitmix64(rs) | 1;
     rng_[1] = stats::splitmix64(rs);
     ahead_ = draw_block();
@@ -98,8 +98,8 @@ std::uint64_t RandomPhase::next_random() {
 }
 
 bool RandomPhase::more_ops() const {
-    if (c_.plan.op_limit && issued_ >= c_.plan.op_limit) return false;
-    return !(c_.plan.deadline_ns && c_.now_ns >= c_.plan.deadline_ns);
+    if (c_.order.work->op_limit && issued_ >= c_.order.work->op_limit) return false;
+    return !(c_.order.deadline_ns && c_.now_ns >= c_.order.deadline_ns);
 }
 
 bool RandomPhase::next_op(Slot& s) {

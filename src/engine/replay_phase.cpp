@@ -24,12 +24,12 @@ bool ReplayPhase::ahead() {
 // the due time of the operation next_op() gives next.  At the end, the
 // last one's (the engine then finds the phase done).
 std::uint64_t ReplayPhase::next_due() {
-    if (ahead()) last_due_ = c_.plan.rate_start_ns + pending_->due_ns;
+    if (ahead()) last_due_ = c_.order.rate_start_ns + pending_->due_ns;
     return last_due_;
 }
 
 bool ReplayPhase::more_ops() const {
-    if (c_.plan.deadline_ns && c_.now_ns >= c_.plan.deadline_ns) return false;
+    if (c_.order.deadline_ns && c_.now_ns >= c_.order.deadline_ns) return false;
     return pending_.has_value() || !ended_;
 }
 

@@ -6,13 +6,13 @@ namespace ds::engine {
 
 bool SequentialPhase::more_ops() const {
     if (first_pass_ && next_offset_ < c_.file_bytes) return true;
-    if (issued_ < c_.plan.min_ops) return true;
-    return c_.plan.deadline_ns && c_.now_ns < c_.plan.deadline_ns;
+    if (issued_ < c_.order.min_ops) return true;
+    return c_.order.deadline_ns && c_.now_ns < c_.order.deadline_ns;
 }
 
 bool SequentialPhase::next_op(Slot& s) {
     if (!more_ops()) return false;
-    if (next_offset_ >= c_.file_bytes) {  // the next pass (PhasePlan::deadline_ns, min_ops)
+    if (next_offset_ >= c_.file_bytes) {  // the next pass (PhaseOrder::deadline_ns, min_ops)
         next_offset_ = 0;
         first_pass_ = false;
     }

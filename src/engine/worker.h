@@ -29,43 +29,12 @@
 
 namespace ds::engine {
 
-// The vocabulary this room speaks (docs/architecture.md).
-using namespace ds::model;
-
-struct WorkerGeometry {
-    std::uint64_t file_bytes;
-    std::uint32_t seq_block;
-    std::uint32_t rand_block;  // = unit size
-    // Largest random block (a sweep's, a mix's), a multiple of the unit.
-    std::uint32_t max_rand_block;
-    std::vector<units::BlockShare> rand_mix;  // RunConfig::rand_mix
-    unsigned seq_depth;
-    unsigned rand_depth;
-    unsigned read_pct;
-    unsigned trim_pct = 0;
-    stats::DistributionSpec distribution;  // where random blocks land
-    // pattern::UnitIdentity::shape: the units' shape (--compress, --dedupe).
-    pattern::UnitShape shape = pattern::kSectorBytes;
-    bool verify;
-    SyncMethod sync = SyncMethod::none;
-    std::uint64_t sync_every = 1;  // writes per flush / per listener call
-    unsigned batch = 1;            // SQEs prepared per submission
-    // Write buffers filled through streaming stores: with O_DIRECT the
-    // device (or a loop device's worker on another core) reads them, not
-    // this core.  Buffered writes are copied by this thread: cached stores.
-    bool stream_fill = true;
-};
-
-// Sequential phases keep at most this many bytes in flight per worker, so
-// `--qd 256 --seq-block 1M` does not need 256 MiB of buffers per worker.
-inline constexpr std::uint64_t kSeqInflightBytes = 8ULL << 20;
-
-WorkerGeometry make_geometry(const RunConfig& cfg, unsigned backend_depth);
-
 class Worker final : private MismatchSink {
   public:
-    Worker(const WorkerGeometry& geo, unsigned file_index, std::string path, int fd,
-           std::uint64_t seed, std::uint64_t run_id, std::atomic<bool>& stop);
+    // Worker `index` of `run` (which tests file `index`), with buffers and
+    // slots for the deepest phase of the whole run.
+    Worker(const model::RunPlan& run, unsigned index, std::string path, int fd, std::uint64_t seed,
+           std::uint64_t run_id, std::atomic<bool>& stop);
 
     // Creates the backend for `fd`; call on the thread that runs the phases
     // (again after the file was recreated).  With uring.iopoll, writes one
@@ -81,6 +50,10 @@ class Worker final : private MismatchSink {
     // Raw-device mode: this worker's region starts here on the device;
     // backends add it to every offset, records report absolute offsets.
     void set_base_offset(std::uint64_t base) { base_ = base; }
+    // Whether writes are filled through streaming stores: with O_DIRECT the
+    // device (or a loop device's worker on another core) reads them, not
+    // this core; buffered writes are copied by this thread: cached stores.
+    void set_stream_fill(bool on) { stream_fill_ = on; }
     // What a trimmed unit may read back as on this target (--trim-pct).
     void set_trim_promise(pattern::TrimPromise p) { trim_promise_ = p; }
     // --io-log: where this worker's operations go (before its phases run).
@@ -93,8 +66,8 @@ class Worker final : private MismatchSink {
     const io::Backend* backend() const { return backend_.get(); }
     std::span<std::byte> buffer_arena() const { return arena_.span(); }
 
-    using Outcome = PhaseOutcome;
-    Outcome run(const PhasePlan& plan);
+    // Runs one phase as `order` says (its plan: order.work).
+    PhaseOutcome run(const PhaseOrder& order);
 
     // Forget all content (the file was recreated).
     void reset_generations();
@@ -113,15 +86,15 @@ class Worker final : private MismatchSink {
     std::span<const pattern::Generation> acknowledged() const { return durable_.acked; }
 
     // Worker-local mismatch details (capped), drained by the coordinator.
-    std::vector<MismatchRecord>& records() { return records_; }
+    std::vector<model::MismatchRecord>& records() { return records_; }
     // Every mismatch and failed I/O of the run, merged into extents.
-    const DamageMap& damage() const { return damage_; }
+    const model::DamageMap& damage() const { return damage_; }
     // The file's size when a read found it shorter than it should be (the
     // file was truncated under the run), once per run.
     std::optional<std::uint64_t> truncated_to() const { return truncated_to_; }
 
     // Per-second statistics published so far in this phase.
-    std::vector<IntervalStats> take_intervals() { return intervals_.take(); }
+    std::vector<model::IntervalStats> take_intervals() { return intervals_.take(); }
 
     // Progress, read by the coordinator while a phase runs.
     std::atomic<std::uint64_t> progress_bytes{0};
@@ -132,12 +105,13 @@ class Worker final : private MismatchSink {
     alignas(64) std::atomic<unsigned> in_flight{0};
 
   private:
-    DueTimes* due_times(const PhasePlan& plan, IoPhase& phase,
+    DueTimes* due_times(const PhaseOrder& order, IoPhase& phase,
                         std::optional<RateSchedule>& schedule) const;
-    void record(const PhasePlan& plan, PhaseCounters& c, MismatchRecord rec) override;
+    void record(const PhaseOrder& order, model::PhaseCounters& c,
+                model::MismatchRecord rec) override;
     void note_truncation() override;
 
-    WorkerGeometry geo_;
+    model::WorkerPlan plan_;  // the run's plan of this worker (its file's geometry)
     unsigned file_index_;
     std::string path_;
     int fd_;
@@ -145,6 +119,7 @@ class Worker final : private MismatchSink {
     std::uint64_t run_id_;
     std::uint64_t base_ = 0;
     pattern::TrimPromise trim_promise_ = pattern::TrimPromise::zeros;
+    bool stream_fill_ = true;
     IoLogTap io_log_;
     std::atomic<bool>& stop_;
     UnitMap units_;
@@ -155,8 +130,8 @@ class Worker final : private MismatchSink {
     // sync: the single-threaded backend for phases at depth 1 when backend_
     // is a thread pool (made on first use).
     std::unique_ptr<io::Backend> single_;
-    std::vector<MismatchRecord> records_;
-    DamageMap damage_;
+    std::vector<model::MismatchRecord> records_;
+    model::DamageMap damage_;
     std::optional<std::uint64_t> truncated_to_;
     IntervalRecorder intervals_;
 };

@@ -20,6 +20,7 @@
 #include "model/endurance_result.h"
 #include "model/exit_status.h"
 #include "model/phase_result.h"
+#include "model/plan.h"
 #include "model/sweep_result.h"
 #include "model/sync_compare_result.h"
 #include "model/verdict.h"
@@ -195,6 +196,9 @@ struct RunResult {
     std::uint64_t seed = 0;
     std::uint64_t run_id = 0;  // in every unit header: random per run, never from the seed
     BackendInfo backend;
+    // What each worker was planned to do (model/plan.h): the run's plan;
+    // a sweep point's is made from the same rules at its value.
+    RunPlan plan;
     TargetInfo target;
     bool direct_io = true;
     std::string direct_io_note;

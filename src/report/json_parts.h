@@ -1,5 +1,5 @@
 // What the files of the result document share (json_report.cpp, json_phase,
-// json_text, json_endurance).  Not for use outside report/.
+// json_text, json_endurance, json_plan).  Not for use outside report/.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -17,5 +17,8 @@ nlohmann::json drive_health_json(const model::DriveHealth& h);
 // The blocks of the drive-endurance work (--steady-state, --sustained-write,
 // drive health), when asked for.
 void add_endurance_blocks(nlohmann::json& doc, const model::RunResult& r);
+
+// The run's plan: each worker's depth, sizes and share after every rule.
+nlohmann::json plan_json(const model::RunPlan& plan);
 
 }  // namespace ds::report

@@ -523,6 +523,7 @@ json result_json(const model::RunConfig& cfg, const model::RunResult& r, const H
     doc["target"] = target_json(cfg, r);
     doc["backend"] = backend_json(r.backend);
     doc["config"] = config_json(cfg, r.seed);
+    if (!r.plan.workers.empty()) doc["plan"] = plan_json(r.plan);
     doc["merged_phases"] = merged_phases_json(cfg, r);
     if (!r.iteration_detail.empty()) doc["iteration_detail"] = iteration_detail_json(cfg, r);
     if (!r.sweep.points.empty()) doc["sweep"] = sweep_json(cfg, r.sweep);

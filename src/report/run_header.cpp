@@ -227,13 +227,15 @@ void TextReport::print_backend(const model::RunConfig& cfg, const model::RunResu
                    b.fallback_reason.c_str());
     for (const auto& n : b.uring.notes)
         printf_fit(out_, 9, "note     %s\n", n.c_str());
-    if (!cfg.sync_compare && !cfg.sweep && b.effective_qd < cfg.qd)
+    if (!cfg.sync_compare && !cfg.sweep && r.plan.depth_limited()) {
+        const model::WorkerPlan& w = r.plan.workers.front();
         printf_fit(out_, 9,
                    "note     --qd %u limited to %u per worker: at most half of a file's %s "
                    "%s are in flight, so picking a free one stays cheap\n",
-                   cfg.qd, b.effective_qd,
-                   std::to_string(cfg.file_bytes / cfg.max_rand_block()).c_str(),
-                   cfg.rand_mix.empty() ? "units" : "largest blocks");
+                   r.plan.asked_qd, w.rand_depth,
+                   std::to_string(w.file_bytes / w.max_rand_block).c_str(),
+                   w.max_rand_block == w.unit ? "units" : "largest blocks");
+    }
 }
 
 // The workload, the seed, what CPU % means and --keep's state file.

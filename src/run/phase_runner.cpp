@@ -12,6 +12,7 @@
 #include "stats/cpu_time.h"
 #include "sys/errno_text.h"
 #include "sys/host_load.h"
+#include "sys/numa.h"
 
 namespace ds::run {
 
@@ -19,14 +20,6 @@ namespace ds::run {
 using namespace ds::model;
 
 namespace {
-
-// The CPUs this process may run on (taskset, a cgroup's cpuset).
-unsigned usable_cpus() {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (::sched_getaffinity(0, sizeof set, &set) != 0) return 1;
-    return static_cast<unsigned>(CPU_COUNT(&set));
-}
 
 // The workers' per-interval statistics (--interval, a second by default),
 // merged: an interval is passed on once every worker has moved past it, in
@@ -143,68 +136,45 @@ void acknowledge(RunSession& s, Phase phase, unsigned active) {
     });
 }
 
-// `workers`: how many the phase starts (every target's).
-PhasePlan make_plan(RunSession& s, std::uint64_t iteration, Phase phase, const SweepOverrides& over,
-                    unsigned workers, std::uint64_t t0) {
-    PhasePlan plan;
-    plan.phase = phase;
-    plan.iteration = iteration;
-    plan.depth = over.qd;
-    plan.rand_block = over.rand_block;
-    plan.round = over.round;
+// The phase's order, as every worker shares it: its times and its kind.
+PhaseOrder make_order(RunSession& s, std::uint64_t iteration, Phase phase,
+                      const SweepOverrides& over, unsigned workers, std::uint64_t t0) {
+    PhaseOrder order;
+    order.phase = phase;
+    order.iteration = iteration;
+    order.round = over.round;
     // Per-second statistics feed --timeseries, the status line's "p99 of the
     // last second" and the live --prom textfile (one more histogram record
     // per operation).
     const RunConfig& cfg = s.cfg;
-    if (s.observer.wants_intervals()) plan.intervals_from_ns = t0;
-    plan.series_from_ns = t0;
-    plan.interval_ns = seconds_to_ns(cfg.interval_s);
+    if (s.observer.wants_intervals()) order.intervals_from_ns = t0;
+    order.series_from_ns = t0;
+    order.interval_ns = seconds_to_ns(cfg.interval_s);
     // --seq-time: passes until then (the first one whole, however long).
     if (phase != Phase::random && cfg.seq_time_s > 0)
-        plan.deadline_ns = t0 + seconds_to_ns(cfg.seq_time_s);
+        order.deadline_ns = t0 + seconds_to_ns(cfg.seq_time_s);
     // Without it: passes until the figure can be quoted (the phase's time
     // runs from t0, so its seconds pass the minimum).
     if (phase != Phase::random && cfg.seq_until_measured) {
-        plan.deadline_ns = t0 + seconds_to_ns(kMinMeasuredSeconds);
-        plan.min_ops = (kMinMeasuredOps + workers - 1) / workers;
+        order.deadline_ns = t0 + seconds_to_ns(kMinMeasuredSeconds);
+        order.min_ops = (kMinMeasuredOps + workers - 1) / workers;
     }
-    const double rate = over.rate > 0 ? over.rate : cfg.rate;
-    // An open loop (--rate, --replay) spinning the last stretch before each
-    // due time (WakeMargin) needs a CPU per worker and one left for the
-    // device and the kernel; with fewer the spins would take the CPUs from
-    // each other and from the I/O, so the workers then only sleep.  --cpus
-    // (no CPU twice) names each worker's CPU: every worker needs one.
-    const bool spin = cfg.cpus.empty() ? workers < usable_cpus() : workers <= cfg.cpus.size();
-    if (phase == Phase::random && rate > 0) {
-        // Split evenly; with fixed arrivals each worker's schedule starts a
-        // fraction of its interval after the last, so the workers' arrivals
-        // interleave into one even stream.  1 ms of lead lets every worker
-        // thread reach its loop before its first operation is due.
-        plan.rate = rate / workers;
-        plan.arrivals = cfg.arrivals;
-        plan.rate_start_ns = t0 + 1'000'000;
-        plan.rate_spin = spin;
-    }
-    if (phase == Phase::random && s.replay) {
-        // The trace decides when the phase ends; its due times count from
-        // 1 ms after t0, as --rate's, so every worker is in its loop first.
-        plan.replay = s.replay.get();
-        plan.rate_start_ns = t0 + 1'000'000;
-        plan.rate_spin = spin;
-    } else if (phase == Phase::random) {
-        if (!cfg.rand_ops)
-            plan.deadline_ns = t0 + seconds_to_ns(over.time_s > 0 ? over.time_s : cfg.rand_time_s);
-    }
-    if (phase == Phase::random) {
-        if (s.duration_deadline_ns)
-            plan.deadline_ns = plan.deadline_ns ? std::min(plan.deadline_ns, s.duration_deadline_ns)
-                                                : s.duration_deadline_ns;
-    }
-    return plan;
+    if (phase != Phase::random) return order;
+    // An open loop's schedule (--rate, --replay) starts 1 ms after t0, so
+    // every worker thread is in its loop before its first operation is due.
+    order.rate_start_ns = t0 + 1'000'000;
+    if (s.replay)
+        order.replay = s.replay.get();  // the trace decides when the phase ends
+    else if (!cfg.rand_ops)
+        order.deadline_ns = t0 + seconds_to_ns(over.time_s > 0 ? over.time_s : cfg.rand_time_s);
+    if (s.duration_deadline_ns)
+        order.deadline_ns = order.deadline_ns ? std::min(order.deadline_ns, s.duration_deadline_ns)
+                                              : s.duration_deadline_ns;
+    return order;
 }
 
 // What the status line shows: the phase's progress so far.
-ProgressSnapshot progress_of(RunSession& s, const PhasePlan& plan, unsigned active,
+ProgressSnapshot progress_of(RunSession& s, const PhaseOrder& plan, unsigned active,
                              std::uint64_t t0) {
     ProgressSnapshot snap{plan.iteration, plan.phase, -1, (monotonic_ns() - t0) / 1e9, 0, 0};
     for (unsigned i = 0; i < active; ++i) {
@@ -324,18 +294,14 @@ sys::HostLoad host_load(const HostReading& before, const HostReading& after) {
                           sys::process_load(before.processes, after.processes, ::getpid()));
 }
 
-// Worker i's share of the phase: its part of --rand-ops, its offset in a
-// fixed-rate schedule (the workers' arrivals interleave), the test's pause.
-PhasePlan worker_plan(const RunSession& s, const PhasePlan& plan, Phase phase, unsigned i,
-                      unsigned active) {
-    PhasePlan mine = plan;
-    if (phase == Phase::random && s.cfg.rand_ops) {
-        const std::uint64_t n = *s.cfg.rand_ops;
-        mine.op_limit = n / active + (i < n % active ? 1 : 0);
-    }
-    if (mine.rate > 0 && mine.arrivals == Arrivals::fixed)
-        mine.rate_start_ns += static_cast<std::uint64_t>(1e9 / mine.rate * i / active);
-    if (i == 0 && s.hooks.stop_phase == phase) {
+// Worker i's order: the phase's, with its plan, its schedule's offset (the
+// workers' fixed arrivals interleave) and the test's pause.
+PhaseOrder worker_order(const RunSession& s, const PhaseOrder& order, const RunPlan& plan,
+                        unsigned i) {
+    PhaseOrder mine = order;
+    mine.work = &plan.workers[i];
+    if (order.phase == Phase::random) mine.rate_start_ns += mine.work->rate_offset_ns;
+    if (i == 0 && s.hooks.stop_phase == order.phase) {
         mine.pause_after_ops = s.hooks.stop_after_ops;
         mine.pause = s.hooks.pause;
     }
@@ -345,7 +311,8 @@ PhasePlan worker_plan(const RunSession& s, const PhasePlan& plan, Phase phase, u
 // The swept value a sweep's random phase runs at (0 outside a sweep).
 std::uint64_t sweep_value(const RunConfig& cfg, Phase phase, const SweepOverrides& over) {
     if (!cfg.sweep || phase != Phase::random) return 0;
-    return over.qd ? over.qd : over.files ? over.files : over.rand_block;
+    const PlanPoint& p = over.point;
+    return p.qd ? p.qd : p.files ? p.files : p.rand_block;
 }
 
 }  // namespace
@@ -357,28 +324,34 @@ PhaseResult run_phase(RunSession& s, std::uint64_t iteration, Phase phase,
     if (!s.target.direct_io())
         s.writeback_failed(s.target.drop_caches(), iteration, phase, nullptr);
     record_bound(s, phase);
-    const unsigned active = over.files ? over.files : cfg.workers();
+    // The run's plan, or the sweep point's (made by the same rules).
+    const bool point = phase == Phase::random && (over.point.qd || over.point.files ||
+                                                  over.point.rand_block || over.point.rate > 0);
+    const RunPlan point_plan =
+        point ? make_run_plan(cfg, {sys::usable_cpus()}, over.point) : RunPlan{};
+    const RunPlan& plan = point ? point_plan : s.plan;
+    const unsigned active = static_cast<unsigned>(plan.workers.size());
     PhaseResult pr;
     pr.phase = phase;
     const HostReading host0 = read_host();
     const auto cpu0 = stats::CpuTime::process_now();
     const std::uint64_t t0 = monotonic_ns();
-    const PhasePlan plan = make_plan(s, iteration, phase, over, active, t0);
+    const PhaseOrder order = make_order(s, iteration, phase, over, active, t0);
     IntervalMerger intervals(s, iteration, phase, sweep_value(cfg, phase, over), active);
     std::vector<PhaseOutcome> outcomes(active);
     auto tick = [&] {
-        const ProgressSnapshot snap = progress_of(s, plan, active, t0);
+        const ProgressSnapshot snap = progress_of(s, order, active, t0);
         s.observer.progress(snap);
         if (over.on_progress) over.on_progress(snap.bytes);
-        if (plan.intervals_from_ns) intervals.emit(false, 0);
+        if (order.intervals_from_ns) intervals.emit(false, 0);
         if ((monotonic_ns() - s.last_snapshot_ns) / 1e9 >= s.hooks.snapshot_period_s)
             s.snapshot(&snap);
     };
     s.run_on_workers(
         [&](unsigned i, Worker& w) {
             if (i >= active) return;
-            const PhasePlan mine = worker_plan(s, plan, phase, i, active);
-            if (phase == Phase::random && cfg.rand_ops && mine.op_limit == 0)
+            const PhaseOrder mine = worker_order(s, order, plan, i);
+            if (phase == Phase::random && cfg.rand_ops && mine.work->op_limit == 0)
                 return;  // nothing to do for this worker
             const std::uint64_t w0 = monotonic_ns();
             outcomes[i] = w.run(mine);
@@ -390,11 +363,12 @@ PhaseResult run_phase(RunSession& s, std::uint64_t iteration, Phase phase,
         s.writeback_failed(s.target.drop_caches(), iteration, phase, &pr);
     acknowledge(s, phase, active);
     pr.seconds = (monotonic_ns() - t0) / 1e9;
-    if (plan.intervals_from_ns) intervals.emit(true, pr.seconds);
+    if (order.intervals_from_ns) intervals.emit(true, pr.seconds);
     pr.cpu = stats::CpuTime::process_now() - cpu0;
     pr.host = host_load(host0, read_host());
     pr.workers = active;
-    if (phase == Phase::random) pr.requested_rate = over.rate > 0 ? over.rate : cfg.rate;
+    if (phase == Phase::random)
+        pr.requested_rate = over.point.rate > 0 ? over.point.rate : cfg.rate;
     if (phase == Phase::random && s.replay && s.replay->timed())
         pr.replay_seconds =
             s.replay->info().span_s * static_cast<double>(cfg.replay_loops) / cfg.replay_speed;

@@ -8,6 +8,7 @@
 
 #include "model/config.h"
 #include "model/phase_result.h"
+#include "model/plan.h"
 #include "run/session.h"
 
 namespace ds::run {
@@ -15,21 +16,17 @@ namespace ds::run {
 // The vocabulary this room speaks (docs/architecture.md).
 using namespace ds::model;
 
-// A sweep point's or a steady-state round's changes to the random phase
-// (0 = the configured value).
+// A sweep point's or a steady-state round's changes to the random phase.
 struct SweepOverrides {
-    unsigned qd = 0;
-    unsigned files = 0;
-    std::uint32_t rand_block = 0;
-    double rate = 0;          // --sweep rate: this point's --rate (IOPS)
+    PlanPoint point;          // depth, workers, block, rate (0: as configured)
     double time_s = 0;        // the phase's length instead of --rand-time
-    std::uint64_t round = 0;  // --steady-state round (PhasePlan::round)
+    std::uint64_t round = 0;  // --steady-state round (PhaseOrder::round)
     // Called on the coordinator's thread a few times a second with the
     // bytes the phase has transferred so far (--sustained-write's samples).
     std::function<void(std::uint64_t bytes)> on_progress;
 };
 
-// Runs `phase` of iteration `iteration` on the first `over.files` workers
+// Runs `phase` of iteration `iteration` on the first `over.point.files` workers
 // (all when 0) and accounts for it: counters, fatal errors (a full
 // filesystem, EINVAL), the run's mismatch totals and records.
 PhaseResult run_phase(RunSession& s, std::uint64_t iteration, Phase phase,

@@ -102,7 +102,7 @@ void run_find_rate(RunSession& s, std::uint64_t iteration) {
             break;
         }
         SweepOverrides over;
-        over.rate = *rate;
+        over.point.rate = *rate;
         std::vector<double> percentile_ns;
         PhaseResult pr = run_repeated(s, iteration, over, [&](const PhaseResult& r) {
             percentile_ns.push_back(static_cast<double>(
@@ -144,14 +144,14 @@ void run_sweep(RunSession& s, std::uint64_t iteration) {
         if (s.check_stop()) break;
         SweepOverrides over;
         if (sweep.param == SweepParam::rate)
-            over.rate = sweep.percent
-                            ? s.res.sweep.closed_loop_iops * static_cast<double>(value) / 100
-                            : static_cast<double>(value);
-        if (over.rate <= 0 && sweep.param == SweepParam::rate) break;  // nothing measured
-        if (sweep.param == SweepParam::qd) over.qd = static_cast<unsigned>(value);
-        if (sweep.param == SweepParam::files) over.files = static_cast<unsigned>(value);
+            over.point.rate = sweep.percent
+                                  ? s.res.sweep.closed_loop_iops * static_cast<double>(value) / 100
+                                  : static_cast<double>(value);
+        if (over.point.rate <= 0 && sweep.param == SweepParam::rate) break;  // nothing measured
+        if (sweep.param == SweepParam::qd) over.point.qd = static_cast<unsigned>(value);
+        if (sweep.param == SweepParam::files) over.point.files = static_cast<unsigned>(value);
         if (sweep.param == SweepParam::rand_block)
-            over.rand_block = static_cast<std::uint32_t>(value);
+            over.point.rand_block = static_cast<std::uint32_t>(value);
         SweepPoint point{value, run_repeated(s, iteration, over)};
         s.observer.sweep_point_done(s.cfg, point);
         s.res.sweep.points.push_back(std::move(point));

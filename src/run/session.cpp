@@ -61,17 +61,15 @@ io::BackendKind pick_backend(const RunConfig& cfg, RunResult& res) {
 constexpr std::uint64_t kMapBytesPerUnit = 3 * sizeof(pattern::Generation);
 constexpr std::uint64_t kIoLogRingBytes = output::kIoLogRingRecords * sizeof(output::IoRecord);
 
-std::uint64_t worker_memory_bytes(const RunConfig& cfg, const WorkerGeometry& geo) {
+std::uint64_t worker_memory_bytes(const RunConfig& cfg, const RunPlan& plan) {
     const std::uint64_t units = cfg.file_bytes / cfg.rand_block;
-    const std::uint64_t arena =
-        std::max<std::uint64_t>(std::uint64_t{geo.seq_depth} * geo.seq_block,
-                                std::uint64_t{geo.rand_depth} * geo.max_rand_block);
-    return kMapBytesPerUnit * units + arena + (cfg.io_log.empty() ? 0 : kIoLogRingBytes);
+    return kMapBytesPerUnit * units + plan.worker_buffer_bytes(cfg.seq_block) +
+           (cfg.io_log.empty() ? 0 : kIoLogRingBytes);
 }
 
-std::string memory_need_text(const RunConfig& cfg, const WorkerGeometry& geo) {
+std::string memory_need_text(const RunConfig& cfg, const RunPlan& plan) {
     return std::to_string(cfg.workers()) + " x " +
-           units::format_bytes(worker_memory_bytes(cfg, geo)) + " of unit maps and buffers" +
+           units::format_bytes(worker_memory_bytes(cfg, plan)) + " of unit maps and buffers" +
            (cfg.io_log.empty() ? "" : " and an io-log ring") + " (" +
            std::to_string(kMapBytesPerUnit) + " bytes per " + units::format_bytes(cfg.rand_block) +
            " unit)";
@@ -79,19 +77,19 @@ std::string memory_need_text(const RunConfig& cfg, const WorkerGeometry& geo) {
 
 // Refused before any file exists, rather than a std::bad_alloc later.
 // `trace_bytes`: --replay -'s standard input, held in memory already.
-const WorkerGeometry& checked_memory(const RunConfig& cfg, const WorkerGeometry& geo,
-                                     std::uint64_t trace_bytes) {
+const RunPlan& checked_memory(const RunConfig& cfg, const RunPlan& plan,
+                              std::uint64_t trace_bytes) {
     const std::uint64_t avail = available_memory_bytes();
-    const std::uint64_t need = worker_memory_bytes(cfg, geo) * cfg.workers() + trace_bytes;
+    const std::uint64_t need = worker_memory_bytes(cfg, plan) * cfg.workers() + trace_bytes;
     if (avail && need > avail)
-        throw SetupError("not enough memory: the run needs " + memory_need_text(cfg, geo) +
+        throw SetupError("not enough memory: the run needs " + memory_need_text(cfg, plan) +
                          (trace_bytes ? " and " + units::format_bytes(trace_bytes) +
                                             " of trace from standard input (--replay -)"
                                       : std::string()) +
                          ", " + units::format_bytes(avail) +
                          " available; lower --size or --files, or raise --rand-block" +
                          (trace_bytes ? "; give the trace as a file (streamed)" : ""));
-    return geo;
+    return plan;
 }
 
 // --keep: the new files' sizes and names are made durable before anything
@@ -147,7 +145,8 @@ RunSession::RunSession(RunConfig& c, RunResult& r, RunObserver& o)
       replay(read_replay(c)),
       target(c, state_bytes(c)),
       kind(pick_backend(c, r)),
-      geo(checked_memory(c, make_geometry(c, c.qd), replay ? replay->held_bytes() : 0)) {
+      plan(
+          checked_memory(c, make_run_plan(c, {usable_cpus()}), replay ? replay->held_bytes() : 0)) {
     if (replay) {
         std::vector<std::string> names;
         for (std::size_t t = 0; t < target.count(); ++t)
@@ -160,7 +159,6 @@ RunSession::RunSession(RunConfig& c, RunResult& r, RunObserver& o)
     create_files();
     res.target = target.info();
     res.direct_io = target.direct_io();
-    geo.stream_fill = target.direct_io();
     res.direct_io_note = target.direct_io_note();
     if (cfg.iopoll && !target.direct_io())
         throw SetupError("--iopoll: needs O_DIRECT: " + target.direct_io_note());
@@ -168,8 +166,9 @@ RunSession::RunSession(RunConfig& c, RunResult& r, RunObserver& o)
         res.file_paths.push_back(target.path(i));
     describe_targets();
     measure_data();
-    res.backend.effective_qd = geo.rand_depth;
-    res.backend.seq_qd = geo.seq_depth;
+    res.plan = plan;
+    res.backend.effective_qd = plan.rand_depth();
+    res.backend.seq_qd = plan.seq_depth();
 }
 
 // The units are a pure function of their identity, so the sample is
@@ -263,16 +262,17 @@ io::UringOptions RunSession::uring_options() const {
 void RunSession::start_workers() {
     try {
         for (unsigned i = 0; i < cfg.workers(); ++i)
-            workers.push_back(std::make_unique<Worker>(geo, i, target.path(i), target.fd(i),
+            workers.push_back(std::make_unique<Worker>(plan, i, target.path(i), target.fd(i),
                                                        cfg.seed, res.run_id, stop));
     } catch (const std::bad_alloc&) {  // e.g. under ulimit -v
-        throw SetupError("out of memory allocating " + memory_need_text(cfg, geo) +
+        throw SetupError("out of memory allocating " + memory_need_text(cfg, plan) +
                          "; lower --size, --files or --qd, or raise --rand-block");
     }
     for (unsigned i = 0; i < cfg.workers(); ++i) {
         if (state) workers[i]->set_durability_listener(state.get());
         workers[i]->set_base_offset(target.base_offset(i));
         workers[i]->set_trim_promise(res.targets[target.target_of(i)].trim_promise);
+        workers[i]->set_stream_fill(target.direct_io());
     }
     wall_start_ = std::chrono::steady_clock::now();
     last_snapshot_ns = monotonic_ns();

@@ -22,6 +22,7 @@
 #include "io/backend.h"
 #include "model/config.h"
 #include "model/observer.h"
+#include "model/plan.h"
 #include "model/results.h"
 #include "output/io_log.h"
 #include "run/health_monitor.h"
@@ -83,7 +84,9 @@ class RunSession {
     std::unique_ptr<StateFile> state;
     std::atomic<bool> stop{false};
     io::BackendKind kind;
-    WorkerGeometry geo;
+    // What every worker does (model/plan.h), decided here once; a sweep
+    // point's plan is made from the same rules (phase_runner.cpp).
+    RunPlan plan;
     // --io-log: before the workers, so that it outlives their pushes.
     std::unique_ptr<output::IoLog> io_log;
     std::vector<std::unique_ptr<Worker>> workers;

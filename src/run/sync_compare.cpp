@@ -188,7 +188,7 @@ class Table final : private MismatchSink {
   private:
     // A sequential pass over the whole file through the check descriptor.
     PhaseOutcome pass(Phase phase) {
-        PhasePlan plan;
+        PhaseOrder plan;
         plan.phase = phase;
         PhaseOutcome out;
         IntervalRecorder intervals;
@@ -229,7 +229,7 @@ class Table final : private MismatchSink {
     }
 
     // The read-back's mismatches (MismatchSink).
-    void record(const PhasePlan& plan, PhaseCounters& c, MismatchRecord rec) override {
+    void record(const PhaseOrder& plan, PhaseCounters& c, MismatchRecord rec) override {
         ++c.mismatches[static_cast<std::size_t>(rec.cls)];
         if (current_) ++current_->mismatches;
         rec.phase = plan.phase;

@@ -1,6 +1,7 @@
 #include "sys/numa.h"
 
 #include <dirent.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <charconv>
@@ -88,6 +89,13 @@ std::optional<int> device_numa_node(const SysfsTree& sysfs, const std::string& d
         return node;
     }
     return std::nullopt;
+}
+
+unsigned usable_cpus() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (::sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+    return static_cast<unsigned>(CPU_COUNT(&set));
 }
 
 }  // namespace ds::sys

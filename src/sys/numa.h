@@ -35,6 +35,10 @@ struct NumaNode {
 // The nodes with CPUs (devices/system/node/nodeN/cpulist), by number.
 std::vector<NumaNode> numa_nodes(const SysfsTree& sysfs);
 
+// How many CPUs this process may run on (taskset, a cgroup's cpuset); 1
+// when the kernel will not say.
+unsigned usable_cpus();
+
 // The node of block device `dev` ("/dev/nvme0n1", or a partition of it:
 // its disk's), from class/block/NAME/device/numa_node; nullopt when sysfs
 // does not say (a loop device, a VM's single node: -1).

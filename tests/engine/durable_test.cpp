@@ -19,6 +19,7 @@
 #include "io/uring_backend.h"
 #include "run/sync_compare.h"
 #include "temp_file.h"
+#include "worker_plan.h"
 
 using namespace ds;
 using model::Phase;
@@ -55,41 +56,42 @@ bool uring_usable() {
 struct Fixture {
     TempFile file;
     std::atomic<bool> stop{false};
-    engine::WorkerGeometry geo;
+    model::WorkerPlan work;
     std::unique_ptr<engine::Worker> worker;
     test::FaultyBackend* faulty = nullptr;
     RecordingListener listener;
 
     Fixture(bool uring, SyncMethod sync, std::uint64_t every, unsigned batch = 1,
             unsigned read_pct = 50) {
-        geo = {.file_bytes = kFileBytes,
-               .seq_block = kSeqBlock,
-               .rand_block = kUnit,
-               .max_rand_block = kUnit,
-               .seq_depth = 8,
-               .rand_depth = 16,
-               .read_pct = read_pct,
-               .verify = true,
-               .sync = sync,
-               .sync_every = every,
-               .batch = batch};
-        worker = std::make_unique<engine::Worker>(geo, 0, file.path, file.fd, 7,
-                                                  pattern::data_id_from_seed(7), stop);
+        work.file_bytes = kFileBytes;
+        work.unit = work.rand_block = work.max_rand_block = kUnit;
+        work.seq_block = kSeqBlock;
+        work.seq_depth = 8;
+        work.rand_depth = 16;
+        work.read_pct = read_pct;
+        work.sync = sync;
+        work.sync_every = every;
+        work.batch = batch;
+        worker = std::make_unique<engine::Worker>(test::one_worker_plan(work), 0, file.path,
+                                                  file.fd, 7, pattern::data_id_from_seed(7), stop);
         std::unique_ptr<io::Backend> inner;
         if (uring)
             inner = std::make_unique<io::UringBackend>(file.fd, 16, worker->buffer_arena());
         else
             inner = std::make_unique<io::SyncBackend>(file.fd);
+        work = test::fitted(work, inner->depth());
         auto f = std::make_unique<test::FaultyBackend>(std::move(inner));
         faulty = f.get();
         worker->set_backend(std::move(f));
         worker->set_durability_listener(&listener);
     }
-    engine::Worker::Outcome phase(Phase p, std::uint64_t ops = 0) {
-        engine::PhasePlan plan;
-        plan.phase = p;
-        plan.op_limit = ops;
-        return worker->run(plan);
+    engine::PhaseOutcome phase(Phase p, std::uint64_t ops = 0) {
+        model::WorkerPlan mine = work;
+        mine.op_limit = ops;
+        engine::PhaseOrder order;
+        order.phase = p;
+        order.work = &mine;
+        return worker->run(order);
     }
 };
 

@@ -15,6 +15,7 @@
 #include "io/sync_backend.h"
 #include "output/io_log.h"
 #include "temp_file.h"
+#include "worker_plan.h"
 
 using namespace ds;
 using model::Phase;
@@ -25,16 +26,16 @@ constexpr std::uint64_t kFileBytes = 1ULL << 20;
 constexpr std::uint32_t kUnit = 4096;
 constexpr std::uint32_t kSeqBlock = 64 * 1024;
 
-engine::WorkerGeometry geometry() {
-    return {.file_bytes = kFileBytes,
-            .seq_block = kSeqBlock,
-            .rand_block = kUnit,
-            .max_rand_block = kUnit,
-            .rand_mix = {},
-            .seq_depth = 4,
-            .rand_depth = 4,
-            .read_pct = 50,
-            .verify = true};
+// One worker's plan: reads and writes of one unit, four in flight (its
+// backend is the single-threaded sync one: one at a time).
+model::WorkerPlan plan() {
+    model::WorkerPlan w;
+    w.file_bytes = kFileBytes;
+    w.unit = w.rand_block = w.max_rand_block = kUnit;
+    w.seq_block = kSeqBlock;
+    w.seq_depth = w.rand_depth = 4;
+    w.read_pct = 50;
+    return w;
 }
 
 // A worker on a file of its own, logging to a file removed at the end.
@@ -42,14 +43,16 @@ struct Fixture {
     test::TempFile data{kFileBytes};
     std::string log_path = data.path + ".ndjson";
     std::atomic<bool> stop{false};
-    engine::WorkerGeometry geo = geometry();
-    engine::Worker worker{geo, 0, data.path, data.fd, 7, pattern::data_id_from_seed(7), stop};
+    model::WorkerPlan work = test::fitted(plan(), 1);
+    engine::Worker worker{test::one_worker_plan(plan()), 0,   data.path, data.fd, 7,
+                          pattern::data_id_from_seed(7), stop};
     Fixture() { worker.set_backend(std::make_unique<io::SyncBackend>(data.fd)); }
     ~Fixture() { ::unlink(log_path.c_str()); }
-    engine::Worker::Outcome phase(Phase p) {
-        engine::PhasePlan plan;
-        plan.phase = p;
-        return worker.run(plan);
+    engine::PhaseOutcome phase(Phase p) {
+        engine::PhaseOrder order;
+        order.phase = p;
+        order.work = &work;
+        return worker.run(order);
     }
 };
 

@@ -18,6 +18,7 @@
 #include "io/uring_backend.h"
 #include "stats/distribution.h"
 #include "temp_file.h"
+#include "worker_plan.h"
 
 using namespace ds;
 using model::Phase;
@@ -27,35 +28,38 @@ namespace {
 constexpr std::uint64_t kFileBytes = 4ULL << 20;
 constexpr std::uint32_t kUnit = 4096;
 
-engine::WorkerGeometry geometry(std::uint64_t file_bytes, const engine::RandomMix* mix = nullptr) {
-    return {
-        .file_bytes = file_bytes,
-        .seq_block = 64 * 1024,
-        .rand_block = kUnit,
-        .max_rand_block = mix && !mix->sizes.empty() ? mix->sizes.back().bytes : 4 * kUnit,
-        .rand_mix = mix ? std::vector<units::BlockShare>(mix->sizes.begin(), mix->sizes.end())
-                        : std::vector<units::BlockShare>{},
-        .seq_depth = 8,
-        .rand_depth = 16,
-        .read_pct = mix ? mix->read_pct : 50,
-        .trim_pct = mix ? mix->trim_pct : 0,
-        .distribution = mix && mix->distribution ? *mix->distribution : stats::DistributionSpec{},
-        .verify = true};
+// A one-worker plan as model/plan.h would make it for these sizes.
+model::RunPlan plan_of(std::uint64_t file_bytes, const engine::RandomMix* mix = nullptr) {
+    model::WorkerPlan w;
+    w.file_bytes = file_bytes;
+    w.unit = kUnit;
+    w.seq_block = 64 * 1024;
+    w.rand_block = kUnit;
+    w.max_rand_block = mix && !mix->sizes.empty() ? mix->sizes.back().bytes : 4 * kUnit;
+    if (mix) w.rand_mix.assign(mix->sizes.begin(), mix->sizes.end());
+    w.seq_depth = 8;
+    w.rand_depth = 16;
+    w.read_pct = mix ? mix->read_pct : 50;
+    w.trim_pct = mix ? mix->trim_pct : 0;
+    if (mix && mix->distribution) w.distribution = *mix->distribution;
+    return test::one_worker_plan(w);
 }
 
 struct Fixture {
     test::TempFile file{kFileBytes};
     std::atomic<bool> stop{false};
-    engine::WorkerGeometry geo = geometry(kFileBytes);
-    engine::Worker worker{geo, 0, file.path, file.fd, 42, pattern::data_id_from_seed(42), stop};
+    model::RunPlan plan = plan_of(kFileBytes);
+    engine::Worker worker{plan, 0, file.path, file.fd, 42, pattern::data_id_from_seed(42), stop};
     test::FaultyBackend* faulty = nullptr;
+    unsigned backend_depth = 1;
+    model::WorkerPlan work;  // the last phase's plan (its order points here)
 
     // `threads`: the sync thread pool at depth 16 instead of one operation at
     // a time.  `file_bytes`: the part of the file the worker uses; `mix`,
     // the random phase's read share and distribution.
     explicit Fixture(bool uring = false, bool threads = false,
                      std::uint64_t file_bytes = kFileBytes, const engine::RandomMix* mix = nullptr)
-        : geo(geometry(file_bytes, mix)) {
+        : plan(plan_of(file_bytes, mix)) {
         std::unique_ptr<io::Backend> inner;
         if (uring)
             inner = std::make_unique<io::UringBackend>(file.fd, 16, worker.buffer_arena());
@@ -63,25 +67,35 @@ struct Fixture {
             inner = std::make_unique<io::ThreadedSyncBackend>(file.fd, 16);
         else
             inner = std::make_unique<io::SyncBackend>(file.fd);
+        backend_depth = inner->depth();
         auto f = std::make_unique<test::FaultyBackend>(std::move(inner));
         faulty = f.get();
         worker.set_backend(std::move(f));
     }
-    engine::Worker::Outcome phase(Phase p, std::uint64_t ops = 0, std::uint32_t block = 0,
-                                  unsigned depth = 0) {
-        engine::PhasePlan plan;
-        plan.phase = p;
-        plan.op_limit = ops;
-        plan.rand_block = block;
-        plan.depth = depth;
-        return worker.run(plan);
+    // The worker's plan for one phase, as a plan would bound it: `depth`
+    // (0: the plan's), at most half the file's blocks and the backend's depth.
+    const model::WorkerPlan* planned(std::uint64_t ops, std::uint32_t block, unsigned depth) {
+        work = plan.workers[0];
+        work.op_limit = ops;
+        if (block) work.rand_block = work.max_rand_block = block;
+        if (depth) work.rand_depth = depth;
+        work = test::fitted(work, backend_depth);
+        return &work;
+    }
+    engine::PhaseOutcome phase(Phase p, std::uint64_t ops = 0, std::uint32_t block = 0,
+                               unsigned depth = 0) {
+        engine::PhaseOrder order;
+        order.phase = p;
+        order.work = planned(ops, block, depth);
+        return worker.run(order);
     }
     // A sequential phase with --seq-time `seconds`.
-    engine::Worker::Outcome timed(Phase p, double seconds) {
-        engine::PhasePlan plan;
-        plan.phase = p;
-        plan.deadline_ns = engine::monotonic_ns() + model::seconds_to_ns(seconds);
-        return worker.run(plan);
+    engine::PhaseOutcome timed(Phase p, double seconds) {
+        engine::PhaseOrder order;
+        order.phase = p;
+        order.work = planned(0, 0, 0);
+        order.deadline_ns = engine::monotonic_ns() + model::seconds_to_ns(seconds);
+        return worker.run(order);
     }
 };
 
@@ -479,19 +493,6 @@ TEST_CASE("a stop request drains and reports an incomplete phase") {
     auto w = f.phase(Phase::seq_write);
     CHECK_FALSE(w.completed);
     CHECK(w.counters.write_ops == 0);
-}
-
-TEST_CASE("geometry: depths are bounded by qd, buffer budget and file size") {
-    model::RunConfig cfg;
-    cfg.qd = 256;
-    cfg.file_bytes = 64ULL << 20;
-    auto g = engine::make_geometry(cfg, 256);
-    CHECK(g.rand_depth == 256);
-    CHECK(g.seq_depth == engine::kSeqInflightBytes / cfg.seq_block);
-    CHECK(engine::make_geometry(cfg, 1).rand_depth == 1);  // sync backend
-    cfg.file_bytes = 16 * 4096;
-    cfg.seq_block = 4096;
-    CHECK(engine::make_geometry(cfg, 256).rand_depth == 8);  // half the units
 }
 
 TEST_CASE("sync thread pool: 16 in flight, no unit twice, every read verifies") {

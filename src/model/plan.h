@@ -1,0 +1,113 @@
+// What a run does, decided once: the configuration (later, the jobs) split
+// into one plan per worker, with every rule that bounds a worker applied
+// here and nowhere else: its file, its workload, its depth after every
+// limit and why, its block sizes, its share of a rate and of an operation
+// count, and how it waits for a due time.  The engine executes a worker's
+// plan; the coordinator adds only time (deadlines, when a schedule starts);
+// the command line and the report ask the plan instead of re-deriving it.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "model/config.h"
+#include "pattern/unit.h"
+#include "stats/distribution.h"
+#include "units/block_mix.h"
+
+namespace ds::model {
+
+// Sequential phases keep at most this many bytes in flight per worker, so
+// `--qd 256 --seq-block 1M` does not need 256 MiB of buffers per worker.
+inline constexpr std::uint64_t kSeqInflightBytes = 8ULL << 20;
+
+// The random phase keeps at most half of a file's blocks (of its largest
+// operation size) in flight, so that drawing a block not in flight stays
+// cheap: the deepest it may run on `file_bytes` with blocks of `block`.
+std::uint64_t max_random_depth(std::uint64_t file_bytes, std::uint32_t block);
+
+// What decided a worker's random-phase depth.
+enum class DepthRule {
+    asked,        // --qd (or the sweep point's), as given
+    half_blocks,  // max_random_depth: half of the file's blocks
+};
+
+// One worker's part of the run.
+struct WorkerPlan {
+    unsigned index = 0;   // the worker, and the file it tests (one file each)
+    unsigned target = 0;  // the target that file belongs to
+    std::uint64_t file_bytes = 0;
+    std::uint32_t unit = 4096;  // the verification unit
+    std::uint32_t seq_block = 1U << 20;
+    // The random phase's operations: one size (rand_block), or a weighted
+    // mix (rand_mix; rand_block is then the unit); its slots hold the
+    // largest operation it may issue (a mix's, a replayed trace's).
+    std::uint32_t rand_block = 4096;
+    std::uint32_t max_rand_block = 4096;
+    std::vector<units::BlockShare> rand_mix;
+    // Operations in flight at most, after every rule.
+    unsigned seq_depth = 1;
+    unsigned rand_depth = 1;
+    DepthRule depth_rule = DepthRule::asked;
+    unsigned read_pct = 70;
+    unsigned trim_pct = 0;
+    stats::DistributionSpec distribution;
+    pattern::UnitShape shape = pattern::kSectorBytes;  // the units' shape (--compress, --dedupe)
+    bool verify = true;
+    SyncMethod sync = SyncMethod::none;
+    std::uint64_t sync_every = 1;  // writes per flush / per listener call
+    unsigned batch = 1;            // SQEs prepared per submission (--batch)
+    // --rand-ops: this worker's share (0: none, or the phase ends by time).
+    std::uint64_t op_limit = 0;
+    // An open loop (--rate): this worker's share of the rate (ops/s; 0:
+    // closed loop), its arrivals, and how far into the run's first interval
+    // its schedule starts (fixed arrivals: the workers' interleave into one
+    // even stream).
+    double rate = 0;
+    Arrivals arrivals = Arrivals::fixed;
+    std::uint64_t rate_offset_ns = 0;
+    // An open loop (--rate, --replay) spins the last stretch before each
+    // due time instead of sleeping through it: only when every worker has a
+    // CPU of its own and one is left for the device and the kernel.
+    bool spin = false;
+};
+
+// A sweep point's or a steady-state round's changes (0: as configured).
+struct PlanPoint {
+    unsigned qd = 0;
+    unsigned files = 0;  // the first N workers run
+    std::uint32_t rand_block = 0;
+    double rate = 0;
+};
+
+struct RunPlan {
+    std::vector<WorkerPlan> workers;  // the workers that run, in order
+    unsigned asked_qd = 0;            // the depth asked (--qd, or the point's)
+    // The most any worker's buffers and slots must hold over the whole run
+    // (every sweep point): what the workers are built with.
+    unsigned max_seq_depth = 1;
+    unsigned max_rand_depth = 1;
+    std::uint32_t max_block = 4096;  // the largest random operation
+
+    // The random phase's depth per worker, the same for every worker
+    // (every file is the same size): that of worker 0.
+    unsigned rand_depth() const { return workers.empty() ? 0 : workers.front().rand_depth; }
+    unsigned seq_depth() const { return workers.empty() ? 0 : workers.front().seq_depth; }
+    // Whether a rule kept some worker below the depth asked.
+    bool depth_limited() const;
+    // The buffer bytes one worker holds: its slots at the deepest phase.
+    std::uint64_t worker_buffer_bytes(std::uint32_t seq_block) const;
+};
+
+// The facts of the machine the plan depends on.
+struct PlanHost {
+    unsigned usable_cpus = 1;  // the CPUs the process may run on
+};
+
+// The run's plan, or a sweep point's (`at`): every worker's.
+RunPlan make_run_plan(const RunConfig& cfg, const PlanHost& host, const PlanPoint& at = {});
+
+std::string_view to_string(DepthRule r);  // "asked", "half-blocks"
+
+}  // namespace ds::model

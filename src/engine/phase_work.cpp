@@ -215,7 +215,7 @@ void IoPhase::log(const Slot& s, std::int32_t result, std::uint64_t latency_ns,
                                                                 : output::IoLogOp::write;
     r.op = static_cast<std::uint8_t>(op);
     r.verify = static_cast<std::uint8_t>(verify);
-    r.phase = static_cast<std::uint8_t>(c_.plan.phase);  // as output::IoLogPhase (model/config.h)
+    r.phase = static_cast<std::uint8_t>(c_.order.phase);  // as output::IoLogPhase (model/config.h)
     t.log->push(t.ring, r);
 }
 

@@ -56,11 +56,14 @@ double parse_rate(std::string_view text) {
     if (scale != 1) s.remove_suffix(1);
     double v = 0;
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || p != s.data() + s.size() || !(v > 0) || !std::isfinite(v * scale) ||
-        v * scale > 1e9)
+    if (ec != std::errc() || p != s.data() + s.size() || !(v > 0))
         throw std::invalid_argument("rate " + quoted(text) +
                                     " is not a number of operations a second above 0 (e.g. "
                                     "5000, 50k, 1.5M)");
+    if (!std::isfinite(v * scale) || v * scale > kMaxRate)
+        throw std::invalid_argument("rate " + quoted(text) +
+                                    " is above 1000M operations a second (1e9, the highest "
+                                    "rate scheduled)");
     // Below one a second the schedule's interval outgrows any phase (and,
     // far enough below, a 64-bit count of nanoseconds): nothing to measure.
     if (v * scale < kMinRate)

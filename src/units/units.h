@@ -22,9 +22,10 @@ double parse_duration(std::string_view text);
 std::uint64_t parse_count(std::string_view text);
 
 // "500", "2.5k", "50k", "1M" -> a rate (k = 1000, M = 1000000: operations
-// are counted in decimal); from kMinRate to 1e9 operations a second; throws
-// std::invalid_argument.
+// are counted in decimal); from kMinRate to kMaxRate operations a second;
+// throws std::invalid_argument naming the bound a rate passes.
 inline constexpr double kMinRate = 1;
+inline constexpr double kMaxRate = 1e9;
 double parse_rate(std::string_view text);
 
 // Splits "a,b,c" into its non-empty items; empty items are an error.

@@ -286,8 +286,13 @@ TEST_CASE("parse_rate: at least one operation a second, at most 1e9") {
     CHECK_THROWS_WITH(parse_rate("1e-300"), doctest::Contains("below 1 operation a second"));
     CHECK_THROWS_WITH(parse_rate("0.0001k"), doctest::Contains("below 1 operation a second"));
     CHECK_THROWS(parse_rate("0"));
-    CHECK_THROWS(parse_rate("2e9"));
-    CHECK_THROWS(parse_rate("inf"));
+    CHECK(parse_rate("1000M") == 1e9);
+    // Past the top the refusal names it, not "not a number ... above 0".
+    for (const char* high : {"2e9", "1e12", "4294967296", "1001M", "1e308M", "inf"})
+        CHECK_THROWS_WITH(parse_rate(high),
+                          doctest::Contains("above 1000M operations a second (1e9"));
+    CHECK_THROWS_WITH(parse_rate("nan"), doctest::Contains("not a number of operations"));
+    CHECK_THROWS_WITH(parse_rate("-5"), doctest::Contains("not a number of operations"));
 }
 
 TEST_CASE("format_percentile: the percentile as given, never rounded") {

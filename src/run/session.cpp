@@ -81,10 +81,15 @@ std::string memory_need_text(const RunConfig& cfg, const WorkerGeometry& geo) {
 const WorkerGeometry& checked_memory(const RunConfig& cfg, const WorkerGeometry& geo) {
     const std::uint64_t avail = available_memory_bytes();
     const std::uint64_t need = worker_memory_bytes(cfg, geo) * cfg.workers();
-    if (avail && need > avail)
-        throw SetupError("not enough memory: the run needs " + memory_need_text(cfg, geo) + ", " +
-                         units::format_bytes(avail) +
-                         " available; lower --size or --files, or raise --rand-block");
+    if (avail && need > avail) {
+        // Exact bytes where rounding would show the need fitting.
+        const bool hidden = units::format_bytes_against(need, avail) != units::format_bytes(need);
+        throw SetupError(
+            "not enough memory: the run needs " + memory_need_text(cfg, geo) +
+            (hidden ? ", " + std::to_string(need) + " bytes in all" : "") + ", " +
+            (hidden ? units::format_bytes_against(avail, need) : units::format_bytes(avail)) +
+            " available; lower --size or --files, or raise --rand-block");
+    }
     return geo;
 }
 

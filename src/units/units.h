@@ -33,6 +33,11 @@ std::vector<std::string> split_list(std::string_view text);
 
 // 1536 -> "1.5 KiB", 268435456 -> "256 MiB" (exact values print without decimals).
 std::string format_bytes(std::uint64_t bytes);
+// format_bytes(bytes) for a message that compares it with `other` (a need
+// against what is available, an extent against a limit), with the exact
+// count added where rounding would hide how the two compare: 4194305
+// against 4194304 is "4.0 MiB (4194305 bytes)", not "4.0 MiB" beside "4 MiB".
+std::string format_bytes_against(std::uint64_t bytes, std::uint64_t other);
 // Option-style spelling: 268435456 -> "256M", 4096 -> "4K", 1000 -> "1000".
 std::string format_size_option(std::uint64_t bytes);
 // 0.000412 -> "412 us", 2.5 -> "2.50 s".

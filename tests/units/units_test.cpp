@@ -187,6 +187,20 @@ TEST_CASE("format_bytes: binary units, exact values without decimals") {
     CHECK(format_bytes(~std::uint64_t{0}) == "16 EiB");  // not "16384.0 PiB"
 }
 
+TEST_CASE("format_bytes_against: exact bytes where rounding hides how two amounts compare") {
+    using ds::units::format_bytes_against;
+    // "reaches 4.0 MiB, beyond 4 MiB": one byte over, hidden by rounding.
+    CHECK(format_bytes_against(4 * MiB + 1, 4 * MiB) == "4.0 MiB (4194305 bytes)");
+    CHECK(format_bytes_against(4 * MiB, 4 * MiB + 1) == "4 MiB (4194304 bytes)");
+    // 2 GiB less 1 KiB and 2 GiB less 100 KiB both print as "2.0 GiB".
+    CHECK(format_bytes_against(2 * GiB - KiB, 2 * GiB - 100 * KiB) == "2.0 GiB (2147482624 bytes)");
+    // Told apart by the text: nothing added.
+    CHECK(format_bytes_against(5 * MiB, 4 * MiB) == "5 MiB");
+    CHECK(format_bytes_against(3 * MiB / 2, 4 * MiB) == "1.5 MiB");
+    CHECK(format_bytes_against(4 * MiB, 4 * MiB) == "4 MiB");
+    CHECK(format_bytes_against(1023, 1022) == "1023 B");
+}
+
 TEST_CASE("format_size_option: the spelling --size accepts") {
     CHECK(format_size_option(0) == "0");
     CHECK(format_size_option(1000) == "1000");

@@ -125,10 +125,11 @@ HOST_BUSY = re.compile(r"^\s*host busy: ")
 
 # What a run's own noise decides: whether a figure moved within its phase.
 UNSTEADY = " (unsteady)"
-# A line the report continues at 9 or 13 columns (report/text_width.h):
-# where a long line folds depends on its numbers' widths, so a continuation
-# is taken back into the line before it, on the page and in the output alike.
-CONTINUATION = re.compile(r"^(?: {9}| {13})\S")
+# A line the report continues at 9 or 13 columns (report/text_width.h), or
+# scripts/compare its line on the noise at 19: where a long line folds
+# depends on its numbers' widths, so a continuation is taken back into the
+# line before it, on the page and in the output alike.
+CONTINUATION = re.compile(r"^(?: {9}| {13}| {19})\S")
 
 
 # --compare-backends' ratio lines and verdict: which run wins, by how much

@@ -418,11 +418,39 @@ class CompareTest(unittest.TestCase):
         r = run("--merge", SAMPLE_A, SAMPLE_B)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("merged 2 document(s)", r.stdout)
+        # A row in the rates table, then one in the latency table.
         random = [l for l in r.stdout.splitlines() if l.startswith("random")]
-        self.assertEqual(len(random), 1)
+        self.assertEqual(len(random), 2)
         count = sum(p["latency"]["count"] for d in (self.a, self.b)
                     for p in d["iterations"][0]["phases"] if p["phase"] == "random")
         self.assertEqual(random[0].split()[4], str(count))
+        merged = json.loads(run("--merge", "--json", SAMPLE_A, SAMPLE_B).stdout)
+        lat = next(p for p in merged["phases"] if p["phase"] == "random")["latency"]
+        self.assertEqual(random[1].split()[4], f"{lat['percentiles_ns']['p95'] / 1e6:.3f}")
+
+    def test_every_output_fits_100_columns(self):
+        """--merge (one table was 136 columns), phases 1000 times slower
+        (a 35 s p99, +99900 %), the gate's verdicts and its last lines: each
+        line within 100 columns, a number never split from its unit."""
+        slow = self.scaled("slow.json", iops=0.001, latency=1000.0)
+        with tempfile.TemporaryDirectory() as d:
+            deep = os.path.join(d, "fleet-results", "2026-12-02", "rack-r12", "server-0042")
+            os.makedirs(deep)
+            docs = [os.path.join(deep, f"drive-{n}.json") for n in range(3)]
+            for path, src in zip(docs, (SAMPLE_A, SAMPLE_B, slow)):
+                with open(src) as f, open(path, "w") as out:
+                    out.write(f.read())
+            for args in (["--merge", *docs], [SAMPLE_A, slow],
+                         [SAMPLE_A, slow, SAMPLE_B, "--fail-if",
+                          "iops<-10%,bw<-10%,random:p50>+5%,random:p99>+5%"]):
+                with self.subTest(args=args):
+                    r = run(*args)
+                    self.assertIn(r.returncode, (0, 2), r.stderr)
+                    lines = r.stdout.splitlines()
+                    self.assertLessEqual(max(len(l) for l in lines), 100, r.stdout)
+                    for a, b in zip(lines, lines[1:]):
+                        self.assertNotRegex(a + "|" + b, r"\d\|\s*(%|ms|MiB|checks)\b",
+                                            r.stdout)
 
     # --- the --fail-if gate ----------------------------------------------
 
@@ -492,7 +520,8 @@ class CompareTest(unittest.TestCase):
         self.assertEqual(verdicts, {"seq-write": "not judged", "seq-read": "not judged",
                                     "random": "FAILED", "reverify": "not judged"})
         r = run(SAMPLE_A, slower, "--fail-if", "p99>+20%")
-        self.assertIn("not judged: 16 samples do not support p99", r.stdout)
+        # (A verdict's words fold within 100 columns.)
+        self.assertIn("not judged: 16 samples do not support p99", " ".join(r.stdout.split()))
 
     def test_gate_over_several_documents_names_the_one_that_crossed(self):
         worse = self.scaled("worse.json", iops=0.5)
@@ -803,6 +832,16 @@ class RepeatsTest(unittest.TestCase):
         noise = [l for l in lines if "vs A:" in l]
         self.assertTrue(noise)
         self.assertTrue(all(len(l) <= 100 for l in noise), noise)
+        # The longest verdicts (one run's own intervals, within noise; the
+        # gate's "crossed, but within noise") fold under their column.
+        a = self.own_doc("width-own-a.json", 1.0, (0.8, 1.25))
+        b = self.own_doc("width-own-b.json", 0.85, (0.8, 1.25))
+        text = run(a, b, "--fail-if", "random:iops<-10%").stdout
+        self.assertTrue(all(len(l) <= 100 for l in text.splitlines()), text)
+        flat = " ".join(text.split())
+        self.assertIn("vs A: MiB/s within noise, IOPS within noise, p99 no estimate (a run's own "
+                      "intervals)", flat)
+        self.assertIn("ok (crossed, but within noise: the intervals overlap)", flat)
 
     def test_gate_fails_only_outside_the_noise(self):
         a = self.doc("gate-a.json", 1.0, (0.95, 1.05))
@@ -811,14 +850,14 @@ class RepeatsTest(unittest.TestCase):
         r, out, _ = self.random_row(a, apart, "--fail-if", "random:iops<-10%")
         self.assertEqual(r.returncode, 2, r.stdout)
         self.assertEqual(out["gate"]["checks"][0]["noise"], "lower")
-        self.assertIn("FAILED (intervals apart)", run(a, apart, "--fail-if",
-                                                      "random:iops<-10%").stdout)
+        self.assertIn("FAILED (intervals apart)",
+                      " ".join(run(a, apart, "--fail-if", "random:iops<-10%").stdout.split()))
         r, out, _ = self.random_row(a, overlap, "--fail-if", "random:iops<-10%")
         self.assertEqual(r.returncode, 0, r.stdout)
         c = out["gate"]["checks"][0]
         self.assertEqual((c["verdict"], c["noise"]), ("ok", "within noise"))
         self.assertLess(c["change_pct"], -10)
-        text = run(a, overlap, "--fail-if", "random:iops<-10%").stdout
+        text = " ".join(run(a, overlap, "--fail-if", "random:iops<-10%").stdout.split())
         self.assertIn("ok (crossed, but within noise: the intervals overlap)", text)
 
     def test_gate_with_one_repeat_behaves_as_before_and_says_so(self):

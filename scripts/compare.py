@@ -300,7 +300,7 @@ def config_differences(docs):
 def config_text(item, v):
     if v is None:
         return "-"
-    if item in ("size", "seq-block", "rand-block"):
+    if item in ("size", "seq-block", "rand-block") and isinstance(v, int):
         for unit, shift in (("G", 30), ("M", 20), ("K", 10)):
             if v and v % (1 << shift) == 0:
                 return f"{v >> shift}{unit}"

@@ -317,6 +317,21 @@ class CompareTest(unittest.TestCase):
         self.assertEqual(len([l for l in r.stderr.splitlines() if "warning" in l]),
                          len(expected))
 
+    def test_a_mix_of_sizes_is_shown_as_the_mix(self):
+        """A --rand-block mix (config.rand_mix, schema_version 5) is named by
+        its sizes and weights, never by its smallest size alone; a mix
+        against its smallest size alone is a difference."""
+        a, b = copy.deepcopy(self.a), copy.deepcopy(self.b)
+        for doc in (a, b):
+            doc["config"].update(rand_block_bytes=8192, unit_bytes=8192)
+        a["config"]["rand_mix"] = "8K:70,16K:15,64K:10,128K:5"
+        r = run(self.write("mix-a.json", a), self.write("mix-b.json", b))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("  rand-block   A 8K:70,16K:15,64K:10,128K:5  B 8K", r.stdout)
+        b["config"]["rand_mix"] = "8K:70,16K:15,64K:10,128K:5"
+        r = run(self.write("mix-a.json", a), self.write("mix-b.json", b))
+        self.assertNotIn("rand-block", r.stdout)
+
     def test_a_phase_missing_from_one_document(self):
         b = copy.deepcopy(self.b)
         b["iterations"][0]["phases"] = [p for p in b["iterations"][0]["phases"]

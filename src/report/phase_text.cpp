@@ -108,6 +108,20 @@ std::string flushes_text(const model::PhaseCounters& c, double s) {
            ms(f.max());
 }
 
+}  // namespace
+
+std::string flushes_line(const model::PhaseResult& p) {
+    const auto& c = p.counters;
+    const auto& f = c.flush_latency;
+    const double s = p.seconds > 0 ? p.seconds : 1e-9;
+    return printf_string("  flushes:   %" PRIu64 " (%s/s)  lat ms p50 ", c.flush_ops,
+                         units::format_iops(c.flush_ops / s).c_str()) +
+           ms(f.value_at_percentile(50)) + " p99 " + ms(f.value_at_percentile(99)) + " max " +
+           ms(f.max());
+}
+
+namespace {
+
 // CPU as shares of one core, and the work done per CPU-second.
 std::string cpu_text(const model::PhaseResult& p, const units::RateUnit& ru) {
     const double s = p.seconds > 0 ? p.seconds : 1e-9;

@@ -126,8 +126,8 @@ void read_geometry(const Options& o, model::RunConfig& c) {
     if (c.file_bytes == 0) throw UsageError("--size: must be greater than zero");
     if (c.file_bytes % rand != 0)
         throw UsageError("--size " + units::format_size_option(c.file_bytes) +
-                         " is not a multiple of --rand-block " +
-                         (c.rand_mix.size() > 1 ? "'s largest size " : "") +
+                         " is not a multiple of --rand-block" +
+                         (c.rand_mix.size() > 1 ? "'s largest size " : " ") +
                          units::format_size_option(rand));
     if (seq > c.file_bytes)
         throw UsageError("--seq-block " + units::format_size_option(seq) +
@@ -341,16 +341,23 @@ model::RunConfig read_run(const Options& o) {
 }
 
 // --verify-only STATE: everything about the run comes from STATE; only
-// where the report goes can be chosen.
+// where the report goes, and the cleanup after it, can be chosen.
 void read_verify_only(const po::variables_map& vm, const Options& o, ParsedCommandLine& out) {
     for (const auto& [name, value] : vm) {
-        if (value.defaulted() || name == "verify-only" || name == "json" || name == "cleanup" ||
-            name == "force" || name == "progress" || name == "wide")
+        if (value.defaulted() || name == "verify-only" ||
+            std::find(kWithVerifyOnly.begin(), kWithVerifyOnly.end(), name) !=
+                kWithVerifyOnly.end())
             continue;
+        std::string can;
+        for (std::size_t i = 0; i < kWithVerifyOnly.size(); ++i)
+            can += std::string(i == 0                           ? "--"
+                               : i + 1 < kWithVerifyOnly.size() ? ", --"
+                                                                : " and --") +
+                   kWithVerifyOnly[i];
         throw UsageError(
             "--verify-only takes the run's settings from STATE; " +
             (name == "target" || name == "path" ? std::string("a TARGET") : "--" + name) +
-            " cannot be combined with it (only --json and --cleanup can)");
+            " cannot be combined with it (only " + can + " can)");
     }
     out.action = ParsedCommandLine::Action::verify_only;
     out.verify_only_state = o.text("verify-only");
@@ -379,8 +386,7 @@ void read_preset(const po::variables_map& vm, const Options& o, ParsedCommandLin
     const std::string name = o.text("preset");
     const Preset* preset = find_preset(name);
     if (!preset)
-        throw UsageError("--preset: unknown preset '" + name +
-                         "' (use quick, desktop, nvme, burn-in, nvme-endurance)");
+        throw UsageError("--preset: unknown preset '" + name + "' (use " + preset_names() + ")");
     out.preset = name;
     for (const auto& test : preset->tests) {
         Options::Values values = test.options;

@@ -41,6 +41,7 @@ cannot rot.  README.md stays a front page: under 450 lines.
 
 import argparse
 import difflib
+import json
 import os
 import re
 import shutil
@@ -373,6 +374,38 @@ class Pages(unittest.TestCase):
         with open(page) as f:
             text = f.read()
         self.assertIn("read_iops", text)
+
+    def test_every_preset_is_listed_where_the_presets_are(self):
+        """--help's presets, each in the README's row for docs/presets.md and
+        in the option table's --preset row (database was missing from both)."""
+        help_text = subprocess.run([OPTS.drivestress, "--help"], capture_output=True,
+                                   text=True, check=True).stdout
+        section = help_text[help_text.index("Presets (--preset NAME"):]
+        presets = re.findall(r"(?m)^  ([a-z][a-z0-9-]*):", section)
+        self.assertIn("database", presets)
+        texts = dict(pages())
+        readme_row = next(l for l in texts[OPTS.readme].splitlines()
+                          if l.startswith("| [docs/presets.md]"))
+        options_row = next(l for l in texts[os.path.join(OPTS.docs, "options.md")].splitlines()
+                           if l.startswith("| `--preset NAME`"))
+        for preset in presets:
+            with self.subTest(preset=preset):
+                self.assertIn(f"`{preset}`", readme_row)
+                self.assertIn(f"`{preset}`", options_row)
+
+    def test_results_page_names_the_schema_versions_compare_reads(self):
+        """docs/results.md says compare reads schema versions up to the
+        current one: the one the schema (and so the binary) writes, the
+        highest the scripts read."""
+        sys.path.insert(0, os.path.abspath(OPTS.scripts))
+        import results  # noqa: E402
+        schema = os.path.join(OPTS.scripts, "..", "schema", "result.schema.json")
+        with open(schema) as f:
+            current = json.load(f)["properties"]["schema_version"]["const"]
+        self.assertEqual(max(results.SCHEMA_MAJORS), current)
+        with open(os.path.join(OPTS.docs, "results.md"), encoding="utf-8") as f:
+            text = " ".join(f.read().split())
+        self.assertIn(f"read schema versions 1 to {current}, the current one", text)
 
     def test_readme_stays_a_front_page(self):
         with open(OPTS.readme, encoding="utf-8") as f:

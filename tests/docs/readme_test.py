@@ -407,6 +407,16 @@ class Pages(unittest.TestCase):
             text = " ".join(f.read().split())
         self.assertIn(f"read schema versions 1 to {current}, the current one", text)
 
+    def test_verification_page_says_how_a_power_cut_is_checked(self):
+        """docs/verification.md points to --keep and --verify-only, with an
+        example of what --verify-only prints (checked by its shape)."""
+        with open(os.path.join(OPTS.docs, "verification.md"), encoding="utf-8") as f:
+            text = f.read()
+        self.assertIn("`--keep`", text)
+        self.assertIn("`--verify-only", text)
+        self.assertTrue(any("--verify-only" in cmd for _, cmd, _ in examples(text)),
+                        "no shape example runs --verify-only")
+
     def test_readme_stays_a_front_page(self):
         with open(OPTS.readme, encoding="utf-8") as f:
             count = len(f.read().splitlines())

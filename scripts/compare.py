@@ -300,7 +300,7 @@ def config_differences(docs):
 def config_text(item, v):
     if v is None:
         return "-"
-    if item in ("size", "seq-block", "rand-block"):
+    if item in ("size", "seq-block", "rand-block") and isinstance(v, int):
         for unit, shift in (("G", 30), ("M", 20), ("K", 10)):
             if v and v % (1 << shift) == 0:
                 return f"{v >> shift}{unit}"
@@ -327,6 +327,23 @@ def fmt(v, spec, missing="-"):
     return missing if v is None else format(v, spec)
 
 
+def fit_num(v, spec, room, suffix="", missing="-"):
+    """format(v, spec) + suffix in at most `room` characters: fewer decimals
+    when it is wider (a 12-second p99, a change of +14000 %), so a column
+    never runs into the one before it."""
+    if v is None:
+        return missing
+    m = re.fullmatch(r"([+]?)\.(\d+)f", spec)
+    text = format(v, spec) + suffix
+    if not m:
+        return text
+    for decimals in range(int(m.group(2)) - 1, -1, -1):
+        if len(text) <= room:
+            break
+        text = format(v, f"{m.group(1)}.{decimals}f") + suffix
+    return text
+
+
 # The table is two, each under 100 columns (one would be 151): rates, then
 # latency, a row per phase and document in both.
 TABLE_WIDTH = 100
@@ -335,10 +352,10 @@ TABLE_WIDTH = 100
 def render_rate_entry(e, it, ph):
     """One document's line of a row of the rates table."""
     cols = [f"{it}  {ph} {e['document']:<4}",
-            f"{e['bandwidth_mib_per_sec']:>10.1f}",
-            f" {fmt(e.get('bandwidth_ratio'), '.3f', ''):>6}",
+            f"{fit_num(e['bandwidth_mib_per_sec'], '.1f', 9):>10}",
+            f" {fit_num(e.get('bandwidth_ratio'), '.3f', 6, missing=''):>6}",
             f"{e['iops']:>11.0f}",
-            f" {fmt(e.get('iops_ratio'), '.3f', ''):>6}",
+            f" {fit_num(e.get('iops_ratio'), '.3f', 6, missing=''):>6}",
             f"{e['latency_count']:>10}"]
     return "".join(cols).rstrip()
 
@@ -350,13 +367,12 @@ def render_latency_entry(e, i, it, ph):
     for name, _ in TABLE_PERCENTILES:
         v = e[f"{name}_ns"] / 1e6 if has_lat and e[f"{name}_ns"] is not None else None
         mark = "*" if v is not None and not e[f"{name}_supported"] else ""
-        cols.append(f"{fmt(v, '.3f') + mark:>9}")
+        cols.append(f"{fit_num(v, '.3f', 8, mark):>9}")
         if i == 0:
             cols.append(" " * 17)
             continue
-        pct = e.get(name + "_delta_pct")
-        pct_text = "-" if pct is None else f"{pct:+.1f}%"
-        cols.append(f"{fmt(e.get(name + '_delta_ms'), '+.3f'):>9}{pct_text:>8}")
+        pct_text = fit_num(e.get(name + "_delta_pct"), "+.1f", 7, "%")
+        cols.append(f"{fit_num(e.get(name + '_delta_ms'), '+.3f', 8):>9}{pct_text:>8}")
     return "".join(cols).rstrip()
 
 
@@ -375,23 +391,44 @@ def render_rows(cmp, head, entry, with_noise):
             lines.append(entry(e, i, it, ph))
             base = row["documents"][0]
             if with_noise and i and base is not None and (e["repeats"] or base["repeats"]):
-                lines.append(render_noise(e, base))
+                lines += render_noise(e, base)
     return lines
 
 
 WIDTH = 100
 
 
-def fit_words(fields, indent, width=WIDTH):
+def fit_words(fields, indent, width=WIDTH, then=None):
     """Fields joined by two spaces after `indent`, wrapped onto lines of at
-    most `width` columns (a field longer than that has a line of its own)."""
+    most `width` columns (a field longer than that has a line of its own),
+    each after `then` (`indent` if not given)."""
     lines, line = [], ""
     for f in map(str, fields):
         if line and len(line) + 2 + len(f) > width:
             lines.append(line)
-            line = ""
+            line = then if then is not None else indent
+            line += f
+            continue
         line = line + "  " + f if line else indent + f
     return lines + [line]
+
+
+# A number and the unit after it: never put on two lines.
+NUMBER_UNIT = re.compile(r"(?<=\d) (?=(?:%|ms|MiB|MiB/s|IOPS|checks|samples)\b)")
+
+
+def wrap(text, prefix="", indent="", width=WIDTH):
+    """Prose folded at its spaces onto lines of at most `width` columns: the
+    first after `prefix`, the rest after `indent`; a number keeps its unit."""
+    words = NUMBER_UNIT.sub("\u00a0", text).split(" ")
+    lines, line = [], prefix
+    for w in words:
+        sep = "" if not line.strip() or line.endswith(" ") else " "
+        if line.strip() and len(line) + len(sep) + len(w) > width:
+            lines.append(line)
+            line, sep = indent, ""
+        line += sep + w
+    return [l.rstrip().replace("\u00a0", " ") for l in lines + [line]]
 
 
 def render_table(cmp):
@@ -444,19 +481,19 @@ def render_drives(cmp):
 def render_noise(e, base):
     """The line under a document's figures when either side ran --repeat:
     which differences from the baseline lie outside the noise."""
-    pad = " " * 17  # under the doc column: the line fits the table's 100 columns
+    pad = " " * 17  # under the doc column, folded to the table's 100 columns
     if not e["repeats"] or not base["repeats"]:
         who = base["document"] if not base["repeats"] else e["document"]
-        return f"{pad}vs {base['document']}: one repeat ({who} has no --repeat estimates), " \
-               "no verdict on the noise"
+        return wrap(f"vs {base['document']}: one repeat ({who} has no --repeat estimates), "
+                    "no verdict on the noise", pad, pad + "  ")
     verdicts = ", ".join(f"{text} {e['noise'][figure]}"
                          for figure, _, text, _ in REPEAT_FIGURES)
     if e["own_interval"] or base["own_interval"]:
-        return f"{pad}vs {base['document']}: {verdicts} (a run's own intervals)"
+        return wrap(f"vs {base['document']}: {verdicts} (a run's own intervals)", pad, pad + "  ")
     n_a, n_b = int(base["repeats"]["iops"]["n"]), int(e["repeats"]["iops"]["n"])
     conf = min(base["repeats"]["iops"]["confidence"], e["repeats"]["iops"]["confidence"])
-    return (f"{pad}vs {base['document']}: {verdicts} "
-            f"(medians' {conf * 100:.0f} % intervals, n={n_a}/{n_b})")
+    return wrap(f"vs {base['document']}: {verdicts} "
+                f"(medians' {conf * 100:.0f} % intervals, n={n_a}/{n_b})", pad, pad + "  ")
 
 
 # --- regression gate ----------------------------------------------------------
@@ -598,13 +635,18 @@ def render_gate(g, baseline):
         elif c.get("noise") not in (None, ONE_REPEAT):
             verdict += {stats.HIGHER: " (intervals apart)", stats.LOWER: " (intervals apart)",
                         stats.WITHIN_NOISE: " (within noise)"}.get(c["noise"], f" ({c['noise']})")
-        lines.append(f"{str(c['iteration']):>4}  {c['phase']:<10} {c['document']:<4}"
-                     f"{c['rule']:<{w}}{val(c['baseline_value']):>15}{val(c['value']):>15}"
-                     f"{change:>10}  {verdict}")
+        row = (f"{str(c['iteration']):>4}  {c['phase']:<10} {c['document']:<4}"
+               f"{c['rule']:<{w}}{val(c['baseline_value']):>15}{val(c['value']):>15}"
+               f"{change:>10}  ")
+        # The verdict's words fold under it (under the rule when the row
+        # leaves them too little room).
+        under = " " * (len(row) if len(row) <= WIDTH - 40 else 21)
+        lines += wrap(verdict, row, under)
     single = sum(c.get("noise") == ONE_REPEAT for c in g["checks"])
     if single:
-        lines.append(f"gate: {single} of {len(g['checks'])} checks had one repeat (no --repeat "
-                     "estimates on a side): judged on single figures, whatever the noise")
+        lines += wrap(f"gate: {single} of {len(g['checks'])} checks had one repeat (no --repeat "
+                      "estimates on a side): judged on single figures, whatever the noise",
+                      indent="      ")
     if g["passed"]:
         lines.append(f"gate: passed, {len(g['checks'])} checks, no threshold crossed")
     else:
@@ -614,8 +656,8 @@ def render_gate(g, baseline):
                 what = f"{c['rule']} ({c['phase']}, {c['document']})"
                 if what not in crossed:
                     crossed.append(what)
-        lines.append(f"gate: FAILED, {g['failed']} of {len(g['checks'])} checks crossed a "
-                     f"threshold: {'; '.join(crossed)}")
+        lines += wrap(f"gate: FAILED, {g['failed']} of {len(g['checks'])} checks crossed a "
+                      f"threshold: {'; '.join(crossed)}", indent="      ")
     return lines
 
 
@@ -683,36 +725,44 @@ def merge(docs, paths):
 
 
 def render_merge(mg):
+    """Who was merged, then two tables under 100 columns (one would be 136):
+    each phase's rates and sample count, then its latency."""
     lines = [f"merged {len(mg['documents'])} document(s):"]
     for d in mg["documents"]:
-        lines.append(f"  {d['path']}  host {d['host']}  target {d['target']}  "
-                     f"backend {d['backend']}  {d['started_at']}  {d['status']}")
-    lines.append("bandwidth, IOPS: sum of each document's rate; latency: summed histogram "
-                 "buckets of all documents and iterations")
+        lines += fit_words([d["path"], f"host {d['host']}", f"target {d['target']}",
+                            f"backend {d['backend']}", d["started_at"], d["status"]],
+                           "  ", then="    ")
+    lines += wrap("bandwidth, IOPS: sum of each document's rate; latency: summed histogram "
+                  "buckets of all documents and iterations", indent="  ")
+    lines.append("")
+    head = f"{'phase':<10} {'docs':>4} {'MiB/s':>10} {'IOPS':>11} {'samples':>10}"
+    lines += [head, "-" * len(head)]
+    for p in mg["phases"]:
+        lines.append(f"{p['phase']:<10} {p['documents']:>4} "
+                     f"{fit_num(p['bandwidth_bytes_per_sec'] / MIB, '.1f', 9):>10} "
+                     f"{p['iops']:>11.0f} {p['latency']['count']:>10}")
     lines.append("")
     pct_names = list(MERGE_PERCENTILES)
-    head = (f"{'phase':<10} {'docs':>4} {'MiB/s':>10} {'IOPS':>11} {'samples':>10} {'min ms':>9}"
-            + "".join(f"{n + ' ms':>11}" for n in pct_names) + f"{'max ms':>11}")
-    lines.append(head)
-    lines.append("-" * len(head))
+    head = (f"{'phase':<10}{'min ms':>10}" + "".join(f"{n + ' ms':>10}" for n in pct_names)
+            + f"{'max ms':>10}")
+    lines += [head, "-" * len(head)]
     for p in mg["phases"]:
         lat = p["latency"]
         has = lat["count"] > 0
 
         def ms(v):
-            return f"{v / 1e6:.3f}" if has else "-"
+            return fit_num(v / 1e6, ".3f", 9) if has else "-"
 
-        lines.append(f"{p['phase']:<10} {p['documents']:>4} "
-                     f"{p['bandwidth_bytes_per_sec'] / MIB:>10.1f} {p['iops']:>11.0f} "
-                     f"{lat['count']:>10} {ms(lat['min_ns']):>9}"
-                     + "".join(f"{ms(lat['percentiles_ns'][n]):>11}" for n in pct_names)
-                     + f"{ms(lat['max_ns']):>11}")
+        lines.append(f"{p['phase']:<10}{ms(lat['min_ns']):>10}"
+                     + "".join(f"{ms(lat['percentiles_ns'][n]):>10}" for n in pct_names)
+                     + f"{ms(lat['max_ns']):>10}")
     t = mg["totals"]
     lines.append("")
-    lines.append(f"totals: {t['written_bytes'] / MIB:.1f} MiB written, "
-                 f"{t['read_bytes'] / MIB:.1f} MiB read, {t['verified_bytes'] / MIB:.1f} MiB "
-                 f"verified, {t['mismatch_total']} mismatches, worst exit code "
-                 f"{t['worst_exit_code']} (of the {len(mg['documents'])} document(s) merged)")
+    lines += wrap(f"totals: {t['written_bytes'] / MIB:.1f} MiB written, "
+                  f"{t['read_bytes'] / MIB:.1f} MiB read, {t['verified_bytes'] / MIB:.1f} MiB "
+                  f"verified, {t['mismatch_total']} mismatches, worst exit code "
+                  f"{t['worst_exit_code']} (of the {len(mg['documents'])} document(s) merged)",
+                  indent="        ")
     return "\n".join(lines)
 
 

@@ -484,8 +484,10 @@ CONFIG_ITEMS = (
     ("files", lambda d: d.get("config", {}).get("files")),
     ("size", lambda d: d.get("config", {}).get("file_size_bytes")),
     ("seq-block", lambda d: d.get("config", {}).get("seq_block_bytes")),
-    ("rand-block", lambda d: d.get("config", {}).get("rand_block_bytes")),
-    ("rand-mix", lambda d: d.get("config", {}).get("rand_mix")),
+    # A mix of sizes as --rand-block spelled it ("8K:70,16K:15,64K:10,128K:5",
+    # schema_version 5), else the one size: a mix is never shown as its 8K.
+    ("rand-block", lambda d: d.get("config", {}).get("rand_mix")
+     or d.get("config", {}).get("rand_block_bytes")),
     ("unit", lambda d: d.get("config", {}).get("unit_bytes")),
     ("read-pct", lambda d: d.get("config", {}).get("read_pct")),
     # Documents from before --trim-pct had none: 0.

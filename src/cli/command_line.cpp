@@ -86,16 +86,23 @@ model::RunConfig read_run(const Options& o) {
 }
 
 // --verify-only STATE: everything about the run comes from STATE; only
-// where the report goes can be chosen.
+// where the report goes, and the cleanup after it, can be chosen.
 void read_verify_only(const po::variables_map& vm, const Options& o, ParsedCommandLine& out) {
     for (const auto& [name, value] : vm) {
-        if (value.defaulted() || name == "verify-only" || name == "json" || name == "cleanup" ||
-            name == "force" || name == "progress" || name == "wide")
+        if (value.defaulted() || name == "verify-only" ||
+            std::find(kWithVerifyOnly.begin(), kWithVerifyOnly.end(), name) !=
+                kWithVerifyOnly.end())
             continue;
+        std::string can;
+        for (std::size_t i = 0; i < kWithVerifyOnly.size(); ++i)
+            can += std::string(i == 0                           ? "--"
+                               : i + 1 < kWithVerifyOnly.size() ? ", --"
+                                                                : " and --") +
+                   kWithVerifyOnly[i];
         throw UsageError(
             "--verify-only takes the run's settings from STATE; " +
             (name == "target" || name == "path" ? std::string("a TARGET") : "--" + name) +
-            " cannot be combined with it (only --json and --cleanup can)");
+            " cannot be combined with it (only " + can + " can)");
     }
     out.action = ParsedCommandLine::Action::verify_only;
     out.verify_only_state = o.text("verify-only");
@@ -124,8 +131,7 @@ void read_preset(const po::variables_map& vm, const Options& o, ParsedCommandLin
     const std::string name = o.text("preset");
     const Preset* preset = find_preset(name);
     if (!preset)
-        throw UsageError("--preset: unknown preset '" + name +
-                         "' (use quick, desktop, nvme, burn-in, nvme-endurance)");
+        throw UsageError("--preset: unknown preset '" + name + "' (use " + preset_names() + ")");
     out.preset = name;
     for (const auto& test : preset->tests) {
         Options::Values values = test.options;

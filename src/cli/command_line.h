@@ -7,6 +7,7 @@
 // before the run (modes/environment.h).
 #pragma once
 
+#include <array>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -44,6 +45,11 @@ struct Outputs {
     // take any of them for one of its own.
     std::vector<std::pair<std::string, std::string>> files() const;
 };
+
+// The options --verify-only STATE combines with: where its report goes, and
+// the cleanup after it (--help says so in --verify-only's line).
+inline constexpr std::array<const char*, 5> kWithVerifyOnly{"json", "wide", "progress", "cleanup",
+                                                            "force"};
 
 struct ParsedCommandLine {
     enum class Action { run, help, version, verify_only } action = Action::run;

@@ -214,14 +214,15 @@ const OptionSpec kSpecs[] = {
      "more --compare-backends rows: sync-qd1 (sync, one operation per worker, no thread pool), "
      "sqpoll (io_uring with --sqpoll)", Kind::value, "sync-qd1,sqpoll"},
     {kSweeps, "preset", 0, "NAME", nullptr, nullptr,
-     "a named set of tests: quick, desktop, nvme, burn-in, nvme-endurance (listed below)"},
+     "a named set of tests: quick, desktop, nvme, burn-in, database, nvme-endurance (listed "
+     "below)"},
 
     {kPowerCut, "keep", 0, nullptr, nullptr, nullptr,
      "leave the files and a state file (TARGET/drivestress.state) on every exit, for "
      "--verify-only after a power cut", Kind::flag},
     {kPowerCut, "verify-only", 0, "STATE", nullptr, nullptr,
      "re-read the files of a --keep run and check that everything acknowledged as durable "
-     "is there; only --json and --cleanup combine with it"},
+     "is there; only --json, --wide, --progress, --cleanup and --force combine with it"},
     {kPowerCut, "cleanup", 0, nullptr, nullptr, nullptr,
      "with --verify-only: remove the files and STATE when nothing was lost", Kind::flag},
     {kPowerCut, "force", 0, nullptr, nullptr, nullptr,

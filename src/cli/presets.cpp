@@ -113,6 +113,13 @@ const Preset* find_preset(std::string_view name) {
     return nullptr;
 }
 
+std::string preset_names() {
+    std::string names;
+    for (const auto& p : presets())
+        names += (names.empty() ? "" : ", ") + p.name;
+    return names;
+}
+
 std::string presets_help() {
     // A term list like the options': "  desktop:" then its summary, one entry
     // per test with the options it sets ("--qd 8" never broken apart).

@@ -25,6 +25,8 @@ struct Preset {
 
 std::span<const Preset> presets();
 const Preset* find_preset(std::string_view name);
+// "quick, desktop, ...": every preset's name, in order.
+std::string preset_names();
 // For --help: one line per preset with what it sets.
 std::string presets_help();
 

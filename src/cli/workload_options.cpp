@@ -42,8 +42,8 @@ void read_geometry(const Options& o, model::RunConfig& c) {
     if (c.file_bytes == 0) throw UsageError("--size: must be greater than zero");
     if (c.file_bytes % rand != 0)
         throw UsageError("--size " + units::format_size_option(c.file_bytes) +
-                         " is not a multiple of --rand-block " +
-                         (c.rand_mix.size() > 1 ? "'s largest size " : "") +
+                         " is not a multiple of --rand-block" +
+                         (c.rand_mix.size() > 1 ? "'s largest size " : " ") +
                          units::format_size_option(rand));
     if (seq > c.file_bytes)
         throw UsageError("--seq-block " + units::format_size_option(seq) +

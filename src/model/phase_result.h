@@ -196,7 +196,11 @@ struct SkewResult {
     stats::SkewTally tally;
     // The distribution's own share on the hottest SkewTally::kHotFractions.
     std::array<double, 3> predicted{};
+    // Ranks are per file (each worker draws over its own file): the hot
+    // shares and `predicted` are of each file's hottest blocks, while
+    // `blocks` and the blocks touched count every worker's file.
     std::uint64_t blocks = 0;  // every worker's file: what the draws could reach
+    std::uint64_t files = 1;   // the files `blocks` spans
     // Draws that found their block busy and were drawn again (a write has
     // its block alone; reads share one): why the hottest blocks can fall
     // short of the prediction at a high queue depth with writes in the mix.

@@ -242,6 +242,7 @@ void SkewResult::add_run(const SkewResult& o) {
 void SkewResult::add_worker(const SkewResult& o) {
     add_run(o);
     blocks += o.blocks;
+    files += o.files;
 }
 
 void PhaseResult::merge(const PhaseResult& o) {

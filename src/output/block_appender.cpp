@@ -39,8 +39,9 @@ BlockAppender::BlockAppender(int fd, std::size_t capacity, bool stream) : fd_(fd
     buf_.reset(static_cast<char*>(::operator new[](cap_, std::align_val_t{kBlock})));
     if (stream_) return;
     const off_t pos = ::lseek(fd_, 0, SEEK_CUR);
-    if (pos < 0 || !direct_fits(fd_)) return;
-    file_pos_ = static_cast<std::uint64_t>(pos);
+    if (pos < 0) return;
+    file_pos_ = lines_end_ = static_cast<std::uint64_t>(pos);
+    if (!direct_fits(fd_)) return;
     base_ = file_pos_ % kBlock;
     direct_ = true;
 }
@@ -59,16 +60,18 @@ bool BlockAppender::set_direct(bool on) {
 // page cache.
 bool BlockAppender::write_span(const char* p, std::size_t n, bool direct) {
     if (n == 0) return true;
+    std::size_t done = 0;
     if (stream_) {
-        if (!write_stream(fd_, {p, n}, AfterStop::give_up)) return false;
-        file_pos_ += n;
-        return true;
+        const bool ok = write_stream(fd_, {p, n}, AfterStop::give_up, &done);
+        file_pos_ += done;
+        return ok;
     }
     if (direct && direct_ && !write_direct(p, n)) return false;
     if (n == 0) return true;
-    if (!set_direct(false) || !sys::write_full(fd_, {p, n})) return false;
-    file_pos_ += n;
-    return true;
+    if (!set_direct(false)) return false;
+    const bool ok = sys::write_full(fd_, {p, n}, &done);
+    file_pos_ += done;
+    return ok;
 }
 
 // Whole blocks with O_DIRECT, p and n moved past what went out.  A refusal
@@ -99,6 +102,15 @@ bool BlockAppender::write_direct(const char*& p, std::size_t& n) {
     return true;
 }
 
+// The '\n' among the `n` bytes at `p` that just reached the file, which
+// ended at file_pos_ - n before them.
+void BlockAppender::count_lines(const char* p, std::size_t n) noexcept {
+    newlines_ += static_cast<std::uint64_t>(std::count(p, p + n, '\n'));
+    if (const void* last = ::memrchr(p, '\n', n))
+        lines_end_ =
+            file_pos_ - n + static_cast<std::uint64_t>(static_cast<const char*>(last) - p) + 1;
+}
+
 bool BlockAppender::flush(Flush how) {
     if (used_ == 0) return true;
     const std::uint64_t start = file_pos_;
@@ -120,6 +132,7 @@ bool BlockAppender::flush(Flush how) {
     }
     const bool ok = write_span(p, head, false) && write_span(p + head, body, true) &&
                     write_span(p + head + body, n - head - body, false);
+    count_lines(p, static_cast<std::size_t>(file_pos_ - start));
     if (!ok) {
         const int err = errno;
         base_ = direct_ ? file_pos_ % kBlock : 0;

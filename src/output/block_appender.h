@@ -44,10 +44,19 @@ class BlockAppender {
         whole_blocks,  // only up to the last block boundary (perhaps nothing)
         timely,        // whole blocks if there is one, else everything
     };
-    // False with errno set on a failure; what was pending is then dropped,
-    // and where the file ends is not known: write nothing more.
+    // False with errno set on a failure; what was pending is then dropped
+    // (write nothing more), part of it perhaps in the file: a full file
+    // system takes part of a write.  file_end() says how far it reached.
     bool flush(Flush how);
     void discard() noexcept { used_ = 0; }
+
+    // What reached the file, failed flushes included: where the file ends,
+    // where its last whole line ends (just past its last '\n'), and how
+    // many '\n' were written.  A text log counts its whole lines with these
+    // and cuts a partial last line off.  A stream counts from 0.
+    std::uint64_t file_end() const noexcept { return file_pos_; }
+    std::uint64_t lines_end() const noexcept { return lines_end_; }
+    std::uint64_t newlines() const noexcept { return newlines_; }
 
     std::uint64_t direct_bytes() const noexcept { return direct_bytes_; }
     bool direct_capable() const noexcept { return direct_; }
@@ -59,6 +68,7 @@ class BlockAppender {
     bool write_span(const char* p, std::size_t n, bool direct);
     bool write_direct(const char*& p, std::size_t& n);
     bool set_direct(bool on);
+    void count_lines(const char* p, std::size_t n) noexcept;
 
     int fd_;
     bool stream_;
@@ -69,6 +79,8 @@ class BlockAppender {
     std::size_t base_ = 0;  // pending text starts here: file_pos_ % kBlock
     std::size_t used_ = 0;
     std::uint64_t file_pos_ = 0;
+    std::uint64_t lines_end_ = 0;
+    std::uint64_t newlines_ = 0;
     std::uint64_t direct_bytes_ = 0;
 };
 

@@ -120,6 +120,7 @@ IoLog::IoLog(const std::string& path, IoLogFormat format, std::size_t workers,
             static_cast<std::size_t>(put(out_->end(), "fio version 3 iolog\n") - out_->end()));
         write_fio_files("add");
         write_fio_files("open");
+        head_lines_ = 1 + 2 * targets_.size();
     }
     writer_ = std::thread([this] { run(); });
 }
@@ -229,7 +230,7 @@ void IoLog::format(const IoRecord& r) {
         format_ndjson(r);
     else
         format_fio(r);
-    ++text_lines_;
+    ++formatted_;
 }
 
 void IoLog::format_ndjson(const IoRecord& r) {
@@ -297,24 +298,47 @@ void IoLog::write_fio_files(const char* action) {
 
 // Writes the pending text (output/block_appender.h: whole blocks with O_DIRECT
 // where it can; a stream through write_stream, which gives up on a reader
-// that stops reading once a stop was requested).  Records whose line is not
-// whole in the file yet stay pending.  After the first failure nothing more
-// is written: the lines count as dropped.
+// that stops reading once a stop was requested).  A record counts as
+// written once its line is whole in the file.  After the first failure
+// nothing more is written: a partial last line is cut off, and the records
+// not whole in the file count as dropped.
 void IoLog::flush_text(BlockAppender::Flush how) {
     if (out_->pending().empty()) return;
-    if (error_.empty() && !out_->flush(how)) fail("write", errno);
+    if (error_.empty()) {
+        const bool ok = out_->flush(how);
+        const int err = errno;
+        count_written();
+        if (!ok) {
+            fail("write", err);
+            cut_partial_line();
+        }
+    }
     if (!error_.empty()) {
         out_->discard();
-        writer_dropped_.fetch_add(text_lines_, std::memory_order_relaxed);
-        text_lines_ = 0;
-        return;
+        writer_dropped_.fetch_add(formatted_ - written(), std::memory_order_relaxed);
+        formatted_ = written();
     }
-    // The pending lines are the latest: records (a fio header comes first).
-    const std::string_view rest = out_->pending();
-    const auto left = std::min<std::uint64_t>(
-        text_lines_, static_cast<std::uint64_t>(std::count(rest.begin(), rest.end(), '\n')));
-    written_.fetch_add(text_lines_ - left, std::memory_order_relaxed);
-    text_lines_ = left;
+}
+
+// The records whose line is whole in the file: the lines written after the
+// header (fio's close lines come only after every record).
+void IoLog::count_written() {
+    const std::uint64_t lines = out_->newlines();
+    written_.store(std::min(formatted_, lines > head_lines_ ? lines - head_lines_ : 0),
+                   std::memory_order_relaxed);
+}
+
+// A failed write can leave part of a line at the file's end: a regular file
+// is truncated back to its last whole line; a stream cannot be, so the
+// failure says where its last line is cut short.
+void IoLog::cut_partial_line() {
+    const std::uint64_t whole = out_->lines_end();
+    if (out_->file_end() == whole) return;
+    struct stat st {};
+    if (::fstat(fd_.get(), &st) == 0 && S_ISREG(st.st_mode) &&
+        ::ftruncate(fd_.get(), static_cast<off_t>(whole)) == 0)
+        return;
+    error_ += "; its last line is cut short after byte " + std::to_string(whole);
 }
 
 void IoLog::fail(const std::string& step, int err) {

@@ -11,7 +11,11 @@
 // system takes it (output/block_appender.h: the page cache's copy was most of
 // the log's CPU), the rest through the page cache: every 100 ms at least,
 // and all of it when the rings are found empty and at the end.  A run
-// killed with -9 leaves whole lines but perhaps the last.
+// killed with -9 leaves whole lines but perhaps the last.  A write that
+// fails (a full file system) ends the log: its whole lines are counted as
+// written, and a partial last line is cut off (truncated back to the last
+// whole line), so the log still replays; a stream, which cannot be cut,
+// has the failure say where its last line is cut short.
 //
 // Order: a worker's lines keep the order in which it pushed them.  Across
 // workers, lines interleave: each pass of the writer merges the records the
@@ -98,7 +102,8 @@ class IoLog {
 
     // After the workers stopped pushing: drains every ring, writes the tail
     // (fio: close lines) and closes the file.  "" or one line naming the
-    // failure ("io-log PATH: write: No space left on device").  Idempotent.
+    // failure ("io-log PATH: write: No space left on device", and where a
+    // stream's last line is cut short).  Idempotent.
     std::string finish();
 
     std::uint64_t written() const;  // lines written (records, not header)
@@ -125,6 +130,8 @@ class IoLog {
     void format_fio(const IoRecord& r);
     void write_fio_files(const char* action);
     void flush_text(BlockAppender::Flush how);
+    void count_written();
+    void cut_partial_line();
     void fail(const std::string& step, int err);
 
     std::string path_;
@@ -140,7 +147,8 @@ class IoLog {
     std::string error_;
     std::vector<std::uint64_t> pos_, end_;  // each ring's part of a pass
     std::unique_ptr<BlockAppender> out_;    // formatted lines not written yet
-    std::uint64_t text_lines_ = 0;          // records in out_'s pending text
+    std::uint64_t head_lines_ = 0;          // lines before the records (fio's header)
+    std::uint64_t formatted_ = 0;           // records formatted into out_ so far
     std::uint64_t last_fio_us_ = 0;         // fio: TIME never decreases
     std::atomic<std::uint64_t> written_{0};
     std::atomic<std::uint64_t> writer_dropped_{0};  // after an error, or unnamed target

@@ -250,39 +250,61 @@ void set_stop_request(int (*stop_signal)()) {
     g_stop_request.store(stop_signal);
 }
 
-bool write_stream(int fd, std::string_view data, AfterStop after_stop) {
+namespace {
+
+// Waits until `fd` has room: 1 room, 0 not yet (ask again), -1 stop with
+// errno set (an error, or a stop request write_stream gives up on).
+int wait_for_room(int fd, AfterStop after_stop, bool stopping_already) {
+    if (!stopping_already && stop_request() != 0) {
+        errno = EINTR;
+        return -1;
+    }
+    // Wait for room in slices, so a stop request that went to another
+    // thread is seen too (one to this thread ends poll with EINTR).
+    pollfd p{fd, POLLOUT, 0};
+    const int ready = ::poll(&p, 1, 100);
+    if (ready < 0 && errno != EINTR) return -1;
+    if (ready <= 0 && after_stop == AfterStop::give_up && stop_request() != 0) {
+        errno = EINTR;
+        return -1;
+    }
+    if (ready <= 0) return 0;
+    if (p.revents & POLLNVAL) {
+        errno = EBADF;
+        return -1;
+    }
+    return 1;
+}
+
+}  // namespace
+
+bool write_stream(int fd, std::string_view data, AfterStop after_stop, std::size_t* done) {
     const bool stopping_already = stop_request() != 0;
-    while (!data.empty()) {
-        if (!stopping_already && stop_request() != 0) {
-            errno = EINTR;
-            return false;
+    std::size_t written = 0;
+    bool ok = true;
+    while (written < data.size()) {
+        const int room = wait_for_room(fd, after_stop, stopping_already);
+        if (room < 0) {
+            ok = false;
+            break;
         }
-        // Wait for room in slices, so a stop request that went to another
-        // thread is seen too (one to this thread ends poll with EINTR).
-        pollfd p{fd, POLLOUT, 0};
-        int ready = ::poll(&p, 1, 100);
-        if (ready < 0 && errno != EINTR) return false;
-        if (ready <= 0 && after_stop == AfterStop::give_up && stop_request() != 0) {
-            errno = EINTR;
-            return false;
-        }
-        if (ready <= 0) continue;
-        if (p.revents & POLLNVAL) {
-            errno = EBADF;
-            return false;
-        }
+        if (room == 0) continue;
         // At most PIPE_BUF after POLLOUT: a pipe with room takes it whole,
         // even through a descriptor shared with others and left blocking.
-        ssize_t n = ::write(fd, data.data(), std::min<std::size_t>(data.size(), PIPE_BUF));
-        if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-        if (n < 0) return false;
-        if (n == 0) {
-            errno = EIO;
-            return false;
+        // The one write loop; EAGAIN (a terminal took part) and a signal
+        // go back to the wait, which looks for a stop request.
+        std::size_t n = 0;
+        const bool whole = sys::write_full(
+            fd, data.substr(written, std::min<std::size_t>(data.size() - written, PIPE_BUF)), &n,
+            sys::OnSignal::stop);
+        written += n;
+        if (!whole && errno != EAGAIN && errno != EINTR) {
+            ok = false;
+            break;
         }
-        data.remove_prefix(static_cast<std::size_t>(n));
     }
-    return true;
+    if (done) *done = written;
+    return ok;
 }
 
 OutputKind check_output_destination(const std::string& path) {

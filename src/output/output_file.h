@@ -97,14 +97,16 @@ void forget_own_file(dev_t dev, ino_t ino);
 void set_stop_request(int (*stop_signal)());
 
 // Writes all of `data` to a stream output (a FIFO, a terminal, a
-// descriptor): waits for room in poll(), writes at most PIPE_BUF bytes at a
-// time.  False with errno set when it cannot; errno EINTR when a stop
-// request arrived after the write began, or (AfterStop::give_up: a line
-// of a live output, worth less than a prompt stop) when the reader leaves
-// no room once a stop was requested.  A write that waits on after a stop
-// request is ended by the second signal, which leaves at once.
+// descriptor): waits for room in poll(), then writes at most PIPE_BUF bytes
+// through sys::write_full.  False with errno set when it cannot; errno
+// EINTR when a stop request arrived after the write began, or
+// (AfterStop::give_up: a line of a live output, worth less than a prompt
+// stop) when the reader leaves no room once a stop was requested.  A write
+// that waits on after a stop request is ended by the second signal, which
+// leaves at once.  `done`, when given, gets how many bytes went out.
 enum class AfterStop { wait, give_up };
-bool write_stream(int fd, std::string_view data, AfterStop after_stop = AfterStop::wait);
+bool write_stream(int fd, std::string_view data, AfterStop after_stop = AfterStop::wait,
+                  std::size_t* done = nullptr);
 
 // 16 hex digits from getrandom(): names of temporary files that another
 // user cannot plant in advance.

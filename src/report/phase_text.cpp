@@ -108,6 +108,20 @@ std::string flushes_text(const model::PhaseCounters& c, double s) {
            ms(f.max());
 }
 
+}  // namespace
+
+std::string flushes_line(const model::PhaseResult& p) {
+    const auto& c = p.counters;
+    const auto& f = c.flush_latency;
+    const double s = p.seconds > 0 ? p.seconds : 1e-9;
+    return printf_string("  flushes:   %" PRIu64 " (%s/s)  lat ms p50 ", c.flush_ops,
+                         units::format_iops(c.flush_ops / s).c_str()) +
+           ms(f.value_at_percentile(50)) + " p99 " + ms(f.value_at_percentile(99)) + " max " +
+           ms(f.max());
+}
+
+namespace {
+
 // CPU as shares of one core, and the work done per CPU-second.
 std::string cpu_text(const model::PhaseResult& p, const units::RateUnit& ru) {
     const double s = p.seconds > 0 ? p.seconds : 1e-9;
@@ -225,19 +239,24 @@ std::string trims_line(const model::PhaseResult& p) {
 // "skew:      zipf:1.2  ops on the hottest 1 % of blocks 41.2 % (predicted
 // 41.0)  10 %: 63.3 (63.1)  20 %: 71.0 (70.9)  blocks touched about 12.3k of
 // 65.5k (19 %)": what the draws achieved beside what the distribution says.
+// Each worker draws over its own file: with several, the shares are of each
+// file's hottest blocks, and the blocks touched are counted over them all.
 std::string skew_line(const model::SkewResult& s) {
     const auto& t = s.tally;
     std::string line = "  skew:      " + s.distribution;
-    for (std::size_t i = 0; i < stats::SkewTally::kHotFractions.size(); ++i)
-        line += printf_string(i == 0 ? "  ops on the hottest %.0f %% of blocks %.1f %% (predicted "
-                                       "%.1f)"
-                                     : "  %.0f %%: %.1f (%.1f)",
-                              100 * stats::SkewTally::kHotFractions[i], 100 * t.hot_share(i),
-                              100 * s.predicted[i]);
+    for (std::size_t i = 0; i < stats::SkewTally::kHotFractions.size(); ++i) {
+        const double pct = 100 * stats::SkewTally::kHotFractions[i];
+        line += i == 0 ? printf_string("  ops on the hottest %.0f %% %s %.1f %% (predicted %.1f)",
+                                       pct, s.files > 1 ? "of each file's blocks" : "of blocks",
+                                       100 * t.hot_share(i), 100 * s.predicted[i])
+                       : printf_string("  %.0f %%: %.1f (%.1f)", pct, 100 * t.hot_share(i),
+                                       100 * s.predicted[i]);
+    }
     const double touched = std::min(t.distinct_units(), static_cast<double>(s.blocks));
     line +=
         "  blocks touched about " + units::format_iops(touched) + " of " +
         units::format_iops(static_cast<double>(s.blocks)) +
+        (s.files > 1 ? " in " + std::to_string(s.files) + " files" : std::string()) +
         printf_string(" (%.0f %%)", s.blocks ? 100 * touched / static_cast<double>(s.blocks) : 0);
     const std::uint64_t draws = t.ops() + s.busy_redraws;
     if (s.busy_redraws)

@@ -1,5 +1,6 @@
 #include "report/preset_report.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "report/json_report.h"
@@ -61,6 +62,25 @@ std::string drive_health_line(const model::DriveHealth& h, std::size_t target) {
            (h.phases_damaged ? std::to_string(h.phases_damaged) + " with DAMAGE"
                              : std::string("no damage")) +
            "\n";
+}
+
+// A test whose random phase drew a skew, a size mix or flushes (database):
+// those lines under the table, as a run states them under its random phase
+// (docs/workloads.md); a preset prints no phase lines of its own.
+std::string workload_summary(const PresetResults& results, units::ByteUnits u) {
+    std::string out;
+    for (const auto& [label, r] : results) {
+        const auto random = std::find_if(
+            r.merged_phases.begin(), r.merged_phases.end(),
+            [](const model::PhaseResult& p) { return p.phase == model::Phase::random; });
+        if (random == r.merged_phases.end()) continue;
+        std::string lines;
+        if (random->skew) lines += fit(skew_line(*random->skew)) + "\n";
+        if (!random->counters.sizes.empty()) lines += fit(sizes_line(*random, u)) + "\n";
+        if (random->counters.flush_ops) lines += fit(flushes_line(*random)) + "\n";
+        if (!lines.empty()) out += "  " + label + ", random phase:\n" + lines;
+    }
+    return out;
 }
 
 // nvme-endurance: each test's cliff, steady state and drive health again
@@ -159,7 +179,7 @@ std::string preset_table(const std::string& name, const PresetResults& results,
             break;
         }
     }
-    return out + endurance_summary(results, u);
+    return out + workload_summary(results, u) + endurance_summary(results, u);
 }
 
 nlohmann::json preset_json(const std::string& name, const PresetResults& results,

@@ -125,6 +125,9 @@ std::string regimes_line(const model::PhaseResult& p, units::ByteUnits u = units
 std::string skew_line(const model::SkewResult& s);
 // A --rand-block mix: each size's share, IOPS, bandwidth and latency, a line each.
 std::string sizes_line(const model::PhaseResult& p, units::ByteUnits u = units::ByteUnits::iec);
+// --sync: "  flushes:   2025 (405/s)  lat ms p50 .. p99 .. max ..", the figures
+// a phase line carries among its own, as a line of their own (a preset's).
+std::string flushes_line(const model::PhaseResult& p);
 // --trim-pct: "  trims:     2.1k done (1.0k/s), 8.3 MiB dropped  lat ms p50 ..
 // p99 .. max .." under a random phase that trimmed, and for any phase that
 // read trimmed units back "  trimmed:   312 reads of trimmed units, each as

@@ -41,15 +41,50 @@ std::vector<Field> fields_of(const std::string& line) {
     return out;
 }
 
+// A number as the report prints one: digits (a decimal point, a k or M
+// after them), perhaps after an opening bracket or a sign.
+bool is_number(std::string_view w) {
+    while (!w.empty() && std::string_view("([~+-").find(w.front()) != std::string_view::npos)
+        w.remove_prefix(1);
+    if (w.empty() || w.front() < '0' || w.front() > '9') return false;
+    if (w.back() == 'k' || w.back() == 'M') w.remove_suffix(1);
+    return w.find_first_not_of("0123456789.") == std::string_view::npos;
+}
+
+// A unit a number is printed with, perhaps before closing punctuation.
+bool is_unit(std::string_view w) {
+    while (!w.empty() && std::string_view("),;:.]").find(w.back()) != std::string_view::npos)
+        w.remove_suffix(1);
+    static constexpr std::string_view kUnits[] = {
+        "B",  "KiB", "MiB",   "GiB",   "TiB",   "PiB",  "EiB",  "kB", "MB", "GB",
+        "TB", "B/s", "KiB/s", "MiB/s", "GiB/s", "MB/s", "GB/s", "%",  "s",  "ms",
+        "us", "ns",  "IOPS",  "byte",  "bytes", "ops",  "min",  "h"};
+    for (std::string_view u : kUnits)
+        if (w == u) return true;
+    return false;
+}
+
+// Where the word starting at `i` ends: at the next space, or, for a number
+// followed by its unit, after the unit ("2.6 MiB)" is never split).
+std::size_t word_end(const std::string& field, std::size_t i) {
+    std::size_t end = field.find(' ', i);
+    if (end == std::string::npos) return field.size();
+    std::size_t after = field.find(' ', end + 1);
+    if (after == std::string::npos) after = field.size();
+    const std::string_view text(field);
+    if (is_number(text.substr(i, end - i)) && is_unit(text.substr(end + 1, after - end - 1)))
+        return after;
+    return end;
+}
+
 // A field word by word, after `sep` (what separates it from the line so
 // far; empty at the start of a line): a word that would pass the width
-// starts a continuation line.
+// starts a continuation line.  A number and its unit are one word here.
 void fold_words(const std::string& field, std::string_view sep, std::size_t indent,
                 std::size_t width, std::string& out, std::size_t& used) {
     std::size_t i = 0;
     while (i < field.size()) {
-        std::size_t next = field.find(' ', i);
-        if (next == std::string::npos) next = field.size();
+        const std::size_t next = word_end(field, i);
         const std::size_t w = columns_of(field.substr(i, next - i));
         if (used > indent && used + sep.size() + w > width) {
             out.append("\n").append(indent, ' ');

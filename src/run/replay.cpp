@@ -151,14 +151,15 @@ ReplayLayout replay_layout(const ReplayInfo& info, std::size_t targets,
         next_base = base + round_up(extent, unit);
         if (base + extent > space && !wrap) {
             const std::string device = d < info.devices.size() ? info.devices[d] : "0";
-            throw SetupError(
-                "--replay " + info.source + ": device " + device + " reaches " +
-                units::format_bytes(extent) +
-                (targets == 1 && devices > 1
-                     ? " (after the devices before it, " + units::format_bytes(base + extent) + ")"
-                     : std::string()) +
-                ", beyond " + names.at(t) + "'s " + units::format_bytes(space) +
-                ": give a larger --size, or --replay-wrap to fold its offsets round");
+            throw SetupError("--replay " + info.source + ": device " + device + " reaches " +
+                             units::format_bytes_against(extent, space) +
+                             (targets == 1 && devices > 1
+                                  ? " (after the devices before it, " +
+                                        units::format_bytes_against(base + extent, space) + ")"
+                                  : std::string()) +
+                             ", beyond " + names.at(t) + "'s " +
+                             units::format_bytes_against(space, base + extent) +
+                             ": give a larger --size, or --replay-wrap to fold its offsets round");
         }
     }
     return l;

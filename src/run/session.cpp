@@ -81,14 +81,19 @@ const RunPlan& checked_memory(const RunConfig& cfg, const RunPlan& plan,
                               std::uint64_t trace_bytes) {
     const std::uint64_t avail = available_memory_bytes();
     const std::uint64_t need = worker_memory_bytes(cfg, plan) * cfg.workers() + trace_bytes;
-    if (avail && need > avail)
-        throw SetupError("not enough memory: the run needs " + memory_need_text(cfg, plan) +
-                         (trace_bytes ? " and " + units::format_bytes(trace_bytes) +
-                                            " of trace from standard input (--replay -)"
-                                      : std::string()) +
-                         ", " + units::format_bytes(avail) +
-                         " available; lower --size or --files, or raise --rand-block" +
-                         (trace_bytes ? "; give the trace as a file (streamed)" : ""));
+    if (avail && need > avail) {
+        // Exact bytes where rounding would show the need fitting.
+        const bool hidden = units::format_bytes_against(need, avail) != units::format_bytes(need);
+        throw SetupError(
+            "not enough memory: the run needs " + memory_need_text(cfg, plan) +
+            (trace_bytes ? " and " + units::format_bytes(trace_bytes) +
+                               " of trace from standard input (--replay -)"
+                         : std::string()) +
+            (hidden ? ", " + std::to_string(need) + " bytes in all" : "") + ", " +
+            (hidden ? units::format_bytes_against(avail, need) : units::format_bytes(avail)) +
+            " available; lower --size or --files, or raise --rand-block" +
+            (trace_bytes ? "; give the trace as a file (streamed)" : ""));
+    }
     return plan;
 }
 

@@ -16,7 +16,7 @@ namespace ds::stats {
 namespace {
 
 constexpr std::string_view kAccepted =
-    "uniform, zipf:THETA (THETA > 0, not 1), pareto:H (0 < H < 1), normal:SIGMA% "
+    "uniform, zipf:THETA (0 < THETA <= 100, not 1), pareto:H (0 < H < 1), normal:SIGMA% "
     "(0 < SIGMA <= 100), zoned:OPS/SPACE,... (whole percentages, each column adding up to 100)";
 
 // Built with append(): "literal" + std::string trips GCC 12's -Wrestrict once
@@ -91,8 +91,8 @@ double parameter(std::string_view text, DistributionKind kind, std::string_view 
     if (!v) reject(text, quoted(value) + " is not a number");
     // fio's ranges, but for normal, where fio takes 0 <= SIGMA < 100 (0
     // meaning its default spread) and here SIGMA is the deviation itself.
-    if (kind == DistributionKind::zipf && (*v <= 0 || *v == 1))
-        reject(text, "THETA must be above 0 and not 1");
+    if (kind == DistributionKind::zipf && (*v <= 0 || *v == 1 || *v > kMaxZipfTheta))
+        reject(text, "THETA must be above 0, not 1, and at most 100");
     if (kind == DistributionKind::pareto && (*v <= 0 || *v >= 1))
         reject(text, "H must be above 0 and below 1");
     if (normal && (*v <= 0 || *v > 100)) reject(text, "SIGMA must be above 0 % and at most 100 %");

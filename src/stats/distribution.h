@@ -42,6 +42,11 @@ namespace ds::stats {
 
 enum class DistributionKind { uniform, zipf, pareto, normal, zoned };
 
+// The largest zipf THETA taken.  Past it nothing changes that a run could
+// see (at 100 the second block is drawn 2^-100 as often as the first), and
+// far past it (1e308) the prediction's arithmetic overflows.
+inline constexpr double kMaxZipfTheta = 100;
+
 // One zone of a zoned distribution: ops_pct of the draws land uniformly on
 // the next space_pct of the ranks.  Whole percentages, as fio's.
 struct Zone {

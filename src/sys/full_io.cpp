@@ -36,18 +36,21 @@ bool pwrite_full(int fd, const void* buf, std::size_t len, std::uint64_t offset)
     return true;
 }
 
-bool write_full(int fd, std::string_view data) {
-    while (!data.empty()) {
-        ssize_t n = ::write(fd, data.data(), data.size());
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) return false;
-        if (n == 0) {
-            errno = EIO;
-            return false;
+bool write_full(int fd, std::string_view data, std::size_t* done, OnSignal on_signal) {
+    std::size_t written = 0;
+    bool ok = true;
+    while (written < data.size()) {
+        ssize_t n = ::write(fd, data.data() + written, data.size() - written);
+        if (n < 0 && errno == EINTR && on_signal == OnSignal::retry) continue;
+        if (n <= 0) {
+            if (n == 0) errno = EIO;
+            ok = false;
+            break;
         }
-        data.remove_prefix(static_cast<std::size_t>(n));
+        written += static_cast<std::size_t>(n);
     }
-    return true;
+    if (done) *done = written;
+    return ok;
 }
 
 }  // namespace ds::sys

@@ -118,14 +118,22 @@ std::uint64_t raw_region_bytes(const std::string& path, std::uint64_t device_byt
     std::uint64_t region = requested;
     if (!region) region = device_bytes / files / align * align;
     if (region == 0)
-        throw SetupError(prefix(path) + units::format_bytes(device_bytes) + " is too small for " +
-                         std::to_string(files) + " regions of at least " +
+        throw SetupError(prefix(path) + units::format_bytes_against(device_bytes, files * align) +
+                         " is too small for " + std::to_string(files) + " regions of at least " +
                          units::format_bytes(align) + " (the sequential block)");
     std::uint64_t need = 0;
-    if (__builtin_mul_overflow(region, std::uint64_t{files}, &need) || need > device_bytes)
+    const bool overflow = __builtin_mul_overflow(region, std::uint64_t{files}, &need);
+    if (overflow || need > device_bytes) {
+        // Exact bytes where rounding would show the regions fitting.
+        const bool hidden = !overflow && units::format_bytes_against(need, device_bytes) !=
+                                             units::format_bytes(need);
         throw SetupError(prefix(path) + std::to_string(files) + " x --size " +
-                         units::format_bytes(region) + " is more than the device's " +
-                         units::format_bytes(device_bytes));
+                         units::format_bytes(region) +
+                         (hidden ? " (" + std::to_string(need) + " bytes in all)" : "") +
+                         " is more than the device's " +
+                         (hidden ? units::format_bytes_against(device_bytes, need)
+                                 : units::format_bytes(device_bytes)));
+    }
     return region;
 }
 

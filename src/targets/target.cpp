@@ -333,10 +333,11 @@ void Target::check_space(const RunConfig& cfg, std::uint64_t extra_bytes) {
                          units::format_bytes(cfg.file_bytes) + " is more than 16 EiB");
     if (info_.free_bytes + info_.reclaimable_bytes < need)
         throw SetupError(
-            "not enough " + where + ": need " + units::format_bytes(need) + " (" +
-            std::to_string(cfg.files) + " x " + units::format_bytes(cfg.file_bytes) +
+            "not enough " + where + ": need " +
+            units::format_bytes_against(need, info_.free_bytes) + " (" + std::to_string(cfg.files) +
+            " x " + units::format_bytes(cfg.file_bytes) +
             (extra_bytes ? " + " + units::format_bytes(extra_bytes) + " state file" : "") + "), " +
-            units::format_bytes(info_.free_bytes) + " available");
+            units::format_bytes_against(info_.free_bytes, need) + " available");
 }
 
 Target::~Target() {

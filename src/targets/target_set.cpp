@@ -85,10 +85,10 @@ void TargetSet::check_shared_space(const RunConfig& cfg, std::uint64_t extra_byt
         if (first.free_bytes + reclaimable < need)
             throw SetupError("not enough free space for " + std::to_string(ts.size()) +
                              " targets on one filesystem (" + names + "): need " +
-                             units::format_bytes(need) + " together (" + std::to_string(ts.size()) +
-                             " x " + std::to_string(cfg.files) + " x " +
+                             units::format_bytes_against(need, first.free_bytes) + " together (" +
+                             std::to_string(ts.size()) + " x " + std::to_string(cfg.files) + " x " +
                              units::format_bytes(cfg.file_bytes) + "), " +
-                             units::format_bytes(first.free_bytes) + " available");
+                             units::format_bytes_against(first.free_bytes, need) + " available");
     }
 }
 

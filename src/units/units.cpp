@@ -56,11 +56,14 @@ double parse_rate(std::string_view text) {
     if (scale != 1) s.remove_suffix(1);
     double v = 0;
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || p != s.data() + s.size() || !(v > 0) || !std::isfinite(v * scale) ||
-        v * scale > 1e9)
+    if (ec != std::errc() || p != s.data() + s.size() || !(v > 0))
         throw std::invalid_argument("rate " + quoted(text) +
                                     " is not a number of operations a second above 0 (e.g. "
                                     "5000, 50k, 1.5M)");
+    if (!std::isfinite(v * scale) || v * scale > kMaxRate)
+        throw std::invalid_argument("rate " + quoted(text) +
+                                    " is above 1000M operations a second (1e9, the highest "
+                                    "rate scheduled)");
     // Below one a second the schedule's interval outgrows any phase (and,
     // far enough below, a 64-bit count of nanoseconds): nothing to measure.
     if (v * scale < kMinRate)
@@ -155,22 +158,51 @@ std::vector<std::string> split_list(std::string_view text) {
     return items;
 }
 
+namespace {
+
+// What format_bytes shows: a value in the unit 1024^power.
+struct ShownBytes {
+    double value = 0;
+    unsigned power = 0;
+};
+
+ShownBytes shown_bytes(std::uint64_t bytes) {
+    ShownBytes s{static_cast<double>(bytes), 0};
+    // Step up while the value would print as 1024.0 or more.
+    while (s.power < 6 && std::round(s.value * 10) / 10 >= 1024) {
+        s.value /= 1024;
+        ++s.power;
+    }
+    return s;
+}
+
+// The amount a reader takes from format_bytes's text, in bytes.
+double read_back(const ShownBytes& s) {
+    const double shown = s.power == 0 || s.value == std::floor(s.value)
+                             ? std::round(s.value)
+                             : std::round(s.value * 10) / 10;
+    return std::ldexp(shown, 10 * static_cast<int>(s.power));
+}
+
+}  // namespace
+
 std::string format_bytes(std::uint64_t bytes) {
     // EiB too: 2^64 - 1 bytes is "16 EiB", never "16384.0 PiB".
     static const char* kNames[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    unsigned i = 0;
-    double v = static_cast<double>(bytes);
-    // Step up while the value would print as 1024.0 or more.
-    while (i < 6 && std::round(v * 10) / 10 >= 1024) {
-        v /= 1024;
-        ++i;
-    }
+    const ShownBytes s = shown_bytes(bytes);
     char buf[48];
-    if (i == 0 || v == std::floor(v))
-        std::snprintf(buf, sizeof buf, "%.0f %s", v, kNames[i]);
+    if (s.power == 0 || s.value == std::floor(s.value))
+        std::snprintf(buf, sizeof buf, "%.0f %s", s.value, kNames[s.power]);
     else
-        std::snprintf(buf, sizeof buf, "%.1f %s", v, kNames[i]);
+        std::snprintf(buf, sizeof buf, "%.1f %s", s.value, kNames[s.power]);
     return buf;
+}
+
+std::string format_bytes_against(std::uint64_t bytes, std::uint64_t other) {
+    const double a = read_back(shown_bytes(bytes)), b = read_back(shown_bytes(other));
+    // Shown as they compare (both equal, or apart in the same order): enough.
+    if (bytes == other ? a == b : (bytes < other ? a < b : a > b)) return format_bytes(bytes);
+    return format_bytes(bytes) + " (" + std::to_string(bytes) + " bytes)";
 }
 
 std::string format_size_option(std::uint64_t bytes) {

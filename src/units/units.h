@@ -22,9 +22,10 @@ double parse_duration(std::string_view text);
 std::uint64_t parse_count(std::string_view text);
 
 // "500", "2.5k", "50k", "1M" -> a rate (k = 1000, M = 1000000: operations
-// are counted in decimal); from kMinRate to 1e9 operations a second; throws
-// std::invalid_argument.
+// are counted in decimal); from kMinRate to kMaxRate operations a second;
+// throws std::invalid_argument naming the bound a rate passes.
 inline constexpr double kMinRate = 1;
+inline constexpr double kMaxRate = 1e9;
 double parse_rate(std::string_view text);
 
 // Splits "a,b,c" into its non-empty items; empty items are an error.
@@ -32,6 +33,11 @@ std::vector<std::string> split_list(std::string_view text);
 
 // 1536 -> "1.5 KiB", 268435456 -> "256 MiB" (exact values print without decimals).
 std::string format_bytes(std::uint64_t bytes);
+// format_bytes(bytes) for a message that compares it with `other` (a need
+// against what is available, an extent against a limit), with the exact
+// count added where rounding would hide how the two compare: 4194305
+// against 4194304 is "4.0 MiB (4194305 bytes)", not "4.0 MiB" beside "4 MiB".
+std::string format_bytes_against(std::uint64_t bytes, std::uint64_t other);
 // Option-style spelling: 268435456 -> "256M", 4096 -> "4K", 1000 -> "1000".
 std::string format_size_option(std::uint64_t bytes);
 // 0.000412 -> "412 us", 2.5 -> "2.50 s".

@@ -403,6 +403,11 @@ TEST_CASE("rejections name the option") {
         // The largest size must divide the file; the unit, --seq-block.
         check_rejected({"--rand-block", "4K:50,128K:50", "--size", "192K", "--seq-block", "64K"},
                        "--size");
+        CHECK(usage_error(
+                  {"--rand-block", "4K:50,128K:50", "--size", "192K", "--seq-block", "64K"}) ==
+              "--size 192K is not a multiple of --rand-block's largest size 128K");
+        CHECK(usage_error({"--rand-block", "128K", "--size", "192K", "--seq-block", "128K"}) ==
+              "--size 192K is not a multiple of --rand-block 128K");
         check_rejected({"--rand-block", "4K:50,16K:50", "--seq-block", "2K", "--size", "1M"},
                        "--seq-block");
         // A sweep over rand-block takes single sizes.
@@ -698,6 +703,27 @@ TEST_CASE("--backend nop: io_uring NOPs, nothing verified, device and data optio
     CHECK(contains(usage_error({"--backend", "none"}), "auto, io_uring, sync, nop"));
 }
 
+TEST_CASE("--verify-only: the options it combines with, as its refusal and --help say") {
+    const ParsedCommandLine p = parse_command_line(
+        {"--verify-only", "/tmp/x.state", "--wide", "--progress", "never", "--cleanup", "--force"});
+    CHECK(p.action == ParsedCommandLine::Action::verify_only);
+    CHECK(p.outputs.wide);
+    CHECK(p.verify_force);
+    CHECK(usage_error({"--verify-only", "/tmp/x.state", "--qd", "4"}) ==
+          "--verify-only takes the run's settings from STATE; --qd cannot be combined with it "
+          "(only --json, --wide, --progress, --cleanup and --force can)");
+    // --help's line of --verify-only names each of them.
+    const std::string help = parse_command_line({"--help"}).help_text;
+    const auto at = help.find("--verify-only STATE");
+    REQUIRE(at != std::string::npos);
+    const std::string line = help.substr(at, help.find("\n      --cleanup", at) - at);
+    for (const char* name : ds::cli::kWithVerifyOnly) {
+        CAPTURE(name);
+        CHECK(line.find(std::string("--") + name) != std::string::npos);
+    }
+}
+
+:tests/cli/options_test.cpp
 TEST_CASE("every word a LIST option's table entry names is accepted by that option") {
     // The completion offers these words (issue 27): none may be refused.
     int lists = 0;

@@ -184,3 +184,24 @@ TEST_CASE("--prom and --timeseries work with a preset (one file for its tests)")
     check_rejected({"--timeseries", "/tmp/options_test_ts.ndjson", "--compare-backends", "/tmp"},
                    "--timeseries works with a single run or --preset");
 }
+
+TEST_CASE("--preset's own help and its refusal name every preset") {
+    const std::string names = ds::cli::preset_names();
+    CHECK(names == "quick, desktop, nvme, burn-in, database, nvme-endurance");
+    // --help's line of --preset, folded: its words from "a named set" on.
+    const std::string help = parse_command_line({"--help"}).help_text;
+    const auto at = help.find("a named set of tests:");
+    REQUIRE(at != std::string::npos);
+    std::string line;
+    for (char c : help.substr(at, help.find("(listed", at) - at))
+        if (c != '\n' && !(c == ' ' && !line.empty() && line.back() == ' ')) line += c;
+    for (const auto& p : ds::cli::presets())
+        CHECK(line.find(" " + p.name) != std::string::npos);
+    std::string refusal;
+    try {
+        parse_command_line({"--preset", "nosuch"});
+    } catch (const UsageError& e) {
+        refusal = e.what();
+    }
+    CHECK(refusal == "--preset: unknown preset 'nosuch' (use " + names + ")");
+}

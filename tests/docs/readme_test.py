@@ -41,6 +41,7 @@ cannot rot.  README.md stays a front page: under 450 lines.
 
 import argparse
 import difflib
+import json
 import os
 import re
 import shutil
@@ -125,10 +126,11 @@ HOST_BUSY = re.compile(r"^\s*host busy: ")
 
 # What a run's own noise decides: whether a figure moved within its phase.
 UNSTEADY = " (unsteady)"
-# A line the report continues at 9 or 13 columns (report/text_width.h):
-# where a long line folds depends on its numbers' widths, so a continuation
-# is taken back into the line before it, on the page and in the output alike.
-CONTINUATION = re.compile(r"^(?: {9}| {13})\S")
+# A line the report continues at 9 or 13 columns (report/text_width.h), or
+# scripts/compare its line on the noise at 19: where a long line folds
+# depends on its numbers' widths, so a continuation is taken back into the
+# line before it, on the page and in the output alike.
+CONTINUATION = re.compile(r"^(?: {9}| {13}| {19})\S")
 
 
 # --compare-backends' ratio lines and verdict: which run wins, by how much
@@ -372,6 +374,48 @@ class Pages(unittest.TestCase):
         with open(page) as f:
             text = f.read()
         self.assertIn("read_iops", text)
+
+    def test_every_preset_is_listed_where_the_presets_are(self):
+        """--help's presets, each in the README's row for docs/presets.md and
+        in the option table's --preset row (database was missing from both)."""
+        help_text = subprocess.run([OPTS.drivestress, "--help"], capture_output=True,
+                                   text=True, check=True).stdout
+        section = help_text[help_text.index("Presets (--preset NAME"):]
+        presets = re.findall(r"(?m)^  ([a-z][a-z0-9-]*):", section)
+        self.assertIn("database", presets)
+        texts = dict(pages())
+        readme_row = next(l for l in texts[OPTS.readme].splitlines()
+                          if l.startswith("| [docs/presets.md]"))
+        options_row = next(l for l in texts[os.path.join(OPTS.docs, "options.md")].splitlines()
+                           if l.startswith("| `--preset NAME`"))
+        for preset in presets:
+            with self.subTest(preset=preset):
+                self.assertIn(f"`{preset}`", readme_row)
+                self.assertIn(f"`{preset}`", options_row)
+
+    def test_results_page_names_the_schema_versions_compare_reads(self):
+        """docs/results.md says compare reads schema versions up to the
+        current one: the one the schema (and so the binary) writes, the
+        highest the scripts read."""
+        sys.path.insert(0, os.path.abspath(OPTS.scripts))
+        import results  # noqa: E402
+        schema = os.path.join(OPTS.scripts, "..", "schema", "result.schema.json")
+        with open(schema) as f:
+            current = json.load(f)["properties"]["schema_version"]["const"]
+        self.assertEqual(max(results.SCHEMA_MAJORS), current)
+        with open(os.path.join(OPTS.docs, "results.md"), encoding="utf-8") as f:
+            text = " ".join(f.read().split())
+        self.assertIn(f"read schema versions 1 to {current}, the current one", text)
+
+    def test_verification_page_says_how_a_power_cut_is_checked(self):
+        """docs/verification.md points to --keep and --verify-only, with an
+        example of what --verify-only prints (checked by its shape)."""
+        with open(os.path.join(OPTS.docs, "verification.md"), encoding="utf-8") as f:
+            text = f.read()
+        self.assertIn("`--keep`", text)
+        self.assertIn("`--verify-only", text)
+        self.assertTrue(any("--verify-only" in cmd for _, cmd, _ in examples(text)),
+                        "no shape example runs --verify-only")
 
     def test_readme_stays_a_front_page(self):
         with open(OPTS.readme, encoding="utf-8") as f:

@@ -10,7 +10,8 @@ replays: --replay of an NDJSON log issues exactly its random phase's reads
 and writes again (the other phases' left out and counted), and fio 3.33 replays
 the fio form onto the raw device it names, moving the same bytes.  Bad
 combinations are refused in one line; a log that cannot be written (its
-filesystem full) fails the run with exit 1 and the run's own figures; a
+filesystem full) fails the run with exit 1 and the run's own figures, and
+keeps its whole lines only, each counted as written; a
 run killed with -9 leaves the lines written so far, each whole but perhaps
 the last, and the next run replaces them."""
 
@@ -182,6 +183,14 @@ class IoLogCases:
         self.assertIn("No space left on device", doc["io_log"]["error"])
         self.assertIn(f"io-log {log}: write: No space left on device", r.stderr)
         self.assertIn("writing it failed after them (exit 1)", r.stdout)
+        # The log keeps whole lines only, each counted: it still replays.
+        with open(log, "rb") as f:
+            text = f.read()
+        self.assertTrue(text.endswith(b"\n"), text[-200:])
+        lines = read_ndjson(log)
+        self.assertEqual(doc["io_log"]["operations"], len(lines))
+        self.assertIn(f"io-log {log}: {len(lines)} operations (ndjson); writing it failed",
+                      " ".join(r.stdout.split()))
         # The run itself went on to its end: every phase has its figures.
         self.assertEqual([p["phase"] for p in doc["merged_phases"]],
                          ["seq-write", "seq-read", "random", "reverify"])

@@ -7,7 +7,9 @@ acknowledgement (exit 2).  A --keep run that ends normally verifies as all
 intact.  When the binary has --sync, the run uses --sync fdatasync (acks
 after every flush); otherwise the acks are the phase ends'."""
 
+import glob
 import os
+import shlex
 import signal
 import time
 import struct
@@ -151,8 +153,9 @@ class PowercutCases:
         c = records[(0, flip_unit)]
         self.assertEqual((c["class"], c["offset_bytes"], c["bad_bytes"], c["expected_generation"]),
                          ("corrupt", flip_unit + 100, 4, flip_gen))
+        # (Prose folds at 100 columns: compared with its spaces as one.)
         self.assertIn("%s offset %d (unit at %d): zeroed" % (self.data_file(1), zero_at, zero_at),
-                      result.stdout)
+                      " ".join(result.stdout.split()))
         self.assertIn("DURABILITY VIOLATION", result.stdout)
         self.assertEqual(result.doc["summary"]["status"], "failed")
         # --cleanup never removes the evidence of a loss, and says how it
@@ -160,10 +163,20 @@ class PowercutCases:
         result, _ = self.verify("--cleanup")
         self.assertExit(result, 2)
         self.assertIn(STATE_NAME, self.target_files())
-        self.assertIn("kept     the files and %s: they are the evidence of the loss"
-                      % self.state_path(), result.stdout)
-        self.assertIn("then remove them with: rm -- %s %s %s\n"
-                      % (self.data_file(0), self.data_file(1), self.state_path()), result.stdout)
+        self.assertIn("kept the files and %s: they are the evidence of the loss"
+                      % self.state_path(), " ".join(result.stdout.split()))
+        # The command to copy stands alone on its lines (two when the
+        # paths are long), each whole: one glob that matches exactly the
+        # run's files, then the state file.
+        after = result.stdout.split("with:\n", 1)[1].splitlines()
+        rm = [shlex.split(l) for l in after if l.startswith("         rm -- ")]
+        self.assertTrue(rm and all(c[:2] == ["rm", "--"] for c in rm), result.stdout)
+        words = [w for c in rm for w in c[2:]]
+        self.assertEqual(words, [self.data_file(0)[:-len("0.dat")] + "[0-%d].dat" % (FILES - 1),
+                                 self.state_path()])
+        self.assertEqual(sorted(glob.glob(words[0])), [self.data_file(i) for i in range(FILES)])
+        for line in result.stdout.splitlines():
+            self.assertLessEqual(len(line), 100, result.stdout)
         self.refusal_names_the_way_out()
 
     def test_kill9_mid_random_with_trims(self):
@@ -207,7 +220,6 @@ class PowercutCases:
     def refusal_names_the_way_out(self):
         """After a loss the next run's refusal is no dead end: it names the
         command that removes the kept files, and that command works."""
-        import shlex
         for extra in ((), ("--keep",)):
             r = self.drivestress("-s", "8M", "-j", FILES, "--rand-time", "0.2", *extra,
                                  json_out=False)

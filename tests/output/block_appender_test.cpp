@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -136,4 +137,33 @@ TEST_CASE("a failed write is reported with errno, and what was pending is droppe
     CHECK_FALSE(ok);
     CHECK(err == ENOSPC);
     CHECK(out.pending().empty());
+}
+
+// A full file system takes part of a write: what reached the file is
+// counted, bytes, lines and where the last whole line ends.
+TEST_CASE("a write cut short: file_end, newlines and lines_end say what reached the file") {
+    TempDir dir{"block_appender_test"};
+    const fs::path path = dir.path / "log";
+    UniqueFd fd = create(path);
+    BlockAppender out(fd.get(), 64 * 1024, false);
+    std::string text;
+    for (int i = 0; text.size() < 30000; ++i)
+        text +=
+            "line " + std::to_string(i) + std::string(static_cast<std::size_t>(i % 90), 'x') + "\n";
+    append(out, text);
+    bool ok = true;
+    {
+        ds::test::FileSizeLimit limit(10000);  // not a block boundary, nor a line's end
+        ok = out.flush(Flush::all);
+    }
+    CHECK_FALSE(ok);
+    CHECK(out.pending().empty());
+    const std::string in_file = read_file(path);
+    REQUIRE(in_file.size() == 10000);
+    CHECK(in_file == text.substr(0, 10000));
+    CHECK(out.file_end() == 10000);
+    CHECK(out.newlines() ==
+          static_cast<std::uint64_t>(std::count(in_file.begin(), in_file.end(), '\n')));
+    CHECK(out.lines_end() == in_file.rfind('\n') + 1);
+    CHECK(out.lines_end() < 10000);
 }

@@ -283,6 +283,46 @@ TEST_CASE("a write error is one line from finish(); pushes go on without blockin
     CHECK(log.finish() == error);  // idempotent
 }
 
+// A file system that fills (here a file size limit): the log keeps its
+// whole lines, each one counted as written, and no cut last line, so it
+// still replays; every record pushed is written or dropped.
+TEST_CASE("a log that fills its file system: whole lines counted, the cut last line removed") {
+    for (const IoLogFormat format : {IoLogFormat::ndjson, IoLogFormat::fio}) {
+        CAPTURE(static_cast<int>(format));
+        TempDir dir{"io_log_test"};
+        const fs::path out = dir.path / "log";
+        std::uint64_t pushed = 0;
+        std::string error;
+        std::uint64_t written = 0, dropped = 0;
+        {
+            ds::test::FileSizeLimit limit(50'000);  // not a block boundary, nor a line's end
+            IoLog log(out, format, 1, {"/dev/shm/a"}, kStart, 4096);
+            for (std::uint64_t i = 0; i < 4000; ++i, ++pushed)
+                (void)log.push(
+                    0, record(IoLogOp::write, i * 4096, 4096, 0, kStart + i, kStart + i + 5, 4096));
+            error = log.finish();
+            written = log.written();
+            dropped = log.dropped();
+        }
+        CHECK(error == "io-log " + out.string() + ": write: File too large");
+        const std::string text = read_file(out);
+        REQUIRE(!text.empty());
+        CHECK(text.size() <= 50'000);
+        CHECK(text.back() == '\n');  // no partial last line
+        const std::uint64_t header = format == IoLogFormat::fio ? 3 : 0;
+        CHECK(count_lines(text) == header + written);
+        CHECK(written > 100);
+        CHECK(written + dropped == pushed);
+        // Each line whole: the last one is the record pushed as number written - 1.
+        const std::string last = text.substr(text.rfind('\n', text.size() - 2) + 1);
+        const std::string offset = std::to_string((written - 1) * 4096);
+        if (format == IoLogFormat::ndjson)
+            CHECK(nlohmann::json::parse(last)["offset"] == (written - 1) * 4096);
+        else
+            CHECK(last.find(" /dev/shm/a write " + offset + " 4096\n") != std::string::npos);
+    }
+}
+
 TEST_CASE("finish() twice, and a log without records") {
     TempDir dir{"io_log_test"};
     const fs::path ndjson = dir.path / "log.ndjson", fio = dir.path / "log.fio";

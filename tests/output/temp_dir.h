@@ -1,9 +1,12 @@
 // A directory of its own under the temp directory, removed with what it
-// holds when the test ends; and a file's bytes as a string.
+// holds when the test ends; a file's bytes as a string; and a file system
+// that fills up, for as long as a FileSizeLimit lives.
 #pragma once
 
 #include <doctest/doctest.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -44,6 +47,28 @@ struct TempDir {
         std::sort(names.begin(), names.end());
         return names;
     }
+};
+
+// Files of this process grow to `bytes` at most while it lives: a write
+// past it takes what fits and the next fails (EFBIG), as on a file system
+// that fills up.  SIGXFSZ is ignored meanwhile; both are put back after.
+struct FileSizeLimit {
+    rlimit old{};
+    struct sigaction old_action {};
+    explicit FileSizeLimit(rlim_t bytes) {
+        REQUIRE(::getrlimit(RLIMIT_FSIZE, &old) == 0);
+        struct sigaction ignore {};
+        ignore.sa_handler = SIG_IGN;
+        REQUIRE(::sigaction(SIGXFSZ, &ignore, &old_action) == 0);
+        const rlimit small{bytes, old.rlim_max};
+        REQUIRE(::setrlimit(RLIMIT_FSIZE, &small) == 0);
+    }
+    ~FileSizeLimit() {
+        ::setrlimit(RLIMIT_FSIZE, &old);
+        ::sigaction(SIGXFSZ, &old_action, nullptr);
+    }
+    FileSizeLimit(const FileSizeLimit&) = delete;
+    FileSizeLimit& operator=(const FileSizeLimit&) = delete;
 };
 
 }  // namespace ds::test

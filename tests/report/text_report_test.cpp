@@ -1,4 +1,5 @@
-// The text report's drift table for long runs, the saturation line of sweeps.
+// The text report's drift table for long runs, the saturation line of sweeps,
+// the skew line of a run over several files.
 #include "report/text_report.h"
 #include "report/target_table.h"
 
@@ -377,4 +378,24 @@ TEST_CASE("several targets: a header line per target says where its workers ran"
           "0-3)\n"
           "target 2 /dev/nvme1n1 (raw device, 1 GiB)  2 regions x 8 MiB  O_DIRECT  on numa node 1 "
           "(cpus 4-7)\n");
+}
+
+TEST_CASE("skew line: with several files the shares are each file's, the blocks all of them") {
+    // Two workers' files of 8192 blocks each: ranks are per file.
+    model::SkewResult a(8192), b(8192);
+    for (auto* s : {&a, &b}) {
+        s->distribution = "zipf:1.2";
+        s->predicted = {0.739, 0.9, 0.95};
+        for (std::uint64_t i = 0; i < 1000; ++i)
+            s->tally.add(i % 50, i % 50 + (s == &b ? 8192 : 0));
+    }
+    const std::string one = report::skew_line(a);
+    CHECK(one.find("ops on the hottest 1 % of blocks 100.0 % (predicted 73.9)") !=
+          std::string::npos);
+    CHECK(one.find("blocks touched about 50 of 8.2k (1 %)") != std::string::npos);
+    a.add_worker(b);
+    const std::string two = report::skew_line(a);
+    CHECK(two.find("ops on the hottest 1 % of each file's blocks 100.0 % (predicted 73.9)") !=
+          std::string::npos);
+    CHECK(two.find("blocks touched about 100 of 16.4k in 2 files (1 %)") != std::string::npos);
 }

@@ -100,3 +100,26 @@ TEST_CASE("--wide (width 0) never folds; several lines are fitted one by one") {
     CHECK(folded.back() == '\n');
     CHECK(report::columns_of("µs ±4 %") == 7);  // characters, not bytes
 }
+
+TEST_CASE("a number and its unit are never folded apart, whatever the width") {
+    const std::string line =
+        "replay   /tmp/trace.txt: 1333 reads (5.2 MiB), 667 writes (2.6 MiB), 12 trims (48 KiB); "
+        "sizes 4 KiB to 1 MiB; extent 64.0 MiB; 2.5 s at 1.5k IOPS, 97.3 % verified";
+    for (std::size_t width = 24; width <= 100; ++width) {
+        CAPTURE(width);
+        Width w(width);
+        const auto lines = lines_of(report::fit(line, 9));
+        REQUIRE(lines.size() >= 2);
+        for (std::size_t i = 1; i < lines.size(); ++i) {
+            const std::string first = lines[i].substr(9, lines[i].find(' ', 9) - 9);
+            CAPTURE(lines[i - 1]);
+            CAPTURE(lines[i]);
+            for (const char* unit : {"MiB", "MiB),", "MiB);", "KiB);", "KiB", "s", "IOPS,", "%"})
+                CHECK(first != unit);
+        }
+    }
+    // Anything else still folds at its spaces.
+    Width w(30);
+    const auto lines = lines_of(report::fit("note     a b c d e f g h i j k l m n o p q r s", 9));
+    CHECK(lines.size() == 2);
+}

@@ -83,7 +83,13 @@ TEST_CASE("devices go to the targets in order, or one after the other onto one")
 TEST_CASE("beyond the target: refused, or folded round with wrap") {
     CHECK_THROWS_WITH_AS(
         run::replay_layout(info_with({9 * MiB}), 1, 2, 4 * MiB, 4096, false, {"/t"}),
-        doctest::Contains("device 8,0 reaches 9 MiB, beyond /t's 8 MiB"), model::SetupError);
+        doctest::Contains("device 8,0 reaches 9 MiB, beyond /t's 8 MiB:"), model::SetupError);
+    // One byte over: the rounded sizes alone would read "4.0 MiB, beyond ... 4 MiB".
+    CHECK_THROWS_WITH_AS(
+        run::replay_layout(info_with({4 * MiB + 1}), 1, 1, 4 * MiB, 4096, false, {"/t"}),
+        doctest::Contains(
+            "device 8,0 reaches 4.0 MiB (4194305 bytes), beyond /t's 4 MiB (4194304 bytes):"),
+        model::SetupError);
     const auto l = run::replay_layout(info_with({9 * MiB}), 1, 2, 4 * MiB, 4096, true, {"/t"});
     std::vector<run::ReplayPiece> out;
     run::place_operation(l, 0, io::OpKind::write, 8 * MiB + 8192, 4096, false, 0, out);

@@ -120,6 +120,16 @@ class RepeatsTest(unittest.TestCase):
         noise = [l for l in lines if "vs A:" in l]
         self.assertTrue(noise)
         self.assertTrue(all(len(l) <= 100 for l in noise), noise)
+        # The longest verdicts (one run's own intervals, within noise; the
+        # gate's "crossed, but within noise") fold under their column.
+        a = self.own_doc("width-own-a.json", 1.0, (0.8, 1.25))
+        b = self.own_doc("width-own-b.json", 0.85, (0.8, 1.25))
+        text = run(a, b, "--fail-if", "random:iops<-10%").stdout
+        self.assertTrue(all(len(l) <= 100 for l in text.splitlines()), text)
+        flat = " ".join(text.split())
+        self.assertIn("vs A: MiB/s within noise, IOPS within noise, p99 no estimate (a run's own "
+                      "intervals)", flat)
+        self.assertIn("ok (crossed, but within noise: the intervals overlap)", flat)
 
     def test_gate_fails_only_outside_the_noise(self):
         a = self.doc("gate-a.json", 1.0, (0.95, 1.05))
@@ -128,14 +138,14 @@ class RepeatsTest(unittest.TestCase):
         r, out, _ = self.random_row(a, apart, "--fail-if", "random:iops<-10%")
         self.assertEqual(r.returncode, 2, r.stdout)
         self.assertEqual(out["gate"]["checks"][0]["noise"], "lower")
-        self.assertIn("FAILED (intervals apart)", run(a, apart, "--fail-if",
-                                                      "random:iops<-10%").stdout)
+        self.assertIn("FAILED (intervals apart)",
+                      " ".join(run(a, apart, "--fail-if", "random:iops<-10%").stdout.split()))
         r, out, _ = self.random_row(a, overlap, "--fail-if", "random:iops<-10%")
         self.assertEqual(r.returncode, 0, r.stdout)
         c = out["gate"]["checks"][0]
         self.assertEqual((c["verdict"], c["noise"]), ("ok", "within noise"))
         self.assertLess(c["change_pct"], -10)
-        text = run(a, overlap, "--fail-if", "random:iops<-10%").stdout
+        text = " ".join(run(a, overlap, "--fail-if", "random:iops<-10%").stdout.split())
         self.assertIn("ok (crossed, but within noise: the intervals overlap)", text)
 
     def test_gate_with_one_repeat_behaves_as_before_and_says_so(self):

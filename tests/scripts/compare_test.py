@@ -316,6 +316,21 @@ class CompareTest(unittest.TestCase):
         self.assertEqual(len([l for l in r.stderr.splitlines() if "warning" in l]),
                          len(expected))
 
+    def test_a_mix_of_sizes_is_shown_as_the_mix(self):
+        """A --rand-block mix (config.rand_mix, schema_version 5) is named by
+        its sizes and weights, never by its smallest size alone; a mix
+        against its smallest size alone is a difference."""
+        a, b = copy.deepcopy(self.a), copy.deepcopy(self.b)
+        for doc in (a, b):
+            doc["config"].update(rand_block_bytes=8192, unit_bytes=8192)
+        a["config"]["rand_mix"] = "8K:70,16K:15,64K:10,128K:5"
+        r = run(self.write("mix-a.json", a), self.write("mix-b.json", b))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("  rand-block   A 8K:70,16K:15,64K:10,128K:5  B 8K", r.stdout)
+        b["config"]["rand_mix"] = "8K:70,16K:15,64K:10,128K:5"
+        r = run(self.write("mix-a.json", a), self.write("mix-b.json", b))
+        self.assertNotIn("rand-block", r.stdout)
+
     def test_a_phase_missing_from_one_document(self):
         b = copy.deepcopy(self.b)
         b["iterations"][0]["phases"] = [p for p in b["iterations"][0]["phases"]
@@ -417,11 +432,39 @@ class CompareTest(unittest.TestCase):
         r = run("--merge", SAMPLE_A, SAMPLE_B)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("merged 2 document(s)", r.stdout)
+        # A row in the rates table, then one in the latency table.
         random = [l for l in r.stdout.splitlines() if l.startswith("random")]
-        self.assertEqual(len(random), 1)
+        self.assertEqual(len(random), 2)
         count = sum(p["latency"]["count"] for d in (self.a, self.b)
                     for p in d["iterations"][0]["phases"] if p["phase"] == "random")
         self.assertEqual(random[0].split()[4], str(count))
+        merged = json.loads(run("--merge", "--json", SAMPLE_A, SAMPLE_B).stdout)
+        lat = next(p for p in merged["phases"] if p["phase"] == "random")["latency"]
+        self.assertEqual(random[1].split()[4], f"{lat['percentiles_ns']['p95'] / 1e6:.3f}")
+
+    def test_every_output_fits_100_columns(self):
+        """--merge (one table was 136 columns), phases 1000 times slower
+        (a 35 s p99, +99900 %), the gate's verdicts and its last lines: each
+        line within 100 columns, a number never split from its unit."""
+        slow = self.scaled("slow.json", iops=0.001, latency=1000.0)
+        with tempfile.TemporaryDirectory() as d:
+            deep = os.path.join(d, "fleet-results", "2026-12-02", "rack-r12", "server-0042")
+            os.makedirs(deep)
+            docs = [os.path.join(deep, f"drive-{n}.json") for n in range(3)]
+            for path, src in zip(docs, (SAMPLE_A, SAMPLE_B, slow)):
+                with open(src) as f, open(path, "w") as out:
+                    out.write(f.read())
+            for args in (["--merge", *docs], [SAMPLE_A, slow],
+                         [SAMPLE_A, slow, SAMPLE_B, "--fail-if",
+                          "iops<-10%,bw<-10%,random:p50>+5%,random:p99>+5%"]):
+                with self.subTest(args=args):
+                    r = run(*args)
+                    self.assertIn(r.returncode, (0, 2), r.stderr)
+                    lines = r.stdout.splitlines()
+                    self.assertLessEqual(max(len(l) for l in lines), 100, r.stdout)
+                    for a, b in zip(lines, lines[1:]):
+                        self.assertNotRegex(a + "|" + b, r"\d\|\s*(%|ms|MiB|checks)\b",
+                                            r.stdout)
 
     # --- the --fail-if gate ----------------------------------------------
 
@@ -491,7 +534,8 @@ class CompareTest(unittest.TestCase):
         self.assertEqual(verdicts, {"seq-write": "not judged", "seq-read": "not judged",
                                     "random": "FAILED", "reverify": "not judged"})
         r = run(SAMPLE_A, slower, "--fail-if", "p99>+20%")
-        self.assertIn("not judged: 16 samples do not support p99", r.stdout)
+        # (A verdict's words fold within 100 columns.)
+        self.assertIn("not judged: 16 samples do not support p99", " ".join(r.stdout.split()))
 
     def test_gate_over_several_documents_names_the_one_that_crossed(self):
         worse = self.scaled("worse.json", iops=0.5)

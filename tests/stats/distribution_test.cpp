@@ -354,6 +354,37 @@ TEST_CASE("bad distributions name the text and the accepted forms") {
     CHECK(thrown("zipf:1").find("not 1") != std::string::npos);
 }
 
+TEST_CASE("zipf THETA is at most 100; every prediction up to it is a number") {
+    for (const std::string steep : {"zipf:100.5", "zipf:1e103", "zipf:1e308"}) {
+        CAPTURE(steep);
+        CHECK(thrown(steep).find("at most 100") != std::string::npos);
+    }
+    CHECK_THROWS_AS(
+        Distribution(ds::stats::DistributionSpec{DistributionKind::zipf, 1e308, {}}, 10, 1),
+        std::invalid_argument);
+    // Up to the bound, on small and large files: finite shares in [0, 1],
+    // and draws that land on the hottest rank once THETA is steep.
+    for (const double theta : {1e-9, 0.5, 1.000001, 2.0, 20.0, 64.0, 99.9, 100.0})
+        for (const std::uint64_t n :
+             {std::uint64_t{16}, std::uint64_t{16384}, std::uint64_t{1} << 40}) {
+            CAPTURE(theta);
+            CAPTURE(n);
+            const Distribution d(ds::stats::DistributionSpec{DistributionKind::zipf, theta, {}}, n,
+                                 1);
+            for (const double f : SkewTally::kHotFractions) {
+                const double share = d.predicted_hot_share(f);
+                CHECK(std::isfinite(share));
+                CHECK(share >= 0);
+                CHECK(share <= 1);
+            }
+            if (theta < 64) continue;
+            CHECK(d.predicted_hot_share(0.01) == doctest::Approx(1.0));
+            XorShift128Plus rng(7);
+            for (int i = 0; i < 100; ++i)
+                CHECK(d.draw_rank(rng) == 0);
+        }
+}
+
 TEST_CASE("canonical text round-trips; fio's spellings are taken") {
     for (const std::string text :
          {"uniform", "zipf:1.2", "zipf:0.8", "zipf:1.05", "pareto:0.3", "normal:5%", "normal:0.5%",

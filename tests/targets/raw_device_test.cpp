@@ -60,6 +60,21 @@ TEST_CASE("regions: device size / files, rounded down to the sequential block") 
           }).find("more than the device") != std::string::npos);
 }
 
+TEST_CASE("regions: exact bytes where the rounded sizes would seem to fit") {
+    // 2 x 32 MiB on a device 4 KiB short of 64 MiB: "64.0 MiB" alone would
+    // read as room enough.
+    CHECK(error_of([] { raw_region_bytes("/dev/x", 64 * MiB - 4096, 2, 32 * MiB, MiB); }) ==
+          "--raw-device /dev/x: 2 x --size 32 MiB (67108864 bytes in all) is more than the "
+          "device's 64.0 MiB (67104768 bytes)");
+    CHECK(error_of([] {
+              raw_region_bytes("/dev/x", MiB - 1, 2, 0, MiB / 2);
+          }).find("1.0 MiB (1048575 bytes) is too small for 2 regions") != std::string::npos);
+    // Plainly apart: no bytes added.
+    CHECK(error_of([] {
+              raw_region_bytes("/dev/x", 64 * MiB, 4, 32 * MiB, MiB);
+          }).find("4 x --size 32 MiB is more than the device's 64 MiB") != std::string::npos);
+}
+
 TEST_CASE("not a block device") {
     CHECK(error_of([] { check_raw_device_unused("/dev/null"); }) ==
           "--raw-device /dev/null: is not a block device");

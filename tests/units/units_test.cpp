@@ -189,6 +189,20 @@ TEST_CASE("format_bytes: binary units, exact values without decimals") {
     CHECK(format_bytes(~std::uint64_t{0}) == "16 EiB");  // not "16384.0 PiB"
 }
 
+TEST_CASE("format_bytes_against: exact bytes where rounding hides how two amounts compare") {
+    using ds::units::format_bytes_against;
+    // "reaches 4.0 MiB, beyond 4 MiB": one byte over, hidden by rounding.
+    CHECK(format_bytes_against(4 * MiB + 1, 4 * MiB) == "4.0 MiB (4194305 bytes)");
+    CHECK(format_bytes_against(4 * MiB, 4 * MiB + 1) == "4 MiB (4194304 bytes)");
+    // 2 GiB less 1 KiB and 2 GiB less 100 KiB both print as "2.0 GiB".
+    CHECK(format_bytes_against(2 * GiB - KiB, 2 * GiB - 100 * KiB) == "2.0 GiB (2147482624 bytes)");
+    // Told apart by the text: nothing added.
+    CHECK(format_bytes_against(5 * MiB, 4 * MiB) == "5 MiB");
+    CHECK(format_bytes_against(3 * MiB / 2, 4 * MiB) == "1.5 MiB");
+    CHECK(format_bytes_against(4 * MiB, 4 * MiB) == "4 MiB");
+    CHECK(format_bytes_against(1023, 1022) == "1023 B");
+}
+
 TEST_CASE("format_size_option: the spelling --size accepts") {
     CHECK(format_size_option(0) == "0");
     CHECK(format_size_option(1000) == "1000");
@@ -288,8 +302,13 @@ TEST_CASE("parse_rate: at least one operation a second, at most 1e9") {
     CHECK_THROWS_WITH(parse_rate("1e-300"), doctest::Contains("below 1 operation a second"));
     CHECK_THROWS_WITH(parse_rate("0.0001k"), doctest::Contains("below 1 operation a second"));
     CHECK_THROWS(parse_rate("0"));
-    CHECK_THROWS(parse_rate("2e9"));
-    CHECK_THROWS(parse_rate("inf"));
+    CHECK(parse_rate("1000M") == 1e9);
+    // Past the top the refusal names it, not "not a number ... above 0".
+    for (const char* high : {"2e9", "1e12", "4294967296", "1001M", "1e308M", "inf"})
+        CHECK_THROWS_WITH(parse_rate(high),
+                          doctest::Contains("above 1000M operations a second (1e9"));
+    CHECK_THROWS_WITH(parse_rate("nan"), doctest::Contains("not a number of operations"));
+    CHECK_THROWS_WITH(parse_rate("-5"), doctest::Contains("not a number of operations"));
 }
 
 TEST_CASE("format_percentile: the percentile as given, never rounded") {

@@ -11,7 +11,8 @@ std::string error_line(const Origin& where, const std::string& option, const std
         line.append(std::to_string(where.line));
     }
     line.append(": ");
-    if (!option.empty()) line.append(option).append(": ");
+    // An option fio does not know may be any length: a line shows 64 characters of it.
+    if (!option.empty()) line.append(option, 0, 64).append(option.size() > 64 ? "...: " : ": ");
     line.append(message);
     return line;
 }

@@ -53,8 +53,11 @@ std::size_t distance(std::string_view a, std::string_view b) {
     return row[b.size()];
 }
 
-// fio's show_closest_option: the nearest main option within half the length.
+// fio's show_closest_option: the nearest main option within half the
+// length (not for a key far longer than any option's name: the distance
+// costs its length times theirs).
 std::string closest(std::string_view key) {
+    if (key.size() > 64) return "";
     const FioOption* best = nullptr;
     std::size_t best_distance = ~std::size_t{0};
     for (const FioOption& o : fio_options()) {

@@ -50,8 +50,8 @@ std::optional<std::size_t> binary_byte(std::string_view line) {
 std::string expand_variables(std::string_view s, const Environment& env) {
     std::string out;
     for (std::size_t i = 0; i < s.size();) {
-        std::size_t close = s.find('}', i + 2);
-        if (s.substr(i, 2) == "${" && close != std::string_view::npos) {
+        std::size_t close = s.substr(i, 2) == "${" ? s.find('}', i + 2) : std::string_view::npos;
+        if (close != std::string_view::npos) {
             std::string name(s.substr(i + 2, close - i - 2));
             if (auto v = env.variable ? env.variable(name) : std::nullopt) out += *v;
             i = close + 1;
@@ -62,14 +62,19 @@ std::string expand_variables(std::string_view s, const Environment& env) {
     return out;
 }
 
-// fio_keyword_replace: $pagesize, $mb_memory, $ncpus; whether one was replaced.
+// fio_keyword_replace: $pagesize, $mb_memory, $ncpus; whether one was
+// replaced.  fio searches from the start again after each; a number put in
+// cannot make a keyword, so searching on from it finds the same.
 bool replace_keywords(std::string& s, const Environment& env) {
-    const std::pair<const char*, const std::string*> words[] = {
+    const std::pair<std::string_view, const std::string*> words[] = {
         {"$pagesize", &env.pagesize}, {"$mb_memory", &env.mb_memory}, {"$ncpus", &env.ncpus}};
     bool replaced = false;
     for (const auto& [word, value] : words) {
-        for (std::size_t at; (at = s.find(word)) != std::string::npos; replaced = true)
-            s.replace(at, std::string_view(word).size(), *value);
+        for (std::size_t at = s.find(word); at != std::string::npos; at = s.find(word, at)) {
+            s.replace(at, word.size(), *value);
+            at += value->size();
+            replaced = true;
+        }
     }
     return replaced;
 }

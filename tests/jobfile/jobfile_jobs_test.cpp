@@ -248,6 +248,9 @@ TEST_CASE("noted options are accepted and said; refused ones name fio's reason")
     CHECK(refusal("[j]\nblocksize_foo=4k\n") ==
           "t.fio:2: blocksize_foo: not a fio option (did you mean lockfile?)");
     CHECK(refusal("[j]\nxyzzy_plugh_quux=1\n") == "t.fio:2: xyzzy_plugh_quux: not a fio option");
+    std::string long_key(65, 'b');  // no suggestion past 64 characters, and 64 of them shown
+    CHECK(refusal("[j]\n" + long_key + "=1\n") ==
+          "t.fio:2: " + long_key.substr(1) + "...: not a fio option");
     CHECK(refusal("[j]\niodpth=4\n") ==
           "t.fio:2: iodpth: not a fio option (did you mean iodepth?)");
     CHECK(refusal("[j]\nthreads=1\n").empty());  // tiobench's, as steadystate.fio has it

@@ -103,6 +103,9 @@ TEST_CASE("${VAR} and fio's keywords are replaced; an unset variable is empty") 
     CHECK(o[3].value == "8");
     CHECK(o[4].value == "4096");
     CHECK(o[5].value == "${BS");
+    CHECK(sections("[j]\nname=$ncpus$ncpus\n")[0].options[0].value == "88");
+    std::string dollars(60000, '$');
+    CHECK(sections("[j]\nname=" + dollars + "\n")[0].options[0].value == dollars);
     CHECK(refusal("[j]\nnumjobs=$ncpus/2\n") ==
           "t.fio:2: 'numjobs=8/2': fio 3.33 would work this out with bc; write the number");
 }

@@ -17,8 +17,9 @@ the tree as git knows it (`git ls-files`), so that neither can drift:
 - a namespace per folder: a file of src/FOLDER/ opens ds::FOLDER (or a
   namespace inside it) and no other;
 - each layer throws what src/model/errors.h says it does (units, stats and
-  pattern std::invalid_argument; io std::system_error; cli UsageError; the
-  run's layers SetupError; sys, nvme and report nothing);
+  pattern std::invalid_argument; jobfile that or its JobFileError; io
+  std::system_error; cli UsageError; the run's layers SetupError; sys,
+  nvme and report nothing);
 - nothing outside src/io/ branches on a backend's kind (BackendKind::): it
   asks the backend's flags (io::backend_flags);
 - src/io/ is the device I/O room: the result files (output_file,
@@ -50,6 +51,7 @@ PURE = {"std::invalid_argument"}
 SETUP = {"SetupError", "model::SetupError", "bad"}  # bad: a lambda making one
 ALLOWED_THROWS = {
     "units": PURE, "stats": PURE, "pattern": PURE, "trace": PURE,
+    "jobfile": PURE | {"JobFileError"},
     "io": {"std::system_error", "std::bad_alloc"},
     "sys": set(), "nvme": set(), "report": set(),
     "cli": {"UsageError", "bad"} | SETUP,

@@ -11,9 +11,12 @@ import os
 import re
 import sys
 
-GROUND = {"units", "pattern", "stats", "trace", "sys", "io", "output"}
+GROUND = {"units", "jobfile", "pattern", "stats", "trace", "sys", "io", "output"}
 ALLOWED = {
     "units": set(),
+    # jobfile reads fio's job files into typed jobs; units/ for sizes in
+    # its messages.  It knows nothing of the engine: cli/ or run/ map its jobs.
+    "jobfile": {"units"},
     "pattern": set(),
     "stats": set(),
     # trace reads I/O traces for --replay: std and nlohmann/json only.

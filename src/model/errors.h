@@ -9,6 +9,10 @@
 //       cannot take (an unparsable size, an empty series); std::optional for
 //       "no answer" that is a normal outcome (no knee, no cliff, no steady
 //       state yet).
+//   jobfile/  a job file it refuses: JobFileError (an std::invalid_argument)
+//       naming file, line, option and reason, what() the whole line; its
+//       value parsers throw std::invalid_argument with the reason alone, which
+//       the reader wraps.
 //   io/      setup calls (open, ring init, buffer registration) throw
 //       std::system_error naming the call and the path; the hot path never
 //       throws: a negative result (-errno) or a short transfer is data the

@@ -723,7 +723,6 @@ TEST_CASE("--verify-only: the options it combines with, as its refusal and --hel
     }
 }
 
-:tests/cli/options_test.cpp
 TEST_CASE("every word a LIST option's table entry names is accepted by that option") {
     // The completion offers these words (issue 27): none may be refused.
     int lists = 0;

@@ -16,6 +16,9 @@ the tree as git knows it (`git ls-files`), so that neither can drift:
   function around them; the SIMD kernels, generator_avx*, are left out);
 - a namespace per folder: a file of src/FOLDER/ opens ds::FOLDER (or a
   namespace inside it) and no other;
+- no `using namespace` in a header: a header names what it takes from
+  another room (model::RunConfig); a .cpp may say `using namespace` for
+  the vocabulary it speaks;
 - each layer throws what src/model/errors.h says it does (units, stats and
   pattern std::invalid_argument; jobfile that or its JobFileError; io
   std::system_error; cli UsageError; the run's layers SetupError; sys,
@@ -61,6 +64,7 @@ ALLOWED_THROWS = {
 SYSTEM_PATH = re.compile(r'"/(proc|sys)/(?!self/fd/)')
 SEAM = "src/sys/system_tree.cpp"
 BACKEND_KIND = re.compile(r"BackendKind::")
+USING_NAMESPACE = re.compile(r"^\s*using\s+namespace\b")
 NAMESPACE = re.compile(r"^\s*namespace\s+(ds(?:::[A-Za-z_]+)*)\s*\{")
 RESULT_FILE_SOURCES = ("output_file", "block_appender", "io_log")
 TEST_FILE = re.compile(r"^tests/(.+/)?([^/]+_test\.(cpp|py)|test_[^/]+\.py|[^/]+_e2e\.py)$")
@@ -94,6 +98,9 @@ def voice_problems(root, files):
                     not m.group(1).startswith(f"ds::{folder}::"):
                 found.append(f"{path}:{n}: opens {m.group(1)} in src/{folder}/ (its namespace "
                              f"is ds::{folder})")
+            if path.endswith(".h") and USING_NAMESPACE.match(line):
+                found.append(f"{path}:{n}: says `using namespace` in a header (name what it "
+                             f"takes: model::RunConfig): {line.strip()}")
             if SIGSTOP.search(line):
                 found.append(f"{path}:{n}: raises SIGSTOP (a pause point is TestHooks::pause): "
                              f"{line.strip()}")

@@ -13,9 +13,6 @@
 
 namespace ds::engine {
 
-// The vocabulary this room speaks (docs/architecture.md).
-using namespace ds::model;
-
 class IntervalRecorder {
   public:
     // Intervals of `interval_ns` count from `phase_start_ns`; a start of 0
@@ -27,25 +24,25 @@ class IntervalRecorder {
     // --rate: one operation's response time (completion minus due).
     void record_response(std::uint64_t ns) { current_.response_latency.record(ns); }
     // At each wait: publishes the second in progress when `now_ns` is past it.
-    void tick(std::uint64_t now_ns, const PhaseCounters& c) {
+    void tick(std::uint64_t now_ns, const model::PhaseCounters& c) {
         if (now_ns >= next_boundary_ns_) roll(now_ns, c);
     }
     // The phase is over: publishes the last (partial) second.
-    void finish(const PhaseCounters& c);
+    void finish(const model::PhaseCounters& c);
     // What was published so far (the coordinator's side).
-    std::vector<IntervalStats> take();
+    std::vector<model::IntervalStats> take();
 
   private:
-    void publish(const PhaseCounters& c);
-    void roll(std::uint64_t now_ns, const PhaseCounters& c);
+    void publish(const model::PhaseCounters& c);
+    void roll(std::uint64_t now_ns, const model::PhaseCounters& c);
 
     std::uint64_t start_ns_ = 0;
     std::uint64_t interval_ns_ = 1'000'000'000ULL;
     std::uint64_t next_boundary_ns_ = UINT64_MAX;
-    IntervalStats current_;
-    PhaseCounters at_start_;  // counters when the current second began
+    model::IntervalStats current_;
+    model::PhaseCounters at_start_;  // counters when the current second began
     std::mutex mutex_;
-    std::vector<IntervalStats> published_;
+    std::vector<model::IntervalStats> published_;
 };
 
 }  // namespace ds::engine

@@ -25,15 +25,12 @@
 
 namespace ds::engine {
 
-// The vocabulary this room speaks (docs/architecture.md).
-using namespace ds::model;
-
 class ReplaySource;  // phases.h
 
 // What the coordinator asks of a worker for one phase: the worker's plan
 // for it (the run's, or a sweep point's) and the phase's times.
 struct PhaseOrder {
-    Phase phase = Phase::seq_write;
+    model::Phase phase = model::Phase::seq_write;
     std::uint64_t iteration = 1;
     // The worker's plan (model/plan.h): depth, sizes, workload, rate share.
     // Never null once the coordinator hands the order over.
@@ -59,10 +56,10 @@ struct PhaseOrder {
 
 // How one worker's phase ended.
 struct PhaseOutcome {
-    PhaseCounters counters;
-    ThroughputSeries series;  // completions over time, from PhaseOrder::series_from_ns
+    model::PhaseCounters counters;
+    model::ThroughputSeries series;  // completions over time, from PhaseOrder::series_from_ns
     // The random phase under a skewed --distribution: where its operations landed.
-    std::optional<SkewResult> skew;
+    std::optional<model::SkewResult> skew;
     bool completed = true;  // false when stopped early
     double seconds = 0;     // this worker's own time in the phase (the coordinator's clock)
     // Set when a write found the filesystem full: counted as a write error
@@ -85,7 +82,8 @@ struct PhaseOutcome {
 class MismatchSink {
   public:
     virtual ~MismatchSink() = default;
-    virtual void record(const PhaseOrder& order, PhaseCounters& c, MismatchRecord rec) = 0;
+    virtual void record(const PhaseOrder& order, model::PhaseCounters& c,
+                        model::MismatchRecord rec) = 0;
     // A read found the end of the file early.
     virtual void note_truncation() = 0;
 };
@@ -140,8 +138,8 @@ class IoPhase : public PhaseWork {
     IoPhase(PhaseContext& c, WriteDurability* writes)
         : c_(c),
           writes_(writes),
-          tolerance_ns_(
-              lateness_tolerance_ns(c.order.phase == Phase::random ? c.order.work->rate : 0)) {}
+          tolerance_ns_(model::lateness_tolerance_ns(
+              c.order.phase == model::Phase::random ? c.order.work->rate : 0)) {}
 
     Next next(Slot& s) final;
     bool more() const final;

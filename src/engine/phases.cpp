@@ -4,6 +4,9 @@
 
 namespace ds::engine {
 
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
+
 std::unique_ptr<IoPhase> make_phase(PhaseContext& c, WriteDurability* writes, const RandomMix& mix,
                                     std::uint64_t seed) {
     switch (c.order.phase) {

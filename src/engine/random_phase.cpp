@@ -4,6 +4,9 @@
 
 namespace ds::engine {
 
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
+
 namespace {
 
 // A phase's blocks under --distribution.  The hot blocks' places come from

@@ -11,9 +11,6 @@
 
 namespace ds::engine {
 
-// The vocabulary this room speaks (docs/architecture.md).
-using namespace ds::model;
-
 // When the open loop's operations are due: --rate's arrivals, or a
 // replayed trace's timestamps (ReplayPhase, phases.h).
 class DueTimes {
@@ -29,7 +26,7 @@ class RateSchedule final : public DueTimes {
     // are `1/ops_per_sec` apart, the first at start_ns + phase (so workers
     // given phases spread over one interval interleave); Poisson arrivals
     // are exponentially spaced with that mean, drawn from `seed`.
-    RateSchedule(double ops_per_sec, Arrivals arrivals, std::uint64_t start_ns,
+    RateSchedule(double ops_per_sec, model::Arrivals arrivals, std::uint64_t start_ns,
                  std::uint64_t phase_ns, std::uint64_t seed);
 
     // The due time of the next operation (monotonic ns); each call moves on.
@@ -41,7 +38,7 @@ class RateSchedule final : public DueTimes {
     double uniform();  // (0, 1]
 
     double rate_;
-    Arrivals arrivals_;
+    model::Arrivals arrivals_;
     std::uint64_t start_ns_;
     std::uint64_t count_ = 0;  // fixed: operations scheduled so far
     double at_ns_ = 0;         // poisson: the last due time, from start_ns_

@@ -81,7 +81,7 @@ class Worker final : private MismatchSink {
     // Told, on this worker's thread, what is durable after every completed
     // flush (--sync fsync/fdatasync) or every sync_every completed writes
     // (--sync osync/dsync) and at the end of a writing phase.  Null: nobody.
-    void set_durability_listener(DurabilityListener* l) { durable_.listener = l; }
+    void set_durability_listener(model::DurabilityListener* l) { durable_.listener = l; }
     // The generations last acknowledged as durable (what the listener got).
     std::span<const pattern::Generation> acknowledged() const { return durable_.acked; }
 

@@ -33,14 +33,11 @@
 
 namespace ds::engine {
 
-// The vocabulary this room speaks (docs/architecture.md).
-using namespace ds::model;
-
 // What the worker keeps across phases for its listener.
 struct DurableMaps {
     std::vector<pattern::Generation> acked;     // last acknowledged to the listener
     std::vector<pattern::Generation> snapshot;  // the units when the flush in flight was issued
-    DurabilityListener* listener = nullptr;
+    model::DurabilityListener* listener = nullptr;
     unsigned file_index = 0;
 };
 
@@ -51,7 +48,8 @@ void acknowledgeable(const UnitMap& units, std::span<pattern::Generation> out);
 
 class WriteDurability {
   public:
-    WriteDurability(SyncMethod method, std::uint64_t every, UnitMap& units, DurableMaps& maps);
+    WriteDurability(model::SyncMethod method, std::uint64_t every, UnitMap& units,
+                    DurableMaps& maps);
 
     // RWF_SYNC / RWF_DSYNC for every write, or 0.
     int rw_flags() const { return rw_flags_; }

@@ -22,9 +22,6 @@
 
 namespace ds::metrics {
 
-// The vocabulary this room speaks (docs/architecture.md).
-using namespace ds::report;
-
 class PromTextfile final : public model::RunObserver {
   public:
     // Counts the phase in progress from its seconds.
@@ -35,7 +32,7 @@ class PromTextfile final : public model::RunObserver {
         double interval_s = 5;
         std::string preset;  // --preset NAME: series carry preset and test labels
     };
-    PromTextfile(Settings settings, HostInfo host);
+    PromTextfile(Settings settings, report::HostInfo host);
     PromTextfile(const PromTextfile&) = delete;
     PromTextfile& operator=(const PromTextfile&) = delete;
 
@@ -79,7 +76,7 @@ class PromTextfile final : public model::RunObserver {
     void phase_seen(std::uint64_t iteration, model::Phase phase);
 
     Settings settings_;
-    HostInfo host_;
+    report::HostInfo host_;
     PromState state_;
     std::vector<PromSeriesSet> runs_;  // one per run (preset test); the last is current
     PromTotals in_progress_;           // the phase running, from its seconds

@@ -25,9 +25,6 @@
 
 namespace ds::metrics {
 
-// The vocabulary this room speaks (docs/architecture.md).
-using namespace ds::report;
-
 // ---------------------------------------------------------------- buckets
 // Latency buckets of every drivestress histogram: four per power of two from
 // 2^10 ns (1.024 us) to 2^36 ns (68.7 s); see prometheus.cpp for why.
@@ -131,7 +128,7 @@ struct PromState {
     std::string version;
     std::string backend;
     std::string kernel;
-    DriveInfo drive;
+    report::DriveInfo drive;
     bool running = true;
     std::optional<model::Phase> phase;  // running, or the last that ran
     std::uint64_t iteration = 0;        // 0 before the first

@@ -11,15 +11,12 @@
 
 namespace ds::run {
 
-// The vocabulary this room speaks (docs/architecture.md).
-using namespace ds::model;
-
 // The runs comparing `cfg` makes, in order, not run yet (the seed chosen;
 // --repeat moves from the runs to the comparison: each run is made once per
 // repeat, the rows interleaved).
-BackendComparison comparison_plan(RunConfig cfg);
+model::BackendComparison comparison_plan(model::RunConfig cfg);
 // Makes run i once more (watched by `observer`, null: nobody) unless a run
 // before it was interrupted or failed; whether it ran.
-bool compare_run(BackendComparison& c, std::size_t i, RunObserver* observer);
+bool compare_run(model::BackendComparison& c, std::size_t i, model::RunObserver* observer);
 
 }  // namespace ds::run

@@ -16,15 +16,12 @@
 
 namespace ds::run {
 
-// The vocabulary this room speaks (docs/architecture.md).
-using namespace ds::model;
-
 // Finds the controller and reads the log through it (one per target).
 class HealthMonitor {
   public:
     // `target`: the directory or the raw device.  Probes once: health.available
     // says whether readings follow, health.reason why not.
-    HealthMonitor(const std::string& target, const TestHooks& hooks, DriveHealth& health);
+    HealthMonitor(const std::string& target, const TestHooks& hooks, model::DriveHealth& health);
     bool on() const { return health_.available; }
     // Degrees Celsius of the controller's composite sensor, or nullopt.
     std::optional<double> temperature() const;
@@ -32,7 +29,7 @@ class HealthMonitor {
     std::optional<nvme::HealthLog> read(std::string& why);
 
   private:
-    DriveHealth& health_;  // the target's, in RunResult::targets
+    model::DriveHealth& health_;  // the target's, in RunResult::targets
     std::optional<nvme::NvmeController> controller_;
     std::vector<std::string> fixtures_;  // tests: the pages read instead of the drive
     std::size_t readings_ = 0;           // of fixtures_

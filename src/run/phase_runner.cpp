@@ -18,6 +18,8 @@ namespace ds::run {
 
 // The vocabulary this room speaks (docs/architecture.md).
 using namespace ds::model;
+using namespace ds::engine;
+using namespace ds::targets;
 
 namespace {
 

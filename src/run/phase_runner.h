@@ -13,12 +13,9 @@
 
 namespace ds::run {
 
-// The vocabulary this room speaks (docs/architecture.md).
-using namespace ds::model;
-
 // A sweep point's or a steady-state round's changes to the random phase.
 struct SweepOverrides {
-    PlanPoint point;          // depth, workers, block, rate (0: as configured)
+    model::PlanPoint point;   // depth, workers, block, rate (0: as configured)
     double time_s = 0;        // the phase's length instead of --rand-time
     std::uint64_t round = 0;  // --steady-state round (PhaseOrder::round)
     // Called on the coordinator's thread a few times a second with the
@@ -29,7 +26,7 @@ struct SweepOverrides {
 // Runs `phase` of iteration `iteration` on the first `over.point.files` workers
 // (all when 0) and accounts for it: counters, fatal errors (a full
 // filesystem, EINVAL), the run's mismatch totals and records.
-PhaseResult run_phase(RunSession& s, std::uint64_t iteration, Phase phase,
-                      const SweepOverrides& over = {});
+model::PhaseResult run_phase(RunSession& s, std::uint64_t iteration, model::Phase phase,
+                             const SweepOverrides& over = {});
 
 }  // namespace ds::run

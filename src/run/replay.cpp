@@ -24,6 +24,9 @@
 
 namespace ds::run {
 
+// The vocabulary this room speaks (docs/architecture.md).
+using namespace ds::model;
+
 namespace {
 
 io::OpKind kind_of(trace::Op op) {

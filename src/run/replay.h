@@ -33,9 +33,6 @@
 
 namespace ds::run {
 
-// The vocabulary this room speaks (docs/architecture.md).
-using namespace ds::model;
-
 inline constexpr std::uint32_t kMaxPiece = 1U << 20;
 inline constexpr std::uint32_t kMaxTrimPiece = 64U << 20;
 
@@ -60,7 +57,7 @@ struct ReplayPiece {
 
 // The layout of `info`'s devices on `targets` targets (throws SetupError
 // when they do not fit, naming the device and the target), and its words.
-ReplayLayout replay_layout(const ReplayInfo& info, std::size_t targets,
+ReplayLayout replay_layout(const model::ReplayInfo& info, std::size_t targets,
                            std::size_t files_per_target, std::uint64_t file_bytes,
                            std::uint32_t unit, bool wrap, const std::vector<std::string>& names);
 
@@ -75,12 +72,12 @@ class ReplayTrace final : public engine::ReplaySource {
     // Reads cfg.replay through; throws SetupError naming the bad line, an
     // empty trace, an unreadable file, one that is not a regular file, or
     // standard input past cfg.replay_max_bytes.
-    explicit ReplayTrace(const RunConfig& cfg);
+    explicit ReplayTrace(const model::RunConfig& cfg);
     ~ReplayTrace() override;
     ReplayTrace(const ReplayTrace&) = delete;
     ReplayTrace& operator=(const ReplayTrace&) = delete;
 
-    const ReplayInfo& info() const { return info_; }
+    const model::ReplayInfo& info() const { return info_; }
     // Bytes of standard input held in memory (0 for a file).
     std::uint64_t held_bytes() const { return held_bytes_; }
     // Its largest read or write once placed (whole units, at most kMaxPiece).
@@ -98,7 +95,7 @@ class ReplayTrace final : public engine::ReplaySource {
     sys::UniqueFd fd_;  // the file checked, or standard input's copy in memory
     std::uint64_t held_bytes_ = 0;
     std::uint32_t unit_;
-    ReplayInfo info_;
+    model::ReplayInfo info_;
     ReplayLayout layout_;
 };
 

@@ -12,21 +12,18 @@
 
 namespace ds::run {
 
-// The vocabulary this room speaks (docs/architecture.md).
-using namespace ds::model;
-
 class Runner {
   public:
-    explicit Runner(RunConfig cfg, RunObserver* observer = nullptr);
+    explicit Runner(model::RunConfig cfg, model::RunObserver* observer = nullptr);
     // Throws SetupError (or std::system_error) for setup failures before
     // the first phase finished; one after it ends the run with the error
     // in RunResult::fatal_error (StopReason::error).  Files it created are
     // removed on every path out.
-    RunResult run();
+    model::RunResult run();
 
   private:
-    RunConfig cfg_;
-    RunObserver* observer_;
+    model::RunConfig cfg_;
+    model::RunObserver* observer_;
 };
 
 // A non-zero seed from the system's random source (the run's data then

@@ -33,16 +33,11 @@
 
 namespace ds::run {
 
-// The vocabulary this room speaks (docs/architecture.md).
-using namespace ds::model;
-using namespace ds::engine;
-using namespace ds::targets;
-
 class RunSession {
   public:
     // Checks the target and the machine, creates the files (and the state
     // file); throws SetupError, leaving nothing behind.
-    RunSession(RunConfig& cfg, RunResult& res, RunObserver& observer);
+    RunSession(model::RunConfig& cfg, model::RunResult& res, model::RunObserver& observer);
     ~RunSession();
     RunSession(const RunSession&) = delete;
     RunSession& operator=(const RunSession&) = delete;
@@ -57,40 +52,40 @@ class RunSession {
     bool check_stop();
     // Runs `task` on every worker's thread, watching signals, the duration
     // and `tick` (progress) meanwhile; rethrows a worker's exception.
-    void run_on_workers(WorkerPool::Task task, const std::function<void()>& tick = {});
+    void run_on_workers(engine::WorkerPool::Task task, const std::function<void()>& tick = {});
     // Tells the observers about the run so far (RunObserver::run_so_far);
     // `live` is the phase running, null as an iteration ends, when it is
     // passed on for the first iteration and then at most once per
     // TestHooks::checkpoint_period_s.
-    void snapshot(const ProgressSnapshot* live);
+    void snapshot(const model::ProgressSnapshot* live);
     // The files anew (--recreate): rings closed first, so the old files'
     // blocks are free when the new ones are allocated.
     void recreate_files();
     // Buffered I/O: files whose write-back failed (a drive error, or a full
     // filesystem).  Counted in `phase` when given, else in the run.
     void writeback_failed(const std::vector<std::pair<std::size_t, int>>& failed,
-                          std::uint64_t iteration, Phase phase, PhaseResult* pr);
+                          std::uint64_t iteration, model::Phase phase, model::PhaseResult* pr);
     // The end: records, damage, a late signal, acknowledgements that failed.
     void finish();
     double wall_seconds() const;
 
-    RunConfig& cfg;
-    RunResult& res;
-    RunObserver& observer;
+    model::RunConfig& cfg;
+    model::RunResult& res;
+    model::RunObserver& observer;
     const TestHooks hooks;
     // --replay: the trace, read through before any target is taken.
     std::unique_ptr<ReplayTrace> replay;
-    TargetSet target;  // every target of the run, files numbered across them
-    std::unique_ptr<StateFile> state;
+    targets::TargetSet target;  // every target of the run, files numbered across them
+    std::unique_ptr<targets::StateFile> state;
     std::atomic<bool> stop{false};
     io::BackendKind kind;
     // What every worker does (model/plan.h), decided here once; a sweep
     // point's plan is made from the same rules (phase_runner.cpp).
-    RunPlan plan;
+    model::RunPlan plan;
     // --io-log: before the workers, so that it outlives their pushes.
     std::unique_ptr<output::IoLog> io_log;
-    std::vector<std::unique_ptr<Worker>> workers;
-    std::unique_ptr<WorkerPool> pool;
+    std::vector<std::unique_ptr<engine::Worker>> workers;
+    std::unique_ptr<engine::WorkerPool> pool;
     // One per target (res.targets[t].health), made by start_workers().
     std::vector<HealthMonitor> health;
     std::uint64_t duration_deadline_ns = 0;  // 0: no --duration
@@ -121,6 +116,6 @@ class RunSession {
 
 // Moves the workers' mismatch records into the result, which keeps the
 // first RunResult::kMaxRecords by iteration, phase, file and offset.
-void collect_records(std::vector<std::unique_ptr<Worker>>& workers, RunResult& res);
+void collect_records(std::vector<std::unique_ptr<engine::Worker>>& workers, model::RunResult& res);
 
 }  // namespace ds::run

@@ -14,9 +14,6 @@
 
 namespace ds::run {
 
-// The vocabulary this room speaks (docs/architecture.md).
-using namespace ds::model;
-
 // Bytes written per interval, from running totals sampled a few times a
 // second: an interval closes at the first sample at least interval_s after
 // it opened, so each is interval_s long give or take a sample period (the
@@ -41,6 +38,6 @@ class ThroughputSampler {
 // Runs iteration `iteration`'s seq-write phase as cfg.sustained_passes
 // passes, records a SustainedWriteResult in the run's result and returns
 // the passes merged as one phase.
-PhaseResult run_sustained_write(RunSession& s, std::uint64_t iteration);
+model::PhaseResult run_sustained_write(RunSession& s, std::uint64_t iteration);
 
 }  // namespace ds::run

@@ -20,9 +20,6 @@
 
 namespace ds::run {
 
-// The vocabulary this room speaks (docs/architecture.md).
-using namespace ds::model;
-
 // Makes the backend of one row, for the row's own descriptor (tests wrap
 // it to inject faults).
 using BackendFactory =
@@ -45,11 +42,12 @@ struct SyncCompareSetup {
 };
 
 // The rows in the order they run.
-std::vector<SyncCompareRow> sync_compare_rows();
+std::vector<model::SyncCompareRow> sync_compare_rows();
 
 // Runs every row; read-back mismatches and failed writes or flushes go to
 // `records` (capped) and `totals`.  Stops early on a signal or `stop`.
-SyncCompareResult run_sync_compare(const SyncCompareSetup& setup, std::atomic<bool>& stop,
-                                   std::vector<MismatchRecord>& records, ClassCounts& totals);
+model::SyncCompareResult run_sync_compare(const SyncCompareSetup& setup, std::atomic<bool>& stop,
+                                          std::vector<model::MismatchRecord>& records,
+                                          model::ClassCounts& totals);
 
 }  // namespace ds::run

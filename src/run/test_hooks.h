@@ -33,16 +33,13 @@
 
 namespace ds::run {
 
-// The vocabulary this room speaks (docs/architecture.md).
-using namespace ds::model;
-
 struct TestHooks {
     void (*pause)() = nullptr;
     bool stop_on_signal = false;
     bool stop_before_create = false;
     bool stop_before_verify = false;
     std::optional<std::uint64_t> stop_in_cleanup;  // after this many files removed
-    std::optional<Phase> stop_phase;
+    std::optional<model::Phase> stop_phase;
     std::uint64_t stop_after_ops = 0;
     // Snapshots of the run so far while an iteration runs: a long iteration
     // (a large drive) still leaves its finished phases on disk every minute.

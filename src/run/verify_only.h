@@ -21,10 +21,6 @@
 
 namespace ds::run {
 
-// The vocabulary this room speaks (docs/architecture.md).
-using namespace ds::model;
-using namespace ds::targets;
-
 // True when `g` is one of the `bound` generations after `acked`, i.e.
 // acked < g <= acked + bound with no wrap: an earlier generation, however
 // far back, is never within the bound.
@@ -34,8 +30,8 @@ bool within_bound(pattern::Generation acked, pattern::Generation g, std::uint32_
 // acknowledged generation (kUnknownGeneration: never acknowledged; with
 // kTrimmedBit, a recorded trim: all zeros is `trimmed`, else the unit is
 // judged by the generation below the bit).
-UnitVerdict classify_unit(std::span<const std::byte> actual, const pattern::UnitIdentity& acked,
-                          std::uint32_t bound);
+model::UnitVerdict classify_unit(std::span<const std::byte> actual,
+                                 const pattern::UnitIdentity& acked, std::uint32_t bound);
 
 // Reads STATE and every unit of its files (O_DIRECT when the filesystem
 // allows it).  Throws SetupError for a missing or damaged STATE.  With
@@ -43,6 +39,6 @@ UnitVerdict classify_unit(std::span<const std::byte> actual, const pattern::Unit
 // only files that carry this run's identity (a regular file of the caller,
 // one link, whose first unit's header names this run and file index), so a
 // crafted STATE cannot make it remove anything else.
-VerifyOnlyResult verify_only(const std::string& state_path, bool cleanup = false);
+model::VerifyOnlyResult verify_only(const std::string& state_path, bool cleanup = false);
 
 }  // namespace ds::run

@@ -35,9 +35,6 @@
 
 namespace ds::targets {
 
-// The vocabulary this room speaks (docs/architecture.md).
-using namespace ds::model;
-
 // 3: four-byte generations (2 had one byte each, which wrapped).
 // 4: the run id is random per run (3 derived it from the seed, so another
 //    run with the same seed wrote units that passed for this run's).
@@ -66,16 +63,16 @@ std::uint64_t state_file_bytes(std::size_t files, std::uint64_t units, std::size
 // generation, never an earlier one); with a flush every `sync_every`
 // writes (0 = none) a unit can take at most the writes since the flush
 // before last was issued: two flush intervals plus what was in flight.
-std::uint32_t unacked_write_bound(const RunConfig& cfg, std::uint64_t sync_every);
+std::uint32_t unacked_write_bound(const model::RunConfig& cfg, std::uint64_t sync_every);
 
 // Writes the state file for a run and records acknowledgements in it.
-class StateFile final : public DurabilityListener {
+class StateFile final : public model::DurabilityListener {
   public:
     // Creates `path` (never replacing anything there: the state file of an
     // earlier --keep run is evidence) preallocated, with nothing
     // acknowledged, fdatasync()s it and its directory; it gets its name only
     // once its header is on disk (targets/owned_file.h).  Throws SetupError.
-    StateFile(std::string path, StateGeometry geo);
+    StateFile(std::string path, model::StateGeometry geo);
     // Removes the state file (a setup error before the run started).
     void remove() noexcept { (void)file_.remove(); }
 
@@ -103,7 +100,7 @@ class StateFile final : public DurabilityListener {
 
   private:
     std::string path_;
-    StateGeometry geo_;
+    model::StateGeometry geo_;
     sys::UniqueFd dir_;  // the state file's directory (file_ lives in it)
     OwnedFile file_;
     std::uint64_t header_bytes_ = 0;
@@ -117,7 +114,7 @@ class StateFile final : public DurabilityListener {
 
 // What a state file holds, as read back by --verify-only.
 struct LoadedState {
-    StateGeometry geo;
+    model::StateGeometry geo;
     struct File {
         std::uint64_t acknowledgements = 0;      // sequence of the copy used (0 = none)
         std::vector<pattern::Generation> acked;  // per unit; 0 = never acknowledged

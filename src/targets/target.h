@@ -38,10 +38,6 @@
 
 namespace ds::targets {
 
-// The vocabulary this room speaks (docs/architecture.md).
-using namespace ds::model;
-using namespace ds::sys;
-
 // A file a --keep state file in the target directory names: its name, and
 // its identity when it exists (a hard link under another name is the same
 // evidence).
@@ -101,7 +97,7 @@ class Target {
     // that would be overwritten; throws SetupError naming the problem.
     // `extra_bytes` is what else the run will write there (the state file).
     // Creates nothing.
-    explicit Target(const RunConfig& cfg, std::uint64_t extra_bytes = 0);
+    explicit Target(const model::RunConfig& cfg, std::uint64_t extra_bytes = 0);
     ~Target();
     Target(const Target&) = delete;
     Target& operator=(const Target&) = delete;
@@ -131,7 +127,7 @@ class Target {
     std::uint64_t base_offset(std::size_t i) const { return raw_ ? i * file_bytes_ : 0; }
     bool direct_io() const { return direct_io_; }
     const std::string& direct_io_note() const { return direct_io_note_; }
-    const TargetInfo& info() const { return info_; }
+    const model::TargetInfo& info() const { return info_; }
     // Absolute path of the --keep state file of this target.
     const std::string& state_path() const { return state_path_; }
 
@@ -142,13 +138,13 @@ class Target {
     std::vector<std::pair<std::size_t, int>> drop_caches() const;
 
   private:
-    void check_directory(const RunConfig& cfg);
+    void check_directory(const model::RunConfig& cfg);
     // What a data file's name starts with: "drivestress-", or --path's prefix.
     std::string stem() const;
-    void check_names(const RunConfig& cfg);
+    void check_names(const model::RunConfig& cfg);
     void refuse_kept_names();
     void sweep_leftovers();
-    void check_space(const RunConfig& cfg, std::uint64_t extra_bytes);
+    void check_space(const model::RunConfig& cfg, std::uint64_t extra_bytes);
     void open_raw_device();
     void check_alignment(int fd) const;
     void register_emergency() noexcept;
@@ -164,14 +160,14 @@ class Target {
     bool want_direct_;
     bool direct_io_ = true;
     std::string direct_io_note_;
-    TargetInfo info_;
+    model::TargetInfo info_;
     std::vector<std::string> names_;  // file names in the directory
     std::vector<std::string> paths_;  // absolute paths, for reports
     std::string state_path_;
     std::vector<OwnedFile> files_;
-    std::vector<KeptFile> kept_;            // what the directory's state files keep
-    std::vector<EmergencyFile> emergency_;  // files_ for the signal handler (never resized)
-    bool keep_ = false;                     // --keep: files stay on every exit
+    std::vector<KeptFile> kept_;                 // what the directory's state files keep
+    std::vector<sys::EmergencyFile> emergency_;  // files_ for the signal handler (never resized)
+    bool keep_ = false;                          // --keep: files stay on every exit
 };
 
 }  // namespace ds::targets

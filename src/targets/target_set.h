@@ -16,15 +16,12 @@
 
 namespace ds::targets {
 
-// The vocabulary this room speaks (docs/architecture.md).
-using namespace ds::model;
-
 class TargetSet {
   public:
     // Checks and locks every target in order; throws SetupError naming the
     // one refused (those taken before it are released, nothing created).
     // `extra_bytes` goes to the first target (the state file).
-    explicit TargetSet(const RunConfig& cfg, std::uint64_t extra_bytes = 0);
+    explicit TargetSet(const model::RunConfig& cfg, std::uint64_t extra_bytes = 0);
 
     // Every target's files (targets/target.h); on a failure the files made
     // so far stay for remove_files().
@@ -54,14 +51,14 @@ class TargetSet {
     // are several.
     std::string direct_io_note() const;
     // The first target's (the one a single-target run has).
-    const TargetInfo& info() const { return targets_[0]->info(); }
+    const model::TargetInfo& info() const { return targets_[0]->info(); }
     int dir_fd() const { return targets_[0]->dir_fd(); }
     const std::string& state_path() const { return targets_[0]->state_path(); }
     // Target::drop_caches over every target, by file of the run.
     std::vector<std::pair<std::size_t, int>> drop_caches() const;
 
   private:
-    void check_shared_space(const RunConfig& cfg, std::uint64_t extra_bytes) const;
+    void check_shared_space(const model::RunConfig& cfg, std::uint64_t extra_bytes) const;
     std::pair<const Target*, std::size_t> local(std::size_t i) const {
         return {targets_[i / files_].get(), i % files_};
     }
@@ -72,7 +69,7 @@ class TargetSet {
 
 // A short name for target `info` in rows and labels: the device's name for
 // a raw device ("loop3"), else the directory's path.
-std::string target_name(const TargetInfo& info, bool raw);
+std::string target_name(const model::TargetInfo& info, bool raw);
 
 // The kind of device at `path` by its name: "loop" (/dev/loop3), "nvme"
 // (/dev/nvme0n1), "sd" (/dev/sdb), "" when not a /dev name.

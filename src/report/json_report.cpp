@@ -450,6 +450,7 @@ json targets_json(const model::RunConfig& cfg, const model::RunResult& r) {
                        {"mismatch_total", e.mismatches},
                        {"slow", slow_json(tr)},
                        {"drive_health", drive_health_json(tr.health)},
+                       {"atomic_writes", atomic_json(tr.atomic, cfg)},
                        {"status", model::status_word(e.status, model::nothing_verified(e))},
                        {"exit_code", model::code_of(e.status)}});
     }

@@ -117,5 +117,9 @@ void read_latency_thresholds(const Options& o, model::RunConfig& c);
 void read_durability(const Options& o, model::RunConfig& c);
 void read_modes(const Options& o, model::RunConfig& c);
 void read_sync_compare(const Options& o, model::RunConfig& c);
+// --atomic (after --backend, --replay and --sync-compare): refuses what it
+// cannot combine with; the sizes are checked against the target's promise
+// later (model/atomic_writes.h).
+void read_atomic(const Options& o, model::RunConfig& c);
 
 }  // namespace ds::cli::detail

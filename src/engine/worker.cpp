@@ -12,6 +12,7 @@
 #include "io/sync_backend.h"
 #include "model/errors.h"
 #include "model/results.h"
+#include "sys/atomic_write.h"
 #include "sys/signals.h"
 
 namespace ds::engine {
@@ -43,6 +44,7 @@ WorkerGeometry make_geometry(const RunConfig& cfg, unsigned backend_depth) {
     g.sync = cfg.sync;
     g.sync_every = cfg.sync_every;
     g.batch = cfg.batch;
+    g.atomic = cfg.atomic;
     return g;
 }
 
@@ -186,7 +188,8 @@ Worker::Outcome Worker::run(const PhasePlan& plan) {
                      pattern::data_id_from_seed(seed_),
                      geo_.shape,
                      trim_promise_,
-                     io_log_};
+                     io_log_,
+                     geo_.atomic ? RWF_ATOMIC : 0};
     WriteDurability writes(geo_.sync, geo_.sync_every, units_, durable_);
     std::unique_ptr<IoPhase> phase = make_phase(
         ctx, &writes, {geo_.read_pct, &geo_.distribution, geo_.rand_mix, geo_.trim_pct}, seed_);

@@ -50,6 +50,7 @@ struct WorkerGeometry {
     SyncMethod sync = SyncMethod::none;
     std::uint64_t sync_every = 1;  // writes per flush / per listener call
     unsigned batch = 1;            // SQEs prepared per submission
+    bool atomic = false;           // --atomic: every write carries RWF_ATOMIC
     // Write buffers filled through streaming stores: with O_DIRECT the
     // device (or a loop device's worker on another core) reads them, not
     // this core.  Buffered writes are copied by this thread: cached stores.

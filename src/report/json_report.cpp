@@ -251,6 +251,7 @@ json config_json(const model::RunConfig& cfg, std::uint64_t seed) {
             {"verify", cfg.verify},
             {"sync", std::string(model::to_string(cfg.sync))},
             {"sync_every", cfg.sync_every},
+            {"atomic", cfg.atomic},
             {"batch", cfg.batch},
             {"rate_iops", cfg.rate > 0 ? json(cfg.rate) : json(nullptr)},
             {"arrivals", std::string(model::to_string(cfg.arrivals))},

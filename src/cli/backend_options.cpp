@@ -99,6 +99,24 @@ void read_durability(const Options& o, model::RunConfig& c) {
                          std::to_string(c.qd) + " (a batch must fit in flight)");
 }
 
+// --atomic: every write RWF_ATOMIC, which needs O_DIRECT and writes sized
+// and placed by the run (powers of two at multiples of their size).
+void read_atomic(const Options& o, model::RunConfig& c) {
+    c.atomic = o.flag("atomic");
+    if (!c.atomic) return;
+    if (c.buffered)
+        throw UsageError(std::string("--atomic and ") +
+                         (o.flag("buffered") ? "--buffered" : "--no-direct") +
+                         " both given: RWF_ATOMIC needs O_DIRECT");
+    if (c.nop) throw UsageError("--atomic and --backend nop both given: a NOP writes nothing");
+    if (!c.replay.empty())
+        throw UsageError(
+            "--atomic and --replay both given: a trace's writes are not sized and placed as "
+            "RWF_ATOMIC needs (a power of two, at a multiple of its size)");
+    if (c.sync_compare)
+        throw UsageError("--atomic and --sync-compare both given: the table writes its own rows");
+}
+
 // --backend nop: the engine without the device.  No byte is read or
 // written, so nothing can be verified (verification is off, and the report
 // says why); what only means something of a device or of data is refused.

@@ -80,6 +80,7 @@ model::RunConfig read_run(const Options& o) {
     read_durability(o, c);
     read_sync_compare(o, c);
     read_nop(o, c);
+    read_atomic(o, c);
     read_seq_passes(o, c);
     refuse_with_several_targets(o, c);
     return c;

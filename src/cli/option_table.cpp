@@ -130,6 +130,11 @@ const OptionSpec kSpecs[] = {
      "durable writes in every write phase: osync/dsync put RWF_SYNC/RWF_DSYNC on every "
      "write; fsync/fdatasync flush after every --sync-every writes per worker"},
     {kDurable, "sync-every", 0, "N", "1", nullptr, "writes per flush, per worker (with --sync)"},
+    {kDurable, "atomic", 0, nullptr, nullptr, nullptr,
+     "every write of every phase carries RWF_ATOMIC (untorn: all old or all new after a crash; "
+     "not durable by itself, see --sync), O_DIRECT; refused before any I/O where the target "
+     "does not promise it for every write size (the header says what each target promises)",
+     Kind::flag},
     {kDurable, "sync-compare", 0, nullptr, nullptr, nullptr,
      "instead of the phases, a table of every --sync method at 4K, 8K and 16K writes "
      "(2 s a row, or --rand-time / --rand-ops a row)", Kind::flag},

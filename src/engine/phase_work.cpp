@@ -5,6 +5,7 @@
 
 #include "pattern/generator.h"
 #include "pattern/unit.h"
+#include "sys/atomic_write.h"
 
 namespace ds::engine {
 
@@ -29,7 +30,7 @@ PhaseWork::Next IoPhase::next(Slot& s) {
     const int own_flags = std::exchange(s.req.rw_flags, 0);
     if (s.req.kind == io::OpKind::write) {
         fill(s);
-        s.req.rw_flags = writes_->rw_flags() | own_flags;
+        s.req.rw_flags = writes_->rw_flags() | c_.write_flags | own_flags;
         writes_->write_issued();
     } else if (s.req.kind == io::OpKind::trim) {
         // Trimmed when issued, as a write's generation is taken then: the
@@ -174,6 +175,7 @@ void IoPhase::complete(Slot& s, std::int32_t result, std::uint64_t latency_ns) {
         c_.intervals.record_write(latency_ns);
         k.write_latency.record(latency_ns);
         ++k.write_ops;
+        if (s.req.rw_flags & RWF_ATOMIC) ++k.atomic_writes;
         k.write_bytes += s.first_length;
         if (!k.sizes.empty()) k.record_size(s.first_length, false, latency_ns);
     }

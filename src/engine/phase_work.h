@@ -118,6 +118,8 @@ struct PhaseContext {
     // What a trimmed unit of this file may read back as (--trim-pct).
     pattern::TrimPromise trim_promise = pattern::TrimPromise::zeros;
     IoLogTap io_log;
+    // Flags every write carries besides --sync's: RWF_ATOMIC (--atomic).
+    int write_flags = 0;
     // A unit of this file, offset and generation to be set.
     pattern::UnitIdentity unit(std::uint32_t unit_bytes) const {
         return {run_id, file_index, 0, 1, unit_bytes, data_id, shape};

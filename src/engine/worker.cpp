@@ -12,6 +12,7 @@
 #include "io/sync_backend.h"
 #include "model/errors.h"
 #include "model/results.h"
+#include "sys/atomic_write.h"
 #include "sys/signals.h"
 
 namespace ds::engine {
@@ -148,7 +149,8 @@ PhaseOutcome Worker::run(const PhaseOrder& order) {
                      pattern::data_id_from_seed(seed_),
                      p.shape,
                      trim_promise_,
-                     io_log_};
+                     io_log_,
+                     p.atomic ? RWF_ATOMIC : 0};
     WriteDurability writes(p.sync, p.sync_every, units_, durable_);
     std::unique_ptr<IoPhase> phase =
         make_phase(ctx, &writes, {p.read_pct, &p.distribution, p.rand_mix, p.trim_pct}, seed_);

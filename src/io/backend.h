@@ -54,7 +54,7 @@ struct Request {
     std::byte* buf = nullptr;     // where the next byte goes / comes from
     std::uint64_t submit_ns = 0;  // clock at first submission
     std::uint32_t slot = 0;       // engine's bookkeeping
-    int rw_flags = 0;             // writes: RWF_SYNC or RWF_DSYNC (per-write O_SYNC/O_DSYNC)
+    int rw_flags = 0;  // writes: RWF_SYNC or RWF_DSYNC (per-write O_SYNC/O_DSYNC), RWF_ATOMIC
 };
 
 struct Completion {

@@ -32,7 +32,7 @@ ssize_t transfer(int fd, std::uint64_t base, const Request& r, bool block_device
         case OpKind::read:
             return ::pread(fd, r.buf, r.length, at);
         case OpKind::write:
-            if (r.rw_flags) {  // per-write O_SYNC/O_DSYNC
+            if (r.rw_flags) {  // per-write O_SYNC/O_DSYNC, RWF_ATOMIC
                 iovec iov{r.buf, r.length};
                 return ::pwritev2(fd, &iov, 1, at, r.rw_flags);
             }

@@ -12,6 +12,7 @@
 #include <string>
 #include <system_error>
 
+#include "sys/atomic_write.h"
 #include "sys/errno_text.h"
 
 namespace ds::io {
@@ -200,7 +201,9 @@ void UringBackend::prepare(Request& r) {
         // Covers the writes that completed before it is issued; the engine
         // orders it by waiting for them, so no IOSQE_IO_DRAIN is needed.
         io_uring_prep_fsync(sqe, file, r.kind == OpKind::fdatasync ? IORING_FSYNC_DATASYNC : 0);
-    } else if (features_.fixed_buffers) {
+    } else if (features_.fixed_buffers && !(r.rw_flags & RWF_ATOMIC)) {
+        // (The kernel takes RWF_ATOMIC only on a plain user buffer: a
+        // registered one makes every such write EINVAL.)
         if (r.kind == OpKind::read)
             io_uring_prep_read_fixed(sqe, file, r.buf, r.length, r.offset + base_, 0);
         else
@@ -211,7 +214,7 @@ void UringBackend::prepare(Request& r) {
         else
             io_uring_prep_write(sqe, file, r.buf, r.length, r.offset + base_);
     }
-    if (r.kind == OpKind::write && r.rw_flags) sqe->rw_flags = r.rw_flags;  // RWF_SYNC/RWF_DSYNC
+    if (r.kind == OpKind::write && r.rw_flags) sqe->rw_flags = r.rw_flags;  // RWF_*SYNC, RWF_ATOMIC
     if (features_.fixed_files) sqe->flags |= IOSQE_FIXED_FILE;
     io_uring_sqe_set_data(sqe, &r);
 }

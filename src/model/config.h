@@ -213,7 +213,10 @@ struct RunConfig {
     bool keep = false;
     SyncMethod sync = SyncMethod::none;
     std::uint64_t sync_every = 1;  // writes per flush (fsync/fdatasync), per listener call
-    unsigned batch = 1;            // SQEs prepared before each submission (--batch)
+    // --atomic: every write carries RWF_ATOMIC (untorn), or the run is
+    // refused before any I/O (model/atomic_writes.h says when).
+    bool atomic = false;
+    unsigned batch = 1;  // SQEs prepared before each submission (--batch)
     // --rate: the random phase is open-loop, this many operations a second
     // over all workers (split evenly), each issued when it is due; 0: closed loop.
     double rate = 0;

@@ -55,6 +55,7 @@ struct SizeCounters {
 // Counters one worker keeps for one phase; merged across workers.
 struct PhaseCounters {
     std::uint64_t read_ops = 0, write_ops = 0;
+    std::uint64_t atomic_writes = 0;  // of write_ops, those that carried RWF_ATOMIC (--atomic)
     std::uint64_t read_bytes = 0, write_bytes = 0;
     std::uint64_t verified_bytes = 0;
     std::uint64_t unverified_units = 0;  // content unknown after a failed write

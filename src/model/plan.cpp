@@ -52,6 +52,7 @@ WorkerPlan common_plan(const RunConfig& cfg, const PlanPoint& at) {
     w.sync = cfg.sync;
     w.sync_every = cfg.sync_every;
     w.batch = cfg.batch;
+    w.atomic = cfg.atomic;
     w.arrivals = cfg.arrivals;
     return w;
 }

@@ -58,6 +58,7 @@ struct WorkerPlan {
     SyncMethod sync = SyncMethod::none;
     std::uint64_t sync_every = 1;  // writes per flush / per listener call
     unsigned batch = 1;            // SQEs prepared per submission (--batch)
+    bool atomic = false;           // --atomic: every write carries RWF_ATOMIC
     // --rand-ops: this worker's share (0: none, or the phase ends by time).
     std::uint64_t op_limit = 0;
     // An open loop (--rate): this worker's share of the rate (ops/s; 0:

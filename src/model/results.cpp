@@ -40,6 +40,7 @@ std::string utc_now_iso8601() {
 void PhaseCounters::merge(const PhaseCounters& o) {
     read_ops += o.read_ops;
     write_ops += o.write_ops;
+    atomic_writes += o.atomic_writes;
     read_bytes += o.read_bytes;
     write_bytes += o.write_bytes;
     verified_bytes += o.verified_bytes;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "io/backend.h"
+#include "model/atomic_writes.h"
 #include "model/config.h"
 #include "model/damage.h"
 #include "model/drift.h"
@@ -114,6 +115,9 @@ struct TargetResult {
     // and where that comes from, in words; empty in a run that does not trim.
     pattern::TrimPromise trim_promise = pattern::TrimPromise::zeros;
     std::string trims;
+    // What it promises of atomic writes (statx, its queue, NVMe Identify),
+    // read whether or not the run asks for them (--atomic).
+    AtomicPromise atomic;
     unsigned first_file = 0;  // its workers: files [first_file, first_file + files)
     unsigned files = 0;
     std::uint64_t capacity_bytes = 0;  // files x file size

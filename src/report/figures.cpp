@@ -45,6 +45,10 @@ const std::array kPhaseFigures = {
                 [](const PhaseResult& p) { return count(p.counters.read_ops); }},
     PhaseFigure{"write_ops", Kind::count, "operations", "Write operations completed.",
                 [](const PhaseResult& p) { return count(p.counters.write_ops); }},
+    PhaseFigure{"atomic_writes", Kind::count, "operations",
+                "Of write_ops, the writes that carried RWF_ATOMIC (--atomic: every one; 0 "
+                "otherwise).",
+                [](const PhaseResult& p) { return count(p.counters.atomic_writes); }},
     PhaseFigure{"bandwidth_bytes_per_sec", Kind::real, "bytes per second",
                 "(read_bytes + write_bytes) / elapsed_s, bytes per second; 0 when elapsed_s is 0.",
                 [](const PhaseResult& p) {

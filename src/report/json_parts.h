@@ -1,5 +1,5 @@
 // What the files of the result document share (json_report.cpp, json_phase,
-// json_text, json_endurance, json_plan).  Not for use outside report/.
+// json_text, json_endurance, json_plan, json_atomic).  Not for use outside report/.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -10,6 +10,10 @@ namespace ds::report {
 
 // Mismatch observations by class name ("stale": 2, ...).
 nlohmann::json class_counts(const model::ClassCounts& counts);
+
+// A target's atomic-write promise and its answer for the run's write sizes
+// (json_atomic.cpp).
+nlohmann::json atomic_json(const model::AtomicPromise& p, const model::RunConfig& cfg);
 
 // A target's drive health: before and after, per phase, the first damage.
 nlohmann::json drive_health_json(const model::DriveHealth& h);

@@ -251,6 +251,7 @@ json config_json(const model::RunConfig& cfg, std::uint64_t seed) {
             {"verify", cfg.verify},
             {"sync", std::string(model::to_string(cfg.sync))},
             {"sync_every", cfg.sync_every},
+            {"atomic", cfg.atomic},
             {"batch", cfg.batch},
             {"rate_iops", cfg.rate > 0 ? json(cfg.rate) : json(nullptr)},
             {"arrivals", std::string(model::to_string(cfg.arrivals))},
@@ -450,6 +451,7 @@ json targets_json(const model::RunConfig& cfg, const model::RunResult& r) {
                        {"mismatch_total", e.mismatches},
                        {"slow", slow_json(tr)},
                        {"drive_health", drive_health_json(tr.health)},
+                       {"atomic_writes", atomic_json(tr.atomic, cfg)},
                        {"status", model::status_word(e.status, model::nothing_verified(e))},
                        {"exit_code", model::code_of(e.status)}});
     }

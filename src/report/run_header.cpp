@@ -7,6 +7,7 @@
 
 #include "drivestress_version.h"
 #include "model/drift.h"
+#include "report/atomic_words.h"
 #include "report/figures.h"
 #include "report/progress_line.h"
 #include "report/result_line.h"
@@ -258,6 +259,7 @@ void TextReport::print_workload(const model::RunConfig& cfg, const model::RunRes
         if (!t.trims.empty())
             printf_fit(out_, 9, "trims    %s%s%s\n", r.targets.size() > 1 ? t.name.c_str() : "",
                        r.targets.size() > 1 ? ": " : "", t.trims.c_str());
+    std::fputs(fit(atomic_header_lines(cfg, r), 9).c_str(), out_);
     if (r.replay) printf_fit(out_, 9, "replay   %s\n", replay_text(*r.replay).c_str());
     std::fputs(fit(health_header_lines(r.targets), 9).c_str(), out_);
     if (!r.state_path.empty())

@@ -18,6 +18,7 @@
 #include "pattern/compressibility.h"
 #include "pattern/duplicates.h"
 #include "pattern/unit.h"
+#include "run/atomic_promise.h"
 #include "run/placement.h"
 #include "run/trim_promise.h"
 #include "sys/memory.h"
@@ -220,6 +221,7 @@ void RunSession::describe_targets() {
             r.trim_promise = p.promise;
             r.trims = p.words;
         }
+        r.atomic = atomic_promise_of(one);
         res.targets.push_back(std::move(r));
     }
 }

@@ -27,6 +27,7 @@
 #include "sys/mountinfo.h"
 #include "sys/signals.h"
 #include "sys/system_tree.h"
+#include "targets/atomic_facts.h"
 #include "targets/device_signature.h"
 #include "targets/ownership.h"
 #include "targets/raw_device.h"
@@ -102,6 +103,7 @@ Target::Target(const RunConfig& cfg, std::uint64_t extra_bytes)
       unit_bytes_(cfg.rand_block),
       unit_option_(cfg.sweep && cfg.sweep->param == SweepParam::rand_block ? "--sweep rand-block"
                                                                            : "--rand-block"),
+      atomic_sizes_(cfg.atomic ? model::write_sizes(cfg) : std::vector<model::WriteSize>{}),
       want_direct_(!cfg.buffered),
       direct_io_(!cfg.buffered),
       keep_(cfg.keep) {
@@ -120,6 +122,8 @@ Target::Target(const RunConfig& cfg, std::uint64_t extra_bytes)
         info_.filesystem = "raw device";
         info_.free_bytes = bytes;
         info_.previous_contents = device_signatures(dev);  // read before anything is written
+        atomic_ = raw_atomic_promise(dev, system_tree().sys);
+        check_atomic(cfg.file_bytes);
         if (cfg.trims()) trim_promise_ = raw_device_trim_promise(dev);
         for (unsigned i = 0; i < cfg.files; ++i)
             paths_.push_back(dev);
@@ -365,6 +369,8 @@ void Target::open_raw_device() {
     if (fd < 0) throw SetupError("--raw-device " + dev + ": cannot open: " + errno_text(errno));
     raw_fd_.reset(fd);
     if (!want_direct_) direct_io_ = false;
+    if (!direct_io_ && !atomic_sizes_.empty())
+        throw SetupError("--atomic: " + words() + ": O_DIRECT refused, and RWF_ATOMIC needs it");
     int sector = 0;
     if (direct_io_ && ::ioctl(fd, BLKSSZGET, &sector) == 0 &&
         static_cast<std::uint32_t>(sector) > unit_bytes_)
@@ -398,6 +404,20 @@ void Target::check_alignment(int fd) const {
                          units::format_size_option(align) + " or larger, or --buffered");
 }
 
+void Target::check_atomic(std::uint64_t region_bytes) const {
+    if (atomic_sizes_.empty()) return;
+    const std::string why =
+        model::atomic_refusal(atomic_, atomic_sizes_, file_bytes_, region_bytes);
+    if (!why.empty()) throw SetupError("--atomic: " + words() + ": " + why);
+}
+
+std::string Target::words() const {
+    if (raw_) return "--raw-device " + info_.path;
+    std::string fs = info_.filesystem.empty() ? std::string("?") : info_.filesystem;
+    if (!info_.device.empty() && info_.device != info_.filesystem) fs += " on " + info_.device;
+    return "target " + info_.directory + " (" + fs + ")";
+}
+
 void Target::create_files(std::uint64_t run_id, std::uint64_t data_id, pattern::UnitShape shape) {
     if (raw_) {
         if (!raw_fd_.valid()) open_raw_device();
@@ -409,6 +429,10 @@ void Target::create_files(std::uint64_t run_id, std::uint64_t data_id, pattern::
     for (std::size_t i = 0; i < names_.size(); ++i) {
         auto prepare = [&](int fd) {
             if (i == 0 && direct_io_) check_alignment(fd);
+            if (i == 0) {  // before the first write: the promise, and --atomic's check
+                atomic_ = file_atomic_promise(fd, system_tree().sys);
+                check_atomic(0);
+            }
             int ret = ::fallocate(fd, 0, 0, static_cast<off_t>(file_bytes_));
             if (ret != 0 && (errno == EOPNOTSUPP || errno == ENOSYS))
                 ret = ::ftruncate(fd, static_cast<off_t>(file_bytes_));
@@ -432,6 +456,9 @@ void Target::create_files(std::uint64_t run_id, std::uint64_t data_id, pattern::
             OwnedFile::create(dir_.get(), names_[i], paths_[i], direct_io_ ? O_DIRECT : 0, prepare,
                               replaceable_leftover, direct_io_ ? &refused : nullptr);
         if (refused) {
+            if (!atomic_sizes_.empty())
+                throw SetupError("--atomic: " + words() +
+                                 ": O_DIRECT refused by the filesystem, and RWF_ATOMIC needs it");
             // The filesystem refuses O_DIRECT: buffered, with eviction.
             direct_io_ = false;
             direct_io_note_ =

@@ -17,6 +17,9 @@
 //  - Units no smaller than what O_DIRECT needs on the target (statx
 //    STATX_DIOALIGN, or the device's logical block size), checked before
 //    the first I/O.
+//  - What the target promises of atomic writes (targets/atomic_facts.h),
+//    read before the first I/O too; with --atomic a write size it does not
+//    promise refuses the run there.
 #pragma once
 
 #include <sys/types.h>
@@ -28,6 +31,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/atomic_writes.h"
 #include "model/config.h"
 #include "model/results.h"
 #include "pattern/trim.h"
@@ -126,6 +130,9 @@ class Target {
     pattern::TrimPromise trim_promise() const { return trim_promise_; }
     std::uint64_t base_offset(std::size_t i) const { return raw_ ? i * file_bytes_ : 0; }
     bool direct_io() const { return direct_io_; }
+    // What the target promises of atomic writes: a raw device's from the
+    // constructor, a directory's once create_files() made its first file.
+    const model::AtomicPromise& atomic_promise() const { return atomic_; }
     const std::string& direct_io_note() const { return direct_io_note_; }
     const model::TargetInfo& info() const { return info_; }
     // Absolute path of the --keep state file of this target.
@@ -147,6 +154,10 @@ class Target {
     void check_space(const model::RunConfig& cfg, std::uint64_t extra_bytes);
     void open_raw_device();
     void check_alignment(int fd) const;
+    // --atomic: throws SetupError naming the target, the size and the
+    // limits when a write size of the run is not promised.
+    void check_atomic(std::uint64_t region_bytes) const;
+    std::string words() const;  // "target DIR (xfs on /dev/loop3)" or "--raw-device DEV"
     void register_emergency() noexcept;
 
     std::uint64_t file_bytes_;
@@ -157,6 +168,9 @@ class Target {
     sys::UniqueFd raw_fd_;  // raw-device mode: one exclusive open, shared by the workers
     sys::UniqueFd dir_;     // the target directory, open while the run lasts
     TargetLock lock_;       // the run's hold on it
+    // --atomic: the run's write sizes (empty without it) and the promise.
+    std::vector<model::WriteSize> atomic_sizes_;
+    model::AtomicPromise atomic_;
     bool want_direct_;
     bool direct_io_ = true;
     std::string direct_io_note_;

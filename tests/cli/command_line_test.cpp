@@ -742,3 +742,19 @@ TEST_CASE("every word a LIST option's table entry names is accepted by that opti
     }
     CHECK(lists == 2);  // --phases, --compare-extra
 }
+
+TEST_CASE("--atomic: every write RWF_ATOMIC; refused with what cannot carry it") {
+    CHECK_FALSE(parse({}).atomic);
+    const RunConfig c = parse({"--atomic", "--sync", "dsync"});
+    CHECK(c.atomic);
+    CHECK(c.sync == ds::model::SyncMethod::dsync);
+    CHECK(usage_error({"--atomic", "--buffered"}) ==
+          "--atomic and --buffered both given: RWF_ATOMIC needs O_DIRECT");
+    CHECK(usage_error({"--atomic", "--no-direct"}) ==
+          "--atomic and --no-direct both given: RWF_ATOMIC needs O_DIRECT");
+    check_rejected({"--atomic", "--backend", "nop"}, "--backend nop");
+    check_rejected({"--atomic", "--replay", "trace.log"}, "--replay");
+    check_rejected({"--atomic", "--sync-compare"}, "--sync-compare");
+    // Sizes are the target's to judge (model/atomic_writes.h): parsing takes them.
+    CHECK(parse({"--atomic", "--seq-block", "12K"}).seq_block == 12 * KiB);
+}

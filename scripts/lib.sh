@@ -16,6 +16,8 @@ DEPS_TEST=(python3 python3-jsonschema python3-matplotlib
     fdisk dmsetup e2fsprogs btrfs-progs mount  # loop-device e2e tests (root)
     python3-fusepy  # the single-server disk under --find-rate's tight bound
     fio  # scripts/bench's test runs it beside drivestress
+    fio-examples  # tests/jobfile: fio's own example job files as a corpus
+    xfsprogs  # test_atomic_writes: XFS is the filesystem here that does RWF_ATOMIC
     blktrace  # test_replay: a blktrace capture where the kernel lets it trace
     universal-ctags)  # tests/house_test.py: no function in src/ over 60 lines
 

@@ -153,6 +153,8 @@ class StateFileFuzz(harness.DriveStressTest):
     SAMPLES = 24
 
     def test_damaged_state_never_deletes_kept_files(self):
+        harness.plain_suite_only(self, "sixty runs of one reader: under the sanitizers the "
+                                 "in-process fuzz of state_file_test drives it")
         run = self.start(*KEEP, "--rand-time", 60, stop="random:300", json_out=False)
         run.wait_stopped()
         run.send(signal.SIGKILL)

@@ -9,6 +9,7 @@
 #include <ctime>
 
 #include "drivestress_version.h"
+#include "io/backend.h"
 #include "model/plan.h"
 #include "units/units.h"
 
@@ -74,11 +75,17 @@ struct Threads {
     unsigned depth = 1;
 };
 
+// Whether each operation was a blocking call on a thread of its own (the
+// sync backend: fio's psync), not one of a queue (io_uring, nop).
+bool blocking_calls(const model::RunConfig& cfg, const model::RunResult& r) {
+    return !cfg.nop && (io::backend_flags(r.backend.used) & io::kBlockingCalls) != 0;
+}
+
 Threads threads_of(const model::RunConfig& cfg, const model::RunResult& r,
                    const model::RunPlan& plan) {
     const auto workers = static_cast<unsigned>(plan.workers.size());
     const unsigned depth = std::max(1U, plan.rand_depth());
-    if (r.backend.used == io::BackendKind::sync && !cfg.nop) return {workers * depth, 1};
+    if (blocking_calls(cfg, r)) return {workers * depth, 1};
     return {workers, depth};
 }
 
@@ -103,7 +110,7 @@ void add_what(Options& o, const model::RunConfig& cfg, const model::WorkerPlan& 
 
 void add_engine(Options& o, const model::RunConfig& cfg, const model::RunResult& r,
                 const model::WorkerPlan& w, const Threads& t) {
-    const bool sync = r.backend.used == io::BackendKind::sync && !cfg.nop;
+    const bool sync = blocking_calls(cfg, r);
     o.emplace_back("ioengine", cfg.nop ? "null" : sync ? "psync" : "io_uring");
     o.emplace_back("iodepth", std::to_string(t.depth));
     if (!sync && w.batch > 1) o.emplace_back("iodepth_batch_submit", std::to_string(w.batch));
@@ -171,6 +178,8 @@ std::string job_desc(const model::RunConfig& cfg, const model::RunResult& r,
     if (p.repeats.size() > 1) d += ", " + std::to_string(p.repeats.size()) + " repeats merged";
     if (w.trim_pct > 0 && w.trim_pct < 100 && w.read_pct + w.trim_pct < 100)
         d += ", " + std::to_string(w.trim_pct) + "% trims";
+    // fio 3.33 has no word for RWF_ATOMIC (fio's atomic= came later).
+    if (w.atomic) d += ", every write RWF_ATOMIC (--atomic)";
     if (p.interrupted) d += ", interrupted";
     if (cfg.nop) return d + "; nop backend: no device I/O, nothing verified";
     if (!cfg.verify) return d + "; reads not verified (--no-verify)";

@@ -335,6 +335,12 @@ TEST_CASE("a plain run is one job, its workload in fio's words") {
     CHECK(option(o, "runtime") == "10");
     CHECK(option(o, "randseed") == "1234");
     CHECK(option(o, "rate_iops") == "(absent)");
+    CHECK(job.desc.find("RWF_ATOMIC") == std::string::npos);
+    // --atomic: fio 3.33 has no option for it; the desc says it.
+    model::RunConfig atomic = cfg;
+    atomic.atomic = true;
+    const report::FioDocument a = report::fio_document({{"random", &atomic, &r}}, end);
+    CHECK(a.jobs[0].desc.find(", every write RWF_ATOMIC (--atomic)") != std::string::npos);
 }
 
 TEST_CASE("fio's options for the sync backend, a size mix, a rate, a distribution, flushes") {

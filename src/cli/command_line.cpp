@@ -146,6 +146,10 @@ void read_preset(const po::variables_map& vm, const Options& o, ParsedCommandLin
     }
     out.config = out.preset_tests.front().second;
     read_outputs(o, false, out.outputs);
+    std::vector<const model::RunConfig*> tests;
+    for (const auto& test : out.preset_tests)
+        tests.push_back(&test.second);
+    check_fio_json(o, tests);
 }
 
 }  // namespace
@@ -175,6 +179,7 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
     }
     out.config = read_run(o);
     read_outputs(o, out.config.compare_backends, out.outputs);
+    check_fio_json(o, {&out.config});
     detail::read_io_log(o, out.config);
     if (!out.config.io_log.empty()) out.outputs.io_log = output::OutputPath(out.config.io_log);
     return out;

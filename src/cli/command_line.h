@@ -30,6 +30,7 @@ enum class ProgressMode { automatic, always, never };
 // Where results go: written by the report layer, during or after the run.
 struct Outputs {
     output::OutputPath json;        // --json: none, stdout or a path
+    output::OutputPath fio_json;    // --fio-json: none, stdout or a path (report/fio_jobs.h)
     output::OutputPath timeseries;  // --timeseries: none or a path
     output::OutputPath prom;        // --prom: none or a path
     output::OutputPath io_log;      // --io-log: none or a path (RunConfig::io_log runs it)

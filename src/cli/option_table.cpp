@@ -141,6 +141,9 @@ const OptionSpec kSpecs[] = {
 
     {kResults, "json", 0, "PATH", nullptr, nullptr,
      "write the result document to PATH (- = stdout; the text report then goes to stderr)"},
+    {kResults, "fio-json", 0, "PATH", nullptr, nullptr,
+     "write the random phase as fio 3.33's --output-format=json+ document to PATH, for the "
+     "tools that read fio's JSON (- = stdout; the text report then goes to stderr)"},
     {kResults, "timeseries", 0, "PATH", nullptr, nullptr,
      "write one JSON line per --interval per phase to PATH"},
     {kResults, "interval", 0, "DURATION", "1s", nullptr,

@@ -167,8 +167,10 @@ void read_nop(const Options& o, model::RunConfig& c);
 void read_atomic(const Options& o, model::RunConfig& c);
 
 // output_options.cpp: where the results go and what they hold.
-// --json, --timeseries, --prom and what goes with them, --progress.
+// --json, --fio-json, --timeseries, --prom and what goes with them, --progress.
 void read_outputs(const Options& o, bool compare_backends, Outputs& out);
+// --fio-json needs a random phase in at least one of `runs` (a preset's tests).
+void check_fio_json(const Options& o, const std::vector<const model::RunConfig*>& runs);
 // --interval: the length of a --timeseries line.
 void read_interval(const Options& o, model::RunConfig& c);
 void read_iteration_detail(const Options& o, model::RunConfig& c);

@@ -1,6 +1,6 @@
-// Where the results go and what they hold: --json, --timeseries and its
-// --interval, --prom with its labels and pace, --io-log, the text report's
-// --brief, --wide, --units and --progress, --iteration-detail and
+// Where the results go and what they hold: --json, --fio-json, --timeseries
+// and its --interval, --prom with its labels and pace, --io-log, the text
+// report's --brief, --wide, --units and --progress, --iteration-detail and
 // --latency-thresholds.
 #include <set>
 #include <string>
@@ -14,6 +14,7 @@ namespace ds::cli {
 std::vector<std::pair<std::string, std::string>> Outputs::files() const {
     std::vector<std::pair<std::string, std::string>> out;
     for (const auto& [option, path] : {std::pair{"--json", &json},
+                                       {"--fio-json", &fio_json},
                                        {"--timeseries", &timeseries},
                                        {"--prom", &prom},
                                        {"--io-log", &io_log}})
@@ -25,11 +26,13 @@ std::vector<std::pair<std::string, std::string>> Outputs::files() const {
 
 namespace ds::cli::detail {
 
-// --json, --timeseries, --prom and what goes with them, --progress.
+// --json, --fio-json, --timeseries, --prom and what goes with them, --progress.
 void read_outputs(const Options& o, bool compare_backends, Outputs& out) {
-    if (o.given("json")) {
-        out.json = output::OutputPath(o.text("json"));
-        if (out.json.none()) throw UsageError("--json: empty path");
+    for (const char* name : {"json", "fio-json"}) {
+        if (!o.given(name)) continue;
+        const output::OutputPath path(o.text(name));
+        if (path.none()) throw UsageError(Options::opt(name) + ": empty path");
+        (std::string(name) == "json" ? out.json : out.fio_json) = path;
     }
     for (const char* name : {"timeseries", "prom"}) {
         if (!o.given(name)) continue;
@@ -144,6 +147,23 @@ void read_io_log(const Options& o, model::RunConfig& c) {
     else
         throw UsageError("--io-log-format: '" + format + "' is not one of ndjson, fio");
     c.io_log = path;
+}
+
+// Whether a run has a random phase: what --fio-json writes (report/fio_jobs.h).
+bool runs_random_phase(const model::RunConfig& c) {
+    return !c.sync_compare && c.has_phase(model::Phase::random) &&
+           (c.rand_ops || c.rand_time_s > 0 || !c.replay.empty());
+}
+
+// --fio-json writes the random phase of each run (a preset: of each test
+// that has one), so a command line without any has nothing to write.
+void check_fio_json(const Options& o, const std::vector<const model::RunConfig*>& runs) {
+    if (!o.given("fio-json")) return;
+    for (const model::RunConfig* c : runs)
+        if (runs_random_phase(*c)) return;
+    throw UsageError(
+        "--fio-json writes the random phase's figures as fio's JSON+, and this run has no "
+        "random phase (--phases with random, --rand-time > 0; not --sync-compare)");
 }
 
 }  // namespace ds::cli::detail

@@ -254,6 +254,11 @@ void IoPhase::scheduled_done(const Slot& s, std::uint64_t latency_ns) {
     const std::uint64_t waited = s.req.submit_ns > s.due_ns ? s.req.submit_ns - s.due_ns : 0;
     const std::uint64_t response = latency_ns + waited;
     k.response_latency.record(response);
+    if (!k.response_by_direction.empty() && !io::is_flush(s.req.kind))
+        k.response_by_direction[s.req.kind == io::OpKind::read   ? PhaseCounters::kResponseRead
+                                : s.req.kind == io::OpKind::trim ? PhaseCounters::kResponseTrim
+                                                                 : PhaseCounters::kResponseWrite]
+            .record(response);
     c_.intervals.record_response(response);
     if (s.late) {
         ++k.late_ops;

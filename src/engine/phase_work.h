@@ -141,7 +141,12 @@ class IoPhase : public PhaseWork {
         : c_(c),
           writes_(writes),
           tolerance_ns_(model::lateness_tolerance_ns(
-              c.order.phase == model::Phase::random ? c.order.work->rate : 0)) {}
+              c.order.phase == model::Phase::random ? c.order.work->rate : 0)) {
+        // A scheduled phase (--rate, --replay) counts response times by
+        // direction too; sized here, never in scheduled_done.
+        if (c.order.phase == model::Phase::random && (c.order.work->rate > 0 || c.order.replay))
+            c.out.counters.keep_response_by_direction();
+    }
 
     Next next(Slot& s) final;
     bool more() const final;

@@ -80,6 +80,16 @@ struct PhaseCounters {
     // issued them (the schedule's issue error); of those due while every
     // slot was busy (late), how many and the largest lateness.
     stats::LatencyHistogram response_latency;
+    // The same response times by direction (kResponseRead, kResponseWrite,
+    // kResponseTrim): what --fio-json's per-direction lat_ns is.  Sized by
+    // keep_response_by_direction() when a scheduled phase starts (never on
+    // the hot path); empty in a closed loop, whose response time is its
+    // service time.
+    static constexpr std::size_t kResponseRead = 0, kResponseWrite = 1, kResponseTrim = 2;
+    std::vector<stats::LatencyHistogram> response_by_direction;
+    void keep_response_by_direction() {
+        if (response_by_direction.empty()) response_by_direction.resize(3);
+    }
     stats::LatencyHistogram issue_error;
     std::uint64_t late_ops = 0;
     std::uint64_t max_lateness_ns = 0;

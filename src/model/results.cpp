@@ -56,6 +56,11 @@ void PhaseCounters::merge(const PhaseCounters& o) {
     write_errors += o.write_errors;
     system_calls += o.system_calls;
     response_latency.merge(o.response_latency);
+    if (!o.response_by_direction.empty()) {
+        keep_response_by_direction();
+        for (std::size_t i = 0; i < response_by_direction.size(); ++i)
+            response_by_direction[i].merge(o.response_by_direction[i]);
+    }
     issue_error.merge(o.issue_error);
     late_ops += o.late_ops;
     max_lateness_ns = std::max(max_lateness_ns, o.max_lateness_ns);

@@ -55,6 +55,11 @@ model::ExitStatus run_comparison(const cli::ParsedCommandLine& cmd, const Output
         for (std::size_t i = 0; i < cmp.runs.size() && run::compare_run(cmp, i, nullptr); ++i)
             std::fputs(report::repeat_line(cmp, i, out.units).c_str(), out.text);
     Delivery d(model::exit_status(cmp));
+    // --fio-json: each row that ran is a job (and a group) of its own.
+    std::vector<report::FioRunRef> rows;
+    for (const model::ComparedRun& row : cmp.runs)
+        if (row.ran) rows.push_back({row.label, &row.config, &row.result});
+    deliver_fio_json(cmd.outputs, d, rows);
     const model::ComparedRun& first = cmp.runs[0];
     if (!json.none()) {
         auto doc = report::result_json(first.config, first.result, report::HostInfo::current());

@@ -26,14 +26,19 @@ void Delivery::json(const output::OutputPath& out, nlohmann::json doc,
                     const model::RunResult* run) {
     if (out.none()) return;
     report::set_verdict(doc, code_);
-    const std::string text = report::document_text(doc, run);
+    document("--json", out, report::document_text(doc, run));
+}
+
+void Delivery::document(const char* option, const output::OutputPath& out,
+                        const std::string& text) {
+    if (out.none()) return;
     if (out.is_stdout()) {
         if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() ||
             std::fflush(stdout) != 0)
-            failed(std::string("--json -: writing to stdout failed: ") + std::strerror(errno));
+            failed(std::string(option) + " -: writing to stdout failed: " + std::strerror(errno));
         return;
     }
-    write_file("--json", out.text(), text);
+    write_file(option, out.text(), text);
 }
 
 void Delivery::write_file(const char* option, const std::string& path, const std::string& text) {

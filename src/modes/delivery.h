@@ -31,6 +31,9 @@ class Delivery {
     // --verify-only).  The document's verdict is this delivery's status.
     void json(const output::OutputPath& out, nlohmann::json doc,
               const model::RunResult* run = nullptr);
+    // A finished document's text (--fio-json), delivered as --json is;
+    // `option` names it in a failure.
+    void document(const char* option, const output::OutputPath& out, const std::string& text);
     void write_file(const char* option, const std::string& path, const std::string& text);
     // When a delivery failed: the verdict line of a report that has no
     // finish() of its own to say it ("result   ERROR: ... (exit 1)").

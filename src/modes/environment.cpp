@@ -41,6 +41,7 @@ void check_output(const char* option, const output::OutputPath& out) {
 void check_distinct_outputs(const Outputs& o) {
     const std::pair<const char*, const output::OutputPath*> all[] = {
         {"--json", &o.json},
+        {"--fio-json", &o.fio_json},
         {"--timeseries", &o.timeseries},
         {"--prom", &o.prom},
         {"--io-log", &o.io_log}};
@@ -106,6 +107,7 @@ void check_environment(ParsedCommandLine& cmd) {
     if (!cmd.config.replay.empty() && cmd.config.replay != "-") protect(cmd.config.replay);
     check_distinct_outputs(cmd.outputs);
     check_output("--json", cmd.outputs.json);
+    check_output("--fio-json", cmd.outputs.fio_json);
     check_output("--timeseries", cmd.outputs.timeseries);
     check_output("--prom", cmd.outputs.prom);
     check_output("--io-log", cmd.outputs.io_log);

@@ -2,7 +2,10 @@
 
 #include <unistd.h>
 
+#include <chrono>
+
 #include "modes/printable_stream.h"
+#include "report/fio_json.h"
 #include "report/host_info.h"
 #include "report/text_width.h"
 #include "run/runner.h"
@@ -15,7 +18,7 @@ Output output_for(const cli::Outputs& outputs) {
     // Never text into the JSON document; names in it escaped for the terminal.
     static std::FILE* const to_stdout = printable_stream(stdout);
     static std::FILE* const to_stderr = printable_stream(stderr);
-    o.text = outputs.json.is_stdout() ? to_stderr : to_stdout;
+    o.text = outputs.json.is_stdout() || outputs.fio_json.is_stdout() ? to_stderr : to_stdout;
     const bool live = outputs.progress == cli::ProgressMode::always ||
                       (outputs.progress == cli::ProgressMode::automatic && ::isatty(STDERR_FILENO));
     o.live = live ? stderr : nullptr;
@@ -60,6 +63,13 @@ void finish_prom(metrics::PromTextfile* prom, Delivery& d, bool nothing_verified
             "%u live rewrite(s) of --prom failed, the last one landed (first failure: %s)",
             prom->live_failures(), prom->live_error().c_str()));
     }
+}
+
+void deliver_fio_json(const cli::Outputs& o, Delivery& d,
+                      const std::vector<report::FioRunRef>& runs) {
+    if (o.fio_json.none()) return;
+    const report::FioDocument doc = report::fio_document(runs, std::chrono::system_clock::now());
+    d.document("--fio-json", o.fio_json, report::fio_jsonplus_text(doc));
 }
 
 }  // namespace ds::modes

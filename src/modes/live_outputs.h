@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "cli/command_line.h"
 #include "metrics/prom_textfile.h"
@@ -10,6 +11,7 @@
 #include "model/observer.h"
 #include "modes/delivery.h"
 #include "modes/modes.h"
+#include "report/fio_jobs.h"
 #include "report/text_report.h"
 
 namespace ds::modes {
@@ -26,5 +28,10 @@ model::RunResult run_watched(const model::RunConfig& cfg, model::RunObserver* ob
 
 // The last textfile write; a live rewrite that failed is said, not fatal.
 void finish_prom(metrics::PromTextfile* prom, Delivery& d, bool nothing_verified = false);
+
+// --fio-json: the random phases of `runs` as fio's JSON+ (report/fio_jobs.h),
+// written once the runs are over; nothing without --fio-json.
+void deliver_fio_json(const cli::Outputs& o, Delivery& d,
+                      const std::vector<report::FioRunRef>& runs);
 
 }  // namespace ds::modes

@@ -60,6 +60,11 @@ model::ExitStatus deliver(const cli::ParsedCommandLine& cmd, const Output& out,
     if (timeseries)
         if (std::string e = timeseries->finish(); !e.empty()) d.failed(e);
     finish_prom(prom, d);
+    // --fio-json: each test's random phase a job (and a group) of its own.
+    std::vector<report::FioRunRef> tests;
+    for (std::size_t i = 0; i < results.size(); ++i)
+        tests.push_back({results[i].first, &configs[i], &results[i].second});
+    deliver_fio_json(cmd.outputs, d, tests);
     if (!json.none()) {
         const report::HostInfo host = report::HostInfo::current();
         auto doc =

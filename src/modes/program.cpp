@@ -109,8 +109,10 @@ int run_program(int argc, char** argv) {
     else
         code = dispatch(cmd);
     // The report is part of the result: stdout on a full disk is an error
-    // (with --json - the document's delivery has said so already).
-    if (!cmd.outputs.json.is_stdout() && (std::fflush(stdout) != 0 || std::ferror(stdout))) {
+    // (with --json - or --fio-json - the document's delivery has said so already).
+    const bool document_on_stdout =
+        cmd.outputs.json.is_stdout() || cmd.outputs.fio_json.is_stdout();
+    if (!document_on_stdout && (std::fflush(stdout) != 0 || std::ferror(stdout))) {
         ds::units::error(std::string("writing to standard output failed: ") +
                          std::strerror(errno ? errno : EIO));
         if (code == ExitStatus::success) code = ExitStatus::error;

@@ -35,6 +35,8 @@ model::ExitStatus run_single(const cli::ParsedCommandLine& cmd, const Output& ou
     if (result.io_log && !result.io_log->error.empty()) d.failed(result.io_log->error);
     if (prom) prom->run_ended(result);
     finish_prom(prom.get(), d, model::nothing_verified(model::run_evidence(cfg, result, d.code())));
+    // Before --json, whose verdict then counts a --fio-json that failed.
+    deliver_fio_json(o, d, {{"random", &cfg, &result}});
     nlohmann::json doc = report::result_json(cfg, result, report::HostInfo::current());
     if (!o.json.is_stdout()) doc["checkpoints_written"] = snapshots.writes();
     d.json(o.json, std::move(doc), &result);

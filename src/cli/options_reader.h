@@ -149,10 +149,6 @@ void read_sustained_write(const Options& o, model::RunConfig& c);
 // --compare-backends, --compare-extra and --keep.
 void read_modes(const Options& o, model::RunConfig& c);
 void read_sync_compare(const Options& o, model::RunConfig& c);
-// --atomic (after --backend, --replay and --sync-compare): refuses what it
-// cannot combine with; the sizes are checked against the target's promise
-// later (model/atomic_writes.h).
-void read_atomic(const Options& o, model::RunConfig& c);
 
 // backend_options.cpp: how the I/O is issued (parse_cpu_list, command_line.h).
 // --backend, --sqpoll, --iopoll, --buffered (--no-direct) and --cpus.
@@ -161,9 +157,9 @@ void read_backend(const Options& o, model::RunConfig& c);
 void read_durability(const Options& o, model::RunConfig& c);
 // --backend nop: refuses what needs a device or data, turns verification off.
 void read_nop(const Options& o, model::RunConfig& c);
-// --atomic: every write RWF_ATOMIC; refuses what it cannot combine with (the
-// sizes are checked against the target's promise later,
-// model/atomic_writes.h).
+// --atomic (after --backend, --replay and --sync-compare): every write
+// RWF_ATOMIC; refuses what it cannot combine with (the sizes are checked
+// against the target's promise later, model/atomic_writes.h).
 void read_atomic(const Options& o, model::RunConfig& c);
 
 // output_options.cpp: where the results go and what they hold.

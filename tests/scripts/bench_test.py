@@ -5,7 +5,10 @@
 - bench/floor_randread nop: every operation a NOP on the same ring; the
   file it registered is left as it was; mix70: reads and writes in about
   that share, each write's block fresh data (the file is no longer zero),
-  reads + writes = ops; a mode it does not know exits 2;
+  reads + writes = ops; a mode it does not know exits 2; each --wait
+  strategy reads at QD 1 and 8 and says which strategy and ring flags it
+  ran (a spin's ring takes TASKRUN_FLAG), --awake names its CPUs, and a
+  strategy, ring or CPU list it does not know exits 2;
 - scripts/bench: the NOP group runs drivestress --backend nop, the NOP floor
   and, with --tio, t/io_uring -N1, in one row against each other; both mix
   rows carry the mix floor; t/io_uring's per-second lines are parsed in its
@@ -123,8 +126,8 @@ class FloorModes(unittest.TestCase):
         os.ftruncate(fd, 4 * MiB)  # reads as zeros
         os.close(fd)
 
-    def floor(self, mode, seconds="0.2"):
-        p = subprocess.run([OPTS.floor, self.path, "8", seconds, "4096", mode],
+    def floor(self, mode, seconds="0.2", options=(), qd="8"):
+        p = subprocess.run([OPTS.floor, *options, self.path, qd, seconds, "4096", mode],
                            capture_output=True, text=True, timeout=60)
         if p.returncode and "ring" in p.stderr:
             self.skipTest(f"io_uring not usable here: {p.stderr.strip()}")
@@ -157,6 +160,36 @@ class FloorModes(unittest.TestCase):
             p = subprocess.run([OPTS.floor, self.path, "8", "0.1", "4096", mode],
                                capture_output=True, text=True, timeout=60)
             self.assertEqual(p.returncode, 2, mode)
+            self.assertIn("usage", p.stderr)
+
+    def test_each_wait_strategy_reads_and_says_how_it_waited(self):
+        rings = {"enter": "SINGLE_ISSUER|DEFER_TASKRUN",
+                 "submit_then_wait": "SINGLE_ISSUER|DEFER_TASKRUN",
+                 "spin:20": "SINGLE_ISSUER|DEFER_TASKRUN|TASKRUN_FLAG",
+                 "sqpoll": "SQPOLL|SINGLE_ISSUER",
+                 "sqpoll_spin:20@0": "SQPOLL|SQ_AFF|SINGLE_ISSUER"}
+        for wait, ring in rings.items():
+            for qd in ("1", "8"):
+                with self.subTest(wait=wait, qd=qd):
+                    d = self.floor("touch", "0.05", [f"--wait={wait}"], qd)
+                    self.assertGreater(d["ops"], 0)
+                    self.assertEqual((d["reads"], d["writes"]), (d["ops"], 0))
+                    self.assertEqual((d["wait"], d["ring"]), (wait, ring))
+                    self.assertEqual(d["touched_xor"], 0)  # the file reads as zeros
+
+    def test_ring_modes_and_awake_cpus_are_taken(self):
+        d = self.floor("touch", "0.05", ["--wait=spin:5", "--ring=coop", "--awake=0"], "1")
+        self.assertEqual((d["ring"], d["awake"]), ("SINGLE_ISSUER|COOP_TASKRUN|TASKRUN_FLAG", "0"))
+        self.assertEqual(d["reads"], d["ops"])
+        d = self.floor("touch", "0.05", ["--ring=plain"], "1")
+        self.assertEqual((d["ring"], d["wait"], d["awake"]), ("none", "enter", ""))
+
+    def test_unknown_wait_ring_or_cpu_list_is_refused(self):
+        for option in ("--wait=spin", "--wait=spin:x", "--wait=nap", "--wait=enter2",
+                       "--wait=sqpoll@", "--ring=fast", "--awake=", "--awake=1,,2", "--pin=0"):
+            p = subprocess.run([OPTS.floor, option, self.path, "1", "0.1"],
+                               capture_output=True, text=True, timeout=60)
+            self.assertEqual(p.returncode, 2, option)
             self.assertIn("usage", p.stderr)
 
 

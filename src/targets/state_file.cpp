@@ -19,23 +19,7 @@ namespace ds::targets {
 using namespace ds::model;
 using namespace ds::sys;
 
-namespace {
-
-constexpr std::uint64_t kStateMagic = 0x3145544154535344ULL;  // "DSSTATE1"
-constexpr std::uint32_t kCopyMagic = 0x4b415344U;             // "DSAK"
-constexpr std::uint64_t kBlock = 4096;
-constexpr std::size_t kHeaderFixed = 80;                        // fields before the paths
-constexpr std::size_t kCopyFixed = 40;                          // fields before the generations
-constexpr std::size_t kGenBytes = sizeof(pattern::Generation);  // per unit in a record
-constexpr std::uint32_t kMaxStateFiles = 1U << 16;
-
-std::uint64_t round_up(std::uint64_t v) {
-    return (v + kBlock - 1) / kBlock * kBlock;
-}
-
-// A 64-bit check over byte ranges: enough to tell a torn or damaged record
-// from a whole one (not a cryptographic hash).
-std::uint64_t check_of(std::uint64_t h, std::span<const std::byte> data) {
+std::uint64_t state_check(std::uint64_t h, std::span<const std::byte> data) {
     constexpr std::uint64_t kMul = 0x9E3779B97F4A7C15ULL;
     std::size_t i = 0;
     for (; i + 8 <= data.size(); i += 8) {
@@ -48,6 +32,20 @@ std::uint64_t check_of(std::uint64_t h, std::span<const std::byte> data) {
     std::memcpy(&tail, data.data() + i, data.size() - i);
     h = (h ^ tail ^ (std::uint64_t{data.size()} << 56)) * kMul;
     return h ^ (h >> 29);
+}
+
+namespace {
+
+constexpr std::uint64_t kStateMagic = 0x3145544154535344ULL;  // "DSSTATE1"
+constexpr std::uint32_t kCopyMagic = 0x4b415344U;             // "DSAK"
+constexpr std::uint64_t kBlock = 4096;
+constexpr std::size_t kHeaderFixed = 80;                        // fields before the paths
+constexpr std::size_t kCopyFixed = 40;                          // fields before the generations
+constexpr std::size_t kGenBytes = sizeof(pattern::Generation);  // per unit in a record
+constexpr std::uint32_t kMaxStateFiles = 1U << 16;
+
+std::uint64_t round_up(std::uint64_t v) {
+    return (v + kBlock - 1) / kBlock * kBlock;
 }
 
 template <typename T>
@@ -86,8 +84,8 @@ bool write_all(int fd, const std::byte* p, std::size_t len, std::uint64_t off) {
 // The record check covers the run id too, so a record copied from another
 // run's state file does not pass.
 std::uint64_t copy_check(std::uint64_t run_id, std::span<const std::byte> copy) {
-    std::uint64_t h = check_of(run_id, copy.first(24));
-    return check_of(h, copy.subspan(32));  // the bound and the generations
+    std::uint64_t h = state_check(run_id, copy.first(24));
+    return state_check(h, copy.subspan(32));  // the bound and the generations
 }
 
 }  // namespace
@@ -148,8 +146,8 @@ StateFile::StateFile(std::string path, StateGeometry geo)
     put(h + 64, static_cast<std::uint32_t>(names.size()));
     if (shaped) put(h + 68, geo_.shape);
     std::memcpy(h + kHeaderFixed, names.data(), names.size());
-    std::uint64_t check = check_of(0, std::span(header).first(72));
-    check = check_of(check, std::span(header).subspan(kHeaderFixed, names.size()));
+    std::uint64_t check = state_check(0, std::span(header).first(72));
+    check = state_check(check, std::span(header).subspan(kHeaderFixed, names.size()));
     put(h + 72, check);
 
     // Preallocated (a full filesystem must refuse the run, not every
@@ -308,8 +306,8 @@ OpenState open_state(const std::string& path) {
     std::vector<std::byte> header(o.header_bytes);
     if (!read_all(o.fd.get(), header.data(), header.size(), 0))
         throw bad("cannot read the header: " + errno_text());
-    std::uint64_t check = check_of(0, std::span(header).first(72));
-    check = check_of(check, std::span(header).subspan(kHeaderFixed, names_bytes));
+    std::uint64_t check = state_check(0, std::span(header).first(72));
+    check = state_check(check, std::span(header).subspan(kHeaderFixed, names_bytes));
     if (check != get<std::uint64_t>(header.data() + 72))
         throw bad("damaged state file header (check mismatch)");
     const std::string dir = parent_of(path);

@@ -156,6 +156,12 @@ std::string readable_formats();
 // Anything else is provably not one (another user's, text, a link).
 std::string damaged_state_reason(const std::string& path, bool own_name);
 
+// The 64-bit check the state file's header and records carry over byte
+// ranges, continued from `h`: tells a torn or damaged record from a whole
+// one (not a cryptographic hash).  Exposed for tests/fuzz/fuzz_state.cpp,
+// which fixes up the checks of the records it mutates.
+std::uint64_t state_check(std::uint64_t h, std::span<const std::byte> data);
+
 // The names (no directory) of the files a state file keeps, read from its
 // checked header.  Throws SetupError like load_state_file.
 std::vector<std::string> state_file_names(const std::string& path);

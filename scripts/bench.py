@@ -106,6 +106,10 @@ What is compared, exactly:
 A/B rows give both sides' medians and the ratio A/B of each repetition's two
 figures (paired: a load that drifts between repetitions moves both), its
 median and range.
+--baseline EXE: every drivestress run of every case runs again with EXE (another
+build of drivestress) in the same repetition, the two in alternating order, and
+the "vs baseline" rows give this build over EXE (A/B of a change: no verified row
+may be slower outside the ratio range).
 CPU seconds per million operations come from each tool's own accounting:
 drivestress phase cpu.user_s + cpu.system_s (whole process, that phase);
 fio usr_cpu + sys_cpu (percent) x job_runtime, summed over jobs.  For the
@@ -142,6 +146,7 @@ from benchlib.cases_replay import *  # noqa: E402,F401,F403
 from benchlib.extras import *  # noqa: E402,F401,F403
 from benchlib.environment import *  # noqa: E402,F401,F403
 from benchlib.report import *  # noqa: E402,F401,F403
+from benchlib.baseline import *  # noqa: E402,F401,F403
 
 
 GROUP_CASES = ("randread", "sync", "mix", "skew", "bsmix", "nop", "seq", "rate", "targets",
@@ -180,6 +185,9 @@ def parse_args(argv):
                    help="fio iodepth_batch_submit and _complete_min (default QD/4, at least 1)")
     p.add_argument("--fio-opt", action="append", default=[], metavar="KEY=VALUE",
                    help="extra fio option for every fio job (repeatable), e.g. gtod_reduce=1")
+    p.add_argument("--baseline", default=None, metavar="EXE",
+                   help="another drivestress binary run beside this build's in every case, "
+                        "alternated; adds rows this build / EXE")
     p.add_argument("--pin", type=cpu_list, default=None, metavar="LIST",
                    help="run both tools' workers on these CPUs, e.g. 1 or 0-1: drivestress "
                         "--cpus LIST, fio cpus_allowed=LIST split, the floor on the first "
@@ -236,6 +244,11 @@ def main(argv):
         built = os.path.join(args.build_dir, "bench", "floor_timer")
         args.timer_exe = snapshot(built, workdir) if os.access(built, os.X_OK) else None
         ds_exe = args.ds_exe
+        args.baseline_exe = None
+        if args.baseline:
+            if not os.access(args.baseline, os.X_OK):
+                raise BenchError(f"--baseline {args.baseline}: not an executable file")
+            args.baseline_exe = snapshot(args.baseline, workdir, "baseline-")
         if args.dir:
             if not os.path.isdir(args.dir):
                 raise BenchError(f"{args.dir}: not a directory")
@@ -291,7 +304,7 @@ def main(argv):
                 loads = []
                 for rep in range(args.repeat):
                     loads.append(loadavg()[0])
-                    for tool, fn in make_runs(bench):
+                    for tool, fn in with_baseline(bench, make_runs(bench), rep):
                         before = cpu_jiffies()
                         res = fn()
                         steal = steal_fraction(before, cpu_jiffies())
@@ -305,7 +318,7 @@ def main(argv):
                             shown += f" {unit}"
                         log(f"  [{time.monotonic() - t0:4.0f}s] {gid} rep {rep + 1}/{args.repeat} "
                             f"{tool}: {shown}  steal {fmt_steal(steal)}")
-                table += summarise(rows, samples)
+                table += summarise(rows, samples) + baseline_rows(gid, case, samples)
                 group_log.append({"group": gid, "load1_per_rep": loads})
         bench.remove(bench.fio_random_files(2) + [bench.FIO_VERIFY_FILE])
 

@@ -20,9 +20,11 @@ import stats  # noqa: F401  scripts/stats.py (scripts/ is on sys.path)
 from benchlib.common import *  # noqa: F401,F403
 
 
-def snapshot(path, workdir):
-    """Copies an executable into workdir (retrying while a rebuild replaces it)."""
-    dest = os.path.join(workdir, os.path.basename(path))
+def snapshot(path, workdir, prefix=""):
+    """Copies an executable into workdir as prefix + its name (retrying
+    while a rebuild replaces it); a drivestress (named so, or any prefixed
+    copy) must answer --version."""
+    dest = os.path.join(workdir, prefix + os.path.basename(path))
     for attempt in range(30):
         try:
             shutil.copy2(path, dest)

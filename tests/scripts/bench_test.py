@@ -542,6 +542,49 @@ class PairRows(unittest.TestCase):
         self.assertEqual(cpu["ratios"], [0.5] * 3)
 
 
+class Baseline(unittest.TestCase):
+    """--baseline EXE: each drivestress run again with EXE, alternated."""
+
+    class Fake:
+        def __init__(self, exe):
+            self.args = bench.parse_args(["--cases", "sync"])
+            self.args.baseline_exe = exe
+            self.ds = "/build/drivestress"
+            self.seen = []
+
+    def runs(self, b):
+        def ds():
+            b.seen.append(b.ds)
+            return {"ds": bench.Measurement(len(b.seen), 1.0, 10)}
+
+        def fio():
+            b.seen.append("fio")
+            return {"fio": bench.Measurement(1, 1.0, 10)}
+        return [("drivestress", ds), ("fio", fio)]
+
+    def test_each_run_twice_in_alternating_order_and_the_binary_restored(self):
+        b = self.Fake("/base/ds")
+        samples = {}
+        for rep in range(2):
+            for tool, fn in bench.with_baseline(b, self.runs(b), rep):
+                for k, m in fn().items():
+                    samples.setdefault(k, []).append(m)
+        self.assertEqual(b.seen, ["/build/drivestress", "/base/ds", "fio",
+                                  "/base/ds", "/build/drivestress", "fio"])
+        self.assertEqual(b.ds, "/build/drivestress")
+        self.assertEqual(sorted(samples), ["base:ds", "ds", "fio"])
+        rows = bench.baseline_rows("sync-1w", "sync", samples)
+        self.assertEqual([r["id"] for r in rows], ["sync-1w-ds-vs-baseline"])
+        self.assertEqual(rows[0]["ratios"], [1 / 2, 5 / 4])
+        self.assertEqual((rows[0]["a_name"], rows[0]["b_name"]), ("this build", "baseline"))
+
+    def test_without_baseline_the_runs_are_unchanged(self):
+        b = self.Fake(None)
+        runs = self.runs(b)
+        self.assertIs(bench.with_baseline(b, runs, 1), runs)
+        self.assertEqual(bench.baseline_rows("g", "sync", {"ds": []}), [])
+
+
 TRACE_TEXT = """\
 # tracer: nop
 #
@@ -679,6 +722,17 @@ class RealRun(unittest.TestCase):
             if throttled or r["id"] != "rate-cpu":
                 self.assertEqual(len(r["ratios"]), 1, r["id"])
         self.assertIn("issue error p99", p.stdout)
+
+    def test_baseline_rows_beside_the_fio_rows(self):
+        build = self.build_dir("the loop-device target")
+        p, doc = self.run_bench(build, "--cases", "sync", "--baseline",
+                                os.path.join(build, "src", "drivestress"))
+        rows = {r["id"]: r for r in doc["table"]}
+        self.assertIn("sync-randread-1w", rows)
+        base = rows["sync-1w-ds-vs-baseline"]
+        self.assertEqual((len(base["a_samples"]), len(base["b_samples"])), (1, 1))
+        self.assertEqual(len(base["ratios"]), 1)
+        self.assertIn("vs baseline", p.stdout)
 
     def test_replay_and_io_log(self):
         """A 2 s trace recorded, replayed by both tools; tracefs left as found."""

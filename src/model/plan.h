@@ -1,17 +1,21 @@
-// What a run does, decided once: the configuration (later, the jobs) split
-// into one plan per worker, with every rule that bounds a worker applied
-// here and nowhere else: its file, its workload, its depth after every
-// limit and why, its block sizes, its share of a rate and of an operation
-// count, and how it waits for a due time.  The engine executes a worker's
+// What a run does, decided once: the jobs (model/job.h; a plain run's one
+// job from the configuration) split into one plan per worker, with every
+// rule that bounds a worker applied here and nowhere else: its job, file
+// and range, its workload, its depth after every limit and why, its block
+// sizes, its share of a rate and of an operation count, and how it waits
+// for a due time.  Rules that concern a file (its verification unit, the
+// operations in flight on it) see every worker on that file.  The engine executes a worker's
 // plan; the coordinator adds only time (deadlines, when a schedule starts);
 // the command line and the report ask the plan instead of re-deriving it.
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "model/config.h"
+#include "model/job.h"
 #include "pattern/unit.h"
 #include "stats/distribution.h"
 #include "units/block_mix.h"
@@ -30,15 +34,27 @@ std::uint64_t max_random_depth(std::uint64_t file_bytes, std::uint32_t block);
 // What decided a worker's random-phase depth.
 enum class DepthRule {
     asked,        // --qd (or the sweep point's), as given
-    half_blocks,  // max_random_depth: half of the file's blocks
+    half_blocks,  // max_random_depth: half of its range's blocks
+    // Its share of half of its file's units, split between the workers on
+    // the file (a file with several workers only).
+    file_share,
 };
 
 // One worker's part of the run.
 struct WorkerPlan {
-    unsigned index = 0;   // the worker, and the file it tests (one file each)
-    unsigned target = 0;  // the target that file belongs to
+    unsigned index = 0;   // the worker (a plain run's worker i tests file i)
+    unsigned target = 0;  // the target its file belongs to
+    unsigned job = 0;     // its job: RunPlan::jobs[job]
+    unsigned copy = 0;    // which of the job's copies
+    unsigned group = 0;   // the job's group
+    unsigned file = 0;    // its file: RunPlan::files[file]
     std::uint64_t file_bytes = 0;
-    std::uint32_t unit = 4096;  // the verification unit
+    // The part of the file it works on (a plain run's: the whole file).
+    std::uint64_t range_offset = 0;
+    std::uint64_t range_bytes = 0;  // 0: to the end of the file
+    std::uint64_t range() const { return range_bytes ? range_bytes : file_bytes - range_offset; }
+    Access access = Access::random;
+    std::uint32_t unit = 4096;  // the verification unit (its file's)
     std::uint32_t seq_block = 1U << 20;
     // The random phase's operations: one size (rand_block), or a weighted
     // mix (rand_mix; rand_block is then the unit); its slots hold the
@@ -72,6 +88,27 @@ struct WorkerPlan {
     // due time instead of sleeping through it: only when every worker has a
     // CPU of its own and one is left for the device and the kernel.
     bool spin = false;
+    // Its own end and timing in the workload phase (0: none): the job's
+    // runtime, bytes (fio's io_size), passes over its range, how long it
+    // waits after the group starts and how long its figures ignore.
+    std::uint64_t runtime_ns = 0;
+    std::uint64_t byte_limit = 0;
+    unsigned loops = 0;
+    std::uint64_t startdelay_ns = 0;
+    std::uint64_t ramp_ns = 0;
+    bool end_fsync = false;
+};
+
+// One file of the run, as every worker on it sees it.
+struct FilePlan {
+    std::string name;  // within its target
+    unsigned target = 0;
+    std::uint64_t bytes = 0;
+    // The largest power of two dividing every operation size and alignment
+    // of the jobs on it (or the unit asked for).
+    std::uint32_t unit = 4096;
+    std::vector<unsigned> workers;  // ascending
+    bool shared() const { return workers.size() > 1; }
 };
 
 // A sweep point's or a steady-state round's changes (0: as configured).
@@ -83,7 +120,9 @@ struct PlanPoint {
 };
 
 struct RunPlan {
-    std::vector<WorkerPlan> workers;  // the workers that run, in order
+    std::vector<JobSpec> jobs;        // as given
+    std::vector<FilePlan> files;      // in the order the workers first name them
+    std::vector<WorkerPlan> workers;  // the workers that run, in order (jobs', copies')
     unsigned asked_qd = 0;            // the depth asked (--qd, or the point's)
     // The most any worker's buffers and slots must hold over the whole run
     // (every sweep point): what the workers are built with.
@@ -103,12 +142,21 @@ struct RunPlan {
 
 // The facts of the machine the plan depends on.
 struct PlanHost {
-    unsigned usable_cpus = 1;  // the CPUs the process may run on
+    unsigned usable_cpus = 1;          // the CPUs the process may run on
+    std::uint32_t direct_align = 512;  // the O_DIRECT alignment: no unit below it
 };
 
-// The run's plan, or a sweep point's (`at`): every worker's.
+// The plain run's plan, or a sweep point's (`at`): every worker's, from
+// jobs_from_config(cfg) with the point's changes.
 RunPlan make_run_plan(const RunConfig& cfg, const PlanHost& host, const PlanPoint& at = {});
 
-std::string_view to_string(DepthRule r);  // "asked", "half-blocks"
+// The plan of `jobs` (cfg gives what is the run's: the sequential block,
+// --cpus).  Throws SetupError naming what it refuses: more than kMaxWorkers
+// workers, a range outside its file, a file whose sizes have no common unit
+// of at least 512 bytes and the O_DIRECT alignment, or sizes that are not
+// multiples of the unit asked for.
+RunPlan make_run_plan(const RunConfig& cfg, std::vector<JobSpec> jobs, const PlanHost& host);
+
+std::string_view to_string(DepthRule r);  // "asked", "half-blocks", "file-share"
 
 }  // namespace ds::model

@@ -142,7 +142,13 @@ EngineTally Engine::run(PhaseWork& work, const EngineOptions& o) {
         turn.fresh = turn.stamped = 0;
         if (min_complete == 1) fill(work, o, depth, batch, turn, t);
         publish();
-        if (turn.in_flight == 0) break;
+        if (turn.in_flight == 0) {
+            // Waiting with nothing of its own in flight: another worker
+            // holds what comes next (a shared file): shortly, again.
+            if (turn.exhausted || stopping()) break;
+            wait_for_others(work);
+            continue;
+        }
         if (!cancel_asked_ && stopping()) {  // once, before the first wait that follows it
             cancel_in_flight(depth);
             cancel_asked_ = true;
@@ -187,7 +193,10 @@ EngineTally Engine::run_scheduled(PhaseWork& work, const EngineOptions& o, unsig
         }
         if (turn.in_flight == 0) {
             if (turn.exhausted || stopping()) break;
-            sleep_until(work, turn.due, o.spin);
+            if (turn.blocked)
+                wait_for_others(work);  // another worker holds what comes next
+            else
+                sleep_until(work, turn.due, o.spin);
             continue;
         }
         wait_scheduled(work, o, depth, now, turn, t);
@@ -272,6 +281,13 @@ void Engine::sleep_until(PhaseWork& work, std::uint64_t due_ns, bool spin) {
         spin_until(due_ns);
         work_now_ = monotonic_ns();
     }
+    work.reaped(work_now_);
+}
+
+void Engine::wait_for_others(PhaseWork& work) {
+    const timespec ts{0, static_cast<long>(kIdleNs)};
+    ::nanosleep(&ts, nullptr);  // EINTR: looked at again
+    work_now_ = monotonic_ns();
     work.reaped(work_now_);
 }
 

@@ -41,8 +41,11 @@ class PhaseWork {
   public:
     enum class Next {
         issued,  // `s` holds the next operation
-        wait,    // nothing to issue until something completes (a flush group)
-        done,    // nothing more in this phase
+        // Nothing to issue until something completes (a flush group), or,
+        // with nothing of its own in flight, until another worker releases
+        // what comes next (a shared file): the loop retries after kIdleNs.
+        wait,
+        done,  // nothing more in this phase
     };
     virtual ~PhaseWork() = default;
     // Fills `s` (s.buf is its buffer) with the next operation.
@@ -174,6 +177,10 @@ class Engine {
     // (spinning the last stretch with o.spin).
     void wait_scheduled(PhaseWork& work, const EngineOptions& o, unsigned depth, std::uint64_t now,
                         Turn& turn, EngineTally& t);
+    // Nothing in flight and the work waits on another worker: a short
+    // sleep (never a spin on a shared core), then the clock for the work.
+    static constexpr std::uint64_t kIdleNs = 30'000;
+    void wait_for_others(PhaseWork& work);
     // Waits until the clock reaches `due_ns` with nothing in flight.
     void sleep_until(PhaseWork& work, std::uint64_t due_ns, bool spin);
     // Spins until the clock reaches `due_ns`.

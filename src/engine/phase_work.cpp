@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "engine/shared_unit_map.h"
 #include "pattern/generator.h"
 #include "pattern/unit.h"
 #include "sys/atomic_write.h"
@@ -12,7 +13,8 @@ namespace ds::engine {
 // The vocabulary this room speaks (docs/architecture.md).
 using namespace ds::model;
 
-PhaseWork::Next IoPhase::next(Slot& s) {
+template <class Map>
+PhaseWork::Next BasicIoPhase<Map>::next(Slot& s) {
     if (writes_ && writes_->flush_due()) return *writes_->flush_first(s);
     s.req.rw_flags = 0;  // next_op may set a replayed FUA write's RWF_DSYNC
     if (!next_op(s)) {
@@ -36,17 +38,19 @@ PhaseWork::Next IoPhase::next(Slot& s) {
         // Trimmed when issued, as a write's generation is taken then: the
         // unit is claimed alone until the trim completes.  --keep records
         // the trim before it goes out.
-        c_.units.trim(s.first_offset, s.first_length);
+        units_.trim(s.first_offset, s.first_length);
         writes_->trim_issued(s.first_offset, s.first_length);
     }
     return Next::issued;
 }
 
-bool IoPhase::more() const {
+template <class Map>
+bool BasicIoPhase<Map>::more() const {
     return !(writes_ && writes_->flush_due()) && more_ops();
 }
 
-void IoPhase::reaped(std::uint64_t now_ns) {
+template <class Map>
+void BasicIoPhase<Map>::reaped(std::uint64_t now_ns) {
     c_.now_ns = now_ns;
     c_.intervals.tick(now_ns, c_.out.counters);
     const PhaseCounters& k = c_.out.counters;
@@ -55,8 +59,9 @@ void IoPhase::reaped(std::uint64_t now_ns) {
     c_.progress_ops.store(k.read_ops + k.write_ops, std::memory_order_relaxed);
 }
 
-void fill_units(const UnitMap& units, pattern::UnitIdentity id, std::byte* buf,
-                std::uint64_t offset, std::uint32_t length, bool streaming) {
+template <class Map>
+void fill_units(const Map& units, pattern::UnitIdentity id, std::byte* buf, std::uint64_t offset,
+                std::uint32_t length, bool streaming) {
     const std::uint32_t u = units.unit_bytes();
     id.unit_bytes = u;
     for (std::uint32_t done = 0; done < length; done += u) {
@@ -73,22 +78,24 @@ void fill_units(const UnitMap& units, pattern::UnitIdentity id, std::byte* buf,
 
 // The units of the write get their next generation, and the buffer what
 // that generation of each unit holds.
-void IoPhase::fill(Slot& s) {
-    c_.units.advance(s.first_offset, s.first_length);
-    fill_units(c_.units, c_.unit(c_.units.unit_bytes()), s.buf, s.first_offset, s.first_length,
+template <class Map>
+void BasicIoPhase<Map>::fill(Slot& s) {
+    units_.advance(s.first_offset, s.first_length);
+    fill_units(units_, c_.unit(units_.unit_bytes()), s.buf, s.first_offset, s.first_length,
                c_.stream_fill);
 }
 
-void IoPhase::verify(const Slot& s) {
+template <class Map>
+void BasicIoPhase<Map>::verify(const Slot& s) {
     PhaseCounters& k = c_.out.counters;
-    const std::uint32_t u = c_.units.unit_bytes();
+    const std::uint32_t u = units_.unit_bytes();
     pattern::UnitIdentity id = c_.unit(u);
     for (std::uint32_t done = 0; done < s.first_length; done += u) {
         id.offset = s.first_offset + done;
-        const std::uint64_t unit_index = c_.units.unit_of(id.offset);
-        id.generation = c_.units.generation(unit_index);
+        const std::uint64_t unit_index = units_.unit_of(id.offset);
+        id.generation = units_.generation(unit_index);
         std::span<const std::byte> unit{s.buf + done, u};
-        if (c_.units.trimmed(unit_index)) {
+        if (units_.trimmed(unit_index)) {
             verify_trimmed(unit, id);
             continue;
         }
@@ -107,7 +114,9 @@ void IoPhase::verify(const Slot& s) {
 // the old content where it promises nothing; where it promises zeros (0xFF),
 // the old content is trim-not-honoured, counted and warned of, not a
 // mismatch.  Anything else is a mismatch diagnosed against the old content.
-void IoPhase::verify_trimmed(std::span<const std::byte> unit, const pattern::UnitIdentity& id) {
+template <class Map>
+void BasicIoPhase<Map>::verify_trimmed(std::span<const std::byte> unit,
+                                       const pattern::UnitIdentity& id) {
     PhaseCounters& k = c_.out.counters;
     if (scratch_.size() * 8 < unit.size()) scratch_.resize(unit.size() / 8);
     const pattern::TrimRead r = pattern::check_trimmed(unit, id, c_.trim_promise,
@@ -123,7 +132,8 @@ void IoPhase::verify_trimmed(std::span<const std::byte> unit, const pattern::Uni
     }
 }
 
-void IoPhase::mismatch(std::span<const std::byte> unit, const pattern::UnitIdentity& id) {
+template <class Map>
+void BasicIoPhase<Map>::mismatch(std::span<const std::byte> unit, const pattern::UnitIdentity& id) {
     const pattern::Diagnosis d = pattern::diagnose(unit, id);
     MismatchRecord rec;
     rec.offset = id.offset + d.first_bad_byte;
@@ -136,7 +146,8 @@ void IoPhase::mismatch(std::span<const std::byte> unit, const pattern::UnitIdent
     c_.sink.record(c_.order, c_.out.counters, std::move(rec));
 }
 
-void IoPhase::complete(Slot& s, std::int32_t result, std::uint64_t latency_ns) {
+template <class Map>
+void BasicIoPhase<Map>::complete(Slot& s, std::int32_t result, std::uint64_t latency_ns) {
     if (io::is_flush(s.req.kind)) {
         log(s, result, latency_ns, output::IoLogVerify::none);
         flush_done(s, result, latency_ns);
@@ -158,7 +169,7 @@ void IoPhase::complete(Slot& s, std::int32_t result, std::uint64_t latency_ns) {
         // cancelled write may have stored all, some or none of its units,
         // so they are never verified against the generation it carried.
         ++k.cancelled_ops;
-        if (!is_read) c_.units.forget(s.first_offset, s.first_length);
+        if (!is_read) units_.forget(s.first_offset, s.first_length);
     } else if (!ok) {
         failed(s, result, is_read);
     } else if (is_read) {
@@ -188,8 +199,9 @@ void IoPhase::complete(Slot& s, std::int32_t result, std::uint64_t latency_ns) {
 // A read that found a unit wrong is a mismatch; one that checked at least
 // one unit and found none wrong is ok; one that checked nothing (content
 // unknown after a failed write, or --no-verify) is unverified.
-output::IoLogVerify IoPhase::read_outcome(std::uint64_t mismatches_before,
-                                          std::uint64_t verified_before) const {
+template <class Map>
+output::IoLogVerify BasicIoPhase<Map>::read_outcome(std::uint64_t mismatches_before,
+                                                    std::uint64_t verified_before) const {
     const PhaseCounters& k = c_.out.counters;
     if (k.mismatch_total() != mismatches_before) return output::IoLogVerify::mismatch;
     return k.verified_bytes != verified_before ? output::IoLogVerify::ok
@@ -198,8 +210,9 @@ output::IoLogVerify IoPhase::read_outcome(std::uint64_t mismatches_before,
 
 // Offsets in the log are the target's (IoLogTap::base); a failed push (the
 // writer behind) is counted by the log itself.
-void IoPhase::log(const Slot& s, std::int32_t result, std::uint64_t latency_ns,
-                  output::IoLogVerify verify) const {
+template <class Map>
+void BasicIoPhase<Map>::log(const Slot& s, std::int32_t result, std::uint64_t latency_ns,
+                            output::IoLogVerify verify) const {
     const IoLogTap& t = c_.io_log;
     if (!t.log) return;
     output::IoRecord r{};
@@ -225,7 +238,8 @@ void IoPhase::log(const Slot& s, std::int32_t result, std::uint64_t latency_ns,
 // cancelled, may have dropped all, some or none of its units: they become
 // unknown.  A target that cannot trim at all (EOPNOTSUPP; EINVAL, ENOTTY:
 // no discard on this device) is a setup problem: every worker stops.
-void IoPhase::trim_done(Slot& s, std::int32_t result, std::uint64_t latency_ns) {
+template <class Map>
+void BasicIoPhase<Map>::trim_done(Slot& s, std::int32_t result, std::uint64_t latency_ns) {
     PhaseCounters& k = c_.out.counters;
     if (result >= 0) {
         ++k.trim_ops;
@@ -234,7 +248,7 @@ void IoPhase::trim_done(Slot& s, std::int32_t result, std::uint64_t latency_ns) 
         if (s.due_ns) scheduled_done(s, latency_ns);
         return;
     }
-    c_.units.forget(s.first_offset, s.first_length);
+    units_.forget(s.first_offset, s.first_length);
     if (result == -ECANCELED) {
         ++k.cancelled_ops;
         return;
@@ -249,7 +263,8 @@ void IoPhase::trim_done(Slot& s, std::int32_t result, std::uint64_t latency_ns) 
 
 // Response time counts from when the operation was due, so the time it
 // waited for a slot (late) or for the engine (issue error) is in it.
-void IoPhase::scheduled_done(const Slot& s, std::uint64_t latency_ns) {
+template <class Map>
+void BasicIoPhase<Map>::scheduled_done(const Slot& s, std::uint64_t latency_ns) {
     PhaseCounters& k = c_.out.counters;
     const std::uint64_t waited = s.req.submit_ns > s.due_ns ? s.req.submit_ns - s.due_ns : 0;
     const std::uint64_t response = latency_ns + waited;
@@ -269,7 +284,8 @@ void IoPhase::scheduled_done(const Slot& s, std::uint64_t latency_ns) {
     }
 }
 
-void IoPhase::flush_done(Slot& s, std::int32_t result, std::uint64_t latency_ns) {
+template <class Map>
+void BasicIoPhase<Map>::flush_done(Slot& s, std::int32_t result, std::uint64_t latency_ns) {
     PhaseCounters& k = c_.out.counters;
     if (result >= 0) {
         k.flush_latency.record(latency_ns);
@@ -300,9 +316,10 @@ void IoPhase::flush_done(Slot& s, std::int32_t result, std::uint64_t latency_ns)
 // A failed read or write.  EINVAL and a full filesystem are not the drive's
 // fault; anything else is an I/O error (or, for a read at the end of the
 // file, a short read) with the offset where the transfer stopped.
-void IoPhase::failed(Slot& s, std::int32_t result, bool is_read) {
+template <class Map>
+void BasicIoPhase<Map>::failed(Slot& s, std::int32_t result, bool is_read) {
     PhaseCounters& k = c_.out.counters;
-    if (!is_read) c_.units.forget(s.first_offset, s.first_length);
+    if (!is_read) units_.forget(s.first_offset, s.first_length);
     if (result == -EINVAL) {
         if (!c_.out.invalid) c_.out.invalid = s.req;
         c_.stop.store(true, std::memory_order_relaxed);
@@ -319,7 +336,8 @@ void IoPhase::failed(Slot& s, std::int32_t result, bool is_read) {
 
 // A failed operation's record, from where the transfer stopped: a read that
 // found the end of the file (0) is short-read, anything else io-error.
-void IoPhase::record_failure(const Slot& s, std::int32_t result) {
+template <class Map>
+void BasicIoPhase<Map>::record_failure(const Slot& s, std::int32_t result) {
     MismatchRecord rec;
     rec.offset = s.req.offset;
     rec.unit_offset = s.first_offset;
@@ -333,5 +351,12 @@ void IoPhase::record_failure(const Slot& s, std::int32_t result) {
     }
     c_.sink.record(c_.order, c_.out.counters, std::move(rec));
 }
+
+template class BasicIoPhase<UnitMap>;
+template class BasicIoPhase<SharedUnitMap>;
+template void fill_units(const UnitMap&, pattern::UnitIdentity, std::byte*, std::uint64_t,
+                         std::uint32_t, bool);
+template void fill_units(const SharedUnitMap&, pattern::UnitIdentity, std::byte*, std::uint64_t,
+                         std::uint32_t, bool);
 
 }  // namespace ds::engine

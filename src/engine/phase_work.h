@@ -96,10 +96,10 @@ struct IoLogTap {
     std::uint64_t base = 0;        // added to a file offset: the offset the line says
 };
 
-// Everything a phase works on, owned by the worker.
+// Everything a phase works on, owned by the worker (the unit map apart: the
+// worker's own, or its file's shared one).
 struct PhaseContext {
     const PhaseOrder& order;
-    UnitMap& units;
     std::uint64_t run_id;
     unsigned file_index;
     std::uint64_t file_bytes;
@@ -120,6 +120,8 @@ struct PhaseContext {
     IoLogTap io_log;
     // Flags every write carries besides --sync's: RWF_ATOMIC (--atomic).
     int write_flags = 0;
+    // The worker (file_index names its file): what its draws are seeded from.
+    unsigned worker = 0;
     // A unit of this file, offset and generation to be set.
     pattern::UnitIdentity unit(std::uint32_t unit_bytes) const {
         return {run_id, file_index, 0, 1, unit_bytes, data_id, shape};
@@ -129,16 +131,23 @@ struct PhaseContext {
 // Fills `buf` with the units of [offset, offset + length) as their current
 // generations in `units` say (after units.advance() for a write); `base`
 // names the run, file, data and shape.  With `streaming`, through streaming
-// stores, fenced (see pattern::stream).
-void fill_units(const UnitMap& units, pattern::UnitIdentity base, std::byte* buf,
-                std::uint64_t offset, std::uint32_t length, bool streaming);
+// stores, fenced (see pattern::stream).  Map: UnitMap or SharedUnitMap.
+template <class Map>
+void fill_units(const Map& units, pattern::UnitIdentity base, std::byte* buf, std::uint64_t offset,
+                std::uint32_t length, bool streaming);
 
-// The engine's view of a phase, with everything phases share.
-class IoPhase : public PhaseWork {
+// The engine's view of a phase, with everything phases share, on a file's
+// unit map: the worker's own (UnitMap: a file with one worker, no atomic on
+// its path) or the file's shared one (SharedUnitMap, shared_unit_map.h).
+// Both are compiled (phase_work.cpp): which one is decided once per phase,
+// never per operation.
+template <class Map>
+class BasicIoPhase : public PhaseWork {
   public:
     // `writes` is null for phases that only read.
-    IoPhase(PhaseContext& c, WriteDurability* writes)
+    BasicIoPhase(PhaseContext& c, Map& units, BasicWriteDurability<Map>* writes)
         : c_(c),
+          units_(units),
           writes_(writes),
           tolerance_ns_(model::lateness_tolerance_ns(
               c.order.phase == model::Phase::random ? c.order.work->rate : 0)) {
@@ -165,6 +174,7 @@ class IoPhase : public PhaseWork {
     virtual void released(const Slot&) {}
 
     PhaseContext& c_;
+    Map& units_;
 
   private:
     void fill(Slot& s);
@@ -185,10 +195,13 @@ class IoPhase : public PhaseWork {
     output::IoLogVerify read_outcome(std::uint64_t mismatches_before,
                                      std::uint64_t verified_before) const;
 
-    WriteDurability* writes_;
+    BasicWriteDurability<Map>* writes_;
     std::vector<std::uint64_t> scratch_;  // a trimmed unit's old content (verify_trimmed)
     // --rate: lateness beyond this counts against rate_met() (model/results.h).
     std::uint64_t tolerance_ns_;
 };
+
+// The phases of a file with one worker.
+using IoPhase = BasicIoPhase<UnitMap>;
 
 }  // namespace ds::engine

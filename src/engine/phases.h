@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <type_traits>
 
 #include "engine/phase_work.h"
 #include "engine/rate_schedule.h"
@@ -24,12 +25,16 @@ namespace ds::engine {
 // operation): operations then mark their block busy (unit_map.h), so a unit
 // is never in flight twice and a write never races another; the loop waits
 // for that operation instead.
-class SequentialPhase final : public IoPhase {
+template <class Map>
+class SequentialPhase final : public BasicIoPhase<Map> {
   public:
-    SequentialPhase(PhaseContext& c, WriteDurability* writes, io::OpKind kind)
-        : IoPhase(c, writes), kind_(kind), exclusive_(c.order.deadline_ns != 0) {}
+    SequentialPhase(PhaseContext& c, Map& units, BasicWriteDurability<Map>* writes, io::OpKind kind)
+        : BasicIoPhase<Map>(c, units, writes), kind_(kind), exclusive_(c.order.deadline_ns != 0) {}
 
   private:
+    using BasicIoPhase<Map>::c_;
+    using BasicIoPhase<Map>::units_;
+    static constexpr bool kShared = !std::is_same_v<Map, UnitMap>;
     bool next_op(Slot& s) override;
     bool more_ops() const override;
     void released(const Slot& s) override;
@@ -62,11 +67,25 @@ struct RandomMix {
 // two operations that overlap always share that block, so none ever races
 // another, at the cost of a few more redraws on a small file.  Each size's
 // operations and latencies are counted apart (PhaseCounters::sizes).
-class RandomPhase final : public IoPhase {
+//
+// A job's range (WorkerPlan::range_offset, range_bytes): blocks are drawn
+// within it, aligned from its start.  On a file with several workers
+// (Map = SharedUnitMap) an operation claims every unit it covers in the
+// shared map, reads too (another worker may write them), and a block whose
+// units another worker holds is drawn again.
+template <class Map>
+class RandomPhase final : public BasicIoPhase<Map> {
   public:
-    RandomPhase(PhaseContext& c, WriteDurability* writes, const RandomMix& mix, std::uint64_t seed);
+    RandomPhase(PhaseContext& c, Map& units, BasicWriteDurability<Map>* writes,
+                const RandomMix& mix, std::uint64_t seed);
 
   private:
+    using BasicIoPhase<Map>::c_;
+    using BasicIoPhase<Map>::units_;
+    static constexpr bool kShared = !std::is_same_v<Map, UnitMap>;
+    // Takes the claims of an operation of size index `size` at `first`
+    // (relative to the range: `key` its largest block); false when taken.
+    bool take(std::uint64_t first, std::uint64_t key, unsigned size, bool read);
     bool next_op(Slot& s) override;
     bool more_ops() const override;
     void released(const Slot& s) override;
@@ -92,7 +111,8 @@ class RandomPhase final : public IoPhase {
     unsigned write_below_;  // a draw of 100 at or above it (and not a read) is a trim
     std::array<OpSize, units::kMaxMixSizes> sizes_{};  // ascending
     unsigned size_count_ = 1;
-    std::uint64_t blocks_;  // blocks of the smallest size in the file
+    std::uint64_t base_;    // the range's first unit
+    std::uint64_t blocks_;  // blocks of the smallest size in the range
     unsigned block_shift_;  // log2 of units per block of the smallest size
     unsigned claim_shift_;  // log2 of units per block of the largest size
     std::uint64_t issued_ = 0;
@@ -105,7 +125,10 @@ class RandomPhase final : public IoPhase {
     // paid for nothing.
     // measured: docs/performance.md, The mix, zipf, size-mix and NOP rows again
     bool prefetch_;
-    std::uint64_t ahead_;  // the block the next pick starts from
+    // Operations claim their blocks: where a write or trim may be in flight,
+    // and on a shared file always.
+    bool claims_;
+    std::uint64_t ahead_;  // the block the next pick starts from (in the range)
     std::uint64_t ahead_rank_ = 0;
     unsigned ahead_size_ = 0;  // index in sizes_
 };
@@ -146,9 +169,12 @@ class ReplaySource {
 // generations and reads are verified like the random phase's; an operation
 // claims each unit it covers (reads shared), and one whose units are busy
 // waits for them, in order: the trace's order within a file is kept.
+//
+// Replay runs on a file with one worker only (the plain run's).
 class ReplayPhase final : public IoPhase, public DueTimes {
   public:
-    ReplayPhase(PhaseContext& c, WriteDurability* writes, std::unique_ptr<ReplayFeed> feed);
+    ReplayPhase(PhaseContext& c, UnitMap& units, WriteDurability* writes,
+                std::unique_ptr<ReplayFeed> feed);
     std::uint64_t next_due() override;
 
   private:
@@ -164,9 +190,48 @@ class ReplayPhase final : public IoPhase, public DueTimes {
     bool ended_ = false;
 };
 
-// The phase named in `c.order`, ready to run (`writes` is ignored by the
-// phases that only read).
-std::unique_ptr<IoPhase> make_phase(PhaseContext& c, WriteDurability* writes, const RandomMix& mix,
-                                    std::uint64_t seed);
+// A job's sequential stream (model::Access::sequential), its workload phase:
+// operations in order through its range, wrapping at its end (each pass a
+// loop), each c.block bytes (the last of a pass maybe fewer), each a read,
+// write or trim drawn by the job's shares (rw=read, write, trim: all of
+// one).  Ends by the worker's own limits: operations, bytes, passes, the
+// deadline.  On a file with several workers an operation claims its units
+// in the shared map; one whose units another worker holds waits (the
+// stream keeps its order, and the engine retries shortly when nothing of
+// its own is in flight).  On a file of its own a stream never reaches its
+// own operations (the plan keeps its depth within half of its range), so
+// it claims nothing.
+template <class Map>
+class StreamPhase final : public BasicIoPhase<Map> {
+  public:
+    StreamPhase(PhaseContext& c, Map& units, BasicWriteDurability<Map>* writes, std::uint64_t seed);
+
+  private:
+    using BasicIoPhase<Map>::c_;
+    using BasicIoPhase<Map>::units_;
+    static constexpr bool kShared = !std::is_same_v<Map, UnitMap>;
+    bool next_op(Slot& s) override;
+    bool more_ops() const override;
+    void released(const Slot& s) override;
+    bool fills_writes() const override { return read_pct_ < 100; }
+    io::OpKind draw_kind();
+    unsigned passes_done() const;
+
+    unsigned read_pct_;
+    unsigned write_below_;              // a draw of 100 at or above it (and not a read) is a trim
+    std::uint64_t begin_, end_, next_;  // the range, and the next operation's offset
+    std::uint64_t rng_;
+    std::uint64_t issued_ = 0, issued_bytes_ = 0;
+    unsigned passes_ = 0;  // passes started again from begin_
+    io::OpKind kind_ = io::OpKind::read;
+    bool drawn_ = false;  // kind_ is the next operation's (it waited for a unit)
+};
+
+// The phase named in `c.order` on `units`, ready to run (`writes` is
+// ignored by the phases that only read).
+template <class Map>
+std::unique_ptr<BasicIoPhase<Map>> make_phase(PhaseContext& c, Map& units,
+                                              BasicWriteDurability<Map>* writes,
+                                              const RandomMix& mix, std::uint64_t seed);
 
 }  // namespace ds::engine

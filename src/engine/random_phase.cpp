@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "engine/shared_unit_map.h"
+
 namespace ds::engine {
 
 // The vocabulary this room speaks (docs/architecture.md).
@@ -26,17 +28,20 @@ constexpr unsigned kBusyDraws = 64;
 
 }  // namespace
 
-RandomPhase::RandomPhase(PhaseContext& c, WriteDurability* writes, const RandomMix& mix,
-                         std::uint64_t seed)
-    : IoPhase(c, writes),
+template <class Map>
+RandomPhase<Map>::RandomPhase(PhaseContext& c, Map& units, BasicWriteDurability<Map>* writes,
+                              const RandomMix& mix, std::uint64_t seed)
+    : BasicIoPhase<Map>(c, units, writes),
       read_pct_(mix.read_pct),
       write_below_(100 - mix.trim_pct),
-      blocks_(c.file_bytes / (mix.sizes.empty() ? c.block : mix.sizes.front().bytes)),
+      base_(units.unit_of(c.order.work->range_offset)),
+      blocks_(c.order.work->range() / (mix.sizes.empty() ? c.block : mix.sizes.front().bytes)),
       dist_(distribution_of(mix, blocks_, seed)),
       skewed_(dist_.spec().kind != stats::DistributionKind::uniform),
-      prefetch_(c.verify || mix.read_pct < 100) {
-    const auto shift_of = [&c](std::uint32_t bytes) {
-        return static_cast<unsigned>(__builtin_ctz(bytes)) - c.units.unit_shift();
+      prefetch_(c.verify || mix.read_pct < 100),
+      claims_(kShared || mix.read_pct < 100) {
+    const auto shift_of = [&units](std::uint32_t bytes) {
+        return static_cast<unsigned>(__builtin_ctz(bytes)) - units.unit_shift();
     };
     if (mix.sizes.empty()) {
         sizes_[0] = {c.block, shift_of(c.block), 100};
@@ -61,14 +66,15 @@ RandomPhase::RandomPhase(PhaseContext& c, WriteDurability* writes, const RandomM
     }
     // Each worker, iteration and steady-state round draws its own sequence
     // from the run's seed (round 0 draws what a run without rounds does).
-    std::uint64_t rs = seed ^ (std::uint64_t{c.file_index} << 32) ^
-                       (c.order.iteration * 0x9E37ULL) ^ (c.order.round * 0xD1B54A32D192ED03ULL);
+    std::uint64_t rs = seed ^ (std::uint64_t{c.worker} << 32) ^ (c.order.iteration * 0x9E37ULL) ^
+                       (c.order.round * 0xD1B54A32D192ED03ULL);
     rng_[0] = stats::splitmix64(rs) | 1;
     rng_[1] = stats::splitmix64(rs);
     ahead_ = draw_block();
 }
 
-std::uint64_t RandomPhase::draw_block() {
+template <class Map>
+std::uint64_t RandomPhase<Map>::draw_block() {
     auto random = [this] { return next_random(); };
     std::uint64_t block;
     if (skewed_) {
@@ -86,11 +92,12 @@ std::uint64_t RandomPhase::draw_block() {
         ahead_size_ = k;
         first &= ~((std::uint64_t{1} << sizes_[k].unit_shift) - 1);
     }
-    if (prefetch_) c_.units.prefetch(first);
+    if (prefetch_) units_.prefetch(base_ + first);
     return first;
 }
 
-std::uint64_t RandomPhase::next_random() {
+template <class Map>
+std::uint64_t RandomPhase<Map>::next_random() {
     // xorshift128+: cheap, and only picks offsets and read/write.
     std::uint64_t s1 = rng_[0];
     const std::uint64_t s0 = rng_[1];
@@ -100,12 +107,33 @@ std::uint64_t RandomPhase::next_random() {
     return rng_[1] + s0;
 }
 
-bool RandomPhase::more_ops() const {
+template <class Map>
+bool RandomPhase<Map>::more_ops() const {
     if (c_.order.work->op_limit && issued_ >= c_.order.work->op_limit) return false;
     return !(c_.order.deadline_ns && c_.now_ns >= c_.order.deadline_ns);
 }
 
-bool RandomPhase::next_op(Slot& s) {
+template <class Map>
+bool RandomPhase<Map>::take(std::uint64_t first, std::uint64_t key, unsigned size, bool read) {
+    if constexpr (kShared) {
+        (void)key;
+        const std::uint64_t from = base_ + first;
+        return units_.try_claim(from, from + (std::uint64_t{1} << sizes_[size].unit_shift), !read);
+    } else {
+        (void)first;
+        (void)size;
+        if (!claims_) return true;  // reads alone: nothing to claim (phases.h)
+        if (read ? units_.busy_for_read(key) : units_.busy(key)) return false;
+        if (read)
+            units_.claim_shared(key);
+        else
+            units_.claim(key);
+        return true;
+    }
+}
+
+template <class Map>
+bool RandomPhase<Map>::next_op(Slot& s) {
     if (!more_ops()) return false;
     // A block whose claim is taken is in flight (unit_map.h): a write takes
     // a block nothing covers, a read one no write covers (reads of a block
@@ -114,7 +142,7 @@ bool RandomPhase::next_op(Slot& s) {
     // kBusyDraws).  Blocks are drawn one ahead so that the generation this
     // one needs (when its write is filled, or its read verified) was being
     // loaded meanwhile; the kind is drawn after the block, as it always was.
-    std::uint64_t first, rank, claim;
+    std::uint64_t first, rank;
     unsigned size;
     bool read;
     unsigned r;
@@ -126,33 +154,36 @@ bool RandomPhase::next_op(Slot& s) {
         first = std::exchange(ahead_, draw_block());
         r = static_cast<unsigned>(stats::uniform_below(next_random(), 100));
         read = r < read_pct_;
-        claim = first >> claim_shift_;
-    } while (fills_writes() && (read ? c_.units.busy_for_read(claim) : c_.units.busy(claim)));
-    if (fills_writes()) {  // else reads alone: nothing to claim (phases.h)
-        if (read)
-            c_.units.claim_shared(claim);
-        else
-            c_.units.claim(claim);
-    }
+    } while (!take(first, first >> claim_shift_, size, read));
     if (skewed_) {
         c_.out.skew->busy_redraws += tries - 1;
         c_.out.skew->tally.add(rank,
                                (first >> block_shift_) ^ (std::uint64_t{c_.file_index} << 44));
     }
-    s.req.offset = first << c_.units.unit_shift();
+    s.req.offset = (base_ + first) << units_.unit_shift();
     s.req.length = sizes_[size].bytes;
     s.req.kind = read ? io::OpKind::read : r >= write_below_ ? io::OpKind::trim : io::OpKind::write;
     ++issued_;
     return true;
 }
 
-void RandomPhase::released(const Slot& s) {
-    if (!fills_writes()) return;  // nothing was claimed
-    const std::uint64_t claim = c_.units.unit_of(s.first_offset) >> claim_shift_;
-    if (s.req.kind == io::OpKind::read)
-        c_.units.release_shared(claim);
-    else
-        c_.units.release(claim);
+template <class Map>
+void RandomPhase<Map>::released(const Slot& s) {
+    if (!claims_) return;  // nothing was claimed
+    const bool read = s.req.kind == io::OpKind::read;
+    if constexpr (kShared) {
+        const auto [first, end] = units_.units_in(s.first_offset, s.first_length);
+        units_.release(first, end, !read);
+    } else {
+        const std::uint64_t claim = (units_.unit_of(s.first_offset) - base_) >> claim_shift_;
+        if (read)
+            units_.release_shared(claim);
+        else
+            units_.release(claim);
+    }
 }
+
+template class RandomPhase<UnitMap>;
+template class RandomPhase<SharedUnitMap>;
 
 }  // namespace ds::engine

@@ -6,8 +6,9 @@
 
 namespace ds::engine {
 
-ReplayPhase::ReplayPhase(PhaseContext& c, WriteDurability* writes, std::unique_ptr<ReplayFeed> feed)
-    : IoPhase(c, writes), feed_(std::move(feed)) {}
+ReplayPhase::ReplayPhase(PhaseContext& c, UnitMap& units, WriteDurability* writes,
+                         std::unique_ptr<ReplayFeed> feed)
+    : IoPhase(c, units, writes), feed_(std::move(feed)) {}
 
 bool ReplayPhase::ahead() {
     if (pending_) return true;
@@ -35,8 +36,8 @@ bool ReplayPhase::more_ops() const {
 
 bool ReplayPhase::units_free(const ReplayOp& op) const {
     const bool read = op.kind == io::OpKind::read;
-    for (auto [u, end] = c_.units.units_in(op.offset, op.length); u < end; ++u)
-        if (read ? c_.units.busy_for_read(u) : c_.units.busy(u)) return false;
+    for (auto [u, end] = units_.units_in(op.offset, op.length); u < end; ++u)
+        if (read ? units_.busy_for_read(u) : units_.busy(u)) return false;
     return true;
 }
 
@@ -49,16 +50,16 @@ bool ReplayPhase::next_op(Slot& s) {
     s.req.length = op.length;
     s.req.rw_flags = op.fua && op.kind == io::OpKind::write ? RWF_DSYNC : 0;
     const bool read = op.kind == io::OpKind::read;
-    for (auto [u, end] = c_.units.units_in(op.offset, op.length); u < end; ++u)
-        read ? c_.units.claim_shared(u) : c_.units.claim(u);
+    for (auto [u, end] = units_.units_in(op.offset, op.length); u < end; ++u)
+        read ? units_.claim_shared(u) : units_.claim(u);
     pending_.reset();
     return true;
 }
 
 void ReplayPhase::released(const Slot& s) {
     const bool read = s.req.kind == io::OpKind::read;
-    for (auto [u, end] = c_.units.units_in(s.first_offset, s.first_length); u < end; ++u)
-        read ? c_.units.release_shared(u) : c_.units.release(u);
+    for (auto [u, end] = units_.units_in(s.first_offset, s.first_length); u < end; ++u)
+        read ? units_.release_shared(u) : units_.release(u);
 }
 
 }  // namespace ds::engine

@@ -21,20 +21,33 @@ using model::MismatchRecord;
 using model::Phase;
 using model::PhaseCounters;
 
+namespace {
+
+// Whether the worker's file has other workers on it (its map is then the
+// file's, shared).
+bool shares_file(const model::RunPlan& run, const model::WorkerPlan& w) {
+    return w.file < run.files.size() && run.files[w.file].shared();
+}
+
+}  // namespace
+
 Worker::Worker(const model::RunPlan& run, unsigned index, std::string path, int fd,
                std::uint64_t seed, std::uint64_t run_id, std::atomic<bool>& stop)
     : plan_(run.workers.at(index)),
-      file_index_(index),
+      worker_index_(index),
+      file_index_(plan_.file),
+      job_name_(plan_.job < run.jobs.size() ? run.jobs[plan_.job].name : std::string()),
       path_(std::move(path)),
       fd_(fd),
       seed_(seed),
       run_id_(run_id),
       stop_(stop),
-      units_(plan_.file_bytes, plan_.unit),
+      units_(shares_file(run, plan_) ? 0 : plan_.file_bytes, plan_.unit),
       arena_(run.worker_buffer_bytes(plan_.seq_block), io::AlignedBuffer::Pages::huge_if_large),
       slots_(std::max(run.max_seq_depth, run.max_rand_depth)) {
-    durable_.acked.assign(units_.units(), pattern::kUnknownGeneration);
-    durable_.snapshot.assign(units_.units(), pattern::kUnknownGeneration);
+    const std::uint64_t units = plan_.file_bytes / plan_.unit;
+    durable_.acked.assign(units, pattern::kUnknownGeneration);
+    durable_.snapshot.assign(units, pattern::kUnknownGeneration);
     durable_.file_index = index;
 }
 
@@ -92,6 +105,7 @@ void Worker::record(const PhaseOrder& order, PhaseCounters& c, MismatchRecord re
     rec.phase = order.phase;
     rec.file_index = file_index_;
     rec.path = path_;
+    rec.job = job_name_;
     rec.offset += base_;  // absolute on a raw device
     rec.unit_offset += base_;
     records_.push_back(std::move(rec));
@@ -107,17 +121,24 @@ void Worker::note_truncation() {
 
 // The open loop's due times: a timed replay's own, or --rate's schedule
 // (made in `schedule`); null for a closed loop.
-DueTimes* Worker::due_times(const PhaseOrder& order, IoPhase& phase,
+DueTimes* Worker::due_times(const PhaseOrder& order, PhaseWork& phase,
                             std::optional<RateSchedule>& schedule) const {
     if (order.phase != Phase::random) return nullptr;
-    if (order.replay) return order.replay->timed() ? static_cast<ReplayPhase*>(&phase) : nullptr;
+    if (order.replay)  // replayed on a file of its own only (phases.h)
+        return order.replay->timed() && !shared_ ? static_cast<ReplayPhase*>(&phase) : nullptr;
     const model::WorkerPlan& p = *order.work;
     if (p.rate <= 0) return nullptr;
     return &schedule.emplace(p.rate, p.arrivals, order.rate_start_ns, 0,
-                             seed_ ^ (std::uint64_t{file_index_} << 40) ^ order.iteration);
+                             seed_ ^ (std::uint64_t{worker_index_} << 40) ^ order.iteration);
 }
 
 PhaseOutcome Worker::run(const PhaseOrder& order) {
+    if (shared_) return run_on(order, *shared_);
+    return run_on(order, units_);
+}
+
+template <class Map>
+PhaseOutcome Worker::run_on(const PhaseOrder& order, Map& units) {
     PhaseOutcome out;
     const model::WorkerPlan& p = *order.work;
     const bool random = order.phase == Phase::random;
@@ -132,7 +153,6 @@ PhaseOutcome Worker::run(const PhaseOrder& order) {
     out.series.start(order.series_from_ns);
 
     PhaseContext ctx{order,
-                     units_,
                      run_id_,
                      file_index_,
                      plan_.file_bytes,
@@ -150,10 +170,11 @@ PhaseOutcome Worker::run(const PhaseOrder& order) {
                      p.shape,
                      trim_promise_,
                      io_log_,
-                     p.atomic ? RWF_ATOMIC : 0};
-    WriteDurability writes(p.sync, p.sync_every, units_, durable_);
-    std::unique_ptr<IoPhase> phase =
-        make_phase(ctx, &writes, {p.read_pct, &p.distribution, p.rand_mix, p.trim_pct}, seed_);
+                     p.atomic ? RWF_ATOMIC : 0,
+                     worker_index_};
+    BasicWriteDurability<Map> writes(p.sync, p.sync_every, units, durable_);
+    std::unique_ptr<BasicIoPhase<Map>> phase = make_phase(
+        ctx, units, &writes, {p.read_pct, &p.distribution, p.rand_mix, p.trim_pct}, seed_);
     // A sync thread pool asked for one operation at a time (a sweep's QD 1)
     // is the single-threaded baseline, as --qd 1 is: no hand-over to a pool.
     io::Backend* backend = backend_.get();

@@ -2,7 +2,9 @@
 // unit map.  It runs one phase at a time through the engine with up to
 // `depth` operations in flight, verifies every read right after its
 // completion while the others stay in flight, and counts what it saw.
-// Nothing here is shared with other workers, so the hot loop takes no lock.
+// Nothing here is shared with other workers, so the hot loop takes no lock;
+// on a file several workers test (jobs sharing it, a job's copies) the unit
+// map is the file's, shared, its claims atomic (shared_unit_map.h).
 #pragma once
 
 #include <atomic>
@@ -17,6 +19,7 @@
 #include "engine/interval_recorder.h"
 #include "engine/phase_work.h"
 #include "engine/rate_schedule.h"
+#include "engine/shared_unit_map.h"
 #include "engine/unit_map.h"
 #include "engine/write_durability.h"
 #include "io/aligned_buffer.h"
@@ -31,8 +34,11 @@ namespace ds::engine {
 
 class Worker final : private MismatchSink {
   public:
-    // Worker `index` of `run` (which tests file `index`), with buffers and
-    // slots for the deepest phase of the whole run.
+    // Worker `index` of `run` (which tests file run.workers[index].file:
+    // a plain run's worker i tests file i), with buffers and slots for the
+    // deepest phase of the whole run.  A worker whose file has others on it
+    // (RunPlan::files) keeps no map of its own: set_shared_map gives it the
+    // file's before its first phase.
     Worker(const model::RunPlan& run, unsigned index, std::string path, int fd, std::uint64_t seed,
            std::uint64_t run_id, std::atomic<bool>& stop);
 
@@ -56,6 +62,9 @@ class Worker final : private MismatchSink {
     void set_stream_fill(bool on) { stream_fill_ = on; }
     // What a trimmed unit may read back as on this target (--trim-pct).
     void set_trim_promise(pattern::TrimPromise p) { trim_promise_ = p; }
+    // The map of its file, shared with the other workers on it (owned by
+    // the caller, outliving the worker's phases); null: its own.
+    void set_shared_map(SharedUnitMap* map) { shared_ = map; }
     // --io-log: where this worker's operations go (before its phases run).
     void set_io_log(IoLogTap tap) { io_log_ = tap; }
     // Or use one made elsewhere (tests wrap backends to inject faults).
@@ -105,14 +114,19 @@ class Worker final : private MismatchSink {
     alignas(64) std::atomic<unsigned> in_flight{0};
 
   private:
-    DueTimes* due_times(const PhaseOrder& order, IoPhase& phase,
+    // run() on its own map or its file's shared one.
+    template <class Map>
+    PhaseOutcome run_on(const PhaseOrder& order, Map& units);
+    DueTimes* due_times(const PhaseOrder& order, PhaseWork& phase,
                         std::optional<RateSchedule>& schedule) const;
     void record(const PhaseOrder& order, model::PhaseCounters& c,
                 model::MismatchRecord rec) override;
     void note_truncation() override;
 
     model::WorkerPlan plan_;  // the run's plan of this worker (its file's geometry)
+    unsigned worker_index_;
     unsigned file_index_;
+    std::string job_name_;  // its job's, for its records ("" outside a plan of jobs)
     std::string path_;
     int fd_;
     std::uint64_t seed_;
@@ -122,7 +136,8 @@ class Worker final : private MismatchSink {
     bool stream_fill_ = true;
     IoLogTap io_log_;
     std::atomic<bool>& stop_;
-    UnitMap units_;
+    UnitMap units_;  // its file's map (empty when the file's is shared_)
+    SharedUnitMap* shared_ = nullptr;
     DurableMaps durable_;
     io::AlignedBuffer arena_;
     std::vector<Slot> slots_;

@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <utility>
 
+#include "engine/shared_unit_map.h"
+
 namespace ds::engine {
 
 // The vocabulary this room speaks (docs/architecture.md).
@@ -19,8 +21,9 @@ int flags_of(SyncMethod m) {
 
 }  // namespace
 
-WriteDurability::WriteDurability(SyncMethod method, std::uint64_t every, UnitMap& units,
-                                 DurableMaps& maps)
+template <class Map>
+BasicWriteDurability<Map>::BasicWriteDurability(SyncMethod method, std::uint64_t every, Map& units,
+                                                DurableMaps& maps)
     : flushes_(method == SyncMethod::fsync || method == SyncMethod::fdatasync),
       per_write_(method == SyncMethod::osync || method == SyncMethod::dsync),
       rw_flags_(flags_of(method)),
@@ -29,7 +32,8 @@ WriteDurability::WriteDurability(SyncMethod method, std::uint64_t every, UnitMap
       units_(units),
       maps_(maps) {}
 
-std::optional<PhaseWork::Next> WriteDurability::flush_first(Slot& s) {
+template <class Map>
+std::optional<PhaseWork::Next> BasicWriteDurability<Map>::flush_first(Slot& s) {
     if (!flush_due_) return std::nullopt;
     if (writes_in_flight_ != 0 || flush_in_flight_) return PhaseWork::Next::wait;
     if (maps_.listener) acknowledgeable(units_, maps_.snapshot);
@@ -47,7 +51,8 @@ std::optional<PhaseWork::Next> WriteDurability::flush_first(Slot& s) {
     return PhaseWork::Next::issued;
 }
 
-void WriteDurability::trim_issued(std::uint64_t offset, std::uint32_t length) {
+template <class Map>
+void BasicWriteDurability<Map>::trim_issued(std::uint64_t offset, std::uint32_t length) {
     if (!maps_.listener) return;
     bool recorded = false;
     for (auto [u, end] = units_.units_in(offset, length); u < end; ++u) {
@@ -60,7 +65,8 @@ void WriteDurability::trim_issued(std::uint64_t offset, std::uint32_t length) {
     if (recorded) maps_.listener->acknowledged(maps_.file_index, maps_.acked);
 }
 
-void acknowledgeable(const UnitMap& units, std::span<pattern::Generation> out) {
+template <class Map>
+void acknowledgeable(const Map& units, std::span<pattern::Generation> out) {
     const auto g = units.generations();
     std::copy(g.begin(), g.end(), out.begin());
     if (!units.trims()) return;
@@ -68,12 +74,14 @@ void acknowledgeable(const UnitMap& units, std::span<pattern::Generation> out) {
         if (units.trimmed(u)) out[u] |= kTrimmedBit;
 }
 
-void WriteDurability::write_issued() {
+template <class Map>
+void BasicWriteDurability<Map>::write_issued() {
     ++writes_in_flight_;
     if (flushes_ && ++group_writes_ >= every_) flush_due_ = true;
 }
 
-void WriteDurability::write_done(const Slot& s, bool ok) {
+template <class Map>
+void BasicWriteDurability<Map>::write_done(const Slot& s, bool ok) {
     --writes_in_flight_;
     if (!per_write_) return;
     auto acked = maps_.acked.begin();
@@ -86,7 +94,8 @@ void WriteDurability::write_done(const Slot& s, bool ok) {
     }
 }
 
-bool WriteDurability::flush_done(std::int32_t result) {
+template <class Map>
+bool BasicWriteDurability<Map>::flush_done(std::int32_t result) {
     flush_in_flight_ = false;
     if (result >= 0) {
         if (maps_.listener) {
@@ -109,10 +118,16 @@ bool WriteDurability::flush_done(std::int32_t result) {
     return result != -ENOSPC && result != -EDQUOT;
 }
 
-void WriteDurability::finish() {
+template <class Map>
+void BasicWriteDurability<Map>::finish() {
     if (per_write_ && maps_.listener && synced_since_notice_ > 0)
         maps_.listener->acknowledged(maps_.file_index, maps_.acked);
     synced_since_notice_ = 0;
 }
+
+template class BasicWriteDurability<UnitMap>;
+template class BasicWriteDurability<SharedUnitMap>;
+template void acknowledgeable(const UnitMap&, std::span<pattern::Generation>);
+template void acknowledgeable(const SharedUnitMap&, std::span<pattern::Generation>);
 
 }  // namespace ds::engine

@@ -43,13 +43,16 @@ struct DurableMaps {
 
 // The unit map as an acknowledged map says it: each unit's generation,
 // with kTrimmedBit where a trim covered it after its last write.  `out`
-// holds units.units() entries.
-void acknowledgeable(const UnitMap& units, std::span<pattern::Generation> out);
+// holds units.units() entries.  Map: UnitMap or SharedUnitMap.
+template <class Map>
+void acknowledgeable(const Map& units, std::span<pattern::Generation> out);
 
-class WriteDurability {
+// On either unit map (phase_work.h's BasicIoPhase says why).
+template <class Map>
+class BasicWriteDurability {
   public:
-    WriteDurability(model::SyncMethod method, std::uint64_t every, UnitMap& units,
-                    DurableMaps& maps);
+    BasicWriteDurability(model::SyncMethod method, std::uint64_t every, Map& units,
+                         DurableMaps& maps);
 
     // RWF_SYNC / RWF_DSYNC for every write, or 0.
     int rw_flags() const { return rw_flags_; }
@@ -82,12 +85,14 @@ class WriteDurability {
     const int rw_flags_;
     const std::uint64_t every_;
     const io::OpKind kind_;  // the flush: fsync or fdatasync
-    UnitMap& units_;
+    Map& units_;
     DurableMaps& maps_;
     std::uint64_t group_writes_ = 0;         // writes issued since the last flush was issued
     std::uint64_t synced_since_notice_ = 0;  // osync/dsync: completed since the listener heard
     unsigned writes_in_flight_ = 0;
     bool flush_due_ = false, flush_in_flight_ = false;
 };
+
+using WriteDurability = BasicWriteDurability<UnitMap>;
 
 }  // namespace ds::engine

@@ -28,6 +28,7 @@ struct MismatchRecord {
     Phase phase = Phase::seq_read;
     unsigned file_index = 0;
     std::string path;
+    std::string job;                // the job of the worker that found it (model/job.h)
     std::uint64_t offset = 0;       // absolute byte offset of the first bad byte
     std::uint64_t unit_offset = 0;  // offset of the unit (or of the failed I/O)
     std::uint32_t length = 0;       // unit size, or the failed I/O's length

@@ -194,16 +194,15 @@ class Table final : private MismatchSink {
         IntervalRecorder intervals;
         std::atomic<std::uint64_t> bytes{0}, ops{0};
         std::atomic<bool> stop{false};
-        PhaseContext ctx{plan,       units_,  s_.run_id,       0,   s_.file_bytes,
-                         kFillChunk, true,    s_.check_direct, out, *this,
-                         intervals,  stop,    bytes,           ops, 0,
-                         s_.data_id, s_.shape};
+        PhaseContext ctx{
+            plan,  s_.run_id, 0,    s_.file_bytes, kFillChunk, true, s_.check_direct, out,
+            *this, intervals, stop, bytes,         ops,        0,    s_.data_id,      s_.shape};
         DurableMaps maps;
         WriteDurability writes(SyncMethod::none, 1, units_, maps);
         io::SyncBackend backend(s_.check_fd);
         Slot slot;
         slot.buf = chunk_.data();
-        auto work = make_phase(ctx, &writes, {0, nullptr}, 0);  // sequential: no mix
+        auto work = make_phase(ctx, units_, &writes, {0, nullptr}, 0);  // sequential: no mix
         Engine(backend, {&slot, 1}, stop).run(*work, {1, 1, 0});
         return out;
     }

@@ -1,6 +1,8 @@
 // The phases, each deciding only which operation comes next (phase_work.h
 // does the rest).  Sequential phases walk the file in --seq-block steps;
-// the random phase picks aligned blocks that are not in flight.
+// the random phase picks aligned blocks of its range that are not in
+// flight; a job's stream walks its range in order.  Each runs on its
+// worker's own unit map or on its file's shared one (the Map parameter).
 #pragma once
 
 #include <array>

@@ -1,12 +1,14 @@
 #include "run/phase_runner.h"
 
 #include <sched.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <csignal>
 #include <map>
 #include <numeric>
+#include <utility>
 #include <vector>
 
 #include "stats/cpu_time.h"
@@ -38,14 +40,27 @@ class IntervalMerger {
           mismatches_so_far_(std::accumulate(s.res.mismatch_totals.begin(),
                                              s.res.mismatch_totals.end(), std::uint64_t{0})) {}
 
+    // A group of the workload phase starts (a phase without groups: one of
+    // every worker): only its workers hold the intervals back.  An
+    // interval the group before ended in may have gone out already: what
+    // the new group adds to it goes into the next one (emit).
+    void begin_group(const std::vector<unsigned>& group) {
+        std::fill(worker_second_.begin(), worker_second_.end(), UINT64_MAX);
+        for (unsigned i : group)
+            worker_second_[i] = next_second_;
+    }
+
     // `phase_over`: every interval left goes out, the last one as long as
     // what remained of the phase (`phase_seconds` in all).
     void emit(bool phase_over, double phase_seconds) {
         for (unsigned i = 0; i < worker_second_.size(); ++i)
             for (auto& iv : s_.workers[i]->take_intervals()) {
                 // A worker publishes a second once it is past it: every
-                // second up to this one is done for that worker.
-                worker_second_[i] = std::max(worker_second_[i], iv.index + 1);
+                // second up to this one is done for that worker.  (Never
+                // below next_second_ within a group: a later group's.)
+                if (worker_second_[i] != UINT64_MAX)
+                    worker_second_[i] = std::max(worker_second_[i], iv.index + 1);
+                iv.index = std::max(iv.index, next_second_);
                 share(i, iv);
                 auto [slot, fresh] = pending_.try_emplace(iv.index, iv);
                 if (!fresh) slot->second.merge(iv);
@@ -296,18 +311,79 @@ sys::HostLoad host_load(const HostReading& before, const HostReading& after) {
                           sys::process_load(before.processes, after.processes, ::getpid()));
 }
 
-// Worker i's order: the phase's, with its plan, its schedule's offset (the
-// workers' fixed arrivals interleave) and the test's pause.
+// How long the workload phase runs for a worker with no limit of its own
+// (--rand-time, or the point's time); 0 when it ends otherwise (a trace).
+std::uint64_t workload_span_ns(const RunSession& s, const SweepOverrides& over) {
+    if (s.replay) return 0;
+    return seconds_to_ns(over.time_s > 0 ? over.time_s : s.cfg.rand_time_s);
+}
+
+// Worker i's order: the phase's, with its plan, the test's pause and, in
+// the workload phase, its own times on its group's clock (`g0`).
 PhaseOrder worker_order(const RunSession& s, const PhaseOrder& order, const RunPlan& plan,
-                        unsigned i) {
+                        unsigned i, std::uint64_t g0, std::uint64_t span_ns) {
     PhaseOrder mine = order;
     mine.work = &plan.workers[i];
-    if (order.phase == Phase::random) mine.rate_start_ns += mine.work->rate_offset_ns;
     if (i == 0 && s.hooks.stop_phase == order.phase) {
         mine.pause_after_ops = s.hooks.stop_after_ops;
         mine.pause = s.hooks.pause;
     }
+    if (order.phase != Phase::random) return mine;
+    const WorkloadTimes t =
+        workload_times(*mine.work, g0, span_ns, s.duration_deadline_ns, order.replay != nullptr);
+    mine.rate_start_ns = t.rate_start_ns;
+    mine.deadline_ns = t.deadline_ns;
     return mine;
+}
+
+// Every worker at once: a phase other than the workload phase.
+std::vector<std::vector<unsigned>> one_group(unsigned workers) {
+    std::vector<unsigned> all(workers);
+    std::iota(all.begin(), all.end(), 0U);
+    return {std::move(all)};
+}
+
+// Sleeps until `when` (a worker's startdelay), or until the run stops.
+void wait_until(const RunSession& s, std::uint64_t when) {
+    constexpr std::uint64_t kStepNs = 10'000'000;
+    for (std::uint64_t now = monotonic_ns(); now < when && !s.stop.load(); now = monotonic_ns()) {
+        const std::uint64_t ns = std::min(when - now, kStepNs);
+        const timespec ts{static_cast<time_t>(ns / 1'000'000'000),
+                          static_cast<long>(ns % 1'000'000'000)};
+        ::nanosleep(&ts, nullptr);
+    }
+}
+
+// The phase's groups one after another (the workload phase's, else one of
+// every worker), each when every worker of the one before has ended (by its
+// own end); the first at the phase's start, `t0`.  The outcomes by worker.
+void run_groups(RunSession& s, const RunPlan& plan, const PhaseOrder& order, std::uint64_t t0,
+                std::uint64_t span_ns, IntervalMerger& intervals,
+                std::vector<PhaseOutcome>& outcomes, const std::function<void()>& tick) {
+    const auto active = static_cast<unsigned>(outcomes.size());
+    const bool workload = order.phase == Phase::random;
+    std::vector<char> in_group(active, 0);
+    bool first = true;
+    for (const std::vector<unsigned>& group :
+         workload ? workload_groups(plan) : one_group(active)) {
+        std::fill(in_group.begin(), in_group.end(), 0);
+        for (unsigned i : group)
+            in_group[i] = 1;
+        intervals.begin_group(group);
+        const std::uint64_t g0 = std::exchange(first, false) ? t0 : monotonic_ns();
+        s.run_on_workers(
+            [&](unsigned i, Worker& w) {
+                if (i >= active || !in_group[i]) return;
+                const PhaseOrder mine = worker_order(s, order, plan, i, g0, span_ns);
+                if (workload && s.cfg.rand_ops && mine.work->op_limit == 0)
+                    return;  // nothing to do for this worker
+                if (workload) wait_until(s, g0 + mine.work->startdelay_ns);
+                const std::uint64_t w0 = monotonic_ns();
+                outcomes[i] = w.run(mine);
+                outcomes[i].seconds = static_cast<double>(monotonic_ns() - w0) / 1e9;
+            },
+            tick);
+    }
 }
 
 // The swept value a sweep's random phase runs at (0 outside a sweep).
@@ -318,6 +394,34 @@ std::uint64_t sweep_value(const RunConfig& cfg, Phase phase, const SweepOverride
 }
 
 }  // namespace
+
+WorkloadTimes workload_times(const WorkerPlan& w, std::uint64_t group_start_ns,
+                             std::uint64_t span_ns, std::uint64_t duration_deadline_ns,
+                             bool replay) {
+    WorkloadTimes t;
+    t.start_ns = group_start_ns + w.startdelay_ns;
+    t.rate_start_ns = t.start_ns + 1'000'000 + w.rate_offset_ns;
+    std::uint64_t end = 0;
+    if (replay)
+        end = 0;  // the trace ends it
+    else if (w.runtime_ns)
+        end = t.start_ns + w.ramp_ns + w.runtime_ns;
+    else if (!w.op_limit && !w.byte_limit && !w.loops && span_ns)
+        end = group_start_ns + span_ns;
+    t.deadline_ns = end && duration_deadline_ns ? std::min(end, duration_deadline_ns)
+                                                : std::max(end, duration_deadline_ns);
+    return t;
+}
+
+std::vector<std::vector<unsigned>> workload_groups(const RunPlan& plan) {
+    std::map<unsigned, std::vector<unsigned>> by_group;
+    for (unsigned i = 0; i < plan.workers.size(); ++i)
+        by_group[plan.workers[i].group].push_back(i);
+    std::vector<std::vector<unsigned>> groups;
+    for (auto& [g, workers] : by_group)
+        groups.push_back(std::move(workers));
+    return groups;
+}
 
 PhaseResult run_phase(RunSession& s, std::uint64_t iteration, Phase phase,
                       const SweepOverrides& over) {
@@ -349,17 +453,7 @@ PhaseResult run_phase(RunSession& s, std::uint64_t iteration, Phase phase,
         if ((monotonic_ns() - s.last_snapshot_ns) / 1e9 >= s.hooks.snapshot_period_s)
             s.snapshot(&snap);
     };
-    s.run_on_workers(
-        [&](unsigned i, Worker& w) {
-            if (i >= active) return;
-            const PhaseOrder mine = worker_order(s, order, plan, i);
-            if (phase == Phase::random && cfg.rand_ops && mine.work->op_limit == 0)
-                return;  // nothing to do for this worker
-            const std::uint64_t w0 = monotonic_ns();
-            outcomes[i] = w.run(mine);
-            outcomes[i].seconds = static_cast<double>(monotonic_ns() - w0) / 1e9;
-        },
-        tick);
+    run_groups(s, plan, order, t0, workload_span_ns(s, over), intervals, outcomes, tick);
     // Writes in buffered mode are only done once they reached the device.
     if (!s.target.direct_io() && phase != Phase::seq_read && phase != Phase::reverify)
         s.writeback_failed(s.target.drop_caches(), iteration, phase, &pr);

@@ -234,6 +234,39 @@ void account_targets(RunSession& s, const std::vector<PhaseOutcome>& outcomes,
     }
 }
 
+// The workload phase's outcomes into each job's figures (model::JobResult):
+// its workers' counters and series merged, its measured time from its
+// first worker's start after its ramp to its last worker's end, its active
+// interval (first start to last end) on the run's clock.
+void account_jobs(RunSession& s, const RunPlan& plan, const std::vector<PhaseOutcome>& outcomes) {
+    for (std::size_t j = 0; j < s.res.jobs.size(); ++j) {
+        PhaseResult mine;
+        mine.phase = Phase::random;
+        std::uint64_t start = UINT64_MAX, measured = UINT64_MAX, end = 0;
+        for (std::size_t i = 0; i < outcomes.size() && i < plan.workers.size(); ++i) {
+            const WorkerPlan& w = plan.workers[i];
+            const PhaseOutcome& o = outcomes[i];
+            if (w.job != j || !o.started_ns) continue;
+            mine.counters.merge(o.counters);
+            mine.series.merge(o.series);
+            mine.interrupted = mine.interrupted || !o.completed;
+            ++mine.workers;
+            start = std::min(start, o.started_ns);
+            measured = std::min(measured, std::min(o.started_ns + w.ramp_ns, o.ended_ns));
+            end = std::max(end, o.ended_ns);
+        }
+        if (mine.workers == 0) continue;
+        mine.seconds = static_cast<double>(end - measured) / 1e9;
+        JobResult& r = s.res.jobs[j];
+        r.start_ns = start - s.started_ns;
+        r.end_ns = end - s.started_ns;
+        if (r.workload.workers == 0)
+            r.workload = std::move(mine);
+        else
+            r.workload.merge(mine);
+    }
+}
+
 // The workers' outcomes into the phase's result, and what ends the run
 // early without being the drive's fault.
 void account(RunSession& s, const std::vector<PhaseOutcome>& outcomes, PhaseResult& pr) {
@@ -380,7 +413,9 @@ void run_groups(RunSession& s, const RunPlan& plan, const PhaseOrder& order, std
                 if (workload) wait_until(s, g0 + mine.work->startdelay_ns);
                 const std::uint64_t w0 = monotonic_ns();
                 outcomes[i] = w.run(mine);
-                outcomes[i].seconds = static_cast<double>(monotonic_ns() - w0) / 1e9;
+                outcomes[i].started_ns = w0;
+                outcomes[i].ended_ns = monotonic_ns();
+                outcomes[i].seconds = static_cast<double>(outcomes[i].ended_ns - w0) / 1e9;
             },
             tick);
     }
@@ -469,6 +504,7 @@ PhaseResult run_phase(RunSession& s, std::uint64_t iteration, Phase phase,
         pr.replay_seconds =
             s.replay->info().span_s * static_cast<double>(cfg.replay_loops) / cfg.replay_speed;
     account(s, outcomes, pr);
+    if (phase == Phase::random && !point) account_jobs(s, plan, outcomes);
     collect_records(s.workers, s.res);
     return pr;
 }

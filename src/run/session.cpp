@@ -173,6 +173,7 @@ RunSession::RunSession(RunConfig& c, RunResult& r, RunObserver& o)
     describe_targets();
     measure_data();
     res.plan = plan;
+    res.jobs = job_results(plan);
     res.backend.effective_qd = plan.rand_depth();
     res.backend.seq_qd = plan.seq_depth();
 }
@@ -283,6 +284,7 @@ void RunSession::start_workers() {
     }
     wall_start_ = std::chrono::steady_clock::now();
     last_snapshot_ns = monotonic_ns();
+    started_ns = last_snapshot_ns;
     if (cfg.duration_s)
         duration_deadline_ns = last_snapshot_ns + static_cast<std::uint64_t>(*cfg.duration_s * 1e9);
     pool = std::make_unique<WorkerPool>(workers, place_workers());

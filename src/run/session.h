@@ -89,6 +89,9 @@ class RunSession {
     // One per target (res.targets[t].health), made by start_workers().
     std::vector<HealthMonitor> health;
     std::uint64_t duration_deadline_ns = 0;  // 0: no --duration
+    // Monotonic ns when the workers started: the run's clock of its jobs'
+    // active intervals (model::JobResult).
+    std::uint64_t started_ns = 0;
     std::uint64_t last_snapshot_ns = 0;
     std::atomic<std::uint64_t> state_sync_errors{0};
 

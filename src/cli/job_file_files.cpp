@@ -75,13 +75,16 @@ Sizes sizes_of(const Job& job, const std::optional<PathFacts>& there, unsigned l
                                                                           : job.offset_increment;
         if (a.percent && !fixed)
             refuse(job, option,
-                   std::to_string(*a.percent) + "% of " + path + ", which has no size yet");
+                   std::to_string(*a.percent) + "% of " + path + ", which has no size yet", true);
     }
     Sizes s;
     s.offset = amount_of(job.offset, fixed);
     s.increment = amount_of(job.offset_increment, fixed);
-    s.range = amount_of(job.size, fixed);
-    const std::uint64_t reach = s.offset + std::uint64_t{last_copy} * s.increment + s.range;
+    // size is the region and the I/O of each pass, unless filesize gives
+    // the files' size: then the region is the file and size the I/O (fio).
+    s.range = job.filesize.max ? 0 : amount_of(job.size, fixed);
+    const std::uint64_t reach = checked(job, s.increment ? "offset_increment" : "size", last_copy,
+                                        s.increment, checked(job, "size", s.offset, 1, s.range));
     if (there && there->device) {
         s.file = there->bytes;
     } else if (job.filesize.max) {
@@ -91,7 +94,7 @@ Sizes sizes_of(const Job& job, const std::optional<PathFacts>& there, unsigned l
     } else if (fixed) {
         s.file = fixed;
     } else {
-        refuse(job, "size", path + " has no size: give size= or filesize=");
+        refuse(job, "size", path + " has no size: give size= or filesize=", true);
     }
     // size=N% with an offset: the share from the offset to the end at most (fio).
     if (job.size.percent && s.range + s.offset > s.file)
@@ -134,21 +137,25 @@ void map_ends(const Job& job, model::JobSpec& spec, std::vector<std::string>& no
         refuse(job, "startdelay", "a random delay: give one");
     spec.startdelay_s = static_cast<double>(job.startdelay.min_us) / 1e6;
     spec.ramp_s = static_cast<double>(job.ramp_time_us) / 1e6;
-    if (job.runtime_us)
-        spec.runtime_s = static_cast<double>(job.runtime_us + job.ramp_time_us) / 1e6;
-    spec.ops = job.number_ios * job.numjobs;
-    if (job.time_based) {
+    if (job.runtime_us) spec.runtime_s = static_cast<double>(job.runtime_us) / 1e6 + spec.ramp_s;
+    if (job.time_based) {  // fio goes round its range until the time is up, whatever else
         if (!job.runtime_us)
             note(notes, job, "time_based", "no runtime: the run's time ends the job");
-        return;  // fio goes round its range until the time is up
+        return;
     }
-    if (job.io_size.bytes || job.io_size.percent) {
+    // fio's number_ios counts over every loop of each copy.
+    spec.ops = checked(job, "number_ios", job.number_ios, std::uint64_t{job.numjobs} * job.loops);
+    const bool io_given = job.io_size.bytes || job.io_size.percent;
+    const bool size_is_io = job.filesize.max && (job.size.bytes || job.size.percent);
+    if (io_given || size_is_io) {
         std::uint64_t range = spec.range_bytes;
         if (!range && spec.offset_increment && job.io_size.percent)
             refuse(job, "io_size", "a share of ranges that differ between copies");
-        if (!range)
-            range = spec.files.front().bytes - std::min(spec.offset, spec.files.front().bytes);
-        spec.io_bytes = amount_of(job.io_size, range) * job.loops;
+        const model::FileSpec& f = spec.files.front();
+        if (!range) range = f.bytes - std::min(spec.offset, f.bytes);
+        const std::uint64_t io =
+            io_given ? amount_of(job.io_size, range) : amount_of(job.size, f.bytes);
+        spec.io_bytes = checked(job, io_given ? "io_size" : "size", io, job.loops);
         spec.loops = 0;
     } else {
         spec.loops = job.loops;

@@ -3,6 +3,8 @@
 #include "cli/job_file_jobs.h"
 
 #include <algorithm>
+#include <map>
+#include <utility>
 
 #include "cli/job_file_map.h"
 
@@ -15,14 +17,24 @@ jobfile::Origin where(const jobfile::Job& job, std::string_view option) {
     return o ? *o : job.origin;
 }
 
-void refuse(const jobfile::Job& job, std::string_view option, const std::string& why) {
-    throw jobfile::JobFileError(where(job, option), std::string(option), why + " (fio runs it)");
+void refuse(const jobfile::Job& job, std::string_view option, const std::string& why,
+            bool fio_refuses) {
+    throw jobfile::JobFileError(where(job, option), std::string(option),
+                                why + (fio_refuses ? " (fio refuses it too)" : " (fio runs it)"));
 }
 
 void note(std::vector<std::string>& notes, const jobfile::Job& job, std::string_view option,
           const std::string& text) {
     std::string line = jobfile::error_line(where(job, option), std::string(option), text);
     if (std::find(notes.begin(), notes.end(), line) == notes.end()) notes.push_back(line);
+}
+
+std::uint64_t checked(const jobfile::Job& job, std::string_view option, std::uint64_t a,
+                      std::uint64_t b, std::uint64_t c) {
+    std::uint64_t product = 0, sum = 0;
+    if (__builtin_mul_overflow(a, b, &product) || __builtin_add_overflow(product, c, &sum))
+        refuse(job, option, "more than 2^64 - 1 bytes or operations");
+    return sum;
 }
 
 std::string bytes_text(std::uint64_t bytes) {
@@ -61,7 +73,40 @@ void refuse_logs(const jobfile::Job& job) {
     if (job.lat_log.on) refuse(job, "write_lat_log", "fio's logs are not written yet");
 }
 
+bool is_power_of_two(std::uint64_t v) {
+    return v && (v & (v - 1)) == 0;
+}
+
+// The option that gave the job's sizes.
+const char* sizes_option(const jobfile::Job& job) {
+    for (std::size_t d = 0; d < 3; ++d)
+        if (!job.bssplit[d].empty()) return "bssplit";
+    for (std::size_t d = 0; d < 3; ++d)
+        if (job.bsrange[d]) return "bsrange";
+    return "bs";
+}
+
 }  // namespace
+
+void refuse_engine_limits(const jobfile::Job& job, const model::JobSpec& spec) {
+    const char* option = sizes_option(job);
+    for (std::uint32_t s : spec.sizes())
+        if (!is_power_of_two(s))
+            refuse(job, option,
+                   bytes_text(s) + " bytes is not a power of two: the engine cannot run it yet");
+    if (spec.access == model::Access::sequential && !spec.mix.empty())
+        refuse(job, option, "a sequential stream of several sizes: the engine's streams take one");
+    if (spec.access != model::Access::random || !spec.blockalign) return;
+    const char* at = job.origin_of("ba") ? "ba" : option;
+    if (!spec.mix.empty())
+        refuse(job, at,
+               "the engine aligns each size to itself, fio all to " + bytes_text(spec.blockalign) +
+                   " bytes");
+    if (spec.blockalign != spec.block)
+        refuse(job, at,
+               "the engine aligns " + bytes_text(spec.block) + "-byte operations to " +
+                   bytes_text(spec.block) + ", fio to " + bytes_text(spec.blockalign) + " bytes");
+}
 
 void refuse_unmapped(const jobfile::Job& job) {
     if (job.thinktime_us) refuse(job, "thinktime", "drivestress has no think time");
@@ -119,14 +164,32 @@ void decide_run(const std::vector<jobfile::Job>& jobs, JobFileJobs& out) {
                        backend_text(first.ioengine.backend) + ": one backend per run");
         if (j.direct != first.direct)
             refuse(j, "direct",
-                   std::string(j.direct ? "O_DIRECT" : "buffered I/O") + ", " +
-                       job_at(first, "direct") + (first.direct ? " O_DIRECT" : " buffered") +
+                   std::string(j.direct ? "O_DIRECT" : "buffered I/O") + " beside " +
+                       job_at(first, "direct") +
+                       (first.direct ? " with O_DIRECT" : " with buffered I/O") +
                        ": one for the whole run");
     }
     out.backend = first.ioengine.backend == jobfile::Backend::sync ? model::BackendChoice::sync
                                                                    : model::BackendChoice::io_uring;
     out.nop = first.ioengine.backend == jobfile::Backend::nop;
     out.buffered = !first.direct;
+    if (out.nop)
+        note(out.notes, first, "ioengine",
+             "null: the nop backend, no I/O reaches the device and nothing is verified");
+}
+
+// fio extends a file to what each job on it reaches: one size, the
+// largest, for every job naming it.
+void same_file_sizes(std::vector<model::JobSpec>& jobs) {
+    std::map<std::pair<unsigned, std::string>, std::uint64_t> largest;
+    for (const model::JobSpec& j : jobs)
+        for (const model::FileSpec& f : j.files) {
+            std::uint64_t& bytes = largest[{f.target, f.name}];
+            bytes = std::max(bytes, f.bytes);
+        }
+    for (model::JobSpec& j : jobs)
+        for (model::FileSpec& f : j.files)
+            f.bytes = largest[{f.target, f.name}];
 }
 
 // fio's stonewall starts the group that runs after the jobs before it;
@@ -139,8 +202,7 @@ unsigned run_group(const jobfile::Job& job, unsigned& group, unsigned& in_group,
         in_group = 0;
     } else if (job.new_group && !job.stonewall && in_group > 0) {
         note(notes, job, "new_group",
-             "a reporting group only: the job runs beside the jobs before it and is reported "
-             "with them");
+             "reporting only: the job runs, and is reported, with the jobs before it");
     }
     ++in_group;
     return group;
@@ -159,6 +221,8 @@ void general_notes(const jobfile::Job& job, std::vector<std::string>& notes) {
         note(notes, job, "create_on_open", "drivestress lays every file out before its jobs");
     if (job.origin_of("fallocate"))
         note(notes, job, "fallocate", "drivestress lays every file out by writing it");
+    if (job.group_reporting)
+        note(notes, job, "group_reporting", "drivestress reports each job, its copies together");
     if (job.refill_buffers)
         note(notes, job, "refill_buffers", "every write of drivestress carries new data");
 }
@@ -173,6 +237,11 @@ JobFileJobs jobs_from_job_file(const std::vector<jobfile::Job>& jobs, const JobF
     bool keeps = false;
     for (const jobfile::Job& job : jobs) {
         jobmap::refuse_unmapped(job);
+        if (ctx.cpus && !job.cpus_allowed.empty() && job.cpus_allowed.back() >= ctx.cpus)
+            refuse(job, "cpus_allowed",
+                   "CPU " + std::to_string(job.cpus_allowed.back()) + ": the host has " +
+                       std::to_string(ctx.cpus) + " (0 to " + std::to_string(ctx.cpus - 1) + ")",
+                   true);
         model::JobSpec spec;
         spec.name = job.name;
         spec.group = run_group(job, group, in_group, out.notes);
@@ -180,11 +249,13 @@ JobFileJobs jobs_from_job_file(const std::vector<jobfile::Job>& jobs, const JobF
         spec.verify = !out.nop;
         jobmap::map_files(job, ctx, out.targets, spec, out.notes);
         jobmap::map_workload(job, out.backend == model::BackendChoice::sync, spec, out.notes);
+        jobmap::refuse_engine_limits(job, spec);
         jobmap::map_ends(job, spec, out.notes);
         general_notes(job, out.notes);
         keeps = keeps || !job.unlink;
         out.jobs.push_back(std::move(spec));
     }
+    same_file_sizes(out.jobs);
     if (keeps)
         note(out.notes, jobs.front(), "unlink",
              "fio keeps its files; drivestress removes them at the end (--keep keeps them)");

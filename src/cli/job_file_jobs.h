@@ -44,6 +44,8 @@ struct JobFileContext {
     // An existing file or block device at `path`: its size (fio's size=N%
     // and a file named without a size take it); nullopt when none exists.
     std::function<std::optional<PathFacts>(const std::string& path)> look;
+    // The CPUs configured: cpus_allowed may name 0 to cpus - 1 (0: not checked).
+    unsigned cpus = 0;
 };
 
 // Where a JobSpec's FileSpec::target points.
@@ -63,11 +65,14 @@ struct JobFileJobs {
 };
 
 // The engine's jobs for a job file's.  Throws jobfile::JobFileError on the
-// first option it refuses.  Sizes: a job's file is `filesize`, else
-// offset + size (or, with numjobs copies on one file, up to the last
-// copy's offset_increment), else the existing file's or device's; size=N%
-// and offset=N% are shares of that.  Time: runtime counts after ramp_time,
-// as in fio (JobSpec::runtime_s is their sum).
+// first option it refuses.  Sizes, as fio's: a device's file is the device
+// and size its region from offset; another file is `filesize` (size then
+// being the I/O of each pass, not the region), else offset + size (with
+// numjobs copies on one file, up to the last copy's offset_increment), else
+// the existing file's size; size=N% and offset=N% are shares of that; a
+// file several jobs name takes the largest size any of them gives it.
+// Time: runtime counts after ramp_time, as in fio (JobSpec::runtime_s is
+// their sum).
 JobFileJobs jobs_from_job_file(const std::vector<jobfile::Job>& jobs, const JobFileContext& ctx);
 
 }  // namespace ds::cli

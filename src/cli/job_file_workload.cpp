@@ -5,8 +5,7 @@
 // directions the job does agree, and refused when they do not.
 #include <algorithm>
 #include <array>
-#include <cmath>
-#include <sstream>
+#include <charconv>
 
 #include "cli/job_file_map.h"
 
@@ -14,7 +13,6 @@ namespace ds::cli::jobmap {
 
 namespace {
 
-using jobfile::Direction;
 using jobfile::Job;
 using jobfile::Rw;
 
@@ -84,16 +82,16 @@ std::vector<units::BlockShare> sizes_of(const Job& job, std::size_t d, std::stri
     return {{static_cast<std::uint32_t>(bytes), 100}};
 }
 
-bool power_of_two(std::uint64_t v) {
-    return v && (v & (v - 1)) == 0;
-}
-
-// The sizes of the directions the job does, one list for all of them.
+// The sizes of the directions the job does, one list for all of them, and
+// where random operations land: fio's blockalign, by default the smallest
+// size, as fio's fixup_options (a sequential stream ignores it, as fio).
+// Whether today's engine can run them is refuse_engine_limits'.
 void map_sizes(const Job& job, const Shares& shares, model::JobSpec& spec) {
     std::vector<units::BlockShare> mix;
     std::uint64_t align = 0;
     std::string first_option;
     bool first = true;
+    const bool random = spec.access == model::Access::random;
     for (std::size_t d = 0; d < 3; ++d) {
         if (!shares[d]) continue;
         std::string option;
@@ -107,40 +105,32 @@ void map_sizes(const Job& job, const Shares& shares, model::JobSpec& spec) {
             continue;
         }
         if (m != mix) refuse(job, option, "reads, writes and trims of one job share their sizes");
-        if (a != align)
+        if (random && a != align)
             refuse(job, "ba", "reads, writes and trims of one job share their alignment");
     }
     if (mix.size() > units::kMaxMixSizes)
         refuse(
             job, first_option,
             std::to_string(mix.size()) + " sizes: at most " + std::to_string(units::kMaxMixSizes));
-    for (const units::BlockShare& b : mix)
-        if (!power_of_two(b.bytes))
-            refuse(
-                job, first_option,
-                bytes_text(b.bytes) + " bytes is not a power of two: the engine cannot run it yet");
-    if (align && !power_of_two(align))
-        refuse(job, "ba", bytes_text(align) + " bytes is not a power of two");
     if (align > UINT32_MAX) refuse(job, "ba", bytes_text(align) + " bytes: too large");
-    spec.blockalign = static_cast<std::uint32_t>(align);
-    if (mix.size() == 1) {
-        spec.block = mix.front().bytes;
+    spec.block = mix.front().bytes;
+    spec.blockalign = !random ? 0 : align ? static_cast<std::uint32_t>(align) : spec.block;
+    if (mix.size() == 1)
         spec.mix.clear();
-    } else {
-        spec.block = mix.front().bytes;
+    else
         spec.mix = std::move(mix);
-    }
 }
 
+// The shortest text that reads back as `v` (a theta is passed on exactly).
 std::string number_text(double v) {
-    std::ostringstream s;
-    s << v;
-    return s.str();
+    char buf[64];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v);
+    return std::string(buf, r.ptr);
 }
 
 // fio's distribution in drivestress's words, checked by the same parser
 // as --distribution.
-void map_distribution(const Job& job, model::JobSpec& spec) {
+void map_distribution(const Job& job, model::JobSpec& spec, std::vector<std::string>& notes) {
     const jobfile::Distribution& d = job.random_distribution;
     if (spec.access != model::Access::random || d.kind == jobfile::DistributionKind::random) return;
     if (d.center)
@@ -162,6 +152,8 @@ void map_distribution(const Job& job, model::JobSpec& spec) {
                         std::to_string(z.size_percent);
             if (d.zones[1] != d.zones[0] || d.zones[2] != d.zones[0])
                 refuse(job, "random_distribution", "zones per direction");
+            note(notes, job, "random_distribution",
+                 "each zone's blocks are scattered over the file, not one stretch as in fio");
             break;
         default:
             refuse(job, "random_distribution", "zoned_abs: zones are shares of the file");
@@ -188,15 +180,18 @@ void map_rate(const Job& job, const Shares& shares, model::JobSpec& spec) {
     if (bytes && !spec.mix.empty())
         refuse(job, option, "bytes a second with several sizes: drivestress paces operations");
     const auto& per = iops ? job.rate_iops : job.rate;
-    std::uint64_t total = 0;
+    __extension__ using u128 = unsigned __int128;
+    u128 sum = 0;
     for (std::size_t d = 0; d < 3; ++d)
-        if (shares[d]) total += per[d];
+        if (shares[d]) sum += per[d];
+    if (sum > UINT64_MAX) refuse(job, option, "more than 2^64 - 1 a second");
+    const auto total = static_cast<std::uint64_t>(sum);
     for (std::size_t d = 0; d < 3; ++d)
-        if (shares[d] && per[d] * 100 != total * shares[d])
+        if (shares[d] && u128{per[d]} * 100 != u128{total} * shares[d])
             refuse(job, option,
-                   "rates per direction that do not split as the mix does (" +
+                   "per-direction rates that do not split as the mix (" +
                        std::to_string(shares[0]) + "/" + std::to_string(shares[1]) + "/" +
-                       std::to_string(shares[2]) + "): one rate for the job's operations");
+                       std::to_string(shares[2]) + ") does");
     double ops = static_cast<double>(total);
     if (bytes) {
         if (total % spec.block)
@@ -265,11 +260,13 @@ void map_workload(const Job& job, bool sync_backend, model::JobSpec& spec,
     spec.read_pct = shares[0];
     spec.trim_pct = shares[2];
     map_sizes(job, shares, spec);
-    map_distribution(job, spec);
-    if (spec.access == model::Access::random && !job.norandommap)
+    map_distribution(job, spec, notes);
+    if (spec.access == model::Access::sequential && shares[0] && shares[1])
         note(notes, job, "rw",
-             "random offsets are drawn independently, as fio's norandommap: a loop is a range's "
-             "worth of operations, not each block once");
+             "one stream position for reads and writes, each block one or the other; fio keeps "
+             "a position per direction");
+    if (spec.access == model::Access::random && !job.norandommap)
+        note(notes, job, "rw", "offsets are drawn independently, as fio's norandommap draws them");
     map_queue(job, sync_backend, spec, notes);
     map_rate(job, shares, spec);
     map_sync(job, spec);

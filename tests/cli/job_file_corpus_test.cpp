@@ -32,7 +32,6 @@ const char* const kMapping[] = {
     "fio-seq-read.fio",
     "fio-seq-write.fio",
     "fsx.fio",
-    "iometer-file-access-server.fio",
     "null.fio",
     "rand-zones.fio",
     "ssd-test.fio",

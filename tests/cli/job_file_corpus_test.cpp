@@ -12,6 +12,7 @@
 
 #include "cli/job_file_jobs.h"
 #include "jobfile/job_file.h"
+#include "model/plan.h"
 #include "tests/jobfile/jobfile_paths.h"  // DS_FIO_EXAMPLES
 
 using namespace ds;
@@ -67,6 +68,9 @@ std::string outcome(const fs::path& file) {
             jobfile::read_job_file(file.string(), no_stdin, fixed_env());
         cli::JobFileJobs m = cli::jobs_from_job_file(jobs, fixed_context());
         CHECK(m.jobs.size() == jobs.size());
+        // The plan takes what the mapping makes (its per-file rules, ranges).
+        const model::RunPlan plan = model::make_run_plan(model::RunConfig{}, m.jobs, {8, 512});
+        CHECK(plan.jobs.size() == m.jobs.size());
         return "";
     } catch (const jobfile::JobFileError& e) {
         std::string line = e.what();

@@ -262,9 +262,9 @@ void map_workload(const Job& job, bool sync_backend, model::JobSpec& spec,
     map_sizes(job, shares, spec);
     map_distribution(job, spec, notes);
     if (spec.access == model::Access::sequential && shares[0] && shares[1])
-        note(notes, job, "rw",
-             "one stream position for reads and writes, each block one or the other; fio keeps "
-             "a position per direction");
+        refuse(job, "rw",
+               "reads and writes in order: drivestress's stream has one position, fio keeps "
+               "one per direction");
     if (spec.access == model::Access::random && !job.norandommap)
         note(notes, job, "rw", "offsets are drawn independently, as fio's norandommap draws them");
     map_queue(job, sync_backend, spec, notes);

@@ -24,19 +24,9 @@ namespace fs = std::filesystem;
 // The examples that map today (the rest are refused, by the reader or the
 // mapper); a change that refuses one of them fails here.
 const char* const kMapping[] = {
-    "aio-read.fio",
-    "basic-verify.fio",
-    "fio-rand-RW.fio",
-    "fio-rand-read.fio",
-    "fio-rand-write.fio",
-    "fio-seq-RW.fio",
-    "fio-seq-read.fio",
-    "fio-seq-write.fio",
-    "fsx.fio",
-    "null.fio",
-    "rand-zones.fio",
-    "ssd-test.fio",
-    "tiobench-example.fio",
+    "aio-read.fio",       "basic-verify.fio", "fio-rand-RW.fio",   "fio-rand-read.fio",
+    "fio-rand-write.fio", "fio-seq-read.fio", "fio-seq-write.fio", "fsx.fio",
+    "null.fio",           "rand-zones.fio",   "ssd-test.fio",      "tiobench-example.fio",
     "zipf.fio",
 };
 

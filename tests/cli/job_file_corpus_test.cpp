@@ -13,6 +13,7 @@
 #include "cli/job_file_jobs.h"
 #include "jobfile/job_file.h"
 #include "model/plan.h"
+#include "tests/jobfile/fio_examples.h"
 #include "tests/jobfile/jobfile_paths.h"  // DS_FIO_EXAMPLES
 
 using namespace ds;
@@ -74,17 +75,8 @@ std::string outcome(const fs::path& file) {
 }  // namespace
 
 TEST_CASE("fio's examples map onto the engine's jobs or are refused naming one option") {
-    fs::path dir(DS_FIO_EXAMPLES);
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec)) {
-        MESSAGE("skipped: no ", DS_FIO_EXAMPLES, " (Debian's fio-examples is not installed)");
-        return;
-    }
-    std::vector<fs::path> files;
-    for (const auto& entry : fs::directory_iterator(dir))
-        if (entry.path().extension() == ".fio") files.push_back(entry.path());
-    std::sort(files.begin(), files.end());
-    REQUIRE(!files.empty());
+    const std::vector<fs::path> files = jobfile_test::fio_examples();
+    if (files.empty()) return;
     std::vector<std::string> mapping;
     for (const fs::path& f : files) {
         const std::string o = outcome(f);

@@ -35,8 +35,9 @@ ALLOWED = {
     "targets": GROUND | {"model"},
     "run": GROUND | {"nvme", "model", "engine", "targets"},
     # The command line and the renderers speak the vocabulary only: they
-    # never reach the engine, the target or the coordinator.
-    "cli": {"units", "sys", "output", "model"},
+    # never reach the engine, the target or the coordinator.  cli maps the
+    # job-file reader's jobs onto the engine's (cli/job_file_jobs.h).
+    "cli": {"units", "jobfile", "sys", "output", "model"},
     "report": GROUND | {"nvme", "model"},
     "metrics": GROUND | {"nvme", "model", "report"},
     "modes": GROUND | {"nvme", "model", "engine", "targets", "run", "cli", "report", "metrics"},

@@ -11,7 +11,8 @@ BASE = "base:"
 
 
 def with_baseline(bench, runs, rep):
-    """The (tool, fn) runs of one repetition, each drivestress run followed
+    """The (tool, fn) runs of one repetition, each drivestress run (every
+    tool whose name starts with "drivestress") followed
     (or, in every other repetition, preceded) by the same run with the
     baseline binary when --baseline is given."""
     exe = bench.args.baseline_exe
@@ -19,10 +20,10 @@ def with_baseline(bench, runs, rep):
         return runs
     out = []
     for tool, fn in runs:
-        if tool != "drivestress":
+        if not tool.startswith("drivestress"):  # "drivestress --rate", "drivestress x4", ...
             out.append((tool, fn))
             continue
-        pair = [(tool, fn), ("baseline", on_baseline(bench, fn, exe))]
+        pair = [(tool, fn), ("baseline" + tool[len("drivestress"):], on_baseline(bench, fn, exe))]
         out += pair if rep % 2 == 0 else pair[::-1]
     return out
 

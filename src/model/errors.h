@@ -28,8 +28,10 @@
 //       best-effort and never stops a run.
 //   cli/     UsageError: a bad command line, what() names the option;
 //       main adds " (see --help)" and exits 1.  The system checks run after
-//       parsing throw SetupError like run/.
-//   target/, engine/, run/  SetupError (below) for anything found before or
+//       parsing throw SetupError like run/.  A job file's jobs it cannot
+//       run the way the file asks (cli/job_file_jobs.h) are refused as the
+//       reader refuses: jobfile::JobFileError, naming file, line and option.
+//   targets/, engine/, run/  SetupError (below) for anything found before or
 //       while preparing a run: bad target, no space, a file it does not
 //       own; what() is the whole line, exit 1.  Problems during the run (I/O
 //       errors, mismatches, lost units) are never thrown: they are records

@@ -12,6 +12,7 @@
 
 #include "jobfile/job_file.h"
 #include "tests/jobfile/doc_block.h"
+#include "tests/jobfile/fio_examples.h"
 #include "tests/jobfile/jobfile_paths.h"  // DS_JOBS_DOC, DS_FIO_EXAMPLES
 
 using namespace ds::jobfile;
@@ -54,17 +55,8 @@ std::string outcome(const fs::path& file) {
 }  // namespace
 
 TEST_CASE("fio's examples parse or are refused in one line, as docs/jobs.md says") {
-    fs::path dir(DS_FIO_EXAMPLES);
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec)) {
-        MESSAGE("skipped: no ", DS_FIO_EXAMPLES, " (Debian's fio-examples is not installed)");
-        return;
-    }
-    std::vector<fs::path> files;
-    for (const auto& entry : fs::directory_iterator(dir))
-        if (entry.path().extension() == ".fio") files.push_back(entry.path());
-    std::sort(files.begin(), files.end());
-    REQUIRE(!files.empty());
+    const std::vector<fs::path> files = jobfile_test::fio_examples();
+    if (files.empty()) return;
     std::string table = "| example | what the reader makes of it |\n|---|---|\n";
     std::size_t parsed = 0;
     for (const fs::path& f : files) {

@@ -560,7 +560,7 @@ class Baseline(unittest.TestCase):
         def fio():
             b.seen.append("fio")
             return {"fio": bench.Measurement(1, 1.0, 10)}
-        return [("drivestress", ds), ("fio", fio)]
+        return [("drivestress", ds), ("fio", fio), ("drivestress --rate", ds)]
 
     def test_each_run_twice_in_alternating_order_and_the_binary_restored(self):
         b = self.Fake("/base/ds")
@@ -570,12 +570,14 @@ class Baseline(unittest.TestCase):
                 for k, m in fn().items():
                     samples.setdefault(k, []).append(m)
         self.assertEqual(b.seen, ["/build/drivestress", "/base/ds", "fio",
-                                  "/base/ds", "/build/drivestress", "fio"])
+                                  "/build/drivestress", "/base/ds",
+                                  "/base/ds", "/build/drivestress", "fio",
+                                  "/base/ds", "/build/drivestress"])
         self.assertEqual(b.ds, "/build/drivestress")
         self.assertEqual(sorted(samples), ["base:ds", "ds", "fio"])
         rows = bench.baseline_rows("sync-1w", "sync", samples)
         self.assertEqual([r["id"] for r in rows], ["sync-1w-ds-vs-baseline"])
-        self.assertEqual(rows[0]["ratios"], [1 / 2, 5 / 4])
+        self.assertEqual(rows[0]["ratios"], [1 / 2, 4 / 5, 7 / 6, 10 / 9])
         self.assertEqual((rows[0]["a_name"], rows[0]["b_name"]), ("this build", "baseline"))
 
     def test_without_baseline_the_runs_are_unchanged(self):

@@ -105,8 +105,8 @@ class IntervalMerger {
         const auto& targets = s_.res.targets;
         if (targets.size() < 2) return;
         iv.targets.assign(targets.size(), {});
-        iv.targets[s_.target.target_of(i)] = {iv.read_ops, iv.write_ops, iv.read_bytes,
-                                              iv.write_bytes, iv.mismatches};
+        iv.targets[s_.target.target_of(s_.file_of(i))] = {iv.read_ops, iv.write_ops, iv.read_bytes,
+                                                          iv.write_bytes, iv.mismatches};
     }
 
     RunSession& s_;
@@ -221,7 +221,9 @@ void account_targets(RunSession& s, const std::vector<PhaseOutcome>& outcomes,
     for (TargetResult& t : s.res.targets) {
         PhaseResult mine;
         mine.phase = pr.phase;
-        for (unsigned i = t.first_file; i < t.first_file + t.files && i < outcomes.size(); ++i) {
+        for (unsigned i = 0; i < outcomes.size(); ++i) {
+            const unsigned f = s.file_of(i);
+            if (f < t.first_file || f >= t.first_file + t.files) continue;
             mine.counters.merge(outcomes[i].counters);
             mine.series.merge(outcomes[i].series);
             mine.interrupted = mine.interrupted || !outcomes[i].completed;
@@ -273,6 +275,7 @@ void account(RunSession& s, const std::vector<PhaseOutcome>& outcomes, PhaseResu
     RunResult& res = s.res;
     for (std::size_t i = 0; i < outcomes.size(); ++i) {
         const PhaseOutcome& o = outcomes[i];
+        const unsigned f = s.file_of(static_cast<unsigned>(i));  // its file
         pr.counters.merge(o.counters);
         pr.series.merge(o.series);
         if (o.skew) {
@@ -284,19 +287,19 @@ void account(RunSession& s, const std::vector<PhaseOutcome>& outcomes, PhaseResu
         if (!o.completed) pr.interrupted = true;
         if (const auto& bad = o.invalid; bad && res.fatal_error.empty()) {
             res.fatal_error =
-                s.target.path(i) + ": the kernel refused a " + std::to_string(bad->length) +
+                s.target.path(f) + ": the kernel refused a " + std::to_string(bad->length) +
                 "-byte " + std::string(io::to_string(bad->kind)) + " at offset " +
-                std::to_string(bad->offset + s.target.base_offset(i)) + " as invalid (EINVAL)" +
+                std::to_string(bad->offset + s.target.base_offset(f)) + " as invalid (EINVAL)" +
                 (s.target.direct_io() ? "; O_DIRECT alignment? try --buffered" : "");
             res.stop = StopReason::error;
         }
         if (o.counters.trim_not_honoured && pr.trim_not_honoured_at.empty())
             pr.trim_not_honoured_at =
-                s.target.path(i) + " offset " +
-                std::to_string(o.counters.first_not_honoured + s.target.base_offset(i));
+                s.target.path(f) + " offset " +
+                std::to_string(o.counters.first_not_honoured + s.target.base_offset(f));
         if (o.trim_refused && res.fatal_error.empty()) {
-            res.fatal_error = s.target.path(i) + ": the target refused a trim (" +
-                              (s.target.raw(i) ? "BLKDISCARD" : "fallocate PUNCH_HOLE") + ": " +
+            res.fatal_error = s.target.path(f) + ": the target refused a trim (" +
+                              (s.target.raw(f) ? "BLKDISCARD" : "fallocate PUNCH_HOLE") + ": " +
                               sys::errno_text(*o.trim_refused) +
                               "); --trim-pct needs a filesystem that punches holes (ext4, xfs, "
                               "btrfs, tmpfs) or a device that discards";
@@ -304,7 +307,7 @@ void account(RunSession& s, const std::vector<PhaseOutcome>& outcomes, PhaseResu
         }
         if (o.no_space_at && res.fatal_error.empty()) {
             res.fatal_error =
-                s.target.path(i) + ": no space left on device " +
+                s.target.path(f) + ": no space left on device " +
                 (o.no_space_in_flush ? std::string("flushing its writes")
                                      : "writing at offset " + std::to_string(*o.no_space_at)) +
                 " (the filesystem filled up during the run)";
@@ -369,11 +372,15 @@ PhaseOrder worker_order(const RunSession& s, const PhaseOrder& order, const RunP
     return mine;
 }
 
-// Every worker at once: a phase other than the workload phase.
-std::vector<std::vector<unsigned>> one_group(unsigned workers) {
-    std::vector<unsigned> all(workers);
-    std::iota(all.begin(), all.end(), 0U);
-    return {std::move(all)};
+// A phase other than the workload phase (laying out, reading back,
+// reverifying) covers each file once, at once: the first worker of each
+// (a plain run's: every worker).
+std::vector<std::vector<unsigned>> layout_group(const RunPlan& plan) {
+    std::vector<unsigned> first;
+    for (const FilePlan& f : plan.files)
+        if (!f.workers.empty()) first.push_back(f.workers.front());
+    std::sort(first.begin(), first.end());
+    return {std::move(first)};
 }
 
 // Sleeps until `when` (a worker's startdelay), or until the run stops.
@@ -398,7 +405,7 @@ void run_groups(RunSession& s, const RunPlan& plan, const PhaseOrder& order, std
     std::vector<char> in_group(active, 0);
     bool first = true;
     for (const std::vector<unsigned>& group :
-         workload ? workload_groups(plan) : one_group(active)) {
+         workload ? workload_groups(plan) : layout_group(plan)) {
         std::fill(in_group.begin(), in_group.end(), 0);
         for (unsigned i : group)
             in_group[i] = 1;

@@ -2,8 +2,8 @@
 
 Shared by scripts/plot.py and scripts/compare.py; standard library only.
 
-A document is schema_version 1 to 5 (3: 2 with --repeat's estimates; 4: 3 with
-targets[] and --rate's rate{}; 5: 4 with a size mix's sizes[];
+A document is schema_version 1 to 6 (3: 2 with --repeat's estimates; 4: 3 with
+targets[] and --rate's rate{}; 5: 4 with a size mix's sizes[]; 6: 5 with jobs[];
 src/report/json_report.h).  A phase
 object has bandwidth_bytes_per_sec, iops and latency{count, min_ns, mean_ns,
 max_ns, percentiles_ns, histogram}; version 1 has one per phase of every
@@ -22,7 +22,7 @@ import os
 import sys
 
 # The schema major versions these scripts understand.
-SCHEMA_MAJORS = (1, 2, 3, 4, 5)
+SCHEMA_MAJORS = (1, 2, 3, 4, 5, 6)
 
 # Phases in run order; anything else sorts after them, in order of appearance.
 PHASE_ORDER = ("seq-write", "seq-read", "random", "reverify")

@@ -43,6 +43,16 @@ void IntervalRecorder::roll(std::uint64_t now_ns, const PhaseCounters& c) {
     next_boundary_ns_ = start_ns_ + (current_.index + 1) * interval_ns_;
 }
 
+void IntervalRecorder::rebase(const PhaseCounters& dropped) {
+    // Unsigned: at_start_ may go below zero (modulo 2^64), and each
+    // difference publish() takes comes out right.
+    at_start_.read_ops -= dropped.read_ops;
+    at_start_.write_ops -= dropped.write_ops;
+    at_start_.read_bytes -= dropped.read_bytes;
+    at_start_.write_bytes -= dropped.write_bytes;
+    at_start_.late_ops -= dropped.late_ops;
+}
+
 void IntervalRecorder::finish(const PhaseCounters& c) {
     if (on()) publish(c);
     start_ns_ = 0;

@@ -27,6 +27,10 @@ class IntervalRecorder {
     void tick(std::uint64_t now_ns, const model::PhaseCounters& c) {
         if (now_ns >= next_boundary_ns_) roll(now_ns, c);
     }
+    // The worker's counters start again from none (a ramp ended), after it
+    // counted the operations of `dropped` (what it keeps, mismatches, it
+    // keeps counting): the interval in progress still counts its own.
+    void rebase(const model::PhaseCounters& dropped);
     // The phase is over: publishes the last (partial) second.
     void finish(const model::PhaseCounters& c);
     // What was published so far (the coordinator's side).

@@ -62,6 +62,9 @@ struct PhaseOutcome {
     std::optional<model::SkewResult> skew;
     bool completed = true;  // false when stopped early
     double seconds = 0;     // this worker's own time in the phase (the coordinator's clock)
+    // When the coordinator saw it start and end (monotonic ns; 0: it did
+    // not run): its job's active interval (model::JobResult).
+    std::uint64_t started_ns = 0, ended_ns = 0;
     // Set when a write found the filesystem full: counted as a write error
     // and the phase goes on, but the run ends after it (a setup problem, not
     // the drive's fault: exit 1).

@@ -100,6 +100,10 @@ class RandomPhase final : public BasicIoPhase<Map> {
     std::uint64_t next_random();
     // A random block's first unit, its generation prefetched; its size in ahead_size_.
     std::uint64_t draw_block();
+    // The operations the worker's limits allow (0: none): its op_limit;
+    // its bytes (fio's io_size) and passes (loops, each its range's bytes)
+    // as operations of its size, or of a mix's mean size (rounded up).
+    std::uint64_t ops_limit() const;
 
     // One operation size: its bytes, log2 of its units, and the draw (of
     // 100) below which it is picked (the weights so far, summed).
@@ -118,6 +122,7 @@ class RandomPhase final : public BasicIoPhase<Map> {
     unsigned block_shift_;  // log2 of units per block of the smallest size
     unsigned claim_shift_;  // log2 of units per block of the largest size
     std::uint64_t issued_ = 0;
+    std::uint64_t op_limit_;  // its operations at most (0: none): ops_limit()
     std::uint64_t rng_[2];
     stats::Distribution dist_;  // over blocks_
     bool skewed_;               // not uniform: draws are ranked and tallied

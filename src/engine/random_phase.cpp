@@ -1,5 +1,7 @@
 #include "engine/phases.h"
 
+#include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include "engine/shared_unit_map.h"
@@ -56,6 +58,7 @@ RandomPhase<Map>::RandomPhase(PhaseContext& c, Map& units, BasicWriteDurability<
             for (const units::BlockShare& b : mix.sizes)
                 c.out.counters.sizes.push_back(SizeCounters{b.bytes});
     }
+    op_limit_ = ops_limit();
     block_shift_ = sizes_[0].unit_shift;
     claim_shift_ = sizes_[size_count_ - 1].unit_shift;
     if (skewed_ && !c.out.skew) {
@@ -97,6 +100,25 @@ std::uint64_t RandomPhase<Map>::draw_block() {
 }
 
 template <class Map>
+std::uint64_t RandomPhase<Map>::ops_limit() const {
+    const WorkerPlan& w = *c_.order.work;
+    std::uint64_t bytes = w.byte_limit;
+    if (w.loops) {
+        const std::uint64_t passes = w.loops * w.range();
+        bytes = bytes ? std::min(bytes, passes) : passes;
+    }
+    if (!bytes) return w.op_limit;
+    double mean = 0;  // bytes per operation: the sizes by their weights (of 100)
+    unsigned below = 0;
+    for (unsigned k = 0; k < size_count_; ++k) {
+        mean += static_cast<double>(sizes_[k].below - below) * sizes_[k].bytes / 100.0;
+        below = sizes_[k].below;
+    }
+    const auto ops = static_cast<std::uint64_t>(std::ceil(static_cast<double>(bytes) / mean));
+    return w.op_limit ? std::min(w.op_limit, ops) : ops;
+}
+
+template <class Map>
 std::uint64_t RandomPhase<Map>::next_random() {
     // xorshift128+: cheap, and only picks offsets and read/write.
     std::uint64_t s1 = rng_[0];
@@ -109,7 +131,7 @@ std::uint64_t RandomPhase<Map>::next_random() {
 
 template <class Map>
 bool RandomPhase<Map>::more_ops() const {
-    if (c_.order.work->op_limit && issued_ >= c_.order.work->op_limit) return false;
+    if (op_limit_ && issued_ >= op_limit_) return false;
     return !(c_.order.deadline_ns && c_.now_ns >= c_.order.deadline_ns);
 }
 

@@ -29,6 +29,67 @@ bool shares_file(const model::RunPlan& run, const model::WorkerPlan& w) {
     return w.file < run.files.size() && run.files[w.file].shared();
 }
 
+// The counters a phase counts in again after its ramp: none, shaped as
+// `c` (its sizes, its response times by direction).
+PhaseCounters emptied_like(const PhaseCounters& c) {
+    PhaseCounters fresh;
+    for (const model::SizeCounters& s : c.sizes)
+        fresh.sizes.push_back(model::SizeCounters{s.bytes});
+    if (!c.response_by_direction.empty()) fresh.keep_response_by_direction();
+    return fresh;
+}
+
+// What `ramp` found rather than measured, into `c`: its mismatches, the
+// bytes it verified, its failed writes and units left unknown, its trimmed
+// units read back, its cancelled operations.
+void add_findings(PhaseCounters& c, const PhaseCounters& ramp) {
+    c.verified_bytes += ramp.verified_bytes;
+    c.unverified_units += ramp.unverified_units;
+    c.cancelled_ops += ramp.cancelled_ops;
+    for (std::size_t i = 0; i < c.mismatches.size(); ++i)
+        c.mismatches[i] += ramp.mismatches[i];
+    c.write_errors += ramp.write_errors;
+    c.trimmed_units_read += ramp.trimmed_units_read;
+    if (c.trim_not_honoured == 0) c.first_not_honoured = ramp.first_not_honoured;
+    c.trim_not_honoured += ramp.trim_not_honoured;
+}
+
+// The workload phase's ramp (WorkerPlan::ramp_ns, fio's ramp_time): the
+// phase runs until `ramp_end` (or its own end), every operation verified as
+// ever; then its counters start again from none, keeping what the ramp
+// found (mismatches, verified bytes, failed writes): what completed in the
+// ramp is not in its figures, nor in its throughput series (started again
+// at the ramp's end: what its figure's interval is made of).  Per-interval
+// statistics (the live view, --timeseries) go on counting from where they
+// were.  `mine` is the order the phase reads, its deadline the ramp's
+// meanwhile.
+EngineTally run_ramp(Engine& engine, PhaseWork& phase, const EngineOptions& opts, PhaseOrder& mine,
+                     std::uint64_t ramp_end, PhaseOutcome& out, IntervalRecorder& intervals) {
+    const std::uint64_t deadline = mine.deadline_ns;
+    mine.deadline_ns = deadline ? std::min(deadline, ramp_end) : ramp_end;
+    const EngineTally t = engine.run(phase, opts);
+    mine.deadline_ns = deadline;
+    PhaseCounters ramp = std::exchange(out.counters, emptied_like(out.counters));
+    intervals.rebase(ramp);
+    if (mine.series_from_ns) out.series.start(monotonic_ns());
+    add_findings(out.counters, ramp);
+    return t;
+}
+
+// The engine over the phase, through its ramp first when it has one (a
+// `ramp_end`; 0: none).
+EngineTally run_engine(Engine& engine, PhaseWork& phase, const EngineOptions& opts,
+                       PhaseOrder& mine, std::uint64_t ramp_end, PhaseOutcome& out,
+                       IntervalRecorder& intervals) {
+    EngineTally t;
+    if (ramp_end) t = run_ramp(engine, phase, opts, mine, ramp_end, out, intervals);
+    if (t.stopped) return t;
+    const EngineTally rest = engine.run(phase, opts);
+    t.retries += rest.retries;
+    t.stopped = rest.stopped;
+    return t;
+}
+
 }  // namespace
 
 Worker::Worker(const model::RunPlan& run, unsigned index, std::string path, int fd,
@@ -140,9 +201,9 @@ PhaseOutcome Worker::run(const PhaseOrder& order) {
 template <class Map>
 PhaseOutcome Worker::run_on(const PhaseOrder& order, Map& units) {
     PhaseOutcome out;
+    PhaseOrder mine = order;  // what the phase reads (its deadline changes after a ramp)
     const model::WorkerPlan& p = *order.work;
-    const bool random = order.phase == Phase::random;
-    // A random phase's slots hold its largest operation.
+    const bool random = order.phase == Phase::random;  // its slots hold its largest operation
     const std::uint32_t block = random ? p.max_rand_block : p.seq_block;
     const unsigned depth = random ? p.rand_depth : p.seq_depth;
     for (std::size_t i = 0; i < slots_.size(); ++i)
@@ -152,7 +213,7 @@ PhaseOutcome Worker::run_on(const PhaseOrder& order, Map& units) {
     intervals_.start(order.intervals_from_ns, order.interval_ns);
     out.series.start(order.series_from_ns);
 
-    PhaseContext ctx{order,
+    PhaseContext ctx{mine,
                      run_id_,
                      file_index_,
                      plan_.file_bytes,
@@ -186,8 +247,10 @@ PhaseOutcome Worker::run_on(const PhaseOrder& order, Map& units) {
     const std::uint64_t calls0 = backend->system_calls();
     std::optional<RateSchedule> schedule;
     DueTimes* due = due_times(order, *phase, schedule);
-    const EngineTally t = engine.run(
-        *phase, {depth, p.batch, order.pause_after_ops, order.pause, &in_flight, due, p.spin});
+    const EngineTally t =
+        run_engine(engine, *phase,
+                   {depth, p.batch, order.pause_after_ops, order.pause, &in_flight, due, p.spin},
+                   mine, random && p.ramp_ns ? ctx.now_ns + p.ramp_ns : 0, out, intervals_);
     writes.finish();
     intervals_.finish(out.counters);
     phase->reaped(monotonic_ns());  // the final progress

@@ -467,6 +467,8 @@ std::string prometheus_text(const PromState& state, const std::vector<PromSeries
         f.render(out);
     for (const auto& f : target_families(state))
         f.render(out);
+    for (const auto& f : workload_families(state))
+        f.render(out);
     for (const auto& f : health_families(state))
         f.render(out);
     return out;

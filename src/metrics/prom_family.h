@@ -96,5 +96,7 @@ inline void add_histogram(Family& f, const PromLabels& labels, const PromHistogr
 // (prom_workloads.cpp); none when no run of the file had one.
 std::vector<Family> size_families(const PromState& s, const std::vector<PromSeriesSet>& runs);
 std::vector<Family> skew_families(const PromState& s, const std::vector<PromSeriesSet>& runs);
+// A run of several jobs: each job's figures, labelled workload (prom_workloads.cpp).
+std::vector<Family> workload_families(const PromState& s);
 
 }  // namespace ds::metrics::family

@@ -44,6 +44,33 @@ void take_targets(const model::RunResult& r, std::vector<PromState::Target>& out
     }
 }
 
+// Each job's figures over its finished workload phases; none for one job.
+void take_workloads(const model::RunResult& r, std::vector<PromState::Workload>& out) {
+    out.clear();
+    if (r.jobs.size() < 2) return;
+    for (const model::JobResult& j : r.jobs) {
+        const model::PhaseCounters& c = j.workload.counters;
+        PromState::Workload& w = out.emplace_back();
+        w.name = j.name;
+        w.read_ops = c.read_ops;
+        w.write_ops = c.write_ops;
+        w.trim_ops = c.trim_ops;
+        w.read_bytes = c.read_bytes;
+        w.write_bytes = c.write_bytes;
+        w.verified_bytes = c.verified_bytes;
+        w.mismatches = c.mismatch_total();
+        w.seconds = j.workload.seconds;
+        w.latency.add(c.read_latency);
+        w.latency.add(c.write_latency);
+    }
+}
+
+// Each target's and each job's counts over their finished phases.
+void take_results(const model::RunResult& r, PromState& state) {
+    take_targets(r, state.targets);
+    take_workloads(r, state.workloads);
+}
+
 }  // namespace
 
 PromTextfile::PromTextfile(Settings settings, HostInfo host)
@@ -63,7 +90,7 @@ void PromTextfile::started(const model::RunConfig& cfg, const model::RunResult& 
     state_.backend = std::string(io::to_string(r.backend.used));
     state_.drive =
         DriveInfo::of(r.target.directory.empty() ? target : r.target.directory, r.target.device);
-    take_targets(r, state_.targets);
+    take_results(r, state_);
     health_controllers_.clear();
     for (const auto& t : r.targets)
         health_controllers_.push_back(t.health.available ? t.health.controller : "");
@@ -148,11 +175,11 @@ void PromTextfile::phase_health_done(const model::PhaseHealth& h) {
 }
 
 void PromTextfile::run_so_far(const model::RunResult& r, const model::ProgressSnapshot*) {
-    take_targets(r, state_.targets);
+    take_results(r, state_);
 }
 
 void PromTextfile::run_ended(const model::RunResult& r) {
-    take_targets(r, state_.targets);
+    take_results(r, state_);
     if (runs_.empty()) return;
     // Mismatches found outside any phase (a failed write-back between
     // phases) are in the run's totals only.

@@ -1,6 +1,7 @@
 // The Prometheus families of the workloads' own figures: each size of a
-// --rand-block mix (a latency histogram per size) and the skew a
-// --distribution achieved (gauges beside its prediction).
+// --rand-block mix (a latency histogram per size), the skew a
+// --distribution achieved (gauges beside its prediction) and, in a run of
+// several jobs, each job's (label workload).
 #include <algorithm>
 
 #include "metrics/prom_family.h"
@@ -67,6 +68,52 @@ std::vector<Family> skew_families(const PromState& s, const std::vector<PromSeri
         }
     }
     if (f[0].samples.empty()) return {};
+    return f;
+}
+
+// A run of several jobs: per job, its operations, bytes, verified bytes,
+// mismatches, measured seconds and latency (from its finished workload
+// phases: they move as phases end); none for a run of one job.
+std::vector<Family> workload_families(const PromState& s) {
+    if (s.workloads.size() < 2) return {};
+    std::vector<Family> f{
+        {"drivestress_workload_operations_total",
+         "counter",
+         "Operations this job completed in finished workload phases (its ramp's not counted).",
+         {}},
+        {"drivestress_workload_bytes_total",
+         "counter",
+         "Bytes this job moved in finished workload phases (its ramp's not counted).",
+         {}},
+        {"drivestress_workload_verified_bytes_total",
+         "counter",
+         "Bytes this job's reads verified in finished workload phases.",
+         {}},
+        {"drivestress_workload_mismatches_total",
+         "counter",
+         "Mismatches and I/O errors this job found.",
+         {}},
+        {"drivestress_workload_seconds_total",
+         "counter",
+         "Seconds this job was measured (after its ramp) in finished workload phases.",
+         {}},
+        {"drivestress_workload_latency_seconds",
+         "histogram",
+         "Latency of this job's reads and writes, submission to completion, in finished "
+         "workload phases; the buckets are drivestress_op_latency_seconds's.",
+         {}}};
+    for (const auto& w : s.workloads) {
+        const PromLabels l = with(s.labels, {{"workload", w.name}});
+        f[0].add(with(l, {{"op", "read"}}), format_count(w.read_ops));
+        f[0].add(with(l, {{"op", "write"}}), format_count(w.write_ops));
+        f[0].add(with(l, {{"op", "trim"}}), format_count(w.trim_ops));
+        f[1].add(with(l, {{"op", "read"}}), format_count(w.read_bytes));
+        f[1].add(with(l, {{"op", "write"}}), format_count(w.write_bytes));
+        f[2].add(l, format_count(w.verified_bytes));
+        f[3].add(l, format_count(w.mismatches));
+        f[4].add(l, format_double(w.seconds));
+        add_histogram(f[5], l, w.latency);
+    }
     return f;
 }
 

@@ -288,9 +288,9 @@ using units::utf8_length;
 
 // Label names the metrics use themselves (and "quantile", a summary's).
 constexpr std::string_view kOwnLabels[] = {
-    "target", "preset",   "test",    "phase",          "op",      "le",     "class",  "verdict",
-    "mode",   "version",  "point",   "schema_version", "backend", "kernel", "device", "model",
-    "serial", "firmware", "quantile"};
+    "target", "preset",   "test",     "phase",          "op",      "le",     "class",  "verdict",
+    "mode",   "version",  "point",    "schema_version", "backend", "kernel", "device", "model",
+    "serial", "firmware", "quantile", "workload"};
 
 }  // namespace
 

@@ -148,6 +148,19 @@ struct PromState {
         bool slow = false;
     };
     std::vector<Target> targets;
+    // A run of several jobs (model::JobResult): each one's figures in the
+    // workload phases finished so far, as series labelled `workload`
+    // (Prometheus keeps `job` for itself); none for a run of one job.
+    struct Workload {
+        std::string name;
+        std::uint64_t read_ops = 0, write_ops = 0, trim_ops = 0;
+        std::uint64_t read_bytes = 0, write_bytes = 0;
+        std::uint64_t verified_bytes = 0;
+        std::uint64_t mismatches = 0;
+        double seconds = 0;     // its measured time
+        PromHistogram latency;  // reads and writes
+    };
+    std::vector<Workload> workloads;
     // NVMe targets: each drive's health log as last read (after a phase),
     // and whether any phase's change was damage, by controller (targets on
     // one drive share it); none elsewhere.

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "model/results.h"
+
 namespace ds::model {
 
 std::string_view to_string(Access a) {
@@ -49,6 +51,26 @@ std::vector<JobSpec> jobs_from_config(const RunConfig& cfg) {
     j.sync_every = cfg.sync_every;
     j.ops = cfg.rand_ops.value_or(0);
     return {std::move(j)};
+}
+
+std::vector<JobResult> job_results(const RunPlan& plan) {
+    std::vector<JobResult> out;
+    for (const JobSpec& j : plan.jobs) {
+        JobResult r;
+        r.name = j.name;
+        r.group = j.group;
+        r.copies = j.copies;
+        r.access = j.access;
+        r.read_pct = j.read_pct;
+        r.trim_pct = j.trim_pct;
+        r.sizes = j.sizes();
+        if (j.mix.size() > 1) r.mix = j.mix;
+        r.workload.phase = Phase::random;
+        out.push_back(std::move(r));
+    }
+    for (const WorkerPlan& w : plan.workers)
+        if (w.job < out.size() && w.copy == 0) out[w.job].depth = w.rand_depth;
+    return out;
 }
 
 }  // namespace ds::model

@@ -20,6 +20,7 @@
 #include "model/drive_health.h"
 #include "model/endurance_result.h"
 #include "model/exit_status.h"
+#include "model/job.h"
 #include "model/phase_result.h"
 #include "model/plan.h"
 #include "model/sweep_result.h"
@@ -196,6 +197,32 @@ struct DataCompressibility {
     double dedupe_ratio = 1;            // counted units over their distinct contents
 };
 
+// One job of the run (model/job.h) as it ran: what it was asked, and its
+// figures over its workers in the workload phase (every iteration merged;
+// operations completing in its ramp are not in them).  A plain run has one.
+struct JobResult {
+    std::string name;
+    unsigned group = 0;
+    unsigned copies = 1;
+    Access access = Access::random;
+    unsigned read_pct = 70;
+    unsigned trim_pct = 0;
+    std::vector<std::uint32_t> sizes;    // its operations' sizes, ascending
+    std::vector<units::BlockShare> mix;  // a size mix (empty: one size)
+    unsigned depth = 1;                  // its first copy's, after every rule (model/plan.h)
+    // Its copies' counters merged, its seconds those of its measured time:
+    // from its first copy's start (after its ramp) to its last copy's end.
+    PhaseResult workload;
+    // When it was active on the run's clock (ns since the workers started),
+    // its copies' first start to their last end, in the last iteration:
+    // two jobs ran at once where these overlap.
+    std::uint64_t start_ns = 0, end_ns = 0;
+};
+
+// The plan's jobs as the run starts (model/job.cpp): what each was asked (its depth its
+// first worker's), no figures yet.
+std::vector<JobResult> job_results(const RunPlan& plan);
+
 struct RunResult {
     std::uint64_t seed = 0;
     std::uint64_t run_id = 0;  // in every unit header: random per run, never from the seed
@@ -234,6 +261,7 @@ struct RunResult {
     std::vector<FileDamage> damage;
     ClassCounts mismatch_totals{};
     std::vector<TargetResult> targets;  // one per target, in the order given
+    std::vector<JobResult> jobs;        // one per job, in the plan's order
     // A phase changed a target's health log in a way that is damage.
     bool health_damaged() const;
     StopReason stop = StopReason::completed;

@@ -1,5 +1,5 @@
 // What the files of the result document share (json_report.cpp, json_phase,
-// json_text, json_endurance, json_plan, json_atomic).  Not for use outside report/.
+// json_text, json_endurance, json_plan, json_jobs, json_atomic).  Not for use outside report/.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -24,5 +24,9 @@ void add_endurance_blocks(nlohmann::json& doc, const model::RunResult& r);
 
 // The run's plan: each worker's depth, sizes and share after every rule.
 nlohmann::json plan_json(const model::RunPlan& plan);
+
+// The run's jobs: each one's settings, active interval and figures
+// (json_jobs.cpp).
+nlohmann::json jobs_json(const model::RunResult& r);
 
 }  // namespace ds::report

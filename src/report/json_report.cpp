@@ -34,6 +34,7 @@ json mismatch_json(const model::MismatchRecord& m) {
     j["iteration"] = m.iteration;
     j["phase"] = std::string(model::to_string(m.phase));
     j["file"] = m.path;
+    if (!m.job.empty()) j["job"] = m.job;
     j["file_index"] = m.file_index;
     j["offset_bytes"] = m.offset;
     j["unit_offset_bytes"] = m.unit_offset;
@@ -526,6 +527,7 @@ json result_json(const model::RunConfig& cfg, const model::RunResult& r, const H
     doc["backend"] = backend_json(r.backend);
     doc["config"] = config_json(cfg, r.seed);
     if (!r.plan.workers.empty()) doc["plan"] = plan_json(r.plan);
+    doc["jobs"] = jobs_json(r);
     doc["merged_phases"] = merged_phases_json(cfg, r);
     if (!r.iteration_detail.empty()) doc["iteration_detail"] = iteration_detail_json(cfg, r);
     if (!r.sweep.points.empty()) doc["sweep"] = sweep_json(cfg, r.sweep);

@@ -30,7 +30,10 @@ namespace ds::report {
 // 5, added without a bump (new keys, none changed): "dedupe" in config and
 // the duplicates' count in "data" (--dedupe); "lost_events" and
 // "other_phase_records" in "replay" (--replay).
-inline constexpr int kSchemaVersion = 5;
+// 6: "jobs", one object per job of the run (#52: a plain run has one) with
+// its group, its active interval on the run's clock and its own figures;
+// every version-5 key is still there.
+inline constexpr int kSchemaVersion = 6;
 
 // The keys every document starts with: schema_version, tool, run_id,
 // started_at, host, in_progress (false).

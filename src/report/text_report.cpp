@@ -13,6 +13,7 @@
 #include "drivestress_version.h"
 #include "model/drift.h"
 #include "report/figures.h"
+#include "report/job_table.h"
 #include "report/progress_line.h"
 #include "report/result_line.h"
 #include "report/target_table.h"
@@ -261,6 +262,7 @@ void TextReport::finish(const model::RunConfig& cfg, const model::RunResult& r,
     // What went wrong is shown whatever the layout.
     print_damage(out_, r);
     print_mismatch_records(out_, r);
+    if (layout_ == Layout::full) std::fputs(job_table(r, units_).c_str(), out_);
     if (layout_ != Layout::preset_test)
         std::fputs(target_table(cfg, r, code, units_).c_str(), out_);
     const std::string verdict = verdict_text(cfg, r, code, why);

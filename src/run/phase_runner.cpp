@@ -1,12 +1,14 @@
 #include "run/phase_runner.h"
 
 #include <sched.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <csignal>
 #include <map>
 #include <numeric>
+#include <utility>
 #include <vector>
 
 #include "stats/cpu_time.h"
@@ -38,14 +40,27 @@ class IntervalMerger {
           mismatches_so_far_(std::accumulate(s.res.mismatch_totals.begin(),
                                              s.res.mismatch_totals.end(), std::uint64_t{0})) {}
 
+    // A group of the workload phase starts (a phase without groups: one of
+    // every worker): only its workers hold the intervals back.  An
+    // interval the group before ended in may have gone out already: what
+    // the new group adds to it goes into the next one (emit).
+    void begin_group(const std::vector<unsigned>& group) {
+        std::fill(worker_second_.begin(), worker_second_.end(), UINT64_MAX);
+        for (unsigned i : group)
+            worker_second_[i] = next_second_;
+    }
+
     // `phase_over`: every interval left goes out, the last one as long as
     // what remained of the phase (`phase_seconds` in all).
     void emit(bool phase_over, double phase_seconds) {
         for (unsigned i = 0; i < worker_second_.size(); ++i)
             for (auto& iv : s_.workers[i]->take_intervals()) {
                 // A worker publishes a second once it is past it: every
-                // second up to this one is done for that worker.
-                worker_second_[i] = std::max(worker_second_[i], iv.index + 1);
+                // second up to this one is done for that worker.  (Never
+                // below next_second_ within a group: a later group's.)
+                if (worker_second_[i] != UINT64_MAX)
+                    worker_second_[i] = std::max(worker_second_[i], iv.index + 1);
+                iv.index = std::max(iv.index, next_second_);
                 share(i, iv);
                 auto [slot, fresh] = pending_.try_emplace(iv.index, iv);
                 if (!fresh) slot->second.merge(iv);
@@ -90,8 +105,8 @@ class IntervalMerger {
         const auto& targets = s_.res.targets;
         if (targets.size() < 2) return;
         iv.targets.assign(targets.size(), {});
-        iv.targets[s_.target.target_of(i)] = {iv.read_ops, iv.write_ops, iv.read_bytes,
-                                              iv.write_bytes, iv.mismatches};
+        iv.targets[s_.target.target_of(s_.file_of(i))] = {iv.read_ops, iv.write_ops, iv.read_bytes,
+                                                          iv.write_bytes, iv.mismatches};
     }
 
     RunSession& s_;
@@ -206,7 +221,9 @@ void account_targets(RunSession& s, const std::vector<PhaseOutcome>& outcomes,
     for (TargetResult& t : s.res.targets) {
         PhaseResult mine;
         mine.phase = pr.phase;
-        for (unsigned i = t.first_file; i < t.first_file + t.files && i < outcomes.size(); ++i) {
+        for (unsigned i = 0; i < outcomes.size(); ++i) {
+            const unsigned f = s.file_of(i);
+            if (f < t.first_file || f >= t.first_file + t.files) continue;
             mine.counters.merge(outcomes[i].counters);
             mine.series.merge(outcomes[i].series);
             mine.interrupted = mine.interrupted || !outcomes[i].completed;
@@ -219,12 +236,46 @@ void account_targets(RunSession& s, const std::vector<PhaseOutcome>& outcomes,
     }
 }
 
+// The workload phase's outcomes into each job's figures (model::JobResult):
+// its workers' counters and series merged, its measured time from its
+// first worker's start after its ramp to its last worker's end, its active
+// interval (first start to last end) on the run's clock.
+void account_jobs(RunSession& s, const RunPlan& plan, const std::vector<PhaseOutcome>& outcomes) {
+    for (std::size_t j = 0; j < s.res.jobs.size(); ++j) {
+        PhaseResult mine;
+        mine.phase = Phase::random;
+        std::uint64_t start = UINT64_MAX, measured = UINT64_MAX, end = 0;
+        for (std::size_t i = 0; i < outcomes.size() && i < plan.workers.size(); ++i) {
+            const WorkerPlan& w = plan.workers[i];
+            const PhaseOutcome& o = outcomes[i];
+            if (w.job != j || !o.started_ns) continue;
+            mine.counters.merge(o.counters);
+            mine.series.merge(o.series);
+            mine.interrupted = mine.interrupted || !o.completed;
+            ++mine.workers;
+            start = std::min(start, o.started_ns);
+            measured = std::min(measured, std::min(o.started_ns + w.ramp_ns, o.ended_ns));
+            end = std::max(end, o.ended_ns);
+        }
+        if (mine.workers == 0) continue;
+        mine.seconds = static_cast<double>(end - measured) / 1e9;
+        JobResult& r = s.res.jobs[j];
+        r.start_ns = start - s.started_ns;
+        r.end_ns = end - s.started_ns;
+        if (r.workload.workers == 0)
+            r.workload = std::move(mine);
+        else
+            r.workload.merge(mine);
+    }
+}
+
 // The workers' outcomes into the phase's result, and what ends the run
 // early without being the drive's fault.
 void account(RunSession& s, const std::vector<PhaseOutcome>& outcomes, PhaseResult& pr) {
     RunResult& res = s.res;
     for (std::size_t i = 0; i < outcomes.size(); ++i) {
         const PhaseOutcome& o = outcomes[i];
+        const unsigned f = s.file_of(static_cast<unsigned>(i));  // its file
         pr.counters.merge(o.counters);
         pr.series.merge(o.series);
         if (o.skew) {
@@ -236,19 +287,19 @@ void account(RunSession& s, const std::vector<PhaseOutcome>& outcomes, PhaseResu
         if (!o.completed) pr.interrupted = true;
         if (const auto& bad = o.invalid; bad && res.fatal_error.empty()) {
             res.fatal_error =
-                s.target.path(i) + ": the kernel refused a " + std::to_string(bad->length) +
+                s.target.path(f) + ": the kernel refused a " + std::to_string(bad->length) +
                 "-byte " + std::string(io::to_string(bad->kind)) + " at offset " +
-                std::to_string(bad->offset + s.target.base_offset(i)) + " as invalid (EINVAL)" +
+                std::to_string(bad->offset + s.target.base_offset(f)) + " as invalid (EINVAL)" +
                 (s.target.direct_io() ? "; O_DIRECT alignment? try --buffered" : "");
             res.stop = StopReason::error;
         }
         if (o.counters.trim_not_honoured && pr.trim_not_honoured_at.empty())
             pr.trim_not_honoured_at =
-                s.target.path(i) + " offset " +
-                std::to_string(o.counters.first_not_honoured + s.target.base_offset(i));
+                s.target.path(f) + " offset " +
+                std::to_string(o.counters.first_not_honoured + s.target.base_offset(f));
         if (o.trim_refused && res.fatal_error.empty()) {
-            res.fatal_error = s.target.path(i) + ": the target refused a trim (" +
-                              (s.target.raw(i) ? "BLKDISCARD" : "fallocate PUNCH_HOLE") + ": " +
+            res.fatal_error = s.target.path(f) + ": the target refused a trim (" +
+                              (s.target.raw(f) ? "BLKDISCARD" : "fallocate PUNCH_HOLE") + ": " +
                               sys::errno_text(*o.trim_refused) +
                               "); --trim-pct needs a filesystem that punches holes (ext4, xfs, "
                               "btrfs, tmpfs) or a device that discards";
@@ -256,7 +307,7 @@ void account(RunSession& s, const std::vector<PhaseOutcome>& outcomes, PhaseResu
         }
         if (o.no_space_at && res.fatal_error.empty()) {
             res.fatal_error =
-                s.target.path(i) + ": no space left on device " +
+                s.target.path(f) + ": no space left on device " +
                 (o.no_space_in_flush ? std::string("flushing its writes")
                                      : "writing at offset " + std::to_string(*o.no_space_at)) +
                 " (the filesystem filled up during the run)";
@@ -279,10 +330,27 @@ struct HostReading {
     stats::CpuTime own;
 };
 
-HostReading read_host() {
+// Every process's CPU time is a read of each /proc/PID/stat: the costliest
+// part of a short phase (a burn-in of thousands of 4 KiB iterations).  A
+// phase's start takes the previous phase's end reading when that is at most
+// kReuseNs old (back-to-back phases), so its window starts that much early.
+constexpr std::uint64_t kReuseNs = 20'000'000;
+
+HostReading read_host(bool phase_start) {
     static const double ticks = static_cast<double>(::sysconf(_SC_CLK_TCK));
+    static std::vector<sys::ProcessCpu> last;  // the last phase end's
+    static std::uint64_t last_ns = 0;
     HostReading r;
-    r.processes = sys::sample_processes(sys::system_tree(), ticks);
+    const std::uint64_t now = monotonic_ns();
+    if (phase_start && last_ns && now - last_ns <= kReuseNs) {
+        r.processes = last;
+    } else {
+        r.processes = sys::sample_processes(sys::system_tree(), ticks);
+    }
+    if (!phase_start) {
+        last = r.processes;
+        last_ns = now;
+    }
     const auto text = sys::proc_stat().read();
     r.cpu = text ? sys::parse_proc_stat(*text, ticks) : std::nullopt;
     r.own = stats::CpuTime::process_now();
@@ -296,18 +364,85 @@ sys::HostLoad host_load(const HostReading& before, const HostReading& after) {
                           sys::process_load(before.processes, after.processes, ::getpid()));
 }
 
-// Worker i's order: the phase's, with its plan, its schedule's offset (the
-// workers' fixed arrivals interleave) and the test's pause.
+// How long the workload phase runs for a worker with no limit of its own
+// (--rand-time, or the point's time); 0 when it ends otherwise (a trace).
+std::uint64_t workload_span_ns(const RunSession& s, const SweepOverrides& over) {
+    if (s.replay) return 0;
+    return seconds_to_ns(over.time_s > 0 ? over.time_s : s.cfg.rand_time_s);
+}
+
+// Worker i's order: the phase's, with its plan, the test's pause and, in
+// the workload phase, its own times on its group's clock (`g0`).
 PhaseOrder worker_order(const RunSession& s, const PhaseOrder& order, const RunPlan& plan,
-                        unsigned i) {
+                        unsigned i, std::uint64_t g0, std::uint64_t span_ns) {
     PhaseOrder mine = order;
     mine.work = &plan.workers[i];
-    if (order.phase == Phase::random) mine.rate_start_ns += mine.work->rate_offset_ns;
     if (i == 0 && s.hooks.stop_phase == order.phase) {
         mine.pause_after_ops = s.hooks.stop_after_ops;
         mine.pause = s.hooks.pause;
     }
+    if (order.phase != Phase::random) return mine;
+    const WorkloadTimes t =
+        workload_times(*mine.work, g0, span_ns, s.duration_deadline_ns, order.replay != nullptr);
+    mine.rate_start_ns = t.rate_start_ns;
+    mine.deadline_ns = t.deadline_ns;
     return mine;
+}
+
+// A phase other than the workload phase (laying out, reading back,
+// reverifying) covers each file once, at once: the first worker of each
+// (a plain run's: every worker).
+std::vector<std::vector<unsigned>> layout_group(const RunPlan& plan) {
+    std::vector<unsigned> first;
+    for (const FilePlan& f : plan.files)
+        if (!f.workers.empty()) first.push_back(f.workers.front());
+    std::sort(first.begin(), first.end());
+    return {std::move(first)};
+}
+
+// Sleeps until `when` (a worker's startdelay), or until the run stops.
+void wait_until(const RunSession& s, std::uint64_t when) {
+    constexpr std::uint64_t kStepNs = 10'000'000;
+    for (std::uint64_t now = monotonic_ns(); now < when && !s.stop.load(); now = monotonic_ns()) {
+        const std::uint64_t ns = std::min(when - now, kStepNs);
+        const timespec ts{static_cast<time_t>(ns / 1'000'000'000),
+                          static_cast<long>(ns % 1'000'000'000)};
+        ::nanosleep(&ts, nullptr);
+    }
+}
+
+// The phase's groups one after another (the workload phase's, else one of
+// every worker), each when every worker of the one before has ended (by its
+// own end); the first at the phase's start, `t0`.  The outcomes by worker.
+void run_groups(RunSession& s, const RunPlan& plan, const PhaseOrder& order, std::uint64_t t0,
+                std::uint64_t span_ns, IntervalMerger& intervals,
+                std::vector<PhaseOutcome>& outcomes, const std::function<void()>& tick) {
+    const auto active = static_cast<unsigned>(outcomes.size());
+    const bool workload = order.phase == Phase::random;
+    std::vector<char> in_group(active, 0);
+    bool first = true;
+    for (const std::vector<unsigned>& group :
+         workload ? workload_groups(plan) : layout_group(plan)) {
+        std::fill(in_group.begin(), in_group.end(), 0);
+        for (unsigned i : group)
+            in_group[i] = 1;
+        intervals.begin_group(group);
+        const std::uint64_t g0 = std::exchange(first, false) ? t0 : monotonic_ns();
+        s.run_on_workers(
+            [&](unsigned i, Worker& w) {
+                if (i >= active || !in_group[i]) return;
+                const PhaseOrder mine = worker_order(s, order, plan, i, g0, span_ns);
+                if (workload && s.cfg.rand_ops && mine.work->op_limit == 0)
+                    return;  // nothing to do for this worker
+                if (workload) wait_until(s, g0 + mine.work->startdelay_ns);
+                const std::uint64_t w0 = monotonic_ns();
+                outcomes[i] = w.run(mine);
+                outcomes[i].started_ns = w0;
+                outcomes[i].ended_ns = monotonic_ns();
+                outcomes[i].seconds = static_cast<double>(outcomes[i].ended_ns - w0) / 1e9;
+            },
+            tick);
+    }
 }
 
 // The swept value a sweep's random phase runs at (0 outside a sweep).
@@ -318,6 +453,34 @@ std::uint64_t sweep_value(const RunConfig& cfg, Phase phase, const SweepOverride
 }
 
 }  // namespace
+
+WorkloadTimes workload_times(const WorkerPlan& w, std::uint64_t group_start_ns,
+                             std::uint64_t span_ns, std::uint64_t duration_deadline_ns,
+                             bool replay) {
+    WorkloadTimes t;
+    t.start_ns = group_start_ns + w.startdelay_ns;
+    t.rate_start_ns = t.start_ns + 1'000'000 + w.rate_offset_ns;
+    std::uint64_t end = 0;
+    if (replay)
+        end = 0;  // the trace ends it
+    else if (w.runtime_ns)
+        end = t.start_ns + w.ramp_ns + w.runtime_ns;
+    else if (!w.op_limit && !w.byte_limit && !w.loops && span_ns)
+        end = group_start_ns + span_ns;
+    t.deadline_ns = end && duration_deadline_ns ? std::min(end, duration_deadline_ns)
+                                                : std::max(end, duration_deadline_ns);
+    return t;
+}
+
+std::vector<std::vector<unsigned>> workload_groups(const RunPlan& plan) {
+    std::map<unsigned, std::vector<unsigned>> by_group;
+    for (unsigned i = 0; i < plan.workers.size(); ++i)
+        by_group[plan.workers[i].group].push_back(i);
+    std::vector<std::vector<unsigned>> groups;
+    for (auto& [g, workers] : by_group)
+        groups.push_back(std::move(workers));
+    return groups;
+}
 
 PhaseResult run_phase(RunSession& s, std::uint64_t iteration, Phase phase,
                       const SweepOverrides& over) {
@@ -335,7 +498,7 @@ PhaseResult run_phase(RunSession& s, std::uint64_t iteration, Phase phase,
     const unsigned active = static_cast<unsigned>(plan.workers.size());
     PhaseResult pr;
     pr.phase = phase;
-    const HostReading host0 = read_host();
+    const HostReading host0 = read_host(true);
     const auto cpu0 = stats::CpuTime::process_now();
     const std::uint64_t t0 = monotonic_ns();
     const PhaseOrder order = make_order(s, iteration, phase, over, active, t0);
@@ -349,17 +512,7 @@ PhaseResult run_phase(RunSession& s, std::uint64_t iteration, Phase phase,
         if ((monotonic_ns() - s.last_snapshot_ns) / 1e9 >= s.hooks.snapshot_period_s)
             s.snapshot(&snap);
     };
-    s.run_on_workers(
-        [&](unsigned i, Worker& w) {
-            if (i >= active) return;
-            const PhaseOrder mine = worker_order(s, order, plan, i);
-            if (phase == Phase::random && cfg.rand_ops && mine.work->op_limit == 0)
-                return;  // nothing to do for this worker
-            const std::uint64_t w0 = monotonic_ns();
-            outcomes[i] = w.run(mine);
-            outcomes[i].seconds = static_cast<double>(monotonic_ns() - w0) / 1e9;
-        },
-        tick);
+    run_groups(s, plan, order, t0, workload_span_ns(s, over), intervals, outcomes, tick);
     // Writes in buffered mode are only done once they reached the device.
     if (!s.target.direct_io() && phase != Phase::seq_read && phase != Phase::reverify)
         s.writeback_failed(s.target.drop_caches(), iteration, phase, &pr);
@@ -367,7 +520,7 @@ PhaseResult run_phase(RunSession& s, std::uint64_t iteration, Phase phase,
     pr.seconds = (monotonic_ns() - t0) / 1e9;
     if (order.intervals_from_ns) intervals.emit(true, pr.seconds);
     pr.cpu = stats::CpuTime::process_now() - cpu0;
-    pr.host = host_load(host0, read_host());
+    pr.host = host_load(host0, read_host(false));
     pr.workers = active;
     if (phase == Phase::random)
         pr.requested_rate = over.point.rate > 0 ? over.point.rate : cfg.rate;
@@ -375,6 +528,7 @@ PhaseResult run_phase(RunSession& s, std::uint64_t iteration, Phase phase,
         pr.replay_seconds =
             s.replay->info().span_s * static_cast<double>(cfg.replay_loops) / cfg.replay_speed;
     account(s, outcomes, pr);
+    if (phase == Phase::random && !point) account_jobs(s, plan, outcomes);
     collect_records(s.workers, s.res);
     return pr;
 }

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 #include <optional>
@@ -126,6 +127,42 @@ std::uint64_t state_bytes(const RunConfig& cfg) {
                     : 0;
 }
 
+// The run's plan: of the configuration's one job, or of the jobs a test
+// gave (TestHooks::jobs), whose files are the run's ("drivestress-N.dat";
+// 0 bytes: --size's).  Those run on one target, without what keeps or
+// replays per file.
+RunPlan plan_of(const RunConfig& cfg, const TestHooks& hooks) {
+    if (hooks.jobs.empty()) return make_run_plan(cfg, {usable_cpus()});
+    if (cfg.keep || cfg.recreate || !cfg.replay.empty() || cfg.sweep || !cfg.io_log.empty() ||
+        cfg.target_count() > 1)
+        throw SetupError(
+            "test jobs: not with --keep, --recreate, --replay, a sweep, --io-log "
+            "or several targets");
+    std::vector<JobSpec> jobs = hooks.jobs;
+    for (JobSpec& j : jobs)
+        for (FileSpec& f : j.files)
+            if (f.bytes == 0) f.bytes = cfg.file_bytes;
+    return make_run_plan(cfg, std::move(jobs), {usable_cpus()});
+}
+
+// The run's file each worker tests: its file's number N in its name
+// ("drivestress-N.dat", as jobs_from_config names a plain run's) within
+// its target.  A plain run's worker i: file i.
+std::vector<unsigned> worker_files(const RunPlan& plan, const TargetSet& target) {
+    std::vector<unsigned> out;
+    for (const WorkerPlan& w : plan.workers) {
+        const std::string& name = plan.files.at(w.file).name;
+        const std::size_t dash = name.rfind('-');
+        const unsigned long n =
+            dash == std::string::npos ? ~0UL : std::strtoul(name.c_str() + dash + 1, nullptr, 10);
+        const std::size_t file = target.first(w.target) + n;
+        if (n >= target.at(w.target).file_count() || file >= target.file_count())
+            throw SetupError("job file " + name + ": not one of the run's files");
+        out.push_back(static_cast<unsigned>(file));
+    }
+    return out;
+}
+
 }  // namespace
 
 void collect_records(std::vector<std::unique_ptr<Worker>>& workers, RunResult& res) {
@@ -151,8 +188,8 @@ RunSession::RunSession(RunConfig& c, RunResult& r, RunObserver& o)
       replay(read_replay(c)),
       target(c, state_bytes(c)),
       kind(pick_backend(c, r)),
-      plan(
-          checked_memory(c, make_run_plan(c, {usable_cpus()}), replay ? replay->held_bytes() : 0)) {
+      plan(checked_memory(c, plan_of(c, hooks), replay ? replay->held_bytes() : 0)),
+      worker_file_(worker_files(plan, target)) {
     if (replay) {
         std::vector<std::string> names;
         for (std::size_t t = 0; t < target.count(); ++t)
@@ -173,6 +210,7 @@ RunSession::RunSession(RunConfig& c, RunResult& r, RunObserver& o)
     describe_targets();
     measure_data();
     res.plan = plan;
+    res.jobs = job_results(plan);
     res.backend.effective_qd = plan.rand_depth();
     res.backend.seq_qd = plan.seq_depth();
 }
@@ -267,27 +305,37 @@ io::UringOptions RunSession::uring_options() const {
 }
 
 void RunSession::start_workers() {
+    const auto count = static_cast<unsigned>(plan.workers.size());
     try {
-        for (unsigned i = 0; i < cfg.workers(); ++i)
-            workers.push_back(std::make_unique<Worker>(plan, i, target.path(i), target.fd(i),
-                                                       cfg.seed, res.run_id, stop));
+        for (unsigned i = 0; i < count; ++i)
+            workers.push_back(std::make_unique<Worker>(plan, i, target.path(file_of(i)),
+                                                       target.fd(file_of(i)), cfg.seed, res.run_id,
+                                                       stop));
+        for (const FilePlan& f : plan.files) {
+            if (!f.shared()) continue;
+            shared_maps.push_back(std::make_unique<SharedUnitMap>(f.bytes, f.unit));
+            for (unsigned w : f.workers)
+                workers[w]->set_shared_map(shared_maps.back().get());
+        }
     } catch (const std::bad_alloc&) {  // e.g. under ulimit -v
         throw SetupError("out of memory allocating " + memory_need_text(cfg, plan) +
                          "; lower --size, --files or --qd, or raise --rand-block");
     }
-    for (unsigned i = 0; i < cfg.workers(); ++i) {
+    for (unsigned i = 0; i < count; ++i) {
         if (state) workers[i]->set_durability_listener(state.get());
-        workers[i]->set_base_offset(target.base_offset(i));
-        workers[i]->set_trim_promise(res.targets[target.target_of(i)].trim_promise);
+        workers[i]->set_base_offset(target.base_offset(file_of(i)));
+        workers[i]->set_trim_promise(res.targets[target.target_of(file_of(i))].trim_promise);
         workers[i]->set_stream_fill(target.direct_io());
     }
     wall_start_ = std::chrono::steady_clock::now();
     last_snapshot_ns = monotonic_ns();
+    started_ns = last_snapshot_ns;
     if (cfg.duration_s)
         duration_deadline_ns = last_snapshot_ns + static_cast<std::uint64_t>(*cfg.duration_s * 1e9);
     pool = std::make_unique<WorkerPool>(workers, place_workers());
-    run_on_workers(
-        [&](unsigned i, Worker& w) { w.open_backend(kind, target.fd(i), uring_options()); });
+    run_on_workers([&](unsigned i, Worker& w) {
+        w.open_backend(kind, target.fd(file_of(i)), uring_options());
+    });
     res.backend.uring = workers[0]->backend()->describe().uring;
     res.backend.sync_threads = workers[0]->backend()->describe().sync_threads;
     health.reserve(res.targets.size());
@@ -424,19 +472,37 @@ void RunSession::snapshot(const ProgressSnapshot* live) {
     observer.run_so_far(res, live);
 }
 
+// A file several workers test (jobs sharing it): one FileDamage, their
+// maps merged (an extent of one worker's counts as one observation there).
 void RunSession::collect_damage() {
     res.damage.clear();
-    for (unsigned i = 0; i < workers.size(); ++i) {
-        const Worker& w = *workers[i];
-        if (w.damage().empty() && !w.truncated_to()) continue;
+    for (const FilePlan& f : plan.files) {
+        const unsigned first = f.workers.front();
+        if (f.workers.back() >= workers.size()) continue;  // not started
+        const Worker& w = *workers[first];
+        DamageMap merged;
+        std::optional<std::uint64_t> truncated = w.truncated_to();
+        std::uint64_t overflow = w.damage().overflow_observations();
+        for (std::size_t k = 1; k < f.workers.size(); ++k) {
+            const Worker& other = *workers[f.workers[k]];
+            if (k == 1)
+                for (const DamageExtent& e : w.damage().extents())
+                    merged.add(e.offset, e.length, e.cls, f.unit);
+            for (const DamageExtent& e : other.damage().extents())
+                merged.add(e.offset, e.length, e.cls, f.unit);
+            if (!truncated) truncated = other.truncated_to();
+            overflow += other.damage().overflow_observations();
+        }
+        const DamageMap& map = f.shared() ? merged : w.damage();
+        if (map.empty() && !truncated) continue;
         FileDamage d;
-        d.file_index = i;
-        d.path = target.path(i);
+        d.file_index = file_of(first);
+        d.path = target.path(d.file_index);
         d.expected_bytes = cfg.file_bytes;
-        d.truncated_to_bytes = w.truncated_to();
-        d.distinct_units = w.damage().distinct_units(cfg.rand_block);
-        d.extents = w.damage().extents();
-        d.unmerged_observations = w.damage().overflow_observations();
+        d.truncated_to_bytes = truncated;
+        d.distinct_units = map.distinct_units(f.shared() ? f.unit : cfg.rand_block);
+        d.extents = map.extents();
+        d.unmerged_observations = overflow;
         res.damage.push_back(std::move(d));
     }
 }

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/shared_unit_map.h"
 #include "engine/worker.h"
 #include "engine/worker_pool.h"
 #include "io/backend.h"
@@ -82,6 +83,9 @@ class RunSession {
     // What every worker does (model/plan.h), decided here once; a sweep
     // point's plan is made from the same rules (phase_runner.cpp).
     model::RunPlan plan;
+    // The files several workers test (jobs sharing one, a job's copies):
+    // one generation map each, shared by its workers (by RunPlan::files).
+    std::vector<std::unique_ptr<engine::SharedUnitMap>> shared_maps;
     // --io-log: before the workers, so that it outlives their pushes.
     std::unique_ptr<output::IoLog> io_log;
     std::vector<std::unique_ptr<engine::Worker>> workers;
@@ -89,8 +93,14 @@ class RunSession {
     // One per target (res.targets[t].health), made by start_workers().
     std::vector<HealthMonitor> health;
     std::uint64_t duration_deadline_ns = 0;  // 0: no --duration
+    // Monotonic ns when the workers started: the run's clock of its jobs'
+    // active intervals (model::JobResult).
+    std::uint64_t started_ns = 0;
     std::uint64_t last_snapshot_ns = 0;
     std::atomic<std::uint64_t> state_sync_errors{0};
+    // The run's file (target's numbering) worker i tests: a plain run's
+    // worker i tests file i; jobs name theirs.
+    unsigned file_of(unsigned worker) const { return worker_file_[worker]; }
 
   private:
     void create_files();
@@ -111,7 +121,8 @@ class RunSession {
     // --keep keeps files only once the run is under way: a setup error
     // before the first phase leaves nothing behind, state file included.
     bool started_ = false;
-    std::uint64_t snapshots_ = 0;  // passed on to the observers
+    std::uint64_t snapshots_ = 0;        // passed on to the observers
+    std::vector<unsigned> worker_file_;  // file_of()
 };
 
 // Moves the workers' mismatch records into the result, which keeps the

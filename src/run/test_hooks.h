@@ -18,6 +18,10 @@
 //                 second one later, not the same keypress).
 //   snapshot_period_s, checkpoint_period_s   how often the run so far is
 //                 written while an iteration runs, and as iterations end.
+//   jobs          the run's jobs instead of the options' one (model/job.h):
+//                 several jobs at once, groups, shared files, without a
+//                 job file.  Their files are the run's ("drivestress-N.dat",
+//                 0 bytes: --size's); internal, for the tests only.
 //   health log fixtures   health-log readings from 512-byte fixture files
 //                 (per controller, or for all), named as fixtures.  (A fake
 //                 sysfs or procfs is sys/system_tree.h's, installed apart.)
@@ -30,6 +34,7 @@
 #include <vector>
 
 #include "model/config.h"
+#include "model/job.h"
 
 namespace ds::run {
 
@@ -48,6 +53,7 @@ struct TestHooks {
     // so that a run of short iterations does not rewrite (and flush) its
     // --json thousands of times a second; a kill loses at most this much.
     double checkpoint_period_s = 5;
+    std::vector<model::JobSpec> jobs;              // empty: the configuration's one job
     std::vector<std::string> health_log_fixtures;  // empty: the real admin command
     std::map<std::string, std::vector<std::string>> controller_health_log_fixtures;
     // The fixture pages of `controller`: its own, else the common list.

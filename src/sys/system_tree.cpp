@@ -1,12 +1,13 @@
 #include "sys/system_tree.h"
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
-#include <fstream>
 #include <memory>
-#include <sstream>
 
 namespace ds::sys {
 
@@ -61,13 +62,25 @@ const SystemTree& system_tree() {
     return installed();
 }
 
+// open and read, not a stream: a phase reads every process's /proc/PID/stat
+// twice, and a stream's buffers cost more than the files' few hundred bytes.
 std::optional<std::string> read_text_file(const std::string& path) {
-    std::ifstream f(path);
-    if (!f) return std::nullopt;
-    std::ostringstream text;
-    text << f.rdbuf();
-    if (f.bad()) return std::nullopt;
-    return text.str();
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return std::nullopt;
+    std::string text;
+    char chunk[4096];
+    for (;;) {
+        const ssize_t n = ::read(fd, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            ::close(fd);
+            return std::nullopt;
+        }
+        if (n == 0) break;
+        text.append(chunk, static_cast<std::size_t>(n));
+    }
+    ::close(fd);
+    return text;
 }
 
 }  // namespace ds::sys

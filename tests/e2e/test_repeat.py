@@ -51,7 +51,7 @@ class Repeat(harness.DriveStressTest):
         self.assertExit(r, 0)
         doc = self.assertJson(r)
         validate(self, doc)
-        self.assertEqual(doc["schema_version"], 5)
+        self.assertEqual(doc["schema_version"], 6)
         p = random_phase(doc)
         rep = p["repeats"]
         self.assertEqual(rep["n"], 5)

@@ -26,7 +26,7 @@ class ArrayOf:
         self.spec = spec
 
 
-# The documented shape of the --json document (schema_version 5).  A leaf is
+# The documented shape of the --json document (schema_version 6).  A leaf is
 # None; an object is a dict of its keys.
 LATENCY = {
     "count": None, "min_ns": None, "mean_ns": None, "max_ns": None,
@@ -85,6 +85,14 @@ DOCUMENT = {
                                          "unit_bytes"])),
     }),
     "mismatches_truncated": None,
+    "jobs": ArrayOf({
+        **dict.fromkeys([
+            "name", "group", "copies", "access", "read_pct", "trim_pct", "block_sizes",
+            "rand_mix", "qd", "start_ns", "end_ns", "seconds", "read_ops", "write_ops",
+            "trim_ops", "read_bytes", "write_bytes", "iops", "bandwidth_bytes_per_sec",
+            "verified_bytes", "mismatches"]),
+        "latency_ns": Nullable(dict.fromkeys(["p50", "p99", "p99.9"])),
+    }),
     "summary": {
         **dict.fromkeys(["written_bytes", "read_bytes", "verified_bytes", "elapsed_s",
                          "iterations_run", "mismatch_total", "stop_reason", "signal", "status",
@@ -143,7 +151,7 @@ class Runs(harness.DriveStressTest):
         self.assertIn("result   PASS (exit 0)", r.stdout)
         doc = self.assertJson(r)
         self.assertShape(doc, DOCUMENT)
-        self.assertEqual(doc["schema_version"], 5)
+        self.assertEqual(doc["schema_version"], 6)
         self.assertIs(doc["in_progress"], False)
         self.assertEqual(doc["tool"]["name"], "drivestress")
 
@@ -181,6 +189,15 @@ class Runs(harness.DriveStressTest):
         rnd = by_name["random"]
         self.assertGreater(rnd["read_ops"], 0)
         self.assertGreater(rnd["write_ops"], 0)
+        # A plain run is one job: the random phase's workload, its figures
+        # the random phase's counts.
+        self.assertEqual([(j["name"], j["group"], j["copies"]) for j in doc["jobs"]],
+                         [("random", 0, files)])
+        job = doc["jobs"][0]
+        for key in ("read_ops", "write_ops", "read_bytes", "write_bytes", "verified_bytes"):
+            self.assertEqual(job[key], rnd[key], key)
+        self.assertLess(job["start_ns"], job["end_ns"])
+        self.assertNotIn("p99.9 ms", r.stdout, "no table of jobs for one job")
         for _, p in phases:
             where = p["phase"]
             self.assertFalse(p["interrupted"], where)

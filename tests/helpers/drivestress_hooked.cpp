@@ -15,10 +15,19 @@
 //       the NVMe controller in a fake tree.
 //   DRIVESTRESS_TEST_HEALTH_LOGS[_<controller>]=PAGE[,PAGE...]  health-log
 //       readings from these 512-byte fixture files (the last repeats).
+//   DRIVESTRESS_TEST_JOBS=FILE  the run's jobs instead of the options' one
+//       (TestHooks::jobs; internal, for tests: no job file needed): a JSON
+//       array of objects with model::JobSpec's fields, each optional: name,
+//       group, copies, files (numbers N of the run's drivestress-N.dat),
+//       access ("random" or "sequential"), read_pct, trim_pct, block,
+//       depth, ops, io_bytes, loops, runtime_s, startdelay_s, ramp_s,
+//       offset, offset_increment, range_bytes.
 #include <unistd.h>  // environ
 
 #include <csignal>
 #include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -68,6 +77,38 @@ void read_fixtures(ds::run::TestHooks& h) {
     }
 }
 
+// DRIVESTRESS_TEST_JOBS's file (a test's own: bad JSON throws).
+std::vector<ds::model::JobSpec> read_jobs(const char* path) {
+    std::ifstream in(path);
+    const nlohmann::json doc = nlohmann::json::parse(in);
+    std::vector<ds::model::JobSpec> jobs;
+    for (const nlohmann::json& o : doc) {
+        ds::model::JobSpec j;
+        j.name = o.value("name", j.name);
+        j.group = o.value("group", j.group);
+        j.copies = o.value("copies", j.copies);
+        for (unsigned n : o.value("files", std::vector<unsigned>{0}))
+            j.files.push_back({"drivestress-" + std::to_string(n) + ".dat", 0, 0});
+        if (o.value("access", std::string("random")) == "sequential")
+            j.access = ds::model::Access::sequential;
+        j.read_pct = o.value("read_pct", j.read_pct);
+        j.trim_pct = o.value("trim_pct", j.trim_pct);
+        j.block = o.value("block", j.block);
+        j.depth = o.value("depth", j.depth);
+        j.ops = o.value("ops", j.ops);
+        j.io_bytes = o.value("io_bytes", j.io_bytes);
+        j.loops = o.value("loops", j.loops);
+        j.runtime_s = o.value("runtime_s", j.runtime_s);
+        j.startdelay_s = o.value("startdelay_s", j.startdelay_s);
+        j.ramp_s = o.value("ramp_s", j.ramp_s);
+        j.offset = o.value("offset", j.offset);
+        j.offset_increment = o.value("offset_increment", j.offset_increment);
+        j.range_bytes = o.value("range_bytes", j.range_bytes);
+        jobs.push_back(std::move(j));
+    }
+    return jobs;
+}
+
 void read_stop(ds::run::TestHooks& h) {
     const char* v = std::getenv("DRIVESTRESS_TEST_STOP");
     if (!v || !*v) return;
@@ -94,6 +135,7 @@ int main(int argc, char** argv) {
     seconds_from("DRIVESTRESS_TEST_CHECKPOINT_S", true, h.checkpoint_period_s);
     read_fixtures(h);
     read_stop(h);
+    if (const char* p = std::getenv("DRIVESTRESS_TEST_JOBS"); p && *p) h.jobs = read_jobs(p);
     ds::run::install_test_hooks(h);
     if (const char* p = std::getenv("DRIVESTRESS_TEST_SYSFS_ROOT"); p && *p) {
         ds::sys::SystemTree tree;

@@ -304,7 +304,7 @@ TEST_CASE("counters, state and info") {
     CHECK(value_of(s, "drivestress_verdict" + labels("verdict=\"running\"")) == 1);
     CHECK(s.count("drivestress_exit_status" + labels()) == 0);  // not before the end
     CHECK(value_of(s, "drivestress_info" +
-                          labels("version=\"0.1.0\",schema_version=\"5\","
+                          labels("version=\"0.1.0\",schema_version=\"6\","
                                  "backend=\"io_uring\",kernel=\"6.1.0-18-amd64\"")) == 1);
     // What sysfs did not tell (serial, firmware) is no label at all.
     CHECK(value_of(

@@ -12,7 +12,7 @@ using namespace ds::test::json_doc;
 TEST_CASE("document header: schema version, tool, host, target") {
     json d = document(make_config(), make_result(false), make_host());
     CHECK(d["schema_version"].is_number_integer());
-    CHECK(d["schema_version"] == 5);
+    CHECK(d["schema_version"] == 6);
     CHECK(d["in_progress"] == false);
     CHECK(d["schema_version"] == report::kSchemaVersion);
     CHECK(d["tool"]["name"] == "drivestress");

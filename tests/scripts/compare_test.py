@@ -571,12 +571,12 @@ class CompareTest(unittest.TestCase):
                               message="not a drivestress result document")
         self.assert_bad_input(SAMPLE_A, self.write("list.json", [1, 2]),
                               message="not a drivestress result document")
-        v6 = copy.deepcopy(self.b)
-        v6["schema_version"] = 6
-        self.assert_bad_input(SAMPLE_A, self.write("v6.json", v6), message="schema_version 6")
-        v6["schema_version"] = "6.1"
-        self.assert_bad_input("--merge", self.write("v61.json", v6),
-                              message="schema_version 6.1")
+        v7 = copy.deepcopy(self.b)
+        v7["schema_version"] = 7
+        self.assert_bad_input(SAMPLE_A, self.write("v7.json", v7), message="schema_version 7")
+        v7["schema_version"] = "7.1"
+        self.assert_bad_input("--merge", self.write("v71.json", v7),
+                              message="schema_version 7.1")
         no_merged = load(SAMPLE_C)
         del no_merged["merged_phases"]
         self.assert_bad_input("--merge", self.write("no-merged.json", no_merged),

@@ -83,6 +83,7 @@ model::RunConfig read_run(const Options& o) {
     read_atomic(o, c);
     read_seq_passes(o, c);
     refuse_with_several_targets(o, c);
+    read_job_file(o, c);
     return c;
 }
 

@@ -258,7 +258,7 @@ JobFileJobs jobs_from_job_file(const std::vector<jobfile::Job>& jobs, const JobF
     same_file_sizes(out.jobs);
     if (keeps)
         note(out.notes, jobs.front(), "unlink",
-             "fio keeps its files; drivestress removes them at the end (--keep keeps them)");
+             "fio keeps its files; drivestress removes its own at the end");
     return out;
 }
 

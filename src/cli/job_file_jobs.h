@@ -3,8 +3,8 @@
 // mapped exactly, and anything it or the engine cannot honour today is
 // refused in one line, "FILE:LINE: OPTION: why (fio runs it)", never
 // approximated.  What changes nothing drivestress does comes back as notes
-// a user should read.  Nothing is wired to the command line yet: a later
-// step adds --job-file once the coordinator runs groups.
+// a user should read.  --job-file calls it before the run
+// (modes/job_file_run.h).
 //
 // What is decided here for the whole run, from every job:
 //   backend   each job's ioengine maps to one (io_uring, libaio, posixaio:

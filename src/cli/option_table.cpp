@@ -76,6 +76,13 @@ const OptionSpec kSpecs[] = {
     {kWorkload, "arrivals", 0, "fixed|poisson", "fixed", nullptr,
      "--rate's spacing (and a rate sweep's, --find-rate's): evenly, or exponential gaps (a "
      "Poisson process) of the same mean"},
+    {kWorkload, "job-file", 0, "FILE", nullptr, "off",
+     "runs the jobs of a fio job file (- reads standard input) instead of the options' "
+     "workload, every byte verified; their files are made in TARGET (docs/jobs.md)"},
+    {kWorkload, "job-set", 0, "KEY=VALUE", nullptr, "none",
+     "sets a fio option in every job of --job-file after reading it, e.g. runtime=2 "
+     "(repeatable)",
+     Kind::repeated},
     {kWorkload, "replay", 0, "FILE", nullptr, "off",
      "the random phase replays a trace instead of drawing (- reads standard input): fio "
      "iolog v2/v3, blkparse text, tracefs block_bio_queue/block_rq_issue text or a "

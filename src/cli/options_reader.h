@@ -162,6 +162,10 @@ void read_nop(const Options& o, model::RunConfig& c);
 // against the target's promise later, model/atomic_writes.h).
 void read_atomic(const Options& o, model::RunConfig& c);
 
+// job_file_options.cpp: --job-file and --job-set (last: it refuses the
+// options that describe a workload of their own).
+void read_job_file(const Options& o, model::RunConfig& c);
+
 // output_options.cpp: where the results go and what they hold.
 // --json, --fio-json, --timeseries, --prom and what goes with them, --progress.
 void read_outputs(const Options& o, bool compare_backends, Outputs& out);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,6 +20,7 @@
 namespace ds::model {
 
 enum class Phase { seq_write, seq_read, random, reverify };
+struct JobSpec;  // model/job.h
 // The io-log's records carry the phase by this number (output/io_log_record.h).
 static_assert(static_cast<int>(Phase::seq_write) ==
                   static_cast<int>(output::IoLogPhase::seq_write) &&
@@ -132,6 +134,11 @@ struct RunConfig {
     // fast as the queue allows), --replay-loops, --replay-wrap (offsets
     // beyond the target wrap round instead of refusing the run).
     std::string replay;
+    // --job-file: the file's jobs (model/job.h), their files the run's
+    // drivestress-N.dat in the one target; null: the options' one job.
+    std::shared_ptr<const std::vector<JobSpec>> jobs;
+    std::string job_file;              // as given, for the report ("-": standard input)
+    std::vector<std::string> job_set;  // --job-set KEY=VALUE, in order
     double replay_speed = 1;
     std::uint64_t replay_loops = 1;
     bool replay_wrap = false;

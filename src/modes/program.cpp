@@ -20,6 +20,7 @@
 #include "metrics/prometheus.h"
 #include "modes/delivery.h"
 #include "modes/environment.h"
+#include "modes/job_file_run.h"
 #include "modes/modes.h"
 #include "output/output_file.h"
 #include "sys/memory.h"
@@ -63,6 +64,8 @@ ExitStatus dispatch(ds::cli::ParsedCommandLine& cmd) {
     // Before any thread is made: threads take their stack size from it.
     if (std::string why = ds::sys::ensure_stack(); !why.empty()) return fail(why);
     try {
+        for (const std::string& line : ds::modes::load_job_file(cmd.config))
+            ds::units::info(line);
         ds::modes::check_environment(cmd);
         const ds::modes::Output out = ds::modes::output_for(cmd.outputs);
         if (cmd.action == ds::cli::ParsedCommandLine::Action::verify_only)

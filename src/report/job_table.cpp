@@ -17,14 +17,14 @@ std::string size_text(std::uint32_t bytes) {
     return std::to_string(bytes);
 }
 
-// A row: 2 + 14 + 10 + 7 + 4 + 9 + 10 + 3 x 8 + 9 columns, a space
-// between two: 98 (a longer cell, rare, pushes the rest right).
+// A row: 2 + 14 + 10 + 7 + 4 + 9 + 12 + 3 x 8 + 9 columns, a space
+// between two: 100 (a longer cell, rare, pushes the rest right).
 struct Cells {
     std::string job, rw, bs, qd, iops, bandwidth, p50, p99, p999, verified;
 };
 
 std::string row(const Cells& c) {
-    return printf_string("  %-14.14s %-10s %-7s %4s %9s %10s %8s %8s %8s %9s\n", c.job.c_str(),
+    return printf_string("  %-14.14s %-10s %-7s %4s %9s %12s %8s %8s %8s %9s\n", c.job.c_str(),
                          c.rw.c_str(), c.bs.c_str(), c.qd.c_str(), c.iops.c_str(),
                          c.bandwidth.c_str(), c.p50.c_str(), c.p99.c_str(), c.p999.c_str(),
                          c.verified.c_str());

@@ -153,7 +153,7 @@ std::string thresholds_text(const stats::LatencyHistogram& all,
 }
 
 // What went wrong or short: errors, mismatches, an interruption, too short.
-std::string caveats_text(const model::PhaseResult& p) {
+std::string caveats_text(const model::PhaseResult& p, bool advise) {
     const auto& c = p.counters;
     std::string t;
     if (c.write_errors && p.phase != model::Phase::random)  // random phases: on the writes line
@@ -164,17 +164,20 @@ std::string caveats_text(const model::PhaseResult& p) {
                  ? printf_string("  (interrupted, %" PRIu64 " cancelled)", c.cancelled_ops)
                  : std::string("  (interrupted)");
     if (const std::string why = p.too_short(); !why.empty())
-        t += "  (too short to measure: " + why + "; needs " +
-             printf_string("%.0f s and %" PRIu64 ": ", model::kMinMeasuredSeconds,
-                           model::kMinMeasuredOps) +
-             (p.phase == model::Phase::random ? "--rand-time 5s" : "--seq-time 5s") + ")";
+        t += "  (too short to measure: " + why +
+             (advise ? "; needs " +
+                           printf_string("%.0f s and %" PRIu64 ": ", model::kMinMeasuredSeconds,
+                                         model::kMinMeasuredOps) +
+                           (p.phase == model::Phase::random ? "--rand-time 5s" : "--seq-time 5s")
+                     : std::string()) +
+             ")";
     return t;
 }
 
 }  // namespace
 
 std::string phase_line(const model::PhaseResult& p, const std::vector<double>& thresholds_s,
-                       units::ByteUnits u) {
+                       units::ByteUnits u, bool advise) {
     const auto& c = p.counters;
     const units::RateUnit ru = units::rate_unit(u);
     // The figure; what was verified (the random phase: its latency first);
@@ -198,7 +201,7 @@ std::string phase_line(const model::PhaseResult& p, const std::vector<double>& t
         if (f.text && f.shown_for(p)) cost += "  " + f.text(p);
     groups.push_back(cost);
     groups.push_back(thresholds_text(all, thresholds_s));
-    groups.push_back(caveats_text(p));
+    groups.push_back(caveats_text(p, advise));
     std::string line = joined(groups);
     if (p.requested_rate > 0) line.append("\n").append(rate_line(p));
     if (p.replay_seconds > 0) line.append("\n").append(replay_line(p));
@@ -425,7 +428,7 @@ void TextReport::phase_done(std::uint64_t iteration, const model::PhaseResult& p
         std::fprintf(out_, "\niteration %" PRIu64 "\n", iteration);
         header_iteration_ = iteration;
     }
-    std::fprintf(out_, "%s\n", fit(phase_line(p, thresholds_s_, units_)).c_str());
+    std::fprintf(out_, "%s\n", fit(phase_line(p, thresholds_s_, units_, !job_file_)).c_str());
     // A phase too short to measure has no figure for other load to spoil,
     // and its share of the host is a few clock ticks: no warning.
     if (sys::busy(p.host) && p.too_short().empty())

@@ -150,6 +150,16 @@ std::string pm(double pct) {
     return printf_string(pct < 10 ? " \u00b1%.1f %%" : " \u00b1%.0f %%", pct);
 }
 
+// A run of jobs: how many, over how many workers (each job's own figures
+// are in the table of jobs).
+std::string jobs_words(const model::RunResult& r) {
+    unsigned workers = 0;
+    for (const model::JobResult& j : r.jobs)
+        workers += j.copies;
+    return "jobs " + std::to_string(r.jobs.size()) + " (" + std::to_string(workers) +
+           (workers == 1 ? " worker" : " workers") + ", each in the table above) together: ";
+}
+
 }  // namespace
 
 std::string result_line(const model::RunConfig& cfg, const model::RunResult& r,
@@ -173,14 +183,18 @@ std::string result_line(const model::RunConfig& cfg, const model::RunResult& r,
         const std::string drawn = (cfg.rand_mix.size() > 1 ? "bs " + cfg.rand_block_text()
                                                            : block_words(cfg.max_rand_block())) +
                                   ", " + std::to_string(cfg.read_pct) + "% reads, ";
-        line += "random " + (cfg.replay.empty() ? drawn : std::string("replaying a trace, ")) +
-                (cfg.distribution.kind == stats::DistributionKind::uniform
-                     ? std::string()
-                     : cfg.distribution.text() + ", ") +
-                (cfg.trim_pct ? "trim " + std::to_string(cfg.trim_pct) + " %, " : "") + "qd " +
-                std::to_string(r.backend.effective_qd) + " x " + std::to_string(cfg.workers()) +
-                (cfg.workers() == 1 ? " worker: " : " workers: ") +
-                (q.random_too_short.empty()
+        line += r.jobs.size() > 1 || cfg.jobs
+                    ? jobs_words(r)
+                    : "random " +
+                          (cfg.replay.empty() ? drawn : std::string("replaying a trace, ")) +
+                          (cfg.distribution.kind == stats::DistributionKind::uniform
+                               ? std::string()
+                               : cfg.distribution.text() + ", ") +
+                          (cfg.trim_pct ? "trim " + std::to_string(cfg.trim_pct) + " %, " : "") +
+                          "qd " + std::to_string(r.backend.effective_qd) + " x " +
+                          std::to_string(cfg.workers()) +
+                          (cfg.workers() == 1 ? " worker: " : " workers: ");
+        line += (q.random_too_short.empty()
                      ? units::format_iops(q.random_iops) + " IOPS" +
                            (q.random_iops_repeats.n >= 2
                                 ? printf_string(" (\u00b1%.1f %%, n=%zu)",

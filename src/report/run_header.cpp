@@ -7,6 +7,7 @@
 
 #include "drivestress_version.h"
 #include "model/drift.h"
+#include "model/job.h"
 #include "report/atomic_words.h"
 #include "report/figures.h"
 #include "report/progress_line.h"
@@ -129,6 +130,16 @@ std::string replay_text(const model::ReplayInfo& r) {
     return t;
 }
 
+// "jobs of mix.fio: 3 in 2 groups"
+std::string jobs_text(const model::RunConfig& cfg) {
+    unsigned groups = 0;
+    for (const model::JobSpec& j : *cfg.jobs)
+        groups = std::max(groups, j.group + 1);
+    return "jobs of " + (cfg.job_file == "-" ? std::string("standard input") : cfg.job_file) +
+           ": " + std::to_string(cfg.jobs->size()) + " in " + std::to_string(groups) +
+           (groups == 1 ? " group" : " groups");
+}
+
 // "seq-write,seq-read,random,reverify  unit 4 KiB  random 70% reads for 10 s ..."
 std::string workload_text(const model::RunConfig& cfg) {
     std::string phases;
@@ -136,11 +147,11 @@ std::string workload_text(const model::RunConfig& cfg) {
         if (!phases.empty()) phases += ',';
         phases += model::to_string(p);
     }
-    const std::string random = random_workload_text(cfg);
-    std::string t = phases + "  unit " + units::format_bytes(cfg.rand_block) + "  " + random +
-                    (cfg.rand_mix.empty() ? "" : "  blocks " + cfg.rand_block_text()) +
-                    "  iterations " +
-                    (cfg.iterations ? std::to_string(cfg.iterations) : "until stopped");
+    const std::string random = cfg.jobs ? jobs_text(cfg) : random_workload_text(cfg);
+    std::string t =
+        phases + (cfg.jobs ? "" : "  unit " + units::format_bytes(cfg.rand_block)) + "  " + random +
+        (cfg.rand_mix.empty() ? "" : "  blocks " + cfg.rand_block_text()) + "  iterations " +
+        (cfg.iterations ? std::to_string(cfg.iterations) : "until stopped");
     if (cfg.duration_s) t += "  duration " + units::format_seconds(*cfg.duration_s);
     if (cfg.sync != model::SyncMethod::none) {
         t += "  sync " + std::string(model::to_string(cfg.sync));
@@ -273,6 +284,7 @@ void TextReport::started(const model::RunConfig& cfg, const model::RunResult& r)
     thresholds_s_ = cfg.latency_thresholds_s;
     verify_ = cfg.verify;
     nop_ = cfg.nop;
+    job_file_ = cfg.jobs != nullptr;
     interval_s_ = cfg.interval_s;
     several_targets_ = r.targets.size() > 1;
     if (layout_ == Layout::brief || (layout_ == Layout::preset_test && !header_)) return;

@@ -90,6 +90,7 @@ class TextReport final : public model::RunObserver {
     bool header_ = false;
     bool verify_ = true;
     bool nop_ = false;       // --backend nop: why nothing is verified
+    bool job_file_ = false;  // --job-file: no option advice for a short phase
     double interval_s_ = 1;  // --interval
     bool several_targets_ = false;
     std::uint64_t header_iteration_ = 0;
@@ -104,8 +105,10 @@ class TextReport final : public model::RunObserver {
 };
 
 // One line per phase, e.g. "seq-write  1234.5 MiB/s  ..." (also used by tests).
+// `advise`: a phase too short to measure says which option makes it longer
+// (not in a run of a job file, whose jobs say how long they run).
 std::string phase_line(const model::PhaseResult& p, const std::vector<double>& thresholds_s = {},
-                       units::ByteUnits u = units::ByteUnits::iec);
+                       units::ByteUnits u = units::ByteUnits::iec, bool advise = true);
 // "  host busy: 12 % steal, 31 % other processes during random; figures may
 // not repeat": printed under a phase whose host load passed sys::busy().
 std::string host_busy_line(const model::PhaseResult& p);

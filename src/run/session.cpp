@@ -127,11 +127,13 @@ std::uint64_t state_bytes(const RunConfig& cfg) {
                     : 0;
 }
 
-// The run's plan: of the configuration's one job, or of the jobs a test
+// The run's plan: of a job file's jobs (modes/job_file_run.h: their files
+// the run's, sized), of the configuration's one job, or of the jobs a test
 // gave (TestHooks::jobs), whose files are the run's ("drivestress-N.dat";
 // 0 bytes: --size's).  Those run on one target, without what keeps or
 // replays per file.
 RunPlan plan_of(const RunConfig& cfg, const TestHooks& hooks) {
+    if (cfg.jobs) return make_run_plan(cfg, *cfg.jobs, {usable_cpus()});
     if (hooks.jobs.empty()) return make_run_plan(cfg, {usable_cpus()});
     if (cfg.keep || cfg.recreate || !cfg.replay.empty() || cfg.sweep || !cfg.io_log.empty() ||
         cfg.target_count() > 1)

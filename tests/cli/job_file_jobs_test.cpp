@@ -97,8 +97,7 @@ TEST_CASE("a job that sets only its size: fio's defaults as a JobSpec") {
     CHECK_FALSE(m.nop);
     CHECK(m.buffered);
     CHECK(has_note(m,
-                   "t.fio:1: unlink: fio keeps its files; drivestress removes them at the end "
-                   "(--keep keeps them)"));
+                   "t.fio:1: unlink: fio keeps its files; drivestress removes its own at the end"));
 }
 
 TEST_CASE("name and numjobs: the job's name and copies, each copy its own file") {

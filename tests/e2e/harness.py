@@ -519,7 +519,7 @@ class DriveStressTest(unittest.TestCase):
     # `as_shipped`: nothing added.
     as_shipped = False
     _OWN_PASSES = ("--seq-time", "--sustained-write", "--sync-compare", "--preset",
-                   "--verify-only", "--keep")
+                   "--verify-only", "--keep", "--job-file")
 
     def command(self, *args, target=None, json_out=True, wrapper=()):
         argv = list(wrapper) + [DRIVESTRESS, "--progress", "never"]

@@ -6,7 +6,6 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <new>
 #include <optional>
@@ -148,17 +147,17 @@ RunPlan plan_of(const RunConfig& cfg, const TestHooks& hooks) {
 }
 
 // The run's file each worker tests: its file's number N in its name
-// ("drivestress-N.dat", as jobs_from_config names a plain run's) within
-// its target.  A plain run's worker i: file i.
+// ("drivestress-N.dat", as jobs_from_config names a plain run's; read by
+// the targets' own reader of that name) within its target.  A plain run's
+// worker i: file i.
 std::vector<unsigned> worker_files(const RunPlan& plan, const TargetSet& target) {
     std::vector<unsigned> out;
     for (const WorkerPlan& w : plan.workers) {
         const std::string& name = plan.files.at(w.file).name;
-        const std::size_t dash = name.rfind('-');
-        const unsigned long n =
-            dash == std::string::npos ? ~0UL : std::strtoul(name.c_str() + dash + 1, nullptr, 10);
-        const std::size_t file = target.first(w.target) + n;
-        if (n >= target.at(w.target).file_count() || file >= target.file_count())
+        const long n = data_file_index(name, "drivestress-");
+        const std::size_t file = target.first(w.target) + static_cast<std::size_t>(n);
+        if (n < 0 || static_cast<std::size_t>(n) >= target.at(w.target).file_count() ||
+            file >= target.file_count())
             throw SetupError("job file " + name + ": not one of the run's files");
         out.push_back(static_cast<unsigned>(file));
     }

@@ -3,6 +3,7 @@
 // ask fio for the same workload, as far as fio has the words for it).
 #include "report/fio_jobs.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -50,14 +51,16 @@ std::string fio_distribution(const stats::DistributionSpec& d) {
 
 namespace {
 
-// fio's rw for a mix: reads, trims and the rest writes.  fio has no word
-// for trims beside reads and writes: such a mix is randrw, and the job's
-// desc gives its trims.
-const char* fio_rw(unsigned read_pct, unsigned trim_pct) {
-    if (read_pct == 100) return "randread";
-    if (trim_pct == 100) return "randtrim";
-    if (read_pct == 0 && trim_pct == 0) return "randwrite";
-    return "randrw";
+// fio's rw for a worker's mix: reads, trims and the rest writes, at
+// random offsets or in order (a job file's rw=read, write, trim, rw).  fio
+// has no word for trims beside reads and writes: such a mix is randrw (or
+// rw), and the job's desc gives its trims.
+std::string fio_rw(const model::WorkerPlan& w) {
+    const std::string in_order = w.access == model::Access::sequential ? "" : "rand";
+    if (w.read_pct == 100) return in_order + "read";
+    if (w.trim_pct == 100) return in_order + "trim";
+    if (w.read_pct == 0 && w.trim_pct == 0) return in_order + "write";
+    return in_order + "rw";
 }
 
 std::string joined(const std::vector<std::string>& parts, char sep) {
@@ -95,9 +98,9 @@ void add_what(Options& o, const model::RunConfig& cfg, const model::WorkerPlan& 
         if (cfg.replay_speed == 0) o.emplace_back("replay_no_stall", "1");
         return;
     }
-    const std::string rw = fio_rw(w.read_pct, w.trim_pct);
+    const std::string rw = fio_rw(w);
     o.emplace_back("rw", rw);
-    if (rw == "randrw") o.emplace_back("rwmixread", std::to_string(w.read_pct));
+    if (rw == "randrw" || rw == "rw") o.emplace_back("rwmixread", std::to_string(w.read_pct));
     if (w.rand_mix.empty() || w.rand_block == w.max_rand_block) {
         o.emplace_back("bs", fio_size(w.rand_block));
         return;
@@ -108,8 +111,9 @@ void add_what(Options& o, const model::RunConfig& cfg, const model::WorkerPlan& 
     o.emplace_back("bssplit", joined(split, ':'));
 }
 
+// `size`: the job's file, as fio's size gives it.
 void add_engine(Options& o, const model::RunConfig& cfg, const model::RunResult& r,
-                const model::WorkerPlan& w, const Threads& t) {
+                const model::WorkerPlan& w, const Threads& t, std::uint64_t size) {
     const bool sync = blocking_calls(cfg, r);
     o.emplace_back("ioengine", cfg.nop ? "null" : sync ? "psync" : "io_uring");
     o.emplace_back("iodepth", std::to_string(t.depth));
@@ -117,7 +121,7 @@ void add_engine(Options& o, const model::RunConfig& cfg, const model::RunResult&
     if (cfg.sqpoll) o.emplace_back("sqthread_poll", "1");
     if (cfg.iopoll) o.emplace_back("hipri", "1");
     o.emplace_back("direct", r.direct_io ? "1" : "0");
-    o.emplace_back("size", fio_size(cfg.file_bytes));
+    o.emplace_back("size", fio_size(size));
     o.emplace_back("numjobs", std::to_string(t.copies));
     o.emplace_back("group_reporting", "1");
     if (sync) o.emplace_back("thread", "1");
@@ -161,18 +165,21 @@ void add_data_and_sync(Options& o, const model::RunConfig& cfg, const model::Wor
 
 // fio's error: the first failed operation's errno; a read that found wrong
 // data is EILSEQ, as fio's verify reports it.
-int job_error(const model::RunResult& r, const model::PhaseResult& p) {
+// `job`: the job whose records count (empty: every job's).
+int job_error(const model::RunResult& r, const model::PhaseResult& p, const std::string& job) {
     const auto io_error = static_cast<std::size_t>(pattern::MismatchClass::io_error);
     if (p.counters.mismatch_total() == 0) return 0;
     for (const model::MismatchRecord& m : r.mismatch_records)
-        if (m.phase == model::Phase::random)
+        if (m.phase == model::Phase::random && (job.empty() || m.job == job))
             return m.cls == pattern::MismatchClass::io_error && m.error ? m.error : EILSEQ;
     return p.counters.mismatches[io_error] ? EIO : EILSEQ;
 }
 
-std::string job_desc(const model::RunConfig& cfg, const model::RunResult& r,
-                     const model::PhaseResult& p, const model::WorkerPlan& w) {
-    std::string d = std::string("drivestress ") + DRIVESTRESS_VERSION + ": the random phase of " +
+// `what`: "the random phase", "job 'reader'".
+std::string job_desc(const std::string& what, const model::RunConfig& cfg,
+                     const model::RunResult& r, const model::PhaseResult& p,
+                     const model::WorkerPlan& w) {
+    std::string d = std::string("drivestress ") + DRIVESTRESS_VERSION + ": " + what + " of " +
                     std::to_string(p.workers) + (p.workers == 1 ? " worker" : " workers");
     if (r.iterations_run > 1) d += ", " + std::to_string(r.iterations_run) + " iterations merged";
     if (p.repeats.size() > 1) d += ", " + std::to_string(p.repeats.size()) + " repeats merged";
@@ -197,9 +204,9 @@ FioJob make_job(const std::string& name, unsigned group, const model::RunConfig&
     FioJob job;
     job.name = name;
     job.group = group;
-    job.error = job_error(r, p);
+    job.error = job_error(r, p, {});
     job.options = fio_job_options(name, cfg, r, at);
-    job.desc = job_desc(cfg, r, p, w);
+    job.desc = job_desc("the random phase", cfg, r, p, w);
     job.copies = t.copies;
     // An open loop's depth follows its arrivals: not one level.
     const bool open_loop = w.rate > 0 || (!cfg.replay.empty() && cfg.replay_speed > 0);
@@ -228,9 +235,75 @@ std::string point_name(const model::RunConfig& cfg, const model::SweepResult& s,
     return param + "=" + std::to_string(pt.value) + (percent ? "%" : "");
 }
 
+// How long a job of several ran, in fio's words: its operations (each
+// copy's number_ios), bytes (io_size), passes (loops), else its runtime or
+// the run's; when its copies started and what its figures left out.
+void add_job_length(Options& o, const model::RunConfig& cfg, const model::JobSpec& job,
+                    const model::WorkerPlan& w, const Threads& t) {
+    if (job.ops) o.emplace_back("number_ios", std::to_string((job.ops + t.copies - 1) / t.copies));
+    if (job.io_bytes) o.emplace_back("io_size", fio_size(job.io_bytes));
+    if (job.loops) o.emplace_back("loops", std::to_string(job.loops));
+    if (!job.ops && !job.io_bytes && !job.loops) {
+        o.emplace_back("time_based", "1");
+        o.emplace_back("runtime",
+                       fio_duration(job.runtime_s > 0 ? job.runtime_s : cfg.rand_time_s));
+    }
+    if (job.ramp_s > 0) o.emplace_back("ramp_time", fio_duration(job.ramp_s));
+    if (job.startdelay_s > 0) o.emplace_back("startdelay", fio_duration(job.startdelay_s));
+    if (w.rate > 0) {  // fio's rate_iops is each copy's
+        o.emplace_back("rate_iops", std::to_string(std::llround(job.rate / t.copies)));
+        if (w.arrivals == model::Arrivals::poisson) o.emplace_back("rate_process", "poisson");
+    }
+}
+
+// A job of a run of several (a job file): its own name, group, workload
+// and figures (model::JobResult), its options read off its first copy's
+// plan.  Its copies ran as one fio job with numjobs and group_reporting.
+FioJob make_job_of(const model::RunConfig& cfg, const model::RunResult& r, unsigned index,
+                   unsigned group) {
+    const model::JobResult& jr = r.jobs[index];
+    const model::JobSpec& spec = r.plan.jobs[index];
+    const auto first = std::find_if(r.plan.workers.begin(), r.plan.workers.end(),
+                                    [index](const model::WorkerPlan& w) { return w.job == index; });
+    const model::WorkerPlan w = first == r.plan.workers.end() ? model::WorkerPlan{} : *first;
+    const bool sync = blocking_calls(cfg, r);
+    const Threads t = sync ? Threads{jr.copies * std::max(1U, jr.depth), 1}
+                           : Threads{jr.copies, std::max(1U, jr.depth)};
+    FioJob job;
+    job.name = jr.name;
+    job.group = group + jr.group;
+    job.error = job_error(r, jr.workload, jr.name);
+    job.options = {{"name", jr.name}};
+    add_what(job.options, cfg, w);
+    add_engine(job.options, cfg, r, w, t, w.file_bytes);
+    if (w.range_offset) job.options.emplace_back("offset", fio_size(w.range_offset));
+    add_job_length(job.options, cfg, spec, w, t);
+    add_data_and_sync(job.options, cfg, w);
+    job.options.emplace_back("randseed", std::to_string(r.seed));
+    job.desc = job_desc("job '" + jr.name + "'", cfg, r, jr.workload, w);
+    job.copies = t.copies;
+    job.depth = w.rate > 0 ? 0 : t.depth;  // an open loop's depth follows its arrivals
+    job.elapsed_s = r.wall_seconds;
+    job.phase = &jr.workload;
+    return job;
+}
+
+// A run of several jobs (a job file): one fio job each, in the plan's
+// order, their groups after the groups before them.
+void add_jobs_of(const model::RunConfig& cfg, const model::RunResult& r, unsigned& group,
+                 std::vector<FioJob>& jobs) {
+    unsigned groups = 0;
+    for (unsigned i = 0; i < r.jobs.size() && i < r.plan.jobs.size(); ++i) {
+        jobs.push_back(make_job_of(cfg, r, i, group));
+        groups = std::max(groups, r.jobs[i].group + 1);
+    }
+    group += groups;
+}
+
 void add_run_jobs(const FioRunRef& run, unsigned& group, std::vector<FioJob>& jobs) {
     const model::RunConfig& cfg = *run.cfg;
     const model::RunResult& r = *run.result;
+    if (cfg.jobs || r.jobs.size() > 1) return add_jobs_of(cfg, r, group, jobs);
     if (cfg.sweep) {
         for (const model::SweepPoint& pt : r.sweep.points)
             jobs.push_back(make_job(run.label + " " + point_name(cfg, r.sweep, pt), group++, cfg, r,
@@ -274,7 +347,7 @@ Options fio_job_options(const std::string& name, const model::RunConfig& cfg,
     const Threads t = threads_of(cfg, r, plan);
     Options o{{"name", name}};
     add_what(o, cfg, w);
-    add_engine(o, cfg, r, w, t);
+    add_engine(o, cfg, r, w, t, cfg.file_bytes);
     add_length_and_pace(o, cfg, w, t, static_cast<unsigned>(plan.workers.size()));
     add_data_and_sync(o, cfg, w);
     o.emplace_back("randseed", std::to_string(r.seed));

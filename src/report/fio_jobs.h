@@ -4,9 +4,9 @@
 // phase with every worker (fio's numjobs copies under group_reporting),
 // merged over its iterations and repeats.  Each run, and each point of a
 // sweep, is a group of its own (groupid in run order), as stonewalled jobs
-// of a job file would be.  When a run has jobs (#52, docs: jobs.md), each
-// job's merged figures become one FioJob here, its group its job file's,
-// its options the file's own; fio_json.h's layout does not change.
+// of a job file would be.  A run of several jobs (--job-file; docs:
+// jobs.md) gives one FioJob per job, its copies merged, its group its
+// stonewalled group's, its options read off what it ran.
 #pragma once
 
 #include <chrono>

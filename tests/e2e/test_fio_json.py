@@ -4,8 +4,9 @@ skip, saying so, where it is not installed): the CSV's p99 rows are the
 report's p99 in fio's bins and its --validate passes.  The document agrees
 with drivestress's own --json (operations, bytes, latency counts), goes to
 stdout with "-", has a job per sweep point, per --compare-backends row
-and per preset test, and a command line it cannot serve is refused in one
-line before any I/O."""
+and per preset test, a job per job of a --job-file run (its group fio's
+groupid), and a command line it cannot serve is refused in one line before
+any I/O."""
 
 import csv
 import json
@@ -176,6 +177,104 @@ class FioJson(harness.DriveStressTest):
         r = self.drivestress("--verify-only", os.path.join(self.tmp, "x.state"), "--fio-json",
                              os.path.join(self.tmp, "v.json"), json_out=False, target=False)
         self.assertSetupError(r, "--fio-json")
+
+
+# Two jobs at once on one file, then a paced pair: fio's jobs 0 and 1 in
+# group 0, job 2 in group 1.
+JOBS = """\
+[global]
+direct=1
+size=4m
+filename=shared.dat
+
+[reader]
+rw=randread
+bs=4k
+iodepth=1
+number_ios=400
+
+[writer]
+rw=randwrite
+bs=64k
+iodepth=4
+number_ios=300
+
+[paced]
+stonewall
+rw=randread
+bs=8k
+numjobs=2
+rate_iops=400
+number_ios=200
+"""
+
+
+class FioJsonJobFile(harness.DriveStressTest):
+    """A --job-file run: each job of the file is a job of the document, its
+    figures the --json document's jobs[] entry, its options read off what
+    ran; fio's own clat2csv reads it, job by job."""
+
+    backend = None
+
+    def test_each_job_is_a_fio_job(self):
+        jobs = os.path.join(self.tmp, "jobs.fio")
+        with open(jobs, "w", encoding="utf-8") as f:
+            f.write(JOBS)
+        path = os.path.join(self.tmp, "fio.json")
+        r = self.drivestress("--job-file", jobs, "--fio-json", path)
+        self.assertExit(r, 0)
+        doc = self.assertJson(r)
+        with open(path) as f:
+            fio = json.load(f)
+        self.assertEqual([(j["jobname"], j["groupid"]) for j in fio["jobs"]],
+                         [("reader", 0), ("writer", 0), ("paced", 1)])
+        options = [j["job options"] for j in fio["jobs"]]
+        self.assertEqual([(o["rw"], o["bs"], o["numjobs"], o["size"]) for o in options],
+                         [("randread", "4k", "1", "4m"), ("randwrite", "64k", "1", "4m"),
+                          ("randread", "8k", "2", "4m")])
+        self.assertEqual([o["number_ios"] for o in options], ["400", "300", "200"])  # each copy's
+        self.assertEqual(options[2]["rate_iops"], "400")
+        for job, ours in zip(fio["jobs"], doc["jobs"]):
+            with self.subTest(job=job["jobname"]):
+                self.assertEqual(job["error"], 0)
+                for ddir in ("read", "write"):
+                    self.assertEqual(job[ddir]["total_ios"], ours[ddir + "_ops"])
+                    self.assertEqual(job[ddir]["io_bytes"], ours[ddir + "_bytes"])
+                    self.assertEqual(job[ddir]["clat_ns"]["N"], ours[ddir + "_ops"])
+        reader, paced = fio["jobs"][0], fio["jobs"][2]
+        self.assertEqual(reader["read"]["clat_ns"]["percentile"]["99.000000"],
+                         doc["jobs"][0]["latency_ns"]["p99"])
+        self.assertEqual(reader["read"]["lat_ns"], reader["read"]["clat_ns"])  # closed loop
+        for key, value in paced["read"]["clat_ns"]["percentile"].items():
+            self.assertGreaterEqual(paced["read"]["lat_ns"]["percentile"][key], value, key)
+        self.clat2csv_agrees(path, [doc["jobs"][0]["latency_ns"]["p99"]])
+
+    def clat2csv_agrees(self, path, p99s):
+        """fio_jsonplus_clat2csv writes lat_jobN.csv per job: job N's read
+        clat p99 row is p99s[N] in fio's bins; --validate passes."""
+        tool = shutil.which(CLAT2CSV)
+        if not tool:
+            print(f"  (skipped the clat2csv check: {CLAT2CSV} not found)")
+            return
+        stub = os.path.join(self.tmp, "lat.csv")
+        p = subprocess.run([tool, path, stub], capture_output=True, text=True, timeout=60)
+        if p.returncode != 0 and "No module named" in p.stderr:
+            print(f"  (skipped the clat2csv check: {p.stderr.strip().splitlines()[-1]})")
+            return
+        self.assertEqual(p.returncode, 0, p.stderr)
+        for n, ours in enumerate(p99s):
+            with open(os.path.join(self.tmp, f"lat_job{n}.csv")) as f:
+                rows = list(csv.reader(f, skipinitialspace=True))
+            header = [h.strip() for h in rows[0]]
+            col = header.index("read_clat_ns_percentile")
+            p99 = next(int(r[0]) for r in rows[1:]
+                       if r and r[0].strip() and r[col].strip() and float(r[col]) >= 0.99)
+            self.assertEqual(p99, fio_bin_value(ours), (n, p99, ours))
+        v = subprocess.run([tool, path, stub, "--validate"], capture_output=True, text=True,
+                           timeout=60)
+        self.assertEqual(v.returncode, 0, v.stdout + v.stderr)
+        for n in range(3):
+            self.assertIn(f"lat_job{n}.csv validated", v.stdout)
 
 
 if __name__ == "__main__":

@@ -4,8 +4,10 @@ namespace ds::model {
 
 ExitStatus exit_status(const BackendComparison& c) {
     ExitStatus code = ExitStatus::success;
+    // Every repeat: a mismatch found by a later one is as much a finding.
     for (const auto& run : c.runs)
-        if (run.ran) code = worse_exit_status(code, exit_status(run.result));
+        for (const RunResult& r : run.repeats)
+            code = worse_exit_status(code, exit_status(r));
     return code;
 }
 

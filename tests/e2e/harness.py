@@ -162,6 +162,15 @@ def write_block(path, offset, data):
         os.close(fd)
 
 
+def flip_bit(path, offset, mask=0x40):
+    """Flips bit(s) `mask` of the byte at `offset`, through whole units
+    (the unit holding it read and written back), as damage would land."""
+    start = offset - offset % UNIT_BYTES
+    unit = bytearray(read_block(path, start, UNIT_BYTES))
+    unit[offset - start] ^= mask
+    write_block(path, start, bytes(unit))
+
+
 # ---------------------------------------------------------------- block devices
 # Loop devices, filesystems and swap for the raw-device and failing-device
 # tests (root only).  Every helper registers its undo with test.addCleanup,

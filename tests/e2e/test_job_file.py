@@ -9,7 +9,7 @@ refused in one line before anything is written."""
 import os
 
 import harness
-from harness import UNIT_BYTES, read_block, write_block
+from harness import UNIT_BYTES, flip_bit
 
 # Each case's meson test (tests/e2e/cases.py; harness.meson_case).
 MESON_CASE = {"name": "job-file-{cls}-{case}", "threads": True}
@@ -125,10 +125,7 @@ class JobFileCases:
         offset = 21 * UNIT_BYTES + 777
         run = self.start("--job-file", self.job_file(READERS, depth=depth), stop="random")
         run.wait_stopped()
-        path = self.data_file(0)
-        unit = bytearray(read_block(path, 21 * UNIT_BYTES, UNIT_BYTES))
-        unit[777] ^= 0x40
-        write_block(path, 21 * UNIT_BYTES, bytes(unit))
+        flip_bit(self.data_file(0), offset)
         run.resume()
         r = run.finish()
         doc, jobs = self.jobs_of(r, 2)

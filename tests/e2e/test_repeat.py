@@ -79,6 +79,24 @@ class Repeat(harness.DriveStressTest):
         self.assertIn("saturation: by IOPS, ", r.stdout)
         self.assertNotIn("medians of n=", r.stdout)
 
+    def test_a_bit_flipped_in_a_later_compare_repeat_fails_the_run(self):
+        """--compare-backends --repeat 2 runs io_uring, sync, io_uring, sync;
+        damage found only by the third run is a FAIL (exit 2), said on its
+        repeat line."""
+        if harness.io_uring_unavailable_reason():
+            self.skipTest("io_uring is not available here")
+        run = self.start("-j", 1, "-s", "1M", "--read-pct", 100, "--rand-ops", 300,
+                         "--compare-backends", "--repeat", 2, stop="random")
+        for k in range(4):  # every run pauses as its random phase starts
+            run.wait_stopped()
+            if k == 2:
+                harness.flip_bit(self.data_file(0), 21 * harness.UNIT_BYTES + 777)
+            run.resume()
+        r = run.finish()
+        self.assertExit(r, 2)
+        self.assertNoFilesLeft(r)
+        self.assertRegex(r.stdout, r"repeat 2/2 +io_uring .* MISMATCH")
+
     def test_repeat_zero_is_refused_naming_the_option(self):
         r = self.drivestress("--repeat", 0, "-s", "4M")
         self.assertExit(r, 1)

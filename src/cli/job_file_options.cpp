@@ -23,9 +23,32 @@ constexpr std::string_view kNotWithJobFile =
     "cliff-interval cliff-recovery compare-backends compare-extra keep "
     "raw-device destroy-data path size-mb mixed-sec no-direct";
 
+// --interference: the runs it makes keep only the --json document and the
+// text; the other result files follow one run.
+constexpr std::string_view kNotWithInterference = "fio-json timeseries io-log prom";
+
+void read_interference(const Options& o, model::RunConfig& c) {
+    c.interference = o.flag("interference");
+    if (!c.interference) return;
+    if (!o.given("job-file"))
+        throw UsageError(
+            "--interference compares a job file's jobs alone and together; add "
+            "--job-file FILE");
+    for (std::size_t at = 0; at < kNotWithInterference.size();) {
+        const std::size_t end =
+            std::min(kNotWithInterference.find(' ', at), kNotWithInterference.size());
+        const std::string name(kNotWithInterference.substr(at, end - at));
+        at = end + 1;
+        if (o.given(name.c_str()))
+            throw UsageError("--interference and --" + name +
+                             ": not yet; --json has every job alone and together");
+    }
+}
+
 }  // namespace
 
 void read_job_file(const Options& o, model::RunConfig& c) {
+    read_interference(o, c);
     if (!o.given("job-file")) {
         if (o.given("job-set")) throw UsageError("--job-set works with --job-file");
         return;
@@ -34,6 +57,7 @@ void read_job_file(const Options& o, model::RunConfig& c) {
         const std::size_t end = std::min(kNotWithJobFile.find(' ', at), kNotWithJobFile.size());
         const std::string name(kNotWithJobFile.substr(at, end - at));
         at = end + 1;
+        if (name == "repeat" && c.interference) continue;  // the sequence's repeats
         if (o.given(name.c_str()))
             throw UsageError("--job-file and --" + name +
                              ": the job file describes the run (--job-set KEY=VALUE sets a "

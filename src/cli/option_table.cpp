@@ -228,6 +228,11 @@ const OptionSpec kSpecs[] = {
     {kSweeps, "compare-extra", 0, "LIST", nullptr, "off",
      "more --compare-backends rows: sync-qd1 (sync, one operation per worker, no thread pool), "
      "sqpoll (io_uring with --sqpoll)", Kind::value, "sync-qd1,sqpoll"},
+    {kSweeps, "interference", 0, nullptr, nullptr, nullptr,
+     "with --job-file: each job alone, then each group's jobs together (--repeat N: that "
+     "sequence N times, alternated); each job's IOPS and p99 alone and together, the ratio, "
+     "and the job that suffered most",
+     Kind::flag},
     {kSweeps, "preset", 0, "NAME", nullptr, nullptr,
      "a named set of tests: quick, desktop, nvme, burn-in, database, nvme-endurance (listed "
      "below)"},

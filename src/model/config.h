@@ -199,6 +199,9 @@ struct RunConfig {
     double knee_gain_pct = 5;  // saturation: next point adds less IOPS than this
     std::vector<double> latency_thresholds_s{1e-3, 1e-2, 1e-1};  // see seconds_to_ns
     bool compare_backends = false;
+    // --interference: each job of the job file alone, then each group's
+    // jobs together (model/interference.h).
+    bool interference = false;
     // --compare-extra: rows added to --compare-backends beside io_uring and
     // sync at the same depth: the single-threaded sync baseline (--qd 1),
     // and io_uring with --sqpoll.

@@ -1,6 +1,6 @@
 // The ways drivestress runs, each putting the run layer's results through
 // the report layer: a single run (with its live result files), a preset's
-// tests in turn, --compare-backends, --verify-only.  Each returns the exit
+// tests in turn, --compare-backends, --interference, --verify-only.  Each returns the exit
 // status; a setup error is thrown (main turns it into one line, exit 1).
 #pragma once
 
@@ -25,6 +25,7 @@ Output output_for(const cli::Outputs& outputs);
 model::ExitStatus run_single(const cli::ParsedCommandLine& cmd, const Output& out);
 model::ExitStatus run_preset(const cli::ParsedCommandLine& cmd, const Output& out);
 model::ExitStatus run_comparison(const cli::ParsedCommandLine& cmd, const Output& out);
+model::ExitStatus run_interference(const cli::ParsedCommandLine& cmd, const Output& out);
 model::ExitStatus run_verify_only(const cli::ParsedCommandLine& cmd, const Output& out);
 
 }  // namespace ds::modes

@@ -72,6 +72,7 @@ ExitStatus dispatch(ds::cli::ParsedCommandLine& cmd) {
             return ds::modes::run_verify_only(cmd, out);
         if (!cmd.preset.empty()) return ds::modes::run_preset(cmd, out);
         if (cmd.config.compare_backends) return ds::modes::run_comparison(cmd, out);
+        if (cmd.config.interference) return ds::modes::run_interference(cmd, out);
         return ds::modes::run_single(cmd, out);
     } catch (const std::bad_alloc&) {
         return fail("out of memory (lower --size, --files or --qd, or raise --rand-block)");

@@ -29,6 +29,17 @@ missing_packages() {
     done
 }
 
+# ensure_tracefs: mounts tracefs on /sys/kernel/tracing when root and it is
+# not there (the tests that count kernel events, e.g. XFS's atomic writes,
+# need it; they skip, saying why, without it).
+ensure_tracefs() {
+    local t=/sys/kernel/tracing
+    [ -d "$t/instances" ] || [ ! -d "$t" ] || [ "$(id -u)" -ne 0 ] && return 0
+    mount -t tracefs nodev "$t" 2>/dev/null &&
+        echo "scripts: mounted tracefs on $t for the tests that count kernel events" >&2
+    return 0
+}
+
 # ensure_packages PKG...: installs what is missing when root, else prints the
 # exact command and fails.
 ensure_packages() {

@@ -99,22 +99,47 @@ void read_durability(const Options& o, model::RunConfig& c) {
                          std::to_string(c.qd) + " (a batch must fit in flight)");
 }
 
+namespace {
+
+// --compare-atomic: its rows are atomic and plain (run/compare_backends.h),
+// the atomic one first so that a target without the promise is refused
+// before any I/O; a random-write workload unless a mix is asked for.
+void read_compare_atomic(const Options& o, model::RunConfig& c) {
+    if (c.atomic)
+        throw UsageError("--compare-atomic runs with and without RWF_ATOMIC; drop --atomic");
+    if (c.compare_backends)
+        throw UsageError(
+            "--compare-atomic and --compare-backends both given: one comparison "
+            "at a time");
+    if (c.keep) throw UsageError("--keep works with a single run, not with --compare-atomic");
+    if (c.sweep)
+        throw UsageError(
+            "--compare-atomic and --sweep both given: not yet (one size a run: "
+            "--rand-block)");
+    if (!o.given("read-pct") && !o.given("trim-pct")) c.read_pct = 0;
+}
+
+}  // namespace
+
 // --atomic: every write RWF_ATOMIC, which needs O_DIRECT and writes sized
-// and placed by the run (powers of two at multiples of their size).
+// and placed by the run (powers of two at multiples of their size);
+// --compare-atomic the same in its atomic row.
 void read_atomic(const Options& o, model::RunConfig& c) {
     c.atomic = o.flag("atomic");
-    if (!c.atomic) return;
+    c.compare_atomic = o.flag("compare-atomic");
+    if (!c.atomic && !c.compare_atomic) return;
+    const std::string opt = c.atomic ? "--atomic" : "--compare-atomic";
     if (c.buffered)
-        throw UsageError(std::string("--atomic and ") +
-                         (o.flag("buffered") ? "--buffered" : "--no-direct") +
+        throw UsageError(opt + " and " + (o.flag("buffered") ? "--buffered" : "--no-direct") +
                          " both given: RWF_ATOMIC needs O_DIRECT");
-    if (c.nop) throw UsageError("--atomic and --backend nop both given: a NOP writes nothing");
+    if (c.nop) throw UsageError(opt + " and --backend nop both given: a NOP writes nothing");
     if (!c.replay.empty())
-        throw UsageError(
-            "--atomic and --replay both given: a trace's writes are not sized and placed as "
-            "RWF_ATOMIC needs (a power of two, at a multiple of its size)");
+        throw UsageError(opt +
+                         " and --replay both given: a trace's writes are not sized and placed as "
+                         "RWF_ATOMIC needs (a power of two, at a multiple of its size)");
     if (c.sync_compare)
-        throw UsageError("--atomic and --sync-compare both given: the table writes its own rows");
+        throw UsageError(opt + " and --sync-compare both given: the table writes its own rows");
+    if (c.compare_atomic) read_compare_atomic(o, c);
 }
 
 // --backend nop: the engine without the device.  No byte is read or

@@ -115,7 +115,7 @@ void read_verify_only(const po::variables_map& vm, const Options& o, ParsedComma
         throw UsageError("--force works only with --verify-only STATE --cleanup");
     if (out.verify_force && o.given("json"))
         throw UsageError("--force verifies nothing, so it writes no --json document");
-    read_outputs(o, false, out.outputs);
+    read_outputs(o, nullptr, out.outputs);
 }
 
 // --preset NAME: one configuration per test, from the user's own options
@@ -146,7 +146,7 @@ void read_preset(const po::variables_map& vm, const Options& o, ParsedCommandLin
         out.preset_tests.emplace_back(test.label, read_run(Options(vm, &values)));
     }
     out.config = out.preset_tests.front().second;
-    read_outputs(o, false, out.outputs);
+    read_outputs(o, nullptr, out.outputs);
     std::vector<const model::RunConfig*> tests;
     for (const auto& test : out.preset_tests)
         tests.push_back(&test.second);
@@ -179,7 +179,11 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
         return out;
     }
     out.config = read_run(o);
-    read_outputs(o, out.config.compare_backends, out.outputs);
+    read_outputs(o,
+                 out.config.compare_backends ? "--compare-backends"
+                 : out.config.compare_atomic ? "--compare-atomic"
+                                             : nullptr,
+                 out.outputs);
     check_fio_json(o, {&out.config});
     detail::read_io_log(o, out.config);
     if (!out.config.io_log.empty()) out.outputs.io_log = output::OutputPath(out.config.io_log);

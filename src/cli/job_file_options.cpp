@@ -20,7 +20,7 @@ constexpr std::string_view kNotWithJobFile =
     "replay-max-bytes replay-wrap seq-time phases recreate buffered no-verify cpus "
     "batch sync sync-every atomic sync-compare io-log io-log-format sweep find-rate "
     "repeat knee-gain steady-state steady-window steady-max-rounds sustained-write "
-    "cliff-interval cliff-recovery compare-backends compare-extra keep "
+    "cliff-interval cliff-recovery compare-backends compare-extra compare-atomic keep "
     "raw-device destroy-data path size-mb mixed-sec no-direct";
 
 // --interference: the runs it makes keep only the --json document and the

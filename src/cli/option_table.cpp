@@ -225,6 +225,11 @@ const OptionSpec kSpecs[] = {
      "threads per worker), same seed, and compare IOPS, latency, CPU, context switches and "
      "system calls per operation",
      Kind::flag},
+    {kSweeps, "compare-atomic", 0, nullptr, nullptr, nullptr,
+     "run the workload (random writes unless --read-pct says otherwise) with every write "
+     "RWF_ATOMIC, then the same without, same seed, depth and sizes, and compare IOPS, p99 "
+     "and CPU per operation: what atomic writes cost here",
+     Kind::flag},
     {kSweeps, "compare-extra", 0, "LIST", nullptr, "off",
      "more --compare-backends rows: sync-qd1 (sync, one operation per worker, no thread pool), "
      "sqpoll (io_uring with --sqpoll)", Kind::value, "sync-qd1,sqpoll"},

@@ -168,7 +168,8 @@ void read_job_file(const Options& o, model::RunConfig& c);
 
 // output_options.cpp: where the results go and what they hold.
 // --json, --fio-json, --timeseries, --prom and what goes with them, --progress.
-void read_outputs(const Options& o, bool compare_backends, Outputs& out);
+// `comparison`: the comparison the run is (--compare-backends, --compare-atomic), or null.
+void read_outputs(const Options& o, const char* comparison, Outputs& out);
 // --fio-json needs a random phase in at least one of `runs` (a preset's tests).
 void check_fio_json(const Options& o, const std::vector<const model::RunConfig*>& runs);
 // --interval: the length of a --timeseries line.

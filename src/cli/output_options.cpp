@@ -27,7 +27,7 @@ std::vector<std::pair<std::string, std::string>> Outputs::files() const {
 namespace ds::cli::detail {
 
 // --json, --fio-json, --timeseries, --prom and what goes with them, --progress.
-void read_outputs(const Options& o, bool compare_backends, Outputs& out) {
+void read_outputs(const Options& o, const char* comparison, Outputs& out) {
     for (const char* name : {"json", "fio-json"}) {
         if (!o.given(name)) continue;
         const output::OutputPath path(o.text(name));
@@ -37,10 +37,8 @@ void read_outputs(const Options& o, bool compare_backends, Outputs& out) {
     for (const char* name : {"timeseries", "prom"}) {
         if (!o.given(name)) continue;
         const std::string opt = Options::opt(name);
-        if (compare_backends)
-            throw UsageError(opt +
-                             " works with a single run or --preset, not with "
-                             "--compare-backends");
+        if (comparison)
+            throw UsageError(opt + " works with a single run or --preset, not with " + comparison);
         const output::OutputPath path(o.text(name));
         if (path.none()) throw UsageError(opt + ": empty path");
         if (path.is_stdout()) throw UsageError(opt + ": give a file path ('-' is for --json)");
@@ -131,7 +129,7 @@ void read_io_log(const Options& o, model::RunConfig& c) {
     const std::string& path = o.text("io-log");
     if (path.empty()) throw UsageError("--io-log: empty path");
     if (path == "-") throw UsageError("--io-log: give a file path ('-' is for --json)");
-    for (const char* name : {"compare-backends", "sync-compare"})
+    for (const char* name : {"compare-backends", "compare-atomic", "sync-compare"})
         if (o.given(name))
             throw UsageError("--io-log and " + Options::opt(name) +
                              " both given: --io-log records a single run's operations");

@@ -2,12 +2,18 @@
 
 namespace ds::model {
 
+// Every repeat: a mismatch found by a later one is as much a finding.
+ExitStatus exit_status(const ComparedRun& run) {
+    ExitStatus code = ExitStatus::success;
+    for (const RunResult& r : run.repeats)
+        code = worse_exit_status(code, exit_status(r));
+    return code;
+}
+
 ExitStatus exit_status(const BackendComparison& c) {
     ExitStatus code = ExitStatus::success;
-    // Every repeat: a mismatch found by a later one is as much a finding.
     for (const auto& run : c.runs)
-        for (const RunResult& r : run.repeats)
-            code = worse_exit_status(code, exit_status(r));
+        code = worse_exit_status(code, exit_status(run));
     return code;
 }
 

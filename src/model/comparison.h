@@ -11,7 +11,7 @@
 namespace ds::model {
 
 struct ComparedRun {
-    std::string label;  // "io_uring", "sync", "sync qd 1", "io_uring sqpoll"
+    std::string label;  // "io_uring", "sync", "sync qd 1", "io_uring sqpoll"; "atomic", "plain"
     RunConfig config;
     RunResult result;  // the first repeat's
     bool ran = false;
@@ -26,9 +26,13 @@ struct BackendComparison {
     // that a host's drift falls on every row alike.
     unsigned repeat = 1;
     bool stopped = false;  // a run was interrupted or failed: no more runs
+    // --compare-atomic: the rows are "atomic" (every write RWF_ATOMIC) and
+    // "plain", on one backend.
+    bool atomic = false;
 };
 
-// The worst of the runs made: 2 beats 1 beats a signal beats 0.
+// The worst of a row's repeats, of every row's: 2 beats 1 beats a signal beats 0.
+ExitStatus exit_status(const ComparedRun& run);
 ExitStatus exit_status(const BackendComparison& c);
 
 }  // namespace ds::model

@@ -202,6 +202,9 @@ struct RunConfig {
     // --interference: each job of the job file alone, then each group's
     // jobs together (model/interference.h).
     bool interference = false;
+    // --compare-atomic: the workload with every write RWF_ATOMIC, then
+    // without, same seed, depth and sizes (run/compare_backends.h's rows).
+    bool compare_atomic = false;
     // --compare-extra: rows added to --compare-backends beside io_uring and
     // sync at the same depth: the single-threaded sync baseline (--qd 1),
     // and io_uring with --sqpoll.

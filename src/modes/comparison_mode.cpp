@@ -15,6 +15,11 @@ namespace {
 // A section's title: the run and the operations each worker keeps in flight.
 std::string section_title(const model::ComparedRun& r) {
     const model::RunConfig& c = r.config;
+    if (c.atomic)
+        return "atomic: every write RWF_ATOMIC, qd " + std::to_string(c.qd) + " per worker";
+    if (r.label == "plain")
+        return "plain: the same writes without RWF_ATOMIC, qd " + std::to_string(c.qd) +
+               " per worker";
     if (c.backend == model::BackendChoice::sync)
         return r.label + ": " +
                (c.qd > 1 ? std::to_string(c.qd) +
@@ -34,12 +39,14 @@ model::ExitStatus run_comparison(const cli::ParsedCommandLine& cmd, const Output
     texts.reserve(cmp.runs.size());
     for (std::size_t i = 0; i < cmp.runs.size(); ++i) {
         texts.push_back(text_report(out));
-        texts.back().set_section(section_title(cmp.runs[i]), i == 0,
-                                 i == 0 ? "compare  the same workload and seed on each backend "
-                                          "below, at the same operations in flight per worker"
-                                        : "");
+        const char* intro = cmp.atomic ? "compare  the same workload and seed with every write "
+                                         "RWF_ATOMIC, then without, at the same depth and sizes"
+                                       : "compare  the same workload and seed on each backend "
+                                         "below, at the same operations in flight per worker";
+        texts.back().set_section(section_title(cmp.runs[i]), i == 0, i == 0 ? intro : "");
     }
-    // --json is the io_uring run's document: rewritten while that run goes on.
+    // --json is the first row's document (io_uring's, atomic's): rewritten
+    // while that run goes on.
     report::JsonSnapshotWriter snapshots(json, report::HostInfo::current(), stderr);
     model::ObserverList uring_observers({&snapshots, &texts[0]});
     // Each section ends with its run's summary.  --repeat: the later
@@ -63,7 +70,8 @@ model::ExitStatus run_comparison(const cli::ParsedCommandLine& cmd, const Output
     const model::ComparedRun& first = cmp.runs[0];
     if (!json.none()) {
         auto doc = report::result_json(first.config, first.result, report::HostInfo::current());
-        if (cmp.runs[1].ran) doc["compare_backends"] = report::comparison_json(cmp);
+        if (cmp.runs[1].ran)
+            doc[cmp.atomic ? "compare_atomic" : "compare_backends"] = report::comparison_json(cmp);
         d.json(json, std::move(doc), &first.result);
     }
     if (cmp.runs[1].ran) std::fputs(report::comparison_text(cmp, out.units).c_str(), out.text);

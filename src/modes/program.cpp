@@ -71,7 +71,8 @@ ExitStatus dispatch(ds::cli::ParsedCommandLine& cmd) {
         if (cmd.action == ds::cli::ParsedCommandLine::Action::verify_only)
             return ds::modes::run_verify_only(cmd, out);
         if (!cmd.preset.empty()) return ds::modes::run_preset(cmd, out);
-        if (cmd.config.compare_backends) return ds::modes::run_comparison(cmd, out);
+        if (cmd.config.compare_backends || cmd.config.compare_atomic)
+            return ds::modes::run_comparison(cmd, out);
         if (cmd.config.interference) return ds::modes::run_interference(cmd, out);
         return ds::modes::run_single(cmd, out);
     } catch (const std::bad_alloc&) {

@@ -220,9 +220,10 @@ std::string ratio_words(const ComparedPhase& a, const std::string& an, const Com
     return t;
 }
 
+// `what`: "backends", "atomic and plain".
 std::string figures_table(const std::vector<ComparedRow>& rows, std::size_t iterations,
-                          units::ByteUnits u) {
-    std::string out = "\nbackends compared (" +
+                          const std::string& what, units::ByteUnits u) {
+    std::string out = "\n" + what + " compared (" +
                       (iterations > 1 ? std::to_string(iterations) + " iterations merged"
                                       : std::string("iteration 1")) +
                       "; flight: operations in flight over all workers; latency in ms; CPU in "
@@ -332,6 +333,26 @@ std::string crossover_line(const ComparedSweep& s) {
 
 namespace {
 
+// What stands for the noise: " n=3 repeats each", or " each phase's own
+// interval" (one repeat: the phase's slices).
+std::string noise_basis(const ComparedPhase& a, const ComparedPhase& b) {
+    const stats::Estimate& ea = by_iops(a.phase) ? a.iops_repeats : a.bandwidth_repeats;
+    const stats::Estimate& eb = by_iops(a.phase) ? b.iops_repeats : b.bandwidth_repeats;
+    return a.within_run || b.within_run
+               ? " each phase's own interval"
+               : " n=" + std::to_string(std::min(ea.n, eb.n)) + " repeats each";
+}
+
+// " (intervals apart, n=3 repeats each)", " (no interval: under 0.5 s)": the
+// note after a headline figure that differs, or cannot be judged.
+std::string noise_note(const ComparedPhase& a, const ComparedPhase& b) {
+    const bool iops = by_iops(a.phase);
+    const stats::Difference d = stats::compare(iops ? a.iops_repeats : a.bandwidth_repeats,
+                                               iops ? b.iops_repeats : b.bandwidth_repeats);
+    if (d == stats::Difference::single_sample) return " (no interval: under 0.5 s)";
+    return " (intervals apart," + noise_basis(a, b) + ")";
+}
+
 // ratio_words with the headline figure judged against the noise of the
 // repeats: "IOPS within noise (...)" when the intervals overlap.
 std::string noisy_ratio_words(const ComparedPhase& a, const std::string& an, const ComparedPhase& b,
@@ -344,15 +365,44 @@ std::string noisy_ratio_words(const ComparedPhase& a, const std::string& an, con
     // The note goes right after the headline figure, before the latencies.
     const std::size_t cut = std::min(words.find(", "), words.size());
     const std::string rest = words.substr(cut);
-    if (d == stats::Difference::single_sample)
-        return words.substr(0, cut) + " (no interval: under 0.5 s)" + rest;
-    const std::string n = a.within_run || b.within_run
-                              ? " each phase's own interval"
-                              : " n=" + std::to_string(std::min(ea.n, eb.n)) + " repeats each";
-    if (d != stats::Difference::within_noise)
-        return words.substr(0, cut) + " (intervals apart," + n + ")" + rest;
+    if (d != stats::Difference::within_noise) return words.substr(0, cut) + noise_note(a, b) + rest;
     return std::string(iops ? "IOPS" : units::rate_unit(u).name) + " within noise (" + an +
-           times(ratio(ea.median, eb.median)) + "," + n + ")" + rest;
+           times(ratio(ea.median, eb.median)) + "," + noise_basis(a, b) + ")" + rest;
+}
+
+// --compare-atomic: what RWF_ATOMIC cost the random phase, in words: "atomic
+// costs 12.40x the IOPS of plain 16 KiB writes here", judged against the
+// noise, then p99 and whose CPU it is (drivestress's user time per
+// operation; the kernel's system time, the stack's cost).
+std::string atomic_verdict(const model::BackendComparison& c,
+                           const std::vector<ComparedRow>& rows) {
+    const auto* a = find_phase(rows[0], model::Phase::random);
+    const auto* p = rows.size() > 1 ? find_phase(rows[1], model::Phase::random) : nullptr;
+    if (!a || !p || !a->ops || !p->ops) return "verdict  no random phase on both rows: no ratio";
+    const std::string& short_one = a->too_short.empty() ? p->too_short : a->too_short;
+    if (!short_one.empty())
+        return "verdict  random too short to measure (" + short_one + "): no ratio";
+    const model::RunConfig& cfg = c.runs[0].config;
+    std::string what = cfg.rand_mix.empty() ? units::format_bytes(cfg.rand_block) : "mixed-size";
+    what += cfg.read_pct == 0 ? " writes"
+                              : " operations (" + std::to_string(100 - cfg.read_pct) + " % writes)";
+    std::string w = "verdict  ";
+    const stats::Difference d = stats::compare(a->iops_repeats, p->iops_repeats);
+    if (d == stats::Difference::within_noise)
+        w += "atomic and plain " + what + " within noise (atomic" + times(ratio(a->iops, p->iops)) +
+             " the IOPS," + noise_basis(*a, *p) + ")";
+    else if (p->iops >= a->iops)
+        w += "atomic costs" + times(ratio(p->iops, a->iops)) + " the IOPS of plain " + what +
+             " here" + noise_note(*a, *p);
+    else
+        w += "atomic " + what + " ran" + times(ratio(a->iops, p->iops)) +
+             " the IOPS of plain ones here" + noise_note(*a, *p);
+    w += "; p99" + times(ratio(static_cast<double>(a->p99_ns), static_cast<double>(p->p99_ns))) +
+         " plain's; CPU/op: usr (drivestress)" +
+         times(ratio(a->user_ns_per_op, p->user_ns_per_op)) +
+         ", sys (the kernel: the stack's cost)" +
+         times(ratio(a->system_ns_per_op, p->system_ns_per_op));
+    return w;
 }
 
 }  // namespace
@@ -384,11 +434,14 @@ std::string repeat_line(const model::BackendComparison& c, std::size_t i, units:
     for (const auto& p : r.merged_phases)
         bad += p.counters.mismatch_total();
     if (bad) out += "  " + std::to_string(bad) + (bad == 1 ? " MISMATCH" : " MISMATCHES");
-    return out + "\n";
+    return fit(out) + "\n";
 }
 
 std::string verdict_line(const model::BackendComparison& c, units::ByteUnits u) {
     const auto rows = compared_rows(c);
+    if (c.atomic)
+        return rows.size() < 2 ? "verdict  plain did not run: nothing to compare"
+                               : atomic_verdict(c, rows);
     if (rows.size() < 2) return "verdict  sync did not run: nothing to compare";
     const ComparedSweep s = compared_sweep(c);
     if (!s.points.empty()) return "verdict  " + crossover_line(s);
@@ -412,7 +465,8 @@ std::string comparison_text(const model::BackendComparison& c, units::ByteUnits 
     if (!s.points.empty()) {
         out += sweep_text(s);
     } else if (!rows.empty()) {
-        out += figures_table(rows, c.runs[0].result.iterations_run, u);
+        out += figures_table(rows, c.runs[0].result.iterations_run,
+                             c.atomic ? "atomic and plain" : "backends", u);
         out += ratios_text(rows, u);
     }
     return out + "\n" + fit(verdict_line(c, u), 9) + "\n";
@@ -489,7 +543,7 @@ json runs_json(const std::vector<ComparedRow>& rows, const model::BackendCompari
                         {"qd_per_worker", r.qd_per_worker},
                         {"sync_threads_per_worker", r.sync_threads},
                         {"sqpoll", r.sqpoll},
-                        {"exit_code", model::code_of(model::exit_status(run.result))},
+                        {"exit_code", model::code_of(model::exit_status(run))},
                         {"phases", phases}});
     }
     return runs;
@@ -515,7 +569,8 @@ json sweep_json(const ComparedSweep& s) {
 
 json comparison_json(const model::BackendComparison& c) {
     const auto rows = compared_rows(c);
-    json out = {{"baseline", "sync"}, {"rows", json::array()}};
+    const char* baseline = c.atomic ? "plain" : "sync";  // the second row, the ratios' divisor
+    json out = {{"baseline", baseline}, {"rows", json::array()}};
     if (rows.size() >= 2)
         for (const auto& a : rows[0].phases)
             if (const auto* b = find_phase(rows[1], a.phase))
@@ -524,14 +579,14 @@ json comparison_json(const model::BackendComparison& c) {
     out["sweep"] = sweep_json(compared_sweep(c));
     out["verdict"] = verdict_line(c).substr(9);  // without "verdict  "
     if (c.runs.size() >= 2 && c.runs[1].ran) {
-        // The sync run in the same shape as the main document's own sections.
-        const auto& sync = c.runs[1];
-        json sync_doc = result_json(sync.config, sync.result, HostInfo{});
-        out["sync"] = {{"backend", sync_doc["backend"]},
-                       {"iterations", iterations_json(sync.result)},
-                       {"merged_phases", sync_doc["merged_phases"]},
-                       {"summary", sync_doc["summary"]}};
-        if (sync_doc.contains("sweep")) out["sync"]["sweep"] = sync_doc["sweep"];
+        // The second run in the same shape as the main document's own sections.
+        const auto& second = c.runs[1];
+        json doc = result_json(second.config, second.result, HostInfo{});
+        out[baseline] = {{"backend", doc["backend"]},
+                         {"iterations", iterations_json(second.result)},
+                         {"merged_phases", doc["merged_phases"]},
+                         {"summary", doc["summary"]}};
+        if (doc.contains("sweep")) out[baseline]["sweep"] = doc["sweep"];
     }
     return out;
 }

@@ -17,6 +17,15 @@ BackendComparison comparison_plan(RunConfig cfg) {
     BackendComparison c;
     c.repeat = std::max(1u, cfg.repeat);
     cfg.repeat = 1;
+    if (cfg.compare_atomic) {  // atomic first: a target without the promise refuses it before any
+                               // I/O
+        cfg.compare_atomic = false;
+        c.atomic = true;
+        c.runs.push_back({"atomic", cfg, {}, false});
+        c.runs.back().config.atomic = true;
+        c.runs.push_back({"plain", cfg, {}, false});
+        return c;
+    }
     auto add = [&](std::string label, BackendChoice backend) -> RunConfig& {
         c.runs.push_back({std::move(label), cfg, {}, false});
         c.runs.back().config.backend = backend;

@@ -1,6 +1,7 @@
 // --compare-backends: the same workload (one seed, so the same data) on
 // io_uring and then on sync with as many operations in flight (--qd
-// threads per worker), then any --compare-extra rows.  A run starts only
+// threads per worker), then any --compare-extra rows; --compare-atomic: the
+// workload with every write RWF_ATOMIC, then plain.  A run starts only
 // when the one before it was neither interrupted nor failed to start.  Each
 // run creates and removes its own files.
 #pragma once

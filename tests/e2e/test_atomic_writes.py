@@ -65,7 +65,7 @@ class AtomicTrace:
 
     def __init__(self, test, dev):
         if not os.path.isdir(os.path.join(TRACEFS, "instances")):
-            test.skipTest(f"tracefs is not mounted on {TRACEFS}")
+            test.skipTest(f"tracefs is not mounted on {TRACEFS} (scripts/test mounts it as root)")
         if not os.path.isdir(os.path.join(TRACEFS, EVENT)):
             test.skipTest(f"no tracepoint {EVENT} (XFS atomic writes need Linux 6.16)")
         self.dir = os.path.join(TRACEFS, "instances", f"drivestress-e2e-{os.getpid()}")
@@ -157,6 +157,35 @@ class AtomicCases:
         self.assertNotIn("--atomic:", r.stdout)
         self.assertNoFilesLeft(r, point)
 
+    def test_xfs_compare_atomic_rows_and_the_cost(self):
+        """--compare-atomic: the atomic row (the document's run) makes every
+        write RWF_ATOMIC, the plain row none (the tracepoint counts only the
+        first's), and the verdict states the cost of 16 KiB writes."""
+        point, dev, _ = xfs(self)
+        trace = AtomicTrace(self, dev)
+        r = self.drivestress("-j", 1, "-s", "4M", "--qd", 8, "--seq-block", "256K",
+                             "--rand-block", "16K", "--rand-ops", 400, "--compare-atomic",
+                             target=point)
+        self.assertExit(r, 0)
+        doc = self.assertJson(r)
+        validate(self, doc)
+        self.assertTrue(doc["config"]["atomic"])
+        counts = atomic_counts(doc)
+        self.assertEqual(counts["random"], (400, 400))  # random writes unless asked otherwise
+        cmp = doc["compare_atomic"]
+        self.assertNotIn("compare_backends", doc)
+        self.assertEqual(cmp["baseline"], "plain")
+        self.assertEqual([run["label"] for run in cmp["runs"]], ["atomic", "plain"])
+        self.assertEqual([run["exit_code"] for run in cmp["runs"]], [0, 0])
+        plain = {p["phase"]: p for p in cmp["plain"]["merged_phases"]}
+        self.assertEqual(plain["random"]["atomic_writes"], 0)
+        self.assertEqual(trace.take()[0], sum(a for _, a in counts.values()),
+                         "the tracepoint counts the atomic row's writes and none of plain's")
+        self.assertRegex(r.stdout, r"\nverdict  (atomic costs [0-9.]+x the IOPS of plain 16 KiB "
+                                   r"writes here|atomic and plain 16 KiB writes within noise|"
+                                   r"atomic 16 KiB writes ran|random too short)")
+        self.assertNoFilesLeft(r, point)
+
     def test_xfs_atomic_with_each_sync_mode(self):
         point, _, _ = xfs(self)
         said = {"osync": "each also durable on completion (RWF_SYNC)",
@@ -210,6 +239,10 @@ class AtomicRefusals(harness.DriveStressTest):
         self.assertSetupError(r, "--atomic", point, "ext4", "no atomic writes here",
                               f"{os.path.basename(dev)}'s queue: none",
                               "4 KiB and 256 KiB writes cannot carry RWF_ATOMIC")
+        self.assertEqual(os.listdir(point), ["lost+found"], "files left behind")
+        # --compare-atomic's atomic row runs first: refused before the plain row writes.
+        r = self.drivestress(*QUICK, "--compare-atomic", target=point)
+        self.assertSetupError(r, "--atomic", point, "no atomic writes here")
         self.assertEqual(os.listdir(point), ["lost+found"], "files left behind")
         r = self.drivestress(*QUICK, target=point)  # the promise, stated without --atomic
         self.assertExit(r, 0)

@@ -73,10 +73,6 @@ void refuse_logs(const jobfile::Job& job) {
     if (job.lat_log.on) refuse(job, "write_lat_log", "fio's logs are not written yet");
 }
 
-bool is_power_of_two(std::uint64_t v) {
-    return v && (v & (v - 1)) == 0;
-}
-
 // The option that gave the job's sizes.
 const char* sizes_option(const jobfile::Job& job) {
     for (std::size_t d = 0; d < 3; ++d)
@@ -88,24 +84,12 @@ const char* sizes_option(const jobfile::Job& job) {
 
 }  // namespace
 
+// Sizes may be any multiple of the unit, each random operation placed at
+// blockalign (engine/phases.h, RandomPhase); a stream has one size.
 void refuse_engine_limits(const jobfile::Job& job, const model::JobSpec& spec) {
-    const char* option = sizes_option(job);
-    for (std::uint32_t s : spec.sizes())
-        if (!is_power_of_two(s))
-            refuse(job, option,
-                   bytes_text(s) + " bytes is not a power of two: the engine cannot run it yet");
     if (spec.access == model::Access::sequential && !spec.mix.empty())
-        refuse(job, option, "a sequential stream of several sizes: the engine's streams take one");
-    if (spec.access != model::Access::random || !spec.blockalign) return;
-    const char* at = job.origin_of("ba") ? "ba" : option;
-    if (!spec.mix.empty())
-        refuse(job, at,
-               "the engine aligns each size to itself, fio all to " + bytes_text(spec.blockalign) +
-                   " bytes");
-    if (spec.blockalign != spec.block)
-        refuse(job, at,
-               "the engine aligns " + bytes_text(spec.block) + "-byte operations to " +
-                   bytes_text(spec.block) + ", fio to " + bytes_text(spec.blockalign) + " bytes");
+        refuse(job, sizes_option(job),
+               "a sequential stream of several sizes: the engine's streams take one");
 }
 
 void refuse_unmapped(const jobfile::Job& job) {

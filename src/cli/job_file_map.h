@@ -36,10 +36,8 @@ std::string bytes_text(std::uint64_t bytes);
 // nodes, offloaded submission, fio's queue-refill knobs).
 void refuse_unmapped(const jobfile::Job& job);
 
-// What today's engine cannot run though a JobSpec can say it: sizes that
-// are not powers of two, a sequential stream of several sizes (a stream's
-// operations are one size), and random operations placed other than each
-// on its own size (a worker's plan has no alignment yet).
+// What today's engine cannot run though a JobSpec can say it: a
+// sequential stream of several sizes (a stream's operations are one size).
 void refuse_engine_limits(const jobfile::Job& job, const model::JobSpec& spec);
 
 // The workload: access and shares (rw, rwmixread), sizes (bs, bssplit,

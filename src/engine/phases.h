@@ -56,6 +56,9 @@ struct RandomMix {
     // operation is the phase's block (PhaseContext::block).
     std::span<const units::BlockShare> sizes;
     unsigned trim_pct = 0;  // --trim-pct: trims, sized and claimed as writes
+    // Where every operation starts, in bytes from the range's start (fio's
+    // blockalign, a multiple of the unit); 0: each at a multiple of its size.
+    std::uint32_t align = 0;
 };
 
 // random: --read-pct reads, --trim-pct trims, the rest writes, of blocks picked at random
@@ -69,6 +72,16 @@ struct RandomMix {
 // two operations that overlap always share that block, so none ever races
 // another, at the cost of a few more redraws on a small file.  Each size's
 // operations and latencies are counted apart (PhaseCounters::sizes).
+//
+// Placed operations (RandomMix::align, or sizes that are not powers of two,
+// as fio's bssplit=1536/..,blockalign=4k): the distribution draws one of
+// the range's alignment steps, the operation starts there, pulled back to
+// the last step where it still fits in the range.  Its size is any number
+// of units, so it may cross a block of the largest size: it claims each
+// block (of the largest size rounded up to a power of two) it touches, at
+// most two as no operation is larger than one; two operations that overlap
+// share a unit and so that unit's block.  One size aligned to itself keeps
+// the single claim and the shift.
 //
 // A job's range (WorkerPlan::range_offset, range_bytes): blocks are drawn
 // within it, aligned from its start.  On a file with several workers
@@ -88,6 +101,14 @@ class RandomPhase final : public BasicIoPhase<Map> {
     // Takes the claims of an operation of size index `size` at `first`
     // (relative to the range: `key` its largest block); false when taken.
     bool take(std::uint64_t first, std::uint64_t key, unsigned size, bool read);
+    // take() of a placed operation on the worker's own map: the blocks of
+    // its first and last units (one or two).
+    bool take_placed(std::uint64_t first, std::uint64_t key, unsigned size, bool read);
+    // Sets the sizes, the draw table and how operations are placed.
+    void set_sizes(const RandomMix& mix, std::uint32_t block);
+    // A placed operation's first unit: alignment step `step`, size drawn.
+    std::uint64_t place(std::uint64_t step);
+    unsigned draw_size();
     bool next_op(Slot& s) override;
     bool more_ops() const override;
     void released(const Slot& s) override;
@@ -105,20 +126,30 @@ class RandomPhase final : public BasicIoPhase<Map> {
     // as operations of its size, or of a mix's mean size (rounded up).
     std::uint64_t ops_limit() const;
 
-    // One operation size: its bytes, log2 of its units, and the draw (of
-    // 100) below which it is picked (the weights so far, summed).
+    // One operation size: its bytes, its units (log2 when a power of two),
+    // the draw (of 100) below which it is picked (the weights so far,
+    // summed) and, placed, the last first unit where it fits in the range.
     struct OpSize {
         std::uint32_t bytes;
         unsigned unit_shift;
         unsigned below;
+        std::uint64_t units;
+        std::uint64_t last_first;
     };
 
     unsigned read_pct_;
     unsigned write_below_;  // a draw of 100 at or above it (and not a read) is a trim
     std::array<OpSize, units::kMaxMixSizes> sizes_{};  // ascending
+    // The size each draw of 100 picks: one look-up whatever the count.
+    std::array<std::uint8_t, 100> size_of_draw_{};
     unsigned size_count_ = 1;
+    // Operations are placed (the comment above): at align_ units' steps,
+    // claiming up to two blocks.  False: aligned to their own sizes.
+    // measured: docs/performance.md, Placed operations: the one-size path did not move
+    bool placed_ = false;
+    std::uint64_t align_ = 1;
     std::uint64_t base_;    // the range's first unit
-    std::uint64_t blocks_;  // blocks of the smallest size in the range
+    std::uint64_t blocks_;  // blocks of the smallest size in the range (placed: steps)
     unsigned block_shift_;  // log2 of units per block of the smallest size
     unsigned claim_shift_;  // log2 of units per block of the largest size
     std::uint64_t issued_ = 0;

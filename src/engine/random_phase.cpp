@@ -1,6 +1,7 @@
 #include "engine/phases.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <utility>
 
@@ -23,6 +24,26 @@ stats::Distribution distribution_of(const RandomMix& mix, std::uint64_t blocks,
                                std::max<std::uint64_t>(blocks, 1), seed);
 }
 
+// The phase's smallest operation: the mix's first size, else its block.
+std::uint32_t smallest(const RandomMix& mix, std::uint32_t block) {
+    return mix.sizes.empty() ? block : mix.sizes.front().bytes;
+}
+
+bool is_power_of_two(std::uint64_t v) {
+    return v && (v & (v - 1)) == 0;
+}
+
+// Whether the phase places its operations (phases.h): an alignment of
+// their own (fio's blockalign), a size that is not a power of two, or a
+// mix whose largest size does not divide the range (aligned to itself, its
+// last block would end past the range).
+bool places(const RandomMix& mix, std::uint32_t block, std::uint64_t range) {
+    if (mix.sizes.empty()) return !is_power_of_two(block) || (mix.align && mix.align != block);
+    for (const units::BlockShare& b : mix.sizes)
+        if (!is_power_of_two(b.bytes)) return true;
+    return mix.align != 0 || range % mix.sizes.back().bytes != 0;
+}
+
 // Draws of many blocks pick one not in flight within a few tries; a skewed
 // distribution over a small file can keep drawing busy hot blocks, so after
 // this many the phase waits for a completion instead.
@@ -36,31 +57,19 @@ RandomPhase<Map>::RandomPhase(PhaseContext& c, Map& units, BasicWriteDurability<
     : BasicIoPhase<Map>(c, units, writes),
       read_pct_(mix.read_pct),
       write_below_(100 - mix.trim_pct),
+      placed_(places(mix, c.block, c.order.work->range())),
+      align_(std::max<std::uint64_t>(
+          1, (mix.align ? mix.align : smallest(mix, c.block)) >> units.unit_shift())),
       base_(units.unit_of(c.order.work->range_offset)),
-      blocks_(c.order.work->range() / (mix.sizes.empty() ? c.block : mix.sizes.front().bytes)),
+      blocks_(placed_ ? std::max<std::uint64_t>(
+                            1, (c.order.work->range() >> units.unit_shift()) / align_)
+                      : c.order.work->range() / smallest(mix, c.block)),
       dist_(distribution_of(mix, blocks_, seed)),
       skewed_(dist_.spec().kind != stats::DistributionKind::uniform),
       prefetch_(c.verify || mix.read_pct < 100),
       claims_(kShared || mix.read_pct < 100) {
-    const auto shift_of = [&units](std::uint32_t bytes) {
-        return static_cast<unsigned>(__builtin_ctz(bytes)) - units.unit_shift();
-    };
-    if (mix.sizes.empty()) {
-        sizes_[0] = {c.block, shift_of(c.block), 100};
-    } else {
-        size_count_ = 0;
-        unsigned below = 0;
-        for (const units::BlockShare& b : mix.sizes) {
-            below += b.weight;
-            sizes_[size_count_++] = {b.bytes, shift_of(b.bytes), below};
-        }
-        if (size_count_ > 1 && c.out.counters.sizes.empty())
-            for (const units::BlockShare& b : mix.sizes)
-                c.out.counters.sizes.push_back(SizeCounters{b.bytes});
-    }
+    set_sizes(mix, c.block);
     op_limit_ = ops_limit();
-    block_shift_ = sizes_[0].unit_shift;
-    claim_shift_ = sizes_[size_count_ - 1].unit_shift;
     if (skewed_ && !c.out.skew) {
         SkewResult& s = c.out.skew.emplace(blocks_);
         s.distribution = dist_.spec().text();
@@ -77,6 +86,46 @@ RandomPhase<Map>::RandomPhase(PhaseContext& c, Map& units, BasicWriteDurability<
 }
 
 template <class Map>
+void RandomPhase<Map>::set_sizes(const RandomMix& mix, std::uint32_t block) {
+    const unsigned unit_shift = units_.unit_shift();
+    const std::uint64_t range_units = c_.order.work->range() >> unit_shift;
+    const auto add = [&](std::uint32_t bytes, unsigned below) {
+        const std::uint64_t n = bytes >> unit_shift;
+        const std::uint64_t last = range_units >= n ? (range_units - n) / align_ * align_ : 0;
+        const unsigned shift = static_cast<unsigned>(__builtin_ctz(bytes)) - unit_shift;
+        sizes_[size_count_++] = {bytes, shift, below, n, last};
+    };
+    size_count_ = 0;
+    if (mix.sizes.empty()) add(block, 100);
+    unsigned below = 0;
+    for (const units::BlockShare& b : mix.sizes) {
+        for (unsigned r = below; r < below + b.weight && r < 100; ++r)
+            size_of_draw_[r] = static_cast<std::uint8_t>(size_count_);
+        below += b.weight;
+        add(b.bytes, below);
+    }
+    if (size_count_ > 1 && c_.out.counters.sizes.empty())
+        for (const units::BlockShare& b : mix.sizes)
+            c_.out.counters.sizes.push_back(SizeCounters{b.bytes});
+    const std::uint64_t largest = sizes_[size_count_ - 1].units;
+    block_shift_ = placed_ ? 0 : sizes_[0].unit_shift;
+    claim_shift_ = placed_ ? static_cast<unsigned>(std::bit_width(largest - 1))
+                           : sizes_[size_count_ - 1].unit_shift;
+}
+
+template <class Map>
+unsigned RandomPhase<Map>::draw_size() {
+    return size_of_draw_[stats::uniform_below(next_random(), 100)];
+}
+
+template <class Map>
+std::uint64_t RandomPhase<Map>::place(std::uint64_t step) {
+    const unsigned k = size_count_ > 1 ? draw_size() : 0;
+    ahead_size_ = k;
+    return std::min(step * align_, sizes_[k].last_first);
+}
+
+template <class Map>
 std::uint64_t RandomPhase<Map>::draw_block() {
     auto random = [this] { return next_random(); };
     std::uint64_t block;
@@ -86,14 +135,16 @@ std::uint64_t RandomPhase<Map>::draw_block() {
     } else {
         block = stats::uniform_below(next_random(), blocks_);
     }
-    std::uint64_t first = block << block_shift_;
-    if (size_count_ > 1) {
-        const auto r = static_cast<unsigned>(stats::uniform_below(next_random(), 100));
-        unsigned k = 0;
-        while (r >= sizes_[k].below)
-            ++k;
-        ahead_size_ = k;
-        first &= ~((std::uint64_t{1} << sizes_[k].unit_shift) - 1);
+    std::uint64_t first;
+    if (placed_) {
+        first = place(block);
+    } else {
+        first = block << block_shift_;
+        if (size_count_ > 1) {
+            const unsigned k = draw_size();
+            ahead_size_ = k;
+            first &= ~((std::uint64_t{1} << sizes_[k].unit_shift) - 1);
+        }
     }
     if (prefetch_) units_.prefetch(base_ + first);
     return first;
@@ -140,11 +191,10 @@ bool RandomPhase<Map>::take(std::uint64_t first, std::uint64_t key, unsigned siz
     if constexpr (kShared) {
         (void)key;
         const std::uint64_t from = base_ + first;
-        return units_.try_claim(from, from + (std::uint64_t{1} << sizes_[size].unit_shift), !read);
+        return units_.try_claim(from, from + sizes_[size].units, !read);
     } else {
-        (void)first;
-        (void)size;
         if (!claims_) return true;  // reads alone: nothing to claim (phases.h)
+        if (placed_) return take_placed(first, key, size, read);
         if (read ? units_.busy_for_read(key) : units_.busy(key)) return false;
         if (read)
             units_.claim_shared(key);
@@ -152,6 +202,26 @@ bool RandomPhase<Map>::take(std::uint64_t first, std::uint64_t key, unsigned siz
             units_.claim(key);
         return true;
     }
+}
+
+template <class Map>
+bool RandomPhase<Map>::take_placed(std::uint64_t first, std::uint64_t key, unsigned size,
+                                   bool read) {
+    if constexpr (!kShared) {
+        // The operation's last unit may be in the next block (phases.h).
+        const std::uint64_t last = (first + sizes_[size].units - 1) >> claim_shift_;
+        const auto busy = [&](std::uint64_t k) {
+            return read ? units_.busy_for_read(k) : units_.busy(k);
+        };
+        if (busy(key) || (last != key && busy(last))) return false;
+        for (std::uint64_t k = key; k <= last; ++k) {
+            if (read)
+                units_.claim_shared(k);
+            else
+                units_.claim(k);
+        }
+    }
+    return true;
 }
 
 template <class Map>
@@ -202,6 +272,15 @@ void RandomPhase<Map>::released(const Slot& s) {
             units_.release_shared(claim);
         else
             units_.release(claim);
+        if (!placed_) return;
+        // A placed operation's second block (take_placed).
+        const std::uint64_t last =
+            (units_.unit_of(s.first_offset + s.first_length - 1) - base_) >> claim_shift_;
+        if (last == claim) return;
+        if (read)
+            units_.release_shared(last);
+        else
+            units_.release(last);
     }
 }
 

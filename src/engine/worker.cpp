@@ -29,6 +29,11 @@ bool shares_file(const model::RunPlan& run, const model::WorkerPlan& w) {
     return w.file < run.files.size() && run.files[w.file].shared();
 }
 
+// What the random phase draws, as the worker's plan says (it outlives the phase).
+RandomMix mix_of(const model::WorkerPlan& p) {
+    return {p.read_pct, &p.distribution, p.rand_mix, p.trim_pct, p.rand_align};
+}
+
 // The counters a phase counts in again after its ramp: none, shaped as
 // `c` (its sizes, its response times by direction).
 PhaseCounters emptied_like(const PhaseCounters& c) {
@@ -234,8 +239,7 @@ PhaseOutcome Worker::run_on(const PhaseOrder& order, Map& units) {
                      p.atomic ? RWF_ATOMIC : 0,
                      worker_index_};
     BasicWriteDurability<Map> writes(p.sync, p.sync_every, units, durable_);
-    std::unique_ptr<BasicIoPhase<Map>> phase = make_phase(
-        ctx, units, &writes, {p.read_pct, &p.distribution, p.rand_mix, p.trim_pct}, seed_);
+    std::unique_ptr<BasicIoPhase<Map>> phase = make_phase(ctx, units, &writes, mix_of(p), seed_);
     // A sync thread pool asked for one operation at a time (a sweep's QD 1)
     // is the single-threaded baseline, as --qd 1 is: no hand-over to a pool.
     io::Backend* backend = backend_.get();

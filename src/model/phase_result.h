@@ -2,6 +2,7 @@
 // repeats and the result the reports render (model/results.h holds a run's).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -115,13 +116,14 @@ struct PhaseCounters {
 
     void merge(const PhaseCounters& o);
     // A completed read or write of `bytes` (a size of `sizes`), when there are sizes.
+    // `sizes` are ascending (a mix's order): a binary search finds it.
     void record_size(std::uint32_t bytes, bool read, std::uint64_t latency_ns) {
-        for (SizeCounters& s : sizes) {
-            if (s.bytes != bytes) continue;
-            ++(read ? s.read_ops : s.write_ops);
-            (read ? s.read_latency : s.write_latency).record(latency_ns);
-            return;
-        }
+        const auto s =
+            std::lower_bound(sizes.begin(), sizes.end(), bytes,
+                             [](const SizeCounters& c, std::uint32_t b) { return c.bytes < b; });
+        if (s == sizes.end() || s->bytes != bytes) return;
+        ++(read ? s->read_ops : s->write_ops);
+        (read ? s->read_latency : s->write_latency).record(latency_ns);
     }
     std::uint64_t mismatch_total() const;
 };

@@ -92,6 +92,7 @@ WorkerPlan copy_plan(const RunConfig& cfg, const JobSpec& job, unsigned j, unsig
     w.rand_block = job.mix.empty() ? job.block : 0;  // a mix's: the unit (decide_units)
     w.max_rand_block = job.largest_block();
     w.rand_mix = job.mix;
+    w.rand_align = job.blockalign;
     w.read_pct = job.read_pct;
     w.trim_pct = job.trim_pct;
     w.distribution = job.distribution;

@@ -62,6 +62,9 @@ struct WorkerPlan {
     std::uint32_t rand_block = 4096;
     std::uint32_t max_rand_block = 4096;
     std::vector<units::BlockShare> rand_mix;
+    // Where its operations start, bytes from its range's start (fio's
+    // blockalign); 0: each at a multiple of its own size.
+    std::uint32_t rand_align = 0;
     // Operations in flight at most, after every rule.
     unsigned seq_depth = 1;
     unsigned rand_depth = 1;

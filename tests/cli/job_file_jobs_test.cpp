@@ -247,13 +247,26 @@ TEST_CASE("bs, bssplit, bsrange, blockalign: the sizes and where random operatio
     j = one("rw=read\nbs=8k\nblockalign=4k\n");  // fio ignores it for a stream
     CHECK(j.blockalign == 0);
     // A mix, as the JobSpec says it (fio's alignment: the smallest size, or
-    // ba); today's engine refuses it (below).
+    // ba); the engine places each operation there.
     j = workload("rw=randread\nbssplit=4k/60:64k/10:16k/30\n");
     CHECK(j.block == 4096);
     CHECK(j.mix == std::vector<units::BlockShare>{{4096, 60}, {16384, 30}, {65536, 10}});
     CHECK(j.blockalign == 4096);
-    j = workload("rw=randread\nbssplit=4k/50:8k/50\nba=512\n");
+    j = one("rw=randread\nbssplit=4k/50:8k/50\nba=512\n");
     CHECK(j.blockalign == 512);
+    j = one("rw=randread\nbs=8k\nba=4k\n");
+    CHECK(j.blockalign == 4096);
+    // Sizes that are multiples of 512, no powers of two; JESD219's twelve.
+    j = one("rw=randread\nbs=1536\n");
+    CHECK(j.block == 1536);
+    CHECK(j.blockalign == 1536);
+    j =
+        one("rw=randrw\nblockalign=4k\nbssplit=512/4:1024/1:1536/1:2048/1:2560/1:3072/1:"
+            "3584/1:4k/67:8k/10:16k/7:32k/3:64k/3\n");
+    CHECK(j.mix.size() == 12);
+    CHECK(j.mix[2] == units::BlockShare{1536, 1});
+    CHECK(j.block == 512);
+    CHECK(j.blockalign == 4096);
 }
 
 TEST_CASE("random_distribution: drivestress's distribution, random access only") {
@@ -391,20 +404,8 @@ TEST_CASE("refusals: one line, the file, the line, the option and why") {
         const char* line;
     };
     const Case cases[] = {
-        {"[j]\nsize=1m\nbs=1536\n",
-         "t.fio:3: bs: 1536 bytes is not a power of two: the engine cannot run it yet (fio runs "
-         "it)"},
-        {"[j]\nsize=1m\nbssplit=512/50:1536/50\n",
-         "t.fio:3: bssplit: 1536 bytes is not a power of two: the engine cannot run it yet "
-         "(fio runs it)"},
         {"[j]\nsize=1m\nbssplit=4k/50:8k/50\n",
          "t.fio:3: bssplit: a sequential stream of several sizes: the engine's streams take one "
-         "(fio runs it)"},
-        {"[j]\nsize=1m\nrw=randread\nbssplit=4k/50:8k/50\n",
-         "t.fio:4: bssplit: the engine aligns each size to itself, fio all to 4096 bytes "
-         "(fio runs it)"},
-        {"[j]\nsize=1m\nrw=randread\nbs=8k\nba=4k\n",
-         "t.fio:5: ba: the engine aligns 8192-byte operations to 8192, fio to 4096 bytes "
          "(fio runs it)"},
         {"[j]\nsize=1m\nbsrange=4k-16k\n",
          "t.fio:3: bsrange: sizes drawn from 4096 to 16384: give them with weights as bssplit "

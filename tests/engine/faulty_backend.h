@@ -69,6 +69,9 @@ class FaultyBackend final : public io::Backend {
     std::uint64_t overlaps() const { return overlaps_; }
     // Reads prepared over a read in flight: allowed (reads share a unit).
     std::uint64_t shared_reads() const { return shared_reads_; }
+    // Every read, write and trim prepared (offset, length), in order; a
+    // short transfer's rest is one more.
+    const std::vector<std::pair<std::uint64_t, std::uint32_t>>& spans() const { return spans_; }
     // Flushes prepared, and how many of them while a write was in flight.
     std::uint64_t flushes() const { return flushes_; }
     std::uint64_t flushes_with_writes_in_flight() const { return flushes_racing_writes_; }
@@ -112,6 +115,7 @@ class FaultyBackend final : public io::Backend {
                 ++overlaps_;
         }
         in_flight_.insert({{r.offset, r.length}, r.kind});
+        spans_.push_back({r.offset, r.length});
         if (r.kind == io::OpKind::trim) ++trims_;
         if (r.kind == io::OpKind::trim && (ignore_trims_ || fail_trims_)) {
             failed_.push_back({&r, -fail_trims_});  // answered at the next reap
@@ -228,6 +232,7 @@ class FaultyBackend final : public io::Backend {
     std::vector<std::pair<int, std::uint64_t>> write_flags_;
     std::uint32_t tear_from_ = 0;
     std::optional<std::pair<std::uint64_t, std::uint32_t>> torn_;
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> spans_;
     io::Request* tearing_ = nullptr;
     std::vector<unsigned> submissions_;
     std::vector<io::Request*> queued_;  // prepared, not yet handed to inner_

@@ -282,6 +282,40 @@ TEST_CASE("writers and readers, random and sequential, on one file: no race, no 
     }
 }
 
+TEST_CASE("placed sizes of several jobs on one file (JESD219's, iometer's): no race, in range") {
+    for (bool uring : {false, true}) {
+        if (uring && !uring_usable()) continue;
+        CAPTURE(uring);
+        model::JobSpec jesd = job("jesd219", model::Access::random, 40, 2, 64);
+        jesd.mix = {{512, 4},  {1024, 1},  {1536, 1},  {2048, 1},  {2560, 1},  {3072, 1},
+                    {3584, 1}, {4096, 67}, {8192, 10}, {16384, 7}, {32768, 3}, {65536, 3}};
+        jesd.blockalign = 4096;
+        jesd.ops = 4000;
+        model::JobSpec iometer = job("iometer", model::Access::random, 80, 1, 16);
+        iometer.mix = {{512, 10}, {1024, 5},  {2048, 5},  {4096, 60},
+                       {8192, 2}, {16384, 4}, {32768, 4}, {65536, 10}};
+        iometer.blockalign = 512;
+        iometer.ops = 2000;
+        Run run({jesd, iometer}, uring);
+        REQUIRE(run.map);
+        REQUIRE(run.plan.files[0].unit == 512);
+        run.alone(Phase::seq_write);
+        run.watch.reset_bounds();
+        for (const auto& o : run.together()) {
+            CHECK(o.completed);
+            CHECK(o.counters.mismatch_total() == 0);
+            CHECK(o.counters.verified_bytes == o.counters.read_bytes);
+        }
+        CHECK(run.watch.overlaps() == 0);
+        CHECK(run.watch.highest_end() <= kFileBytes);
+        const auto again = run.alone(Phase::reverify);
+        CHECK(again.counters.verified_bytes == kFileBytes);
+        CHECK(again.counters.mismatch_total() == 0);
+        for (std::uint64_t u = 0; u < run.map->units(); ++u)
+            REQUIRE(run.map->claim_word(u) == 0);  // every claim released
+    }
+}
+
 namespace {
 
 // The bit the pause flips: in the second half of the file, which only the

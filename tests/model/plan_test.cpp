@@ -222,6 +222,24 @@ TEST_CASE("a file's unit is the largest power of two dividing every size and ali
     plan = make_run_plan(cfg, {b}, {2});
     CHECK(plan.files[0].unit == 4096);
     CHECK(plan.files[1].unit == 4096);
+    CHECK(plan.workers[0].rand_align == 4096);  // the worker places its operations there
+    // fio's default alignment, the smallest size: an iometer mix at 512.
+    JobSpec c = job_on("c", {"f"}, 64ULL << 20);
+    c.mix = {{4096, 60}, {65536, 40}};
+    c.blockalign = 512;
+    plan = make_run_plan(cfg, {c}, {2});
+    CHECK(plan.files[0].unit == 512);
+    CHECK(plan.workers[0].rand_align == 512);
+}
+
+TEST_CASE("an alignment that leaves no unit of 512 bytes is refused, naming it with the sizes") {
+    RunConfig cfg;
+    JobSpec a = job_on("a", {"f"}, 64ULL << 20);
+    a.mix = {{1536, 50}, {3072, 50}};
+    a.blockalign = 768;
+    const std::string why = refusal([&] { make_run_plan(cfg, {a}, {2}); });
+    CHECK(why.find("the sizes 1536, 3072, 768 of job 'a'") != std::string::npos);
+    CHECK(why.find("no power-of-two unit of at least 512 bytes") != std::string::npos);
 }
 
 TEST_CASE("sizes with no unit of at least 512 bytes and the O_DIRECT alignment are refused") {

@@ -43,8 +43,10 @@ TEST_CASE("refusals name the bad item and the accepted form") {
     CHECK(refusal("4K:x,8K:50") == "'4K:x': the weight must be a whole number of per cent");
     CHECK(refusal("4K:0,8K:100") == "'4K:0': the weight must be from 1 to 100");
     CHECK(refusal("4K:101") == "'4K:101': the weight must be from 1 to 100");
-    CHECK(refusal("512:10,1K:10,2K:10,4K:10,8K:10,16K:10,32K:10,64K:10,128K:20") ==
-          "at most 8 sizes");
+    // Every power of two from 512 to 64M once (18 sizes): within kMaxMixSizes.
+    CHECK(refusal("512:15,1K:5,2K:5,4K:5,8K:5,16K:5,32K:5,64K:5,128K:5,256K:5,512K:5,1M:5,2M:5,"
+                  "4M:5,8M:5,16M:5,32M:5,64M:5")
+              .empty());
     CHECK(!refusal("4K:60,,8K:40").empty());
     CHECK(refusal("4K:60,16K:20,128K:20").empty());
 }

@@ -89,6 +89,7 @@ norandommap
 bssplit=512/4:1024/1:1536/1:2048/1:2560/1:3072/1:3584/1:4k/67:8k/10:16k/7:32k/3:64k/3
 blockalign=4k
 number_ios=3000
+io_size=64m
 iodepth={depth}
 numjobs=4
 """
@@ -169,7 +170,10 @@ class JobFileCases:
         self.assertEqual(len(records), 4, records)
 
     def test_jesd219_sizes_find_a_flipped_bit_at_qd1(self):
-        # 12000 reads over 1024 4K steps: about 20 cover the bit.
+        # 12000 reads (number_ios; io_size lifts fio's default end, size=4m's
+        # bytes: about 550 reads a copy, and no read of the bit 2 % of runs)
+        # over 1024 4K steps, each covering 1.8 on average: about 21 cover
+        # the bit, none with probability e^-21.
         self.assertGreater(len(self.copies_find_a_flipped_bit(JESD219_READERS, 1, "jesd219")), 0)
 
     def test_jesd219_sizes_find_a_flipped_bit_at_qd64(self):

@@ -12,14 +12,14 @@ namespace ds::modes {
 
 namespace {
 
-// A section's title: the run and the operations each worker keeps in flight.
-std::string section_title(const model::ComparedRun& r) {
+// A section's title: the run and the operations each worker keeps in flight;
+// `atomic_pair`: --compare-atomic's rows (the atomic one's writes RWF_ATOMIC).
+std::string section_title(const model::ComparedRun& r, bool atomic_pair) {
     const model::RunConfig& c = r.config;
-    if (c.atomic)
-        return "atomic: every write RWF_ATOMIC, qd " + std::to_string(c.qd) + " per worker";
-    if (r.label == "plain")
-        return "plain: the same writes without RWF_ATOMIC, qd " + std::to_string(c.qd) +
-               " per worker";
+    if (atomic_pair)
+        return r.label +
+               (c.atomic ? ": every write RWF_ATOMIC" : ": the same writes without RWF_ATOMIC") +
+               ", qd " + std::to_string(c.qd) + " per worker";
     if (c.backend == model::BackendChoice::sync)
         return r.label + ": " +
                (c.qd > 1 ? std::to_string(c.qd) +
@@ -43,7 +43,8 @@ model::ExitStatus run_comparison(const cli::ParsedCommandLine& cmd, const Output
                                          "RWF_ATOMIC, then without, at the same depth and sizes"
                                        : "compare  the same workload and seed on each backend "
                                          "below, at the same operations in flight per worker";
-        texts.back().set_section(section_title(cmp.runs[i]), i == 0, i == 0 ? intro : "");
+        texts.back().set_section(section_title(cmp.runs[i], cmp.atomic), i == 0,
+                                 i == 0 ? intro : "");
     }
     // --json is the first row's document (io_uring's, atomic's): rewritten
     // while that run goes on.

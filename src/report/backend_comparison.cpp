@@ -430,9 +430,7 @@ std::string repeat_line(const model::BackendComparison& c, std::size_t i, units:
                               units::format_bandwidth(p.bytes_per_sec(), u).c_str());
             out += cell;
         }
-    std::uint64_t bad = 0;
-    for (const auto& p : r.merged_phases)
-        bad += p.counters.mismatch_total();
+    const std::uint64_t bad = r.mismatch_count();
     if (bad) out += "  " + std::to_string(bad) + (bad == 1 ? " MISMATCH" : " MISMATCHES");
     return fit(out) + "\n";
 }

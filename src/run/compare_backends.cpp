@@ -1,6 +1,5 @@
 #include "run/compare_backends.h"
 
-#include <algorithm>
 
 #include "run/runner.h"
 
@@ -10,13 +9,8 @@ namespace ds::run {
 using namespace ds::model;
 
 BackendComparison comparison_plan(RunConfig cfg) {
-    if (!cfg.seed_given) {
-        cfg.seed = random_seed();
-        cfg.seed_given = true;
-    }
     BackendComparison c;
-    c.repeat = std::max(1u, cfg.repeat);
-    cfg.repeat = 1;
+    c.repeat = take_repeats(cfg);
     if (cfg.compare_atomic) {  // atomic first: a target without the promise refuses it before any
                                // I/O
         cfg.compare_atomic = false;

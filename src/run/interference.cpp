@@ -28,13 +28,8 @@ InterferenceRun run_of(const RunConfig& cfg, const std::vector<JobSpec>& jobs,
 }  // namespace
 
 Interference interference_plan(RunConfig cfg) {
-    if (!cfg.seed_given) {
-        cfg.seed = random_seed();
-        cfg.seed_given = true;
-    }
     Interference c;
-    c.repeat = std::max(1U, cfg.repeat);
-    cfg.repeat = 1;
+    c.repeat = take_repeats(cfg);
     cfg.interference = false;
     if (cfg.jobs) c.jobs = *cfg.jobs;
     unsigned groups = 0;

@@ -6,6 +6,7 @@
 #include <functional>
 #include <new>
 #include <random>
+#include <utility>
 
 #include "output/output_file.h"
 #include "pattern/unit.h"
@@ -28,6 +29,14 @@ std::uint64_t random_seed() {
     std::random_device rd;
     std::uint64_t s = (std::uint64_t{rd()} << 32) ^ rd();
     return s ? s : 1;
+}
+
+unsigned take_repeats(model::RunConfig& cfg) {
+    if (!cfg.seed_given) {
+        cfg.seed = random_seed();
+        cfg.seed_given = true;
+    }
+    return std::max(1U, std::exchange(cfg.repeat, 1U));
 }
 
 namespace {

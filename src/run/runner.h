@@ -30,4 +30,10 @@ class Runner {
 // differs from every other run's; --seed makes it reproducible).
 std::uint64_t random_seed();
 
+// A run made several times over (--compare-backends' rows, --interference's
+// sequence): `cfg` gets the seed all of them use (random_seed() unless
+// --seed gave one) and repeat 1; returns the repeats asked for (at least 1),
+// which the caller makes itself, alternating its runs.
+unsigned take_repeats(model::RunConfig& cfg);
+
 }  // namespace ds::run

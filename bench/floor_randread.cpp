@@ -26,7 +26,7 @@
 // hand measurements there put most of an operation's time in waking idle
 // vCPUs, so the way of waiting may decide the figure):
 // --wait=enter (default): submit and wait in one io_uring_enter, as
-//   drivestress and t/io_uring do.
+//   t/io_uring and drivestress --wait sleep do.
 // --wait=submit_then_wait: fio 3.33's two calls: submit with GETEVENTS and
 //   no wait (engines/io_uring.c fio_ioring_commit), then, unless the batch
 //   is already in the CQ ring, a blocking wait (fio_ioring_getevents).
@@ -36,7 +36,9 @@
 //   this thread enters the kernel, so the ring also takes TASKRUN_FLAG and
 //   the spin enters (io_uring_get_events) when the kernel sets
 //   IORING_SQ_TASKRUN.  With --ring=plain the completion interrupts the
-//   spin and is posted on its return to user space.
+//   spin and is posted on its return to user space.  drivestress --wait
+//   spin:US waits so (its auto at depth 4 or less with a CPU to spare), and
+//   scripts/bench runs the floor with --wait=spin:50 on those rows.
 // --wait=sqpoll[@CPU] and sqpoll_spin:US[@CPU]: a kernel thread (on CPU,
 //   IORING_SETUP_SQ_AFF) submits and posts completions (SQPOLL |
 //   SINGLE_ISSUER, as drivestress --sqpoll); the loop enters only to wake

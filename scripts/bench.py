@@ -21,9 +21,13 @@ What is compared, exactly:
                      with drivestress's ring flags and batching and nothing
                      else (no unit map, no verification, no statistics); the
                      minimum such a loop costs, shown beside both tools.
+                     It waits as drivestress --wait auto does (a 50 us spin
+                     at QD 4 or less with a CPU to spare, else asleep), so
+                     no row is compared with a floor that waits worse.
                      On the verify rows the floor also loads every byte of
                      each block it read (floor_randread ... touch): the
                      least any verifying tool must add, whatever it checks.
+  lowqd              (only when asked) the randread rows at QD 1, 2 and 4.
   sync randread n    the same with drivestress --backend sync (verifying)
                      vs fio ioengine=psync, n workers each on its own file.
   mix 70/30 QD32     drivestress --read-pct 70 (every read verified, every
@@ -149,9 +153,11 @@ from benchlib.report import *  # noqa: E402,F401,F403
 from benchlib.baseline import *  # noqa: E402,F401,F403
 
 
-GROUP_CASES = ("randread", "sync", "mix", "skew", "bsmix", "nop", "seq", "rate", "targets",
-               "replay", "io-log")
+GROUP_CASES = ("randread", "lowqd", "sync", "mix", "skew", "bsmix", "nop", "seq", "rate",
+               "targets", "replay", "io-log")
 CASES = GROUP_CASES + ("rss", "pattern")
+# lowqd (randread at QD 1, 2 and 4) only when asked: randread has QD 1.
+DEFAULT_CASES = tuple(c for c in CASES if c != "lowqd")
 
 
 def parse_args(argv):
@@ -177,8 +183,8 @@ def parse_args(argv):
                         "2 x size + seq-size, plus 512M; at least 1.5G)")
     p.add_argument("--trace-time", type=positive_float, default=60.0,
                    help="seconds of the workload the replay case traces and replays (default 60)")
-    p.add_argument("--cases", default=",".join(CASES),
-                   help=f"comma list of {','.join(CASES)} (default all)")
+    p.add_argument("--cases", default=",".join(DEFAULT_CASES),
+                   help=f"comma list of {','.join(CASES)} (default all but lowqd)")
     p.add_argument("--tio", default=None, metavar="PATH",
                    help="a built fio t/io_uring: the NOP row's third tool (t/io_uring -N1)")
     p.add_argument("--fio-batch", type=positive_int, default=None,
@@ -295,7 +301,7 @@ def main(argv):
         for case in GROUP_CASES:
             if case not in args.cases:
                 continue
-            if case != "randread":
+            if case not in ("randread", "lowqd"):
                 bench.remove([bench.FIO_VERIFY_FILE])  # room for two workers' files
             if case == "seq":
                 bench.remove(bench.fio_random_files(2))  # room for the 1M cases

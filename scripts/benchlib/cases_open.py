@@ -211,6 +211,8 @@ def group_targets():
 def all_groups():
     return {
         "randread": [group_randread(1), group_randread(32), group_randread(128)],
+        # Issue 51: where latency-bound users run (QD 1 is also in randread).
+        "lowqd": [group_randread(1), group_randread(2), group_randread(4)],
         "sync": [group_sync(1), group_sync(2)],
         "mix": [group_mix()],
         "skew": [group_skew()],

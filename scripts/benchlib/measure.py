@@ -276,19 +276,31 @@ class Bench:
 
     # -- the floor (bench/floor_randread)
 
+    def floor_wait(self, qd):
+        """The floor's --wait for one worker at depth `qd`: what drivestress's
+        --wait auto chooses there (model/plan.h decide_wait), so that each
+        row's floor waits the way drivestress does: a 50 us spin at depth 4
+        or less when a CPU is left over (pinned: drivestress --cpus gives
+        the worker its own), else a sleep in io_uring_enter."""
+        spare = bool(self.args.pin) or len(os.sched_getaffinity(0)) >= 2
+        return "spin:50" if qd <= 4 and spare else "enter"
+
     def floor(self, label, name, qd, touch=False, mode=None):
         """Runs the bare liburing loop on fio's laid-out file; its own JSON.
         touch: the loop also loads every byte it read (the verify rows);
         mode: "nop" (NOPs on the same ring) or "mix70" (70 % reads touched,
-        30 % writes of fresh data), see bench/floor_randread.cpp."""
-        argv = [self.args.floor_exe, os.path.join(self.dir, name), str(qd), f"{self.args.time:g}"]
+        30 % writes of fresh data), see bench/floor_randread.cpp.  It waits
+        as floor_wait(qd) says."""
+        argv = [self.args.floor_exe, f"--wait={self.floor_wait(qd)}",
+                os.path.join(self.dir, name), str(qd), f"{self.args.time:g}"]
         mode = mode or ("touch" if touch else None)
         if mode:
             argv += ["4096", mode]
         cpus = {cpus_of(self.args.pin)[0]} if self.args.pin else None
         d, _ = self.run_json_program("floor", label, argv, self.timeout_for(0), cpus)
         return Measurement(d["iops"], d["cpu_user_s"] + d["cpu_system_s"], d["ops"],
-                           {"reads": d.get("reads"), "writes": d.get("writes")})
+                           {"reads": d.get("reads"), "writes": d.get("writes"),
+                            "wait": d.get("wait")})
 
     def run_json_program(self, tool, label, argv, timeout, cpus=None):
         """Runs one of bench/'s programs that print a JSON document (on

@@ -73,6 +73,42 @@ void read_backend(const Options& o, model::RunConfig& c) {
     if (o.given("cpus")) c.cpus = parse_cpu_list(o.text("cpus"));
 }
 
+// --wait (after --backend, --rate and --replay): auto, sleep, spin or
+// spin:US.  A forced spin needs a ring that sleeps for completions in a
+// closed loop: an open loop waits on the ring's timer until each due time.
+void read_wait(const Options& o, model::RunConfig& c) {
+    const std::string& w = o.text("wait");
+    if (w == "auto") return;
+    if (w == "sleep") {
+        c.completion_wait = model::CompletionWait::sleep;
+        return;
+    }
+    if (w != "spin" && w.rfind("spin:", 0) != 0)
+        throw UsageError("--wait: '" + w + "' is not one of auto, sleep, spin, spin:US");
+    c.completion_wait = model::CompletionWait::spin;
+    if (w.size() > 5) {
+        const std::uint64_t us = with_option(
+            "--wait", w.substr(5), [](const std::string& t) { return units::parse_count(t); });
+        if (us == 0 || us > model::kMaxSpinUs)
+            throw UsageError("--wait " + w + ": the spin must be 1 to " +
+                             std::to_string(model::kMaxSpinUs) + " microseconds");
+        c.spin_us = static_cast<unsigned>(us);
+    }
+    auto refuse = [&](const std::string& with, const char* why) {
+        throw UsageError("--wait " + w + " and " + with + ": " + why);
+    };
+    if (c.backend == model::BackendChoice::sync)
+        refuse("--backend sync", "a sync worker waits in blocking calls, not on a ring");
+    if (c.iopoll) refuse("--iopoll", "a polled ring spins on the device already");
+    if (c.open_loop() || c.find_rate)
+        refuse(c.find_rate  ? "--find-rate"
+               : c.rate > 0 ? "--rate"
+                            : "--sweep rate",
+               "an open loop waits on the ring's timer until each due time");
+    if (!c.replay.empty())
+        refuse("--replay", "a replay waits on the ring's timer until each due time");
+}
+
 // --sync, --sync-every, --batch.
 void read_durability(const Options& o, model::RunConfig& c) {
     const std::string& sync = o.text("sync");

@@ -78,6 +78,7 @@ model::RunConfig read_run(const Options& o) {
     read_latency_thresholds(o, c);
     read_modes(o, c);
     read_durability(o, c);
+    read_wait(o, c);
     read_sync_compare(o, c);
     read_nop(o, c);
     read_atomic(o, c);

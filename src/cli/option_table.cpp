@@ -125,6 +125,11 @@ const OptionSpec kSpecs[] = {
     {kWorkload, "iopoll", 0, nullptr, nullptr, nullptr,
      "io_uring: poll the device for completions (needs O_DIRECT and a device with poll "
      "queues)", Kind::flag},
+    {kWorkload, "wait", 0, "auto|sleep|spin[:US]", "auto", nullptr,
+     "io_uring: how a worker waits for a completion: asleep in the kernel, or spinning on the "
+     "completion ring up to US microseconds (default 50; its CPU busy meanwhile) first; auto "
+     "spins at depth 4 or less where each worker has a CPU and one is left over (the header "
+     "says which and why)"},
     {kWorkload, "cpus", 0, "LIST", nullptr, "any",
      "run worker i of the run (target by target) on CPU LIST[i % count] only, e.g. 0-3 or 2,4,6 (as "
      "fio's cpus_allowed split); default: any, or the target's NUMA node"},

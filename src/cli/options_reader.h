@@ -155,6 +155,8 @@ void read_sync_compare(const Options& o, model::RunConfig& c);
 void read_backend(const Options& o, model::RunConfig& c);
 // --sync, --sync-every and --batch.
 void read_durability(const Options& o, model::RunConfig& c);
+// --wait (after --backend, --rate and --replay): how a ring waits.
+void read_wait(const Options& o, model::RunConfig& c);
 // --backend nop: refuses what needs a device or data, turns verification off.
 void read_nop(const Options& o, model::RunConfig& c);
 // --atomic (after --backend, --replay and --sync-compare): every write

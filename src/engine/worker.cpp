@@ -122,6 +122,7 @@ void Worker::open_backend(io::BackendKind kind, int fd, io::UringOptions uring) 
     single_.reset();
     fd_ = fd;
     const unsigned depth = static_cast<unsigned>(slots_.size());
+    uring.spin_us = plan_.wait_spin_us;
     try {
         backend_ = io::make_backend(kind, fd_, depth, arena_.span(), uring, base_);
     } catch (const std::system_error& e) {
@@ -247,6 +248,7 @@ PhaseOutcome Worker::run_on(const PhaseOrder& order, Map& units) {
         if (!single_) single_ = std::make_unique<io::SyncBackend>(fd_, base_);
         backend = single_.get();
     }
+    backend->set_spin_us(p.wait_spin_us);
     Engine engine(*backend, slots_, stop_);
     const std::uint64_t calls0 = backend->system_calls();
     std::optional<RateSchedule> schedule;

@@ -77,11 +77,16 @@ struct UringOptions {
     // buffer is filled: the engine's own cost per operation, as fio's null
     // engine and t/io_uring -N1 measure theirs.
     bool nop = false;
+    // A wait for completions first reads the completion ring for up to this
+    // long (entering the kernel only when it says completion work is
+    // waiting), then sleeps in the kernel; 0: sleeps at once.
+    unsigned spin_us = 0;
 };
 
 // io_uring features a backend actually enabled, for the report.
 struct UringFeatures {
     std::vector<std::string> setup_flags;  // e.g. "SINGLE_ISSUER", "DEFER_TASKRUN"
+    unsigned spin_us = 0;                  // UringOptions::spin_us
     bool fixed_files = false;
     bool fixed_buffers = false;
     std::vector<std::string> notes;  // why an optional feature is off
@@ -132,6 +137,10 @@ class Backend {
     // as they would have.  False when this backend cannot cancel anything
     // (a pread or pwrite in progress cannot be stopped).
     virtual bool cancel(std::span<Request* const> /*in_flight*/) { return false; }
+    // From now on a wait in reap() spins this long before it sleeps (0:
+    // sleeps at once; UringOptions::spin_us).  A backend whose waits are
+    // blocking calls ignores it.
+    virtual void set_spin_us(unsigned /*us*/) {}
     // System calls that moved data so far, counted by the backend itself:
     // pread/pwrite/fsync calls for sync, io_uring_enter calls for io_uring.
     // (The thread pool's futex wake-ups are not in it: they show as context

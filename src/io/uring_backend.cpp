@@ -94,6 +94,13 @@ unsigned UringBackend::init_ring(const UringOptions& options) {
     for (const auto& choice : choices) {
         io_uring_params p{};
         p.flags = required | choice.flags;
+        // A spin must know when completion work waits for this thread
+        // (DEFER_TASKRUN and COOP_TASKRUN post completions only when it
+        // enters the kernel): the kernel then sets IORING_SQ_TASKRUN (5.19).
+        const bool taskrun =
+            options.spin_us &&
+            (choice.flags & (IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_COOP_TASKRUN));
+        if (taskrun) p.flags |= IORING_SETUP_TASKRUN_FLAG;
         if (options.sqpoll) p.sq_thread_idle = options.sq_thread_idle_ms;
         ret = io_uring_queue_init_params(depth_, &ring_, &p);
         if (ret == 0) {
@@ -103,6 +110,8 @@ unsigned UringBackend::init_ring(const UringOptions& options) {
                 if (n) features_.setup_flags.emplace_back(n);
             features_.sq_entries = p.sq_entries;
             kernel_features = p.features;
+            taskrun_flag_ = taskrun;
+            deferred_ = choice.flags & (IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_COOP_TASKRUN);
             break;
         }
         if (ret != -EINVAL) break;
@@ -157,7 +166,9 @@ UringBackend::UringBackend(int fd, unsigned depth, std::span<std::byte> buffers,
       cqes_(depth),
       sqpoll_(options.sqpoll),
       nop_(options.nop),
+      spin_us_(options.spin_us),
       block_device_(is_block_device(fd)) {
+    features_.spin_us = spin_us_;
     const unsigned kernel_features = init_ring(options);
     register_file(options, kernel_features);
     register_buffers();
@@ -316,7 +327,9 @@ std::size_t UringBackend::reap(std::span<Completion> out, unsigned min_complete)
         // No wait: still ask for events, which with DEFER_TASKRUN is what
         // posts the completions the kernel holds (--rate's spin reaps so).
         int ret;
-        if (wait_nr) {
+        if (wait_nr && spin_us_) {
+            ret = submit_and_spin(wait_nr);
+        } else if (wait_nr) {
             count_enter(wait_nr);
             ret = io_uring_submit_and_wait(&ring_, wait_nr);
         } else {
@@ -338,6 +351,66 @@ std::size_t UringBackend::reap(std::span<Completion> out, unsigned min_complete)
         (void)io_uring_wait_cqe_nr(&ring_, &cqe, wait_nr);  // EINTR: the engine looks again
     }
     return take_completed(out, n);
+}
+
+namespace {
+
+std::uint64_t monotonic_ns() {
+    timespec t{};
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return static_cast<std::uint64_t>(t.tv_sec) * 1'000'000'000ULL +
+           static_cast<std::uint64_t>(t.tv_nsec);
+}
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    asm volatile("yield" ::: "memory");
+#endif
+}
+
+}  // namespace
+
+void UringBackend::set_spin_us(unsigned us) {
+    spin_us_ = us;
+    features_.spin_us = us;
+}
+
+// --wait spin: one system call submits and posts what has completed; then
+// the completion ring is read in a loop until the batch is there or
+// spin_us has passed, and what is still missing is waited for asleep.  A
+// ring that posts completions only when its thread enters the kernel
+// (DEFER_TASKRUN, COOP_TASKRUN) is entered when the kernel flags work for
+// it (IORING_SQ_TASKRUN, asked for when the ring was made to spin), or on
+// every turn when the ring was made without the flag (a sweep point that
+// spins where the run's plan did not).  A thread that stays awake takes a completion without
+// the wake-up of an idle CPU (on a VM, an exit to the hypervisor and back),
+// at the price of the CPU it spins on.  The clock is read every 16 turns
+// (a vDSO read costs more than a turn).
+int UringBackend::submit_and_spin(unsigned wait_nr) {
+    ++enters_;
+    const int ret = io_uring_submit_and_get_events(&ring_);
+    if (ret < 0) return ret;
+    const std::uint64_t until = monotonic_ns() + std::uint64_t{spin_us_} * 1000;
+    for (unsigned turn = 1; io_uring_cq_ready(&ring_) < wait_nr; ++turn) {
+        const bool flagged = taskrun_flag_
+                                 ? (IO_URING_READ_ONCE(*ring_.sq.kflags) & IORING_SQ_TASKRUN) != 0
+                                 : deferred_;
+        if (flagged) {
+            ++enters_;
+            (void)io_uring_get_events(&ring_);  // EINTR: the loop looks again
+        } else {
+            cpu_relax();
+        }
+        if (turn % 16 == 0 && monotonic_ns() >= until) {
+            io_uring_cqe* cqe = nullptr;
+            ++enters_;
+            (void)io_uring_wait_cqe_nr(&ring_, &cqe, wait_nr);  // EINTR: the engine looks again
+            break;
+        }
+    }
+    return ret;
 }
 
 std::size_t UringBackend::take_completed(std::span<Completion> out, std::size_t n) {

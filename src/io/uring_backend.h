@@ -35,6 +35,7 @@ class UringBackend final : public Backend {
     // IORING_OP_ASYNC_CANCEL: one for everything (IORING_ASYNC_CANCEL_ANY,
     // 5.19), or one per request by its user_data on older kernels.
     bool cancel(std::span<Request* const> in_flight) override;
+    void set_spin_us(unsigned us) override;
     std::uint64_t system_calls() const override { return enters_; }
 
   private:
@@ -59,6 +60,9 @@ class UringBackend final : public Backend {
     std::size_t take_completed(std::span<Completion> out, std::size_t n);
     // Moves failed submissions into `out`; returns how many.
     std::size_t take_failed(std::span<Completion> out);
+    // Submits what is queued and reads the completion ring until it holds
+    // `wait_nr` or spin_us has passed; the io_uring_submit* result.
+    int submit_and_spin(unsigned wait_nr);
 
     io_uring ring_{};
     int fd_;
@@ -69,6 +73,9 @@ class UringBackend final : public Backend {
     UringFeatures features_;
     bool sqpoll_ = false;
     bool nop_ = false;                   // UringOptions::nop
+    unsigned spin_us_ = 0;               // UringOptions::spin_us
+    bool taskrun_flag_ = false;          // IORING_SETUP_TASKRUN_FLAG: the kernel flags work
+    bool deferred_ = false;              // DEFER_TASKRUN or COOP_TASKRUN: posted when entering
     bool block_device_ = false;          // a trim is a discard, not a hole
     bool discard_async_ = false;         // discards go through io-wq (retried_async)
     std::vector<Request*> async_trims_;  // issued again through io-wq, not answered yet

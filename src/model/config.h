@@ -41,6 +41,13 @@ std::optional<Phase> phase_from_string(std::string_view s);
 enum class BackendChoice { automatic, io_uring, sync };
 std::string_view to_string(BackendChoice b);
 
+// --wait: how an io_uring worker waits for completions (automatic: the plan
+// chooses per worker).  A spin reads the completion ring for up to its
+// microseconds before sleeping in the kernel.
+enum class CompletionWait { automatic, sleep, spin };
+inline constexpr unsigned kDefaultSpinUs = 50;
+inline constexpr unsigned kMaxSpinUs = 10'000;
+
 // A sweep runs the random phase once per value of one parameter, on files
 // written and verified once.
 // rate: --rate per point (open loop), in IOPS, or with `percent` in
@@ -175,6 +182,11 @@ struct RunConfig {
     // --cpus: worker i runs on cpus[i % cpus.size()] only; empty: anywhere.
     std::vector<unsigned> cpus;
     bool sqpoll = false;  // io_uring: a kernel thread polls the submission queue
+    // --wait: how an io_uring worker waits for a completion.  automatic: the
+    // plan decides per worker (model/plan.h decide_wait); sleep: in the
+    // kernel; spin: up to spin_us on the completion ring, then sleep.
+    CompletionWait completion_wait = CompletionWait::automatic;
+    unsigned spin_us = kDefaultSpinUs;
     bool iopoll = false;  // io_uring: completions polled from the device (O_DIRECT)
     // --backend nop: io_uring with every operation an IORING_OP_NOP (backend
     // is then io_uring, verify false): the engine without the device.

@@ -24,6 +24,24 @@ std::string_view to_string(DepthRule r) {
     return "asked";
 }
 
+std::string_view to_string(WaitRule r) {
+    switch (r) {
+        case WaitRule::spare_cpu:
+            return "spare-cpu";
+        case WaitRule::deep:
+            return "deep";
+        case WaitRule::no_spare:
+            return "no-spare-cpu";
+        case WaitRule::open_loop:
+            return "open-loop";
+        case WaitRule::not_ring:
+            return "not-a-ring";
+        case WaitRule::asked:
+            break;
+    }
+    return "asked";
+}
+
 bool RunPlan::depth_limited() const {
     return std::any_of(workers.begin(), workers.end(),
                        [](const WorkerPlan& w) { return w.depth_rule != DepthRule::asked; });
@@ -265,6 +283,27 @@ void decide_spin(RunPlan& plan, const RunConfig& cfg, const PlanHost& host) {
     }
 }
 
+// How each worker waits for completions: as asked, else a spin where a
+// sleep would cost a wake-up per operation (shallow, closed loop, a ring
+// that sleeps) and the worker has a CPU of its own (decide_spin's rule).
+void decide_wait(RunPlan& plan, const RunConfig& cfg) {
+    const bool not_ring = cfg.backend == BackendChoice::sync || cfg.nop || cfg.sqpoll || cfg.iopoll;
+    for (WorkerPlan& w : plan.workers) {
+        // An open loop waits on the ring's timer until each due time,
+        // whatever was asked (a job file's rate_iops beside --wait spin).
+        WaitRule rule = w.rate > 0 || !cfg.replay.empty() ? WaitRule::open_loop : WaitRule::asked;
+        if (rule == WaitRule::asked && cfg.completion_wait == CompletionWait::automatic)
+            rule = not_ring                                              ? WaitRule::not_ring
+                   : std::max(w.rand_depth, w.seq_depth) > kSpinMaxDepth ? WaitRule::deep
+                   : !w.spin                                             ? WaitRule::no_spare
+                                                                         : WaitRule::spare_cpu;
+        const bool spins = rule == WaitRule::asked ? cfg.completion_wait == CompletionWait::spin
+                                                   : rule == WaitRule::spare_cpu;
+        w.wait_rule = rule;
+        w.wait_spin_us = spins ? cfg.spin_us : 0;
+    }
+}
+
 }  // namespace
 
 RunPlan make_run_plan(const RunConfig& cfg, std::vector<JobSpec> jobs, const PlanHost& host) {
@@ -287,6 +326,7 @@ RunPlan make_run_plan(const RunConfig& cfg, std::vector<JobSpec> jobs, const Pla
         decide_depths(plan, f);
     }
     decide_spin(plan, cfg, host);
+    decide_wait(plan, cfg);
     for (const WorkerPlan& w : plan.workers) {
         plan.asked_qd = std::max(plan.asked_qd, plan.jobs[w.job].depth);
         plan.max_seq_depth = std::max(plan.max_seq_depth, w.seq_depth);

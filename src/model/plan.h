@@ -40,6 +40,22 @@ enum class DepthRule {
     file_share,
 };
 
+// What decided how a worker waits for completions (--wait).
+enum class WaitRule {
+    asked,      // --wait sleep or spin
+    spare_cpu,  // auto: depth <= kSpinMaxDepth and a CPU of its own with one to spare: spin
+    deep,       // auto: depth above kSpinMaxDepth (completions come often enough): sleep
+    no_spare,   // auto: no CPU of its own with one left for the device and kernel: sleep
+    open_loop,  // auto: --rate or --replay (its own wait until each due time): sleep
+    not_ring,   // auto: --backend sync (blocking calls), nop, --sqpoll or --iopoll: sleep
+};
+std::string_view to_string(WaitRule r);  // "asked", "spare-cpu", "deep", ...
+
+// At this depth or below a completion is rare enough that a worker which
+// sleeps for each one pays a wake-up per operation (on a VM, an idle vCPU's
+// exit and entry): auto spins there (docs/performance.md, The engine at QD 1).
+inline constexpr unsigned kSpinMaxDepth = 4;
+
 // One worker's part of the run.
 struct WorkerPlan {
     unsigned index = 0;   // the worker (a plain run's worker i tests file i)
@@ -91,6 +107,10 @@ struct WorkerPlan {
     // due time instead of sleeping through it: only when every worker has a
     // CPU of its own and one is left for the device and the kernel.
     bool spin = false;
+    // How it waits for a completion on an io_uring: spin this long on the
+    // completion ring first (0: sleep at once), and why.
+    unsigned wait_spin_us = 0;
+    WaitRule wait_rule = WaitRule::asked;
     // Its own end and timing in the workload phase (0: none): the job's
     // runtime, bytes (fio's io_size), passes over its range, how long it
     // waits after the group starts and how long its figures ignore.

@@ -30,7 +30,9 @@ json worker_plan_json(const model::WorkerPlan& w) {
             {"op_limit", w.op_limit ? json(w.op_limit) : json(nullptr)},
             {"rate_iops", w.rate > 0 ? json(w.rate) : json(nullptr)},
             {"rate_offset_ns", w.rate_offset_ns},
-            {"spin", w.spin}};
+            {"spin", w.spin},
+            {"completion_wait",
+             {{"spin_us", w.wait_spin_us}, {"rule", std::string(model::to_string(w.wait_rule))}}}};
 }
 
 }  // namespace

@@ -100,6 +100,42 @@ std::string backend_text(const model::BackendInfo& b) {
     return backend + "]";
 }
 
+// How the ring's workers wait for a completion, and why: "completions:
+// spin up to 50 us, then sleep (auto: depth 4 or less, a CPU to spare)";
+// empty where it says nothing (not a ring, an open loop).
+std::string wait_text(const model::RunPlan& plan) {
+    if (plan.workers.empty()) return {};
+    const model::WorkerPlan& w = plan.workers.front();
+    std::size_t spinning = 0;
+    unsigned spin_us = 0;
+    for (const model::WorkerPlan& x : plan.workers) {
+        spinning += x.wait_spin_us > 0;
+        spin_us = std::max(spin_us, x.wait_spin_us);
+    }
+    const bool says_nothing =
+        w.wait_rule == model::WaitRule::open_loop || w.wait_rule == model::WaitRule::not_ring;
+    if (spinning == 0 && says_nothing) return {};
+    std::string t = spinning == 0
+                        ? "completions: sleep in the kernel"
+                        : "completions: spin up to " + std::to_string(spin_us) + " us, then sleep";
+    if (spinning && spinning < plan.workers.size())
+        t += " (" + std::to_string(spinning) + " of " + std::to_string(plan.workers.size()) +
+             " workers: the JSON plan says which)";
+    switch (w.wait_rule) {
+        case model::WaitRule::asked:
+            return t + " (--wait)";
+        case model::WaitRule::spare_cpu:
+            return t + " (auto: depth " + std::to_string(model::kSpinMaxDepth) +
+                   " or less, a CPU to spare)";
+        case model::WaitRule::deep:
+            return t + " (auto: depth above " + std::to_string(model::kSpinMaxDepth) + ")";
+        case model::WaitRule::no_spare:
+            return t + " (auto: no CPU to spare for a spin)";
+        default:
+            return t;
+    }
+}
+
 // "trace.txt: fio iolog v3, 12000 events over 60.00 s: 8400 reads (33 MiB), ..."
 std::string replay_text(const model::ReplayInfo& r) {
     std::string t = r.source + ": " + r.format + ", " + std::to_string(r.events) + " events over " +
@@ -237,6 +273,9 @@ void TextReport::print_backend(const model::RunConfig& cfg, const model::RunResu
     if (!b.fallback_reason.empty())
         printf_fit(out_, 9, "note     io_uring unavailable, using sync: %s\n",
                    b.fallback_reason.c_str());
+    if ((io::backend_flags(b.used) & io::kRing) && !cfg.sync_compare && !cfg.sweep)
+        if (const std::string wait = wait_text(r.plan); !wait.empty())
+            printf_fit(out_, 9, "         %s\n", wait.c_str());
     for (const auto& n : b.uring.notes)
         printf_fit(out_, 9, "note     %s\n", n.c_str());
     if (!cfg.sync_compare && !cfg.sweep && r.plan.depth_limited()) {

@@ -79,6 +79,8 @@ TEST_CASE("the option table's defaults are the structs' own: no second copy can 
     CHECK(c.files == built.files);
     CHECK(c.qd == built.qd);
     CHECK(c.backend == built.backend);
+    CHECK(c.completion_wait == built.completion_wait);
+    CHECK(c.spin_us == built.spin_us);
     CHECK(c.seq_block == built.seq_block);
     CHECK(c.rand_block == built.rand_block);
     CHECK(c.read_pct == built.read_pct);
@@ -118,6 +120,7 @@ TEST_CASE("the option table's defaults are the structs' own: no second copy can 
                                         "files",
                                         "qd",
                                         "backend",
+                                        "wait",
                                         "seq-block",
                                         "rand-block",
                                         "read-pct",
@@ -675,6 +678,31 @@ TEST_CASE("--sqpoll and --iopoll: io_uring modes, refused where they cannot appl
     CHECK(usage_error({"--sqpoll", "--compare-backends"}) ==
           "--sqpoll is an io_uring mode; --compare-backends also runs sync");
     CHECK(usage_error({"--sqpoll", "--buffered"}).empty());  // SQPOLL works buffered
+}
+
+TEST_CASE("--wait: auto, sleep, spin or spin:US; a spin only where a ring waits") {
+    using ds::model::CompletionWait;
+    CHECK(parse({}).completion_wait == CompletionWait::automatic);
+    CHECK(parse({}).spin_us == ds::model::kDefaultSpinUs);
+    CHECK(parse({"--wait", "sleep"}).completion_wait == CompletionWait::sleep);
+    RunConfig c = parse({"--wait", "spin"});
+    CHECK(c.completion_wait == CompletionWait::spin);
+    CHECK(c.spin_us == ds::model::kDefaultSpinUs);
+    CHECK(parse({"--wait", "spin:200"}).spin_us == 200);
+    CHECK(usage_error({"--wait", "poll"}) ==
+          "--wait: 'poll' is not one of auto, sleep, spin, spin:US");
+    CHECK(usage_error({"--wait", "spin:0"}) ==
+          "--wait spin:0: the spin must be 1 to 10000 microseconds");
+    CHECK(usage_error({"--wait", "spin:20000"}) ==
+          "--wait spin:20000: the spin must be 1 to 10000 microseconds");
+    CHECK(usage_error({"--wait", "spin:x"}).find("--wait") != std::string::npos);
+    CHECK(usage_error({"--wait", "spin", "--backend", "sync"}) ==
+          "--wait spin and --backend sync: a sync worker waits in blocking calls, not on a ring");
+    CHECK(usage_error({"--wait", "spin", "--iopoll"}) ==
+          "--wait spin and --iopoll: a polled ring spins on the device already");
+    CHECK(usage_error({"--wait", "spin", "--rate", "1000"}) ==
+          "--wait spin and --rate: an open loop waits on the ring's timer until each due time");
+    CHECK(usage_error({"--wait", "sleep", "--backend", "sync"}).empty());  // says nothing wrong
 }
 
 TEST_CASE("--backend nop: io_uring NOPs, nothing verified, device and data options refused") {

@@ -325,36 +325,45 @@ class RateCases:
     again after the damage, and reverify finds it once more."""
 
     def test_bit_flip_during_a_rate_phase(self):
-        run = self.start("-s", "1M", "-j", 1, "--qd", 8, "--read-pct", 100, "--rate", 2000,
-                         "--rand-time", 2, stop="random:300")
-        run.wait_stopped()
-        unit = 37 * UNIT_BYTES
-        data = bytearray(read_block(self.data_file(0), unit, UNIT_BYTES))
-        data[1000] ^= 0x10
-        bad, n = CorruptionCases.overwrite(self, self.data_file(0), unit, data)
-        self.assertEqual((bad, n), (unit + 1000, 1))
-        run.resume()
-        r = run.finish()
-        self.assertExit(r, 2)
-        self.assertNoFilesLeft(r)
-        doc = self.assertJson(r)
-        merged = harness.merged_phases_of(doc)
-        rate = merged["random"]["rate"]
+        _, doc = flip_mid_random_phase(self, "-s", "1M", "-j", 1, "--qd", 8, "--read-pct", 100,
+                                       "--rate", 2000, "--rand-time", 2)
+        rate = harness.merged_phases_of(doc)["random"]["rate"]
         self.assertIsNotNone(rate, "the random phase ran open-loop")
         self.assertEqual(rate["requested_iops"], 2000)
-        self.assertGreaterEqual(merged["random"]["mismatches"]["corrupt"], 1,
-                                "the random phase read the damaged unit")
-        self.assertEqual(merged["reverify"]["mismatches"]["corrupt"], 1)
-        self.assertEqual(merged["seq-read"]["mismatches"]["corrupt"], 0)
-        records = doc["mismatches"]
-        self.assertIn("random", {m["phase"] for m in records})
-        for m in records:
-            self.assertEqual((m["class"], m["file_index"], m["offset_bytes"],
-                              m["unit_offset_bytes"], m["bad_bytes"], m["op"]),
-                             ("corrupt", 0, bad, unit, 1, "read"))
-        self.assertEqual(doc["summary"]["damaged_units"], 1)
-        self.assertIn(f"{self.data_file(0)} offset {bad} (unit at {unit}): corrupt [random",
-                      r.stdout)
+
+
+def flip_mid_random_phase(test, *args):
+    """Runs drivestress `args` (one file of 1 MiB, reads only), stopped once
+    worker 0 completed 300 random-phase operations, with a bit of unit 37
+    flipped then: exit 2, every mismatch that byte, found by the random
+    phase and once by reverify, named in the text.  (result, document)."""
+    run = test.start(*args, stop="random:300")
+    run.wait_stopped()
+    unit = 37 * UNIT_BYTES
+    data = bytearray(read_block(test.data_file(0), unit, UNIT_BYTES))
+    data[1000] ^= 0x10
+    bad, n = CorruptionCases.overwrite(test, test.data_file(0), unit, data)
+    test.assertEqual((bad, n), (unit + 1000, 1))
+    run.resume()
+    r = run.finish()
+    test.assertExit(r, 2)
+    test.assertNoFilesLeft(r)
+    doc = test.assertJson(r)
+    merged = harness.merged_phases_of(doc)
+    test.assertGreaterEqual(merged["random"]["mismatches"]["corrupt"], 1,
+                            "the random phase read the damaged unit")
+    test.assertEqual(merged["reverify"]["mismatches"]["corrupt"], 1)
+    test.assertEqual(merged["seq-read"]["mismatches"]["corrupt"], 0)
+    records = doc["mismatches"]
+    test.assertIn("random", {m["phase"] for m in records})
+    for m in records:
+        test.assertEqual((m["class"], m["file_index"], m["offset_bytes"],
+                          m["unit_offset_bytes"], m["bad_bytes"], m["op"]),
+                         ("corrupt", 0, bad, unit, 1, "read"))
+    test.assertEqual(doc["summary"]["damaged_units"], 1)
+    test.assertIn(f"{test.data_file(0)} offset {bad} (unit at {unit}): corrupt [random",
+                  r.stdout)
+    return r, doc
 
 
 class RateIoUring(RateCases, harness.DriveStressTest):

@@ -7,6 +7,9 @@
 
 #include <array>
 #include <cerrno>
+#include <chrono>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "io/aligned_buffer.h"
@@ -58,4 +61,54 @@ TEST_CASE("a backend's flags say what it can do; names ask for a kind") {
     CHECK_FALSE(backend_named("auto").has_value());
     CHECK_FALSE(backend_named("nop").has_value());
     CHECK(BackendKind{} == BackendKind::io_uring);  // the defaults of the results rely on it
+}
+
+namespace {
+
+// A read of `fds[0]` reaped by a ring that spins `spin_us` (at its making, or
+// set after it: the ring then lacks TASKRUN_FLAG and enters on every turn),
+// the pipe written `after_us` after the wait began: the read's bytes.
+std::string spun_read(unsigned made_spin_us, unsigned spin_us, unsigned after_us) {
+    int fds[2];
+    REQUIRE(::pipe(fds) == 0);
+    std::string got;
+    {
+        io::AlignedBuffer arena(4096);
+        io::UringOptions options;
+        options.spin_us = made_spin_us;
+        io::UringBackend ring(fds[0], 1, {}, options);
+        ring.set_spin_us(spin_us);
+        io::Request req{io::OpKind::read, 5, 0, arena.data(), 0, 0, 0};
+        ring.prepare(req);
+        std::thread writer([&] {
+            std::this_thread::sleep_for(std::chrono::microseconds(after_us));
+            CHECK(::write(fds[1], "hello", 5) == 5);
+        });
+        std::array<io::Completion, 1> out{};
+        std::size_t n = 0;
+        for (int waits = 0; n == 0 && waits < 100; ++waits)  // a signal may end a wait early
+            n = ring.reap(out, 1);
+        writer.join();
+        REQUIRE(n == 1);
+        CHECK(out[0].req == &req);
+        REQUIRE(out[0].result == 5);
+        got.assign(reinterpret_cast<const char*>(arena.data()), 5);
+    }
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return got;
+}
+
+}  // namespace
+
+TEST_CASE("a spinning wait takes a completion that comes during the spin or after it") {
+    if (!io::probe_io_uring().usable) {
+        MESSAGE("io_uring unusable here: skipped");
+        return;
+    }
+    CHECK(spun_read(0, 0, 1000) == "hello");       // sleeps at once
+    CHECK(spun_read(5000, 5000, 200) == "hello");  // found by the spin (TASKRUN_FLAG)
+    CHECK(spun_read(50, 50, 20'000) == "hello");   // the spin ends, the sleep finds it
+    CHECK(spun_read(0, 5000, 200) == "hello");     // made to sleep, spun later: every turn
+    CHECK(spun_read(0, 20, 20'000) == "hello");    // ... and its spin ends too
 }

@@ -112,6 +112,76 @@ TEST_CASE("an open loop spins only with a CPU for each worker and one to spare")
     CHECK(make_run_plan(cfg, {2}).workers[1].spin);
 }
 
+TEST_CASE("auto spins for completions at depth 4 or less where a worker has a CPU to spare") {
+    using ds::model::CompletionWait;
+    using ds::model::WaitRule;
+    RunConfig cfg;
+    cfg.files = 1;
+    cfg.qd = 1;
+    auto w = make_run_plan(cfg, {2}).workers[0];
+    CHECK(w.wait_rule == WaitRule::spare_cpu);
+    CHECK(w.wait_spin_us == ds::model::kDefaultSpinUs);
+    cfg.qd = 4;
+    CHECK(make_run_plan(cfg, {2}).workers[0].wait_spin_us == ds::model::kDefaultSpinUs);
+    cfg.qd = 5;  // the random phase's depth and the sequential phases' alike
+    w = make_run_plan(cfg, {2}).workers[0];
+    CHECK(w.wait_rule == WaitRule::deep);
+    CHECK(w.wait_spin_us == 0);
+    cfg.qd = 1;
+    CHECK(make_run_plan(cfg, {1}).workers[0].wait_rule == WaitRule::no_spare);  // one CPU
+    cfg.files = 2;  // two workers on two CPUs: none left for the device
+    CHECK(make_run_plan(cfg, {2}).workers[1].wait_rule == WaitRule::no_spare);
+    cfg.cpus = {0, 1};  // --cpus gives each its own
+    CHECK(make_run_plan(cfg, {2}).workers[1].wait_rule == WaitRule::spare_cpu);
+    cfg.cpus.clear();
+    cfg.files = 1;
+    cfg.rate = 1000;  // an open loop waits on the ring's timer
+    CHECK(make_run_plan(cfg, {2}).workers[0].wait_rule == WaitRule::open_loop);
+    cfg.rate = 0;
+    for (auto mode : {0, 1, 2}) {
+        RunConfig c = cfg;
+        if (mode == 0) c.backend = ds::model::BackendChoice::sync;
+        if (mode == 1) c.nop = true;
+        if (mode == 2) c.sqpoll = true;
+        CAPTURE(mode);
+        CHECK(make_run_plan(c, {2}).workers[0].wait_rule == WaitRule::not_ring);
+        CHECK(make_run_plan(c, {2}).workers[0].wait_spin_us == 0);
+    }
+}
+
+TEST_CASE("--wait forces a strategy at any depth, but not on an open loop") {
+    using ds::model::CompletionWait;
+    using ds::model::WaitRule;
+    RunConfig cfg;
+    cfg.files = 4;
+    cfg.qd = 128;
+    cfg.completion_wait = CompletionWait::spin;
+    cfg.spin_us = 20;
+    auto w = make_run_plan(cfg, {2}).workers[3];
+    CHECK(w.wait_rule == WaitRule::asked);
+    CHECK(w.wait_spin_us == 20);
+    cfg.files = 1;
+    cfg.qd = 1;
+    cfg.completion_wait = CompletionWait::sleep;
+    w = make_run_plan(cfg, {2}).workers[0];
+    CHECK(w.wait_rule == WaitRule::asked);
+    CHECK(w.wait_spin_us == 0);
+    cfg.completion_wait = CompletionWait::spin;
+    cfg.rate = 1000;  // a job file's rate_iops beside --wait spin
+    CHECK(make_run_plan(cfg, {2}).workers[0].wait_spin_us == 0);
+}
+
+TEST_CASE("a sweep point's depth decides its wait") {
+    RunConfig cfg;
+    cfg.files = 1;
+    cfg.qd = 64;
+    PlanPoint at;
+    at.qd = 2;
+    CHECK(make_run_plan(cfg, {2}, at).workers[0].wait_spin_us > 0);
+    at.qd = 64;
+    CHECK(make_run_plan(cfg, {2}, at).workers[0].wait_spin_us == 0);
+}
+
 TEST_CASE("several targets: each worker knows its target") {
     RunConfig cfg;
     cfg.files = 2;

@@ -327,9 +327,10 @@ std::size_t UringBackend::reap(std::span<Completion> out, unsigned min_complete)
         // No wait: still ask for events, which with DEFER_TASKRUN is what
         // posts the completions the kernel holds (--rate's spin reaps so).
         int ret;
-        if (wait_nr && spin_us_) {
+        if (wait_nr && spin_us_ && rest_ == 0) {
             ret = submit_and_spin(wait_nr);
         } else if (wait_nr) {
+            rest_ -= rest_ > 0;
             count_enter(wait_nr);
             ret = io_uring_submit_and_wait(&ring_, wait_nr);
         } else {
@@ -375,6 +376,7 @@ inline void cpu_relax() {
 void UringBackend::set_spin_us(unsigned us) {
     spin_us_ = us;
     features_.spin_us = us;
+    misses_ = rest_ = 0;
 }
 
 // --wait spin: one system call submits and posts what has completed; then
@@ -387,11 +389,15 @@ void UringBackend::set_spin_us(unsigned us) {
 // spins where the run's plan did not).  A thread that stays awake takes a completion without
 // the wake-up of an idle CPU (on a VM, an exit to the hypervisor and back),
 // at the price of the CPU it spins on.  The clock is read every 16 turns
-// (a vDSO read costs more than a turn).
+// (a vDSO read costs more than a turn).  A spin that ends empty cost its
+// whole length and saved nothing (the device is slower than the spin, or
+// the host has no CPU to give it): after kMissesToRest of them in a row the
+// next kRestWaits waits sleep at once, then a spin is tried again.
 int UringBackend::submit_and_spin(unsigned wait_nr) {
     ++enters_;
     const int ret = io_uring_submit_and_get_events(&ring_);
     if (ret < 0) return ret;
+    ++spins_;
     const std::uint64_t until = monotonic_ns() + std::uint64_t{spin_us_} * 1000;
     for (unsigned turn = 1; io_uring_cq_ready(&ring_) < wait_nr; ++turn) {
         const bool flagged = taskrun_flag_
@@ -404,12 +410,18 @@ int UringBackend::submit_and_spin(unsigned wait_nr) {
             cpu_relax();
         }
         if (turn % 16 == 0 && monotonic_ns() >= until) {
+            if (++misses_ == kMissesToRest) {
+                misses_ = 0;
+                rest_ = kRestWaits;
+            }
             io_uring_cqe* cqe = nullptr;
             ++enters_;
             (void)io_uring_wait_cqe_nr(&ring_, &cqe, wait_nr);  // EINTR: the engine looks again
-            break;
+            return ret;
         }
     }
+    ++spin_hits_;
+    misses_ = 0;
     return ret;
 }
 

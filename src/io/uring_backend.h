@@ -36,6 +36,12 @@ class UringBackend final : public Backend {
     // 5.19), or one per request by its user_data on older kernels.
     bool cancel(std::span<Request* const> in_flight) override;
     void set_spin_us(unsigned us) override;
+    // Waits that spun, and those whose completions came during the spin.
+    std::uint64_t spins() const { return spins_; }
+    std::uint64_t spin_hits() const { return spin_hits_; }
+
+    static constexpr unsigned kMissesToRest = 4;  // spins ended empty in a row
+    static constexpr unsigned kRestWaits = 64;    // then waits that sleep at once
     std::uint64_t system_calls() const override { return enters_; }
 
   private:
@@ -72,10 +78,14 @@ class UringBackend final : public Backend {
     std::vector<io_uring_cqe*> cqes_;
     UringFeatures features_;
     bool sqpoll_ = false;
-    bool nop_ = false;                   // UringOptions::nop
-    unsigned spin_us_ = 0;               // UringOptions::spin_us
-    bool taskrun_flag_ = false;          // IORING_SETUP_TASKRUN_FLAG: the kernel flags work
-    bool deferred_ = false;              // DEFER_TASKRUN or COOP_TASKRUN: posted when entering
+    bool nop_ = false;           // UringOptions::nop
+    unsigned spin_us_ = 0;       // UringOptions::spin_us
+    bool taskrun_flag_ = false;  // IORING_SETUP_TASKRUN_FLAG: the kernel flags work
+    bool deferred_ = false;      // DEFER_TASKRUN or COOP_TASKRUN: posted when entering
+    unsigned misses_ = 0;        // spins in a row that ended empty
+    unsigned rest_ = 0;          // waits left that sleep at once
+    std::uint64_t spins_ = 0;
+    std::uint64_t spin_hits_ = 0;
     bool block_device_ = false;          // a trim is a discard, not a hole
     bool discard_async_ = false;         // discards go through io-wq (retried_async)
     std::vector<Request*> async_trims_;  // issued again through io-wq, not answered yet

@@ -102,7 +102,7 @@ std::string backend_text(const model::BackendInfo& b) {
 
 // How the ring's workers wait for a completion, and why: "completions:
 // spin up to 50 us, then sleep (auto: depth 4 or less, a CPU to spare)";
-// empty where it says nothing (not a ring, an open loop).
+// empty where a sleep is nothing to say (deep, not a ring, an open loop).
 std::string wait_text(const model::RunPlan& plan) {
     if (plan.workers.empty()) return {};
     const model::WorkerPlan& w = plan.workers.front();
@@ -112,8 +112,11 @@ std::string wait_text(const model::RunPlan& plan) {
         spinning += x.wait_spin_us > 0;
         spin_us = std::max(spin_us, x.wait_spin_us);
     }
-    const bool says_nothing =
-        w.wait_rule == model::WaitRule::open_loop || w.wait_rule == model::WaitRule::not_ring;
+    // A sleep is what every ring did before --wait: said only where a spin
+    // was asked for or was a candidate (shallow, but no CPU to spare).
+    const bool says_nothing = w.wait_rule != model::WaitRule::asked &&
+                              w.wait_rule != model::WaitRule::spare_cpu &&
+                              w.wait_rule != model::WaitRule::no_spare;
     if (spinning == 0 && says_nothing) return {};
     std::string t = spinning == 0
                         ? "completions: sleep in the kernel"
@@ -127,8 +130,6 @@ std::string wait_text(const model::RunPlan& plan) {
         case model::WaitRule::spare_cpu:
             return t + " (auto: depth " + std::to_string(model::kSpinMaxDepth) +
                    " or less, a CPU to spare)";
-        case model::WaitRule::deep:
-            return t + " (auto: depth above " + std::to_string(model::kSpinMaxDepth) + ")";
         case model::WaitRule::no_spare:
             return t + " (auto: no CPU to spare for a spin)";
         default:

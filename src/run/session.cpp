@@ -339,6 +339,12 @@ void RunSession::start_workers() {
     });
     res.backend.uring = workers[0]->backend()->describe().uring;
     res.backend.sync_threads = workers[0]->backend()->describe().sync_threads;
+    // The plan was made before auto chose: a sync backend waits in its calls.
+    if (io::backend_flags(kind) & io::kBlockingCalls)
+        for (WorkerPlan& w : res.plan.workers) {
+            w.wait_spin_us = 0;
+            w.wait_rule = model::WaitRule::not_ring;
+        }
     health.reserve(res.targets.size());
     for (TargetResult& t : res.targets)
         health.emplace_back(t.raw ? t.info.path : t.info.directory, hooks, t.health);

@@ -90,7 +90,7 @@ class AutoChoice(harness.DriveStressTest):
             self.assertEqual(waits, {(0, "no-spare-cpu")})
         waits, said = self.plan_and_line("-j", 1, "--qd", 8)
         self.assertEqual(waits, {(0, "deep")})
-        self.assertEqual(said, ["completions: sleep in the kernel (auto: depth above 4)"])
+        self.assertEqual(said, [])  # a sleep, as every ring did before --wait: not said
         waits, said = self.plan_and_line("-j", cpus, "--qd", 2)
         self.assertEqual(waits, {(0, "no-spare-cpu")})
         self.assertEqual(said, ["completions: sleep in the kernel "
@@ -98,6 +98,21 @@ class AutoChoice(harness.DriveStressTest):
         waits, said = self.plan_and_line("-j", 1, "--qd", 1, "--wait", "spin:30")
         self.assertEqual(waits, {(30, "asked")})
         self.assertEqual(said, ["completions: spin up to 30 us, then sleep (--wait)"])
+
+    def test_a_fallback_to_sync_waits_in_its_calls(self):
+        """auto chose before the backend fell back: the plan then says the
+        sync backend's way, and the header says nothing of completions."""
+        if not harness.NO_IO_URING or not os.access(harness.NO_IO_URING, os.X_OK):
+            self.fail(f"no_io_uring helper not found: {harness.NO_IO_URING!r}")
+        self.backend = None  # auto
+        r = self.drivestress("-s", "4M", "-j", 1, "--qd", 1, "--seq-time", 0, "--rand-ops", 200,
+                             "--phases", "seq-write,random", wrapper=[harness.NO_IO_URING])
+        self.assertExit(r, 0)
+        doc = self.assertJson(r)
+        self.assertEqual(doc["backend"]["used"], "sync")
+        self.assertEqual([w["completion_wait"] for w in doc["plan"]["workers"]],
+                         [{"spin_us": 0, "rule": "not-a-ring"}])
+        self.assertNotIn("completions:", r.stdout)
 
     def test_refused_in_one_line(self):
         r = self.drivestress("--wait", "spin", "--rate", 1000)

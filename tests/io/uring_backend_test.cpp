@@ -112,3 +112,49 @@ TEST_CASE("a spinning wait takes a completion that comes during the spin or afte
     CHECK(spun_read(0, 5000, 200) == "hello");     // made to sleep, spun later: every turn
     CHECK(spun_read(0, 20, 20'000) == "hello");    // ... and its spin ends too
 }
+
+TEST_CASE("spins that end empty in a row rest the spin for a number of waits") {
+    if (!io::probe_io_uring().usable) {
+        MESSAGE("io_uring unusable here: skipped");
+        return;
+    }
+    int fds[2];
+    REQUIRE(::pipe(fds) == 0);
+    {
+        io::AlignedBuffer arena(4096);
+        io::UringOptions options;
+        options.spin_us = 20;
+        io::UringBackend ring(fds[0], 1, {}, options);
+        // One read of one byte, the byte written `after_us` into the wait
+        // (0: before it).
+        auto read_one = [&](unsigned after_us) {
+            io::Request req{io::OpKind::read, 1, 0, arena.data(), 0, 0, 0};
+            if (after_us == 0) REQUIRE(::write(fds[1], "x", 1) == 1);
+            ring.prepare(req);
+            std::thread writer([&] {
+                if (after_us == 0) return;
+                std::this_thread::sleep_for(std::chrono::microseconds(after_us));
+                CHECK(::write(fds[1], "x", 1) == 1);
+            });
+            std::array<io::Completion, 1> out{};
+            std::size_t n = 0;
+            for (int waits = 0; n == 0 && waits < 100; ++waits)
+                n = ring.reap(out, 1);
+            writer.join();
+            REQUIRE(n == 1);
+            CHECK(out[0].result == 1);
+        };
+        for (unsigned k = 0; k < io::UringBackend::kMissesToRest; ++k)
+            read_one(20'000);  // each spin ends 20 us in, 20 ms early
+        CHECK(ring.spins() == io::UringBackend::kMissesToRest);
+        CHECK(ring.spin_hits() == 0);
+        for (unsigned k = 0; k < io::UringBackend::kRestWaits; ++k)
+            read_one(0);  // resting: no spin
+        CHECK(ring.spins() == io::UringBackend::kMissesToRest);
+        read_one(0);  // the spin is tried again, and finds it
+        CHECK(ring.spins() == io::UringBackend::kMissesToRest + 1);
+        CHECK(ring.spin_hits() == 1);
+    }
+    ::close(fds[0]);
+    ::close(fds[1]);
+}

@@ -505,9 +505,9 @@ void RunSession::collect_damage() {
         FileDamage d;
         d.file_index = file_of(first);
         d.path = target.path(d.file_index);
-        d.expected_bytes = cfg.file_bytes;
+        d.expected_bytes = f.bytes;  // a job file's files have sizes of their own
         d.truncated_to_bytes = truncated;
-        d.distinct_units = map.distinct_units(f.shared() ? f.unit : cfg.rand_block);
+        d.distinct_units = map.distinct_units(f.unit);
         d.extents = map.extents();
         d.unmerged_observations = overflow;
         res.damage.push_back(std::move(d));

@@ -95,6 +95,22 @@ numjobs=4
 """
 
 
+# One reader alone on its file with 512-byte blocks: the file's unit is
+# 512, not the command line's 4K.
+ONE_READER_512 = """\
+[global]
+ioengine={engine}
+direct=1
+filename=data
+size=1m
+
+[reader]
+rw=read
+bs=512
+iodepth={depth}
+"""
+
+
 class JobFileCases:
     """Mixin of the cases; instantiated per engine family below."""
 
@@ -168,6 +184,23 @@ class JobFileCases:
     def test_four_copies_find_a_flipped_bit_at_qd32(self):
         records = self.copies_find_a_flipped_bit(READERS, 32, "readers")
         self.assertEqual(len(records), 4, records)
+
+    def test_damage_is_counted_in_its_files_units(self):
+        """Two bits flipped in two 512-byte units of one 4K: a file whose
+        unit is 512 (its one job's block) has two damaged units, each
+        named at its own offset."""
+        base = 21 * UNIT_BYTES
+        run = self.start("--job-file", self.job_file(ONE_READER_512, depth=4), stop="random")
+        run.wait_stopped()
+        flip_bit(self.data_file(0), base + 100)
+        flip_bit(self.data_file(0), base + 600)
+        run.resume()
+        r = run.finish()
+        doc, jobs = self.jobs_of(r, 2)
+        self.assertEqual(doc["summary"]["damaged_units"], 2, r.describe())
+        self.assertEqual({(m["offset_bytes"], m["unit_offset_bytes"]) for m in doc["mismatches"]},
+                         {(base + 100, base), (base + 600, base + 512)})
+        self.assertEqual(jobs["reader"]["mismatches"], 2)
 
     def test_jesd219_sizes_find_a_flipped_bit_at_qd1(self):
         # 12000 reads (number_ios; io_size lifts fio's default end, size=4m's

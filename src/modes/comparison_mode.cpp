@@ -30,6 +30,40 @@ std::string section_title(const model::ComparedRun& r, bool atomic_pair) {
            (c.sqpoll ? ", SQPOLL" : "");
 }
 
+// Row i's next repeat: its line, and its whole report when it did not
+// pass (its damage's offsets, its error).  False when no run is left.
+bool later_repeat(model::BackendComparison& cmp, std::size_t i, const Output& out) {
+    HeldText held;
+    report::TextReport text = held_report(out, held);
+    text.set_section(section_title(cmp.runs[i], cmp.atomic) + ", repeat " +
+                         std::to_string(cmp.runs[i].repeats.size() + 1),
+                     false, "");
+    if (!run::compare_run(cmp, i, &text)) return false;
+    const model::RunResult& r = cmp.runs[i].repeats.back();
+    const model::ExitStatus status = model::exit_status(r);
+    text.finish(cmp.runs[i].config, r, status);
+    std::fputs(report::repeat_line(cmp, i, out.units).c_str(), out.text);
+    if (status != model::ExitStatus::success) held.show(out.text);
+    return true;
+}
+
+// The run whose document --json gives and whose evidence the verdict
+// weighs: the first (in run order) that did worst, else the first row's
+// first repeat.
+const model::RunResult& documented(const model::BackendComparison& cmp,
+                                   const model::RunConfig*& config) {
+    const model::ExitStatus worst = model::exit_status(cmp);
+    config = &cmp.runs[0].config;
+    if (worst != model::ExitStatus::success)
+        for (std::size_t k = 0; k < cmp.repeat; ++k)
+            for (const model::ComparedRun& row : cmp.runs)
+                if (k < row.repeats.size() && model::exit_status(row.repeats[k]) == worst) {
+                    config = &row.config;
+                    return row.repeats[k];
+                }
+    return cmp.runs[0].result;
+}
+
 }  // namespace
 
 model::ExitStatus run_comparison(const cli::ParsedCommandLine& cmd, const Output& out) {
@@ -60,26 +94,26 @@ model::ExitStatus run_comparison(const cli::ParsedCommandLine& cmd, const Output
                         model::exit_status(cmp.runs[i].result));
     }
     for (unsigned r = 1; r < cmp.repeat; ++r)
-        for (std::size_t i = 0; i < cmp.runs.size() && run::compare_run(cmp, i, nullptr); ++i)
-            std::fputs(report::repeat_line(cmp, i, out.units).c_str(), out.text);
+        for (std::size_t i = 0; i < cmp.runs.size(); ++i)
+            if (!later_repeat(cmp, i, out)) break;
     Delivery d(model::exit_status(cmp));
     // --fio-json: each row that ran is a job (and a group) of its own.
     std::vector<report::FioRunRef> rows;
     for (const model::ComparedRun& row : cmp.runs)
         if (row.ran) rows.push_back({row.label, &row.config, &row.result});
     deliver_fio_json(cmd.outputs, d, rows);
-    const model::ComparedRun& first = cmp.runs[0];
+    const model::RunConfig* config = nullptr;
+    const model::RunResult& shown = documented(cmp, config);
     if (!json.none()) {
-        auto doc = report::result_json(first.config, first.result, report::HostInfo::current());
+        auto doc = report::result_json(*config, shown, report::HostInfo::current());
         if (cmp.runs[1].ran)
             doc[cmp.atomic ? "compare_atomic" : "compare_backends"] = report::comparison_json(cmp);
-        d.json(json, std::move(doc), &first.result);
+        d.json(json, std::move(doc), &shown);
     }
     if (cmp.runs[1].ran) std::fputs(report::comparison_text(cmp, out.units).c_str(), out.text);
     if (d.first_error().empty())
-        std::fputs(
-            report::verdict_line(model::run_evidence(first.config, first.result, d.code())).c_str(),
-            out.text);
+        std::fputs(report::verdict_line(model::run_evidence(*config, shown, d.code())).c_str(),
+                   out.text);
     d.say_error(out.text);
     return d.code();
 }

@@ -16,35 +16,10 @@ namespace ds::modes {
 
 namespace {
 
-// A run's text report, kept in memory: shown when the run did not pass.
-class HeldText {
-  public:
-    HeldText() : file_(open_memstream(&data_, &size_)) {}
-    ~HeldText() {
-        if (file_) std::fclose(file_);
-        std::free(data_);
-    }
-    HeldText(const HeldText&) = delete;
-    HeldText& operator=(const HeldText&) = delete;
-    std::FILE* file() const { return file_; }
-    // Its text so far, written to `out`.
-    void show(std::FILE* out) {
-        if (!file_ || std::fflush(file_) != 0) return;
-        std::fwrite(data_, 1, size_, out);
-    }
-
-  private:
-    char* data_ = nullptr;
-    std::size_t size_ = 0;
-    std::FILE* file_;
-};
-
 // Run i once more; its line, and its report when it did not pass.
 bool one_run(model::Interference& c, std::size_t i, const Output& out) {
     HeldText held;
-    Output quiet = out;
-    if (held.file()) quiet.text = held.file();
-    report::TextReport text = text_report(quiet);
+    report::TextReport text = held_report(out, held);
     if (!run::interference_run(c, i, &text)) return false;
     const model::RunResult& r = c.runs[i].repeats.back();
     const model::ExitStatus status = model::exit_status(r);

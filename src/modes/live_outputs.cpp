@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 
 #include "modes/printable_stream.h"
 #include "report/fio_json.h"
@@ -33,6 +34,24 @@ report::TextReport text_report(const Output& out) {
     if (out.brief) text.set_layout(report::TextReport::Layout::brief);
     text.set_units(out.units);
     return text;
+}
+
+HeldText::HeldText() : file_(open_memstream(&data_, &size_)) {}
+
+HeldText::~HeldText() {
+    if (file_) std::fclose(file_);
+    std::free(data_);
+}
+
+void HeldText::show(std::FILE* out) {
+    if (!file_ || std::fflush(file_) != 0) return;
+    std::fwrite(data_, 1, size_, out);
+}
+
+report::TextReport held_report(const Output& out, HeldText& held) {
+    Output quiet = out;
+    if (held.file()) quiet.text = held.file();
+    return text_report(quiet);
 }
 
 std::unique_ptr<metrics::PromTextfile> prom_textfile(const cli::ParsedCommandLine& cmd) {

@@ -2,6 +2,7 @@
 // modes: the text report, the live --prom textfile.
 #pragma once
 
+#include <cstdio>
 #include <memory>
 #include <vector>
 
@@ -17,6 +18,28 @@
 namespace ds::modes {
 
 report::TextReport text_report(const Output& out);
+
+// A run's text report kept in memory (an open_memstream), shown only when
+// the run did not pass: --interference's runs, a comparison's later repeats.
+class HeldText {
+  public:
+    HeldText();
+    ~HeldText();
+    HeldText(const HeldText&) = delete;
+    HeldText& operator=(const HeldText&) = delete;
+    std::FILE* file() const { return file_; }
+    // Its text so far, written to `out`.
+    void show(std::FILE* out);
+
+  private:
+    char* data_ = nullptr;
+    std::size_t size_ = 0;
+    std::FILE* file_;
+};
+
+// The text report of one run held in `held` (out's settings, its text into
+// held's file when it could be opened).
+report::TextReport held_report(const Output& out, HeldText& held);
 
 // --prom: the live textfile, or none.
 std::unique_ptr<metrics::PromTextfile> prom_textfile(const cli::ParsedCommandLine& cmd);

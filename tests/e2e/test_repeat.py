@@ -96,6 +96,15 @@ class Repeat(harness.DriveStressTest):
         self.assertExit(r, 2)
         self.assertNoFilesLeft(r)
         self.assertRegex(r.stdout, r"repeat 2/2 +io_uring .* MISMATCH")
+        # That run's report follows its line, naming the offset, and the
+        # document is that run's.
+        offset = 21 * harness.UNIT_BYTES + 777
+        after = r.stdout[r.stdout.index("repeat 2/2"):]
+        self.assertIn(f"{self.data_file(0)} offset {offset} ", after)
+        doc = self.assertJson(r)
+        self.assertEqual({m["offset_bytes"] for m in doc["mismatches"]}, {offset})
+        self.assertEqual(doc["summary"]["exit_code"], 2)
+        self.assertEqual(doc["backend"]["used"], "io_uring")
 
     def test_repeat_zero_is_refused_naming_the_option(self):
         r = self.drivestress("--repeat", 0, "-s", "4M")

@@ -41,7 +41,7 @@ bool later_repeat(model::BackendComparison& cmp, std::size_t i, const Output& ou
     if (!run::compare_run(cmp, i, &text)) return false;
     const model::RunResult& r = cmp.runs[i].repeats.back();
     const model::ExitStatus status = model::exit_status(r);
-    text.finish(cmp.runs[i].config, r, status);
+    text.finish(cmp.runs[i].config, r, status, say_run_error(r));
     std::fputs(report::repeat_line(cmp, i, out.units).c_str(), out.text);
     if (status != model::ExitStatus::success) held.show(out.text);
     return true;
@@ -90,8 +90,8 @@ model::ExitStatus run_comparison(const cli::ParsedCommandLine& cmd, const Output
         model::RunObserver* observer = &texts[i];
         if (i == 0) observer = &uring_observers;
         if (!run::compare_run(cmp, i, observer)) break;
-        texts[i].finish(cmp.runs[i].config, cmp.runs[i].result,
-                        model::exit_status(cmp.runs[i].result));
+        const model::RunResult& r = cmp.runs[i].result;
+        texts[i].finish(cmp.runs[i].config, r, model::exit_status(r), say_run_error(r));
     }
     for (unsigned r = 1; r < cmp.repeat; ++r)
         for (std::size_t i = 0; i < cmp.runs.size(); ++i)
@@ -111,8 +111,12 @@ model::ExitStatus run_comparison(const cli::ParsedCommandLine& cmd, const Output
         d.json(json, std::move(doc), &shown);
     }
     if (cmp.runs[1].ran) std::fputs(report::comparison_text(cmp, out.units).c_str(), out.text);
+    // The result line names the documented run's own error (the filesystem
+    // full); an output that could not be delivered is said by say_error.
     if (d.first_error().empty())
-        std::fputs(report::verdict_line(model::run_evidence(*config, shown, d.code())).c_str(),
+        std::fputs(report::verdict_line(
+                       model::run_evidence(*config, shown, d.code(), one_line(shown.fatal_error)))
+                       .c_str(),
                    out.text);
     d.say_error(out.text);
     return d.code();

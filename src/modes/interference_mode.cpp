@@ -23,7 +23,7 @@ bool one_run(model::Interference& c, std::size_t i, const Output& out) {
     if (!run::interference_run(c, i, &text)) return false;
     const model::RunResult& r = c.runs[i].repeats.back();
     const model::ExitStatus status = model::exit_status(r);
-    text.finish(c.runs[i].config, r, status);
+    text.finish(c.runs[i].config, r, status, say_run_error(r));
     std::fputs(report::interference_run_line(c, i).c_str(), out.text);
     if (status != model::ExitStatus::success) held.show(out.text);
     std::fflush(out.text);
@@ -76,7 +76,8 @@ model::ExitStatus run_interference(const cli::ParsedCommandLine& cmd, const Outp
     std::fputs(report::interference_text(c).c_str(), out.text);
     if (shown && d.first_error().empty())
         std::fputs(report::verdict_line(
-                       model::run_evidence(shown->config, shown->repeats[repeat], d.code()))
+                       model::run_evidence(shown->config, shown->repeats[repeat], d.code(),
+                                           one_line(shown->repeats[repeat].fatal_error)))
                        .c_str(),
                    out.text);
     d.say_error(out.text);

@@ -48,6 +48,12 @@ void HeldText::show(std::FILE* out) {
     std::fwrite(data_, 1, size_, out);
 }
 
+std::string say_run_error(const model::RunResult& r) {
+    if (r.fatal_error.empty()) return {};
+    units::error(r.fatal_error);
+    return one_line(r.fatal_error);
+}
+
 report::TextReport held_report(const Output& out, HeldText& held) {
     Output quiet = out;
     if (held.file()) quiet.text = held.file();

@@ -37,6 +37,11 @@ class HeldText {
     std::FILE* file_;
 };
 
+// A run of a comparison or an interference that ended in an error (a
+// full filesystem): the error said on standard error, as a single run says
+// it; the words the result line gives it ("" when the run had none).
+std::string say_run_error(const model::RunResult& r);
+
 // The text report of one run held in `held` (out's settings, its text into
 // held's file when it could be opened).
 report::TextReport held_report(const Output& out, HeldText& held);

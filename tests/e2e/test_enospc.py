@@ -114,6 +114,44 @@ class EnospcSync(EnospcCases, harness.DriveStressTest):
     backend = "sync"
 
 
+@harness.meson_case(name="enospc-{case}")
+class EnospcComparison(harness.DriveStressTest):
+    """A comparison's later repeat that ends in an error says it as a
+    single run does: on standard error, in its held report and in the
+    result line; the document is that run's."""
+    backend = None
+
+    def test_a_later_compare_repeat_finds_the_filesystem_full(self):
+        harness.require_root(self, "loop devices and mount")
+        if harness.io_uring_unavailable_reason():
+            self.skipTest("io_uring is not available here")
+        dev = harness.loop_device(self, harness.backing_file(self, 64 * MiB))
+        point = harness.mkfs_and_mount(self, dev, fstype="ext2")
+        target = os.path.join(point, "t")
+        os.mkdir(target)
+        filler = os.path.join(point, "filler")
+        self.addCleanup(lambda: os.path.exists(filler) and os.unlink(filler))
+        run = self.start(*ARGS, "--rand-ops", 100, "--compare-backends", "--repeat", 2,
+                         stop="seq-write:20", target=target)
+        for k in range(3):  # io_uring, sync, then io_uring's second repeat
+            run.wait_stopped()
+            if k == 2:
+                EnospcCases.fill(self, filler)
+            run.resume()
+        r = run.finish()
+        self.assertExit(r, 1)
+        lines = [l for l in r.stderr.splitlines() if l.strip()]
+        self.assertEqual(len(lines), 1, r.describe())
+        self.assertRegex(lines[0], r"^drivestress: error: " + target +
+                         r"/drivestress-[01]\.dat: no space left on device writing at offset ")
+        error = lines[0][len("drivestress: error: "):]
+        self.assertIn("\n=== io_uring: qd 32 per worker, one ring each, repeat 2 ===\n", r.stdout)
+        self.assertIn(f"result   ERROR: {error} (exit 1)\n", r.stdout)
+        doc = self.assertJson(r)
+        self.assertEqual((doc["summary"]["exit_code"], doc["summary"]["error"]), (1, error))
+        self.assertEqual(os.listdir(target), [], "test files left behind")
+
+
 @harness.meson_case(name="preset-space-{case}")
 class PresetSpace(harness.DriveStressTest):
     """A preset checks the space of its biggest test before its first."""

@@ -134,7 +134,8 @@ ComparedSweep compared_sweep(const model::BackendComparison& c) {
     for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
         if (a[i].value != b[i].value) break;
         const unsigned workers = a[i].random.workers;
-        const auto depth = static_cast<unsigned>(a[i].value);
+        // A qd sweep's value is the depth; --compare-atomic sweeps the size.
+        const auto depth = static_cast<unsigned>(c.atomic ? c.runs[0].config.qd : a[i].value);
         s.points.push_back({a[i].value, compared_phase(a[i].random, depth * workers),
                             compared_phase(b[i].random, depth * b[i].random.workers)});
         add_point_repeats(s.points.back().uring, c.runs[0], i, a[i].value);
@@ -295,6 +296,51 @@ std::string sweep_text(const ComparedSweep& s) {
     return out;
 }
 
+// --compare-atomic --sweep rand-block: each size's random phase, atomic
+// and plain; cost = plain's IOPS over atomic's.
+std::string atomic_sweep_text(const ComparedSweep& s) {
+    std::string out =
+        "\nsweep rand-block: random phase, atomic and plain (IOPS; cost = plain / atomic; CPU "
+        "us/op)\n";
+    char line[320];
+    std::snprintf(line, sizeof line, "  %7s %10s %10s %6s %10s %10s %8s %8s %8s %8s\n", "block",
+                  "atomic", "plain", "cost", "atomic p99", "plain p99", "atom usr", "plain usr",
+                  "atom sys", "plain sys");
+    out += line;
+    for (const auto& p : s.points) {
+        std::snprintf(line, sizeof line,
+                      "  %7s %10.0f %10.0f %5.2fx %8.3fms %8.3fms %8.2f %9.2f %8.2f %9.2f\n",
+                      units::format_bytes(p.qd).c_str(), p.uring.iops, p.sync.iops,
+                      ratio(p.sync.iops, p.uring.iops), p.uring.p99_ns / 1e6, p.sync.p99_ns / 1e6,
+                      p.uring.user_ns_per_op / 1e3, p.sync.user_ns_per_op / 1e3,
+                      p.uring.system_ns_per_op / 1e3, p.sync.system_ns_per_op / 1e3);
+        out += line;
+    }
+    return out;
+}
+
+// "verdict  what RWF_ATOMIC costs in IOPS by write size (plain / atomic):
+// 4 KiB 2.10x, 16 KiB 6.67x, 64 KiB within noise (1.02x); n=3 repeats each".
+std::string atomic_sweep_verdict(const ComparedSweep& s) {
+    std::string sizes;
+    bool single = false;
+    for (const auto& p : s.points) {
+        const stats::Difference d = stats::compare(p.uring.iops_repeats, p.sync.iops_repeats);
+        single = single || d == stats::Difference::single_sample;
+        const std::string cost = times(ratio(p.sync.iops, p.uring.iops));
+        sizes += (sizes.empty() ? " " : ", ") + units::format_bytes(p.qd) +
+                 (d == stats::Difference::within_noise ? " within noise (" + cost.substr(1) + ")"
+                                                       : cost);
+    }
+    const std::string basis =
+        single ? "no interval at some size (under 0.5 s)"
+        : s.within_run
+            ? "each phase's own interval"
+            : "intervals apart where not said, n=" + std::to_string(s.repeats) + " repeats each";
+    return "verdict  what RWF_ATOMIC costs in IOPS by write size (plain / atomic):" + sizes + "; " +
+           basis;
+}
+
 }  // namespace
 
 std::string crossover_line(const ComparedSweep& s) {
@@ -416,8 +462,10 @@ std::string repeat_line(const model::BackendComparison& c, std::size_t i, units:
     std::string out = head;
     char cell[96];
     for (const auto& pt : r.sweep.points) {
-        std::snprintf(cell, sizeof cell, "  qd %llu %.0f IOPS",
-                      static_cast<unsigned long long>(pt.value), pt.random.iops());
+        // --compare-atomic sweeps the write size, --compare-backends the depth.
+        const std::string at =
+            c.atomic ? units::format_bytes(pt.value) : "qd " + std::to_string(pt.value);
+        std::snprintf(cell, sizeof cell, "  %s %.0f IOPS", at.c_str(), pt.random.iops());
         out += cell;
     }
     if (r.sweep.points.empty())
@@ -437,9 +485,11 @@ std::string repeat_line(const model::BackendComparison& c, std::size_t i, units:
 
 std::string verdict_line(const model::BackendComparison& c, units::ByteUnits u) {
     const auto rows = compared_rows(c);
-    if (c.atomic)
-        return rows.size() < 2 ? "verdict  plain did not run: nothing to compare"
-                               : atomic_verdict(c, rows);
+    if (c.atomic) {
+        if (rows.size() < 2) return "verdict  plain did not run: nothing to compare";
+        const ComparedSweep s = compared_sweep(c);
+        return s.points.empty() ? atomic_verdict(c, rows) : atomic_sweep_verdict(s);
+    }
     if (rows.size() < 2) return "verdict  sync did not run: nothing to compare";
     const ComparedSweep s = compared_sweep(c);
     if (!s.points.empty()) return "verdict  " + crossover_line(s);
@@ -461,7 +511,7 @@ std::string comparison_text(const model::BackendComparison& c, units::ByteUnits 
     std::string out;
     const ComparedSweep s = compared_sweep(c);
     if (!s.points.empty()) {
-        out += sweep_text(s);
+        out += c.atomic ? atomic_sweep_text(s) : sweep_text(s);
     } else if (!rows.empty()) {
         out += figures_table(rows, c.runs[0].result.iterations_run,
                              c.atomic ? "atomic and plain" : "backends", u);
@@ -547,8 +597,21 @@ json runs_json(const std::vector<ComparedRow>& rows, const model::BackendCompari
     return runs;
 }
 
-json sweep_json(const ComparedSweep& s) {
+// --compare-atomic's sweep: each size's two random phases and the cost.
+json atomic_sweep_json(const ComparedSweep& s) {
+    json points = json::array();
+    for (const auto& p : s.points)
+        points.push_back({{"rand_block_bytes", p.qd},
+                          {"atomic", repeated_phase_json(p.uring)},
+                          {"plain", repeated_phase_json(p.sync)},
+                          {"iops_cost", ratio(p.sync.iops, p.uring.iops)}});
+    return {
+        {"points", points}, {"repeats", s.repeats}, {"verdict", atomic_sweep_verdict(s).substr(9)}};
+}
+
+json sweep_json(const ComparedSweep& s, bool atomic) {
     if (s.points.empty()) return nullptr;
+    if (atomic) return atomic_sweep_json(s);
     json points = json::array();
     for (const auto& p : s.points)
         points.push_back({{"qd", p.qd},
@@ -574,7 +637,7 @@ json comparison_json(const model::BackendComparison& c) {
             if (const auto* b = find_phase(rows[1], a.phase))
                 out["rows"].push_back(ratio_row(a, *b));
     out["runs"] = runs_json(rows, c);
-    out["sweep"] = sweep_json(compared_sweep(c));
+    out["sweep"] = sweep_json(compared_sweep(c), c.atomic);
     out["verdict"] = verdict_line(c).substr(9);  // without "verdict  "
     if (c.runs.size() >= 2 && c.runs[1].ran) {
         // The second run in the same shape as the main document's own sections.

@@ -680,6 +680,15 @@ TEST_CASE("--sqpoll and --iopoll: io_uring modes, refused where they cannot appl
     CHECK(usage_error({"--sqpoll", "--buffered"}).empty());  // SQPOLL works buffered
 }
 
+TEST_CASE("--compare-atomic sweeps the write size only") {
+    RunConfig c = parse({"--compare-atomic", "--sweep", "rand-block=4K,16K"});
+    CHECK(c.compare_atomic);
+    REQUIRE(c.sweep);
+    CHECK(c.sweep->values.size() == 2);
+    CHECK(usage_error({"--compare-atomic", "--sweep", "qd=1,2"}) ==
+          "--compare-atomic sweeps rand-block only (what RWF_ATOMIC costs by write size)");
+}
+
 TEST_CASE("--wait: auto, sleep, spin or spin:US; a spin only where a ring waits") {
     using ds::model::CompletionWait;
     CHECK(parse({}).completion_wait == CompletionWait::automatic);

@@ -231,6 +231,42 @@ class AtomicRefusals(harness.DriveStressTest):
                              "--atomic", target=point)
         self.assertSetupError(r, "--seq-block 12K", "not a power of two")
 
+    def test_xfs_compare_atomic_sweeps_the_size(self):
+        """--compare-atomic --sweep rand-block: both rows at each size, the
+        cost by size in a table, the verdict and the JSON; a size beyond the
+        promise is refused before any I/O, named."""
+        point, _, (_, lo, hi) = xfs(self)
+        r = self.drivestress("-j", 1, "-s", "4M", "--qd", 4, "--seq-block", "256K",
+                             "--rand-ops", 200, "--compare-atomic", "--sweep", "rand-block=4K,16K",
+                             "--repeat", 2, target=point)
+        self.assertExit(r, 0)
+        doc = self.assertJson(r)
+        validate(self, doc)
+        sweep = doc["compare_atomic"]["sweep"]
+        self.assertEqual([p["rand_block_bytes"] for p in sweep["points"]], [4096, 16384])
+        for p in sweep["points"]:
+            self.assertEqual((p["atomic"]["ops"], p["plain"]["ops"]), (200, 200))
+            self.assertAlmostEqual(p["iops_cost"], p["plain"]["iops"] / p["atomic"]["iops"])
+        verdict = ("verdict  what RWF_ATOMIC costs in IOPS by write size (plain / atomic): "
+                   "4 KiB ")
+        self.assertIn("\n" + verdict, r.stdout)
+        self.assertTrue(sweep["verdict"].startswith(verdict[9:]), sweep["verdict"])
+        self.assertRegex(r.stdout, r"\nrepeat 2/2  atomic +4 KiB [0-9]+ IOPS  16 KiB [0-9]+ IOPS\n")
+        self.assertEqual(sweep["repeats"], 2)
+        table = r.stdout[r.stdout.index("\nsweep rand-block: random phase, atomic and plain"):]
+        table = table[:table.index("\nverdict")].strip("\n").splitlines()
+        self.assertEqual(len(table), 4, table)  # title, heads, a row per size
+        self.assertTrue(table[2].split()[:2] == ["4", "KiB"], table)
+        for line in table:
+            self.assertLessEqual(len(line), 100, line)
+        self.assertNoFilesLeft(r, point)
+        big = 2 * hi
+        limit = f"{hi >> 20} MiB" if hi >= MiB else f"{hi >> 10} KiB"
+        r = self.drivestress("-j", 1, "-s", 2 * big, "--rand-ops", 100, "--compare-atomic",
+                             "--sweep", f"rand-block=4K,{big}", target=point)
+        self.assertSetupError(r, "--atomic", point, "--sweep rand-block", f"above {limit}")
+        self.assertNoFilesLeft(r, point)
+
     def test_ext4_refused_with_the_reason(self):
         harness.require_root(self)
         dev = harness.loop_device(self, harness.backing_file(self, 64 * MiB))

@@ -86,7 +86,6 @@ struct UringOptions {
 // io_uring features a backend actually enabled, for the report.
 struct UringFeatures {
     std::vector<std::string> setup_flags;  // e.g. "SINGLE_ISSUER", "DEFER_TASKRUN"
-    unsigned spin_us = 0;                  // UringOptions::spin_us
     bool fixed_files = false;
     bool fixed_buffers = false;
     std::vector<std::string> notes;  // why an optional feature is off

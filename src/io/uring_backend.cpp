@@ -73,6 +73,13 @@ bool probe_cancel_any(io_uring& ring) {
     return any;
 }
 
+std::uint64_t monotonic_ns() {
+    timespec t{};
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return static_cast<std::uint64_t>(t.tv_sec) * 1'000'000'000ULL +
+           static_cast<std::uint64_t>(t.tv_nsec);
+}
+
 // Submission results that mean "not now": reap, then submit again.
 bool transient(int ret) {
     return ret == -EAGAIN || ret == -EBUSY || ret == -EINTR;
@@ -168,7 +175,6 @@ UringBackend::UringBackend(int fd, unsigned depth, std::span<std::byte> buffers,
       nop_(options.nop),
       spin_us_(options.spin_us),
       block_device_(is_block_device(fd)) {
-    features_.spin_us = spin_us_;
     const unsigned kernel_features = init_ring(options);
     register_file(options, kernel_features);
     register_buffers();
@@ -356,13 +362,6 @@ std::size_t UringBackend::reap(std::span<Completion> out, unsigned min_complete)
 
 namespace {
 
-std::uint64_t monotonic_ns() {
-    timespec t{};
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return static_cast<std::uint64_t>(t.tv_sec) * 1'000'000'000ULL +
-           static_cast<std::uint64_t>(t.tv_nsec);
-}
-
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
@@ -375,7 +374,6 @@ inline void cpu_relax() {
 
 void UringBackend::set_spin_us(unsigned us) {
     spin_us_ = us;
-    features_.spin_us = us;
     misses_ = rest_ = 0;
 }
 
@@ -451,10 +449,7 @@ std::size_t UringBackend::take_completed(std::span<Completion> out, std::size_t 
 std::size_t UringBackend::reap_until(std::span<Completion> out, unsigned min_complete,
                                      std::uint64_t deadline_ns) {
     std::size_t n = take_failed(out);
-    timespec now{};
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    const std::uint64_t now_ns = static_cast<std::uint64_t>(now.tv_sec) * 1'000'000'000ULL +
-                                 static_cast<std::uint64_t>(now.tv_nsec);
+    const std::uint64_t now_ns = monotonic_ns();
     if (n || broken_ || deadline_ns <= now_ns) return n + reap(out.subspan(n), 0);
     const std::uint64_t wait = deadline_ns - now_ns;
     __kernel_timespec ts{static_cast<long long>(wait / 1'000'000'000ULL),

@@ -3,6 +3,7 @@
 
   testlog.py counts TESTLOG   "passed failed skipped"
   testlog.py skips TESTLOG    one line per skipped test: "  SKIP name: reason"
+  testlog.py fails TESTLOG    one line per failed test: "  FAIL name (RESULT, N s)"
 
 A skipped test says why on its output (a "SKIP: ..." line, or unittest's
 "skipped 'reason'"); meson keeps that only in its log, so scripts/test
@@ -19,6 +20,8 @@ import sys
 REASONS = (re.compile(r"skipped ['\"](.+?)['\"]\s*$", re.M),
            re.compile(r"^SKIP:?\s*(.+)$", re.M))
 
+FAILED = ("FAIL", "TIMEOUT", "ERROR", "UNEXPECTEDPASS")
+
 
 def results(path):
     with open(path) as f:
@@ -30,7 +33,7 @@ def counts(tests):
     for t in tests:
         r = t.get("result", "ERROR")
         c[r] = c.get(r, 0) + 1
-    failed = sum(c.get(k, 0) for k in ("FAIL", "TIMEOUT", "ERROR", "UNEXPECTEDPASS"))
+    failed = sum(c.get(k, 0) for k in FAILED)
     return c.get("OK", 0) + c.get("EXPECTEDFAIL", 0), failed, c.get("SKIP", 0)
 
 
@@ -49,15 +52,20 @@ def skips(tests):
     return [f"  SKIP {t['name']}: {skip_reason(t)}" for t in tests if t.get("result") == "SKIP"]
 
 
+def fails(tests):
+    return [f"  FAIL {t['name']} ({t.get('result', 'ERROR')}, {t.get('duration', 0):.0f} s)"
+            for t in tests if t.get("result", "ERROR") in FAILED]
+
+
 def main(argv):
-    if len(argv) != 3 or argv[1] not in ("counts", "skips"):
+    if len(argv) != 3 or argv[1] not in ("counts", "skips", "fails"):
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 2
     tests = results(argv[2])
     if argv[1] == "counts":
         print(*counts(tests))
     else:
-        for line in skips(tests):
+        for line in (skips if argv[1] == "skips" else fails)(tests):
             print(line)
     return 0
 

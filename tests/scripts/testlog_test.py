@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""scripts/testlog.py: the counts scripts/test prints and each skipped test's
-reason, from a meson testlog.json made up here."""
+"""scripts/testlog.py: the counts scripts/test prints, each skipped test's
+reason and each failed test, from a meson testlog.json made up here."""
 
 import argparse
 import json
@@ -17,7 +17,7 @@ OPTS, REST = ap.parse_known_args()
 
 LOG = [
     {"name": "drivestress:unit / knee", "result": "OK", "stdout": "", "stderr": ""},
-    {"name": "drivestress:e2e / a", "result": "FAIL", "stdout": "", "stderr": ""},
+    {"name": "drivestress:e2e / a", "result": "FAIL", "duration": 2.4, "stdout": "", "stderr": ""},
     {"name": "drivestress:scripts / plot-script", "result": "SKIP",
      "stdout": "SKIP: matplotlib is missing (apt-get install -y python3-matplotlib)\n", "stderr": ""},
     {"name": "drivestress:e2e / raw", "result": "SKIP", "stdout": "",
@@ -26,7 +26,8 @@ LOG = [
     {"name": "drivestress:e2e / twice", "result": "SKIP",
      "stdout": "SKIP: __main__.Raw.test_holder: no device-mapper here\n",
      "stderr": "test_holder (__main__.Raw.test_holder) ... skipped 'no device-mapper here'\n"},
-    {"name": "drivestress:e2e / slow", "result": "TIMEOUT", "stdout": "", "stderr": ""},
+    {"name": "drivestress:e2e / slow", "result": "TIMEOUT", "duration": 90.0, "stdout": "",
+     "stderr": ""},
 ]
 
 
@@ -51,6 +52,12 @@ class TestLog(unittest.TestCase):
             "  SKIP drivestress:e2e / raw: sfdisk not installed (Debian package fdisk)",
             "  SKIP drivestress:e2e / mute: (no reason printed)",
             "  SKIP drivestress:e2e / twice: no device-mapper here",
+        ])
+
+    def test_every_failure_with_its_result(self):
+        self.assertEqual(self.run_tool("fails").splitlines(), [
+            "  FAIL drivestress:e2e / a (FAIL, 2 s)",
+            "  FAIL drivestress:e2e / slow (TIMEOUT, 90 s)",
         ])
 
 

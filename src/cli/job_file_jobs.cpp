@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <span>
 #include <utility>
 
 #include "cli/job_file_map.h"
@@ -62,8 +63,6 @@ void refuse_queue_knobs(const jobfile::Job& job) {
         refuse(job, "iodepth_batch_complete_max",
                "reaping at most " + std::to_string(job.iodepth_batch_complete_max) +
                    ": drivestress reaps what has completed");
-    if (job.io_submit_mode == jobfile::SubmitMode::offload)
-        refuse(job, "io_submit_mode", "offload: drivestress's workers submit their own I/O");
 }
 
 // The fio logs a job asks for: not written yet.
@@ -97,8 +96,6 @@ void refuse_unmapped(const jobfile::Job& job) {
     if (any_of3(job.rate_min)) refuse(job, "rate_min", "no least rate that fails a job yet");
     if (any_of3(job.rate_iops_min))
         refuse(job, "rate_iops_min", "no least rate that fails a job yet");
-    if (!job.wait_for.empty())
-        refuse(job, "wait_for", "waiting for one job: a group waits for every job before it");
     if (job.exitall) refuse(job, "exitall", "a job's end does not end the others yet");
     if (job.fill_device) refuse(job, "fill_device", "drivestress writes within sized files");
     if (job.steadystate_duration_us)
@@ -176,20 +173,55 @@ void same_file_sizes(std::vector<model::JobSpec>& jobs) {
             f.bytes = largest[{f.target, f.name}];
 }
 
-// fio's stonewall starts the group that runs after the jobs before it;
-// new_group only starts a group for reporting, so the job runs beside the
-// jobs before it (and is reported with them: said).
-unsigned run_group(const jobfile::Job& job, unsigned& group, unsigned& in_group,
+// fio's wait_for=X starts the job when X ends; drivestress starts a group
+// when every job before it has ended.  The two agree, and wait_for starts
+// a group, when every job of the group so far is X (or its copies) and
+// every job after this one until the next stonewall waits for a job too
+// (fio starts one that does not at once, beside X).  A job waiting for the
+// X that started its group joins that group.
+struct Grouping {
+    unsigned group = 0, in_group = 0;
+    std::size_t start = 0;  // the index of the group's first job
+    std::string waited;     // the job that group's first job waits for, if any
+};
+
+bool starts_group_by_wait(std::span<const jobfile::Job> jobs, std::size_t i, const Grouping& g) {
+    const jobfile::Job& job = jobs[i];
+    if (job.wait_for.empty() || job.stonewall) return false;
+    if (g.in_group > 0 && job.wait_for == g.waited) return false;
+    for (std::size_t k = g.start; k < i; ++k)
+        if (jobs[k].name != job.wait_for)
+            refuse(job, "wait_for",
+                   "'" + jobs[k].name + "' runs before it too: fio starts it when '" +
+                       job.wait_for + "' ends, drivestress when every job of its group before " +
+                       "it has");
+    for (std::size_t k = i + 1; k < jobs.size() && !jobs[k].stonewall; ++k)
+        if (jobs[k].wait_for.empty())
+            refuse(job, "wait_for",
+                   "'" + jobs[k].name + "' after it waits for nothing: fio starts it beside '" +
+                       job.wait_for + "', drivestress would start it after");
+    return true;
+}
+
+// fio's stonewall starts the group that runs after the jobs before it (and
+// wait_for, where starts_group_by_wait takes it); new_group only starts a
+// group for reporting, so the job runs beside the jobs before it (and is
+// reported with them: said).
+unsigned run_group(std::span<const jobfile::Job> jobs, std::size_t i, Grouping& g,
                    std::vector<std::string>& notes) {
-    if (job.stonewall && in_group > 0) {
-        ++group;
-        in_group = 0;
-    } else if (job.new_group && !job.stonewall && in_group > 0) {
+    const jobfile::Job& job = jobs[i];
+    const bool waits = starts_group_by_wait(jobs, i, g);
+    if ((job.stonewall || waits) && g.in_group > 0) {
+        ++g.group;
+        g.in_group = 0;
+        g.start = i;
+        g.waited = waits ? job.wait_for : std::string();
+    } else if (job.new_group && !job.stonewall && g.in_group > 0 && job.wait_for.empty()) {
         note(notes, job, "new_group",
              "reporting only: the job runs, and is reported, with the jobs before it");
     }
-    ++in_group;
-    return group;
+    ++g.in_group;
+    return g.group;
 }
 
 // What the reader noted, and the notes of options that change nothing.
@@ -209,6 +241,13 @@ void general_notes(const jobfile::Job& job, std::vector<std::string>& notes) {
         note(notes, job, "group_reporting", "drivestress reports each job, its copies together");
     if (job.refill_buffers)
         note(notes, job, "refill_buffers", "every write of drivestress carries new data");
+    // fio offloads submission so that a rate is kept while the device lags
+    // (no coordinated omission); drivestress's open loop issues each
+    // operation at its due time and times it from then, inline.
+    if (job.io_submit_mode == jobfile::SubmitMode::offload)
+        note(notes, job, "io_submit_mode",
+             "offload: drivestress's workers submit their own I/O, a rate's latency timed from "
+             "each due time");
 }
 
 }  // namespace
@@ -217,9 +256,10 @@ JobFileJobs jobs_from_job_file(const std::vector<jobfile::Job>& jobs, const JobF
     JobFileJobs out;
     if (jobs.empty()) return out;
     decide_run(jobs, out);
-    unsigned group = 0, in_group = 0;
+    Grouping grouping;
     bool keeps = false;
-    for (const jobfile::Job& job : jobs) {
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+        const jobfile::Job& job = jobs[i];
         jobmap::refuse_unmapped(job);
         if (ctx.cpus && !job.cpus_allowed.empty() && job.cpus_allowed.back() >= ctx.cpus)
             refuse(job, "cpus_allowed",
@@ -228,7 +268,7 @@ JobFileJobs jobs_from_job_file(const std::vector<jobfile::Job>& jobs, const JobF
                    true);
         model::JobSpec spec;
         spec.name = job.name;
-        spec.group = run_group(job, group, in_group, out.notes);
+        spec.group = run_group(jobs, i, grouping, out.notes);
         spec.copies = job.numjobs;
         spec.verify = !out.nop;
         jobmap::map_files(job, ctx, out.targets, spec, out.notes);

@@ -121,6 +121,22 @@ TEST_CASE("stonewall starts the group that runs next; new_group only reports apa
                    "jobs before it"));
 }
 
+TEST_CASE("wait_for: a group where the jobs before are the one waited for") {
+    // fio's examples/waitfor.fio: each job waits for the one before.
+    JobFileJobs m = mapped(
+        "[global]\nsize=1m\n[w]\nnumjobs=4\n[r]\nnew_group\nwait_for=w\n[w2]\nwait_for=r\n"
+        "[x]\nstonewall\n[y]\nwait_for=x\n[z]\nwait_for=x\n");
+    REQUIRE(m.jobs.size() == 6);
+    const unsigned want[] = {0, 1, 2, 3, 4, 4};  // y and z both start when x ends
+    for (std::size_t i = 0; i < 6; ++i) {
+        CAPTURE(i);
+        CHECK(m.jobs[i].group == want[i]);
+    }
+    CHECK(std::none_of(m.notes.begin(), m.notes.end(), [](const std::string& n) {
+        return n.find("new_group") != std::string::npos;  // r's group is wait_for's
+    }));
+}
+
 TEST_CASE("filename: one file every copy shares; directory and the TARGET given") {
     model::JobSpec j = one("filename=data\nnumjobs=4\n");
     REQUIRE(j.files.size() == 1);
@@ -391,6 +407,10 @@ TEST_CASE("notes: what changes nothing drivestress does, once however many jobs 
     CHECK(has_note(m,
                    "t.fio:6: group_reporting: drivestress reports each job, its copies "
                    "together"));
+    m = mapped("[j]\nsize=1m\nrate_iops=1000\nio_submit_mode=offload\n");
+    CHECK(has_note(m,
+                   "t.fio:4: io_submit_mode: offload: drivestress's workers submit their own I/O, "
+                   "a rate's latency timed from each due time"));
 }
 
 TEST_CASE("verify* is accepted with the reader's note") {
@@ -449,9 +469,12 @@ TEST_CASE("refusals: one line, the file, the line, the option and why") {
         {"[j]\nsize=1m\nioengine=io_uring\niodepth=8\niodepth_batch_complete_min=4\n",
          "t.fio:5: iodepth_batch_complete_min: waiting for 4 completions: drivestress reaps what "
          "has completed (fio runs it)"},
-        {"[a]\nsize=1m\n[b]\nsize=1m\nwait_for=a\n",
-         "t.fio:5: wait_for: waiting for one job: a group waits for every job before it "
-         "(fio runs it)"},
+        {"[global]\nsize=1m\n[a]\n[b]\n[c]\nwait_for=a\n",
+         "t.fio:6: wait_for: 'b' runs before it too: fio starts it when 'a' ends, drivestress "
+         "when every job of its group before it has (fio runs it)"},
+        {"[global]\nsize=1m\n[a]\n[b]\nwait_for=a\n[c]\n",
+         "t.fio:5: wait_for: 'c' after it waits for nothing: fio starts it beside 'a', drivestress "
+         "would start it after (fio runs it)"},
         {"[j]\nsize=1m\nwrite_bw_log=x\n",
          "t.fio:3: write_bw_log: fio's logs are not written yet (fio runs it)"},
         {"[j]\nsize=1m\nrw=write\nfsync=4\nsync=1\n",

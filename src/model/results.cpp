@@ -452,6 +452,7 @@ RunEvidence run_evidence(const RunConfig& cfg, const RunResult& r, ExitStatus st
     e.status = status;
     e.verify = cfg.verify;
     e.nop = cfg.nop;
+    e.job_file = !cfg.job_file.empty();
     e.verified_bytes = r.totals().verified;
     e.stopped_at_duration = r.stop == StopReason::duration;
     e.mismatches = r.mismatch_count();

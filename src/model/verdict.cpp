@@ -15,8 +15,8 @@ std::string verdict_words(const RunEvidence& e) {
     if (e.status != ExitStatus::success) return "INTERRUPTED: nothing wrong found so far";
     const char* at_duration = e.stopped_at_duration ? " (stopped at --duration)" : "";
     if (e.nop)
-        return std::string("NO VERDICT: --backend nop moved no data (the engine's own figures)") +
-               at_duration;
+        return std::string("NO VERDICT: ") + (e.job_file ? "ioengine=null" : "--backend nop") +
+               " moved no data (the engine's own figures)" + at_duration;
     if (nothing_verified(e)) return std::string("NO VERDICT: nothing verified") + at_duration;
     std::string pass = std::string("PASS") + at_duration;
     if (!e.verify) pass += ", data not verified with --no-verify";

@@ -17,6 +17,7 @@ struct RunEvidence {
     ExitStatus status = ExitStatus::success;
     bool verify = true;                // false: --no-verify
     bool nop = false;                  // --backend nop: no data moved, no verdict on data
+    bool job_file = false;             // the run's jobs came from a job file (its ioengine=null)
     std::uint64_t verified_bytes = 0;  // bytes read back and checked
     bool stopped_at_duration = false;
     bool health_damage_only = false;  // exit 2 from the drive's health log alone

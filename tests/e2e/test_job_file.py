@@ -227,14 +227,15 @@ FIO_EXAMPLES = "/usr/share/doc/fio/examples"
 # The examples that run today (with --job-set size=8m and runtime=1); one
 # that stops running fails the corpus case.  null.fio and zipf.fio name
 # fio's null engine: the nop backend, no verdict.
-RUNS_TODAY = {"aio-read.fio", "fio-rand-RW.fio", "fio-rand-read.fio", "fio-rand-write.fio",
-              "fio-seq-read.fio", "fio-seq-write.fio", "fsx.fio", "iometer-file-access-server.fio",
-              "jesd219.fio", "null.fio", "rand-zones.fio", "ssd-test.fio", "tiobench-example.fio",
-              "zipf.fio"}
+RUNS_TODAY = {"aio-read.fio", "basic-verify.fio", "fio-rand-RW.fio", "fio-rand-read.fio",
+              "fio-rand-write.fio", "fio-seq-read.fio", "fio-seq-write.fio",
+              "fixed-rate-submission.fio", "fsx.fio", "iometer-file-access-server.fio",
+              "jesd219.fio", "null.fio", "poisson-rate-submission.fio", "rand-zones.fio",
+              "ssd-test.fio", "tiobench-example.fio", "waitfor.fio", "zipf.fio"}
 NULL_ENGINE = {"null.fio", "zipf.fio"}
-# Examples whose filename= names a device (/dev/nvme0n1): their file goes
-# in TARGET, as the refusal without it says.
-IN_TARGET = {"jesd219.fio"}
+# Examples whose filename= names a device (/dev/nvme0n1) or an absolute
+# path (/tmp/data): their file goes in TARGET, as the refusal without it says.
+IN_TARGET = {"basic-verify.fio", "jesd219.fio", "waitfor.fio"}
 
 
 class JobFileCorpus(harness.DriveStressTest):
@@ -261,7 +262,8 @@ class JobFileCorpus(harness.DriveStressTest):
             self.assertNoFilesLeft(r)
             if r.returncode == 0:
                 ran.add(name)
-                verdict = "NO VERDICT" if name in NULL_ENGINE else "PASS"
+                # the null engine's verdict names the job file's option, not --backend
+                verdict = "NO VERDICT: ioengine=null" if name in NULL_ENGINE else "PASS"
                 self.assertIn(f"result   {verdict}", r.stdout, r.describe())
                 continue
             self.assertExit(r, 1)

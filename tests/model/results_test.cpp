@@ -313,3 +313,15 @@ TEST_CASE("drive health held by a burn-in stays bounded and keeps its first dama
     CHECK(h.damaged());
     CHECK_FALSE(model::DriveHealth{}.damaged());
 }
+
+TEST_CASE("no verdict on the nop backend, named as the run asked for it") {
+    model::RunConfig cfg;
+    cfg.nop = true;
+    model::RunResult r;
+    const auto words = [&] {
+        return model::verdict_words(model::run_evidence(cfg, r, model::ExitStatus::success));
+    };
+    CHECK(words() == "NO VERDICT: --backend nop moved no data (the engine's own figures)");
+    cfg.job_file = "null.fio";
+    CHECK(words() == "NO VERDICT: ioengine=null moved no data (the engine's own figures)");
+}

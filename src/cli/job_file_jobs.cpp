@@ -89,6 +89,10 @@ void refuse_engine_limits(const jobfile::Job& job, const model::JobSpec& spec) {
     if (spec.access == model::Access::sequential && !spec.mix.empty())
         refuse(job, sizes_option(job),
                "a sequential stream of several sizes: the engine's streams take one");
+    if (spec.offset_step % static_cast<std::int64_t>(spec.block) != 0)
+        refuse(job, "rw",
+               "an offset step of " + std::to_string(spec.offset_step) +
+                   " bytes: not a multiple of the block (" + std::to_string(spec.block) + ")");
 }
 
 void refuse_unmapped(const jobfile::Job& job) {

@@ -22,10 +22,13 @@ using Shares = std::array<unsigned, 3>;
 Shares map_rw(const Job& job, model::JobSpec& spec) {
     if (job.rw == Rw::trimwrite || job.rw == Rw::randtrimwrite)
         refuse(job, "rw", "a trim then a write of each block: drivestress has no such pairs");
-    if (job.rw_offset_step != 0)
+    // A step reorders a stream's reads; a stream that writes would need its
+    // operations kept apart across a wrap (not yet).
+    if (job.rw_offset_step != 0 && job.rw != Rw::read)
         refuse(job, "rw",
                "an offset step of " + std::to_string(job.rw_offset_step) +
-                   " bytes: a sequential stream goes block after block");
+                   " bytes in a stream that writes or trims: steps are taken for rw=read");
+    spec.offset_step = job.rw_offset_step;
     if (job.rw_random_run != 1)
         refuse(job, "rw",
                "runs of " + std::to_string(job.rw_random_run) +

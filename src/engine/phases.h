@@ -232,7 +232,11 @@ class ReplayPhase final : public IoPhase, public DueTimes {
 // operations in order through its range, wrapping at its end (each pass a
 // loop), each c.block bytes (the last of a pass maybe fewer), each a read,
 // write or trim drawn by the job's shares (rw=read, write, trim: all of
-// one).  Ends by the worker's own limits: operations, bytes, passes, the
+// one).  With an offset step (fio's rw=read:-8k, reads only) each operation
+// after the first starts that far from the end of the one before, as fio's
+// get_next_seq_offset places it: beyond the range a forward step wraps to
+// its start, a backward one to its end less the step; a pass is then the
+// range's bytes of operations.  Ends by the worker's own limits: operations, bytes, passes, the
 // deadline.  On a file with several workers an operation claims its units
 // in the shared map; one whose units another worker holds waits (the
 // stream keeps its order, and the engine retries shortly when nothing of
@@ -254,8 +258,12 @@ class StreamPhase final : public BasicIoPhase<Map> {
     bool fills_writes() const override { return read_pct_ < 100; }
     io::OpKind draw_kind();
     unsigned passes_done() const;
+    // Where the operation after one ending at `end_of_op` starts (a step's).
+    std::uint64_t stepped(std::uint64_t end_of_op) const;
 
     unsigned read_pct_;
+    std::int64_t step_;
+    std::uint64_t pass_bytes_ = 0;      // a stepped pass's bytes so far
     unsigned write_below_;              // a draw of 100 at or above it (and not a read) is a trim
     std::uint64_t begin_, end_, next_;  // the range, and the next operation's offset
     std::uint64_t rng_;

@@ -10,6 +10,7 @@ StreamPhase<Map>::StreamPhase(PhaseContext& c, Map& units, BasicWriteDurability<
                               std::uint64_t seed)
     : BasicIoPhase<Map>(c, units, writes),
       read_pct_(c.order.work->read_pct),
+      step_(c.order.work->offset_step),
       write_below_(100 - c.order.work->trim_pct),
       begin_(c.order.work->range_offset),
       end_(begin_ + c.order.work->range() / units.unit_bytes() * units.unit_bytes()),
@@ -19,7 +20,16 @@ StreamPhase<Map>::StreamPhase(PhaseContext& c, Map& units, BasicWriteDurability<
 
 template <class Map>
 unsigned StreamPhase<Map>::passes_done() const {
+    if (step_) return passes_ + (pass_bytes_ >= end_ - begin_ ? 1 : 0);
     return passes_ + (next_ >= end_ ? 1 : 0);
+}
+
+template <class Map>
+std::uint64_t StreamPhase<Map>::stepped(std::uint64_t end_of_op) const {
+    const auto range = static_cast<std::int64_t>(end_ - begin_);
+    std::int64_t at = static_cast<std::int64_t>(end_of_op - begin_) + step_;
+    if (at < 0 || at >= range) at = step_ > 0 ? 0 : std::max<std::int64_t>(0, range + step_);
+    return begin_ + static_cast<std::uint64_t>(at);
 }
 
 template <class Map>
@@ -44,8 +54,9 @@ io::OpKind StreamPhase<Map>::draw_kind() {
 template <class Map>
 bool StreamPhase<Map>::next_op(Slot& s) {
     if (!more_ops()) return false;
-    if (next_ >= end_) {  // the next pass
+    if (step_ ? pass_bytes_ >= end_ - begin_ : next_ >= end_) {  // the next pass
         next_ = begin_;
+        pass_bytes_ = 0;
         ++passes_;
     }
     if (!drawn_) {  // drawn once: a wait for a unit does not change what comes next
@@ -61,7 +72,8 @@ bool StreamPhase<Map>::next_op(Slot& s) {
     s.req.kind = kind_;
     s.req.offset = next_;
     s.req.length = length;
-    next_ += length;
+    next_ = step_ ? stepped(next_ + length) : next_ + length;
+    pass_bytes_ += length;
     ++issued_;
     issued_bytes_ += length;
     drawn_ = false;

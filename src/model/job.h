@@ -50,6 +50,9 @@ struct JobSpec {
     // multiple of the unit), where they are aligned (blockalign, 0: each
     // operation to its own size) and where they land.
     Access access = Access::random;
+    // A sequential stream's step after each operation (fio's rw=read:-8k;
+    // negative: backwards), a multiple of its block; 0: block after block.
+    std::int64_t offset_step = 0;
     unsigned read_pct = 70;
     unsigned trim_pct = 0;
     std::uint32_t block = 4096;

@@ -106,6 +106,7 @@ WorkerPlan copy_plan(const RunConfig& cfg, const JobSpec& job, unsigned j, unsig
                          std::to_string(w.range_offset) + "+" + std::to_string(w.range_bytes) +
                          " is not within " + f.name + " (" + std::to_string(f.bytes) + " bytes)");
     w.access = job.access;
+    w.offset_step = job.offset_step;
     w.seq_block = cfg.seq_block;
     w.rand_block = job.mix.empty() ? job.block : 0;  // a mix's: the unit (decide_units)
     w.max_rand_block = job.largest_block();

@@ -70,7 +70,8 @@ struct WorkerPlan {
     std::uint64_t range_bytes = 0;  // 0: to the end of the file
     std::uint64_t range() const { return range_bytes ? range_bytes : file_bytes - range_offset; }
     Access access = Access::random;
-    std::uint32_t unit = 4096;  // the verification unit (its file's)
+    std::int64_t offset_step = 0;  // a stream's step after each operation (JobSpec's)
+    std::uint32_t unit = 4096;     // the verification unit (its file's)
     std::uint32_t seq_block = 1U << 20;
     // The random phase's operations: one size (rand_block), or a weighted
     // mix (rand_mix; rand_block is then the unit); its slots hold the

@@ -217,6 +217,8 @@ TEST_CASE("io_size, number_ios, loops, runtime, time_based, ramp_time, startdela
 }
 
 TEST_CASE("rw and rwmixread/rwmixwrite: access and shares") {
+    CHECK(one("rw=read:-8k\n").offset_step == -8192);  // fio's backwards-read.fio
+    CHECK(one("rw=read\n").offset_step == 0);
     struct Case {
         const char* rw;
         model::Access access;
@@ -442,9 +444,12 @@ TEST_CASE("refusals: one line, the file, the line, the option and why") {
          "t.fio:3: thinktime: drivestress has no think time (fio runs it)"},
         {"[j]\nsize=1m\nratemin=1m\n",
          "t.fio:3: rate_min: no least rate that fails a job yet (fio runs it)"},
-        {"[j]\nsize=1m\nrw=read:-8k\n",
-         "t.fio:3: rw: an offset step of -8192 bytes: a sequential stream goes block after block "
-         "(fio runs it)"},
+        {"[j]\nsize=1m\nrw=write:8k\n",
+         "t.fio:3: rw: an offset step of 8192 bytes in a stream that writes or trims: steps are "
+         "taken for rw=read (fio runs it)"},
+        {"[j]\nsize=1m\nrw=read:6k\n",
+         "t.fio:3: rw: an offset step of 6144 bytes: not a multiple of the block (4096) (fio runs "
+         "it)"},
         {"[j]\nsize=1m\nrw=trimwrite\n",
          "t.fio:3: rw: a trim then a write of each block: drivestress has no such pairs (fio runs "
          "it)"},

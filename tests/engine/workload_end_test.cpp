@@ -81,6 +81,14 @@ void on_both(F&& f) {
     }
 }
 
+// Flips one bit of the file at `at`, behind the worker's back.
+void flip(const test::TempFile& file, std::uint64_t at) {
+    unsigned char byte;
+    REQUIRE(::pread(file.fd, &byte, 1, at) == 1);
+    byte ^= 0x01;
+    REQUIRE(::pwrite(file.fd, &byte, 1, at) == 1);
+}
+
 }  // namespace
 
 TEST_CASE("a random workload ends by its bytes, its passes or its operations, the least") {
@@ -112,14 +120,45 @@ TEST_CASE("a random workload ends by its bytes, its passes or its operations, th
     });
 }
 
+TEST_CASE("a stream with an offset step goes as fio's rw=read:-8k does, every read verified") {
+    on_both([](bool uring) {
+        One one(plan_of(model::Access::sequential, 100), uring);
+        const std::uint64_t low = 5 * kUnit + 7, high = 200 * kUnit + 9;
+        flip(one.file, low);
+        flip(one.file, high);
+        model::WorkerPlan w = one.plan.workers[0];
+        w.loops = 1;
+        engine::PhaseOutcome o = one.run(Phase::random, w);  // block after block
+        CHECK(o.counters.read_ops == kFileBytes / kUnit);
+        REQUIRE(one.worker->records().size() == 2);
+        CHECK(one.worker->records()[0].offset == low);
+        // Backwards, a unit a time: 0, then the end less two units down to
+        // unit 1, then 0 again (the last unit is never read, as in fio):
+        // the flip at the higher offset is found first.
+        w.offset_step = -2 * static_cast<std::int64_t>(kUnit);
+        o = one.run(Phase::random, w);
+        CHECK(o.counters.read_ops == kFileBytes / kUnit);  // a pass: the range's bytes
+        CHECK(o.counters.mismatch_total() == 2);
+        REQUIRE(one.worker->records().size() == 4);
+        CHECK(one.worker->records()[2].offset == high);
+        CHECK(one.worker->records()[3].offset == low);
+        // Forward holes (rw=read:4k): every other unit, wrapping to the start
+        // after the last: the flip in unit 5 is never read, unit 200's twice.
+        w.offset_step = kUnit;
+        o = one.run(Phase::random, w);
+        CHECK(o.counters.read_ops == kFileBytes / kUnit);
+        CHECK(o.counters.mismatch_total() == 2);
+        REQUIRE(one.worker->records().size() == 6);
+        CHECK(one.worker->records()[4].offset == high);
+        CHECK(one.worker->records()[5].offset == high);
+    });
+}
+
 TEST_CASE("a ramp's operations are verified and their damage counted, not their figures") {
     on_both([](bool uring) {
         One one(plan_of(model::Access::sequential, 100), uring);
         const std::uint64_t bad = 5 * kUnit + 100;
-        unsigned char byte;
-        REQUIRE(::pread(one.file.fd, &byte, 1, bad) == 1);
-        byte ^= 0x01;
-        REQUIRE(::pwrite(one.file.fd, &byte, 1, bad) == 1);
+        flip(one.file, bad);
         model::WorkerPlan w = one.plan.workers[0];
         w.loops = 1;                  // one pass in order over the file, reads
         w.ramp_ns = 600'000'000'000;  // the pass is over long before

@@ -93,6 +93,10 @@ void refuse_engine_limits(const jobfile::Job& job, const model::JobSpec& spec) {
         refuse(job, "rw",
                "an offset step of " + std::to_string(spec.offset_step) +
                    " bytes: not a multiple of the block (" + std::to_string(spec.block) + ")");
+    if (spec.offset_step == -static_cast<std::int64_t>(spec.block))
+        refuse(job, "rw",
+               "an offset step of minus the block reads one block over and over, several reads "
+               "of it in flight at once");
 }
 
 void refuse_unmapped(const jobfile::Job& job) {

@@ -447,6 +447,9 @@ TEST_CASE("refusals: one line, the file, the line, the option and why") {
         {"[j]\nsize=1m\nrw=write:8k\n",
          "t.fio:3: rw: an offset step of 8192 bytes in a stream that writes or trims: steps are "
          "taken for rw=read (fio runs it)"},
+        {"[j]\nsize=1m\nrw=read:-4k\n",
+         "t.fio:3: rw: an offset step of minus the block reads one block over and over, several "
+         "reads of it in flight at once (fio runs it)"},
         {"[j]\nsize=1m\nrw=read:6k\n",
          "t.fio:3: rw: an offset step of 6144 bytes: not a multiple of the block (4096) (fio runs "
          "it)"},

@@ -26,6 +26,11 @@ class Timeseries(harness.DriveStressTest):
     backend = None
 
     def test_seconds_add_up_to_the_phase_totals(self):
+        # Wall-clock lengths summed within 50 ms: once, in the plain build.
+        # Under ASan on a loaded host it once saw a random phase of 2.52 s
+        # with lines of 3.0 s (a fourth line, of length 0): the intervals'
+        # code runs under the sanitizers in interval-sets-the-length-of-a-line.
+        harness.plain_suite_only(self, "wall-clock sums within 50 ms: run in the plain build")
         ts = os.path.join(self.tmp, "ts.ndjson")
         r = self.drivestress("-s", "16M", "-j", "2", "--seq-block", "64K", "--rand-time", "2.5",
                              "--timeseries", ts)

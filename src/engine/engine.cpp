@@ -17,13 +17,6 @@ namespace ds::engine {
 // The vocabulary this room speaks (docs/architecture.md).
 using namespace ds::sys;
 
-std::uint64_t monotonic_ns() {
-    timespec ts{};
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000ULL +
-           static_cast<std::uint64_t>(ts.tv_nsec);
-}
-
 unsigned BatchSizer::want(unsigned in_flight) const {
     // A quarter of what is in flight (fio's iodepth_batch_complete_min in
     // scripts/bench): three quarters stay queued at the device meanwhile.

@@ -15,6 +15,7 @@
 
 #include "engine/rate_schedule.h"
 #include "io/backend.h"
+#include "sys/clock.h"
 
 namespace ds::engine {
 
@@ -208,6 +209,6 @@ class Engine {
     bool cancel_asked_ = false;   // this run asked the backend to cancel
 };
 
-std::uint64_t monotonic_ns();
+using sys::monotonic_ns;
 
 }  // namespace ds::engine

@@ -13,6 +13,7 @@
 #include <system_error>
 
 #include "sys/atomic_write.h"
+#include "sys/clock.h"
 #include "sys/errno_text.h"
 
 namespace ds::io {
@@ -71,13 +72,6 @@ bool probe_cancel_any(io_uring& ring) {
     const bool any = cqe->res != -EINVAL;
     io_uring_cqe_seen(&ring, cqe);
     return any;
-}
-
-std::uint64_t monotonic_ns() {
-    timespec t{};
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return static_cast<std::uint64_t>(t.tv_sec) * 1'000'000'000ULL +
-           static_cast<std::uint64_t>(t.tv_nsec);
 }
 
 // Submission results that mean "not now": reap, then submit again.
@@ -396,7 +390,7 @@ int UringBackend::submit_and_spin(unsigned wait_nr) {
     const int ret = io_uring_submit_and_get_events(&ring_);
     if (ret < 0) return ret;
     ++spins_;
-    const std::uint64_t until = monotonic_ns() + std::uint64_t{spin_us_} * 1000;
+    const std::uint64_t until = sys::monotonic_ns() + std::uint64_t{spin_us_} * 1000;
     for (unsigned turn = 1; io_uring_cq_ready(&ring_) < wait_nr; ++turn) {
         const bool flagged = taskrun_flag_
                                  ? (IO_URING_READ_ONCE(*ring_.sq.kflags) & IORING_SQ_TASKRUN) != 0
@@ -407,7 +401,7 @@ int UringBackend::submit_and_spin(unsigned wait_nr) {
         } else {
             cpu_relax();
         }
-        if (turn % 16 == 0 && monotonic_ns() >= until) {
+        if (turn % 16 == 0 && sys::monotonic_ns() >= until) {
             if (++misses_ == kMissesToRest) {
                 misses_ = 0;
                 rest_ = kRestWaits;
@@ -449,7 +443,7 @@ std::size_t UringBackend::take_completed(std::span<Completion> out, std::size_t 
 std::size_t UringBackend::reap_until(std::span<Completion> out, unsigned min_complete,
                                      std::uint64_t deadline_ns) {
     std::size_t n = take_failed(out);
-    const std::uint64_t now_ns = monotonic_ns();
+    const std::uint64_t now_ns = sys::monotonic_ns();
     if (n || broken_ || deadline_ns <= now_ns) return n + reap(out.subspan(n), 0);
     const std::uint64_t wait = deadline_ns - now_ns;
     __kernel_timespec ts{static_cast<long long>(wait / 1'000'000'000ULL),

@@ -1,10 +1,10 @@
 #include "sys/signals.h"
+#include "sys/clock.h"
 #include "units/diag.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -49,13 +49,6 @@ void for_each_stop_signal(F f) {
 constexpr int kFaultSignals[] = {SIGILL, SIGTRAP, SIGABRT, SIGFPE, SIGBUS, SIGSEGV, SIGSYS};
 struct sigaction g_previous[65];
 
-std::uint64_t now_ns() {
-    timespec ts{};
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000ULL +
-           static_cast<std::uint64_t>(ts.tv_nsec);
-}
-
 // Whether any files are registered; then removes them.
 bool remove_registered_files() {
     bool any = false;
@@ -92,7 +85,7 @@ std::uint64_t pending_signals() {
 }
 
 void on_stop_signal(int sig) {
-    const std::uint64_t now = now_ns();
+    const std::uint64_t now = monotonic_ns();
     std::uint64_t none = 0;
     if (g_first_ns.compare_exchange_strong(none, now)) {
         g_first_signal.store(sig);

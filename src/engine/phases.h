@@ -236,12 +236,11 @@ class ReplayPhase final : public IoPhase, public DueTimes {
 // after the first starts that far from the end of the one before, as fio's
 // get_next_seq_offset places it: beyond the range a forward step wraps to
 // its start, a backward one to its end less the step; a pass is then the
-// range's bytes of operations.  Ends by the worker's own limits: operations, bytes, passes, the
-// deadline.  On a file with several workers an operation claims its units
-// in the shared map; one whose units another worker holds waits (the
-// stream keeps its order, and the engine retries shortly when nothing of
-// its own is in flight).  On a file of its own a stream never reaches its
-// own operations (the plan keeps its depth within half of its range), so
+// range's bytes of operations.  Ends by the worker's own limits:
+// operations, bytes, passes, the deadline.  On a file with several workers an operation claims its
+// units in the shared map; one whose units another worker holds waits (the stream keeps its order,
+// and the engine retries shortly when nothing of its own is in flight).  On a file of its own a
+// stream never reaches its own operations (the plan keeps its depth within half of its range), so
 // it claims nothing.
 template <class Map>
 class StreamPhase final : public BasicIoPhase<Map> {
@@ -257,6 +256,8 @@ class StreamPhase final : public BasicIoPhase<Map> {
     void released(const Slot& s) override;
     bool fills_writes() const override { return read_pct_ < 100; }
     io::OpKind draw_kind();
+    // The pass has reached the range's end (a stepped one: its bytes).
+    bool pass_over() const;
     unsigned passes_done() const;
     // Where the operation after one ending at `end_of_op` starts (a step's).
     std::uint64_t stepped(std::uint64_t end_of_op) const;

@@ -19,9 +19,13 @@ StreamPhase<Map>::StreamPhase(PhaseContext& c, Map& units, BasicWriteDurability<
            0x5851F42D4C957F2DULL) {}
 
 template <class Map>
+bool StreamPhase<Map>::pass_over() const {
+    return step_ ? pass_bytes_ >= end_ - begin_ : next_ >= end_;
+}
+
+template <class Map>
 unsigned StreamPhase<Map>::passes_done() const {
-    if (step_) return passes_ + (pass_bytes_ >= end_ - begin_ ? 1 : 0);
-    return passes_ + (next_ >= end_ ? 1 : 0);
+    return passes_ + (pass_over() ? 1 : 0);
 }
 
 template <class Map>
@@ -54,7 +58,7 @@ io::OpKind StreamPhase<Map>::draw_kind() {
 template <class Map>
 bool StreamPhase<Map>::next_op(Slot& s) {
     if (!more_ops()) return false;
-    if (step_ ? pass_bytes_ >= end_ - begin_ : next_ >= end_) {  // the next pass
+    if (pass_over()) {  // the next pass
         next_ = begin_;
         pass_bytes_ = 0;
         ++passes_;

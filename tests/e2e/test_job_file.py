@@ -227,8 +227,8 @@ FIO_EXAMPLES = "/usr/share/doc/fio/examples"
 # The examples that run today (with --job-set size=8m and runtime=1); one
 # that stops running fails the corpus case.  null.fio and zipf.fio name
 # fio's null engine: the nop backend, no verdict.
-RUNS_TODAY = {"aio-read.fio", "backwards-read.fio", "basic-verify.fio", "fio-rand-RW.fio", "fio-rand-read.fio",
-              "fio-rand-write.fio", "fio-seq-read.fio", "fio-seq-write.fio",
+RUNS_TODAY = {"aio-read.fio", "backwards-read.fio", "basic-verify.fio", "fio-rand-RW.fio",
+              "fio-rand-read.fio", "fio-rand-write.fio", "fio-seq-read.fio", "fio-seq-write.fio",
               "fixed-rate-submission.fio", "fsx.fio", "iometer-file-access-server.fio",
               "jesd219.fio", "null.fio", "poisson-rate-submission.fio", "rand-zones.fio",
               "ssd-test.fio", "tiobench-example.fio", "waitfor.fio", "zipf.fio"}
